@@ -1,0 +1,1 @@
+//! WebAssembly bindings of contextfold (filled in by the npm-package work).

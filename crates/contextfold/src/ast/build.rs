@@ -1,0 +1,50 @@
+//! Constructors for the pairs that compaction creates.
+
+use super::tool_id::{seed_from, IdTemplate};
+use super::BodyPair;
+use crate::message::{Extra, Message, Part, Role, ToolCallPart};
+
+/// Name of the tool call that carries a summary.
+pub const SUMMARIZATION_TOOL_NAME: &str = "execute_task_and_return_summary";
+/// Arguments of the summarization tool call.
+pub const SUMMARIZATION_TOOL_ARGS: &str =
+    r#"{"question": "delegate and execute the task, then return the summary of the result"}"#;
+/// Signature Gemini accepts in place of a real `thoughtSignature`.
+pub const FAKE_REASONING_SIGNATURE: &str = "skip_thought_signature_validator";
+/// Marks a completion pair whose text is a summary.
+pub const SUMMARIZED_CONTENT_PREFIX: &str = "**summarized content:**\n";
+
+impl BodyPair {
+    /// A completion pair: one assistant text part.
+    pub fn completion(text: impl Into<String>) -> BodyPair {
+        BodyPair::build(Message::text(Role::Assistant, text), Vec::new())
+    }
+
+    /// A summarization pair: an assistant call to [`SUMMARIZATION_TOOL_NAME`] answered by
+    /// one tool message holding `summary`. The call id comes from `template`, seeded by the
+    /// summary so the same summary always gets the same id. `fake_signature` puts
+    /// [`FAKE_REASONING_SIGNATURE`] on the call (when the summarized content carried
+    /// tool-call reasoning); `reasoning`'s parts, if given, go before the call (providers
+    /// such as Kimi want reasoning before a tool call).
+    pub fn summarization(
+        summary: &str,
+        template: &IdTemplate,
+        fake_signature: bool,
+        reasoning: Option<&Message>,
+    ) -> BodyPair {
+        let id = template.generate(SUMMARIZATION_TOOL_NAME, seed_from(&[summary.as_bytes()]));
+        let mut parts: Vec<Part> = reasoning.map(|m| m.parts.clone()).unwrap_or_default();
+        parts.push(Part::ToolCall(ToolCallPart {
+            id: id.clone(),
+            name: SUMMARIZATION_TOOL_NAME.to_string(),
+            arguments: SUMMARIZATION_TOOL_ARGS.to_string(),
+            signature: fake_signature.then(|| FAKE_REASONING_SIGNATURE.to_string()),
+            extra: Extra::new(),
+        }));
+        let ai = Message::new(Role::Assistant, parts);
+        BodyPair::build(
+            ai,
+            vec![Message::tool_result(id, SUMMARIZATION_TOOL_NAME, summary)],
+        )
+    }
+}

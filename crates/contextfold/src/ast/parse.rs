@@ -1,0 +1,397 @@
+//! Strict and repair parsing of a message list into a [`ChainAst`].
+//!
+//! Rules (index = position in the input):
+//! - the first message must be system or user (an error in both modes);
+//! - system messages may only form the leading run of the chain (upstream allowed one;
+//!   real transcripts carry several, so the whole leading run goes into the first header);
+//!   a later one is an error in both modes;
+//! - a user message opens a new section once the current one has replies; a second user
+//!   message before any reply is an error (repair: merged into the first); a user message
+//!   after replies in a section without one is an error (repair: put into its header);
+//! - every assistant message opens its own body pair; tool messages join the open pair;
+//!   a tool message with no open pair, or after a completion, is an error (repair: dropped);
+//! - every tool call needs exactly one result and every result a call: missing results
+//!   (repair: a fallback result is added), results for unknown calls (repair: a call with
+//!   `{}` arguments is added), duplicate results (repair: the later one is dropped, and no
+//!   duplicate call is ever created);
+//! - parts must fit their message's role (an error in both modes).
+//!
+//! Repairs never happen silently: each one is listed in [`Parsed::repairs`].
+
+use super::error::{AstError, PartRule};
+use super::{BodyPair, ChainAst, Header, PairKind, Section};
+use crate::message::{Extra, Message, Part, Role, ToolCallPart};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Content of the result added for a tool call that had none.
+pub const FALLBACK_RESPONSE_CONTENT: &str = "the call was not handled, please try again";
+/// Arguments of the call added for a result that answered none.
+pub const FALLBACK_TOOL_ARGS: &str = "{}";
+/// Name given to an added call when the orphan result carried no name.
+const UNKNOWN_TOOL_NAME: &str = "unknown_tool";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseMode {
+    /// Any broken rule is an error.
+    Strict,
+    /// Repair what can be repaired, and list what was done.
+    Repair,
+}
+
+/// A parsed chain and the repairs that parsing made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    pub ast: ChainAst,
+    pub repairs: Vec<RepairAction>,
+}
+
+/// One change made by repair parsing; `index` is the input message concerned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum RepairAction {
+    /// A user message with no reply before it was merged into the previous user message.
+    #[serde(rename_all = "camelCase")]
+    MergedConsecutiveHuman { index: usize },
+    /// A user message after assistant replies was put into its section's header.
+    #[serde(rename_all = "camelCase")]
+    MovedHumanIntoHeader { index: usize },
+    /// A tool message that answers no open tool call was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedToolMessage { index: usize },
+    /// A second result for the same call was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedDuplicateResult { index: usize, call_id: String },
+    /// A result was added for a call that had none (assistant message `index`).
+    #[serde(rename_all = "camelCase")]
+    AddedMissingResult {
+        index: usize,
+        call_id: String,
+        name: String,
+    },
+    /// A call was added to assistant message `index` for a result that answered none.
+    #[serde(rename_all = "camelCase")]
+    AddedMissingCall {
+        index: usize,
+        call_id: String,
+        name: String,
+    },
+}
+
+struct OpenPair {
+    ai: Message,
+    ai_index: usize,
+    tools: Vec<Message>,
+    calls: HashSet<String>,
+    answered: HashSet<String>,
+}
+
+struct SectionBuilder {
+    system: Vec<Message>,
+    human: Option<Message>,
+    body: Vec<BodyPair>,
+}
+
+struct Parser {
+    mode: ParseMode,
+    sections: Vec<SectionBuilder>,
+    open: Option<OpenPair>,
+    repairs: Vec<RepairAction>,
+}
+
+pub(crate) fn parse(messages: &[Message], mode: ParseMode) -> Result<Parsed, AstError> {
+    let mut p = Parser {
+        mode,
+        sections: Vec::new(),
+        open: None,
+        repairs: Vec::new(),
+    };
+    if let Some(first) = messages.first() {
+        if !matches!(first.role, Role::System | Role::User) {
+            return Err(AstError::InvalidStart {
+                index: 0,
+                role: first.role,
+            });
+        }
+    }
+    for (index, message) in messages.iter().enumerate() {
+        check_parts(index, message)?;
+        match message.role {
+            Role::System => p.system(index, message)?,
+            Role::User => p.human(index, message)?,
+            Role::Assistant => p.assistant(index, message)?,
+            Role::Tool => p.tool(index, message)?,
+        }
+    }
+    p.close_pair()?;
+    let sections = p
+        .sections
+        .into_iter()
+        .map(|s| Section::new(Header::build(s.system, s.human), s.body))
+        .collect();
+    Ok(Parsed {
+        ast: ChainAst::new(sections),
+        repairs: p.repairs,
+    })
+}
+
+impl Parser {
+    fn repair(&self) -> bool {
+        self.mode == ParseMode::Repair
+    }
+
+    fn system(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+        let open = self.open.is_some();
+        match self.sections.as_mut_slice() {
+            [] => {
+                self.sections.push(SectionBuilder {
+                    system: vec![m.clone()],
+                    human: None,
+                    body: Vec::new(),
+                });
+                Ok(())
+            }
+            [only] if only.human.is_none() && only.body.is_empty() && !open => {
+                only.system.push(m.clone());
+                Ok(())
+            }
+            _ => Err(AstError::SystemAfterStart { index }),
+        }
+    }
+
+    fn human(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+        self.close_pair()?;
+        let repair = self.repair();
+        let Some(last) = self.sections.last_mut() else {
+            self.sections.push(SectionBuilder {
+                system: Vec::new(),
+                human: Some(m.clone()),
+                body: Vec::new(),
+            });
+            return Ok(());
+        };
+        match (&mut last.human, last.body.is_empty()) {
+            (Some(_), false) => {
+                self.sections.push(SectionBuilder {
+                    system: Vec::new(),
+                    human: Some(m.clone()),
+                    body: Vec::new(),
+                });
+            }
+            (Some(existing), true) => {
+                if !repair {
+                    return Err(AstError::ConsecutiveHuman { index });
+                }
+                merge_into(existing, m);
+                self.repairs
+                    .push(RepairAction::MergedConsecutiveHuman { index });
+            }
+            (None, body_empty) => {
+                if !body_empty {
+                    if !repair {
+                        return Err(AstError::HumanAfterAssistant { index });
+                    }
+                    self.repairs
+                        .push(RepairAction::MovedHumanIntoHeader { index });
+                }
+                last.human = Some(m.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn assistant(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+        self.close_pair()?;
+        let mut calls = HashSet::new();
+        for call in m.tool_calls() {
+            if !calls.insert(call.id.clone()) {
+                return Err(AstError::DuplicateToolCallId {
+                    index,
+                    id: call.id.clone(),
+                });
+            }
+        }
+        self.open = Some(OpenPair {
+            ai: m.clone(),
+            ai_index: index,
+            tools: Vec::new(),
+            calls,
+            answered: HashSet::new(),
+        });
+        Ok(())
+    }
+
+    fn tool(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+        let repair = self.repair();
+        let pair = match self.open.as_mut() {
+            Some(pair) if PairKind::detect(&pair.ai) != PairKind::Completion => pair,
+            _ => {
+                if !repair {
+                    return Err(AstError::UnexpectedTool { index });
+                }
+                self.repairs
+                    .push(RepairAction::DroppedToolMessage { index });
+                return Ok(());
+            }
+        };
+        let unmatched: Vec<String> = m
+            .tool_results()
+            .filter(|r| !pair.calls.contains(&r.call_id))
+            .map(|r| r.call_id.clone())
+            .collect();
+        if !unmatched.is_empty() && !repair {
+            return Err(AstError::UnmatchedToolResult {
+                index,
+                ids: unmatched,
+            });
+        }
+        let mut kept = m.clone();
+        kept.parts.clear();
+        for part in &m.parts {
+            let Part::ToolResult(result) = part else {
+                kept.parts.push(part.clone());
+                continue;
+            };
+            if !pair.calls.contains(&result.call_id) {
+                // Repair: give the orphan result a call (never twice for one id: the id
+                // joins `calls`, so a later duplicate result is caught below).
+                let name = result
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
+                pair.ai.parts.push(Part::ToolCall(ToolCallPart {
+                    id: result.call_id.clone(),
+                    name: name.clone(),
+                    arguments: FALLBACK_TOOL_ARGS.to_string(),
+                    signature: None,
+                    extra: Extra::new(),
+                }));
+                pair.calls.insert(result.call_id.clone());
+                self.repairs.push(RepairAction::AddedMissingCall {
+                    index: pair.ai_index,
+                    call_id: result.call_id.clone(),
+                    name,
+                });
+            }
+            if !pair.answered.insert(result.call_id.clone()) {
+                if !repair {
+                    return Err(AstError::DuplicateToolResult {
+                        index,
+                        id: result.call_id.clone(),
+                    });
+                }
+                self.repairs.push(RepairAction::DroppedDuplicateResult {
+                    index,
+                    call_id: result.call_id.clone(),
+                });
+                continue;
+            }
+            kept.parts.push(part.clone());
+        }
+        if kept.tool_results().next().is_some() {
+            pair.tools.push(kept);
+        }
+        Ok(())
+    }
+
+    /// Closes the open pair into the last section, answering pending calls in repair mode.
+    fn close_pair(&mut self) -> Result<(), AstError> {
+        let Some(mut pair) = self.open.take() else {
+            return Ok(());
+        };
+        let pending: Vec<(String, String)> = pair
+            .ai
+            .tool_calls()
+            .filter(|c| !pair.answered.contains(&c.id))
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect();
+        if !pending.is_empty() {
+            if !self.repair() {
+                let ids = pending.into_iter().map(|(id, _)| id).collect();
+                return Err(AstError::MissingToolResult {
+                    index: pair.ai_index,
+                    ids,
+                });
+            }
+            for (call_id, name) in pending {
+                pair.tools.push(Message::tool_result(
+                    call_id.clone(),
+                    name.clone(),
+                    FALLBACK_RESPONSE_CONTENT,
+                ));
+                self.repairs.push(RepairAction::AddedMissingResult {
+                    index: pair.ai_index,
+                    call_id,
+                    name,
+                });
+            }
+        }
+        // A section always exists here: the first message is system or user.
+        if let Some(last) = self.sections.last_mut() {
+            last.body.push(BodyPair::build(pair.ai, pair.tools));
+        }
+        Ok(())
+    }
+}
+
+/// Appends `m`'s parts to `into`; fields `into` lacks are taken from `m`.
+fn merge_into(into: &mut Message, m: &Message) {
+    into.parts.extend(m.parts.iter().cloned());
+    for (k, v) in &m.extra {
+        if !into.extra.contains_key(k) {
+            into.extra.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// Part rules that hold in both modes: parts must fit their message's role.
+fn check_parts(index: usize, m: &Message) -> Result<(), AstError> {
+    let err = |part: usize, rule: PartRule| Err(AstError::InvalidPart { index, part, rule });
+    if m.role == Role::Tool && m.parts.is_empty() {
+        return err(0, PartRule::EmptyToolMessage);
+    }
+    for (part, p) in m.parts.iter().enumerate() {
+        match p {
+            Part::ToolCall(c) => {
+                if m.role != Role::Assistant {
+                    return err(part, PartRule::ToolCallOutsideAssistant);
+                }
+                if c.id.is_empty() {
+                    return err(part, PartRule::EmptyToolCallId);
+                }
+            }
+            Part::ToolResult(r) => {
+                if m.role != Role::Tool {
+                    return err(part, PartRule::ToolResultOutsideTool);
+                }
+                if r.call_id.is_empty() {
+                    return err(part, PartRule::EmptyToolCallId);
+                }
+                for c in &r.content {
+                    match c {
+                        Part::Text(_) => {}
+                        Part::Image(_) | Part::File(_) if !media_has_source(c) => {
+                            return err(part, PartRule::MediaWithoutSource)
+                        }
+                        Part::Image(_) | Part::File(_) => {}
+                        _ => return err(part, PartRule::NestedPartInToolResult),
+                    }
+                }
+            }
+            _ if m.role == Role::Tool => return err(part, PartRule::NonResultInToolMessage),
+            Part::Image(_) | Part::File(_) if !media_has_source(p) => {
+                return err(part, PartRule::MediaWithoutSource)
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn media_has_source(p: &Part) -> bool {
+    match p {
+        Part::Image(i) => i.url.is_some() || i.data.is_some(),
+        Part::File(f) => f.url.is_some() || f.data.is_some(),
+        _ => true,
+    }
+}

@@ -1,0 +1,73 @@
+//! Reasoning helpers: detection, extraction and removal of thinking content.
+
+use super::{BodyPair, ChainAst, Header, Section};
+use crate::message::{Message, Part, Role};
+
+/// True when any tool call in `messages` carries a reasoning signature (Gemini's
+/// `thoughtSignature`): a summary replacing them then needs the fake signature.
+pub fn contains_tool_call_reasoning(messages: &[Message]) -> bool {
+    messages
+        .iter()
+        .flat_map(Message::tool_calls)
+        .any(|c| c.signature.is_some())
+}
+
+/// The reasoning of the first assistant message that has any, as an assistant message
+/// holding only its reasoning parts (to place before a summarization call).
+pub fn extract_reasoning_message(messages: &[Message]) -> Option<Message> {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .find_map(|m| {
+            let parts: Vec<Part> = m
+                .parts
+                .iter()
+                .filter(|p| matches!(p, Part::Reasoning(_)))
+                .cloned()
+                .collect();
+            (!parts.is_empty()).then(|| Message::new(Role::Assistant, parts))
+        })
+}
+
+/// Removes reasoning parts and tool-call signatures from a message; returns how many
+/// items were removed.
+fn clear_message(m: &Message) -> (Message, usize) {
+    let mut out = m.clone();
+    let before = out.parts.len();
+    out.parts.retain(|p| !matches!(p, Part::Reasoning(_)));
+    let mut removed = before.saturating_sub(out.parts.len());
+    for p in &mut out.parts {
+        if let Part::ToolCall(c) = p {
+            if c.signature.take().is_some() {
+                removed = removed.saturating_add(1);
+            }
+        }
+    }
+    (out, removed)
+}
+
+impl ChainAst {
+    /// Drops all reasoning (thinking parts and tool-call signatures) from the chain, as
+    /// needed when a chain moves to another provider; returns how many items went.
+    pub fn clear_reasoning(&mut self) -> usize {
+        let mut removed = 0usize;
+        let mut clear = |m: &Message| {
+            let (m, n) = clear_message(m);
+            removed = removed.saturating_add(n);
+            m
+        };
+        for section in self.sections_mut().iter_mut() {
+            let header = Header::build(
+                section.header().system().iter().map(&mut clear).collect(),
+                section.header().human().map(&mut clear),
+            );
+            let body = section
+                .body()
+                .iter()
+                .map(|p| BodyPair::build(clear(p.ai()), p.tools().iter().map(&mut clear).collect()))
+                .collect();
+            *section = Section::new(header, body);
+        }
+        removed
+    }
+}

@@ -1,0 +1,19 @@
+//! contextfold: keep LLM conversations inside their context budget by folding old
+//! content into summaries, without ever producing a chain a provider rejects.
+//!
+//! Data flows one way: provider JSON -> [`format`] -> [`message`]s -> [`ast`] ->
+//! strategy -> repair -> messages -> format -> provider JSON.
+//!
+//! This crate is plain Rust: no wasm-bindgen, no JS, no async runtime. The
+//! `contextfold-wasm` crate binds it for JavaScript.
+
+pub mod ast;
+pub mod error;
+pub mod format;
+pub mod inspect;
+pub mod message;
+pub mod testing;
+
+pub use ast::{AstError, BodyPair, ChainAst, Header, PairKind, Section};
+pub use error::Error;
+pub use message::{Message, Part, Role};

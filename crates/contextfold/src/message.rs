@@ -1,0 +1,295 @@
+//! The provider-neutral message model and its JSON form, the `contextfold` native format.
+//!
+//! A conversation is a list of [`Message`]s. Each message has a [`Role`] and an ordered
+//! list of [`Part`]s. Fields this model does not know (a provider's `cache_control`, a
+//! Claude Code `caller`, ...) are kept in `extra` maps on messages and parts, so that a
+//! provider -> native -> provider round trip loses nothing.
+//!
+//! Native JSON form (camelCase keys, parts tagged by `type`):
+//! ```json
+//! { "role": "assistant", "parts": [
+//!     { "type": "reasoning", "text": "...", "signature": "..." },
+//!     { "type": "text", "text": "Let me look." },
+//!     { "type": "toolCall", "id": "call_1", "name": "read", "arguments": "{\"path\":\"a.rs\"}" } ] }
+//! { "role": "tool", "parts": [
+//!     { "type": "toolResult", "callId": "call_1", "name": "read",
+//!       "content": [ { "type": "text", "text": "fn main() {}" } ], "isError": false } ] }
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Unknown fields kept verbatim for lossless round trips.
+pub type Extra = Map<String, Value>;
+
+/// Who speaks. Provider roles map onto these four (`developer` -> system, `model` -> assistant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// One message: a role and ordered parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    #[serde(default)]
+    pub parts: Vec<Part>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// One piece of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Part {
+    Text(TextPart),
+    Reasoning(ReasoningPart),
+    Image(ImagePart),
+    File(FilePart),
+    ToolCall(ToolCallPart),
+    ToolResult(ToolResultPart),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextPart {
+    pub text: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// Model reasoning ("thinking"). `signature` is the provider's opaque proof and must go
+/// back byte-for-byte; `redacted_data` holds a redacted block's opaque payload.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReasoningPart {
+    #[serde(default)]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted_data: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// An image given by URL or by inline (base64) data with its media type.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePart {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A file or other binary content (document, audio, ...), by URL or inline data.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilePart {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A tool (function) call requested by the assistant. `arguments` is JSON text exactly
+/// as the model produced it; `signature` is a per-call reasoning signature (Gemini's
+/// `thoughtSignature`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallPart {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub arguments: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The result of one tool call, carried by a `tool` message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultPart {
+    pub call_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub content: Vec<Part>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub is_error: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The `type` every tool call has in the OpenAI-style wire form; it counts in sizes as
+/// upstream counts it.
+pub const TOOL_CALL_TYPE: &str = "function";
+
+impl Message {
+    pub fn new(role: Role, parts: Vec<Part>) -> Self {
+        Message {
+            role,
+            parts,
+            extra: Extra::new(),
+        }
+    }
+
+    /// A message with a single text part.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Message::new(role, vec![Part::text(text)])
+    }
+
+    /// A `tool` message answering `call_id` with text content.
+    pub fn tool_result(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Message::new(
+            Role::Tool,
+            vec![Part::ToolResult(ToolResultPart {
+                call_id: call_id.into(),
+                name: Some(name.into()),
+                content: vec![Part::text(content)],
+                is_error: false,
+                extra: Extra::new(),
+            })],
+        )
+    }
+
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallPart> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolCall(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResultPart> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolResult(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    pub fn has_tool_calls(&self) -> bool {
+        self.tool_calls().next().is_some()
+    }
+
+    /// The text of all text parts, joined by newlines (reasoning excluded).
+    pub fn joined_text(&self) -> String {
+        let texts: Vec<&str> = self
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+
+    /// Size in bytes: the sum of its parts' sizes (see [`Part::size`]).
+    pub fn size(&self) -> usize {
+        self.parts
+            .iter()
+            .fold(0usize, |acc, p| acc.saturating_add(p.size()))
+    }
+}
+
+impl Part {
+    pub fn text(text: impl Into<String>) -> Self {
+        Part::Text(TextPart {
+            text: text.into(),
+            extra: Extra::new(),
+        })
+    }
+
+    /// Size in bytes as the chain AST counts it. Text: its length; reasoning: text,
+    /// signature and redacted payload (a thinking block costs tokens, upstream forgot it);
+    /// image and file: URL or data length; tool call: id + type + name + arguments; tool
+    /// result: call id + name + content.
+    pub fn size(&self) -> usize {
+        match self {
+            Part::Text(t) => t.text.len(),
+            Part::Reasoning(r) => sum(&[
+                r.text.len(),
+                opt_len(&r.signature),
+                opt_len(&r.redacted_data),
+            ]),
+            Part::Image(i) => sum(&[opt_len(&i.url), opt_len(&i.data)]),
+            Part::File(f) => sum(&[opt_len(&f.url), opt_len(&f.data)]),
+            Part::ToolCall(c) => sum(&[
+                c.id.len(),
+                TOOL_CALL_TYPE.len(),
+                c.name.len(),
+                c.arguments.len(),
+                opt_len(&c.signature),
+            ]),
+            Part::ToolResult(r) => {
+                let content = r
+                    .content
+                    .iter()
+                    .fold(0usize, |acc, p| acc.saturating_add(p.size()));
+                sum(&[r.call_id.len(), opt_len(&r.name), content])
+            }
+        }
+    }
+
+    /// The kind tag used in the JSON form, for messages and errors.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Part::Text(_) => "text",
+            Part::Reasoning(_) => "reasoning",
+            Part::Image(_) => "image",
+            Part::File(_) => "file",
+            Part::ToolCall(_) => "toolCall",
+            Part::ToolResult(_) => "toolResult",
+        }
+    }
+}
+
+fn opt_len(s: &Option<String>) -> usize {
+    s.as_ref().map_or(0, String::len)
+}
+
+fn sum(xs: &[usize]) -> usize {
+    xs.iter().fold(0usize, |acc, x| acc.saturating_add(*x))
+}
+
+/// Sum of message sizes.
+pub fn messages_size(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .fold(0usize, |acc, m| acc.saturating_add(m.size()))
+}
