@@ -1,0 +1,83 @@
+//! Builders and checks shared by the AST tests.
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use contextfold::ast::ChainAst;
+use contextfold::message::{
+    messages_size, Extra, Message, Part, ReasoningPart, Role, ToolCallPart,
+};
+
+pub fn sys(text: &str) -> Message {
+    Message::text(Role::System, text)
+}
+
+pub fn user(text: &str) -> Message {
+    Message::text(Role::User, text)
+}
+
+pub fn ai(text: &str) -> Message {
+    Message::text(Role::Assistant, text)
+}
+
+pub fn call(id: &str, name: &str, args: &str) -> Part {
+    Part::ToolCall(ToolCallPart {
+        id: id.into(),
+        name: name.into(),
+        arguments: args.into(),
+        signature: None,
+        extra: Extra::new(),
+    })
+}
+
+/// An assistant message with a text part and calls `(id, name)` with `{}` arguments.
+pub fn ai_calls(text: &str, calls: &[(&str, &str)]) -> Message {
+    let mut parts = vec![Part::text(text)];
+    parts.extend(calls.iter().map(|(id, name)| call(id, name, "{}")));
+    Message::new(Role::Assistant, parts)
+}
+
+pub fn tool(id: &str, name: &str, content: &str) -> Message {
+    Message::tool_result(id, name, content)
+}
+
+pub fn reasoning(text: &str, signature: Option<&str>) -> Part {
+    Part::Reasoning(ReasoningPart {
+        text: text.into(),
+        signature: signature.map(str::to_string),
+        redacted_data: None,
+        extra: Extra::new(),
+    })
+}
+
+/// Every cached size equals a from-scratch recomputation from the messages.
+pub fn assert_sizes_consistent(ast: &ChainAst) {
+    let mut total = 0;
+    for (i, s) in ast.sections().iter().enumerate() {
+        let header = messages_size(&s.header().messages());
+        assert_eq!(s.header().size(), header, "header size of section {i}");
+        let mut section = header;
+        for (j, p) in s.body().iter().enumerate() {
+            let pair = messages_size(&p.messages());
+            assert_eq!(p.size(), pair, "size of pair {j} in section {i}");
+            section += pair;
+        }
+        assert_eq!(s.size(), section, "size of section {i}");
+        assert_eq!(
+            messages_size(&s.messages()),
+            section,
+            "section {i} messages"
+        );
+        total += section;
+    }
+    assert_eq!(ast.size(), total, "chain size");
+    assert_eq!(
+        ast.size(),
+        messages_size(&ast.messages()),
+        "chain size vs messages"
+    );
+}
