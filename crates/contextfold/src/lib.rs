@@ -11,7 +11,11 @@ pub mod ast;
 pub mod error;
 pub mod format;
 pub mod inspect;
+pub mod measure;
 pub mod message;
+pub mod prompt;
+pub mod strategy;
+pub mod summarize;
 pub mod testing;
 
 pub use ast::{AstError, BodyPair, ChainAst, Header, PairKind, Section};

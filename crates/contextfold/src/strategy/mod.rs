@@ -1,0 +1,144 @@
+//! Compaction strategies and their common result.
+//!
+//! Every strategy takes messages, a [`Summarizer`] and [`Controls`], and returns a
+//! [`CompactResult`]: the messages, whether anything changed, and a [`Report`].
+//! On a summarizer failure the default ([`OnError::Rollback`]) is the original chain
+//! unchanged with the errors in the report; nothing is ever lost silently.
+
+pub mod sections;
+
+use crate::ast::RepairAction;
+use crate::message::{messages_size, Message};
+use crate::summarize::{RequestKind, SummarizeError};
+use serde::Serialize;
+
+/// What to do when a summary call fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OnError {
+    /// Return the original chain unchanged, with the errors in the report.
+    #[default]
+    Rollback,
+    /// Return the errors as an error.
+    Throw,
+    /// Keep every summary that succeeded and the original content where one failed:
+    /// a valid, less compacted chain, with the errors in the report.
+    Partial,
+}
+
+/// Messages, bytes and estimated tokens of a chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub messages: usize,
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+impl Totals {
+    pub fn of(messages: &[Message]) -> Totals {
+        Totals {
+            messages: messages.len(),
+            bytes: messages_size(messages),
+            tokens: crate::measure::estimate_tokens(messages),
+        }
+    }
+}
+
+/// One thing a strategy did (or declined to do) to a section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum Action {
+    /// The section's body was collapsed into one summary pair.
+    #[serde(rename_all = "camelCase")]
+    SectionSummarized {
+        pairs: usize,
+        bytes_before: usize,
+        bytes_after: usize,
+    },
+    /// One oversized pair was summarized on its own.
+    #[serde(rename_all = "camelCase")]
+    PairSummarized {
+        pair: usize,
+        bytes_before: usize,
+        bytes_after: usize,
+    },
+    /// The older pairs of a recent section were folded into one summary pair.
+    #[serde(rename_all = "camelCase")]
+    Rotated {
+        pairs_summarized: usize,
+        pairs_kept: usize,
+        bytes_before: usize,
+        bytes_after: usize,
+    },
+    /// The section was folded into the QA summary section.
+    #[serde(rename_all = "camelCase")]
+    FoldedIntoQa { bytes_before: usize },
+    /// A summary was discarded because it was not smaller than what it would replace.
+    #[serde(rename_all = "camelCase")]
+    NoGain {
+        kind: RequestKind,
+        bytes_before: usize,
+        summary_bytes: usize,
+    },
+    /// A summary call for this section failed; its content was kept.
+    #[serde(rename_all = "camelCase")]
+    Failed { kind: RequestKind, request: usize },
+}
+
+/// What happened to one section of the input (index in the repaired input chain).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionReport {
+    pub section: usize,
+    pub actions: Vec<Action>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub strategy: &'static str,
+    pub before: Totals,
+    pub after: Totals,
+    /// Summary calls made.
+    pub calls: usize,
+    /// Sequential rounds of calls.
+    pub waves: usize,
+    /// Every summary call that failed (none are dropped).
+    pub errors: Vec<SummarizeError>,
+    /// Repairs parsing made to the input.
+    pub repairs: Vec<RepairAction>,
+    pub sections: Vec<SectionReport>,
+    /// True when the result is the original chain because of errors or cancellation.
+    pub rolled_back: bool,
+    pub cancelled: bool,
+}
+
+/// The result of a compaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactResult {
+    pub messages: Vec<Message>,
+    pub changed: bool,
+    pub report: Report,
+}
+
+/// Why a compaction returned no chain.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CompactError {
+    #[error(transparent)]
+    Input(#[from] crate::Error),
+    #[error("{} summary call(s) failed; first: {}", .0.len(), .0.first().map(ToString::to_string).unwrap_or_default())]
+    Summarizer(Vec<SummarizeError>),
+    #[error("compaction cancelled")]
+    Cancelled,
+}
+
+impl CompactError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            CompactError::Input(e) => e.code(),
+            CompactError::Summarizer(_) => "summarizer_failed",
+            CompactError::Cancelled => "cancelled",
+        }
+    }
+}

@@ -1,0 +1,643 @@
+//! The `sections` strategy (PentAGI's csum): whole older sections collapse into one
+//! summary pair; the last `keep_qa_sections` sections are rotated (oversized pairs first,
+//! then the older pairs beyond a reserve); optionally older sections fold into one QA
+//! section.
+//!
+//! Over upstream: independent calls of a phase run in one wave (all sections' rotations
+//! together, QA human and AI together); every error is collected; a summary that is not
+//! smaller than what it replaces is discarded; a lone summary (pair or prefixed
+//! completion) is never summarized again, so a second run with nothing new makes no call;
+//! cancellation is checked between waves and before every call.
+//!
+//! THE LAST BODY PAIR OF A SECTION IS NEVER SUMMARIZED: it carries the reasoning
+//! signatures Gemini and Anthropic validate.
+
+use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use crate::ast::{
+    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, ChainAst, Header,
+    IdTemplate, PairKind, Section, SUMMARIZED_CONTENT_PREFIX,
+};
+use crate::message::{Message, Role};
+use crate::prompt::render;
+use crate::summarize::{
+    Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, Summarizer,
+};
+
+/// Settings of the sections strategy; defaults are upstream's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionsConfig {
+    /// Rotate the last `keep_qa_sections` sections when they grow too large.
+    pub preserve_last: bool,
+    /// Budget of each of those sections, in bytes.
+    pub last_sec_bytes: usize,
+    /// A body pair above this size is summarized on its own (never the last one).
+    pub max_bp_bytes: usize,
+    /// Fold older sections into one QA section when there are too many or too large.
+    pub use_qa: bool,
+    pub max_qa_sections: usize,
+    pub max_qa_bytes: usize,
+    /// Summarize the folded user messages instead of concatenating them.
+    pub summ_human_in_qa: bool,
+    /// Recent sections kept out of section summarization (at least 1).
+    pub keep_qa_sections: usize,
+    /// Share of `last_sec_bytes` left free for new messages after a rotation, in percent.
+    pub reserve_percent: usize,
+    /// Template of the ids of created summarization calls.
+    pub id_template: String,
+    pub on_error: OnError,
+}
+
+impl Default for SectionsConfig {
+    fn default() -> Self {
+        SectionsConfig {
+            preserve_last: true,
+            last_sec_bytes: 51_200,
+            max_bp_bytes: 16_384,
+            use_qa: false,
+            max_qa_sections: 10,
+            max_qa_bytes: 65_536,
+            summ_human_in_qa: false,
+            keep_qa_sections: 1,
+            reserve_percent: 25,
+            id_template: crate::ast::tool_id::DEFAULT_TEMPLATE.to_string(),
+            on_error: OnError::Rollback,
+        }
+    }
+}
+
+/// Bytes kept under the QA byte limit for the summary section itself.
+const QA_HEADROOM: usize = 1000;
+
+/// Compacts `messages` with the sections strategy.
+pub async fn compact<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    config: &SectionsConfig,
+    summarizer: &S,
+    controls: &Controls,
+) -> Result<CompactResult, CompactError> {
+    let template =
+        IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
+    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let mut run = Run {
+        config,
+        template,
+        controls,
+        engine: Engine::default(),
+        errors: Vec::new(),
+        actions: vec![Vec::new(); parsed.ast.sections().len()],
+        starts: section_starts(&parsed.ast),
+        ast: parsed.ast,
+    };
+    let keep = config.keep_qa_sections.max(1);
+    run.summarize_sections(summarizer, keep).await;
+    if run.should_stop() {
+        return run.finish(messages, parsed.repairs);
+    }
+    if config.preserve_last {
+        run.summarize_oversized_pairs(summarizer, keep).await;
+        if run.should_stop() {
+            return run.finish(messages, parsed.repairs);
+        }
+        run.rotate_last_sections(summarizer, keep).await;
+        if run.should_stop() {
+            return run.finish(messages, parsed.repairs);
+        }
+    }
+    if config.use_qa {
+        run.summarize_qa(summarizer, keep).await;
+    }
+    run.finish(messages, parsed.repairs)
+}
+
+struct Run<'a> {
+    config: &'a SectionsConfig,
+    template: IdTemplate,
+    controls: &'a Controls,
+    engine: Engine,
+    errors: Vec<SummarizeError>,
+    /// Per input section.
+    actions: Vec<Vec<Action>>,
+    /// Index of each section's first message in the (repaired) input.
+    starts: Vec<usize>,
+    ast: ChainAst,
+}
+
+/// A planned replacement: which section, which pairs, and the job.
+struct Plan {
+    section: usize,
+    pairs: std::ops::Range<usize>,
+    kind: RequestKind,
+    job: Job,
+}
+
+impl Run<'_> {
+    fn should_stop(&self) -> bool {
+        self.controls.cancel.is_cancelled()
+            || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
+    }
+
+    fn section(&self, i: usize) -> Option<&Section> {
+        self.ast.sections().get(i)
+    }
+
+    /// Message range of pairs `pairs` of section `i`.
+    fn range(&self, i: usize, pairs: &std::ops::Range<usize>) -> MessageRange {
+        let Some(s) = self.section(i) else {
+            return MessageRange { start: 0, end: 0 };
+        };
+        let base = self.starts.get(i).copied().unwrap_or(0);
+        let header = s
+            .header()
+            .system()
+            .len()
+            .saturating_add(usize::from(s.header().human().is_some()));
+        let count = |ps: &[BodyPair]| {
+            ps.iter()
+                .map(|p| p.tools().len().saturating_add(1))
+                .sum::<usize>()
+        };
+        let before = s.body().get(..pairs.start).map_or(0, count);
+        let within = s.body().get(pairs.clone()).map_or(0, count);
+        let start = base.saturating_add(header).saturating_add(before);
+        MessageRange {
+            start,
+            end: start.saturating_add(within),
+        }
+    }
+
+    /// Plans a summary of pairs `pairs` of section `i`, with the section's user message
+    /// as context.
+    fn plan(&self, i: usize, pairs: std::ops::Range<usize>, kind: RequestKind) -> Option<Plan> {
+        let s = self.section(i)?;
+        let replaced = s.body().get(pairs.clone())?;
+        let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
+        let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
+        let prompt = render(&tasks, &work)?;
+        let bytes: usize = replaced.iter().map(BodyPair::size).sum();
+        let job = Job {
+            kind,
+            prompt,
+            range: self.range(i, &pairs),
+            section: Some(i),
+            target_bytes: target_for(bytes),
+        };
+        Some(Plan {
+            section: i,
+            pairs,
+            kind,
+            job,
+        })
+    }
+
+    /// Runs plans as one wave and applies each success through `apply`.
+    async fn run_plans<S: Summarizer + ?Sized>(
+        &mut self,
+        summarizer: &S,
+        plans: Vec<Plan>,
+        apply: impl Fn(&mut Self, &Plan, &str),
+    ) {
+        if plans.is_empty() || self.controls.cancel.is_cancelled() {
+            return;
+        }
+        let jobs = plans.iter().map(|p| p.job.clone()).collect();
+        let results = self.engine.wave(summarizer, self.controls, jobs).await;
+        for (plan, result) in plans.iter().zip(results) {
+            match result {
+                Ok(text) => apply(self, plan, &text),
+                Err(e) => {
+                    self.record(
+                        plan.section,
+                        Action::Failed {
+                            kind: plan.kind,
+                            request: e.request,
+                        },
+                    );
+                    self.errors.push(e);
+                }
+            }
+        }
+    }
+
+    fn record(&mut self, section: usize, action: Action) {
+        if let Some(list) = self.actions.get_mut(section) {
+            list.push(action);
+        }
+    }
+
+    /// The pair that replaces `replaced`, or `None` (and a `NoGain` note) when it would
+    /// not be smaller.
+    fn summary_pair(&mut self, plan: &Plan, text: &str) -> Option<BodyPair> {
+        let replaced = self.section(plan.section)?.body().get(plan.pairs.clone())?;
+        let before: usize = replaced.iter().map(BodyPair::size).sum();
+        let pair = summary_pair_for(text, replaced, &self.template);
+        if pair.size() >= before {
+            let summary_bytes = pair.size();
+            self.record(
+                plan.section,
+                Action::NoGain {
+                    kind: plan.kind,
+                    bytes_before: before,
+                    summary_bytes,
+                },
+            );
+            return None;
+        }
+        Some(pair)
+    }
+
+    /// Phase 0: every section but the last `keep` collapses into one summary pair.
+    async fn summarize_sections<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
+        let n = self.ast.sections().len();
+        let plans = (0..n.saturating_sub(keep))
+            .filter_map(|i| {
+                let s = self.section(i)?;
+                let lone_summary = matches!(s.body(), [only] if only.is_summarized());
+                if s.body().is_empty() || lone_summary {
+                    return None;
+                }
+                self.plan(i, 0..s.body().len(), RequestKind::Section)
+            })
+            .collect();
+        self.run_plans(summarizer, plans, |run, plan, text| {
+            let Some(pair) = run.summary_pair(plan, text) else {
+                return;
+            };
+            let Some(section) = run.ast.sections_mut().get_mut(plan.section) else {
+                return;
+            };
+            let bytes_before = section.body().iter().map(BodyPair::size).sum();
+            let bytes_after = pair.size();
+            section.set_body(vec![pair]);
+            let pairs = plan.pairs.len();
+            run.record(
+                plan.section,
+                Action::SectionSummarized {
+                    pairs,
+                    bytes_before,
+                    bytes_after,
+                },
+            );
+        })
+        .await;
+    }
+
+    /// Phase 1a: in the last `keep` sections, every pair but the last that is over
+    /// `max_bp_bytes` and not yet a summary is summarized on its own; one wave for all.
+    async fn summarize_oversized_pairs<S: Summarizer + ?Sized>(
+        &mut self,
+        summarizer: &S,
+        keep: usize,
+    ) {
+        let n = self.ast.sections().len();
+        let mut plans = Vec::new();
+        for i in n.saturating_sub(keep)..n {
+            let Some(s) = self.section(i) else { continue };
+            let last = s.body().len().saturating_sub(1);
+            for (j, pair) in s.body().iter().enumerate().take(last) {
+                if pair.size() > self.config.max_bp_bytes && !pair.is_summarized() {
+                    plans.extend(self.plan(i, j..j.saturating_add(1), RequestKind::Pair));
+                }
+            }
+        }
+        self.run_plans(summarizer, plans, |run, plan, text| {
+            let Some(pair) = run.summary_pair(plan, text) else {
+                return;
+            };
+            let bytes_after = pair.size();
+            let Some(section) = run.ast.sections_mut().get_mut(plan.section) else {
+                return;
+            };
+            if let Some(old) = section.replace_pair(plan.pairs.start, pair) {
+                let action = Action::PairSummarized {
+                    pair: plan.pairs.start,
+                    bytes_before: old.size(),
+                    bytes_after,
+                };
+                run.record(plan.section, action);
+            }
+        })
+        .await;
+    }
+
+    /// Phase 1b: each of the last `keep` sections still over `last_sec_bytes` keeps its
+    /// newest pairs within the reserve threshold and folds the older ones into one
+    /// summary pair placed first; one wave for all sections.
+    async fn rotate_last_sections<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
+        let n = self.ast.sections().len();
+        let threshold = self
+            .config
+            .last_sec_bytes
+            .saturating_mul(100usize.saturating_sub(self.config.reserve_percent.min(100)))
+            / 100;
+        let plans = (n.saturating_sub(keep)..n)
+            .rev()
+            .filter_map(|i| {
+                let s = self.section(i)?;
+                if s.size() <= self.config.last_sec_bytes {
+                    return None;
+                }
+                let cut = rotation_cut(s, threshold)?;
+                self.plan(i, 0..cut, RequestKind::Rotation)
+            })
+            .collect();
+        self.run_plans(summarizer, plans, |run, plan, text| {
+            let Some(pair) = run.summary_pair(plan, text) else {
+                return;
+            };
+            let Some(section) = run.ast.sections_mut().get_mut(plan.section) else {
+                return;
+            };
+            let bytes_before = section.size();
+            let mut body = vec![pair];
+            body.extend(
+                section
+                    .body()
+                    .get(plan.pairs.end..)
+                    .unwrap_or_default()
+                    .iter()
+                    .cloned(),
+            );
+            let pairs_kept = body.len().saturating_sub(1);
+            section.set_body(body);
+            let action = Action::Rotated {
+                pairs_summarized: plan.pairs.len(),
+                pairs_kept,
+                bytes_before,
+                bytes_after: section.size(),
+            };
+            run.record(plan.section, action);
+        })
+        .await;
+    }
+
+    /// Phase 2: with too many or too large sections, the older ones fold into ONE
+    /// section: the first system message(s), their user messages (concatenated, or
+    /// summarized), and one summary of their assistant work. Both calls in one wave.
+    async fn summarize_qa<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
+        let fold = self.qa_fold_count(keep);
+        if fold == 0 {
+            return;
+        }
+        let folded = self.ast.sections().get(..fold).unwrap_or_default();
+        if let [only] = folded {
+            if matches!(only.body(), [p] if p.is_summarized()) {
+                return; // Already the QA summary of an earlier run.
+            }
+        }
+        let humans: Vec<Message> = folded
+            .iter()
+            .filter_map(|s| s.header().human().cloned())
+            .collect();
+        let work: Vec<Message> = folded
+            .iter()
+            .flat_map(|s| s.body().iter().flat_map(BodyPair::messages))
+            .collect();
+        let replaced: Vec<BodyPair> = folded
+            .iter()
+            .flat_map(|s| s.body().iter().cloned())
+            .collect();
+        let bytes_before: usize = folded.iter().map(Section::size).sum();
+        let system = folded
+            .first()
+            .map(|s| s.header().system().to_vec())
+            .unwrap_or_default();
+        let range = MessageRange {
+            start: 0,
+            end: self.starts.get(fold).copied().unwrap_or(0),
+        };
+        let target = target_for(bytes_before);
+        let mut jobs = Vec::new();
+        if let Some(prompt) = render(&humans, &work) {
+            jobs.push(Job {
+                kind: RequestKind::QaAi,
+                prompt,
+                range,
+                section: None,
+                target_bytes: target,
+            });
+        }
+        if self.config.summ_human_in_qa {
+            if let Some(prompt) = render(&humans, &[]) {
+                jobs.push(Job {
+                    kind: RequestKind::QaHuman,
+                    prompt,
+                    range,
+                    section: None,
+                    target_bytes: target,
+                });
+            }
+        }
+        if jobs.is_empty() || self.controls.cancel.is_cancelled() {
+            return;
+        }
+        let kinds: Vec<RequestKind> = jobs.iter().map(|j| j.kind).collect();
+        let results = self.engine.wave(summarizer, self.controls, jobs).await;
+        let mut ai_summary = None;
+        let mut human_summary = None;
+        for (kind, result) in kinds.into_iter().zip(results) {
+            match result {
+                Ok(text) if kind == RequestKind::QaAi => ai_summary = Some(text),
+                Ok(text) => human_summary = Some(text),
+                Err(e) => {
+                    for s in 0..fold {
+                        self.record(
+                            s,
+                            Action::Failed {
+                                kind,
+                                request: e.request,
+                            },
+                        );
+                    }
+                    self.errors.push(e);
+                }
+            }
+        }
+        let (Some(ai), true) = (
+            ai_summary,
+            human_summary.is_some() || !self.config.summ_human_in_qa,
+        ) else {
+            return;
+        };
+        let human = match human_summary {
+            Some(text) => Some(Message::text(Role::User, text)),
+            None => merge_humans(&humans),
+        };
+        let summary = Section::new(
+            Header::build(system, human),
+            vec![summary_pair_for(&ai, &replaced, &self.template)],
+        );
+        if summary.size() >= bytes_before {
+            self.record(
+                0,
+                Action::NoGain {
+                    kind: RequestKind::QaAi,
+                    bytes_before,
+                    summary_bytes: summary.size(),
+                },
+            );
+            return;
+        }
+        for s in 0..fold {
+            let bytes = self.section(s).map_or(0, Section::size);
+            self.record(
+                s,
+                Action::FoldedIntoQa {
+                    bytes_before: bytes,
+                },
+            );
+        }
+        let mut sections = vec![summary];
+        sections.extend(
+            self.ast
+                .sections()
+                .get(fold..)
+                .unwrap_or_default()
+                .iter()
+                .map(|s| Section::new(s.header().without_system(), s.body().to_vec())),
+        );
+        *self.ast.sections_mut() = sections;
+    }
+
+    /// How many leading sections QA folds: 0 when under both limits.
+    fn qa_fold_count(&self, keep: usize) -> usize {
+        let sections = self.ast.sections();
+        let n = sections.len();
+        let total = self.ast.size();
+        if n <= self.config.max_qa_sections && total <= self.config.max_qa_bytes {
+            return 0;
+        }
+        let mut kept = keep.min(n);
+        let mut bytes: usize = sections
+            .get(n.saturating_sub(kept)..)
+            .unwrap_or_default()
+            .iter()
+            .map(Section::size)
+            .sum();
+        let limit = self.config.max_qa_bytes.saturating_sub(QA_HEADROOM);
+        for s in sections
+            .get(..n.saturating_sub(kept))
+            .unwrap_or_default()
+            .iter()
+            .rev()
+        {
+            if kept < self.config.max_qa_sections && bytes.saturating_add(s.size()) <= limit {
+                kept = kept.saturating_add(1);
+                bytes = bytes.saturating_add(s.size());
+            } else {
+                break;
+            }
+        }
+        n.saturating_sub(kept)
+    }
+
+    fn finish(
+        self,
+        original: &[Message],
+        repairs: Vec<crate::ast::RepairAction>,
+    ) -> Result<CompactResult, CompactError> {
+        let cancelled = self.controls.cancel.is_cancelled();
+        let failed = !self.errors.is_empty();
+        if failed && self.config.on_error == OnError::Throw && !cancelled {
+            return Err(CompactError::Summarizer(self.errors));
+        }
+        let rolled_back = cancelled || (failed && self.config.on_error == OnError::Rollback);
+        let sections = self
+            .actions
+            .into_iter()
+            .enumerate()
+            .filter(|(_, a)| !a.is_empty())
+            .map(|(section, actions)| SectionReport { section, actions })
+            .collect();
+        let messages = if rolled_back {
+            original.to_vec()
+        } else {
+            self.ast.into_messages()
+        };
+        let report = Report {
+            strategy: "sections",
+            before: Totals::of(original),
+            after: Totals::of(&messages),
+            calls: self.engine.requests.len(),
+            waves: self.engine.waves,
+            errors: self.errors,
+            repairs: if rolled_back { Vec::new() } else { repairs },
+            sections,
+            rolled_back,
+            cancelled,
+        };
+        Ok(CompactResult {
+            changed: messages != original,
+            messages,
+            report,
+        })
+    }
+}
+
+/// Where the rotation cut falls: pairs `..cut` are summarized. Keeps the last pair
+/// always, then older pairs newest-first while header + kept + pair fits `threshold`.
+/// `None` when nothing would be summarized, or only a lone existing summary.
+fn rotation_cut(s: &Section, threshold: usize) -> Option<usize> {
+    let (last, older) = s.body().split_last()?;
+    let mut kept = s.header().size().saturating_add(last.size());
+    let mut cut = 0;
+    for (j, pair) in older.iter().enumerate().rev() {
+        if kept.saturating_add(pair.size()) <= threshold {
+            kept = kept.saturating_add(pair.size());
+        } else {
+            cut = j.saturating_add(1);
+            break;
+        }
+    }
+    match s.body().get(..cut)? {
+        [] => None,
+        [only] if only.is_summarized() => None,
+        _ => Some(cut),
+    }
+}
+
+/// A summary pair replacing `replaced`: a summarization pair when any of them used
+/// tools (with the fake signature when their calls carried reasoning, and their first
+/// reasoning before the call), else a prefixed completion.
+fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
+    if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
+        return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
+    }
+    let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
+    let reasoning = extract_reasoning_message(&messages);
+    BodyPair::summarization(
+        text,
+        template,
+        contains_tool_call_reasoning(&messages),
+        reasoning.as_ref(),
+    )
+}
+
+fn merge_humans(humans: &[Message]) -> Option<Message> {
+    let first = humans.first()?;
+    let mut merged = first.clone();
+    for h in humans.iter().skip(1) {
+        merged.parts.extend(h.parts.iter().cloned());
+    }
+    Some(merged)
+}
+
+/// Index of each section's first message.
+fn section_starts(ast: &ChainAst) -> Vec<usize> {
+    let mut at = 0usize;
+    let mut starts: Vec<usize> = ast
+        .sections()
+        .iter()
+        .map(|s| {
+            let start = at;
+            at = at.saturating_add(s.message_count());
+            start
+        })
+        .collect();
+    starts.push(at);
+    starts
+}
+
+/// Size hint for a summary of `bytes` of content.
+fn target_for(bytes: usize) -> usize {
+    (bytes / 4).clamp(256, 8192)
+}

@@ -1,0 +1,256 @@
+//! The summarizer interface and the engine that calls it.
+//!
+//! A [`Summarizer`] is anything with `async fn summarize(SummaryRequest) -> Result<String,
+//! SummarizeError>`; there is no `Send` bound, so a JS Promise can stand behind it. The
+//! engine issues independent calls of one phase together as a *wave*, at most
+//! `concurrency` in flight, on a single thread (futures, no runtime), checks cancellation
+//! before every call, and turns empty answers into errors.
+
+pub mod mock;
+
+use futures::stream::{self, StreamExt};
+use serde::Serialize;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// What a summary request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RequestKind {
+    /// A whole older section collapsed into one pair.
+    Section,
+    /// One oversized body pair.
+    Pair,
+    /// The older pairs of a recent section that outgrew its budget.
+    Rotation,
+    /// The user messages of sections folded by QA summarization.
+    QaHuman,
+    /// The assistant work of sections folded by QA summarization.
+    QaAi,
+    /// One chunk of a long span (window strategy).
+    Chunk,
+    /// Merging partial summaries into one (window strategy).
+    Consolidate,
+    /// A condensed tier summary (tiers strategy).
+    TierCondensed,
+    /// A compressed tier summary (tiers strategy).
+    TierCompressed,
+    /// One oversized message (window strategy).
+    Message,
+}
+
+/// Input messages a request covers: `start..end` in the chain given to compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MessageRange {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// One call to the summarizer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryRequest {
+    /// Number of this call within the compaction, from 0.
+    pub id: usize,
+    pub kind: RequestKind,
+    /// The full prompt: instructions envelope and transcript.
+    pub prompt: String,
+    /// The instructions alone (for callers that send them as a system message).
+    pub instructions: String,
+    /// The transcript alone.
+    pub transcript: String,
+    /// Input messages covered.
+    pub range: MessageRange,
+    /// The section concerned, where there is one.
+    pub section: Option<usize>,
+    /// Size the summary should stay under, in bytes (a hint: larger answers are
+    /// discarded by the no-gain guard only when they save nothing).
+    pub target_bytes: usize,
+    /// The sequential round this call belongs to, from 0.
+    pub wave: usize,
+    /// Per-call time limit the caller asked for; bindings enforce it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Why a summary call gave nothing usable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SummarizeErrorKind {
+    /// The summarizer failed (rejected promise, thrown error, HTTP error, ...).
+    Failed,
+    /// It answered with empty or blank text.
+    Empty,
+    /// It answered with something that is not text.
+    InvalidResult,
+    /// It did not answer in time.
+    Timeout,
+    /// The compaction was cancelled before or during the call.
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("summary call {request} failed ({kind:?}): {message}")]
+pub struct SummarizeError {
+    pub kind: SummarizeErrorKind,
+    pub message: String,
+    /// The request id, once the engine knows it.
+    pub request: usize,
+}
+
+impl SummarizeError {
+    pub fn new(kind: SummarizeErrorKind, message: impl Into<String>) -> Self {
+        SummarizeError {
+            kind,
+            message: message.into(),
+            request: 0,
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Self {
+        SummarizeError::new(SummarizeErrorKind::Failed, message)
+    }
+}
+
+/// Produces summaries. Implemented by the JS bridge, the mocks and the extractive
+/// summarizer; no `Send` bound so it can wrap single-threaded JS.
+#[allow(async_fn_in_trait)]
+pub trait Summarizer {
+    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError>;
+}
+
+impl<S: Summarizer + ?Sized> Summarizer for &S {
+    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
+        (**self).summarize(request).await
+    }
+}
+
+/// A cancellation flag shared between the caller and a running compaction.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Rc<Cell<bool>>);
+
+impl CancelFlag {
+    pub fn new() -> Self {
+        CancelFlag::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.set(true);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.get()
+    }
+}
+
+/// How the engine calls the summarizer.
+#[derive(Debug, Clone)]
+pub struct Controls {
+    /// Calls in flight at most (at least 1).
+    pub concurrency: usize,
+    pub cancel: CancelFlag,
+    /// Passed on in every request for the binding to enforce.
+    pub timeout_ms: Option<u64>,
+}
+
+impl Default for Controls {
+    fn default() -> Self {
+        Controls {
+            concurrency: DEFAULT_CONCURRENCY,
+            cancel: CancelFlag::new(),
+            timeout_ms: None,
+        }
+    }
+}
+
+/// Calls in flight when nothing else is said.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+
+/// A request before the engine numbers it.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub kind: RequestKind,
+    pub prompt: crate::prompt::Prompt,
+    pub range: MessageRange,
+    pub section: Option<usize>,
+    pub target_bytes: usize,
+}
+
+/// Numbers requests and waves, and keeps every request made (for reports and tests).
+#[derive(Debug, Default)]
+pub struct Engine {
+    pub requests: Vec<SummaryRequest>,
+    pub waves: usize,
+}
+
+impl Engine {
+    /// Runs `jobs` as one wave: all issued together (up to the concurrency limit), the
+    /// results returned in job order. An empty wave does not count. Calls not yet issued
+    /// when cancellation is seen fail with `Cancelled` without reaching the summarizer.
+    pub async fn wave<S: Summarizer + ?Sized>(
+        &mut self,
+        summarizer: &S,
+        controls: &Controls,
+        jobs: Vec<Job>,
+    ) -> Vec<Result<String, SummarizeError>> {
+        if jobs.is_empty() {
+            return Vec::new();
+        }
+        let wave = self.waves;
+        self.waves = self.waves.saturating_add(1);
+        let first_id = self.requests.len();
+        let requests: Vec<SummaryRequest> = jobs
+            .into_iter()
+            .enumerate()
+            .map(|(i, job)| SummaryRequest {
+                id: first_id.saturating_add(i),
+                kind: job.kind,
+                prompt: job.prompt.full(),
+                instructions: job.prompt.instructions,
+                transcript: job.prompt.transcript,
+                range: job.range,
+                section: job.section,
+                target_bytes: job.target_bytes,
+                wave,
+                timeout_ms: controls.timeout_ms,
+            })
+            .collect();
+        self.requests.extend(requests.iter().cloned());
+        let cancel = &controls.cancel;
+        let mut results: Vec<(usize, Result<String, SummarizeError>)> =
+            stream::iter(requests.into_iter().enumerate())
+                .map(|(i, request)| async move {
+                    let id = request.id;
+                    let result = if cancel.is_cancelled() {
+                        Err(SummarizeError::new(
+                            SummarizeErrorKind::Cancelled,
+                            "compaction cancelled",
+                        ))
+                    } else {
+                        summarizer.summarize(request).await.and_then(|text| {
+                            if text.trim().is_empty() {
+                                Err(SummarizeError::new(
+                                    SummarizeErrorKind::Empty,
+                                    "the summarizer returned empty text",
+                                ))
+                            } else {
+                                Ok(text)
+                            }
+                        })
+                    };
+                    (
+                        i,
+                        result.map_err(|mut e| {
+                            e.request = id;
+                            e
+                        }),
+                    )
+                })
+                .buffer_unordered(controls.concurrency.max(1))
+                .collect()
+                .await;
+        results.sort_by_key(|(i, _)| *i);
+        results.into_iter().map(|(_, r)| r).collect()
+    }
+}

@@ -1,0 +1,573 @@
+//! The sections strategy: upstream's black-box scenarios, the fixes over upstream,
+//! fault injection, cancellation and waves.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use common::*;
+use contextfold::ast::{ChainAst, PairKind, SUMMARIZATION_TOOL_NAME, SUMMARIZED_CONTENT_PREFIX};
+use contextfold::message::{Message, Part, Role};
+use contextfold::strategy::sections::{compact, SectionsConfig};
+use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
+use contextfold::summarize::mock::{FixedSummarizer, FnSummarizer};
+use contextfold::summarize::{
+    Controls, RequestKind, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest,
+};
+use futures::executor::block_on;
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+fn run<S: Summarizer>(chain: &[Message], config: &SectionsConfig, s: &S) -> CompactResult {
+    block_on(compact(chain, config, s, &Controls::default())).unwrap()
+}
+
+fn kinds(messages: &[Message]) -> Vec<Vec<PairKind>> {
+    let ast = ChainAst::parse(messages).unwrap();
+    ast.sections()
+        .iter()
+        .map(|s| s.body().iter().map(|p| p.kind()).collect())
+        .collect()
+}
+
+/// `n` sections, each: user question, a tool round trip, a final answer.
+fn conversation(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("You are a coding agent.")];
+    for i in 0..n {
+        let id = format!("call_{i}");
+        chain.push(user(&format!("task {i}: fix the bug in module {i}")));
+        chain.push(ai_calls("looking", &[(&id, "read_file")]));
+        chain.push(tool(&id, "read_file", &"x".repeat(400)));
+        chain.push(ai(&format!("fixed module {i}, {}", "details ".repeat(30))));
+    }
+    chain
+}
+
+#[test]
+fn sections_are_summarized_except_the_last_n() {
+    let chain = conversation(5);
+    let s = FixedSummarizer::new("S");
+    let config = SectionsConfig {
+        keep_qa_sections: 2,
+        ..SectionsConfig::default()
+    };
+    let out = run(&chain, &config, &s);
+    assert!(out.changed);
+    assert_eq!(s.calls(), 3);
+    assert_eq!(out.report.calls, 3);
+    assert_eq!(out.report.waves, 1, "all section summaries in one wave");
+    let k = kinds(&out.messages);
+    assert_eq!(k[..3], vec![vec![PairKind::Summarization]; 3]);
+    assert_eq!(
+        k[3..],
+        vec![vec![PairKind::RequestResponse, PairKind::Completion]; 2]
+    );
+    // Kept sections come back byte-identical.
+    assert_eq!(
+        out.messages[out.messages.len() - 8..],
+        chain[chain.len() - 8..]
+    );
+    // Requests carry kind, range and the user's task; reasoning never appears.
+    let requests = s.requests.borrow();
+    assert!(requests
+        .iter()
+        .all(|r| r.kind == RequestKind::Section && r.wave == 0));
+    assert_eq!((requests[0].range.start, requests[0].range.end), (2, 5));
+    assert!(requests[0].prompt.contains("task 0: fix the bug"));
+    assert_eq!(out.report.sections.len(), 3);
+    assert!(matches!(
+        out.report.sections[0].actions[0],
+        Action::SectionSummarized { pairs: 2, .. }
+    ));
+    assert!(out.report.after.bytes < out.report.before.bytes);
+}
+
+#[test]
+fn completion_only_sections_become_prefixed_completions() {
+    let chain = vec![
+        user("q1"),
+        ai(&"long answer ".repeat(20)),
+        user("q2"),
+        ai("a2"),
+    ];
+    let s = FixedSummarizer::new("short");
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    assert_eq!(
+        kinds(&out.messages),
+        vec![vec![PairKind::Completion], vec![PairKind::Completion]]
+    );
+    assert_eq!(
+        out.messages[1].joined_text(),
+        format!("{SUMMARIZED_CONTENT_PREFIX}short")
+    );
+}
+
+#[test]
+fn already_summarized_sections_make_no_call() {
+    let chain = vec![
+        user("q1"),
+        ai_calls("", &[("s1", SUMMARIZATION_TOOL_NAME)]),
+        tool("s1", SUMMARIZATION_TOOL_NAME, "old summary"),
+        user("q2"),
+        ai(&format!("{SUMMARIZED_CONTENT_PREFIX}older summary")),
+        user("q3"),
+        ai("a3"),
+    ];
+    let s = FixedSummarizer::new("S");
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    assert_eq!(s.calls(), 0);
+    assert!(!out.changed);
+    assert_eq!(out.messages, chain);
+    assert_eq!(out.report.waves, 0);
+}
+
+#[test]
+fn rotation_of_four_pairs_keeps_the_newest_within_the_reserve() {
+    // Upstream scenario: header 13 B, pairs 110/110/110/10 B, limit 200 B, reserve 25%.
+    // A pair of 110 bytes: call (2 + 8 + 1 + 40 args) + result (2 + 1 + 56 content).
+    let pair = |i: usize| {
+        let id = format!("c{i}");
+        vec![
+            Message::new(Role::Assistant, vec![call(&id, "t", &"a".repeat(40))]),
+            tool(&id, "t", &"r".repeat(56)),
+        ]
+    };
+    let mut chain = vec![user("13 bytes here")];
+    for i in 0..3 {
+        chain.extend(pair(i));
+    }
+    chain.push(ai("ten bytes!"));
+    let ast = ChainAst::parse(&chain).unwrap();
+    let sizes: Vec<usize> = ast.sections()[0].body().iter().map(|p| p.size()).collect();
+    assert_eq!(
+        (ast.sections()[0].header().size(), sizes.clone()),
+        (13, vec![110, 110, 110, 10])
+    );
+
+    let s = FixedSummarizer::new("S");
+    let config = SectionsConfig {
+        last_sec_bytes: 200,
+        ..SectionsConfig::default()
+    };
+    let out = run(&chain, &config, &s);
+    assert_eq!(s.calls(), 1);
+    assert_eq!(s.requests.borrow()[0].kind, RequestKind::Rotation);
+    let after = ChainAst::parse(&out.messages).unwrap();
+    let body = after.sections()[0].body();
+    assert_eq!(body.len(), 3, "[summary, P2, P3]");
+    assert_eq!(body[0].kind(), PairKind::Summarization);
+    assert_eq!(body[1].messages(), ast.sections()[0].body()[2].messages());
+    assert_eq!(body[2].messages(), ast.sections()[0].body()[3].messages());
+    // Nothing new: a second run makes no call (the lone summary is not re-summarized).
+    let again = run(&out.messages, &config, &s);
+    assert_eq!(s.calls(), 1);
+    assert_eq!(again.messages, out.messages);
+}
+
+#[test]
+fn only_the_oversized_middle_pair_is_summarized() {
+    let chain = vec![
+        user("q"),
+        ai_calls("", &[("a", "read")]),
+        tool("a", "read", "small"),
+        ai_calls("", &[("b", "read")]),
+        tool("b", "read", &"z".repeat(20 * 1024)),
+        ai_calls("", &[("c", "read")]),
+        tool("c", "read", "small"),
+        ai("done"),
+    ];
+    let s = FixedSummarizer::new("the big file holds z");
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    assert_eq!(s.calls(), 1);
+    assert_eq!(s.requests.borrow()[0].kind, RequestKind::Pair);
+    assert_eq!(
+        kinds(&out.messages),
+        vec![vec![
+            PairKind::RequestResponse,
+            PairKind::Summarization,
+            PairKind::RequestResponse,
+            PairKind::Completion
+        ]]
+    );
+    assert_eq!(out.messages[..3], chain[..3]);
+    assert_eq!(out.messages[5..], chain[5..]);
+}
+
+#[test]
+fn the_last_pair_is_never_summarized_even_when_huge() {
+    let chain = vec![
+        user("q"),
+        ai_calls("", &[("a", "read")]),
+        tool("a", "read", &"z".repeat(100_000)),
+    ];
+    let s = FixedSummarizer::new("S");
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    assert_eq!(s.calls(), 0);
+    assert_eq!(out.messages, chain);
+}
+
+#[test]
+fn last_pair_with_reasoning_keeps_type_size_and_reasoning() {
+    let mut thinking = ai_calls("", &[("z", "read")]);
+    thinking
+        .parts
+        .insert(0, reasoning("deep thought", Some("EqQCsig")));
+    let mut chain = vec![user("q")];
+    for i in 0..4 {
+        let id = format!("p{i}");
+        chain.push(ai_calls("", &[(&id, "read")]));
+        chain.push(tool(&id, "read", &"y".repeat(3000)));
+    }
+    chain.push(thinking.clone());
+    chain.push(tool("z", "read", "last result"));
+    let s = FixedSummarizer::new("S");
+    let config = SectionsConfig {
+        last_sec_bytes: 4000,
+        ..SectionsConfig::default()
+    };
+    let out = run(&chain, &config, &s);
+    assert_eq!(s.calls(), 1);
+    assert_eq!(
+        out.messages[out.messages.len() - 2..],
+        [thinking, tool("z", "read", "last result")]
+    );
+    let ast = ChainAst::parse(&out.messages).unwrap();
+    let last = ast.sections()[0].body().last().unwrap();
+    assert_eq!(last.kind(), PairKind::RequestResponse);
+    assert_eq!(
+        last.size(),
+        ChainAst::parse(&chain).unwrap().sections()[0]
+            .body()
+            .last()
+            .unwrap()
+            .size()
+    );
+}
+
+#[test]
+fn summary_of_signed_tool_calls_gets_the_fake_signature() {
+    let mut signed = ai_calls("", &[("a", "read")]);
+    if let Part::ToolCall(c) = &mut signed.parts[1] {
+        c.signature = Some("gemini-thought".into());
+    }
+    let chain = vec![
+        user("q1"),
+        signed,
+        tool("a", "read", &"r".repeat(500)),
+        ai("ok"),
+        user("q2"),
+        ai("a2"),
+    ];
+    let s = FixedSummarizer::new("S");
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    let call = out.messages[1].tool_calls().next().unwrap();
+    assert_eq!(call.name, SUMMARIZATION_TOOL_NAME);
+    assert_eq!(
+        call.signature.as_deref(),
+        Some(contextfold::ast::FAKE_REASONING_SIGNATURE)
+    );
+}
+
+fn qa_chain(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("system prompt")];
+    for i in 0..n {
+        chain.push(user(&format!("question {i}")));
+        chain.push(ai(&format!("answer {i} {}", "words ".repeat(10))));
+    }
+    chain
+}
+
+#[test]
+fn qa_over_count_folds_older_sections_into_one() {
+    let chain = qa_chain(8);
+    let s = FixedSummarizer::new("QA");
+    let config = SectionsConfig {
+        use_qa: true,
+        max_qa_sections: 3,
+        ..SectionsConfig::default()
+    };
+    let out = run(&chain, &config, &s);
+    let ast = ChainAst::parse(&out.messages).unwrap();
+    // Upstream keeps older sections while fewer than max_qa_sections are kept, so
+    // the summary section comes on top of three kept ones.
+    assert_eq!(ast.sections().len(), 4);
+    let first = &ast.sections()[0];
+    assert_eq!(first.header().system(), &[sys("system prompt")]);
+    let human = first.header().human().unwrap();
+    assert_eq!(human.parts.len(), 5, "merged user messages of the five folded sections");
+    assert_eq!(first.body().len(), 1);
+    assert!(first.body()[0].is_summarized());
+    assert!(ast.sections()[1..]
+        .iter()
+        .all(|s| s.header().system().is_empty()));
+    // Phase 0 summarized 7 sections in one wave, QA made one call in a second wave.
+    assert_eq!(out.report.calls, 7 + 1);
+    assert_eq!(out.report.waves, 2);
+    // Idempotent: nothing new, no call, same output, twice over.
+    let calls = s.calls();
+    let second = run(&out.messages, &config, &s);
+    let third = run(&second.messages, &config, &s);
+    assert_eq!(s.calls(), calls);
+    assert_eq!(second.messages, out.messages);
+    assert_eq!(third.messages, out.messages);
+}
+
+#[test]
+fn qa_over_bytes_with_summarized_humans_runs_both_calls_in_one_wave() {
+    let chain = qa_chain(6);
+    let total = contextfold::message::messages_size(&chain);
+    let s = FixedSummarizer::new("QA");
+    let config = SectionsConfig {
+        use_qa: true,
+        summ_human_in_qa: true,
+        max_qa_bytes: 200,
+        keep_qa_sections: 2,
+        ..SectionsConfig::default()
+    };
+    let out = run(&chain, &config, &s);
+    let requests = s.requests.borrow();
+    let qa: Vec<&SummaryRequest> = requests
+        .iter()
+        .filter(|r| matches!(r.kind, RequestKind::QaAi | RequestKind::QaHuman))
+        .collect();
+    assert_eq!(qa.len(), 2);
+    assert_eq!(
+        qa[0].wave, qa[1].wave,
+        "human and AI QA summaries in the same wave"
+    );
+    let ast = ChainAst::parse(&out.messages).unwrap();
+    assert_eq!(
+        ast.sections()[0].header().human().unwrap().joined_text(),
+        "QA"
+    );
+    assert!(ast.size() < total);
+}
+
+#[test]
+fn every_error_is_collected_and_the_default_rolls_back() {
+    let chain = conversation(6);
+    let fail_all = FnSummarizer(|r: SummaryRequest| async move {
+        Err(SummarizeError::failed(format!("down {}", r.id)))
+    });
+    let out = run(&chain, &SectionsConfig::default(), &fail_all);
+    assert!(!out.changed && out.report.rolled_back);
+    assert_eq!(out.messages, chain);
+    assert_eq!(out.report.errors.len(), 5, "none lost");
+    let ids: Vec<usize> = out.report.errors.iter().map(|e| e.request).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3, 4]);
+    assert!(out
+        .report
+        .sections
+        .iter()
+        .all(|s| matches!(s.actions[..], [Action::Failed { .. }])));
+}
+
+#[test]
+fn failing_kth_call_with_throw_and_partial() {
+    let chain = conversation(4);
+    let k = Cell::new(0usize);
+    let fail_second = FnSummarizer(|_r: SummaryRequest| {
+        let n = k.get();
+        k.set(n + 1);
+        async move {
+            if n == 1 {
+                Err(SummarizeError::failed("rate limited"))
+            } else {
+                Ok("S".to_string())
+            }
+        }
+    });
+    let config = SectionsConfig {
+        on_error: OnError::Throw,
+        ..SectionsConfig::default()
+    };
+    let err = block_on(compact(&chain, &config, &fail_second, &Controls::default())).unwrap_err();
+    let CompactError::Summarizer(errors) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(errors.len(), 1);
+    assert_eq!(err.code(), "summarizer_failed");
+
+    k.set(0);
+    let config = SectionsConfig {
+        on_error: OnError::Partial,
+        ..SectionsConfig::default()
+    };
+    let out = run(&chain, &config, &fail_second);
+    assert!(out.changed && !out.report.rolled_back);
+    assert_eq!(out.report.errors.len(), 1);
+    let k2 = kinds(&out.messages);
+    assert_eq!(
+        k2[1],
+        vec![PairKind::RequestResponse, PairKind::Completion],
+        "the failed section is kept whole"
+    );
+    assert_eq!(k2[0], vec![PairKind::Summarization]);
+    ChainAst::parse(&out.messages).unwrap();
+}
+
+#[test]
+fn empty_answers_are_errors() {
+    let chain = conversation(2);
+    let blank = FixedSummarizer::new("  \n");
+    let out = run(&chain, &SectionsConfig::default(), &blank);
+    assert_eq!(out.messages, chain);
+    assert_eq!(out.report.errors[0].kind, SummarizeErrorKind::Empty);
+}
+
+#[test]
+fn a_summary_larger_than_its_content_is_discarded() {
+    // Upstream kept a 489-byte summary of 207 bytes.
+    let chain = vec![user("q1"), ai("short answer"), user("q2"), ai("a2")];
+    let s = FixedSummarizer::new("a very long summary ".repeat(20));
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    assert_eq!(s.calls(), 1);
+    assert!(!out.changed);
+    assert_eq!(out.messages, chain);
+    assert!(matches!(
+        out.report.sections[0].actions[..],
+        [Action::NoGain {
+            kind: RequestKind::Section,
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn cancellation_before_and_between_waves() {
+    let chain = conversation(4);
+    let controls = Controls::default();
+    controls.cancel.cancel();
+    let s = FixedSummarizer::new("S");
+    let out = block_on(compact(&chain, &SectionsConfig::default(), &s, &controls)).unwrap();
+    assert_eq!(s.calls(), 0);
+    assert!(out.report.cancelled && out.report.rolled_back);
+    assert_eq!(out.messages, chain);
+
+    // Cancelled during the first wave: no second wave, original chain back.
+    let controls = Controls {
+        concurrency: 1,
+        ..Controls::default()
+    };
+    let cancel = controls.cancel.clone();
+    let calls = Cell::new(0);
+    let cancelling = FnSummarizer(|_r: SummaryRequest| {
+        calls.set(calls.get() + 1);
+        cancel.cancel();
+        async { Ok("S".to_string()) }
+    });
+    let mut big = conversation(4);
+    big.push(ai_calls("", &[("late", "read")]));
+    big.push(tool("late", "read", &"q".repeat(20_000)));
+    big.push(ai("end"));
+    let out = block_on(compact(
+        &big,
+        &SectionsConfig::default(),
+        &cancelling,
+        &controls,
+    ))
+    .unwrap();
+    assert_eq!(calls.get(), 1, "calls after the cancel are not issued");
+    assert!(out.report.cancelled);
+    assert_eq!(out.messages, big);
+    assert!(out
+        .report
+        .errors
+        .iter()
+        .all(|e| e.kind == SummarizeErrorKind::Cancelled));
+}
+
+/// A future that is pending once before it resolves, counting calls in flight.
+struct Yield<'a> {
+    polled: bool,
+    live: &'a Cell<usize>,
+    peak: &'a Cell<usize>,
+}
+
+impl Future for Yield<'_> {
+    type Output = Result<String, SummarizeError>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if !self.polled {
+            self.polled = true;
+            self.live.set(self.live.get() + 1);
+            self.peak.set(self.peak.get().max(self.live.get()));
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.live.set(self.live.get() - 1);
+        Poll::Ready(Ok("S".to_string()))
+    }
+}
+
+#[test]
+fn independent_calls_run_concurrently_up_to_the_limit() {
+    let chain = conversation(9);
+    for (limit, expected_peak) in [(4, 4), (1, 1), (16, 8)] {
+        let (live, peak) = (Cell::new(0), Cell::new(0));
+        let s = FnSummarizer(|_r: SummaryRequest| Yield {
+            polled: false,
+            live: &live,
+            peak: &peak,
+        });
+        let controls = Controls {
+            concurrency: limit,
+            ..Controls::default()
+        };
+        let out = block_on(compact(&chain, &SectionsConfig::default(), &s, &controls)).unwrap();
+        assert_eq!(out.report.calls, 8);
+        assert_eq!(out.report.waves, 1);
+        assert_eq!(peak.get(), expected_peak, "limit {limit}");
+    }
+}
+
+#[test]
+fn results_resolving_out_of_order_land_in_their_sections() {
+    let chain = conversation(4);
+    // Each answer names its request; later requests resolve first.
+    let s = FnSummarizer(|r: SummaryRequest| async move {
+        Delay(10 - r.id).await;
+        Ok(format!("summary of {}..{}", r.range.start, r.range.end))
+    });
+    let out = block_on(compact(
+        &chain,
+        &SectionsConfig::default(),
+        &s,
+        &Controls::default(),
+    ));
+    let out = out.unwrap();
+    let ast = ChainAst::parse(&out.messages).unwrap();
+    for (i, section) in ast.sections()[..3].iter().enumerate() {
+        let text = section.body()[0].tools()[0]
+            .tool_results()
+            .next()
+            .unwrap()
+            .content[0]
+            .clone();
+        let start = 2 + i * 4;
+        assert_eq!(
+            text,
+            Part::text(format!("summary of {}..{}", start, start + 3))
+        );
+    }
+}
+
+/// Pending `n` times (waking itself), then ready: later requests finish first.
+struct Delay(usize);
+
+impl Future for Delay {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 == 0 {
+            return Poll::Ready(());
+        }
+        self.0 -= 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
