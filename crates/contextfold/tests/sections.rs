@@ -24,6 +24,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+/// Upstream's settings: every size is worth a summary (the scenarios use tiny chains).
+fn upstream() -> SectionsConfig {
+    SectionsConfig {
+        min_summarize_bytes: 0,
+        ..SectionsConfig::default()
+    }
+}
+
 fn run<S: Summarizer>(chain: &[Message], config: &SectionsConfig, s: &S) -> CompactResult {
     block_on(compact(chain, config, s, &Controls::default())).unwrap()
 }
@@ -55,7 +63,7 @@ fn sections_are_summarized_except_the_last_n() {
     let s = FixedSummarizer::new("S");
     let config = SectionsConfig {
         keep_qa_sections: 2,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let out = run(&chain, &config, &s);
     assert!(out.changed);
@@ -97,7 +105,7 @@ fn completion_only_sections_become_prefixed_completions() {
         ai("a2"),
     ];
     let s = FixedSummarizer::new("short");
-    let out = run(&chain, &SectionsConfig::default(), &s);
+    let out = run(&chain, &upstream(), &s);
     assert_eq!(
         kinds(&out.messages),
         vec![vec![PairKind::Completion], vec![PairKind::Completion]]
@@ -120,7 +128,7 @@ fn already_summarized_sections_make_no_call() {
         ai("a3"),
     ];
     let s = FixedSummarizer::new("S");
-    let out = run(&chain, &SectionsConfig::default(), &s);
+    let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 0);
     assert!(!out.changed);
     assert_eq!(out.messages, chain);
@@ -153,7 +161,7 @@ fn rotation_of_four_pairs_keeps_the_newest_within_the_reserve() {
     let s = FixedSummarizer::new("S");
     let config = SectionsConfig {
         last_sec_bytes: 200,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let out = run(&chain, &config, &s);
     assert_eq!(s.calls(), 1);
@@ -183,7 +191,7 @@ fn only_the_oversized_middle_pair_is_summarized() {
         ai("done"),
     ];
     let s = FixedSummarizer::new("the big file holds z");
-    let out = run(&chain, &SectionsConfig::default(), &s);
+    let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 1);
     assert_eq!(s.requests.borrow()[0].kind, RequestKind::Pair);
     assert_eq!(
@@ -207,7 +215,7 @@ fn the_last_pair_is_never_summarized_even_when_huge() {
         tool("a", "read", &"z".repeat(100_000)),
     ];
     let s = FixedSummarizer::new("S");
-    let out = run(&chain, &SectionsConfig::default(), &s);
+    let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 0);
     assert_eq!(out.messages, chain);
 }
@@ -229,7 +237,7 @@ fn last_pair_with_reasoning_keeps_type_size_and_reasoning() {
     let s = FixedSummarizer::new("S");
     let config = SectionsConfig {
         last_sec_bytes: 4000,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let out = run(&chain, &config, &s);
     assert_eq!(s.calls(), 1);
@@ -265,7 +273,7 @@ fn summary_of_signed_tool_calls_gets_the_fake_signature() {
         ai("a2"),
     ];
     let s = FixedSummarizer::new("S");
-    let out = run(&chain, &SectionsConfig::default(), &s);
+    let out = run(&chain, &upstream(), &s);
     let call = out.messages[1].tool_calls().next().unwrap();
     assert_eq!(call.name, SUMMARIZATION_TOOL_NAME);
     assert_eq!(
@@ -290,7 +298,7 @@ fn qa_over_count_folds_older_sections_into_one() {
     let config = SectionsConfig {
         use_qa: true,
         max_qa_sections: 3,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let out = run(&chain, &config, &s);
     let ast = ChainAst::parse(&out.messages).unwrap();
@@ -300,7 +308,11 @@ fn qa_over_count_folds_older_sections_into_one() {
     let first = &ast.sections()[0];
     assert_eq!(first.header().system(), &[sys("system prompt")]);
     let human = first.header().human().unwrap();
-    assert_eq!(human.parts.len(), 5, "merged user messages of the five folded sections");
+    assert_eq!(
+        human.parts.len(),
+        5,
+        "merged user messages of the five folded sections"
+    );
     assert_eq!(first.body().len(), 1);
     assert!(first.body()[0].is_summarized());
     assert!(ast.sections()[1..]
@@ -328,7 +340,7 @@ fn qa_over_bytes_with_summarized_humans_runs_both_calls_in_one_wave() {
         summ_human_in_qa: true,
         max_qa_bytes: 200,
         keep_qa_sections: 2,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let out = run(&chain, &config, &s);
     let requests = s.requests.borrow();
@@ -355,7 +367,7 @@ fn every_error_is_collected_and_the_default_rolls_back() {
     let fail_all = FnSummarizer(|r: SummaryRequest| async move {
         Err(SummarizeError::failed(format!("down {}", r.id)))
     });
-    let out = run(&chain, &SectionsConfig::default(), &fail_all);
+    let out = run(&chain, &upstream(), &fail_all);
     assert!(!out.changed && out.report.rolled_back);
     assert_eq!(out.messages, chain);
     assert_eq!(out.report.errors.len(), 5, "none lost");
@@ -385,7 +397,7 @@ fn failing_kth_call_with_throw_and_partial() {
     });
     let config = SectionsConfig {
         on_error: OnError::Throw,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let err = block_on(compact(&chain, &config, &fail_second, &Controls::default())).unwrap_err();
     let CompactError::Summarizer(errors) = &err else {
@@ -397,7 +409,7 @@ fn failing_kth_call_with_throw_and_partial() {
     k.set(0);
     let config = SectionsConfig {
         on_error: OnError::Partial,
-        ..SectionsConfig::default()
+        ..upstream()
     };
     let out = run(&chain, &config, &fail_second);
     assert!(out.changed && !out.report.rolled_back);
@@ -416,7 +428,7 @@ fn failing_kth_call_with_throw_and_partial() {
 fn empty_answers_are_errors() {
     let chain = conversation(2);
     let blank = FixedSummarizer::new("  \n");
-    let out = run(&chain, &SectionsConfig::default(), &blank);
+    let out = run(&chain, &upstream(), &blank);
     assert_eq!(out.messages, chain);
     assert_eq!(out.report.errors[0].kind, SummarizeErrorKind::Empty);
 }
@@ -426,7 +438,7 @@ fn a_summary_larger_than_its_content_is_discarded() {
     // Upstream kept a 489-byte summary of 207 bytes.
     let chain = vec![user("q1"), ai("short answer"), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("a very long summary ".repeat(20));
-    let out = run(&chain, &SectionsConfig::default(), &s);
+    let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 1);
     assert!(!out.changed);
     assert_eq!(out.messages, chain);
@@ -445,7 +457,7 @@ fn cancellation_before_and_between_waves() {
     let controls = Controls::default();
     controls.cancel.cancel();
     let s = FixedSummarizer::new("S");
-    let out = block_on(compact(&chain, &SectionsConfig::default(), &s, &controls)).unwrap();
+    let out = block_on(compact(&chain, &upstream(), &s, &controls)).unwrap();
     assert_eq!(s.calls(), 0);
     assert!(out.report.cancelled && out.report.rolled_back);
     assert_eq!(out.messages, chain);
@@ -466,13 +478,7 @@ fn cancellation_before_and_between_waves() {
     big.push(ai_calls("", &[("late", "read")]));
     big.push(tool("late", "read", &"q".repeat(20_000)));
     big.push(ai("end"));
-    let out = block_on(compact(
-        &big,
-        &SectionsConfig::default(),
-        &cancelling,
-        &controls,
-    ))
-    .unwrap();
+    let out = block_on(compact(&big, &upstream(), &cancelling, &controls)).unwrap();
     assert_eq!(calls.get(), 1, "calls after the cancel are not issued");
     assert!(out.report.cancelled);
     assert_eq!(out.messages, big);
@@ -519,7 +525,7 @@ fn independent_calls_run_concurrently_up_to_the_limit() {
             concurrency: limit,
             ..Controls::default()
         };
-        let out = block_on(compact(&chain, &SectionsConfig::default(), &s, &controls)).unwrap();
+        let out = block_on(compact(&chain, &upstream(), &s, &controls)).unwrap();
         assert_eq!(out.report.calls, 8);
         assert_eq!(out.report.waves, 1);
         assert_eq!(peak.get(), expected_peak, "limit {limit}");
@@ -534,12 +540,7 @@ fn results_resolving_out_of_order_land_in_their_sections() {
         Delay(10 - r.id).await;
         Ok(format!("summary of {}..{}", r.range.start, r.range.end))
     });
-    let out = block_on(compact(
-        &chain,
-        &SectionsConfig::default(),
-        &s,
-        &Controls::default(),
-    ));
+    let out = block_on(compact(&chain, &upstream(), &s, &Controls::default()));
     let out = out.unwrap();
     let ast = ChainAst::parse(&out.messages).unwrap();
     for (i, section) in ast.sections()[..3].iter().enumerate() {
@@ -570,4 +571,24 @@ impl Future for Delay {
         cx.waker().wake_by_ref();
         Poll::Pending
     }
+}
+
+#[test]
+fn content_under_the_minimum_is_not_sent_and_a_rerun_stays_free() {
+    // A verbose summarizer would not beat these small answers: with the default minimum
+    // they are never sent, so neither run makes a call.
+    let chain = vec![
+        user("q1"),
+        ai("a short answer"),
+        user("q2"),
+        ai("another"),
+        user("q3"),
+        ai("a3"),
+    ];
+    let s = FixedSummarizer::new("a summary that is longer than the answers it replaces");
+    let out = run(&chain, &SectionsConfig::default(), &s);
+    assert_eq!((s.calls(), out.changed), (0, false));
+    // With the minimum at zero the calls happen, and are discarded by the no-gain guard.
+    let out = run(&chain, &upstream(), &s);
+    assert_eq!((s.calls(), out.changed), (2, false));
 }

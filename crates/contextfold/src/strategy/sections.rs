@@ -42,6 +42,10 @@ pub struct SectionsConfig {
     pub keep_qa_sections: usize,
     /// Share of `last_sec_bytes` left free for new messages after a rotation, in percent.
     pub reserve_percent: usize,
+    /// Content smaller than this is never sent to the summarizer: a summary could hardly
+    /// beat it, and skipping it by size (not by a failed attempt) keeps a second run
+    /// free of calls.
+    pub min_summarize_bytes: usize,
     /// Template of the ids of created summarization calls.
     pub id_template: String,
     pub on_error: OnError,
@@ -59,6 +63,7 @@ impl Default for SectionsConfig {
             summ_human_in_qa: false,
             keep_qa_sections: 1,
             reserve_percent: 25,
+            min_summarize_bytes: 512,
             id_template: crate::ast::tool_id::DEFAULT_TEMPLATE.to_string(),
             on_error: OnError::Rollback,
         }
@@ -170,6 +175,9 @@ impl Run<'_> {
     fn plan(&self, i: usize, pairs: std::ops::Range<usize>, kind: RequestKind) -> Option<Plan> {
         let s = self.section(i)?;
         let replaced = s.body().get(pairs.clone())?;
+        if replaced.iter().map(BodyPair::size).sum::<usize>() < self.config.min_summarize_bytes {
+            return None;
+        }
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
         let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
         let prompt = render(&tasks, &work)?;
