@@ -1,7 +1,20 @@
 //! Reading (and later writing) the message shapes users hold. Every reader turns
 //! provider JSON into [`Message`]s; errors carry the JSON path of the culprit.
+//!
+//! Readers keep every provider field they do not map in `extra`, and record what a
+//! writer needs to rebuild the exact wire shape under a namespaced key (`_openai`,
+//! `_anthropic`); each reader's module doc lists its markers.
 
+pub mod anthropic;
+mod content_shape;
+mod data_url;
+pub mod detect;
+mod fields;
 pub mod native;
+pub mod openai;
+mod path;
+
+pub use detect::detect;
 
 use crate::message::Message;
 use serde::Serialize;
@@ -12,18 +25,27 @@ use serde::Serialize;
 pub enum Format {
     /// The contextfold native form (see [`crate::message`]).
     Native,
+    /// OpenAI Chat Completions `messages` (see [`openai`]).
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// Anthropic Messages `messages`, or a request `{system, messages}` (see [`anthropic`]).
+    Anthropic,
 }
 
 impl Format {
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Native => "native",
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
             "native" | "contextfold" => Some(Format::Native),
+            "openai" => Some(Format::OpenAi),
+            "anthropic" => Some(Format::Anthropic),
             _ => None,
         }
     }
@@ -76,5 +98,62 @@ pub fn parse_json(text: &str) -> Result<serde_json::Value, FormatError> {
 pub fn read(value: &serde_json::Value, format: Format) -> Result<Vec<Message>, FormatError> {
     match format {
         Format::Native => native::read(value),
+        Format::OpenAi => openai::read(value),
+        Format::Anthropic => anthropic::read(value),
+    }
+}
+
+/// Detects the format of `value` (see [`detect()`]) and reads it.
+pub fn read_auto(value: &serde_json::Value) -> Result<(Vec<Message>, Format), FormatError> {
+    let format = detect(value)?;
+    read(value, format).map(|messages| (messages, format))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_round_trip() {
+        for format in [Format::Native, Format::OpenAi, Format::Anthropic] {
+            assert_eq!(Format::from_name(format.as_str()), Some(format));
+            assert_eq!(
+                serde_json::to_value(format).unwrap(),
+                json!(format.as_str())
+            );
+        }
+        assert_eq!(Format::from_name("gemini"), None);
+    }
+
+    #[test]
+    fn read_auto_detects_then_reads() {
+        let cases = [
+            (json!([{"role": "user", "parts": []}]), Format::Native),
+            (
+                json!([{"role": "developer", "content": "x"}]),
+                Format::OpenAi,
+            ),
+            (json!({"system": "s", "messages": []}), Format::Anthropic),
+        ];
+        for (value, expected) in cases {
+            let (messages, format) = read_auto(&value).unwrap();
+            assert_eq!(format, expected);
+            assert_eq!(messages.len(), 1);
+        }
+    }
+
+    #[test]
+    fn read_auto_reports_reader_errors_with_paths() {
+        let err = read_auto(
+            &json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (err.code(), err.path()),
+            ("invalid_shape", Some("[0].content[0].image_url.url"))
+        );
+        let err = read_auto(&json!([{"role": "user", "content": [{"type": "nope"}]}])).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("unknown_format", Some("[0]")));
     }
 }

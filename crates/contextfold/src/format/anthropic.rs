@@ -1,0 +1,219 @@
+//! Anthropic Messages -> native [`Message`]s.
+//!
+//! Input: a `messages` array, or a request object `{system, messages, ...}` whose
+//! `system` (a string or text blocks) becomes one leading system message. Other request
+//! fields (`model`, `tools`, ...) are not messages and are not read.
+//!
+//! Mapping:
+//! - `content` as a string or blocks; `text` -> text, `image` / `document` -> image /
+//!   file parts (base64 or URL `source`), `thinking` -> reasoning with its `signature`,
+//!   `redacted_thinking` -> reasoning with `redacted_data`, `tool_use` -> a tool call
+//!   whose arguments are `input` serialized as compact JSON (key order kept);
+//! - `tool_result` blocks (`tool_use_id`, content string or blocks, `is_error`) -> tool
+//!   results. Neutral chains carry them in tool messages, so a user message holding
+//!   tool results becomes a tool message (the results, in order); if it also holds other
+//!   blocks, these follow in a user message of their own, marked to merge back;
+//! - assistant messages keep their block order as parts.
+//!
+//! Nothing is lost: unknown fields (`cache_control`, `citations`, Claude Code's
+//! `caller`, ...) are kept verbatim in the `extra` of the message or part they were found
+//! on; so is `is_error: false`, which maps to no flag. Message-level fields of a split
+//! user message go to its tool message.
+//!
+//! Restoration markers, under the `"_anthropic"` key of an `extra`, only where the wire
+//! differs from what a writer would choose by itself:
+//! - message `content`: `"string"` or `"array"`, the JSON type of the wire content, when
+//!   it is not the natural one (natural: a string for a single plain text part, an array
+//!   otherwise). An empty string content yields no part. The same applies to a
+//!   `system` read into a system message;
+//! - tool result `content`: `"string"`, `"array"` or `"absent"` (natural: absent for no
+//!   content, a string for a single plain text part, an array otherwise);
+//! - `mergeWithPrevious: [positions]` on a user message split off a user message with
+//!   tool results: it merges back into the previous (tool) message's wire message, its
+//!   parts going to these block positions;
+//! - `source`: fields of an `image` / `document` source that were not mapped, including
+//!   its `type` unless that is `base64` (data) or `url` (url), so `text`, `file` or
+//!   `content` sources survive (a part with neither URL nor data is then reported by the
+//!   chain parser);
+//! - `input`: the original `tool_use` input, only if the compact JSON of `arguments` does
+//!   not read back to the same value;
+//! - `shadowed`: unknown fields whose names clash with native field names.
+
+mod blocks;
+
+use super::content_shape::ContentShape;
+use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::path::JsonPath;
+use super::FormatError;
+use crate::message::{Extra, Message, Part, Role};
+use blocks::BlockContext;
+use serde_json::Value;
+
+/// The `extra` key holding Anthropic restoration markers.
+pub const NAMESPACE: &str = "_anthropic";
+
+/// Reads an Anthropic `messages` array or a request object `{system, messages}`.
+pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    match value {
+        Value::Array(items) => read_messages(items, &root, Vec::new()),
+        Value::Object(_) => read_request(value),
+        other => Err(root.shape_error(format!(
+            "expected an array of Anthropic messages or a request object {{system, messages}}, found {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+fn read_request(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let mut request = WireObject::new(value, JsonPath::root(), "a request")?;
+    let mut out = Vec::new();
+    let system_path = request.field_path("system");
+    if let Some(system) = read_system(request.take("system"), &system_path)? {
+        out.push(system);
+    }
+    let path = request.field_path("messages");
+    match request.take("messages") {
+        Some(Value::Array(items)) => read_messages(items, &path, out),
+        Some(other) => Err(path.shape_error(format!(
+            "`messages` must be an array, found {}",
+            json_kind(other)
+        ))),
+        None => Err(path.shape_error("missing array field `messages`")),
+    }
+}
+
+/// The request's `system` (a string or text blocks) as one system message.
+fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
+    let (parts, shape) = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(text)) => (text_parts(text), ContentShape::String),
+        Some(Value::Array(items)) => (
+            blocks::read_blocks(items, path, BlockContext::System)?,
+            ContentShape::Array,
+        ),
+        Some(other) => {
+            return Err(path.shape_error(format!(
+                "`system` must be a string or an array of text blocks, found {}",
+                json_kind(other)
+            )))
+        }
+    };
+    let mut message = Message::new(Role::System, parts);
+    if shape != natural_content_shape(&message.parts) {
+        message.extra = marker_extra("content", shape.into());
+    }
+    Ok(Some(message))
+}
+
+fn read_messages(
+    items: &[Value],
+    path: &JsonPath,
+    mut out: Vec<Message>,
+) -> Result<Vec<Message>, FormatError> {
+    out.reserve(items.len());
+    for (i, item) in items.iter().enumerate() {
+        out.extend(read_message(item, path.index(i))?);
+    }
+    Ok(out)
+}
+
+/// One wire message: one neutral message, or two for a user message holding tool
+/// results and other blocks.
+fn read_message(item: &Value, path: JsonPath) -> Result<Vec<Message>, FormatError> {
+    let mut obj = WireObject::new(item, path, "a message")?;
+    let role_name = obj.required_string("role")?;
+    let (role, context) = match role_name {
+        "user" => (Role::User, BlockContext::User),
+        "assistant" => (Role::Assistant, BlockContext::Assistant),
+        other => {
+            return Err(obj.field_path("role").shape_error(format!(
+                "unknown Anthropic role `{other}` (expected user or assistant; a system prompt goes in the request's `system` field)"
+            )))
+        }
+    };
+    let content_path = obj.field_path("content");
+    let (parts, shape) = match obj.take("content") {
+        Some(Value::String(text)) => (text_parts(text), ContentShape::String),
+        Some(Value::Array(items)) => (
+            blocks::read_blocks(items, &content_path, context)?,
+            ContentShape::Array,
+        ),
+        Some(other) => {
+            return Err(content_path.shape_error(format!(
+                "`content` must be a string or an array of blocks, found {}",
+                json_kind(other)
+            )))
+        }
+        None => return Err(content_path.shape_error("missing field `content`")),
+    };
+    if role == Role::User && parts.iter().any(|p| matches!(p, Part::ToolResult(_))) {
+        return Ok(split_tool_results(obj, parts));
+    }
+    let mut markers = Markers::default();
+    if shape != natural_content_shape(&parts) {
+        markers.set("content", shape);
+    }
+    Ok(vec![Message {
+        role,
+        parts,
+        extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
+    }])
+}
+
+/// A user message holding tool results -> a tool message with the results, followed by a
+/// user message with the other blocks (if any) marked with their block positions.
+fn split_tool_results(obj: WireObject<'_>, parts: Vec<Part>) -> Vec<Message> {
+    let mut results = Vec::new();
+    let mut others = Vec::new();
+    let mut positions = Vec::new();
+    for (position, part) in parts.into_iter().enumerate() {
+        match part {
+            Part::ToolResult(_) => results.push(part),
+            other => {
+                positions.push(position);
+                others.push(other);
+            }
+        }
+    }
+    let tool = Message {
+        role: Role::Tool,
+        parts: results,
+        extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, Markers::default()),
+    };
+    if others.is_empty() {
+        return vec![tool];
+    }
+    let mut rest = Message::new(Role::User, others);
+    rest.extra = marker_extra("mergeWithPrevious", Value::from(positions));
+    vec![tool, rest]
+}
+
+/// A string content: one text part, or none for an empty string.
+fn text_parts(text: &str) -> Vec<Part> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![Part::text(text)]
+    }
+}
+
+/// The content shape a writer picks by itself for a message's parts.
+fn natural_content_shape(parts: &[Part]) -> ContentShape {
+    match parts {
+        [Part::Text(t)] if t.extra.is_empty() => ContentShape::String,
+        _ => ContentShape::Array,
+    }
+}
+
+/// An `extra` holding a single marker.
+fn marker_extra(key: &str, value: Value) -> Extra {
+    let mut markers = Markers::default();
+    markers.set(key, value);
+    let mut extra = Extra::new();
+    extra.insert(NAMESPACE.to_string(), markers.into_value());
+    extra
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,203 @@
+//! OpenAI Chat Completions messages -> native [`Message`]s.
+//!
+//! Mapping:
+//! - roles `system` and `developer` -> system, `user` -> user, `assistant` -> assistant,
+//!   `tool` and the legacy `function` -> tool;
+//! - `content` (a string, an array of `text` / `image_url` / `input_audio` / `file` /
+//!   `refusal` parts, `null` or absent) -> text, image and file parts; a `data:` URL is
+//!   split into media type and base64 data;
+//! - assistant `reasoning_content` (DeepSeek and others) -> a reasoning part placed first,
+//!   `tool_calls` -> tool call parts after the content (arguments kept as the exact JSON
+//!   text), the legacy `function_call` -> a tool call with a made-up id
+//!   (`legacy_function_call_<message index>`) that the next `function` message answers;
+//! - a `tool` message -> one tool message holding one tool result (`tool_call_id`, the
+//!   legacy `name` when present, content parts).
+//!
+//! Nothing is lost: every field not mapped is kept verbatim in the `extra` of the
+//! message, tool call or content part it was found on. Mapped fields whose value carries
+//! nothing (`reasoning_content: ""`, `tool_calls: []`, `name: null`, ...) are kept there
+//! verbatim too, since they map to no part.
+//!
+//! Restoration markers: what a writer needs to rebuild the exact wire shape, and could
+//! not infer from the parts, is recorded under the `"_openai"` key of an `extra`, and
+//! only when the wire differs from what a writer would choose by itself:
+//! - message `role`: `"developer"` or `"function"` (the system / tool default otherwise);
+//! - message `content`: `"string"`, `"array"`, `"null"` or `"absent"`, the JSON type of
+//!   the wire content, when it is not the natural one for the parts read (natural: a
+//!   string for one plain text part, or for no part outside assistant messages; `null`
+//!   for an assistant message without content; an array otherwise). An empty string
+//!   content yields no part;
+//! - content part `type`: `"refusal"` (a text part) or `"input_audio"` (a file part whose
+//!   media type is `audio/<format>`);
+//! - `image_url`, `input_audio`, `file`, `function`: fields of these nested wire objects
+//!   that were not mapped (`detail`, `file_id`, ...), under the nested object's name;
+//! - tool call `type`: `"absent"` when the wire call had no `type` (natural: `function`);
+//!   `legacyFunctionCall: true` on a tool call read from `function_call` (its id is made
+//!   up and must not be written);
+//! - `shadowed`: unknown fields whose names clash with native field names.
+
+mod content;
+mod tool_calls;
+
+use super::content_shape::ContentShape;
+use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::path::JsonPath;
+use super::FormatError;
+use crate::message::{Extra, Message, Part, ReasoningPart, Role, ToolResultPart};
+use serde_json::Value;
+
+pub use tool_calls::LEGACY_CALL_ID_PREFIX;
+
+/// The `extra` key holding OpenAI restoration markers.
+pub const NAMESPACE: &str = "_openai";
+
+/// Reads an OpenAI Chat Completions `messages` array.
+pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    let Value::Array(items) = value else {
+        return Err(root.shape_error(format!(
+            "expected an array of OpenAI chat messages, found {}",
+            json_kind(value)
+        )));
+    };
+    let mut legacy = tool_calls::LegacyCalls::default();
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| read_message(item, index, root.index(index), &mut legacy))
+        .collect()
+}
+
+/// Roles as they appear on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WireRole {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+    Function,
+}
+
+impl WireRole {
+    fn parse(name: &str) -> Option<WireRole> {
+        match name {
+            "system" => Some(WireRole::System),
+            "developer" => Some(WireRole::Developer),
+            "user" => Some(WireRole::User),
+            "assistant" => Some(WireRole::Assistant),
+            "tool" => Some(WireRole::Tool),
+            "function" => Some(WireRole::Function),
+            _ => None,
+        }
+    }
+
+    fn role(self) -> Role {
+        match self {
+            WireRole::System | WireRole::Developer => Role::System,
+            WireRole::User => Role::User,
+            WireRole::Assistant => Role::Assistant,
+            WireRole::Tool | WireRole::Function => Role::Tool,
+        }
+    }
+
+    /// The wire name when a writer would not pick it for the neutral role by itself.
+    fn marker(self) -> Option<&'static str> {
+        match self {
+            WireRole::Developer => Some("developer"),
+            WireRole::Function => Some("function"),
+            _ => None,
+        }
+    }
+}
+
+fn read_message(
+    item: &Value,
+    index: usize,
+    path: JsonPath,
+    legacy: &mut tool_calls::LegacyCalls,
+) -> Result<Message, FormatError> {
+    let mut obj = WireObject::new(item, path, "a message")?;
+    let mut markers = Markers::default();
+    let role_name = obj.required_string("role")?;
+    let wire_role = WireRole::parse(role_name).ok_or_else(|| {
+        obj.field_path("role").shape_error(format!(
+            "unknown OpenAI role `{role_name}` (expected system, developer, user, assistant or tool)"
+        ))
+    })?;
+    if let Some(name) = wire_role.marker() {
+        markers.set("role", name);
+    }
+    let role = wire_role.role();
+    let parts = match wire_role {
+        WireRole::System | WireRole::Developer | WireRole::User => {
+            content::read_content(&mut obj, role, &mut markers)?
+        }
+        WireRole::Assistant => read_assistant_parts(&mut obj, index, legacy, &mut markers)?,
+        WireRole::Tool => {
+            let call_id = obj.required_string("tool_call_id")?.to_string();
+            vec![read_tool_result(&mut obj, call_id, &mut markers)?]
+        }
+        WireRole::Function => {
+            let call_id = legacy.answer(index);
+            vec![read_tool_result(&mut obj, call_id, &mut markers)?]
+        }
+    };
+    Ok(Message {
+        role,
+        parts,
+        extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
+    })
+}
+
+/// Reasoning first, then content, then tool calls: the order a model produces them.
+fn read_assistant_parts(
+    obj: &mut WireObject<'_>,
+    index: usize,
+    legacy: &mut tool_calls::LegacyCalls,
+    markers: &mut Markers,
+) -> Result<Vec<Part>, FormatError> {
+    let mut parts = Vec::new();
+    if let Some(text) = obj.nonempty_string("reasoning_content")? {
+        parts.push(Part::Reasoning(ReasoningPart {
+            text: text.to_string(),
+            ..ReasoningPart::default()
+        }));
+    }
+    parts.extend(content::read_content(obj, Role::Assistant, markers)?);
+    parts.extend(tool_calls::read_tool_calls(obj)?);
+    if let Some(call) = tool_calls::read_function_call(obj, index, legacy)? {
+        parts.push(call);
+    }
+    Ok(parts)
+}
+
+/// The single tool result a `tool` (or legacy `function`) message holds.
+fn read_tool_result(
+    obj: &mut WireObject<'_>,
+    call_id: String,
+    markers: &mut Markers,
+) -> Result<Part, FormatError> {
+    let name = obj.string("name")?.map(str::to_string);
+    let content = content::read_content(obj, Role::Tool, markers)?;
+    Ok(Part::ToolResult(ToolResultPart {
+        call_id,
+        name,
+        content,
+        is_error: false,
+        extra: Extra::new(),
+    }))
+}
+
+/// The content shape a writer picks by itself for these content parts.
+fn natural_content_shape(role: Role, parts: &[Part]) -> ContentShape {
+    match parts {
+        [] if role == Role::Assistant => ContentShape::Null,
+        [] => ContentShape::String,
+        [Part::Text(t)] if t.extra.is_empty() => ContentShape::String,
+        _ => ContentShape::Array,
+    }
+}
+
+#[cfg(test)]
+mod tests;
