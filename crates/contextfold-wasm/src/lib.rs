@@ -1,1 +1,28 @@
-//! WebAssembly bindings of contextfold (filled in by the npm-package work).
+//! WebAssembly bindings of contextfold: the `contextfold` npm package loads this crate.
+//!
+//! Bindings only. Every algorithm lives in the `contextfold` core crate; this crate
+//! converts JS values to core types and back, and core errors into JS `Error`s. One
+//! module per API area:
+//! - [`chain`] holds `parseChain`;
+//! - [`error`] holds the boundary's error type and its JS form (`ContextfoldError`).
+
+pub mod chain;
+pub mod error;
+
+pub use chain::parse_chain;
+pub use error::{BindingError, JsResult};
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// Runs once when the module is instantiated (and again after a reinit).
+///
+/// Stable Rust on wasm aborts on panic: the instance survives with possibly broken
+/// state. The hook logs the panic to the console and schedules a reinit, so the next
+/// call into the module gets a fresh instance instead of a corrupted one.
+#[wasm_bindgen(start)]
+fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        wasm_bindgen::handler::schedule_reinit();
+    }));
+}

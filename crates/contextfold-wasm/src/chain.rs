@@ -1,0 +1,287 @@
+//! `parseChain`: read a conversation, parse it into sections and body pairs, and return
+//! its outline.
+//!
+//! The work happens in [`parse_chain_value`], plain Rust that the host tests exercise;
+//! the export only converts between JS values and Rust ones.
+
+use crate::error::{BindingError, JsResult};
+use contextfold::ast::RepairAction;
+use contextfold::format::{self, Format, FormatError};
+use contextfold::inspect::{self, Outline};
+use contextfold::{ChainAst, Message};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+/** A message format contextfold reads. */
+export type ChainFormat = "native" | "openai" | "anthropic";
+
+/** Options of `parseChain`. Unknown keys are ignored, so one options object can serve every function. */
+export interface ParseChainOptions {
+    /** The format of `messages`; `"auto"` (default) detects it. */
+    format?: "auto" | ChainFormat;
+    /** Repair what can be repaired (listed in `repairs`) instead of throwing. Default `false`. */
+    repair?: boolean;
+}
+
+/** What `parseChain` returns. */
+export interface ParsedChain {
+    /** The format that was read (the detected one with `format: "auto"`). */
+    format: ChainFormat;
+    outline: ChainOutline;
+    /** What repair mode changed, in input order; always empty in strict mode. */
+    repairs: RepairAction[];
+}
+
+export type PairKind = "completion" | "requestResponse" | "summarization";
+
+export interface ChainOutline {
+    messages: number;
+    sections: number;
+    pairs: number;
+    /** Size of the whole chain in bytes. */
+    bytes: number;
+    completions: number;
+    requestResponses: number;
+    summarizations: number;
+    toolCalls: number;
+    sectionList: SectionOutline[];
+}
+
+export interface SectionOutline {
+    systemMessages: number;
+    hasHuman: boolean;
+    headerBytes: number;
+    bytes: number;
+    pairs: PairOutline[];
+}
+
+export interface PairOutline {
+    kind: PairKind;
+    toolCalls: number;
+    toolMessages: number;
+    hasReasoning: boolean;
+    bytes: number;
+}
+
+/** One change made by repair mode; `index` is the input message concerned. */
+export type RepairAction =
+    | { action: "mergedConsecutiveHuman"; index: number }
+    | { action: "movedHumanIntoHeader"; index: number }
+    | { action: "droppedToolMessage"; index: number }
+    | { action: "droppedDuplicateResult"; index: number; callId: string }
+    | { action: "addedMissingResult"; index: number; callId: string; name: string }
+    | { action: "addedMissingCall"; index: number; callId: string; name: string };
+"#;
+
+/// The options `parseChain` understands; other keys are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParseChainOptions {
+    #[serde(default)]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub repair: Option<bool>,
+}
+
+/// The result of `parseChain`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParsedChain {
+    pub format: &'static str,
+    pub outline: Outline,
+    pub repairs: Vec<RepairAction>,
+}
+
+/// Parses a conversation and returns its outline: sections, body pairs, sizes.
+///
+/// `messages` is an array of messages in any supported format, or the JSON text of one.
+/// In strict mode (the default) a chain that breaks a rule throws a `ContextfoldError`
+/// whose `code` names the rule and whose `path` points at the message; with
+/// `{ repair: true }` what can be repaired is, and listed in `repairs`.
+///
+/// @example
+/// ```js
+/// const { format, outline } = parseChain([
+///   { role: "user", content: "hi" },
+///   { role: "assistant", content: "hello" },
+/// ]);
+/// // format === "openai", outline.sections === 1, outline.completions === 1
+/// ```
+#[wasm_bindgen(js_name = parseChain, unchecked_return_type = "ParsedChain")]
+pub fn parse_chain(
+    #[wasm_bindgen(
+        unchecked_param_type = "unknown",
+        param_description = "an array of messages, or its JSON text"
+    )]
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ParseChainOptions")] options: Option<JsValue>,
+) -> JsResult<JsValue> {
+    let options = options_from_js(options)?;
+    let value = messages_from_js(messages)?;
+    let parsed = parse_chain_value(&value, &options)?;
+    to_js(&parsed)
+}
+
+/// The Rust side of `parseChain`: format read, strict or repair parse, outline.
+pub fn parse_chain_value(
+    value: &Value,
+    options: &ParseChainOptions,
+) -> Result<ParsedChain, BindingError> {
+    let requested = format_option(options.format.as_deref())?;
+    let (messages, format) = read_messages(value, requested)?;
+    let (ast, repairs) = if options.repair.unwrap_or(false) {
+        let parsed = ChainAst::parse_repair(&messages)?;
+        (parsed.ast, parsed.repairs)
+    } else {
+        (ChainAst::parse(&messages)?, Vec::new())
+    };
+    Ok(ParsedChain {
+        format: format.as_str(),
+        outline: inspect::outline(&ast),
+        repairs,
+    })
+}
+
+/// `None` means auto-detect.
+fn format_option(name: Option<&str>) -> Result<Option<Format>, BindingError> {
+    match name {
+        None | Some("auto") => Ok(None),
+        Some(name) => Format::from_name(name)
+            .map(Some)
+            .ok_or_else(|| BindingError::InvalidOption {
+                path: ".format".to_string(),
+                message: format!(
+                    "unknown format {name:?}; expected \"auto\", \"native\", \"openai\" or \"anthropic\""
+                ),
+            }),
+    }
+}
+
+fn read_messages(
+    value: &Value,
+    format: Option<Format>,
+) -> Result<(Vec<Message>, Format), FormatError> {
+    match format {
+        Some(format) => format::read(value, format).map(|messages| (messages, format)),
+        None => format::read_auto(value),
+    }
+}
+
+fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, BindingError> {
+    match options {
+        None => Ok(ParseChainOptions::default()),
+        Some(v) if v.is_null() || v.is_undefined() => Ok(ParseChainOptions::default()),
+        Some(v) => serde_wasm_bindgen::from_value(v).map_err(|e| BindingError::InvalidOption {
+            path: String::new(),
+            message: describe(&e),
+        }),
+    }
+}
+
+/// JSON text is parsed by the core (errors carry line and column); any other value is
+/// converted as it is.
+fn messages_from_js(messages: JsValue) -> Result<Value, BindingError> {
+    if let Some(text) = messages.as_string() {
+        return Ok(format::parse_json(&text)?);
+    }
+    serde_wasm_bindgen::from_value(messages).map_err(|e| {
+        BindingError::from(FormatError::Shape {
+            path: String::new(),
+            message: format!("not a JSON value: {}", describe(&e)),
+        })
+    })
+}
+
+/// serde-wasm-bindgen errors print as `Error: ...`; the prefix adds nothing here.
+fn describe(e: &serde_wasm_bindgen::Error) -> String {
+    let text = e.to_string();
+    match text.strip_prefix("Error: ") {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
+/// Plain JS objects (not `Map`s) for every map, as `JSON.parse` would give.
+fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| BindingError::Internal(e.to_string()).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn native_options(repair: bool) -> ParseChainOptions {
+        ParseChainOptions {
+            format: Some("native".to_string()),
+            repair: Some(repair),
+        }
+    }
+
+    fn orphan_result_chain() -> Value {
+        json!([
+            { "role": "user", "parts": [{ "type": "text", "text": "hi" }] },
+            { "role": "assistant", "parts": [
+                { "type": "toolCall", "id": "a", "name": "read", "arguments": "{}" } ] },
+            { "role": "tool", "parts": [
+                { "type": "toolResult", "callId": "a", "name": "read",
+                  "content": [{ "type": "text", "text": "ok" }] },
+                { "type": "toolResult", "callId": "b", "name": "read",
+                  "content": [{ "type": "text", "text": "?" }] } ] },
+            { "role": "assistant", "parts": [{ "type": "text", "text": "done" }] }
+        ])
+    }
+
+    #[test]
+    fn outlines_a_native_chain() {
+        let chain = json!([
+            { "role": "system", "parts": [{ "type": "text", "text": "be brief" }] },
+            { "role": "user", "parts": [{ "type": "text", "text": "hi" }] },
+            { "role": "assistant", "parts": [{ "type": "text", "text": "hello" }] }
+        ]);
+        let parsed = parse_chain_value(&chain, &native_options(false)).unwrap();
+        assert_eq!(parsed.format, "native");
+        assert_eq!(parsed.outline.messages, 3);
+        assert_eq!(parsed.outline.sections, 1);
+        assert_eq!(parsed.outline.completions, 1);
+        assert!(parsed.repairs.is_empty());
+    }
+
+    #[test]
+    fn strict_mode_reports_code_and_path() {
+        let err = parse_chain_value(&orphan_result_chain(), &native_options(false)).unwrap_err();
+        assert_eq!(err.code(), "unmatched_tool_result");
+        assert_eq!(err.path().as_deref(), Some("[2]"));
+    }
+
+    #[test]
+    fn repair_mode_lists_repairs() {
+        let parsed = parse_chain_value(&orphan_result_chain(), &native_options(true)).unwrap();
+        assert_eq!(parsed.repairs.len(), 1);
+        assert_eq!(parsed.outline.tool_calls, 2);
+    }
+
+    #[test]
+    fn unknown_format_is_an_invalid_option() {
+        let options = ParseChainOptions {
+            format: Some("gemini-ultra".to_string()),
+            repair: None,
+        };
+        let err = parse_chain_value(&json!([]), &options).unwrap_err();
+        assert_eq!(err.code(), "invalid_option");
+        assert_eq!(err.path().as_deref(), Some("options.format"));
+    }
+
+    #[test]
+    fn wrong_shape_has_a_path() {
+        let chain = json!([{ "role": "user", "parts": "not a list" }]);
+        let err = parse_chain_value(&chain, &native_options(false)).unwrap_err();
+        assert_eq!(err.code(), "invalid_shape");
+        assert_eq!(err.path().as_deref(), Some("[0].parts"));
+    }
+}

@@ -1,0 +1,76 @@
+//! The one error type of the JS boundary, and its conversion into a real JS `Error`.
+//!
+//! Every failure reaches JS as an `Error` instance with `name = "ContextfoldError"`,
+//! a stable `code` (e.g. `unmatched_tool_result`) and the `path` of the culprit in the
+//! input (e.g. `[2]`, or `undefined` when no single place is at fault). Never a string.
+
+use wasm_bindgen::JsValue;
+
+/// Result of an exported function: `Err` is thrown in JS.
+pub type JsResult<T> = Result<T, JsValue>;
+
+/// The `name` of every error thrown by the package.
+pub const ERROR_NAME: &str = "ContextfoldError";
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BindingError {
+    /// An error of the core: bad JSON, a shape no format reads, a chain that breaks a rule.
+    #[error(transparent)]
+    Core(#[from] contextfold::Error),
+    /// An option of the wrong type or value, e.g. `{ format: "gemini" }`.
+    #[error("options{path}: {message}")]
+    InvalidOption { path: String, message: String },
+    /// A value could not be converted to JS. A bug, never the caller's fault.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl BindingError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BindingError::Core(e) => e.code(),
+            BindingError::InvalidOption { .. } => "invalid_option",
+            BindingError::Internal(_) => "internal",
+        }
+    }
+
+    /// Location of the culprit: in the messages (`[3].parts[1]`) or in the options
+    /// (`options.format`).
+    pub fn path(&self) -> Option<String> {
+        match self {
+            BindingError::Core(e) => e.path(),
+            BindingError::InvalidOption { path, .. } => Some(format!("options{path}")),
+            BindingError::Internal(_) => None,
+        }
+    }
+
+    /// The JS `Error` to throw.
+    pub fn to_js(&self) -> JsValue {
+        let error = js_sys::Error::new(&self.to_string());
+        error.set_name(ERROR_NAME);
+        let path = self.path().map_or(JsValue::UNDEFINED, JsValue::from);
+        // Setting a property on a fresh ordinary object cannot fail.
+        let _ = js_sys::Reflect::set(&error, &JsValue::from_str("code"), &self.code().into());
+        let _ = js_sys::Reflect::set(&error, &JsValue::from_str("path"), &path);
+        error.into()
+    }
+}
+
+impl From<contextfold::format::FormatError> for BindingError {
+    fn from(e: contextfold::format::FormatError) -> Self {
+        BindingError::Core(e.into())
+    }
+}
+
+impl From<contextfold::AstError> for BindingError {
+    fn from(e: contextfold::AstError) -> Self {
+        BindingError::Core(e.into())
+    }
+}
+
+impl From<BindingError> for JsValue {
+    fn from(e: BindingError) -> Self {
+        e.to_js()
+    }
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// contextfold command line: `contextfold inspect <file|-> [--format F] [--repair] [--json]`.
+// Exit codes: 0 ok, 2 bad input (a ContextfoldError or a usage error), 1 anything else.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { parseChain } from "../src/node.js";
+
+const FORMATS = ["auto", "native", "openai", "anthropic"];
+const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")}] [--repair] [--json]
+
+  inspect   read a conversation (a JSON array of messages; - reads stdin) and print
+            its structure: format, sections, body pairs, tool calls and sizes
+  --format  the message format (default: auto-detect)
+  --repair  repair what can be repaired instead of failing, and list the repairs
+  --json    print the raw parseChain result as JSON`;
+
+class UsageError extends Error {}
+
+function main(argv) {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command === "--version" || command === "-V") {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    console.log(manifest.version);
+    return 0;
+  }
+  if (command !== "inspect") throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  return inspect(rest);
+}
+
+function inspect(args) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: "string", default: "auto" },
+        repair: { type: "boolean", default: false },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError("inspect takes exactly one file (or - for stdin)");
+  if (!FORMATS.includes(values.format)) {
+    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
+  }
+  const [file] = positionals;
+  let text;
+  try {
+    text = readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (e) {
+    const error = new Error(`cannot read ${file}: ${e.code ?? e.message}`);
+    error.code = "read_failed";
+    throw error;
+  }
+  // The JSON text goes in as it is: the core reports bad JSON with line and column.
+  const result = parseChain(text, { format: values.format, repair: values.repair });
+  if (values.json) {
+    console.log(JSON.stringify(result, null, 2));
+  } else {
+    console.log(report(file, values, result));
+  }
+  return 0;
+}
+
+// ---- the report ----------------------------------------------------------------------
+
+const KIND_LETTER = { completion: "C", requestResponse: "R", summarization: "S" };
+
+/** 1234 -> "1.2k", 35000 -> "35k", 1234567 -> "1.2M". */
+function short(bytes) {
+  if (bytes < 1000) return String(bytes);
+  const [value, unit] = bytes < 1e6 ? [bytes / 1e3, "k"] : [bytes / 1e6, "M"];
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)}${unit}`;
+}
+
+const grouped = (n) => n.toLocaleString("en-US");
+
+function report(file, options, { format, outline, repairs }) {
+  const o = outline;
+  const lines = [];
+  const row = (label, value) => lines.push(`${label.padEnd(12)}${value}`);
+  row("file", file === "-" ? "(stdin)" : file);
+  row("format", options.format === "auto" ? `${format} (detected)` : format);
+  row("messages", grouped(o.messages));
+  row("sections", grouped(o.sections));
+  row(
+    "body pairs",
+    `${grouped(o.pairs)} (completion ${o.completions}, request/response ${o.requestResponses}, summarization ${o.summarizations})`,
+  );
+  row("tool calls", grouped(o.toolCalls));
+  row("total size", `${grouped(o.bytes)} bytes${o.bytes >= 1000 ? ` (${short(o.bytes)})` : ""}`);
+  if (options.repair && repairs.length === 0) row("repairs", "none needed");
+  if (repairs.length > 0) {
+    row("repairs", String(repairs.length));
+    for (const r of repairs) {
+      const { action, index, ...details } = r;
+      const extra = Object.entries(details)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ");
+      lines.push(`  [${index}] ${action}${extra ? ` ${extra}` : ""}`);
+    }
+  }
+  lines.push("");
+  lines.push(...sectionTable(o.sectionList));
+  lines.push("");
+  lines.push("pairs: C completion, R request/response (xN: N tool calls), S summarization; * with reasoning; sizes in bytes");
+  return lines.join("\n");
+}
+
+function sectionTable(sections) {
+  const width = Math.max(60, Math.min(process.stdout.columns || 100, 140));
+  const header = (s) => {
+    const parts = [];
+    if (s.systemMessages > 0) parts.push(`${s.systemMessages} system`);
+    if (s.hasHuman) parts.push("user");
+    return parts.join(" + ") || "-";
+  };
+  const rows = sections.map((s, i) => ({
+    index: String(i),
+    header: header(s),
+    bytes: short(s.bytes),
+    pairs: s.pairs.map(
+      (p) => `${KIND_LETTER[p.kind] ?? "?"}${p.toolCalls > 1 ? `x${p.toolCalls}` : ""}${p.hasReasoning ? "*" : ""}:${short(p.bytes)}`,
+    ),
+  }));
+  const w = {
+    index: Math.max(1, ...rows.map((r) => r.index.length)),
+    header: Math.max(6, ...rows.map((r) => r.header.length)),
+    bytes: Math.max(5, ...rows.map((r) => r.bytes.length)),
+  };
+  const indent = w.index + w.header + w.bytes + 6;
+  const out = [`${"#".padStart(w.index)}  ${"header".padEnd(w.header)}  ${"bytes".padStart(w.bytes)}  pairs`];
+  for (const r of rows) {
+    const lead = `${r.index.padStart(w.index)}  ${r.header.padEnd(w.header)}  ${r.bytes.padStart(w.bytes)}  `;
+    const pairLines = wrap(r.pairs.length > 0 ? r.pairs : ["(none)"], Math.max(20, width - indent));
+    out.push(lead + (pairLines[0] ?? ""));
+    for (const more of pairLines.slice(1)) out.push(" ".repeat(indent) + more);
+  }
+  return out;
+}
+
+function wrap(words, width) {
+  const lines = [];
+  let line = "";
+  for (const word of words) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+// ---- errors and exit codes -----------------------------------------------------------
+
+function exitCodeOf(error) {
+  if (error instanceof UsageError) return 2;
+  if (error?.name === "ContextfoldError") return error.code === "internal" ? 1 : 2;
+  return 1;
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`error usage: ${error.message}\n\n${USAGE}`);
+  } else if (error?.name === "ContextfoldError" || error?.code === "read_failed") {
+    const at = error.path ? ` at ${error.path}` : "";
+    console.error(`error ${error.code}${at}: ${error.message}`);
+  } else {
+    console.error(`error internal: ${error?.stack ?? error}`);
+  }
+  process.exitCode = exitCodeOf(error);
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Builds the wasm glue of the npm package into pkg/glue/ (git-ignored):
+//   cargo build (release, wasm32) -> wasm-bindgen --target web -> wasm-opt -Oz,
+// then prints the size of what ships. wasm-bindgen comes from .tools/ and wasm-opt from
+// the npm package binaryen (`npm run setup` installs both). Never Debian's wasm-opt: it
+// is too old for current wasm-bindgen output and breaks it.
+//
+// The wasm-bindgen and wasm-opt steps are skipped when the cargo output did not change.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const crate = "contextfold-wasm";
+const input = join(root, "target/wasm32-unknown-unknown/release/contextfold_wasm.wasm");
+const outDir = join(root, "pkg/glue");
+const wasm = join(outDir, "contextfold_wasm_bg.wasm");
+const glueJs = join(outDir, "contextfold_wasm.js");
+const stampFile = join(outDir, ".input-sha256");
+const wasmBindgen = join(root, ".tools/bin/wasm-bindgen");
+const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
+
+function fail(message) {
+  console.error(`build: error: ${message}`);
+  process.exit(1);
+}
+
+function run(command, args) {
+  const shown = [relative(root, command) || command, ...args.map((a) => (a.startsWith(root) ? relative(root, a) : a))];
+  console.log(`build: ${shown.join(" ")}`);
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
+  if (result.error) fail(`${command}: ${result.error.message}`);
+  if (result.status !== 0) fail(`${shown[0]} exited with ${result.status ?? result.signal}`);
+}
+
+for (const [tool, what] of [
+  [wasmBindgen, "wasm-bindgen-cli"],
+  [wasmOpt, "binaryen (npm)"],
+]) {
+  if (!existsSync(tool)) fail(`${relative(root, tool)} is missing (${what}): run \`npm run setup\``);
+}
+
+const started = performance.now();
+run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "-p", crate]);
+
+const digest = createHash("sha256").update(readFileSync(input)).digest("hex");
+const upToDate =
+  existsSync(stampFile) && existsSync(wasm) && existsSync(glueJs) && readFileSync(stampFile, "utf8") === digest;
+if (upToDate) {
+  console.log("build: pkg/glue is up to date");
+} else {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  run(wasmBindgen, [input, "--target", "web", "--out-dir", outDir]);
+  run(wasmOpt, ["-Oz", wasm, "-o", wasm]);
+  writeFileSync(stampFile, digest);
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const report = (file) => {
+  const bytes = readFileSync(file);
+  return `${relative(root, file).padEnd(34)} ${kb(bytes.length).padStart(10)} raw ${kb(gzipSync(bytes, { level: 9 }).length).padStart(10)} gzip`;
+};
+console.log(`build: sizes (cargo output ${kb(statSync(input).size)} before wasm-opt)`);
+console.log(`  ${report(wasm)}`);
+console.log(`  ${report(glueJs)}`);
+console.log(`build: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

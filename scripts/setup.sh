@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need, and nothing that is already there.
+# Idempotent: a second run takes seconds. Used by `npm start`, `npm test` and CI.
+#
+# Needs Rust (rustup, cargo), Node 20+ and npm. Installs:
+#   - the rustup target wasm32-unknown-unknown;
+#   - wasm-bindgen-cli at exactly the version pinned in crates/contextfold-wasm/Cargo.toml,
+#     into the project-local .tools/ (git-ignored);
+#   - the npm dev dependencies (binaryen's wasm-opt, ...);
+#   - Debian chromium + chromium-driver for the browser tests (skip with
+#     CONTEXTFOLD_SKIP_BROWSER=1).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+for tool in rustup cargo node npm; do
+    have "$tool" || die "$tool is not on PATH (install Rust via rustup, and Node 20+ with npm)"
+done
+
+# 1. The wasm target.
+if rustup target list --installed | grep -qx 'wasm32-unknown-unknown'; then
+    say "rust target wasm32-unknown-unknown: present"
+else
+    say "rust target wasm32-unknown-unknown: installing"
+    rustup target add wasm32-unknown-unknown
+fi
+
+# 2. wasm-bindgen-cli, the version the crate pins (the two must match exactly).
+pin="$(sed -n 's/^wasm-bindgen *= *"=\([0-9][0-9.]*\)".*/\1/p' crates/contextfold-wasm/Cargo.toml)"
+[ -n "$pin" ] || die 'no `wasm-bindgen = "=X.Y.Z"` pin found in crates/contextfold-wasm/Cargo.toml'
+bindgen="$ROOT/.tools/bin/wasm-bindgen"
+current="$("$bindgen" --version 2>/dev/null || true)"
+if [ "$current" = "wasm-bindgen $pin" ]; then
+    say "wasm-bindgen-cli $pin: present (.tools/bin)"
+else
+    say "wasm-bindgen-cli $pin: installing into .tools/ (takes about 3 minutes)"
+    # No --locked: the CLI's lockfile names crate versions the registry may lack.
+    cargo install --quiet --root "$ROOT/.tools" wasm-bindgen-cli --version "$pin"
+    [ "$("$bindgen" --version)" = "wasm-bindgen $pin" ] || die "wasm-bindgen-cli $pin did not install"
+fi
+
+# 3. npm dependencies, when node_modules is missing or older than the manifests.
+stamp="node_modules/.package-lock.json"
+stale=0
+if [ ! -f "$stamp" ]; then
+    stale=1
+else
+    for manifest in package.json pkg/package.json package-lock.json; do
+        if [ -f "$manifest" ] && [ "$manifest" -nt "$stamp" ]; then stale=1; fi
+    done
+fi
+if [ "$stale" = 0 ]; then
+    say "npm dependencies: up to date"
+elif [ -f package-lock.json ] && [ ! package.json -nt package-lock.json ] && [ ! pkg/package.json -nt package-lock.json ]; then
+    say "npm dependencies: npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+else
+    say "npm dependencies: npm install"
+    npm install --no-audit --no-fund --loglevel=error
+fi
+
+# 4. Chromium for the browser tests (Debian packages; a downloaded browser cannot work here).
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    say "chromium: present (/usr/bin/chromium)"
+elif [ "${CONTEXTFOLD_SKIP_BROWSER:-0}" = 1 ]; then
+    say "chromium: missing, not installed (CONTEXTFOLD_SKIP_BROWSER=1): browser tests will be skipped"
+elif ! have apt-get; then
+    say "chromium: missing and no apt-get here: browser tests will be skipped"
+else
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        if have sudo && sudo -n true 2>/dev/null; then
+            sudo="sudo"
+        else
+            say "chromium: missing, and installing it needs root (no password-less sudo): browser tests will be skipped"
+            sudo="skip"
+        fi
+    fi
+    if [ "$sudo" != skip ]; then
+        say "chromium: installing chromium + chromium-driver with apt-get"
+        if $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+            && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; then
+            say "chromium: installed"
+        else
+            say "chromium: apt-get failed: browser tests will be skipped"
+        fi
+    fi
+fi
+
+say "done"

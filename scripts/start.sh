@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# `npm start [-- <file> [inspect options]]`: set up, build, then inspect a conversation
+# (by default the shipped demo session).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+node scripts/build-wasm.mjs
+echo
+
+if [ $# -eq 0 ]; then
+    set -- "$ROOT/examples/demo-session.openai.json"
+fi
+# npm runs scripts from the repository root; relative paths are the caller's.
+cd "${INIT_CWD:-$ROOT}"
+exec node "$ROOT/pkg/bin/contextfold.mjs" inspect "$@"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `npm test`: every check, in order, stopping at the first failure. CI runs exactly this.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "setup"
+bash scripts/setup.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (host)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "cargo clippy (wasm32)"
+cargo clippy -p contextfold-wasm --target wasm32-unknown-unknown --quiet -- -D warnings
+
+step "cargo test"
+cargo test --workspace --quiet
+
+step "build the wasm package"
+node scripts/build-wasm.mjs
+
+step "node tests (against the built package)"
+node --test --test-reporter=spec tests/node/
