@@ -86,11 +86,13 @@ fn check(file: &Path) -> Result<String, String> {
     }
     let calls = messages.iter().flat_map(Message::tool_calls).count();
     Ok(format!(
-        "{} ({}): {wire_len} wire -> {} messages, {} sections, {calls} tool calls",
+        "{} ({}): {wire_len} wire -> {} messages, {} sections, {} pairs, {calls} tool calls, {} bytes",
         file.file_name().unwrap().to_string_lossy(),
         format.as_str(),
         messages.len(),
-        ast.sections().len()
+        ast.sections().len(),
+        ast.pair_count(),
+        ast.size()
     ))
 }
 

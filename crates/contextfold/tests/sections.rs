@@ -592,3 +592,31 @@ fn content_under_the_minimum_is_not_sent_and_a_rerun_stays_free() {
     let out = run(&chain, &upstream(), &s);
     assert_eq!((s.calls(), out.changed), (2, false));
 }
+
+#[test]
+fn a_summarizer_that_never_answers_is_ended_by_cancellation() {
+    let chain = conversation(5);
+    let controls = Controls::default();
+    let cancel = controls.cancel.clone();
+    // Call 0 never resolves; call 2 cancels the compaction when it answers.
+    let s = FnSummarizer(|r: SummaryRequest| {
+        let cancel = cancel.clone();
+        async move {
+            if r.id == 0 {
+                std::future::pending::<()>().await;
+            }
+            if r.id == 2 {
+                cancel.cancel();
+            }
+            Ok("S".to_string())
+        }
+    });
+    let out = block_on(compact(&chain, &upstream(), &s, &controls)).unwrap();
+    assert!(out.report.cancelled && out.report.rolled_back);
+    assert_eq!(out.messages, chain, "the original chain comes back");
+    assert!(out
+        .report
+        .errors
+        .iter()
+        .any(|e| e.request == 0 && e.kind == SummarizeErrorKind::Cancelled));
+}

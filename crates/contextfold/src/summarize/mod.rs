@@ -8,10 +8,14 @@
 
 pub mod mock;
 
+use futures::future::{self, Either};
 use futures::stream::{self, StreamExt};
 use serde::Serialize;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::pin;
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 /// What a summary request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -126,9 +130,18 @@ impl<S: Summarizer + ?Sized> Summarizer for &S {
     }
 }
 
-/// A cancellation flag shared between the caller and a running compaction.
+/// A cancellation flag shared between the caller and a running compaction. Cancelling
+/// also ends the calls in flight: the engine races each call against
+/// [`CancelFlag::cancelled`], so a summarizer that never answers cannot hold a
+/// compaction forever.
 #[derive(Debug, Clone, Default)]
-pub struct CancelFlag(Rc<Cell<bool>>);
+pub struct CancelFlag(Rc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: Cell<bool>,
+    wakers: RefCell<Vec<Waker>>,
+}
 
 impl CancelFlag {
     pub fn new() -> Self {
@@ -136,11 +149,30 @@ impl CancelFlag {
     }
 
     pub fn cancel(&self) {
-        self.0.set(true);
+        self.0.cancelled.set(true);
+        for waker in self.0.wakers.take() {
+            waker.wake();
+        }
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.0.get()
+        self.0.cancelled.get()
+    }
+
+    /// Resolves once [`CancelFlag::cancel`] is called.
+    pub fn cancelled(&self) -> impl Future<Output = ()> + '_ {
+        future::poll_fn(move |cx| {
+            if self.is_cancelled() {
+                Poll::Ready(())
+            } else {
+                let mut wakers = self.0.wakers.borrow_mut();
+                // Polled again on every wake-up of the call it races: register once.
+                if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                    wakers.push(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+        })
     }
 }
 
@@ -175,6 +207,35 @@ pub struct Job {
     pub range: MessageRange,
     pub section: Option<usize>,
     pub target_bytes: usize,
+}
+
+/// One call: not issued once cancelled, ended when cancelled in flight, and an empty
+/// answer is an error. The error carries the request id.
+async fn call<S: Summarizer + ?Sized>(
+    summarizer: &S,
+    request: SummaryRequest,
+    cancel: &CancelFlag,
+) -> Result<String, SummarizeError> {
+    let id = request.id;
+    let cancelled = || SummarizeError::new(SummarizeErrorKind::Cancelled, "compaction cancelled");
+    let result = if cancel.is_cancelled() {
+        Err(cancelled())
+    } else {
+        match future::select(
+            pin!(summarizer.summarize(request)),
+            pin!(cancel.cancelled()),
+        )
+        .await
+        {
+            Either::Left((Ok(text), _)) if text.trim().is_empty() => Err(SummarizeError::new(
+                SummarizeErrorKind::Empty,
+                "the summarizer returned empty text",
+            )),
+            Either::Left((answer, _)) => answer,
+            Either::Right(_) => Err(cancelled()),
+        }
+    };
+    result.map_err(|e| SummarizeError { request: id, ..e })
 }
 
 /// Numbers requests and waves, and keeps every request made (for reports and tests).
@@ -220,33 +281,7 @@ impl Engine {
         let cancel = &controls.cancel;
         let mut results: Vec<(usize, Result<String, SummarizeError>)> =
             stream::iter(requests.into_iter().enumerate())
-                .map(|(i, request)| async move {
-                    let id = request.id;
-                    let result = if cancel.is_cancelled() {
-                        Err(SummarizeError::new(
-                            SummarizeErrorKind::Cancelled,
-                            "compaction cancelled",
-                        ))
-                    } else {
-                        summarizer.summarize(request).await.and_then(|text| {
-                            if text.trim().is_empty() {
-                                Err(SummarizeError::new(
-                                    SummarizeErrorKind::Empty,
-                                    "the summarizer returned empty text",
-                                ))
-                            } else {
-                                Ok(text)
-                            }
-                        })
-                    };
-                    (
-                        i,
-                        result.map_err(|mut e| {
-                            e.request = id;
-                            e
-                        }),
-                    )
-                })
+                .map(|(i, request)| async move { (i, call(summarizer, request, cancel).await) })
                 .buffer_unordered(controls.concurrency.max(1))
                 .collect()
                 .await;
