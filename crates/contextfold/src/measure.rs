@@ -1,8 +1,9 @@
 //! Sizes in bytes and estimated tokens.
 //!
-//! The token estimate counts per script rather than `len / 4`: Latin text averages about
-//! four characters a token, CJK about one and a half tokens per ideograph...
-//! (issue 4 refines this and documents its error against a real tokenizer).
+//! The token estimate counts per script rather than `len / 4`: ASCII text at about four
+//! characters a token, CJK at one token a character, other scripts at two characters a
+//! token, plus per-message overhead. A first cut for reports; the measuring work refines
+//! it and documents its error against a real tokenizer.
 
 use crate::message::{Message, Part};
 
