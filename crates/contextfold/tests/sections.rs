@@ -436,8 +436,8 @@ fn empty_answers_are_errors() {
 #[test]
 fn a_summary_larger_than_its_content_is_discarded() {
     // Upstream kept a 489-byte summary of 207 bytes.
-    let chain = vec![user("q1"), ai("short answer"), user("q2"), ai("a2")];
-    let s = FixedSummarizer::new("a very long summary ".repeat(20));
+    let chain = vec![user("q1"), ai(&"x".repeat(207)), user("q2"), ai("a2")];
+    let s = FixedSummarizer::new("y".repeat(489));
     let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 1);
     assert!(!out.changed);
@@ -577,15 +577,17 @@ impl Future for Delay {
 fn content_under_the_minimum_is_not_sent_and_a_rerun_stays_free() {
     // A verbose summarizer would not beat these small answers: with the default minimum
     // they are never sent, so neither run makes a call.
+    let answer = "an answer of a hundred bytes ".repeat(4);
     let chain = vec![
         user("q1"),
-        ai("a short answer"),
+        ai(&answer),
         user("q2"),
-        ai("another"),
+        ai(&answer),
         user("q3"),
         ai("a3"),
     ];
-    let s = FixedSummarizer::new("a summary that is longer than the answers it replaces");
+    let s =
+        FixedSummarizer::new("a summary that is longer than the answers it replaces ".repeat(3));
     let out = run(&chain, &SectionsConfig::default(), &s);
     assert_eq!((s.calls(), out.changed), (0, false));
     // With the minimum at zero the calls happen, and are discarded by the no-gain guard.
@@ -619,4 +621,20 @@ fn a_summarizer_that_never_answers_is_ended_by_cancellation() {
         .errors
         .iter()
         .any(|e| e.request == 0 && e.kind == SummarizeErrorKind::Cancelled));
+}
+
+#[test]
+fn content_no_larger_than_a_summary_pair_is_never_sent() {
+    // A summarization pair costs about 210 bytes before any summary text: replacing a
+    // 150-byte tool exchange can never gain, so no call is made even at minimum zero.
+    let chain = vec![
+        user("q1"),
+        ai_calls("", &[("a", "f")]),
+        tool("a", "f", &"r".repeat(120)),
+        user("q2"),
+        ai("a2"),
+    ];
+    let s = FixedSummarizer::new("S");
+    let out = run(&chain, &upstream(), &s);
+    assert_eq!((s.calls(), out.changed), (0, false));
 }

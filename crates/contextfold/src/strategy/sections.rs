@@ -175,13 +175,16 @@ impl Run<'_> {
     fn plan(&self, i: usize, pairs: std::ops::Range<usize>, kind: RequestKind) -> Option<Plan> {
         let s = self.section(i)?;
         let replaced = s.body().get(pairs.clone())?;
-        if replaced.iter().map(BodyPair::size).sum::<usize>() < self.config.min_summarize_bytes {
+        let bytes: usize = replaced.iter().map(BodyPair::size).sum();
+        // The pair carrying a summary has a fixed cost (ids, tool name, arguments, carried
+        // reasoning): content no larger than that plus one byte can never shrink.
+        let overhead = summary_pair_for("", replaced, &self.template).size();
+        if bytes < self.config.min_summarize_bytes || bytes <= overhead.saturating_add(1) {
             return None;
         }
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
         let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
         let prompt = render(&tasks, &work)?;
-        let bytes: usize = replaced.iter().map(BodyPair::size).sum();
         let job = Job {
             kind,
             prompt,
@@ -413,6 +416,20 @@ impl Run<'_> {
             start: 0,
             end: self.starts.get(fold).copied().unwrap_or(0),
         };
+        // Skip by size what can never shrink: the summary section's fixed cost (system,
+        // merged user messages, the summary pair) already reaches the folded bytes.
+        let fixed_human = if self.config.summ_human_in_qa {
+            None
+        } else {
+            merge_humans(&humans)
+        };
+        let fixed = Header::build(system.clone(), fixed_human)
+            .size()
+            .saturating_add(summary_pair_for("", &replaced, &self.template).size());
+        if bytes_before < self.config.min_summarize_bytes || fixed.saturating_add(1) >= bytes_before
+        {
+            return;
+        }
         let target = target_for(bytes_before);
         let mut jobs = Vec::new();
         if let Some(prompt) = render(&humans, &work) {
