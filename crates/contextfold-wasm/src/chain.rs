@@ -4,11 +4,11 @@
 //! The work happens in [`parse_chain_value`], plain Rust that the host tests exercise;
 //! the export only converts between JS values and Rust ones.
 
+use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use contextfold::ast::RepairAction;
-use contextfold::format::{self, Format, FormatError};
 use contextfold::inspect::{self, Outline};
-use contextfold::{ChainAst, Message};
+use contextfold::ChainAst;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -145,31 +145,6 @@ pub fn parse_chain_value(
     })
 }
 
-/// `None` means auto-detect.
-fn format_option(name: Option<&str>) -> Result<Option<Format>, BindingError> {
-    match name {
-        None | Some("auto") => Ok(None),
-        Some(name) => Format::from_name(name)
-            .map(Some)
-            .ok_or_else(|| BindingError::InvalidOption {
-                path: ".format".to_string(),
-                message: format!(
-                    "unknown format {name:?}; expected \"auto\", \"native\", \"openai\" or \"anthropic\""
-                ),
-            }),
-    }
-}
-
-fn read_messages(
-    value: &Value,
-    format: Option<Format>,
-) -> Result<(Vec<Message>, Format), FormatError> {
-    match format {
-        Some(format) => format::read(value, format).map(|messages| (messages, format)),
-        None => format::read_auto(value),
-    }
-}
-
 fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, BindingError> {
     match options {
         None => Ok(ParseChainOptions::default()),
@@ -179,36 +154,6 @@ fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, Bindin
             message: describe(&e),
         }),
     }
-}
-
-/// JSON text is parsed by the core (errors carry line and column); any other value is
-/// converted as it is.
-fn messages_from_js(messages: JsValue) -> Result<Value, BindingError> {
-    if let Some(text) = messages.as_string() {
-        return Ok(format::parse_json(&text)?);
-    }
-    serde_wasm_bindgen::from_value(messages).map_err(|e| {
-        BindingError::from(FormatError::Shape {
-            path: String::new(),
-            message: format!("not a JSON value: {}", describe(&e)),
-        })
-    })
-}
-
-/// serde-wasm-bindgen errors print as `Error: ...`; the prefix adds nothing here.
-fn describe(e: &serde_wasm_bindgen::Error) -> String {
-    let text = e.to_string();
-    match text.strip_prefix("Error: ") {
-        Some(rest) => rest.to_string(),
-        None => text,
-    }
-}
-
-/// Plain JS objects (not `Map`s) for every map, as `JSON.parse` would give.
-fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| BindingError::Internal(e.to_string()).into())
 }
 
 #[cfg(test)]

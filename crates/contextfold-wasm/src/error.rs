@@ -3,7 +3,10 @@
 //! Every failure reaches JS as an `Error` instance with `name = "ContextfoldError"`,
 //! a stable `code` (e.g. `unmatched_tool_result`) and the `path` of the culprit in the
 //! input (e.g. `[2]`, or `undefined` when no single place is at fault). Never a string.
+//! A `summarizer_failed` error also carries `errors`: every failed summary call.
 
+use contextfold::strategy::CompactError;
+use contextfold::summarize::SummarizeError;
 use wasm_bindgen::JsValue;
 
 /// Result of an exported function: `Err` is thrown in JS.
@@ -20,6 +23,13 @@ pub enum BindingError {
     /// An option of the wrong type or value, e.g. `{ format: "gemini" }`.
     #[error("options{path}: {message}")]
     InvalidOption { path: String, message: String },
+    /// Summary calls failed and `onError` is `"throw"`; every failure is listed (they
+    /// reach JS as the `errors` array of the thrown error).
+    #[error("{} summary call(s) failed; first: {}", .0.len(), .0.first().map(ToString::to_string).unwrap_or_default())]
+    Summarizer(Vec<SummarizeError>),
+    /// The compaction was cancelled and the strategy gave no result.
+    #[error("compaction cancelled")]
+    Cancelled,
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -31,6 +41,8 @@ impl BindingError {
         match self {
             BindingError::Core(e) => e.code(),
             BindingError::InvalidOption { .. } => "invalid_option",
+            BindingError::Summarizer(_) => "summarizer_failed",
+            BindingError::Cancelled => "cancelled",
             BindingError::Internal(_) => "internal",
         }
     }
@@ -41,7 +53,9 @@ impl BindingError {
         match self {
             BindingError::Core(e) => e.path(),
             BindingError::InvalidOption { path, .. } => Some(format!("options{path}")),
-            BindingError::Internal(_) => None,
+            BindingError::Summarizer(_) | BindingError::Cancelled | BindingError::Internal(_) => {
+                None
+            }
         }
     }
 
@@ -53,6 +67,11 @@ impl BindingError {
         // Setting a property on a fresh ordinary object cannot fail.
         let _ = js_sys::Reflect::set(&error, &JsValue::from_str("code"), &self.code().into());
         let _ = js_sys::Reflect::set(&error, &JsValue::from_str("path"), &path);
+        if let BindingError::Summarizer(errors) = self {
+            // `[{ kind, message, request }]`; a failed conversion leaves it undefined.
+            let list = crate::convert::to_js(errors).unwrap_or(JsValue::UNDEFINED);
+            let _ = js_sys::Reflect::set(&error, &JsValue::from_str("errors"), &list);
+        }
         error.into()
     }
 }
@@ -66,6 +85,16 @@ impl From<contextfold::format::FormatError> for BindingError {
 impl From<contextfold::AstError> for BindingError {
     fn from(e: contextfold::AstError) -> Self {
         BindingError::Core(e.into())
+    }
+}
+
+impl From<CompactError> for BindingError {
+    fn from(e: CompactError) -> Self {
+        match e {
+            CompactError::Input(e) => BindingError::Core(e),
+            CompactError::Summarizer(errors) => BindingError::Summarizer(errors),
+            CompactError::Cancelled => BindingError::Cancelled,
+        }
     }
 }
 

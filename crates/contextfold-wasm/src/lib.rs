@@ -4,12 +4,19 @@
 //! converts JS values to core types and back, and core errors into JS `Error`s. One
 //! module per API area:
 //! - [`chain`] holds `parseChain`;
+//! - [`compact`] holds `compact`;
+//! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
+//! - [`convert`] holds the conversions the exports share;
 //! - [`error`] holds the boundary's error type and its JS form (`ContextfoldError`).
 
+pub mod bridge;
 pub mod chain;
+pub mod compact;
+pub mod convert;
 pub mod error;
 
 pub use chain::parse_chain;
+pub use compact::compact;
 pub use error::{BindingError, JsResult};
 
 use wasm_bindgen::prelude::wasm_bindgen;

@@ -1,0 +1,378 @@
+// compact through the BUILT package, with fake JS summarizers.
+import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { compact, parseChain } from "contextfold";
+
+const filler = (i) => `Section ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(20)}`;
+
+/**
+ * An OpenAI chain of `sections` sections (a user turn each), every one with a tool
+ * round trip and a long answer, so each older section is worth summarizing.
+ */
+function openaiSections(sections) {
+  const chain = [{ role: "system", content: "You are a careful assistant." }];
+  for (let i = 0; i < sections; i++) {
+    chain.push({ role: "user", content: `Task ${i}: read file ${i}.` });
+    chain.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `call_${i}`, type: "function", function: { name: "read", arguments: `{"path":"f${i}.txt"}` } },
+      ],
+    });
+    chain.push({ role: "tool", tool_call_id: `call_${i}`, content: filler(i) });
+    chain.push({ role: "assistant", content: `Done with task ${i}. ${filler(i)}` });
+  }
+  return chain;
+}
+
+/** A summarizer that answers `text` after `ms` and records its calls. */
+function recording({ ms = 0, text = "Short summary." } = {}) {
+  const calls = [];
+  let inFlight = 0;
+  const summarizer = async (request, context) => {
+    calls.push({ request, context });
+    inFlight++;
+    summarizer.maxInFlight = Math.max(summarizer.maxInFlight, inFlight);
+    try {
+      if (ms > 0) await sleep(ms);
+      return typeof text === "function" ? text(request) : text;
+    } finally {
+      inFlight--;
+    }
+  };
+  summarizer.calls = calls;
+  summarizer.maxInFlight = 0;
+  return summarizer;
+}
+
+/** Awaits `promise`, asserts it rejects, and returns the reason. */
+async function rejection(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+const never = () => new Promise(() => {});
+
+describe("compact", () => {
+  it("compacts a multi-section OpenAI chain into a smaller, valid native chain", async () => {
+    const input = openaiSections(5);
+    const before = JSON.stringify(input);
+    const summarizer = recording();
+    const result = await compact(input, { summarizer });
+    assert.equal(JSON.stringify(input), before, "the input is not mutated");
+    assert.equal(result.format, "native");
+    assert.equal(result.changed, true);
+    assert.ok(JSON.stringify(result.messages).length < before.length);
+    const { report } = result;
+    assert.equal(report.strategy, "sections");
+    assert.ok(report.after.bytes < report.before.bytes);
+    assert.equal(report.after.messages, result.messages.length);
+    assert.equal(report.calls, 4, "every section but the last");
+    assert.equal(report.waves, 1);
+    assert.deepEqual(report.errors, []);
+    assert.equal(report.rolledBack, false);
+    assert.equal(report.cancelled, false);
+    assert.deepEqual(
+      report.sections.map((s) => [s.section, s.actions[0].action]),
+      [0, 1, 2, 3].map((i) => [i, "sectionSummarized"]),
+    );
+
+    const parsed = parseChain(result.messages, { format: "native" });
+    assert.equal(parsed.format, "native");
+    assert.equal(parsed.outline.sections, 5);
+    assert.equal(parsed.outline.summarizations, 4);
+    assert.equal(parsed.outline.messages, result.messages.length);
+    // The last section comes back whole.
+    assert.equal(parsed.outline.sectionList[4].pairs.length, 2);
+    assert.equal(result.messages[0].role, "system");
+    assert.ok(Array.isArray(result.messages[0].parts));
+  });
+
+  it("accepts JSON text and an explicit format", async () => {
+    const result = await compact(JSON.stringify(openaiSections(3)), {
+      summarizer: recording(),
+      format: "openai",
+      strategy: "sections",
+    });
+    assert.equal(result.changed, true);
+  });
+
+  it("sends requests with kind, prompt, range and the context", async () => {
+    const input = openaiSections(3);
+    const summarizer = recording();
+    await compact(input, { summarizer, timeoutMs: 5000 });
+    assert.equal(summarizer.calls.length, 2);
+    summarizer.calls.forEach(({ request, context }, i) => {
+      assert.equal(request.id, i);
+      assert.equal(request.kind, "section");
+      assert.equal(request.section, i);
+      assert.equal(request.wave, 0);
+      assert.equal(request.timeoutMs, 5000);
+      assert.equal(typeof request.prompt, "string");
+      assert.ok(request.prompt.includes(`Task ${i}`), "the prompt carries the section's task");
+      assert.ok(request.prompt.includes(request.transcript));
+      assert.equal(typeof request.instructions, "string");
+      assert.ok(request.targetBytes > 0);
+      // Section i starts at 1 + 4i (system first); its body follows the user message.
+      assert.deepEqual(request.range, { start: 2 + 4 * i, end: 5 + 4 * i });
+      assert.deepEqual(context, {});
+    });
+  });
+
+  it("keeps up to `concurrency` calls in flight", async () => {
+    const sections = 9; // 8 section summaries in one wave
+    for (const [concurrency, expected] of [
+      [undefined, 4],
+      [1, 1],
+      [3, 3],
+      [20, 8],
+    ]) {
+      const summarizer = recording({ ms: 20 });
+      const result = await compact(openaiSections(sections), { summarizer, concurrency });
+      assert.equal(result.report.calls, 8);
+      assert.equal(summarizer.maxInFlight, expected, `concurrency ${concurrency}`);
+    }
+  });
+
+  it("rolls back when a summary call rejects", async () => {
+    const summarizer = async () => {
+      throw new Error("model overloaded");
+    };
+    const result = await compact(openaiSections(4), { summarizer });
+    assert.equal(result.changed, false);
+    assert.equal(result.format, "native");
+    assert.equal(result.report.rolledBack, true);
+    assert.equal(result.report.calls, 3);
+    assert.equal(result.report.errors.length, 3);
+    assert.deepEqual(result.report.after, result.report.before);
+    for (const error of result.report.errors) {
+      assert.equal(error.kind, "failed");
+      assert.match(error.message, /model overloaded/);
+    }
+    assert.equal(result.messages.length, openaiSections(4).length);
+  });
+
+  it("turns a synchronous throw and a rejected non-Error into failures", async () => {
+    for (const summarizer of [
+      () => {
+        throw new TypeError("sync boom");
+      },
+      () => Promise.reject("plain string"),
+      () => Promise.reject(undefined),
+    ]) {
+      const result = await compact(openaiSections(2), { summarizer });
+      assert.equal(result.changed, false);
+      assert.equal(result.report.errors.length, 1);
+      assert.equal(result.report.errors[0].kind, "failed");
+    }
+  });
+
+  it('throws a ContextfoldError "summarizer_failed" with onError "throw"', async () => {
+    const summarizer = () => Promise.reject(new Error("nope"));
+    const error = await rejection(compact(openaiSections(3), { summarizer, onError: "throw" }));
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, "ContextfoldError");
+    assert.equal(error.code, "summarizer_failed");
+    assert.equal(error.path, undefined);
+    assert.ok(Array.isArray(error.errors));
+    assert.equal(error.errors.length, 2);
+    assert.deepEqual(
+      error.errors.map((e) => [e.kind, e.request]),
+      [
+        ["failed", 0],
+        ["failed", 1],
+      ],
+    );
+    assert.match(error.message, /nope/);
+  });
+
+  it('keeps the successful summaries with onError "partial"', async () => {
+    const summarizer = async (request) => {
+      if (request.id === 0) throw new Error("first one fails");
+      return "Short summary.";
+    };
+    const result = await compact(openaiSections(4), { summarizer, onError: "partial" });
+    assert.equal(result.changed, true);
+    assert.equal(result.report.rolledBack, false);
+    assert.equal(result.report.errors.length, 1);
+    const outline = parseChain(result.messages, { format: "native" }).outline;
+    assert.equal(outline.summarizations, 2);
+  });
+
+  it('reports a non-string answer as "invalidResult" and an empty one as "empty"', async () => {
+    for (const [answer, kind] of [
+      [42, "invalidResult"],
+      [{ text: "summary" }, "invalidResult"],
+      [null, "invalidResult"],
+      ["", "empty"],
+      ["   ", "empty"],
+    ]) {
+      const result = await compact(openaiSections(2), { summarizer: async () => answer });
+      assert.equal(result.changed, false, JSON.stringify(answer));
+      assert.deepEqual(
+        result.report.errors.map((e) => e.kind),
+        [kind],
+      );
+    }
+  });
+
+  it("accepts a summarizer that returns a plain string", async () => {
+    const result = await compact(openaiSections(2), { summarizer: () => "Short summary." });
+    assert.equal(result.changed, true);
+  });
+
+  it('ends a call that outlives timeoutMs with "timeout"', async () => {
+    const started = performance.now();
+    const result = await compact(openaiSections(3), { summarizer: never, timeoutMs: 50 });
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 1000, `took ${elapsed} ms`);
+    assert.equal(result.changed, false);
+    assert.equal(result.report.rolledBack, true);
+    assert.deepEqual(
+      result.report.errors.map((e) => e.kind),
+      ["timeout", "timeout"],
+    );
+  });
+
+  it("leaves no unhandled rejection when a timed-out call rejects later", async () => {
+    const unhandled = [];
+    const listener = (reason) => unhandled.push(reason);
+    process.on("unhandledRejection", listener);
+    try {
+      const summarizer = async () => {
+        await sleep(60);
+        throw new Error("too late");
+      };
+      const result = await compact(openaiSections(2), { summarizer, timeoutMs: 10 });
+      assert.deepEqual(
+        result.report.errors.map((e) => e.kind),
+        ["timeout"],
+      );
+      await sleep(100);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off("unhandledRejection", listener);
+    }
+  });
+
+  it("a fast answer beats the timeout", async () => {
+    const result = await compact(openaiSections(3), { summarizer: recording({ ms: 5 }), timeoutMs: 2000 });
+    assert.equal(result.changed, true);
+    assert.deepEqual(result.report.errors, []);
+  });
+
+  it("cancels on AbortSignal mid-run and returns the original chain", async () => {
+    const controller = new AbortController();
+    const seen = [];
+    const summarizer = (request, context) => {
+      seen.push(context.signal);
+      return never();
+    };
+    setTimeout(() => controller.abort(), 30);
+    const started = performance.now();
+    const result = await compact(openaiSections(3), { summarizer, signal: controller.signal });
+    assert.ok(performance.now() - started < 1000);
+    assert.equal(result.changed, false);
+    assert.equal(result.report.cancelled, true);
+    assert.equal(result.report.rolledBack, true);
+    assert.ok(result.report.errors.every((e) => e.kind === "cancelled"));
+    assert.equal(seen.length, 2);
+    assert.ok(seen.every((s) => s === controller.signal), "the summarizer saw the signal");
+    assert.equal(getEventListeners(controller.signal, "abort").length, 0, "listener removed");
+  });
+
+  it("makes no call with an already aborted signal", async () => {
+    const summarizer = recording();
+    const result = await compact(openaiSections(3), { summarizer, signal: AbortSignal.abort() });
+    assert.equal(summarizer.calls.length, 0);
+    assert.equal(result.report.cancelled, true);
+    assert.equal(result.changed, false);
+  });
+
+  it("removes its abort listener after a normal run", async () => {
+    const controller = new AbortController();
+    await compact(openaiSections(3), { summarizer: recording(), signal: controller.signal });
+    assert.equal(getEventListeners(controller.signal, "abort").length, 0);
+  });
+
+  it("rejects invalid options with invalid_option and the path", async () => {
+    const summarizer = recording();
+    const cases = [
+      [undefined, "options.summarizer"],
+      [{}, "options.summarizer"],
+      [{ summarizer: "not a function" }, "options.summarizer"],
+      [{ summarizer, concurrency: "4" }, "options.concurrency"],
+      [{ summarizer, concurrency: 0 }, "options.concurrency"],
+      [{ summarizer, concurrency: 1.5 }, "options.concurrency"],
+      [{ summarizer, timeoutMs: -1 }, "options.timeoutMs"],
+      [{ summarizer, format: "gemini" }, "options.format"],
+      [{ summarizer, format: 3 }, "options.format"],
+      [{ summarizer, onError: "trim" }, "options.onError"],
+      [{ summarizer, strategy: "window" }, "options.strategy"],
+      [{ summarizer, strategy: 7 }, "options.strategy"],
+      [{ summarizer, strategy: { name: "window" } }, "options.strategy.name"],
+      [{ summarizer, strategy: { name: "sections", useQA: "yes" } }, "options.strategy.useQA"],
+      [{ summarizer, strategy: { name: "sections", lastSecBytes: -5 } }, "options.strategy.lastSecBytes"],
+      [{ summarizer, strategy: { name: "sections", keepQASections: 0 } }, "options.strategy.keepQASections"],
+      [{ summarizer, signal: {} }, "options.signal"],
+      ["fast please", "options"],
+    ];
+    for (const [options, path] of cases) {
+      const error = await rejection(compact(openaiSections(2), options));
+      assert.ok(error instanceof Error, path);
+      assert.equal(error.name, "ContextfoldError");
+      assert.equal(error.code, "invalid_option", `${JSON.stringify(options)}: ${error.message}`);
+      assert.equal(error.path, path, `${JSON.stringify(options)}: ${error.message}`);
+    }
+    assert.equal(summarizer.calls.length, 0);
+  });
+
+  it("ignores unknown keys and accepts strategy settings", async () => {
+    const result = await compact(openaiSections(3), {
+      summarizer: recording(),
+      somethingElse: true,
+      strategy: { name: "sections", keepQASections: 2, minSummarizeBytes: 0, futureKnob: 1 },
+    });
+    assert.equal(result.report.calls, 1, "only the first of three sections is summarized");
+  });
+
+  it("keeps the code and path of bad input", async () => {
+    const error = await rejection(
+      compact([{ role: "user", parts: "not a list" }], { summarizer: recording(), format: "native" }),
+    );
+    assert.ok(error instanceof Error);
+    assert.equal(error.code, "invalid_shape");
+    assert.equal(error.path, "[0].parts");
+    const json = await rejection(compact("[{", { summarizer: recording() }));
+    assert.equal(json.name, "ContextfoldError");
+  });
+
+  it("compacts a 10,000-message chain", async () => {
+    const chain = [];
+    for (let i = 0; i < 5000; i++) {
+      chain.push({ role: "user", content: `Question ${i}` });
+      chain.push({ role: "assistant", content: filler(i) });
+    }
+    const summarizer = recording();
+    const result = await compact(chain, { summarizer, concurrency: 16 });
+    assert.equal(result.report.before.messages, 10_000);
+    assert.deepEqual(result.report.errors, []);
+    assert.equal(result.report.calls, 4999);
+    assert.equal(result.changed, true);
+    assert.ok(result.report.after.bytes < result.report.before.bytes);
+    assert.equal(parseChain(result.messages, { format: "native" }).outline.sections, 5000);
+  });
+
+  it("keeps working after all of that", async () => {
+    const result = await compact(openaiSections(3), { summarizer: recording() });
+    assert.equal(result.changed, true);
+    assert.equal(parseChain(openaiSections(1)).format, "openai");
+  });
+});
