@@ -30,6 +30,9 @@ pub enum BindingError {
     /// The compaction was cancelled and the strategy gave no result.
     #[error("compaction cancelled")]
     Cancelled,
+    /// A hard budget cannot be met; `reason` says what alone is too large.
+    #[error("cannot fit {max_tokens} tokens: {reason}")]
+    Budget { max_tokens: usize, reason: String },
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -43,6 +46,7 @@ impl BindingError {
             BindingError::InvalidOption { .. } => "invalid_option",
             BindingError::Summarizer(_) => "summarizer_failed",
             BindingError::Cancelled => "cancelled",
+            BindingError::Budget { .. } => "budget_exceeded",
             BindingError::Internal(_) => "internal",
         }
     }
@@ -53,9 +57,10 @@ impl BindingError {
         match self {
             BindingError::Core(e) => e.path(),
             BindingError::InvalidOption { path, .. } => Some(format!("options{path}")),
-            BindingError::Summarizer(_) | BindingError::Cancelled | BindingError::Internal(_) => {
-                None
-            }
+            BindingError::Summarizer(_)
+            | BindingError::Cancelled
+            | BindingError::Budget { .. }
+            | BindingError::Internal(_) => None,
         }
     }
 
@@ -94,6 +99,9 @@ impl From<CompactError> for BindingError {
             CompactError::Input(e) => BindingError::Core(e),
             CompactError::Summarizer(errors) => BindingError::Summarizer(errors),
             CompactError::Cancelled => BindingError::Cancelled,
+            CompactError::Budget { max_tokens, reason } => {
+                BindingError::Budget { max_tokens, reason }
+            }
         }
     }
 }

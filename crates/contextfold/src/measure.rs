@@ -69,3 +69,78 @@ pub fn estimate_tokens(messages: &[Message]) -> usize {
         .map(estimate_message_tokens)
         .fold(0usize, usize::saturating_add)
 }
+
+/// Counts tokens of many texts at once, so a tokenizer living across a boundary (a JS
+/// tokenizer behind wasm) is crossed once per batch, not once per message.
+pub trait TokenCounter {
+    /// One count per text, in order.
+    fn count_texts(&self, texts: &[&str]) -> Vec<usize>;
+}
+
+/// The built-in estimate as a [`TokenCounter`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EstimateCounter;
+
+impl TokenCounter for EstimateCounter {
+    fn count_texts(&self, texts: &[&str]) -> Vec<usize> {
+        texts.iter().map(|t| estimate_text_tokens(t)).collect()
+    }
+}
+
+/// Tokens of each message with `counter`: every text a message carries (text,
+/// reasoning, tool names and arguments, tool-result text) goes in one batch; media and
+/// per-message overhead are added as the estimate counts them.
+pub fn message_tokens(messages: &[Message], counter: &dyn TokenCounter) -> Vec<usize> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    let mut fixed: Vec<usize> = vec![MESSAGE_OVERHEAD; messages.len()];
+    for (i, m) in messages.iter().enumerate() {
+        for p in &m.parts {
+            collect_texts(p, i, &mut texts, &mut owner, &mut fixed);
+        }
+    }
+    let counts = counter.count_texts(&texts);
+    for (i, n) in owner.iter().zip(counts) {
+        if let Some(slot) = fixed.get_mut(*i) {
+            *slot = slot.saturating_add(n);
+        }
+    }
+    fixed
+}
+
+fn collect_texts<'a>(
+    p: &'a Part,
+    i: usize,
+    texts: &mut Vec<&'a str>,
+    owner: &mut Vec<usize>,
+    fixed: &mut [usize],
+) {
+    let mut add_fixed = |n: usize| {
+        if let Some(slot) = fixed.get_mut(i) {
+            *slot = slot.saturating_add(n);
+        }
+    };
+    match p {
+        Part::Text(t) => {
+            texts.push(&t.text);
+            owner.push(i);
+        }
+        Part::Reasoning(r) => {
+            texts.push(&r.text);
+            owner.push(i);
+        }
+        Part::ToolCall(c) => {
+            texts.push(&c.name);
+            texts.push(&c.arguments);
+            owner.extend([i, i]);
+            add_fixed(3);
+        }
+        Part::ToolResult(r) => {
+            add_fixed(3);
+            for c in &r.content {
+                collect_texts(c, i, texts, owner, fixed);
+            }
+        }
+        Part::Image(_) | Part::File(_) => add_fixed(part_tokens(p)),
+    }
+}

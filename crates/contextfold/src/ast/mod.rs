@@ -407,6 +407,22 @@ impl ChainAst {
             .fold(0usize, |acc, s| acc.saturating_add(s.message_count()))
     }
 
+    /// Index of each section's first message, plus the total message count at the end.
+    pub fn section_starts(&self) -> Vec<usize> {
+        let mut at = 0usize;
+        let mut starts: Vec<usize> = self
+            .sections
+            .iter()
+            .map(|s| {
+                let start = at;
+                at = at.saturating_add(s.message_count());
+                start
+            })
+            .collect();
+        starts.push(at);
+        starts
+    }
+
     pub fn pair_count(&self) -> usize {
         self.sections
             .iter()

@@ -5,9 +5,13 @@
 //! On a summarizer failure the default ([`OnError::Rollback`]) is the original chain
 //! unchanged with the errors in the report; nothing is ever lost silently.
 
+pub mod budget;
 pub mod sections;
 
-use crate::ast::RepairAction;
+use crate::ast::{
+    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind,
+    RepairAction, SUMMARIZED_CONTENT_PREFIX,
+};
 use crate::message::{messages_size, Message};
 use crate::summarize::{RequestKind, SummarizeError};
 use serde::Serialize;
@@ -81,6 +85,12 @@ pub enum Action {
         bytes_before: usize,
         summary_bytes: usize,
     },
+    /// Pairs of this section were condensed into a summary (budget strategy).
+    #[serde(rename_all = "camelCase")]
+    Condensed { pairs: usize },
+    /// Content dropped to meet a hard budget, oldest first (budget strategy).
+    #[serde(rename_all = "camelCase")]
+    Trimmed { what: &'static str },
     /// A summary call for this section failed; its content was kept.
     #[serde(rename_all = "camelCase")]
     Failed { kind: RequestKind, request: usize },
@@ -131,6 +141,9 @@ pub enum CompactError {
     Summarizer(Vec<SummarizeError>),
     #[error("compaction cancelled")]
     Cancelled,
+    /// The budget cannot be met even with everything optional dropped.
+    #[error("cannot fit {max_tokens} tokens: {reason}")]
+    Budget { max_tokens: usize, reason: String },
 }
 
 impl CompactError {
@@ -139,6 +152,28 @@ impl CompactError {
             CompactError::Input(e) => e.code(),
             CompactError::Summarizer(_) => "summarizer_failed",
             CompactError::Cancelled => "cancelled",
+            CompactError::Budget { .. } => "budget_exceeded",
         }
     }
+}
+
+/// A summary pair replacing `replaced`: a summarization pair when any of them used
+/// tools (with the fake signature when their calls carried reasoning, and their first
+/// reasoning before the call), else a prefixed completion.
+pub(crate) fn summary_pair_for(
+    text: &str,
+    replaced: &[BodyPair],
+    template: &IdTemplate,
+) -> BodyPair {
+    if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
+        return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
+    }
+    let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
+    let reasoning = extract_reasoning_message(&messages);
+    BodyPair::summarization(
+        text,
+        template,
+        contains_tool_call_reasoning(&messages),
+        reasoning.as_ref(),
+    )
 }

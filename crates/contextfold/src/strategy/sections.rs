@@ -13,10 +13,7 @@
 //! signatures Gemini and Anthropic validate.
 
 use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
-use crate::ast::{
-    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, ChainAst, Header,
-    IdTemplate, PairKind, Section, SUMMARIZED_CONTENT_PREFIX,
-};
+use crate::ast::{BodyPair, ChainAst, Header, IdTemplate, Section};
 use crate::message::{Message, Role};
 use crate::prompt::render;
 use crate::summarize::{
@@ -90,7 +87,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
         engine: Engine::default(),
         errors: Vec::new(),
         actions: vec![Vec::new(); parsed.ast.sections().len()],
-        starts: section_starts(&parsed.ast),
+        starts: parsed.ast.section_starts(),
         ast: parsed.ast,
     };
     let keep = config.keep_qa_sections.max(1);
@@ -178,7 +175,7 @@ impl Run<'_> {
         let bytes: usize = replaced.iter().map(BodyPair::size).sum();
         // The pair carrying a summary has a fixed cost (ids, tool name, arguments, carried
         // reasoning): content no larger than that plus one byte can never shrink.
-        let overhead = summary_pair_for("", replaced, &self.template).size();
+        let overhead = super::summary_pair_for("", replaced, &self.template).size();
         if bytes < self.config.min_summarize_bytes || bytes <= overhead.saturating_add(1) {
             return None;
         }
@@ -240,7 +237,7 @@ impl Run<'_> {
     fn summary_pair(&mut self, plan: &Plan, text: &str) -> Option<BodyPair> {
         let replaced = self.section(plan.section)?.body().get(plan.pairs.clone())?;
         let before: usize = replaced.iter().map(BodyPair::size).sum();
-        let pair = summary_pair_for(text, replaced, &self.template);
+        let pair = super::summary_pair_for(text, replaced, &self.template);
         if pair.size() >= before {
             let summary_bytes = pair.size();
             self.record(
@@ -425,7 +422,7 @@ impl Run<'_> {
         };
         let fixed = Header::build(system.clone(), fixed_human)
             .size()
-            .saturating_add(summary_pair_for("", &replaced, &self.template).size());
+            .saturating_add(super::summary_pair_for("", &replaced, &self.template).size());
         if bytes_before < self.config.min_summarize_bytes || fixed.saturating_add(1) >= bytes_before
         {
             return;
@@ -489,7 +486,7 @@ impl Run<'_> {
         };
         let summary = Section::new(
             Header::build(system, human),
-            vec![summary_pair_for(&ai, &replaced, &self.template)],
+            vec![super::summary_pair_for(&ai, &replaced, &self.template)],
         );
         if summary.size() >= bytes_before {
             self.record(
@@ -620,23 +617,6 @@ fn rotation_cut(s: &Section, threshold: usize) -> Option<usize> {
     }
 }
 
-/// A summary pair replacing `replaced`: a summarization pair when any of them used
-/// tools (with the fake signature when their calls carried reasoning, and their first
-/// reasoning before the call), else a prefixed completion.
-fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
-    if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
-        return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
-    }
-    let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
-    let reasoning = extract_reasoning_message(&messages);
-    BodyPair::summarization(
-        text,
-        template,
-        contains_tool_call_reasoning(&messages),
-        reasoning.as_ref(),
-    )
-}
-
 fn merge_humans(humans: &[Message]) -> Option<Message> {
     let first = humans.first()?;
     let mut merged = first.clone();
@@ -644,22 +624,6 @@ fn merge_humans(humans: &[Message]) -> Option<Message> {
         merged.parts.extend(h.parts.iter().cloned());
     }
     Some(merged)
-}
-
-/// Index of each section's first message.
-fn section_starts(ast: &ChainAst) -> Vec<usize> {
-    let mut at = 0usize;
-    let mut starts: Vec<usize> = ast
-        .sections()
-        .iter()
-        .map(|s| {
-            let start = at;
-            at = at.saturating_add(s.message_count());
-            start
-        })
-        .collect();
-    starts.push(at);
-    starts
 }
 
 /// Size hint for a summary of `bytes` of content.

@@ -101,3 +101,51 @@ fn real_transcripts_compact_validly_and_idempotently() {
         }
     }
 }
+
+#[test]
+fn real_transcripts_fit_a_hard_budget() {
+    use contextfold::measure::{message_tokens, EstimateCounter};
+    use contextfold::strategy::budget::{self, BudgetConfig};
+    let Some(files) = fixtures() else { return };
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (messages, _) = read_auto(&parse_json(&text).unwrap()).unwrap();
+        for max in [2_000usize, 8_000, 32_000] {
+            let name = format!(
+                "{} (max {max})",
+                path.file_name().unwrap().to_string_lossy()
+            );
+            let s = FixedSummarizer::new(
+                "Summary: the agent read files, ran commands and reported results.",
+            );
+            let config = BudgetConfig::new(max);
+            match block_on(budget::compact(
+                &messages,
+                &config,
+                &s,
+                &Controls::default(),
+                &EstimateCounter,
+            )) {
+                Ok(out) => {
+                    let tokens: usize =
+                        message_tokens(&out.messages, &EstimateCounter).iter().sum();
+                    assert!(tokens <= max, "{name}: {tokens} tokens");
+                    ChainAst::parse(&out.messages).unwrap_or_else(|e| panic!("{name}: {e}"));
+                    assert_eq!(
+                        out.messages.last(),
+                        messages.last(),
+                        "{name}: the latest message is kept"
+                    );
+                    println!(
+                        "{name}: {} -> {tokens} tokens, {} calls in {} waves",
+                        out.report.before.tokens, out.report.calls, out.report.waves
+                    );
+                }
+                Err(e) => {
+                    assert_eq!(e.code(), "budget_exceeded", "{name}: {e}");
+                    println!("{name}: {e}");
+                }
+            }
+        }
+    }
+}

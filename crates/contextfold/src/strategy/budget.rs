@@ -1,0 +1,527 @@
+//! The `budget` strategy (RA.Aid's condenser plan, made safe): keep the leading system
+//! messages and the most recent messages (never splitting a tool exchange), condense
+//! everything older in parallel, then enforce a HARD token budget.
+//!
+//! Layout of the result:
+//! ```text
+//! system messages | one `[CONDENSED CONTEXT]` system message per condensed chunk
+//! | the user message of the section the kept window starts in
+//! | a summary pair of that section's older pairs (if the cut fell inside it)
+//! | the kept pairs and sections
+//! ```
+//! Enforcement, while over budget: drop the oldest condensed summaries, then the
+//! in-section summary, then the oldest kept pairs and sections, down to the latest
+//! exchange. If even that (with the system prompt) does not fit, the call fails with
+//! [`CompactError::Budget`], saying what alone is too large. The result always fits.
+//!
+//! On a summarizer failure: `Rollback` (default) returns the original chain with the
+//! errors; `Throw` returns them as an error; `Partial` drops the content whose summary
+//! failed (listed in the report) and still guarantees the budget.
+
+use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
+use crate::measure::{message_tokens, TokenCounter};
+use crate::message::{Message, Role};
+use crate::prompt::render;
+use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, Summarizer};
+
+/// Marks a system message that carries condensed history.
+pub const CONDENSED_PREFIX: &str = "[CONDENSED CONTEXT] ";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetConfig {
+    /// The budget the result must fit, in tokens as `counter` counts them.
+    pub max_tokens: usize,
+    /// Most recent messages always kept (extended back to a whole tool exchange).
+    pub keep_recent: usize,
+    /// Share of `max_tokens` all summaries together should stay under, in percent.
+    pub summary_percent: usize,
+    pub id_template: String,
+    pub on_error: OnError,
+}
+
+impl BudgetConfig {
+    pub fn new(max_tokens: usize) -> Self {
+        BudgetConfig {
+            max_tokens,
+            keep_recent: 2,
+            summary_percent: 20,
+            id_template: crate::ast::tool_id::DEFAULT_TEMPLATE.to_string(),
+            on_error: OnError::Rollback,
+        }
+    }
+}
+
+/// Pairs `pairs` of section `section`, with its user message when `with_human`.
+#[derive(Debug, Clone)]
+struct Segment {
+    section: usize,
+    pairs: std::ops::Range<usize>,
+    with_human: bool,
+}
+
+/// One summary call's worth of history: consecutive segments, possibly spanning
+/// several short sections.
+struct Chunk {
+    segments: Vec<Segment>,
+    /// The older pairs of the section the kept window starts in (summarized in place).
+    in_cut: bool,
+}
+
+impl Chunk {
+    fn first_section(&self) -> usize {
+        self.segments.first().map_or(0, |s| s.section)
+    }
+}
+
+/// Summaries get at least this many tokens each: more chunks than the summary budget
+/// allows at that size would only be summarized to be dropped again.
+const MIN_SUMMARY_TOKENS: usize = 64;
+
+/// Compacts `messages` to fit `config.max_tokens`.
+pub async fn compact<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    config: &BudgetConfig,
+    summarizer: &S,
+    controls: &Controls,
+    counter: &dyn TokenCounter,
+) -> Result<CompactResult, CompactError> {
+    let template =
+        IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
+    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let total: usize = message_tokens(messages, counter).iter().sum();
+    let mut engine = Engine::default();
+    let mut actions: Vec<Vec<Action>> = vec![Vec::new(); parsed.ast.sections().len()];
+    if total <= config.max_tokens {
+        return Ok(finish(
+            messages,
+            messages.to_vec(),
+            &engine,
+            Vec::new(),
+            actions,
+            false,
+            controls,
+            parsed.repairs,
+        ));
+    }
+    let sections = parsed.ast.sections();
+    let kept_budget = config
+        .max_tokens
+        .saturating_mul(100usize.saturating_sub(config.summary_percent.min(100)))
+        / 100;
+    let (cut_section, cut_pair) = find_cut(&parsed.ast, config.keep_recent, kept_budget, counter);
+    let summary_tokens = config
+        .max_tokens
+        .saturating_mul(config.summary_percent.min(100))
+        / 100;
+    let summary_bytes = summary_tokens.saturating_mul(4);
+    // One budget's worth of text per call, unless that would make more summaries than
+    // the summary budget can hold: then fewer, larger chunks.
+    let condensed_bytes: usize = sections
+        .iter()
+        .take(cut_section)
+        .map(Section::size)
+        .sum::<usize>()
+        .saturating_add(sections.get(cut_section).map_or(0, |s| {
+            s.body().iter().take(cut_pair).map(BodyPair::size).sum()
+        }));
+    let max_chunks = (summary_tokens / MIN_SUMMARY_TOKENS).max(1);
+    let chunk_bytes = config
+        .max_tokens
+        .saturating_mul(4)
+        .max(condensed_bytes.div_ceil(max_chunks));
+    let chunks = plan_chunks(sections, cut_section, cut_pair, chunk_bytes);
+    let target = (summary_bytes / chunks.len().max(1)).max(64);
+    let starts = parsed.ast.section_starts();
+    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) = chunks
+        .into_iter()
+        .filter_map(|c| chunk_job(sections, &c, &starts, target).map(|j| (c, j)))
+        .unzip();
+    let results = engine.wave(summarizer, controls, jobs).await;
+    let mut errors = Vec::new();
+    let mut summaries: Vec<Option<String>> = Vec::new();
+    for (chunk, result) in chunks.iter().zip(results) {
+        match result {
+            Ok(text) => summaries.push(Some(text)),
+            Err(e) => {
+                if let Some(a) = actions.get_mut(chunk.first_section()) {
+                    a.push(Action::Failed {
+                        kind: RequestKind::Chunk,
+                        request: e.request,
+                    });
+                }
+                errors.push(e);
+                summaries.push(None);
+            }
+        }
+    }
+    let cancelled = controls.cancel.is_cancelled();
+    if cancelled || (!errors.is_empty() && config.on_error != OnError::Partial) {
+        if config.on_error == OnError::Throw && !cancelled {
+            return Err(CompactError::Summarizer(errors));
+        }
+        return Ok(finish(
+            messages,
+            messages.to_vec(),
+            &engine,
+            errors,
+            actions,
+            true,
+            controls,
+            Vec::new(),
+        ));
+    }
+
+    // Assemble: systems, condensed summaries, the cut section from its user message.
+    let systems: Vec<Message> = sections
+        .first()
+        .map(|s| s.header().system().to_vec())
+        .unwrap_or_default();
+    let mut condensed: Vec<Message> = Vec::new();
+    let mut in_section: Option<BodyPair> = None;
+    for (chunk, summary) in chunks.iter().zip(summaries) {
+        let Some(text) = summary else { continue };
+        if chunk.in_cut {
+            let replaced = sections
+                .get(cut_section)
+                .and_then(|s| s.body().get(..cut_pair))
+                .unwrap_or_default();
+            in_section = Some(super::summary_pair_for(&text, replaced, &template));
+        } else {
+            condensed.push(Message::text(
+                Role::System,
+                format!("{CONDENSED_PREFIX}{text}"),
+            ));
+        }
+        for segment in &chunk.segments {
+            if let Some(a) = actions.get_mut(segment.section) {
+                a.push(Action::Condensed {
+                    pairs: segment.pairs.len(),
+                });
+            }
+        }
+    }
+    let mut kept: Vec<Section> = sections.get(cut_section..).unwrap_or_default().to_vec();
+    if let Some(first) = kept.first_mut() {
+        let body = first.body().get(cut_pair..).unwrap_or_default().to_vec();
+        first.set_body(body);
+        if cut_section == 0 {
+            first.set_header(first.header().without_system());
+        }
+    }
+    let mut out = Assembly {
+        systems,
+        condensed,
+        in_section,
+        kept,
+    };
+    enforce(
+        &mut out,
+        config.max_tokens,
+        counter,
+        &mut actions,
+        cut_section,
+    )?;
+    Ok(finish(
+        messages,
+        out.messages(),
+        &engine,
+        errors,
+        actions,
+        false,
+        controls,
+        parsed.repairs,
+    ))
+}
+
+/// The parts of the result, kept apart so enforcement can drop them in order.
+struct Assembly {
+    systems: Vec<Message>,
+    condensed: Vec<Message>,
+    in_section: Option<BodyPair>,
+    kept: Vec<Section>,
+}
+
+impl Assembly {
+    fn messages(&self) -> Vec<Message> {
+        let mut out = self.systems.clone();
+        out.extend(self.condensed.iter().cloned());
+        let mut sections = self.kept.iter();
+        if let Some(first) = sections.next() {
+            out.extend(first.header().messages());
+            if let Some(pair) = &self.in_section {
+                out.extend(pair.messages());
+            }
+            out.extend(first.body().iter().flat_map(BodyPair::messages));
+        }
+        for s in sections {
+            out.extend(s.messages());
+        }
+        out
+    }
+
+    fn tokens(&self, counter: &dyn TokenCounter) -> usize {
+        message_tokens(&self.messages(), counter).iter().sum()
+    }
+}
+
+/// Drops summaries, then old kept content, until the result fits; fails with the reason
+/// when the system prompt or the latest exchange alone is over the budget.
+fn enforce(
+    out: &mut Assembly,
+    max: usize,
+    counter: &dyn TokenCounter,
+    actions: &mut [Vec<Action>],
+    cut_section: usize,
+) -> Result<(), CompactError> {
+    let mut note = |section: usize, a: Action| {
+        if let Some(list) = actions.get_mut(section) {
+            list.push(a);
+        }
+    };
+    while out.tokens(counter) > max {
+        if !out.condensed.is_empty() {
+            out.condensed.remove(0);
+            note(
+                0,
+                Action::Trimmed {
+                    what: "condensed summary",
+                },
+            );
+        } else if out.in_section.take().is_some() {
+            note(
+                cut_section,
+                Action::Trimmed {
+                    what: "in-section summary",
+                },
+            );
+        } else if out.kept.first().is_some_and(|s| s.body().len() > 1) {
+            if let Some(first) = out.kept.first_mut() {
+                let body = first.body().get(1..).unwrap_or_default().to_vec();
+                first.set_body(body);
+            }
+            note(
+                cut_section,
+                Action::Trimmed {
+                    what: "oldest kept pair",
+                },
+            );
+        } else if out.kept.len() > 1 {
+            out.kept.remove(0);
+            note(
+                cut_section,
+                Action::Trimmed {
+                    what: "oldest kept section",
+                },
+            );
+        } else {
+            let system: usize = message_tokens(&out.systems, counter).iter().sum();
+            let reason = if system > max {
+                format!("the system prompt alone is {system} tokens")
+            } else {
+                let latest = out.tokens(counter).saturating_sub(system);
+                format!(
+                    "the latest exchange alone is {latest} tokens (with {system} of system prompt)"
+                )
+            };
+            return Err(CompactError::Budget {
+                max_tokens: max,
+                reason,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Where the kept window starts: (section, first kept pair). At least the last `keep`
+/// messages are kept, extended back to the start of the exchange (pair) they begin in;
+/// then further back, exchange by exchange, while the system prompt and the kept
+/// messages (with the user message of the section the window starts in) fit
+/// `kept_budget` tokens: the budget is used, not just the minimum.
+fn find_cut(
+    ast: &ChainAst,
+    keep: usize,
+    kept_budget: usize,
+    counter: &dyn TokenCounter,
+) -> (usize, usize) {
+    let messages = ast.messages();
+    let tokens = message_tokens(&messages, counter);
+    let sum =
+        |range: std::ops::Range<usize>| tokens.get(range).map_or(0, |t| t.iter().sum::<usize>());
+    let systems = ast
+        .sections()
+        .first()
+        .map_or(0, |s| s.header().system().len());
+    // Every place a window may start: (section, pair, first message, user message index).
+    let mut starts: Vec<(usize, usize, usize, Option<usize>)> = Vec::new();
+    let mut at = 0usize;
+    for (si, s) in ast.sections().iter().enumerate() {
+        let header_start = at.saturating_add(s.header().system().len());
+        let human = s.header().human().map(|_| header_start);
+        at = header_start.saturating_add(usize::from(human.is_some()));
+        if human.is_some() {
+            starts.push((si, 0, header_start, None));
+        }
+        for (pj, p) in s.body().iter().enumerate() {
+            if pj > 0 || human.is_none() {
+                starts.push((si, pj, at, human));
+            }
+            at = at.saturating_add(p.tools().len().saturating_add(1));
+        }
+    }
+    let total = messages.len();
+    let keep_from = total.saturating_sub(keep.max(1));
+    let system_tokens = sum(0..systems);
+    let fits = |&(_, _, first, human): &(usize, usize, usize, Option<usize>)| {
+        let kept = sum(first.max(systems)..total)
+            .saturating_add(human.map_or(0, |h| sum(h..h.saturating_add(1))));
+        system_tokens.saturating_add(kept) <= kept_budget
+    };
+    // The latest start that keeps at least `keep` messages, then earlier ones while they fit.
+    let mut candidates = starts.iter().rev().skip_while(|s| s.2 > keep_from);
+    let Some(mut chosen) = candidates.next() else {
+        return starts.first().map_or((0, 0), |s| (s.0, s.1));
+    };
+    for candidate in candidates {
+        if !fits(candidate) {
+            break;
+        }
+        chosen = candidate;
+    }
+    (chosen.0, chosen.1)
+}
+
+/// Chunks of everything before the cut, packed in order up to `chunk_bytes` (a section
+/// larger than that is split between pairs), then the cut section's older pairs alone.
+fn plan_chunks(
+    sections: &[Section],
+    cut_section: usize,
+    cut_pair: usize,
+    chunk_bytes: usize,
+) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    let mut current: Vec<Segment> = Vec::new();
+    let mut bytes = 0usize;
+    for (si, s) in sections.iter().enumerate().take(cut_section) {
+        let human = s.header().human().map_or(0, Message::size);
+        let mut segment = Segment {
+            section: si,
+            pairs: 0..0,
+            with_human: s.header().human().is_some(),
+        };
+        bytes = bytes.saturating_add(human);
+        for (pj, p) in s.body().iter().enumerate() {
+            let open = segment.with_human || !segment.pairs.is_empty() || !current.is_empty();
+            if open && bytes.saturating_add(p.size()) > chunk_bytes {
+                if segment.with_human || !segment.pairs.is_empty() {
+                    current.push(segment);
+                }
+                chunks.push(Chunk {
+                    segments: std::mem::take(&mut current),
+                    in_cut: false,
+                });
+                bytes = 0;
+                segment = Segment {
+                    section: si,
+                    pairs: pj..pj,
+                    with_human: false,
+                };
+            }
+            segment.pairs.end = pj.saturating_add(1);
+            bytes = bytes.saturating_add(p.size());
+        }
+        if segment.with_human || !segment.pairs.is_empty() {
+            current.push(segment);
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(Chunk {
+            segments: current,
+            in_cut: false,
+        });
+    }
+    if cut_pair > 0 {
+        let segment = Segment {
+            section: cut_section,
+            pairs: 0..cut_pair,
+            with_human: false,
+        };
+        chunks.push(Chunk {
+            segments: vec![segment],
+            in_cut: true,
+        });
+    }
+    chunks
+}
+
+fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -> Option<Job> {
+    let mut tasks: Vec<Message> = Vec::new();
+    let mut work: Vec<Message> = Vec::new();
+    for segment in &c.segments {
+        let s = sections.get(segment.section)?;
+        // The user message gives context. It is condensed with its section, or stays
+        // in place for the section the kept window starts in.
+        if segment.with_human || c.in_cut {
+            tasks.extend(s.header().human().cloned());
+        }
+        work.extend(
+            s.body()
+                .get(segment.pairs.clone())?
+                .iter()
+                .flat_map(BodyPair::messages),
+        );
+    }
+    let prompt = render(&tasks, &work)?;
+    let first = c.first_section();
+    let last = c.segments.last().map_or(first, |s| s.section);
+    let start = starts.get(first).copied().unwrap_or(0);
+    let end = starts.get(last.saturating_add(1)).copied().unwrap_or(start);
+    let kind = if c.in_cut {
+        RequestKind::Rotation
+    } else {
+        RequestKind::Chunk
+    };
+    Some(Job {
+        kind,
+        prompt,
+        range: MessageRange { start, end },
+        section: Some(first),
+        target_bytes: target,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    original: &[Message],
+    messages: Vec<Message>,
+    engine: &Engine,
+    errors: Vec<crate::summarize::SummarizeError>,
+    actions: Vec<Vec<Action>>,
+    rolled_back: bool,
+    controls: &Controls,
+    repairs: Vec<crate::ast::RepairAction>,
+) -> CompactResult {
+    let sections = actions
+        .into_iter()
+        .enumerate()
+        .filter(|(_, a)| !a.is_empty())
+        .map(|(section, actions)| SectionReport { section, actions })
+        .collect();
+    let report = Report {
+        strategy: "budget",
+        before: Totals::of(original),
+        after: Totals::of(&messages),
+        calls: engine.requests.len(),
+        waves: engine.waves,
+        errors,
+        repairs,
+        sections,
+        rolled_back,
+        cancelled: controls.cancel.is_cancelled(),
+    };
+    CompactResult {
+        changed: messages != original,
+        messages,
+        report,
+    }
+}

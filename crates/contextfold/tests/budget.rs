@@ -1,0 +1,262 @@
+//! The budget strategy: keep system + recent, condense the rest, hard budget.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use common::*;
+use contextfold::ast::{ChainAst, PairKind};
+use contextfold::measure::{message_tokens, EstimateCounter, TokenCounter};
+use contextfold::message::{Message, Role};
+use contextfold::strategy::budget::{compact, BudgetConfig, CONDENSED_PREFIX};
+use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
+use contextfold::summarize::mock::{FixedSummarizer, FnSummarizer};
+use contextfold::summarize::{Controls, SummarizeError, Summarizer, SummaryRequest};
+use contextfold::testing::{generate_chain, ChainConfig};
+use futures::executor::block_on;
+use proptest::prelude::*;
+
+fn tokens(messages: &[Message]) -> usize {
+    message_tokens(messages, &EstimateCounter).iter().sum()
+}
+
+fn run<S: Summarizer>(
+    chain: &[Message],
+    config: &BudgetConfig,
+    s: &S,
+) -> Result<CompactResult, CompactError> {
+    block_on(compact(
+        chain,
+        config,
+        s,
+        &Controls::default(),
+        &EstimateCounter,
+    ))
+}
+
+/// `n` sections of a user question, a tool exchange with a 2 KB result, and an answer.
+fn session(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("You are a careful agent.")];
+    for i in 0..n {
+        let id = format!("c{i}");
+        chain.push(user(&format!("step {i}: inspect file {i}")));
+        chain.push(ai_calls("", &[(&id, "read_file")]));
+        chain.push(tool(&id, "read_file", &format!("line {i}\n").repeat(300)));
+        chain.push(ai(&format!("file {i} looks fine")));
+    }
+    chain
+}
+
+#[test]
+fn under_budget_nothing_changes() {
+    let chain = session(2);
+    let s = FixedSummarizer::new("S");
+    let out = run(&chain, &BudgetConfig::new(100_000), &s).unwrap();
+    assert_eq!((out.changed, s.calls()), (false, 0));
+    assert_eq!(out.messages, chain);
+}
+
+#[test]
+fn older_sections_are_condensed_in_one_wave_and_the_result_fits() {
+    let chain = session(6);
+    let max = 3000;
+    assert!(tokens(&chain) > max);
+    let s = FixedSummarizer::new("earlier: files were inspected and looked fine");
+    let out = run(&chain, &BudgetConfig::new(max), &s).unwrap();
+    assert!(
+        tokens(&out.messages) <= max,
+        "{} > {max}",
+        tokens(&out.messages)
+    );
+    assert_eq!(out.report.waves, 1);
+    let ast = ChainAst::parse(&out.messages).unwrap();
+    // Leading run: the system prompt, then condensed summaries as system messages.
+    let systems = ast.sections()[0].header().system();
+    assert_eq!(systems[0], sys("You are a careful agent."));
+    assert!(
+        systems.len() > 1,
+        "condensed summaries are kept when they fit"
+    );
+    assert!(systems[1..]
+        .iter()
+        .all(|m| m.joined_text().starts_with(CONDENSED_PREFIX)));
+    // The most recent exchange is kept verbatim.
+    assert_eq!(out.messages.last(), chain.last());
+    assert!(out.report.sections.iter().any(|s| s
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Condensed { .. }))));
+}
+
+#[test]
+fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
+    // One long section: the kept window starts mid-section; keep_recent points at a
+    // tool result, so the window extends back to its call.
+    let mut chain = vec![sys("s"), user("do the whole job")];
+    for i in 0..8 {
+        let id = format!("c{i}");
+        chain.push(ai_calls("", &[(&id, "run")]));
+        chain.push(tool(&id, "run", &"output ".repeat(200)));
+    }
+    let s = FixedSummarizer::new("ran seven commands, all fine");
+    let config = BudgetConfig {
+        keep_recent: 1,
+        ..BudgetConfig::new(1200)
+    };
+    let out = run(&chain, &config, &s).unwrap();
+    let ast = ChainAst::parse(&out.messages).unwrap();
+    assert_eq!(ast.sections().len(), 1);
+    let section = &ast.sections()[0];
+    assert_eq!(section.header().human(), Some(&user("do the whole job")));
+    let kinds: Vec<PairKind> = section.body().iter().map(|p| p.kind()).collect();
+    assert_eq!(kinds[0], PairKind::Summarization);
+    assert!(kinds[1..].iter().all(|k| *k == PairKind::RequestResponse));
+    // The budget keeps more than the one-message minimum, and never a partial exchange.
+    assert!(kinds.len() >= 3, "{kinds:?}");
+    assert_eq!(
+        out.messages[out.messages.len() - 2..],
+        chain[chain.len() - 2..]
+    );
+    assert!(tokens(&out.messages) <= 1200);
+}
+
+#[test]
+fn summaries_too_large_are_dropped_oldest_first() {
+    let chain = session(6);
+    let max = 2200;
+    let s = FixedSummarizer::new("a very detailed summary ".repeat(200));
+    let out = run(&chain, &BudgetConfig::new(max), &s).unwrap();
+    assert!(tokens(&out.messages) <= max);
+    let trimmed = out
+        .report
+        .sections
+        .iter()
+        .flat_map(|s| &s.actions)
+        .filter(|a| matches!(a, Action::Trimmed { .. }));
+    assert!(trimmed.count() >= 1);
+    ChainAst::parse(&out.messages).unwrap();
+}
+
+#[test]
+fn a_budget_that_cannot_be_met_says_why() {
+    let chain = vec![
+        sys(&"policy ".repeat(2000)),
+        user("q"),
+        ai("a"),
+        user("q2"),
+        ai("a2"),
+    ];
+    let s = FixedSummarizer::new("S");
+    let err = run(&chain, &BudgetConfig::new(500), &s).unwrap_err();
+    assert_eq!(err.code(), "budget_exceeded");
+    assert!(
+        err.to_string().contains("the system prompt alone is"),
+        "{err}"
+    );
+
+    let chain = vec![
+        sys("s"),
+        user("q"),
+        ai("a"),
+        user("paste"),
+        ai(&"huge answer ".repeat(2000)),
+    ];
+    let err = run(&chain, &BudgetConfig::new(500), &s).unwrap_err();
+    assert!(
+        err.to_string().contains("the latest exchange alone is"),
+        "{err}"
+    );
+}
+
+#[test]
+fn summarizer_failures_roll_back_or_degrade_within_budget() {
+    let chain = session(6);
+    let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("down")) });
+    let out = run(&chain, &BudgetConfig::new(3000), &fail).unwrap();
+    assert!(out.report.rolled_back && !out.changed);
+    assert_eq!(out.messages, chain);
+    assert!(!out.report.errors.is_empty());
+
+    let config = BudgetConfig {
+        on_error: OnError::Partial,
+        ..BudgetConfig::new(3000)
+    };
+    let out = run(&chain, &config, &fail).unwrap();
+    assert!(tokens(&out.messages) <= 3000);
+    assert!(!out.report.errors.is_empty() && !out.report.rolled_back);
+    ChainAst::parse(&out.messages).unwrap();
+
+    let config = BudgetConfig {
+        on_error: OnError::Throw,
+        ..BudgetConfig::new(3000)
+    };
+    assert_eq!(
+        run(&chain, &config, &fail).unwrap_err().code(),
+        "summarizer_failed"
+    );
+}
+
+/// A counter that counts every text as 1 token per byte: the strategy must use it.
+struct Bytes;
+
+impl TokenCounter for Bytes {
+    fn count_texts(&self, texts: &[&str]) -> Vec<usize> {
+        texts.iter().map(|t| t.len()).collect()
+    }
+}
+
+#[test]
+fn the_budget_is_in_the_caller_s_tokens() {
+    let chain = session(4);
+    let s = FixedSummarizer::new("S");
+    let max = 4000;
+    let out = block_on(compact(
+        &chain,
+        &BudgetConfig::new(max),
+        &s,
+        &Controls::default(),
+        &Bytes,
+    ))
+    .unwrap();
+    assert!(message_tokens(&out.messages, &Bytes).iter().sum::<usize>() <= max);
+    // With the estimate (about 4 bytes a token) the same chain needs no change.
+    assert!(!run(&chain, &BudgetConfig::new(max), &s).unwrap().changed);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn output_fits_the_budget_or_fails_with_a_reason(
+        sections in 1usize..7,
+        pairs in 1usize..4,
+        tools in any::<bool>(),
+        max in 20usize..2000,
+        keep in 1usize..6,
+        summary_len in 1usize..400,
+    ) {
+        let chain = generate_chain(&ChainConfig {
+            include_system: true,
+            sections,
+            pairs_per_section: vec![pairs; sections],
+            tools_for_pairs: vec![tools; sections * pairs],
+            tool_calls_per_pair: vec![2; sections * pairs],
+            include_all_tool_responses: true,
+        });
+        let s = FixedSummarizer::new("x".repeat(summary_len));
+        let config = BudgetConfig { keep_recent: keep, ..BudgetConfig::new(max) };
+        match run(&chain, &config, &s) {
+            Ok(out) => {
+                prop_assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
+                prop_assert!(ChainAst::parse(&out.messages).is_ok());
+                prop_assert_eq!(out.messages.last(), chain.last());
+                prop_assert!(out.messages.iter().filter(|m| m.role == Role::System).count() >= 1);
+            }
+            Err(e) => prop_assert_eq!(e.code(), "budget_exceeded"),
+        }
+    }
+}
