@@ -8,9 +8,7 @@
 //! `timeoutMs` per call.
 
 use crate::convert::to_js;
-use contextfold::summarize::{
-    CancelFlag, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest,
-};
+use contextfold::summarize::{CancelFlag, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
 use futures::future::{self, Either};
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::closure::Closure;
@@ -77,18 +75,10 @@ extern "C" {
     fn aborted(this: &AbortSignalLike) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = addEventListener)]
-    fn add_event_listener(
-        this: &AbortSignalLike,
-        kind: &str,
-        listener: &Function,
-    ) -> Result<(), JsValue>;
+    fn add_event_listener(this: &AbortSignalLike, kind: &str, listener: &Function) -> Result<(), JsValue>;
 
     #[wasm_bindgen(method, catch, js_name = removeEventListener)]
-    fn remove_event_listener(
-        this: &AbortSignalLike,
-        kind: &str,
-        listener: &Function,
-    ) -> Result<(), JsValue>;
+    fn remove_event_listener(this: &AbortSignalLike, kind: &str, listener: &Function) -> Result<(), JsValue>;
 
     // Globals of every runtime we ship for (Node, browsers, workerd); no web-sys.
     #[wasm_bindgen(catch, js_name = setTimeout)]
@@ -128,12 +118,8 @@ impl JsSummarizer {
 impl Summarizer for JsSummarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         let timeout_ms = request.timeout_ms;
-        let js_request = to_js(&request).map_err(|e| {
-            SummarizeError::failed(format!(
-                "could not convert the request: {}",
-                describe_js(&e)
-            ))
-        })?;
+        let js_request = to_js(&request)
+            .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
         let returned = self
             .function
             .call2(&JsValue::UNDEFINED, &js_request, &self.context())
@@ -181,9 +167,8 @@ impl Timer {
         let promise = Promise::new(&mut |resolve, _reject| {
             started = set_timeout(&resolve, delay);
         });
-        let id = started.map_err(|e| {
-            SummarizeError::failed(format!("could not start a timer: {}", describe_js(&e)))
-        })?;
+        let id =
+            started.map_err(|e| SummarizeError::failed(format!("could not start a timer: {}", describe_js(&e))))?;
         Ok(Timer { promise, id })
     }
 }
@@ -206,27 +191,19 @@ impl AbortLink {
     pub fn attach(signal: AbortSignalLike, cancel: &CancelFlag) -> Result<AbortLink, JsValue> {
         if signal.aborted()?.is_truthy() {
             cancel.cancel();
-            return Ok(AbortLink {
-                signal,
-                listener: None,
-            });
+            return Ok(AbortLink { signal, listener: None });
         }
         let flag = cancel.clone();
         let listener = Closure::<dyn FnMut()>::new(move || flag.cancel());
         signal.add_event_listener("abort", listener.as_ref().unchecked_ref())?;
-        Ok(AbortLink {
-            signal,
-            listener: Some(listener),
-        })
+        Ok(AbortLink { signal, listener: Some(listener) })
     }
 }
 
 impl Drop for AbortLink {
     fn drop(&mut self) {
         if let Some(listener) = &self.listener {
-            let _ = self
-                .signal
-                .remove_event_listener("abort", listener.as_ref().unchecked_ref());
+            let _ = self.signal.remove_event_listener("abort", listener.as_ref().unchecked_ref());
         }
     }
 }
@@ -237,11 +214,7 @@ pub fn describe_js(value: &JsValue) -> String {
     if let Some(error) = value.dyn_ref::<js_sys::Error>() {
         let name = String::from(error.name());
         let message = String::from(error.message());
-        return if message.is_empty() {
-            name
-        } else {
-            format!("{name}: {message}")
-        };
+        return if message.is_empty() { name } else { format!("{name}: {message}") };
     }
     value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }

@@ -112,10 +112,7 @@ pub struct ParsedChain {
 /// ```
 #[wasm_bindgen(js_name = parseChain, unchecked_return_type = "ParsedChain")]
 pub fn parse_chain(
-    #[wasm_bindgen(
-        unchecked_param_type = "unknown",
-        param_description = "an array of messages, or its JSON text"
-    )]
+    #[wasm_bindgen(unchecked_param_type = "unknown", param_description = "an array of messages, or its JSON text")]
     messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ParseChainOptions")] options: Option<JsValue>,
 ) -> JsResult<JsValue> {
@@ -126,10 +123,7 @@ pub fn parse_chain(
 }
 
 /// The Rust side of `parseChain`: format read, strict or repair parse, outline.
-pub fn parse_chain_value(
-    value: &Value,
-    options: &ParseChainOptions,
-) -> Result<ParsedChain, BindingError> {
+pub fn parse_chain_value(value: &Value, options: &ParseChainOptions) -> Result<ParsedChain, BindingError> {
     let requested = format_option(options.format.as_deref())?;
     let (messages, format) = read_messages(value, requested)?;
     let (ast, repairs) = if options.repair.unwrap_or(false) {
@@ -138,21 +132,15 @@ pub fn parse_chain_value(
     } else {
         (ChainAst::parse(&messages)?, Vec::new())
     };
-    Ok(ParsedChain {
-        format: format.as_str(),
-        outline: inspect::outline(&ast),
-        repairs,
-    })
+    Ok(ParsedChain { format: format.as_str(), outline: inspect::outline(&ast), repairs })
 }
 
 fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, BindingError> {
     match options {
         None => Ok(ParseChainOptions::default()),
         Some(v) if v.is_null() || v.is_undefined() => Ok(ParseChainOptions::default()),
-        Some(v) => serde_wasm_bindgen::from_value(v).map_err(|e| BindingError::InvalidOption {
-            path: String::new(),
-            message: describe(&e),
-        }),
+        Some(v) => serde_wasm_bindgen::from_value(v)
+            .map_err(|e| BindingError::InvalidOption { path: String::new(), message: describe(&e) }),
     }
 }
 
@@ -162,10 +150,7 @@ mod tests {
     use serde_json::json;
 
     fn native_options(repair: bool) -> ParseChainOptions {
-        ParseChainOptions {
-            format: Some("native".to_string()),
-            repair: Some(repair),
-        }
+        ParseChainOptions { format: Some("native".to_string()), repair: Some(repair) }
     }
 
     fn orphan_result_chain() -> Value {
@@ -213,10 +198,7 @@ mod tests {
 
     #[test]
     fn unknown_format_is_an_invalid_option() {
-        let options = ParseChainOptions {
-            format: Some("gemini-ultra".to_string()),
-            repair: None,
-        };
+        let options = ParseChainOptions { format: Some("gemini-ultra".to_string()), repair: None };
         let err = parse_chain_value(&json!([]), &options).unwrap_err();
         assert_eq!(err.code(), "invalid_option");
         assert_eq!(err.path().as_deref(), Some("options.format"));

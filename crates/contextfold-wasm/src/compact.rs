@@ -177,10 +177,7 @@ impl SectionsSettings {
     /// The core config: defaults overridden by what is given, after range checks.
     pub fn to_config(&self, on_error: OnError) -> Result<SectionsConfig, BindingError> {
         if self.name != "sections" {
-            return Err(invalid(
-                ".strategy.name",
-                format!("unknown strategy {:?}; expected \"sections\"", self.name),
-            ));
+            return Err(invalid(".strategy.name", format!("unknown strategy {:?}; expected \"sections\"", self.name)));
         }
         if self.keep_qa_sections == Some(0) {
             return Err(invalid(".strategy.keepQASections", "must be at least 1"));
@@ -189,8 +186,7 @@ impl SectionsSettings {
             return Err(invalid(".strategy.reservePercent", "must be 0 to 100"));
         }
         if let Some(template) = &self.id_template {
-            IdTemplate::parse(template)
-                .map_err(|e| invalid(".strategy.idTemplate", e.to_string()))?;
+            IdTemplate::parse(template).map_err(|e| invalid(".strategy.idTemplate", e.to_string()))?;
         }
         let d = SectionsConfig::default();
         Ok(SectionsConfig {
@@ -260,24 +256,14 @@ pub struct CompactOutput {
 /// ```
 #[wasm_bindgen(js_name = compact, unchecked_return_type = "CompactResult")]
 pub async fn compact(
-    #[wasm_bindgen(
-        unchecked_param_type = "unknown",
-        param_description = "an array of messages, or its JSON text"
-    )]
+    #[wasm_bindgen(unchecked_param_type = "unknown", param_description = "an array of messages, or its JSON text")]
     messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "CompactOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
-    let JsCompactOptions {
-        settings,
-        summarizer,
-        signal,
-    } = JsCompactOptions::read(&options)?;
+    let JsCompactOptions { settings, summarizer, signal } = JsCompactOptions::read(&options)?;
     let value = messages_from_js(messages)?;
-    let controls = Controls {
-        concurrency: settings.concurrency,
-        cancel: CancelFlag::new(),
-        timeout_ms: settings.timeout_ms,
-    };
+    let controls =
+        Controls { concurrency: settings.concurrency, cancel: CancelFlag::new(), timeout_ms: settings.timeout_ms };
     // Dropped (listener removed) when this function returns, whatever the outcome.
     let _abort = match &signal {
         Some(signal) => Some(
@@ -318,19 +304,14 @@ struct JsCompactOptions {
 impl JsCompactOptions {
     fn read(options: &JsValue) -> Result<JsCompactOptions, BindingError> {
         if options.is_undefined() || options.is_null() {
-            return Err(invalid(
-                ".summarizer",
-                "required: compact needs { summarizer }",
-            ));
+            return Err(invalid(".summarizer", "required: compact needs { summarizer }"));
         }
         if !options.is_object() {
             return Err(invalid("", "expected an object"));
         }
         let summarizer = match get(options, "summarizer")? {
             None => return Err(invalid(".summarizer", "required")),
-            Some(f) => f
-                .dyn_into::<JsSummarizerFn>()
-                .map_err(|_| invalid(".summarizer", "expected a function"))?,
+            Some(f) => f.dyn_into::<JsSummarizerFn>().map_err(|_| invalid(".summarizer", "expected a function"))?,
         };
         let signal = match get(options, "signal")? {
             None => None,
@@ -345,37 +326,21 @@ impl JsCompactOptions {
             Some(other) => {
                 return Err(invalid(
                     ".onError",
-                    format!(
-                        "unknown value {other:?}; expected \"rollback\", \"throw\" or \"partial\""
-                    ),
+                    format!("unknown value {other:?}; expected \"rollback\", \"throw\" or \"partial\""),
                 ))
             }
         };
         let strategy = match get(options, "strategy")? {
-            None => SectionsSettings {
-                name: "sections".to_string(),
-                ..SectionsSettings::default()
-            },
+            None => SectionsSettings { name: "sections".to_string(), ..SectionsSettings::default() },
             Some(v) if v.is_string() => {
                 let name = v.as_string().unwrap_or_default();
                 if name != "sections" {
-                    return Err(invalid(
-                        ".strategy",
-                        format!("unknown strategy {name:?}; expected \"sections\""),
-                    ));
+                    return Err(invalid(".strategy", format!("unknown strategy {name:?}; expected \"sections\"")));
                 }
-                SectionsSettings {
-                    name,
-                    ..SectionsSettings::default()
-                }
+                SectionsSettings { name, ..SectionsSettings::default() }
             }
             Some(v) if v.is_object() => deserialize_at(v, ".strategy")?,
-            Some(_) => {
-                return Err(invalid(
-                    ".strategy",
-                    "expected a strategy name or { name, ...settings }",
-                ))
-            }
+            Some(_) => return Err(invalid(".strategy", "expected a strategy name or { name, ...settings }")),
         };
         let sections = strategy.to_config(on_error)?;
         let concurrency = match field::<usize>(options, "concurrency")? {
@@ -388,12 +353,7 @@ impl JsCompactOptions {
             t => t,
         };
         Ok(JsCompactOptions {
-            settings: CompactSettings {
-                format,
-                sections,
-                concurrency,
-                timeout_ms,
-            },
+            settings: CompactSettings { format, sections, concurrency, timeout_ms },
             summarizer,
             signal,
         })
@@ -401,10 +361,7 @@ impl JsCompactOptions {
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> BindingError {
-    BindingError::InvalidOption {
-        path: path.to_string(),
-        message: message.into(),
-    }
+    BindingError::InvalidOption { path: path.to_string(), message: message.into() }
 }
 
 /// `options[key]`, `None` when undefined or null. A throwing getter is an invalid option.
@@ -416,20 +373,14 @@ fn get(options: &JsValue, key: &str) -> Result<Option<JsValue>, BindingError> {
 
 /// `options[key]` converted to `T`, with the path of any error.
 fn field<T: DeserializeOwned>(options: &JsValue, key: &str) -> Result<Option<T>, BindingError> {
-    get(options, key)?
-        .map(|v| deserialize_at(v, &format!(".{key}")))
-        .transpose()
+    get(options, key)?.map(|v| deserialize_at(v, &format!(".{key}"))).transpose()
 }
 
 /// `value` converted to `T`; errors are located under `path` (e.g. `.strategy.useQA`).
 fn deserialize_at<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, BindingError> {
     serde_path_to_error::deserialize(serde_wasm_bindgen::Deserializer::from(value)).map_err(|e| {
         let inner = e.path().to_string();
-        let at = if inner == "." {
-            path.to_string()
-        } else {
-            format!("{path}.{}", inner.trim_start_matches('.'))
-        };
+        let at = if inner == "." { path.to_string() } else { format!("{path}.{}", inner.trim_start_matches('.')) };
         invalid(&at, describe(e.inner()))
     })
 }
@@ -486,10 +437,7 @@ mod tests {
 
     fn settings(on_error: OnError) -> CompactSettings {
         CompactSettings {
-            sections: SectionsConfig {
-                on_error,
-                ..SectionsConfig::default()
-            },
+            sections: SectionsConfig { on_error, ..SectionsConfig::default() },
             ..CompactSettings::default()
         }
     }
@@ -497,13 +445,8 @@ mod tests {
     #[test]
     fn compacts_older_sections_into_native_output() {
         let summarizer = Fixed::default();
-        let out = block_on(compact_value(
-            &chain(),
-            &settings(OnError::Rollback),
-            &summarizer,
-            &Controls::default(),
-        ))
-        .unwrap();
+        let out =
+            block_on(compact_value(&chain(), &settings(OnError::Rollback), &summarizer, &Controls::default())).unwrap();
         assert!(out.changed);
         assert_eq!(out.format, "native");
         assert!(out.report.after.bytes < out.report.before.bytes);
@@ -514,24 +457,14 @@ mod tests {
 
     #[test]
     fn rollback_keeps_the_original_and_throw_becomes_summarizer_failed() {
-        let out = block_on(compact_value(
-            &chain(),
-            &settings(OnError::Rollback),
-            &Failing,
-            &Controls::default(),
-        ))
-        .unwrap();
+        let out =
+            block_on(compact_value(&chain(), &settings(OnError::Rollback), &Failing, &Controls::default())).unwrap();
         assert!(!out.changed);
         assert!(out.report.rolled_back);
         assert_eq!(out.report.errors.len(), out.report.calls);
 
-        let err = block_on(compact_value(
-            &chain(),
-            &settings(OnError::Throw),
-            &Failing,
-            &Controls::default(),
-        ))
-        .unwrap_err();
+        let err =
+            block_on(compact_value(&chain(), &settings(OnError::Throw), &Failing, &Controls::default())).unwrap_err();
         assert_eq!(err.code(), "summarizer_failed");
         assert!(matches!(err, BindingError::Summarizer(ref list) if !list.is_empty()));
     }
@@ -541,60 +474,26 @@ mod tests {
         let bad = json!([{ "role": "user", "parts": "not a list" }]);
         let mut s = settings(OnError::Rollback);
         s.format = Some(Format::Native);
-        let err = block_on(compact_value(
-            &bad,
-            &s,
-            &Fixed::default(),
-            &Controls::default(),
-        ))
-        .unwrap_err();
+        let err = block_on(compact_value(&bad, &s, &Fixed::default(), &Controls::default())).unwrap_err();
         assert_eq!(err.code(), "invalid_shape");
         assert_eq!(err.path().as_deref(), Some("[0].parts"));
     }
 
     #[test]
     fn settings_are_checked_with_their_path() {
-        let base = SectionsSettings {
-            name: "sections".to_string(),
-            ..SectionsSettings::default()
-        };
-        let config = SectionsSettings {
-            use_qa: Some(true),
-            keep_qa_sections: Some(2),
-            ..base.clone()
-        }
-        .to_config(OnError::Partial)
-        .unwrap();
+        let base = SectionsSettings { name: "sections".to_string(), ..SectionsSettings::default() };
+        let config = SectionsSettings { use_qa: Some(true), keep_qa_sections: Some(2), ..base.clone() }
+            .to_config(OnError::Partial)
+            .unwrap();
         assert!(config.use_qa);
         assert_eq!(config.keep_qa_sections, 2);
         assert_eq!(config.on_error, OnError::Partial);
-        assert_eq!(
-            config.last_sec_bytes,
-            SectionsConfig::default().last_sec_bytes
-        );
+        assert_eq!(config.last_sec_bytes, SectionsConfig::default().last_sec_bytes);
 
         let cases = [
-            (
-                SectionsSettings {
-                    name: "window".to_string(),
-                    ..base.clone()
-                },
-                "options.strategy.name",
-            ),
-            (
-                SectionsSettings {
-                    keep_qa_sections: Some(0),
-                    ..base.clone()
-                },
-                "options.strategy.keepQASections",
-            ),
-            (
-                SectionsSettings {
-                    reserve_percent: Some(101),
-                    ..base.clone()
-                },
-                "options.strategy.reservePercent",
-            ),
+            (SectionsSettings { name: "window".to_string(), ..base.clone() }, "options.strategy.name"),
+            (SectionsSettings { keep_qa_sections: Some(0), ..base.clone() }, "options.strategy.keepQASections"),
+            (SectionsSettings { reserve_percent: Some(101), ..base.clone() }, "options.strategy.reservePercent"),
         ];
         for (settings, path) in cases {
             let err = settings.to_config(OnError::Rollback).unwrap_err();

@@ -11,22 +11,15 @@ use wasm_bindgen::JsValue;
 pub fn format_option(name: Option<&str>) -> Result<Option<Format>, BindingError> {
     match name {
         None | Some("auto") => Ok(None),
-        Some(name) => Format::from_name(name)
-            .map(Some)
-            .ok_or_else(|| BindingError::InvalidOption {
-                path: ".format".to_string(),
-                message: format!(
-                    "unknown format {name:?}; expected \"auto\", \"native\", \"openai\" or \"anthropic\""
-                ),
-            }),
+        Some(name) => Format::from_name(name).map(Some).ok_or_else(|| BindingError::InvalidOption {
+            path: ".format".to_string(),
+            message: format!("unknown format {name:?}; expected \"auto\", \"native\", \"openai\" or \"anthropic\""),
+        }),
     }
 }
 
 /// Reads messages in `format`, or in the detected format when `None`.
-pub fn read_messages(
-    value: &Value,
-    format: Option<Format>,
-) -> Result<(Vec<Message>, Format), FormatError> {
+pub fn read_messages(value: &Value, format: Option<Format>) -> Result<(Vec<Message>, Format), FormatError> {
     match format {
         Some(format) => format::read(value, format).map(|messages| (messages, format)),
         None => format::read_auto(value),

@@ -99,9 +99,7 @@ impl From<CompactError> for BindingError {
             CompactError::Input(e) => BindingError::Core(e),
             CompactError::Summarizer(errors) => BindingError::Summarizer(errors),
             CompactError::Cancelled => BindingError::Cancelled,
-            CompactError::Budget { max_tokens, reason } => {
-                BindingError::Budget { max_tokens, reason }
-            }
+            CompactError::Budget { max_tokens, reason } => BindingError::Budget { max_tokens, reason },
         }
     }
 }

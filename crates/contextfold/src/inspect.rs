@@ -54,23 +54,13 @@ pub fn outline(ast: &ChainAst) -> Outline {
                     kind: p.kind(),
                     tool_calls: p.ai().tool_calls().count(),
                     tool_messages: p.tools().len(),
-                    has_reasoning: p
-                        .ai()
-                        .parts
-                        .iter()
-                        .any(|x| matches!(x, crate::message::Part::Reasoning(_))),
+                    has_reasoning: p.ai().parts.iter().any(|x| matches!(x, crate::message::Part::Reasoning(_))),
                     bytes: p.size(),
                 })
                 .collect(),
         })
         .collect();
-    let count = |k: PairKind| {
-        section_list
-            .iter()
-            .flat_map(|s| &s.pairs)
-            .filter(|p| p.kind == k)
-            .count()
-    };
+    let count = |k: PairKind| section_list.iter().flat_map(|s| &s.pairs).filter(|p| p.kind == k).count();
     Outline {
         messages: ast.message_count(),
         sections: ast.sections().len(),
@@ -79,11 +69,7 @@ pub fn outline(ast: &ChainAst) -> Outline {
         completions: count(PairKind::Completion),
         request_responses: count(PairKind::RequestResponse),
         summarizations: count(PairKind::Summarization),
-        tool_calls: section_list
-            .iter()
-            .flat_map(|s| &s.pairs)
-            .map(|p| p.tool_calls)
-            .sum(),
+        tool_calls: section_list.iter().flat_map(|s| &s.pairs).map(|p| p.tool_calls).sum(),
         section_list,
     }
 }

@@ -25,10 +25,7 @@ pub fn estimate_text_tokens(text: &str) -> usize {
         }
     }
     // ASCII ~4 chars/token; CJK ~1 token/char; other scripts (Cyrillic, Greek, emoji...) ~2 chars/token.
-    ascii
-        .div_ceil(4)
-        .saturating_add(wide)
-        .saturating_add(other.div_ceil(2))
+    ascii.div_ceil(4).saturating_add(wide).saturating_add(other.div_ceil(2))
 }
 
 fn is_cjk(c: char) -> bool {
@@ -43,31 +40,21 @@ fn part_tokens(p: &Part) -> usize {
         // Providers bill images by area, not by URL or data length; a flat figure.
         Part::Image(_) => 85,
         Part::File(f) => f.data.as_deref().map_or(85, |d| d.len() / 4),
-        Part::ToolCall(c) => estimate_text_tokens(&c.name)
-            .saturating_add(estimate_text_tokens(&c.arguments))
-            .saturating_add(3),
-        Part::ToolResult(r) => r
-            .content
-            .iter()
-            .map(part_tokens)
-            .fold(3usize, usize::saturating_add),
+        Part::ToolCall(c) => {
+            estimate_text_tokens(&c.name).saturating_add(estimate_text_tokens(&c.arguments)).saturating_add(3)
+        }
+        Part::ToolResult(r) => r.content.iter().map(part_tokens).fold(3usize, usize::saturating_add),
     }
 }
 
 /// Estimated tokens of one message, overhead included.
 pub fn estimate_message_tokens(m: &Message) -> usize {
-    m.parts
-        .iter()
-        .map(part_tokens)
-        .fold(MESSAGE_OVERHEAD, usize::saturating_add)
+    m.parts.iter().map(part_tokens).fold(MESSAGE_OVERHEAD, usize::saturating_add)
 }
 
 /// Estimated tokens of messages.
 pub fn estimate_tokens(messages: &[Message]) -> usize {
-    messages
-        .iter()
-        .map(estimate_message_tokens)
-        .fold(0usize, usize::saturating_add)
+    messages.iter().map(estimate_message_tokens).fold(0usize, usize::saturating_add)
 }
 
 /// Counts tokens of many texts at once, so a tokenizer living across a boundary (a JS
@@ -108,13 +95,7 @@ pub fn message_tokens(messages: &[Message], counter: &dyn TokenCounter) -> Vec<u
     fixed
 }
 
-fn collect_texts<'a>(
-    p: &'a Part,
-    i: usize,
-    texts: &mut Vec<&'a str>,
-    owner: &mut Vec<usize>,
-    fixed: &mut [usize],
-) {
+fn collect_texts<'a>(p: &'a Part, i: usize, texts: &mut Vec<&'a str>, owner: &mut Vec<usize>, fixed: &mut [usize]) {
     let mut add_fixed = |n: usize| {
         if let Some(slot) = fixed.get_mut(i) {
             *slot = slot.saturating_add(n);

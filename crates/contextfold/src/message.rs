@@ -158,11 +158,7 @@ pub const TOOL_CALL_TYPE: &str = "function";
 
 impl Message {
     pub fn new(role: Role, parts: Vec<Part>) -> Self {
-        Message {
-            role,
-            parts,
-            extra: Extra::new(),
-        }
+        Message { role, parts, extra: Extra::new() }
     }
 
     /// A message with a single text part.
@@ -171,11 +167,7 @@ impl Message {
     }
 
     /// A `tool` message answering `call_id` with text content.
-    pub fn tool_result(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
-        content: impl Into<String>,
-    ) -> Self {
+    pub fn tool_result(call_id: impl Into<String>, name: impl Into<String>, content: impl Into<String>) -> Self {
         Message::new(
             Role::Tool,
             vec![Part::ToolResult(ToolResultPart {
@@ -221,18 +213,13 @@ impl Message {
 
     /// Size in bytes: the sum of its parts' sizes (see [`Part::size`]).
     pub fn size(&self) -> usize {
-        self.parts
-            .iter()
-            .fold(0usize, |acc, p| acc.saturating_add(p.size()))
+        self.parts.iter().fold(0usize, |acc, p| acc.saturating_add(p.size()))
     }
 }
 
 impl Part {
     pub fn text(text: impl Into<String>) -> Self {
-        Part::Text(TextPart {
-            text: text.into(),
-            extra: Extra::new(),
-        })
+        Part::Text(TextPart { text: text.into(), extra: Extra::new() })
     }
 
     /// Size in bytes as the chain AST counts it. Text: its length; reasoning: text,
@@ -242,25 +229,14 @@ impl Part {
     pub fn size(&self) -> usize {
         match self {
             Part::Text(t) => t.text.len(),
-            Part::Reasoning(r) => sum(&[
-                r.text.len(),
-                opt_len(&r.signature),
-                opt_len(&r.redacted_data),
-            ]),
+            Part::Reasoning(r) => sum(&[r.text.len(), opt_len(&r.signature), opt_len(&r.redacted_data)]),
             Part::Image(i) => sum(&[opt_len(&i.url), opt_len(&i.data)]),
             Part::File(f) => sum(&[opt_len(&f.url), opt_len(&f.data)]),
-            Part::ToolCall(c) => sum(&[
-                c.id.len(),
-                TOOL_CALL_TYPE.len(),
-                c.name.len(),
-                c.arguments.len(),
-                opt_len(&c.signature),
-            ]),
+            Part::ToolCall(c) => {
+                sum(&[c.id.len(), TOOL_CALL_TYPE.len(), c.name.len(), c.arguments.len(), opt_len(&c.signature)])
+            }
             Part::ToolResult(r) => {
-                let content = r
-                    .content
-                    .iter()
-                    .fold(0usize, |acc, p| acc.saturating_add(p.size()));
+                let content = r.content.iter().fold(0usize, |acc, p| acc.saturating_add(p.size()));
                 sum(&[r.call_id.len(), opt_len(&r.name), content])
             }
         }
@@ -289,7 +265,5 @@ fn sum(xs: &[usize]) -> usize {
 
 /// Sum of message sizes.
 pub fn messages_size(messages: &[Message]) -> usize {
-    messages
-        .iter()
-        .fold(0usize, |acc, m| acc.saturating_add(m.size()))
+    messages.iter().fold(0usize, |acc, m| acc.saturating_add(m.size()))
 }

@@ -49,51 +49,21 @@ pub fn generate_chain(config: &ChainConfig) -> Vec<Message> {
     }
     let mut pair_index = 0usize;
     for s in 0..config.sections {
-        out.push(Message::text(
-            Role::User,
-            format!("Question {s}: what about topic {s}?"),
-        ));
+        out.push(Message::text(Role::User, format!("Question {s}: what about topic {s}?")));
         let pairs = config.pairs_per_section.get(s).copied().unwrap_or(1);
         for p in 0..pairs {
-            let tools = config
-                .tools_for_pairs
-                .get(pair_index)
-                .copied()
-                .unwrap_or(false);
-            let calls = if tools {
-                config
-                    .tool_calls_per_pair
-                    .get(pair_index)
-                    .copied()
-                    .unwrap_or(1)
-                    .max(1)
-            } else {
-                0
-            };
+            let tools = config.tools_for_pairs.get(pair_index).copied().unwrap_or(false);
+            let calls = if tools { config.tool_calls_per_pair.get(pair_index).copied().unwrap_or(1).max(1) } else { 0 };
             if calls == 0 {
-                out.push(Message::text(
-                    Role::Assistant,
-                    format!("Answer {s}.{p}: here is what I know."),
-                ));
+                out.push(Message::text(Role::Assistant, format!("Answer {s}.{p}: here is what I know.")));
             } else {
                 let ids: Vec<String> = (0..calls).map(|c| format!("call_s{s}_p{p}_c{c}")).collect();
                 let mut parts = vec![Part::text(format!("Let me look that up ({s}.{p})."))];
-                parts.extend(
-                    ids.iter()
-                        .map(|id| tool_call(id, "search", &format!("topic {s}"))),
-                );
+                parts.extend(ids.iter().map(|id| tool_call(id, "search", &format!("topic {s}"))));
                 out.push(Message::new(Role::Assistant, parts));
-                let answered = if config.include_all_tool_responses {
-                    ids.len()
-                } else {
-                    ids.len().saturating_sub(1)
-                };
+                let answered = if config.include_all_tool_responses { ids.len() } else { ids.len().saturating_sub(1) };
                 for id in ids.iter().take(answered) {
-                    out.push(Message::tool_result(
-                        id.clone(),
-                        "search",
-                        format!("Result for {id}: found 3 items."),
-                    ));
+                    out.push(Message::tool_result(id.clone(), "search", format!("Result for {id}: found 3 items.")));
                 }
             }
             pair_index = pair_index.saturating_add(1);
@@ -104,18 +74,12 @@ pub fn generate_chain(config: &ChainConfig) -> Vec<Message> {
 
 /// `sections` sections of two pairs each (a tool-using one with `tools_per_pair` calls,
 /// then a completion), with `missing` results left out (from the newest calls back).
-pub fn generate_complex_chain(
-    sections: usize,
-    tools_per_pair: usize,
-    missing: usize,
-) -> Vec<Message> {
+pub fn generate_complex_chain(sections: usize, tools_per_pair: usize, missing: usize) -> Vec<Message> {
     let config = ChainConfig {
         include_system: true,
         sections,
         pairs_per_section: vec![2; sections],
-        tools_for_pairs: (0..sections.saturating_mul(2))
-            .map(|i| i % 2 == 0)
-            .collect(),
+        tools_for_pairs: (0..sections.saturating_mul(2)).map(|i| i % 2 == 0).collect(),
         tool_calls_per_pair: vec![tools_per_pair.max(1); sections.saturating_mul(2)],
         include_all_tool_responses: true,
     };

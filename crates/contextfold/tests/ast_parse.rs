@@ -1,25 +1,17 @@
 //! Parsing scenarios of SEMANTICS.md section 1 and the seed's predefined test chains.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
 
 use common::*;
 use contextfold::ast::{
-    AstError, ChainAst, PairKind, PartRule, RepairAction, FALLBACK_RESPONSE_CONTENT,
-    FALLBACK_TOOL_ARGS, SUMMARIZATION_TOOL_NAME,
+    AstError, ChainAst, PairKind, PartRule, RepairAction, FALLBACK_RESPONSE_CONTENT, FALLBACK_TOOL_ARGS,
+    SUMMARIZATION_TOOL_NAME,
 };
 use contextfold::message::{Extra, ImagePart, Message, Part, Role, ToolResultPart};
 
 fn kinds(ast: &ChainAst) -> Vec<Vec<PairKind>> {
-    ast.sections()
-        .iter()
-        .map(|s| s.body().iter().map(|p| p.kind()).collect())
-        .collect()
+    ast.sections().iter().map(|s| s.body().iter().map(|p| p.kind()).collect()).collect()
 }
 
 /// Parses strictly, checks messages() is the identity and sizes are consistent.
@@ -28,11 +20,7 @@ fn strict_roundtrip(chain: &[Message]) -> ChainAst {
     assert_eq!(ast.messages(), chain);
     assert_sizes_consistent(&ast);
     let repaired = ChainAst::parse_repair(chain).unwrap();
-    assert!(
-        repaired.repairs.is_empty(),
-        "a valid chain needs no repair: {:?}",
-        repaired.repairs
-    );
+    assert!(repaired.repairs.is_empty(), "a valid chain needs no repair: {:?}", repaired.repairs);
     assert_eq!(repaired.ast, ast);
     ast
 }
@@ -80,12 +68,8 @@ fn basic_conversation_chain() {
 
 #[test]
 fn chain_with_single_tool_response() {
-    let chain = [
-        sys("s"),
-        user("weather?"),
-        ai_calls("", &[("c1", "get_weather")]),
-        tool("c1", "get_weather", "sunny"),
-    ];
+    let chain =
+        [sys("s"), user("weather?"), ai_calls("", &[("c1", "get_weather")]), tool("c1", "get_weather", "sunny")];
     let ast = strict_roundtrip(&chain);
     assert_eq!(kinds(&ast), vec![vec![PairKind::RequestResponse]]);
     let pair = &ast.sections()[0].body()[0];
@@ -106,10 +90,7 @@ fn chain_with_multiple_tools_and_responses() {
         ai("done"),
     ];
     let ast = strict_roundtrip(&chain);
-    assert_eq!(
-        kinds(&ast),
-        vec![vec![PairKind::RequestResponse, PairKind::Completion]]
-    );
+    assert_eq!(kinds(&ast), vec![vec![PairKind::RequestResponse, PairKind::Completion]]);
     assert_eq!(ast.sections()[0].body()[0].tools().len(), 3);
 }
 
@@ -128,41 +109,23 @@ fn chain_with_multiple_sections() {
     let ast = strict_roundtrip(&chain);
     assert_eq!(
         kinds(&ast),
-        vec![
-            vec![PairKind::Completion],
-            vec![PairKind::RequestResponse, PairKind::Completion],
-            vec![]
-        ]
+        vec![vec![PairKind::Completion], vec![PairKind::RequestResponse, PairKind::Completion], vec![]]
     );
     assert!(ast.sections()[1].header().system().is_empty());
 }
 
 #[test]
 fn chain_with_summarization_only_and_with_other_pairs() {
-    let summary = [
-        user("q"),
-        ai_calls("", &[("s1", SUMMARIZATION_TOOL_NAME)]),
-        tool("s1", SUMMARIZATION_TOOL_NAME, "summary"),
-    ];
+    let summary =
+        [user("q"), ai_calls("", &[("s1", SUMMARIZATION_TOOL_NAME)]), tool("s1", SUMMARIZATION_TOOL_NAME, "summary")];
     let ast = strict_roundtrip(&summary);
     assert_eq!(kinds(&ast), vec![vec![PairKind::Summarization]]);
     assert!(ast.sections()[0].body()[0].is_summarized());
 
     let mut more = summary.to_vec();
-    more.extend([
-        ai_calls("", &[("c2", "search")]),
-        tool("c2", "search", "r"),
-        ai("final"),
-    ]);
+    more.extend([ai_calls("", &[("c2", "search")]), tool("c2", "search", "r"), ai("final")]);
     let ast = strict_roundtrip(&more);
-    assert_eq!(
-        kinds(&ast),
-        vec![vec![
-            PairKind::Summarization,
-            PairKind::RequestResponse,
-            PairKind::Completion
-        ]]
-    );
+    assert_eq!(kinds(&ast), vec![vec![PairKind::Summarization, PairKind::RequestResponse, PairKind::Completion]]);
 }
 
 #[test]
@@ -204,25 +167,16 @@ fn system_after_start_is_an_error_even_in_repair() {
         assert_eq!(err, AstError::SystemAfterStart { index });
         assert_eq!(err.code(), "system_after_start");
         assert_eq!(err.path().as_deref(), Some(format!("[{index}]").as_str()));
-        assert_eq!(
-            ChainAst::parse_repair(&chain).unwrap_err(),
-            AstError::SystemAfterStart { index }
-        );
+        assert_eq!(ChainAst::parse_repair(&chain).unwrap_err(), AstError::SystemAfterStart { index });
     }
 }
 
 #[test]
 fn consecutive_humans_strict_error_repair_merges() {
     let chain = [sys("s"), user("first"), user("second"), ai("a")];
-    assert_eq!(
-        ChainAst::parse(&chain).unwrap_err(),
-        AstError::ConsecutiveHuman { index: 2 }
-    );
+    assert_eq!(ChainAst::parse(&chain).unwrap_err(), AstError::ConsecutiveHuman { index: 2 });
     let parsed = ChainAst::parse_repair(&chain).unwrap();
-    assert_eq!(
-        parsed.repairs,
-        vec![RepairAction::MergedConsecutiveHuman { index: 2 }]
-    );
+    assert_eq!(parsed.repairs, vec![RepairAction::MergedConsecutiveHuman { index: 2 }]);
     let human = parsed.ast.sections()[0].header().human().unwrap();
     assert_eq!(human.parts, vec![Part::text("first"), Part::text("second")]);
     assert_eq!(parsed.ast.messages().len(), 3);
@@ -240,41 +194,23 @@ fn human_after_replies_opens_a_new_section() {
 #[test]
 fn human_after_replies_in_system_only_section() {
     let chain = [sys("s"), ai("unprompted"), user("q")];
-    assert_eq!(
-        ChainAst::parse(&chain).unwrap_err(),
-        AstError::HumanAfterAssistant { index: 2 }
-    );
+    assert_eq!(ChainAst::parse(&chain).unwrap_err(), AstError::HumanAfterAssistant { index: 2 });
     let parsed = ChainAst::parse_repair(&chain).unwrap();
-    assert_eq!(
-        parsed.repairs,
-        vec![RepairAction::MovedHumanIntoHeader { index: 2 }]
-    );
+    assert_eq!(parsed.repairs, vec![RepairAction::MovedHumanIntoHeader { index: 2 }]);
     assert_eq!(parsed.ast.sections().len(), 1);
     assert!(parsed.ast.sections()[0].header().human().is_some());
     // The header renders before the body: the user message moves before the reply.
-    assert_eq!(
-        parsed.ast.messages(),
-        vec![sys("s"), user("q"), ai("unprompted")]
-    );
+    assert_eq!(parsed.ast.messages(), vec![sys("s"), user("q"), ai("unprompted")]);
     assert_sizes_consistent(&parsed.ast);
 }
 
 #[test]
 fn tool_without_open_pair_or_after_completion() {
-    for chain in [
-        vec![user("q"), tool("c", "t", "r")],
-        vec![user("q"), ai("plain"), tool("c", "t", "r")],
-    ] {
+    for chain in [vec![user("q"), tool("c", "t", "r")], vec![user("q"), ai("plain"), tool("c", "t", "r")]] {
         let index = chain.len() - 1;
-        assert_eq!(
-            ChainAst::parse(&chain).unwrap_err(),
-            AstError::UnexpectedTool { index }
-        );
+        assert_eq!(ChainAst::parse(&chain).unwrap_err(), AstError::UnexpectedTool { index });
         let parsed = ChainAst::parse_repair(&chain).unwrap();
-        assert_eq!(
-            parsed.repairs,
-            vec![RepairAction::DroppedToolMessage { index }]
-        );
+        assert_eq!(parsed.repairs, vec![RepairAction::DroppedToolMessage { index }]);
         assert_eq!(parsed.ast.messages(), chain[..index].to_vec());
         assert_sizes_consistent(&parsed.ast);
     }
@@ -282,88 +218,42 @@ fn tool_without_open_pair_or_after_completion() {
 
 #[test]
 fn missing_tool_result_strict_error_repair_adds_fallback() {
-    let chain = [
-        user("q"),
-        ai_calls("", &[("a", "read"), ("b", "grep")]),
-        tool("a", "read", "ok"),
-        user("next"),
-    ];
+    let chain = [user("q"), ai_calls("", &[("a", "read"), ("b", "grep")]), tool("a", "read", "ok"), user("next")];
     let err = ChainAst::parse(&chain).unwrap_err();
-    assert_eq!(
-        err,
-        AstError::MissingToolResult {
-            index: 1,
-            ids: vec!["b".into()]
-        }
-    );
+    assert_eq!(err, AstError::MissingToolResult { index: 1, ids: vec!["b".into()] });
     assert_eq!(err.path().as_deref(), Some("[1]"));
     let parsed = ChainAst::parse_repair(&chain).unwrap();
     assert_eq!(
         parsed.repairs,
-        vec![RepairAction::AddedMissingResult {
-            index: 1,
-            call_id: "b".into(),
-            name: "grep".into()
-        }]
+        vec![RepairAction::AddedMissingResult { index: 1, call_id: "b".into(), name: "grep".into() }]
     );
     let pair = &parsed.ast.sections()[0].body()[0];
     assert!(pair.is_valid());
     assert_eq!(pair.tools().len(), 2);
-    assert_eq!(
-        pair.tools()[1],
-        tool("b", "grep", FALLBACK_RESPONSE_CONTENT)
-    );
+    assert_eq!(pair.tools()[1], tool("b", "grep", FALLBACK_RESPONSE_CONTENT));
     assert_sizes_consistent(&parsed.ast);
     // Missing results at the very end of the chain are found too.
     let tail = [user("q"), ai_calls("", &[("z", "t")])];
-    assert_eq!(
-        ChainAst::parse(&tail).unwrap_err(),
-        AstError::MissingToolResult {
-            index: 1,
-            ids: vec!["z".into()]
-        }
-    );
-    assert_eq!(
-        ChainAst::parse_repair(&tail).unwrap().ast.messages().len(),
-        3
-    );
+    assert_eq!(ChainAst::parse(&tail).unwrap_err(), AstError::MissingToolResult { index: 1, ids: vec!["z".into()] });
+    assert_eq!(ChainAst::parse_repair(&tail).unwrap().ast.messages().len(), 3);
 }
 
 #[test]
 fn unmatched_tool_result_strict_error_repair_adds_call() {
-    let chain = [
-        user("q"),
-        ai_calls("", &[("a", "read")]),
-        tool("a", "read", "ok"),
-        tool("ghost", "grep", "found"),
-    ];
+    let chain = [user("q"), ai_calls("", &[("a", "read")]), tool("a", "read", "ok"), tool("ghost", "grep", "found")];
     let err = ChainAst::parse(&chain).unwrap_err();
-    assert_eq!(
-        err,
-        AstError::UnmatchedToolResult {
-            index: 3,
-            ids: vec!["ghost".into()]
-        }
-    );
+    assert_eq!(err, AstError::UnmatchedToolResult { index: 3, ids: vec!["ghost".into()] });
     assert_eq!(err.code(), "unmatched_tool_result");
     let parsed = ChainAst::parse_repair(&chain).unwrap();
     assert_eq!(
         parsed.repairs,
-        vec![RepairAction::AddedMissingCall {
-            index: 1,
-            call_id: "ghost".into(),
-            name: "grep".into()
-        }]
+        vec![RepairAction::AddedMissingCall { index: 1, call_id: "ghost".into(), name: "grep".into() }]
     );
     let pair = &parsed.ast.sections()[0].body()[0];
     assert!(pair.is_valid());
     let added = pair.ai().tool_calls().last().unwrap();
     assert_eq!(
-        (
-            added.id.as_str(),
-            added.name.as_str(),
-            added.arguments.as_str()
-        ),
+        (added.id.as_str(), added.name.as_str(), added.arguments.as_str()),
         ("ghost", "grep", FALLBACK_TOOL_ARGS)
     );
     assert_sizes_consistent(&parsed.ast);
@@ -374,62 +264,28 @@ fn unmatched_tool_result_strict_error_repair_adds_call() {
 #[test]
 fn duplicate_results_do_not_create_duplicate_calls() {
     // Upstream appended a second call for the second result; we drop the duplicate.
-    let chain = [
-        user("q"),
-        ai_calls("", &[("a", "read")]),
-        tool("a", "read", "one"),
-        tool("a", "read", "two"),
-        ai("done"),
-    ];
-    assert_eq!(
-        ChainAst::parse(&chain).unwrap_err(),
-        AstError::DuplicateToolResult {
-            index: 3,
-            id: "a".into()
-        }
-    );
+    let chain =
+        [user("q"), ai_calls("", &[("a", "read")]), tool("a", "read", "one"), tool("a", "read", "two"), ai("done")];
+    assert_eq!(ChainAst::parse(&chain).unwrap_err(), AstError::DuplicateToolResult { index: 3, id: "a".into() });
     let parsed = ChainAst::parse_repair(&chain).unwrap();
-    assert_eq!(
-        parsed.repairs,
-        vec![RepairAction::DroppedDuplicateResult {
-            index: 3,
-            call_id: "a".into()
-        }]
-    );
+    assert_eq!(parsed.repairs, vec![RepairAction::DroppedDuplicateResult { index: 3, call_id: "a".into() }]);
     let pair = &parsed.ast.sections()[0].body()[0];
     assert_eq!(pair.ai().tool_calls().count(), 1);
     assert_eq!(pair.tools(), &[tool("a", "read", "one")]);
     assert_sizes_consistent(&parsed.ast);
     // An orphan answered twice gets exactly one added call.
-    let orphan = [
-        user("q"),
-        ai_calls("", &[("a", "read")]),
-        tool("a", "read", "1"),
-        tool("g", "x", "2"),
-        tool("g", "x", "3"),
-    ];
+    let orphan =
+        [user("q"), ai_calls("", &[("a", "read")]), tool("a", "read", "1"), tool("g", "x", "2"), tool("g", "x", "3")];
     let parsed = ChainAst::parse_repair(&orphan).unwrap();
-    assert_eq!(
-        parsed.ast.sections()[0].body()[0].ai().tool_calls().count(),
-        2
-    );
+    assert_eq!(parsed.ast.sections()[0].body()[0].ai().tool_calls().count(), 2);
     ChainAst::parse(&parsed.ast.messages()).unwrap();
 }
 
 #[test]
 fn duplicate_call_ids_in_one_message_are_rejected() {
     let chain = [user("q"), ai_calls("", &[("a", "f"), ("a", "g")])];
-    for result in [
-        ChainAst::parse(&chain),
-        ChainAst::parse_repair(&chain).map(|p| p.ast),
-    ] {
-        assert_eq!(
-            result.unwrap_err(),
-            AstError::DuplicateToolCallId {
-                index: 1,
-                id: "a".into()
-            }
-        );
+    for result in [ChainAst::parse(&chain), ChainAst::parse_repair(&chain).map(|p| p.ast)] {
+        assert_eq!(result.unwrap_err(), AstError::DuplicateToolCallId { index: 1, id: "a".into() });
     }
 }
 
@@ -443,49 +299,21 @@ fn parts_must_fit_their_role() {
         extra: Extra::new(),
     });
     let cases: Vec<(Message, usize, PartRule)> = vec![
-        (
-            Message::new(Role::User, vec![Part::text("x"), call("c", "f", "{}")]),
-            1,
-            PartRule::ToolCallOutsideAssistant,
-        ),
-        (
-            Message::new(Role::Assistant, vec![result_part.clone()]),
-            0,
-            PartRule::ToolResultOutsideTool,
-        ),
-        (
-            Message::new(Role::User, vec![Part::Image(ImagePart::default())]),
-            0,
-            PartRule::MediaWithoutSource,
-        ),
-        (
-            Message::new(Role::Assistant, vec![call("", "f", "{}")]),
-            0,
-            PartRule::EmptyToolCallId,
-        ),
+        (Message::new(Role::User, vec![Part::text("x"), call("c", "f", "{}")]), 1, PartRule::ToolCallOutsideAssistant),
+        (Message::new(Role::Assistant, vec![result_part.clone()]), 0, PartRule::ToolResultOutsideTool),
+        (Message::new(Role::User, vec![Part::Image(ImagePart::default())]), 0, PartRule::MediaWithoutSource),
+        (Message::new(Role::Assistant, vec![call("", "f", "{}")]), 0, PartRule::EmptyToolCallId),
     ];
     for (bad, part, rule) in cases {
         let chain = [user("q"), bad];
-        let want = AstError::InvalidPart {
-            index: 1,
-            part,
-            rule,
-        };
+        let want = AstError::InvalidPart { index: 1, part, rule };
         assert_eq!(ChainAst::parse(&chain).unwrap_err(), want);
         assert_eq!(ChainAst::parse_repair(&chain).unwrap_err(), want);
         assert_eq!(want.path(), Some(format!("[1].parts[{part}]")));
     }
     let tool_cases: Vec<(Message, usize, PartRule)> = vec![
-        (
-            Message::new(Role::Tool, vec![]),
-            0,
-            PartRule::EmptyToolMessage,
-        ),
-        (
-            Message::new(Role::Tool, vec![result_part.clone(), Part::text("x")]),
-            1,
-            PartRule::NonResultInToolMessage,
-        ),
+        (Message::new(Role::Tool, vec![]), 0, PartRule::EmptyToolMessage),
+        (Message::new(Role::Tool, vec![result_part.clone(), Part::text("x")]), 1, PartRule::NonResultInToolMessage),
         (
             Message::new(
                 Role::Tool,
@@ -503,25 +331,13 @@ fn parts_must_fit_their_role() {
     ];
     for (bad, part, rule) in tool_cases {
         let chain = [user("q"), ai_calls("", &[("c", "f")]), bad];
-        assert_eq!(
-            ChainAst::parse(&chain).unwrap_err(),
-            AstError::InvalidPart {
-                index: 2,
-                part,
-                rule
-            }
-        );
+        assert_eq!(ChainAst::parse(&chain).unwrap_err(), AstError::InvalidPart { index: 2, part, rule });
     }
 }
 
 #[test]
 fn parsing_never_mutates_its_input() {
-    let chain = vec![
-        user("q"),
-        user("again"),
-        ai_calls("", &[("a", "f")]),
-        tool("x", "g", "r"),
-    ];
+    let chain = vec![user("q"), user("again"), ai_calls("", &[("a", "f")]), tool("x", "g", "r")];
     let copy = chain.clone();
     let parsed = ChainAst::parse_repair(&chain).unwrap();
     assert_eq!(chain, copy);
@@ -562,10 +378,7 @@ fn reasoning_counts_in_sizes() {
 
 #[test]
 fn sizes_of_media_parts() {
-    let img = Part::Image(ImagePart {
-        url: Some("https://x/y.png".into()),
-        ..ImagePart::default()
-    });
+    let img = Part::Image(ImagePart { url: Some("https://x/y.png".into()), ..ImagePart::default() });
     let data = Part::Image(ImagePart {
         data: Some("QUJD".into()),
         media_type: Some("image/png".into()),
@@ -582,8 +395,5 @@ fn errors_have_stable_codes_and_messages() {
     assert_eq!(err.code(), "missing_tool_result");
     assert_eq!(err.to_string(), "message 1: tool calls [a] have no result");
     let err = ChainAst::parse(&[ai("x")]).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "message 0: a chain must start with a system or user message, not assistant"
-    );
+    assert_eq!(err.to_string(), "message 0: a chain must start with a system or user message, not assistant");
 }

@@ -1,11 +1,6 @@
 //! Property tests of the chain AST: identity on valid chains, repair output that parses
 //! strictly, sizes that match a from-scratch recomputation after any sequence of edits.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
 
@@ -17,15 +12,7 @@ use proptest::prelude::*;
 #[derive(Debug, Clone)]
 enum PairSpec {
     Completion(String),
-    Calls {
-        n: usize,
-        thinking: bool,
-        signed: bool,
-        split: bool,
-        reversed: bool,
-        content: String,
-        args: String,
-    },
+    Calls { n: usize, thinking: bool, signed: bool, split: bool, reversed: bool, content: String, args: String },
 }
 
 #[derive(Debug, Clone)]
@@ -42,26 +29,11 @@ fn text() -> impl Strategy<Value = String> {
 fn pair_spec() -> impl Strategy<Value = PairSpec> {
     prop_oneof![
         text().prop_map(PairSpec::Completion),
-        (
-            1usize..4,
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            text(),
-            "[ -~\n]{0,16}"
-        )
-            .prop_map(|(n, thinking, signed, split, reversed, content, args)| {
-                PairSpec::Calls {
-                    n,
-                    thinking,
-                    signed,
-                    split,
-                    reversed,
-                    content,
-                    args,
-                }
-            }),
+        (1usize..4, any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), text(), "[ -~\n]{0,16}").prop_map(
+            |(n, thinking, signed, split, reversed, content, args)| {
+                PairSpec::Calls { n, thinking, signed, split, reversed, content, args }
+            }
+        ),
     ]
 }
 
@@ -71,11 +43,7 @@ fn chain_spec() -> impl Strategy<Value = ChainSpec> {
         any::<bool>(),
         prop::collection::vec((text(), prop::collection::vec(pair_spec(), 0..4)), 1..6),
     )
-        .prop_map(|(systems, first_without_human, sections)| ChainSpec {
-            systems,
-            first_without_human,
-            sections,
-        })
+        .prop_map(|(systems, first_without_human, sections)| ChainSpec { systems, first_without_human, sections })
 }
 
 /// Builds a valid chain from a spec: ids unique, every call answered, no two user
@@ -100,15 +68,7 @@ fn build(spec: &ChainSpec) -> Vec<Message> {
         for (pi, p) in pairs.iter().enumerate() {
             match p {
                 PairSpec::Completion(t) => out.push(ai(t)),
-                PairSpec::Calls {
-                    n,
-                    thinking,
-                    signed,
-                    split,
-                    reversed,
-                    content,
-                    args,
-                } => {
+                PairSpec::Calls { n, thinking, signed, split, reversed, content, args } => {
                     let ids: Vec<String> = (0..*n).map(|k| format!("c{si}_{pi}_{k}")).collect();
                     let mut parts = Vec::new();
                     if *thinking {
@@ -129,10 +89,7 @@ fn build(spec: &ChainSpec) -> Vec<Message> {
                     if *split {
                         out.extend(order.iter().map(|id| tool(id, "tool", content)));
                     } else {
-                        let parts = order
-                            .iter()
-                            .flat_map(|id| tool(id, "tool", content).parts)
-                            .collect();
+                        let parts = order.iter().flat_map(|id| tool(id, "tool", content).parts).collect();
                         out.push(Message::new(Role::Tool, parts));
                     }
                 }
@@ -196,16 +153,12 @@ fn apply(ast: &mut ChainAst, e: &Edit) {
     match e {
         Edit::AppendHuman(t) => ast.append_human_message(t),
         Edit::Respond(i, t) => {
-            let ids: Vec<String> = ast
-                .messages()
-                .iter()
-                .flat_map(|m| m.tool_calls().map(|c| c.id.clone()).collect::<Vec<_>>())
-                .collect();
+            let ids: Vec<String> =
+                ast.messages().iter().flat_map(|m| m.tool_calls().map(|c| c.id.clone()).collect::<Vec<_>>()).collect();
             if ids.is_empty() {
                 assert!(ast.add_tool_response("missing", "f", t).is_err());
             } else {
-                ast.add_tool_response(&ids[i % ids.len()], "tool", t)
-                    .unwrap();
+                ast.add_tool_response(&ids[i % ids.len()], "tool", t).unwrap();
             }
         }
         Edit::Summarize(s, p, t) => {
@@ -222,8 +175,7 @@ fn apply(ast: &mut ChainAst, e: &Edit) {
         }
         Edit::SetHuman(s, t) => {
             if let Some(section) = ast.sections_mut().get_mut(s % n) {
-                let header =
-                    Header::new(section.header().system().to_vec(), Some(user(t))).unwrap();
+                let header = Header::new(section.header().system().to_vec(), Some(user(t))).unwrap();
                 section.set_header(header);
             }
         }
@@ -231,13 +183,8 @@ fn apply(ast: &mut ChainAst, e: &Edit) {
             ast.clear_reasoning();
         }
         Edit::Normalize(anthropic) => {
-            let t = if *anthropic {
-                "toolu_{r:24:b}"
-            } else {
-                "call_{r:24:x}"
-            };
-            ast.normalize_tool_call_ids(&IdTemplate::parse(t).unwrap())
-                .unwrap();
+            let t = if *anthropic { "toolu_{r:24:b}" } else { "call_{r:24:x}" };
+            ast.normalize_tool_call_ids(&IdTemplate::parse(t).unwrap()).unwrap();
         }
         Edit::Sanitize => {
             ast.sanitize_arguments();
@@ -310,8 +257,5 @@ fn arbitrary_chains_mostly_exercise_repairs() {
             repaired += 1;
         }
     }
-    assert!(
-        repaired * 3 > total,
-        "only {repaired} of {total} cases were repaired"
-    );
+    assert!(repaired * 3 > total, "only {repaired} of {total} cases were repaired");
 }

@@ -1,10 +1,5 @@
 //! The budget strategy: keep system + recent, condense the rest, hard budget.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
 
@@ -24,18 +19,8 @@ fn tokens(messages: &[Message]) -> usize {
     message_tokens(messages, &EstimateCounter).iter().sum()
 }
 
-fn run<S: Summarizer>(
-    chain: &[Message],
-    config: &BudgetConfig,
-    s: &S,
-) -> Result<CompactResult, CompactError> {
-    block_on(compact(
-        chain,
-        config,
-        s,
-        &Controls::default(),
-        &EstimateCounter,
-    ))
+fn run<S: Summarizer>(chain: &[Message], config: &BudgetConfig, s: &S) -> Result<CompactResult, CompactError> {
+    block_on(compact(chain, config, s, &Controls::default(), &EstimateCounter))
 }
 
 /// `n` sections of a user question, a tool exchange with a 2 KB result, and an answer.
@@ -67,29 +52,17 @@ fn older_sections_are_condensed_in_one_wave_and_the_result_fits() {
     assert!(tokens(&chain) > max);
     let s = FixedSummarizer::new("earlier: files were inspected and looked fine");
     let out = run(&chain, &BudgetConfig::new(max), &s).unwrap();
-    assert!(
-        tokens(&out.messages) <= max,
-        "{} > {max}",
-        tokens(&out.messages)
-    );
+    assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
     assert_eq!(out.report.waves, 1);
     let ast = ChainAst::parse(&out.messages).unwrap();
     // Leading run: the system prompt, then condensed summaries as system messages.
     let systems = ast.sections()[0].header().system();
     assert_eq!(systems[0], sys("You are a careful agent."));
-    assert!(
-        systems.len() > 1,
-        "condensed summaries are kept when they fit"
-    );
-    assert!(systems[1..]
-        .iter()
-        .all(|m| m.joined_text().starts_with(CONDENSED_PREFIX)));
+    assert!(systems.len() > 1, "condensed summaries are kept when they fit");
+    assert!(systems[1..].iter().all(|m| m.joined_text().starts_with(CONDENSED_PREFIX)));
     // The most recent exchange is kept verbatim.
     assert_eq!(out.messages.last(), chain.last());
-    assert!(out.report.sections.iter().any(|s| s
-        .actions
-        .iter()
-        .any(|a| matches!(a, Action::Condensed { .. }))));
+    assert!(out.report.sections.iter().any(|s| s.actions.iter().any(|a| matches!(a, Action::Condensed { .. }))));
 }
 
 #[test]
@@ -103,10 +76,7 @@ fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
         chain.push(tool(&id, "run", &"output ".repeat(200)));
     }
     let s = FixedSummarizer::new("ran seven commands, all fine");
-    let config = BudgetConfig {
-        keep_recent: 1,
-        ..BudgetConfig::new(1200)
-    };
+    let config = BudgetConfig { keep_recent: 1, ..BudgetConfig::new(1200) };
     let out = run(&chain, &config, &s).unwrap();
     let ast = ChainAst::parse(&out.messages).unwrap();
     assert_eq!(ast.sections().len(), 1);
@@ -117,10 +87,7 @@ fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
     assert!(kinds[1..].iter().all(|k| *k == PairKind::RequestResponse));
     // The budget keeps more than the one-message minimum, and never a partial exchange.
     assert!(kinds.len() >= 3, "{kinds:?}");
-    assert_eq!(
-        out.messages[out.messages.len() - 2..],
-        chain[chain.len() - 2..]
-    );
+    assert_eq!(out.messages[out.messages.len() - 2..], chain[chain.len() - 2..]);
     assert!(tokens(&out.messages) <= 1200);
 }
 
@@ -131,45 +98,22 @@ fn summaries_too_large_are_dropped_oldest_first() {
     let s = FixedSummarizer::new("a very detailed summary ".repeat(200));
     let out = run(&chain, &BudgetConfig::new(max), &s).unwrap();
     assert!(tokens(&out.messages) <= max);
-    let trimmed = out
-        .report
-        .sections
-        .iter()
-        .flat_map(|s| &s.actions)
-        .filter(|a| matches!(a, Action::Trimmed { .. }));
+    let trimmed = out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::Trimmed { .. }));
     assert!(trimmed.count() >= 1);
     ChainAst::parse(&out.messages).unwrap();
 }
 
 #[test]
 fn a_budget_that_cannot_be_met_says_why() {
-    let chain = vec![
-        sys(&"policy ".repeat(2000)),
-        user("q"),
-        ai("a"),
-        user("q2"),
-        ai("a2"),
-    ];
+    let chain = vec![sys(&"policy ".repeat(2000)), user("q"), ai("a"), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("S");
     let err = run(&chain, &BudgetConfig::new(500), &s).unwrap_err();
     assert_eq!(err.code(), "budget_exceeded");
-    assert!(
-        err.to_string().contains("the system prompt alone is"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("the system prompt alone is"), "{err}");
 
-    let chain = vec![
-        sys("s"),
-        user("q"),
-        ai("a"),
-        user("paste"),
-        ai(&"huge answer ".repeat(2000)),
-    ];
+    let chain = vec![sys("s"), user("q"), ai("a"), user("paste"), ai(&"huge answer ".repeat(2000))];
     let err = run(&chain, &BudgetConfig::new(500), &s).unwrap_err();
-    assert!(
-        err.to_string().contains("the latest exchange alone is"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("the latest exchange alone is"), "{err}");
 }
 
 #[test]
@@ -181,23 +125,14 @@ fn summarizer_failures_roll_back_or_degrade_within_budget() {
     assert_eq!(out.messages, chain);
     assert!(!out.report.errors.is_empty());
 
-    let config = BudgetConfig {
-        on_error: OnError::Partial,
-        ..BudgetConfig::new(3000)
-    };
+    let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(3000) };
     let out = run(&chain, &config, &fail).unwrap();
     assert!(tokens(&out.messages) <= 3000);
     assert!(!out.report.errors.is_empty() && !out.report.rolled_back);
     ChainAst::parse(&out.messages).unwrap();
 
-    let config = BudgetConfig {
-        on_error: OnError::Throw,
-        ..BudgetConfig::new(3000)
-    };
-    assert_eq!(
-        run(&chain, &config, &fail).unwrap_err().code(),
-        "summarizer_failed"
-    );
+    let config = BudgetConfig { on_error: OnError::Throw, ..BudgetConfig::new(3000) };
+    assert_eq!(run(&chain, &config, &fail).unwrap_err().code(), "summarizer_failed");
 }
 
 /// A counter that counts every text as 1 token per byte: the strategy must use it.
@@ -214,14 +149,7 @@ fn the_budget_is_in_the_caller_s_tokens() {
     let chain = session(4);
     let s = FixedSummarizer::new("S");
     let max = 4000;
-    let out = block_on(compact(
-        &chain,
-        &BudgetConfig::new(max),
-        &s,
-        &Controls::default(),
-        &Bytes,
-    ))
-    .unwrap();
+    let out = block_on(compact(&chain, &BudgetConfig::new(max), &s, &Controls::default(), &Bytes)).unwrap();
     assert!(message_tokens(&out.messages, &Bytes).iter().sum::<usize>() <= max);
     // With the estimate (about 4 bytes a token) the same chain needs no change.
     assert!(!run(&chain, &BudgetConfig::new(max), &s).unwrap().changed);

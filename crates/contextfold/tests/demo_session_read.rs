@@ -1,19 +1,11 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! The demo conversation the project ships (`examples/demo-session.openai.json`, made by
 //! `examples/make-demo-session.mjs`) reads as OpenAI and parses strictly.
 
 use contextfold::format::{self, Format};
 use contextfold::{ChainAst, Message, Part, Role};
 
-const DEMO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../examples/demo-session.openai.json"
-);
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo-session.openai.json");
 
 #[test]
 fn demo_session_reads_as_openai_and_parses_strictly() {
@@ -31,10 +23,7 @@ fn demo_session_reads_as_openai_and_parses_strictly() {
 
     // Parallel tool calls and reasoning are what the demo is for.
     assert!(messages.iter().any(|m| m.tool_calls().count() >= 3));
-    let reasoning = messages
-        .iter()
-        .filter(|m| matches!(m.parts.first(), Some(Part::Reasoning(_))))
-        .count();
+    let reasoning = messages.iter().filter(|m| matches!(m.parts.first(), Some(Part::Reasoning(_)))).count();
     assert!((1..=2).contains(&reasoning), "{reasoning} reasoning parts");
     let largest = messages.iter().map(Message::size).max().unwrap_or(0);
     assert!(largest >= 3_000, "largest message is {largest} bytes");

@@ -2,12 +2,7 @@
 //! small budgets: the output parses strictly (every tool call answered), the last pair
 //! of every kept section is byte-identical to the input, and a second run with nothing
 //! new makes no call and changes nothing.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use contextfold::ast::ChainAst;
 use contextfold::format::{parse_json, read_auto};
@@ -18,10 +13,7 @@ use futures::executor::block_on;
 use std::path::PathBuf;
 
 fn fixtures() -> Option<Vec<PathBuf>> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/fixtures/real"
-    ));
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real"));
     if !dir.is_dir() {
         println!("../shared/fixtures/real not found: skipping real-transcript tests");
         return None;
@@ -39,11 +31,7 @@ fn fixtures() -> Option<Vec<PathBuf>> {
 fn real_transcripts_compact_validly_and_idempotently() {
     let Some(files) = fixtures() else { return };
     let configs = [
-        SectionsConfig {
-            last_sec_bytes: 8 * 1024,
-            max_bp_bytes: 2 * 1024,
-            ..SectionsConfig::default()
-        },
+        SectionsConfig { last_sec_bytes: 8 * 1024, max_bp_bytes: 2 * 1024, ..SectionsConfig::default() },
         SectionsConfig {
             last_sec_bytes: 4 * 1024,
             max_bp_bytes: 1024,
@@ -59,13 +47,8 @@ fn real_transcripts_compact_validly_and_idempotently() {
         let (messages, _) = read_auto(&parse_json(&text).unwrap()).unwrap();
         let input = ChainAst::parse(&messages).unwrap();
         for (c, config) in configs.iter().enumerate() {
-            let name = format!(
-                "{} (config {c})",
-                path.file_name().unwrap().to_string_lossy()
-            );
-            let s = FixedSummarizer::new(
-                "Summary: the agent read files, ran commands and reported results.",
-            );
+            let name = format!("{} (config {c})", path.file_name().unwrap().to_string_lossy());
+            let s = FixedSummarizer::new("Summary: the agent read files, ran commands and reported results.");
             let out = block_on(compact(&messages, config, &s, &Controls::default())).unwrap();
             assert!(out.report.errors.is_empty(), "{name}");
             let ast = ChainAst::parse(&out.messages).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -94,10 +77,7 @@ fn real_transcripts_compact_validly_and_idempotently() {
             );
             let again = block_on(compact(&out.messages, config, &s, &Controls::default())).unwrap();
             assert_eq!(again.report.calls, 0, "{name}: second run makes no call");
-            assert_eq!(
-                again.messages, out.messages,
-                "{name}: second run changes nothing"
-            );
+            assert_eq!(again.messages, out.messages, "{name}: second run changes nothing");
         }
     }
 }
@@ -111,31 +91,15 @@ fn real_transcripts_fit_a_hard_budget() {
         let text = std::fs::read_to_string(path).unwrap();
         let (messages, _) = read_auto(&parse_json(&text).unwrap()).unwrap();
         for max in [2_000usize, 8_000, 32_000] {
-            let name = format!(
-                "{} (max {max})",
-                path.file_name().unwrap().to_string_lossy()
-            );
-            let s = FixedSummarizer::new(
-                "Summary: the agent read files, ran commands and reported results.",
-            );
+            let name = format!("{} (max {max})", path.file_name().unwrap().to_string_lossy());
+            let s = FixedSummarizer::new("Summary: the agent read files, ran commands and reported results.");
             let config = BudgetConfig::new(max);
-            match block_on(budget::compact(
-                &messages,
-                &config,
-                &s,
-                &Controls::default(),
-                &EstimateCounter,
-            )) {
+            match block_on(budget::compact(&messages, &config, &s, &Controls::default(), &EstimateCounter)) {
                 Ok(out) => {
-                    let tokens: usize =
-                        message_tokens(&out.messages, &EstimateCounter).iter().sum();
+                    let tokens: usize = message_tokens(&out.messages, &EstimateCounter).iter().sum();
                     assert!(tokens <= max, "{name}: {tokens} tokens");
                     ChainAst::parse(&out.messages).unwrap_or_else(|e| panic!("{name}: {e}"));
-                    assert_eq!(
-                        out.messages.last(),
-                        messages.last(),
-                        "{name}: the latest message is kept"
-                    );
+                    assert_eq!(out.messages.last(), messages.last(), "{name}: the latest message is kept");
                     println!(
                         "{name}: {} -> {tokens} tokens, {} calls in {} waves",
                         out.report.before.tokens, out.report.calls, out.report.waves

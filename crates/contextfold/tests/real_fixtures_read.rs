@@ -1,9 +1,4 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! Reads every real transcript in `../shared/fixtures/real/` (next to the project root)
 //! with format auto-detection, and checks the result is a valid chain.
 
@@ -44,11 +39,7 @@ fn expected_format(file: &Path) -> Option<Format> {
 
 /// Every tool call id is answered by a tool result.
 fn unanswered_calls(messages: &[Message]) -> Vec<String> {
-    let answered: HashSet<&str> = messages
-        .iter()
-        .flat_map(Message::tool_results)
-        .map(|r| r.call_id.as_str())
-        .collect();
+    let answered: HashSet<&str> = messages.iter().flat_map(Message::tool_results).map(|r| r.call_id.as_str()).collect();
     messages
         .iter()
         .flat_map(Message::tool_calls)

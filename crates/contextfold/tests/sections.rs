@@ -1,11 +1,6 @@
 //! The sections strategy: upstream's black-box scenarios, the fixes over upstream,
 //! fault injection, cancellation and waves.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
 
@@ -15,9 +10,7 @@ use contextfold::message::{Message, Part, Role};
 use contextfold::strategy::sections::{compact, SectionsConfig};
 use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
 use contextfold::summarize::mock::{FixedSummarizer, FnSummarizer};
-use contextfold::summarize::{
-    Controls, RequestKind, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest,
-};
+use contextfold::summarize::{Controls, RequestKind, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
 use futures::executor::block_on;
 use std::cell::Cell;
 use std::future::Future;
@@ -26,10 +19,7 @@ use std::task::{Context, Poll};
 
 /// Upstream's settings: every size is worth a summary (the scenarios use tiny chains).
 fn upstream() -> SectionsConfig {
-    SectionsConfig {
-        min_summarize_bytes: 0,
-        ..SectionsConfig::default()
-    }
+    SectionsConfig { min_summarize_bytes: 0, ..SectionsConfig::default() }
 }
 
 fn run<S: Summarizer>(chain: &[Message], config: &SectionsConfig, s: &S) -> CompactResult {
@@ -38,10 +28,7 @@ fn run<S: Summarizer>(chain: &[Message], config: &SectionsConfig, s: &S) -> Comp
 
 fn kinds(messages: &[Message]) -> Vec<Vec<PairKind>> {
     let ast = ChainAst::parse(messages).unwrap();
-    ast.sections()
-        .iter()
-        .map(|s| s.body().iter().map(|p| p.kind()).collect())
-        .collect()
+    ast.sections().iter().map(|s| s.body().iter().map(|p| p.kind()).collect()).collect()
 }
 
 /// `n` sections, each: user question, a tool round trip, a final answer.
@@ -61,10 +48,7 @@ fn conversation(n: usize) -> Vec<Message> {
 fn sections_are_summarized_except_the_last_n() {
     let chain = conversation(5);
     let s = FixedSummarizer::new("S");
-    let config = SectionsConfig {
-        keep_qa_sections: 2,
-        ..upstream()
-    };
+    let config = SectionsConfig { keep_qa_sections: 2, ..upstream() };
     let out = run(&chain, &config, &s);
     assert!(out.changed);
     assert_eq!(s.calls(), 3);
@@ -72,48 +56,26 @@ fn sections_are_summarized_except_the_last_n() {
     assert_eq!(out.report.waves, 1, "all section summaries in one wave");
     let k = kinds(&out.messages);
     assert_eq!(k[..3], vec![vec![PairKind::Summarization]; 3]);
-    assert_eq!(
-        k[3..],
-        vec![vec![PairKind::RequestResponse, PairKind::Completion]; 2]
-    );
+    assert_eq!(k[3..], vec![vec![PairKind::RequestResponse, PairKind::Completion]; 2]);
     // Kept sections come back byte-identical.
-    assert_eq!(
-        out.messages[out.messages.len() - 8..],
-        chain[chain.len() - 8..]
-    );
+    assert_eq!(out.messages[out.messages.len() - 8..], chain[chain.len() - 8..]);
     // Requests carry kind, range and the user's task; reasoning never appears.
     let requests = s.requests.borrow();
-    assert!(requests
-        .iter()
-        .all(|r| r.kind == RequestKind::Section && r.wave == 0));
+    assert!(requests.iter().all(|r| r.kind == RequestKind::Section && r.wave == 0));
     assert_eq!((requests[0].range.start, requests[0].range.end), (2, 5));
     assert!(requests[0].prompt.contains("task 0: fix the bug"));
     assert_eq!(out.report.sections.len(), 3);
-    assert!(matches!(
-        out.report.sections[0].actions[0],
-        Action::SectionSummarized { pairs: 2, .. }
-    ));
+    assert!(matches!(out.report.sections[0].actions[0], Action::SectionSummarized { pairs: 2, .. }));
     assert!(out.report.after.bytes < out.report.before.bytes);
 }
 
 #[test]
 fn completion_only_sections_become_prefixed_completions() {
-    let chain = vec![
-        user("q1"),
-        ai(&"long answer ".repeat(20)),
-        user("q2"),
-        ai("a2"),
-    ];
+    let chain = vec![user("q1"), ai(&"long answer ".repeat(20)), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("short");
     let out = run(&chain, &upstream(), &s);
-    assert_eq!(
-        kinds(&out.messages),
-        vec![vec![PairKind::Completion], vec![PairKind::Completion]]
-    );
-    assert_eq!(
-        out.messages[1].joined_text(),
-        format!("{SUMMARIZED_CONTENT_PREFIX}short")
-    );
+    assert_eq!(kinds(&out.messages), vec![vec![PairKind::Completion], vec![PairKind::Completion]]);
+    assert_eq!(out.messages[1].joined_text(), format!("{SUMMARIZED_CONTENT_PREFIX}short"));
 }
 
 #[test]
@@ -141,10 +103,7 @@ fn rotation_of_four_pairs_keeps_the_newest_within_the_reserve() {
     // A pair of 110 bytes: call (2 + 8 + 1 + 40 args) + result (2 + 1 + 56 content).
     let pair = |i: usize| {
         let id = format!("c{i}");
-        vec![
-            Message::new(Role::Assistant, vec![call(&id, "t", &"a".repeat(40))]),
-            tool(&id, "t", &"r".repeat(56)),
-        ]
+        vec![Message::new(Role::Assistant, vec![call(&id, "t", &"a".repeat(40))]), tool(&id, "t", &"r".repeat(56))]
     };
     let mut chain = vec![user("13 bytes here")];
     for i in 0..3 {
@@ -153,16 +112,10 @@ fn rotation_of_four_pairs_keeps_the_newest_within_the_reserve() {
     chain.push(ai("ten bytes!"));
     let ast = ChainAst::parse(&chain).unwrap();
     let sizes: Vec<usize> = ast.sections()[0].body().iter().map(|p| p.size()).collect();
-    assert_eq!(
-        (ast.sections()[0].header().size(), sizes.clone()),
-        (13, vec![110, 110, 110, 10])
-    );
+    assert_eq!((ast.sections()[0].header().size(), sizes.clone()), (13, vec![110, 110, 110, 10]));
 
     let s = FixedSummarizer::new("S");
-    let config = SectionsConfig {
-        last_sec_bytes: 200,
-        ..upstream()
-    };
+    let config = SectionsConfig { last_sec_bytes: 200, ..upstream() };
     let out = run(&chain, &config, &s);
     assert_eq!(s.calls(), 1);
     assert_eq!(s.requests.borrow()[0].kind, RequestKind::Rotation);
@@ -196,12 +149,7 @@ fn only_the_oversized_middle_pair_is_summarized() {
     assert_eq!(s.requests.borrow()[0].kind, RequestKind::Pair);
     assert_eq!(
         kinds(&out.messages),
-        vec![vec![
-            PairKind::RequestResponse,
-            PairKind::Summarization,
-            PairKind::RequestResponse,
-            PairKind::Completion
-        ]]
+        vec![vec![PairKind::RequestResponse, PairKind::Summarization, PairKind::RequestResponse, PairKind::Completion]]
     );
     assert_eq!(out.messages[..3], chain[..3]);
     assert_eq!(out.messages[5..], chain[5..]);
@@ -209,11 +157,7 @@ fn only_the_oversized_middle_pair_is_summarized() {
 
 #[test]
 fn the_last_pair_is_never_summarized_even_when_huge() {
-    let chain = vec![
-        user("q"),
-        ai_calls("", &[("a", "read")]),
-        tool("a", "read", &"z".repeat(100_000)),
-    ];
+    let chain = vec![user("q"), ai_calls("", &[("a", "read")]), tool("a", "read", &"z".repeat(100_000))];
     let s = FixedSummarizer::new("S");
     let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 0);
@@ -223,9 +167,7 @@ fn the_last_pair_is_never_summarized_even_when_huge() {
 #[test]
 fn last_pair_with_reasoning_keeps_type_size_and_reasoning() {
     let mut thinking = ai_calls("", &[("z", "read")]);
-    thinking
-        .parts
-        .insert(0, reasoning("deep thought", Some("EqQCsig")));
+    thinking.parts.insert(0, reasoning("deep thought", Some("EqQCsig")));
     let mut chain = vec![user("q")];
     for i in 0..4 {
         let id = format!("p{i}");
@@ -235,27 +177,14 @@ fn last_pair_with_reasoning_keeps_type_size_and_reasoning() {
     chain.push(thinking.clone());
     chain.push(tool("z", "read", "last result"));
     let s = FixedSummarizer::new("S");
-    let config = SectionsConfig {
-        last_sec_bytes: 4000,
-        ..upstream()
-    };
+    let config = SectionsConfig { last_sec_bytes: 4000, ..upstream() };
     let out = run(&chain, &config, &s);
     assert_eq!(s.calls(), 1);
-    assert_eq!(
-        out.messages[out.messages.len() - 2..],
-        [thinking, tool("z", "read", "last result")]
-    );
+    assert_eq!(out.messages[out.messages.len() - 2..], [thinking, tool("z", "read", "last result")]);
     let ast = ChainAst::parse(&out.messages).unwrap();
     let last = ast.sections()[0].body().last().unwrap();
     assert_eq!(last.kind(), PairKind::RequestResponse);
-    assert_eq!(
-        last.size(),
-        ChainAst::parse(&chain).unwrap().sections()[0]
-            .body()
-            .last()
-            .unwrap()
-            .size()
-    );
+    assert_eq!(last.size(), ChainAst::parse(&chain).unwrap().sections()[0].body().last().unwrap().size());
 }
 
 #[test]
@@ -264,22 +193,12 @@ fn summary_of_signed_tool_calls_gets_the_fake_signature() {
     if let Part::ToolCall(c) = &mut signed.parts[1] {
         c.signature = Some("gemini-thought".into());
     }
-    let chain = vec![
-        user("q1"),
-        signed,
-        tool("a", "read", &"r".repeat(500)),
-        ai("ok"),
-        user("q2"),
-        ai("a2"),
-    ];
+    let chain = vec![user("q1"), signed, tool("a", "read", &"r".repeat(500)), ai("ok"), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("S");
     let out = run(&chain, &upstream(), &s);
     let call = out.messages[1].tool_calls().next().unwrap();
     assert_eq!(call.name, SUMMARIZATION_TOOL_NAME);
-    assert_eq!(
-        call.signature.as_deref(),
-        Some(contextfold::ast::FAKE_REASONING_SIGNATURE)
-    );
+    assert_eq!(call.signature.as_deref(), Some(contextfold::ast::FAKE_REASONING_SIGNATURE));
 }
 
 fn qa_chain(n: usize) -> Vec<Message> {
@@ -295,11 +214,7 @@ fn qa_chain(n: usize) -> Vec<Message> {
 fn qa_over_count_folds_older_sections_into_one() {
     let chain = qa_chain(8);
     let s = FixedSummarizer::new("QA");
-    let config = SectionsConfig {
-        use_qa: true,
-        max_qa_sections: 3,
-        ..upstream()
-    };
+    let config = SectionsConfig { use_qa: true, max_qa_sections: 3, ..upstream() };
     let out = run(&chain, &config, &s);
     let ast = ChainAst::parse(&out.messages).unwrap();
     // Upstream keeps older sections while fewer than max_qa_sections are kept, so
@@ -308,16 +223,10 @@ fn qa_over_count_folds_older_sections_into_one() {
     let first = &ast.sections()[0];
     assert_eq!(first.header().system(), &[sys("system prompt")]);
     let human = first.header().human().unwrap();
-    assert_eq!(
-        human.parts.len(),
-        5,
-        "merged user messages of the five folded sections"
-    );
+    assert_eq!(human.parts.len(), 5, "merged user messages of the five folded sections");
     assert_eq!(first.body().len(), 1);
     assert!(first.body()[0].is_summarized());
-    assert!(ast.sections()[1..]
-        .iter()
-        .all(|s| s.header().system().is_empty()));
+    assert!(ast.sections()[1..].iter().all(|s| s.header().system().is_empty()));
     // Phase 0 summarized 7 sections in one wave, QA made one call in a second wave.
     assert_eq!(out.report.calls, 7 + 1);
     assert_eq!(out.report.waves, 2);
@@ -335,49 +244,31 @@ fn qa_over_bytes_with_summarized_humans_runs_both_calls_in_one_wave() {
     let chain = qa_chain(6);
     let total = contextfold::message::messages_size(&chain);
     let s = FixedSummarizer::new("QA");
-    let config = SectionsConfig {
-        use_qa: true,
-        summ_human_in_qa: true,
-        max_qa_bytes: 200,
-        keep_qa_sections: 2,
-        ..upstream()
-    };
+    let config =
+        SectionsConfig { use_qa: true, summ_human_in_qa: true, max_qa_bytes: 200, keep_qa_sections: 2, ..upstream() };
     let out = run(&chain, &config, &s);
     let requests = s.requests.borrow();
-    let qa: Vec<&SummaryRequest> = requests
-        .iter()
-        .filter(|r| matches!(r.kind, RequestKind::QaAi | RequestKind::QaHuman))
-        .collect();
+    let qa: Vec<&SummaryRequest> =
+        requests.iter().filter(|r| matches!(r.kind, RequestKind::QaAi | RequestKind::QaHuman)).collect();
     assert_eq!(qa.len(), 2);
-    assert_eq!(
-        qa[0].wave, qa[1].wave,
-        "human and AI QA summaries in the same wave"
-    );
+    assert_eq!(qa[0].wave, qa[1].wave, "human and AI QA summaries in the same wave");
     let ast = ChainAst::parse(&out.messages).unwrap();
-    assert_eq!(
-        ast.sections()[0].header().human().unwrap().joined_text(),
-        "QA"
-    );
+    assert_eq!(ast.sections()[0].header().human().unwrap().joined_text(), "QA");
     assert!(ast.size() < total);
 }
 
 #[test]
 fn every_error_is_collected_and_the_default_rolls_back() {
     let chain = conversation(6);
-    let fail_all = FnSummarizer(|r: SummaryRequest| async move {
-        Err(SummarizeError::failed(format!("down {}", r.id)))
-    });
+    let fail_all =
+        FnSummarizer(|r: SummaryRequest| async move { Err(SummarizeError::failed(format!("down {}", r.id))) });
     let out = run(&chain, &upstream(), &fail_all);
     assert!(!out.changed && out.report.rolled_back);
     assert_eq!(out.messages, chain);
     assert_eq!(out.report.errors.len(), 5, "none lost");
     let ids: Vec<usize> = out.report.errors.iter().map(|e| e.request).collect();
     assert_eq!(ids, vec![0, 1, 2, 3, 4]);
-    assert!(out
-        .report
-        .sections
-        .iter()
-        .all(|s| matches!(s.actions[..], [Action::Failed { .. }])));
+    assert!(out.report.sections.iter().all(|s| matches!(s.actions[..], [Action::Failed { .. }])));
 }
 
 #[test]
@@ -395,31 +286,19 @@ fn failing_kth_call_with_throw_and_partial() {
             }
         }
     });
-    let config = SectionsConfig {
-        on_error: OnError::Throw,
-        ..upstream()
-    };
+    let config = SectionsConfig { on_error: OnError::Throw, ..upstream() };
     let err = block_on(compact(&chain, &config, &fail_second, &Controls::default())).unwrap_err();
-    let CompactError::Summarizer(errors) = &err else {
-        panic!("{err:?}")
-    };
+    let CompactError::Summarizer(errors) = &err else { panic!("{err:?}") };
     assert_eq!(errors.len(), 1);
     assert_eq!(err.code(), "summarizer_failed");
 
     k.set(0);
-    let config = SectionsConfig {
-        on_error: OnError::Partial,
-        ..upstream()
-    };
+    let config = SectionsConfig { on_error: OnError::Partial, ..upstream() };
     let out = run(&chain, &config, &fail_second);
     assert!(out.changed && !out.report.rolled_back);
     assert_eq!(out.report.errors.len(), 1);
     let k2 = kinds(&out.messages);
-    assert_eq!(
-        k2[1],
-        vec![PairKind::RequestResponse, PairKind::Completion],
-        "the failed section is kept whole"
-    );
+    assert_eq!(k2[1], vec![PairKind::RequestResponse, PairKind::Completion], "the failed section is kept whole");
     assert_eq!(k2[0], vec![PairKind::Summarization]);
     ChainAst::parse(&out.messages).unwrap();
 }
@@ -442,13 +321,7 @@ fn a_summary_larger_than_its_content_is_discarded() {
     assert_eq!(s.calls(), 1);
     assert!(!out.changed);
     assert_eq!(out.messages, chain);
-    assert!(matches!(
-        out.report.sections[0].actions[..],
-        [Action::NoGain {
-            kind: RequestKind::Section,
-            ..
-        }]
-    ));
+    assert!(matches!(out.report.sections[0].actions[..], [Action::NoGain { kind: RequestKind::Section, .. }]));
 }
 
 #[test]
@@ -463,10 +336,7 @@ fn cancellation_before_and_between_waves() {
     assert_eq!(out.messages, chain);
 
     // Cancelled during the first wave: no second wave, original chain back.
-    let controls = Controls {
-        concurrency: 1,
-        ..Controls::default()
-    };
+    let controls = Controls { concurrency: 1, ..Controls::default() };
     let cancel = controls.cancel.clone();
     let calls = Cell::new(0);
     let cancelling = FnSummarizer(|_r: SummaryRequest| {
@@ -482,11 +352,7 @@ fn cancellation_before_and_between_waves() {
     assert_eq!(calls.get(), 1, "calls after the cancel are not issued");
     assert!(out.report.cancelled);
     assert_eq!(out.messages, big);
-    assert!(out
-        .report
-        .errors
-        .iter()
-        .all(|e| e.kind == SummarizeErrorKind::Cancelled));
+    assert!(out.report.errors.iter().all(|e| e.kind == SummarizeErrorKind::Cancelled));
 }
 
 /// A future that is pending once before it resolves, counting calls in flight.
@@ -516,15 +382,8 @@ fn independent_calls_run_concurrently_up_to_the_limit() {
     let chain = conversation(9);
     for (limit, expected_peak) in [(4, 4), (1, 1), (16, 8)] {
         let (live, peak) = (Cell::new(0), Cell::new(0));
-        let s = FnSummarizer(|_r: SummaryRequest| Yield {
-            polled: false,
-            live: &live,
-            peak: &peak,
-        });
-        let controls = Controls {
-            concurrency: limit,
-            ..Controls::default()
-        };
+        let s = FnSummarizer(|_r: SummaryRequest| Yield { polled: false, live: &live, peak: &peak });
+        let controls = Controls { concurrency: limit, ..Controls::default() };
         let out = block_on(compact(&chain, &upstream(), &s, &controls)).unwrap();
         assert_eq!(out.report.calls, 8);
         assert_eq!(out.report.waves, 1);
@@ -544,17 +403,9 @@ fn results_resolving_out_of_order_land_in_their_sections() {
     let out = out.unwrap();
     let ast = ChainAst::parse(&out.messages).unwrap();
     for (i, section) in ast.sections()[..3].iter().enumerate() {
-        let text = section.body()[0].tools()[0]
-            .tool_results()
-            .next()
-            .unwrap()
-            .content[0]
-            .clone();
+        let text = section.body()[0].tools()[0].tool_results().next().unwrap().content[0].clone();
         let start = 2 + i * 4;
-        assert_eq!(
-            text,
-            Part::text(format!("summary of {}..{}", start, start + 3))
-        );
+        assert_eq!(text, Part::text(format!("summary of {}..{}", start, start + 3)));
     }
 }
 
@@ -578,16 +429,8 @@ fn content_under_the_minimum_is_not_sent_and_a_rerun_stays_free() {
     // A verbose summarizer would not beat these small answers: with the default minimum
     // they are never sent, so neither run makes a call.
     let answer = "an answer of a hundred bytes ".repeat(4);
-    let chain = vec![
-        user("q1"),
-        ai(&answer),
-        user("q2"),
-        ai(&answer),
-        user("q3"),
-        ai("a3"),
-    ];
-    let s =
-        FixedSummarizer::new("a summary that is longer than the answers it replaces ".repeat(3));
+    let chain = vec![user("q1"), ai(&answer), user("q2"), ai(&answer), user("q3"), ai("a3")];
+    let s = FixedSummarizer::new("a summary that is longer than the answers it replaces ".repeat(3));
     let out = run(&chain, &SectionsConfig::default(), &s);
     assert_eq!((s.calls(), out.changed), (0, false));
     // With the minimum at zero the calls happen, and are discarded by the no-gain guard.
@@ -616,24 +459,14 @@ fn a_summarizer_that_never_answers_is_ended_by_cancellation() {
     let out = block_on(compact(&chain, &upstream(), &s, &controls)).unwrap();
     assert!(out.report.cancelled && out.report.rolled_back);
     assert_eq!(out.messages, chain, "the original chain comes back");
-    assert!(out
-        .report
-        .errors
-        .iter()
-        .any(|e| e.request == 0 && e.kind == SummarizeErrorKind::Cancelled));
+    assert!(out.report.errors.iter().any(|e| e.request == 0 && e.kind == SummarizeErrorKind::Cancelled));
 }
 
 #[test]
 fn content_no_larger_than_a_summary_pair_is_never_sent() {
     // A summarization pair costs about 210 bytes before any summary text: replacing a
     // 150-byte tool exchange can never gain, so no call is made even at minimum zero.
-    let chain = vec![
-        user("q1"),
-        ai_calls("", &[("a", "f")]),
-        tool("a", "f", &"r".repeat(120)),
-        user("q2"),
-        ai("a2"),
-    ];
+    let chain = vec![user("q1"), ai_calls("", &[("a", "f")]), tool("a", "f", &"r".repeat(120)), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("S");
     let out = run(&chain, &upstream(), &s);
     assert_eq!((s.calls(), out.changed), (0, false));

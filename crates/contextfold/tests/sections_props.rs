@@ -3,12 +3,7 @@
 //! chain that parses strictly; the original comes back on rollback; the last pair of the
 //! last section is never touched; with a well-behaved summarizer a second run makes no
 //! call.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use contextfold::ast::ChainAst;
 use contextfold::message::Message;
@@ -44,13 +39,8 @@ fn behaviour() -> impl Strategy<Value = Behaviour> {
 }
 
 fn chain() -> impl Strategy<Value = Vec<Message>> {
-    (
-        1usize..8,
-        prop::collection::vec(0usize..5, 8),
-        prop::collection::vec(0usize..4, 40),
-        any::<bool>(),
-    )
-        .prop_map(|(sections, pairs, calls, system)| {
+    (1usize..8, prop::collection::vec(0usize..5, 8), prop::collection::vec(0usize..4, 40), any::<bool>()).prop_map(
+        |(sections, pairs, calls, system)| {
             let pairs: Vec<usize> = pairs.iter().take(sections).map(|p| p + 1).collect();
             let n: usize = pairs.iter().sum();
             let calls: Vec<usize> = (0..n).map(|i| calls[i % calls.len()]).collect();
@@ -62,34 +52,24 @@ fn chain() -> impl Strategy<Value = Vec<Message>> {
                 tool_calls_per_pair: calls,
                 include_all_tool_responses: true,
             })
-        })
+        },
+    )
 }
 
 fn config() -> impl Strategy<Value = SectionsConfig> {
-    (
-        1usize..4,
-        0usize..2000,
-        50usize..1500,
-        any::<bool>(),
-        1usize..5,
-        200usize..4000,
-        any::<bool>(),
-        0usize..3,
-    )
-        .prop_map(
-            |(keep, last, bp, qa, qa_sections, qa_bytes, summ_human, on_error)| SectionsConfig {
-                keep_qa_sections: keep,
-                last_sec_bytes: last,
-                max_bp_bytes: bp,
-                use_qa: qa,
-                max_qa_sections: qa_sections,
-                max_qa_bytes: qa_bytes,
-                summ_human_in_qa: summ_human,
-                min_summarize_bytes: 0,
-                on_error: [OnError::Rollback, OnError::Partial, OnError::Throw][on_error],
-                ..SectionsConfig::default()
-            },
-        )
+    (1usize..4, 0usize..2000, 50usize..1500, any::<bool>(), 1usize..5, 200usize..4000, any::<bool>(), 0usize..3)
+        .prop_map(|(keep, last, bp, qa, qa_sections, qa_bytes, summ_human, on_error)| SectionsConfig {
+            keep_qa_sections: keep,
+            last_sec_bytes: last,
+            max_bp_bytes: bp,
+            use_qa: qa,
+            max_qa_sections: qa_sections,
+            max_qa_bytes: qa_bytes,
+            summ_human_in_qa: summ_human,
+            min_summarize_bytes: 0,
+            on_error: [OnError::Rollback, OnError::Partial, OnError::Throw][on_error],
+            ..SectionsConfig::default()
+        })
 }
 
 struct Delay(usize);

@@ -42,9 +42,6 @@ impl BodyPair {
             extra: Extra::new(),
         }));
         let ai = Message::new(Role::Assistant, parts);
-        BodyPair::build(
-            ai,
-            vec![Message::tool_result(id, SUMMARIZATION_TOOL_NAME, summary)],
-        )
+        BodyPair::build(ai, vec![Message::tool_result(id, SUMMARIZATION_TOOL_NAME, summary)])
     }
 }

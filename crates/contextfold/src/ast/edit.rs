@@ -52,29 +52,21 @@ impl ChainAst {
 
     /// Sets the result of tool call `id`: replaces the content of its existing result, or
     /// adds a result (to the pair's last tool message, or as a new one).
-    pub fn add_tool_response(
-        &mut self,
-        id: &str,
-        name: &str,
-        content: &str,
-    ) -> Result<(), AstError> {
+    pub fn add_tool_response(&mut self, id: &str, name: &str, content: &str) -> Result<(), AstError> {
         for section in self.sections_mut().iter_mut() {
-            let found = section.body().iter().position(|p| {
-                p.kind() != PairKind::Completion && p.ai().tool_calls().any(|c| c.id == id)
-            });
+            let found = section
+                .body()
+                .iter()
+                .position(|p| p.kind() != PairKind::Completion && p.ai().tool_calls().any(|c| c.id == id));
             let Some(index) = found else { continue };
             let Some(pair) = section.body().get(index) else {
                 continue;
             };
             let mut tools = pair.tools().to_vec();
-            let existing =
-                tools
-                    .iter_mut()
-                    .flat_map(|m| m.parts.iter_mut())
-                    .find_map(|p| match p {
-                        Part::ToolResult(r) if r.call_id == id => Some(r),
-                        _ => None,
-                    });
+            let existing = tools.iter_mut().flat_map(|m| m.parts.iter_mut()).find_map(|p| match p {
+                Part::ToolResult(r) if r.call_id == id => Some(r),
+                _ => None,
+            });
             if let Some(result) = existing {
                 result.content = vec![Part::text(content)];
             } else {
@@ -111,10 +103,7 @@ impl ChainAst {
     /// Rewrites every tool-call id that does not fit `template` with a new one (unique in
     /// the chain, deterministic) and renames the results that answer it. Ids that fit
     /// are kept.
-    pub fn normalize_tool_call_ids(
-        &mut self,
-        template: &IdTemplate,
-    ) -> Result<Vec<RenamedId>, AstError> {
+    pub fn normalize_tool_call_ids(&mut self, template: &IdTemplate) -> Result<Vec<RenamedId>, AstError> {
         let mut taken: HashSet<String> = self
             .sections()
             .iter()
@@ -137,10 +126,7 @@ impl ChainAst {
                     let new_id = fresh_id(template, &call.id, &call.name, &taken)?;
                     taken.insert(new_id.clone());
                     mapping.insert(call.id.clone(), new_id.clone());
-                    renamed.push(RenamedId {
-                        old: std::mem::replace(&mut call.id, new_id.clone()),
-                        new: new_id,
-                    });
+                    renamed.push(RenamedId { old: std::mem::replace(&mut call.id, new_id.clone()), new: new_id });
                 }
                 if mapping.is_empty() {
                     body.push(pair.clone());
@@ -190,10 +176,7 @@ impl ChainAst {
                             }
                         };
                         touched = true;
-                        changed_calls.push(SanitizedCall {
-                            call_id: call.id.clone(),
-                            replaced,
-                        });
+                        changed_calls.push(SanitizedCall { call_id: call.id.clone(), replaced });
                     }
                     if touched {
                         changed = true;
@@ -212,18 +195,11 @@ impl ChainAst {
 }
 
 /// A deterministic id for `old` that fits `template` and is not yet taken.
-fn fresh_id(
-    template: &IdTemplate,
-    old: &str,
-    function: &str,
-    taken: &HashSet<String>,
-) -> Result<String, AstError> {
+fn fresh_id(template: &IdTemplate, old: &str, function: &str, taken: &HashSet<String>) -> Result<String, AstError> {
     let base = seed_from(&[old.as_bytes(), function.as_bytes()]);
     let attempts: u64 = if template.has_random() { 64 } else { 1 };
     (0..attempts)
         .map(|i| template.generate(function, base.wrapping_add(i)))
         .find(|id| !taken.contains(id))
-        .ok_or_else(|| AstError::IdCollision {
-            id: old.to_string(),
-        })
+        .ok_or_else(|| AstError::IdCollision { id: old.to_string() })
 }

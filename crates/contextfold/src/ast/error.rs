@@ -27,15 +27,11 @@ pub enum PartRule {
 impl PartRule {
     pub fn describe(self) -> &'static str {
         match self {
-            PartRule::ToolCallOutsideAssistant => {
-                "a tool call may only appear in an assistant message"
-            }
+            PartRule::ToolCallOutsideAssistant => "a tool call may only appear in an assistant message",
             PartRule::ToolResultOutsideTool => "a tool result may only appear in a tool message",
             PartRule::NonResultInToolMessage => "a tool message may only hold tool results",
             PartRule::EmptyToolMessage => "a tool message must hold at least one tool result",
-            PartRule::NestedPartInToolResult => {
-                "a tool result's content may only hold text, image and file parts"
-            }
+            PartRule::NestedPartInToolResult => "a tool result's content may only hold text, image and file parts",
             PartRule::MediaWithoutSource => "an image or file part needs a url or data",
             PartRule::EmptyToolCallId => "a tool call id must not be empty",
         }
@@ -64,17 +60,9 @@ pub enum AstError {
     #[error("message {index}: tool call id {id} is used twice in one assistant message")]
     DuplicateToolCallId { index: usize, id: String },
     #[error("message {index}, part {part}: {}", rule.describe())]
-    InvalidPart {
-        index: usize,
-        part: usize,
-        rule: PartRule,
-    },
+    InvalidPart { index: usize, part: usize, rule: PartRule },
     #[error("message {index}: expected a {expected} message, found {found}", expected = expected.as_str(), found = found.as_str())]
-    WrongRole {
-        index: usize,
-        expected: Role,
-        found: Role,
-    },
+    WrongRole { index: usize, expected: Role, found: Role },
     #[error("a body pair needs at least an assistant message")]
     EmptyBodyPair,
     #[error("section {index} does not exist")]
@@ -83,9 +71,7 @@ pub enum AstError {
     ToolCallNotFound { id: String },
     #[error("{0}")]
     Template(#[from] crate::ast::tool_id::TemplateError),
-    #[error(
-        "could not generate a tool-call id for {id} that is unique in the chain with this template"
-    )]
+    #[error("could not generate a tool-call id for {id} that is unique in the chain with this template")]
     IdCollision { id: String },
 }
 

@@ -21,8 +21,7 @@ mod sanitize;
 pub mod tool_id;
 
 pub use build::{
-    FAKE_REASONING_SIGNATURE, SUMMARIZATION_TOOL_ARGS, SUMMARIZATION_TOOL_NAME,
-    SUMMARIZED_CONTENT_PREFIX,
+    FAKE_REASONING_SIGNATURE, SUMMARIZATION_TOOL_ARGS, SUMMARIZATION_TOOL_NAME, SUMMARIZED_CONTENT_PREFIX,
 };
 pub use edit::{RenamedId, SanitizedCall};
 pub use error::{AstError, PartRule};
@@ -124,11 +123,7 @@ impl Header {
 
     pub(crate) fn build(system: Vec<Message>, human: Option<Message>) -> Header {
         let size = messages_size(&system).saturating_add(human.as_ref().map_or(0, Message::size));
-        Header {
-            system,
-            human,
-            size,
-        }
+        Header { system, human, size }
     }
 
     pub fn system(&self) -> &[Message] {
@@ -189,12 +184,7 @@ impl BodyPair {
     pub(crate) fn build(ai: Message, tools: Vec<Message>) -> BodyPair {
         let kind = PairKind::detect(&ai);
         let size = ai.size().saturating_add(messages_size(&tools));
-        BodyPair {
-            kind,
-            ai,
-            tools,
-            size,
-        }
+        BodyPair { kind, ai, tools, size }
     }
 
     pub fn kind(&self) -> PairKind {
@@ -239,10 +229,7 @@ impl BodyPair {
             PairKind::Summarization => self.tools.len() == 1,
         };
         let info = self.tool_calls_info();
-        tools_ok
-            && info.pending.is_empty()
-            && info.unmatched.is_empty()
-            && info.duplicated.is_empty()
+        tools_ok && info.pending.is_empty() && info.unmatched.is_empty() && info.duplicated.is_empty()
     }
 
     /// True when this pair already holds summarized content: a Summarization pair, or a
@@ -252,9 +239,7 @@ impl BodyPair {
             PairKind::Summarization => true,
             PairKind::RequestResponse => false,
             PairKind::Completion => match self.ai.parts.first() {
-                Some(crate::message::Part::Text(t)) => {
-                    t.text.starts_with(SUMMARIZED_CONTENT_PREFIX)
-                }
+                Some(crate::message::Part::Text(t)) => t.text.starts_with(SUMMARIZED_CONTENT_PREFIX),
                 _ => false,
             },
         }
@@ -289,9 +274,7 @@ pub(crate) fn tool_calls_info(ai: &Message, tools: &[Message]) -> ToolCallsInfo 
 
 impl Section {
     pub fn new(header: Header, body: Vec<BodyPair>) -> Section {
-        let size = body
-            .iter()
-            .fold(header.size, |acc, p| acc.saturating_add(p.size));
+        let size = body.iter().fold(header.size, |acc, p| acc.saturating_add(p.size));
         Section { header, body, size }
     }
 
@@ -317,21 +300,12 @@ impl Section {
     }
 
     pub fn message_count(&self) -> usize {
-        let header = self
-            .header
-            .system
-            .len()
-            .saturating_add(usize::from(self.header.human.is_some()));
-        self.body.iter().fold(header, |acc, p| {
-            acc.saturating_add(1).saturating_add(p.tools.len())
-        })
+        let header = self.header.system.len().saturating_add(usize::from(self.header.human.is_some()));
+        self.body.iter().fold(header, |acc, p| acc.saturating_add(1).saturating_add(p.tools.len()))
     }
 
     pub fn set_header(&mut self, header: Header) {
-        self.size = self
-            .size
-            .saturating_sub(self.header.size)
-            .saturating_add(header.size);
+        self.size = self.size.saturating_sub(self.header.size).saturating_add(header.size);
         self.header = header;
     }
 
@@ -342,10 +316,7 @@ impl Section {
 
     /// Replaces the whole body.
     pub fn set_body(&mut self, body: Vec<BodyPair>) {
-        *self = Section::new(
-            std::mem::replace(&mut self.header, Header::build(Vec::new(), None)),
-            body,
-        );
+        *self = Section::new(std::mem::replace(&mut self.header, Header::build(Vec::new(), None)), body);
     }
 
     /// Replaces pair `index`; returns the old pair, or `None` when out of range.
@@ -392,9 +363,7 @@ impl ChainAst {
 
     /// Total size in bytes.
     pub fn size(&self) -> usize {
-        self.sections
-            .iter()
-            .fold(0usize, |acc, s| acc.saturating_add(s.size))
+        self.sections.iter().fold(0usize, |acc, s| acc.saturating_add(s.size))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -402,9 +371,7 @@ impl ChainAst {
     }
 
     pub fn message_count(&self) -> usize {
-        self.sections
-            .iter()
-            .fold(0usize, |acc, s| acc.saturating_add(s.message_count()))
+        self.sections.iter().fold(0usize, |acc, s| acc.saturating_add(s.message_count()))
     }
 
     /// Index of each section's first message, plus the total message count at the end.
@@ -424,9 +391,7 @@ impl ChainAst {
     }
 
     pub fn pair_count(&self) -> usize {
-        self.sections
-            .iter()
-            .fold(0usize, |acc, s| acc.saturating_add(s.body.len()))
+        self.sections.iter().fold(0usize, |acc, s| acc.saturating_add(s.body.len()))
     }
 
     /// The chain flattened back to messages, in order.
@@ -469,10 +434,6 @@ fn check_role(index: usize, m: &Message, expected: crate::message::Role) -> Resu
     if m.role == expected {
         Ok(())
     } else {
-        Err(AstError::WrongRole {
-            index,
-            expected,
-            found: m.role,
-        })
+        Err(AstError::WrongRole { index, expected, found: m.role })
     }
 }

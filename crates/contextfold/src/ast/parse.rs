@@ -64,18 +64,10 @@ pub enum RepairAction {
     DroppedDuplicateResult { index: usize, call_id: String },
     /// A result was added for a call that had none (assistant message `index`).
     #[serde(rename_all = "camelCase")]
-    AddedMissingResult {
-        index: usize,
-        call_id: String,
-        name: String,
-    },
+    AddedMissingResult { index: usize, call_id: String, name: String },
     /// A call was added to assistant message `index` for a result that answered none.
     #[serde(rename_all = "camelCase")]
-    AddedMissingCall {
-        index: usize,
-        call_id: String,
-        name: String,
-    },
+    AddedMissingCall { index: usize, call_id: String, name: String },
 }
 
 struct OpenPair {
@@ -100,18 +92,10 @@ struct Parser {
 }
 
 pub(crate) fn parse(messages: &[Message], mode: ParseMode) -> Result<Parsed, AstError> {
-    let mut p = Parser {
-        mode,
-        sections: Vec::new(),
-        open: None,
-        repairs: Vec::new(),
-    };
+    let mut p = Parser { mode, sections: Vec::new(), open: None, repairs: Vec::new() };
     if let Some(first) = messages.first() {
         if !matches!(first.role, Role::System | Role::User) {
-            return Err(AstError::InvalidStart {
-                index: 0,
-                role: first.role,
-            });
+            return Err(AstError::InvalidStart { index: 0, role: first.role });
         }
     }
     for (index, message) in messages.iter().enumerate() {
@@ -124,15 +108,8 @@ pub(crate) fn parse(messages: &[Message], mode: ParseMode) -> Result<Parsed, Ast
         }
     }
     p.close_pair()?;
-    let sections = p
-        .sections
-        .into_iter()
-        .map(|s| Section::new(Header::build(s.system, s.human), s.body))
-        .collect();
-    Ok(Parsed {
-        ast: ChainAst::new(sections),
-        repairs: p.repairs,
-    })
+    let sections = p.sections.into_iter().map(|s| Section::new(Header::build(s.system, s.human), s.body)).collect();
+    Ok(Parsed { ast: ChainAst::new(sections), repairs: p.repairs })
 }
 
 impl Parser {
@@ -144,11 +121,7 @@ impl Parser {
         let open = self.open.is_some();
         match self.sections.as_mut_slice() {
             [] => {
-                self.sections.push(SectionBuilder {
-                    system: vec![m.clone()],
-                    human: None,
-                    body: Vec::new(),
-                });
+                self.sections.push(SectionBuilder { system: vec![m.clone()], human: None, body: Vec::new() });
                 Ok(())
             }
             [only] if only.human.is_none() && only.body.is_empty() && !open => {
@@ -163,36 +136,26 @@ impl Parser {
         self.close_pair()?;
         let repair = self.repair();
         let Some(last) = self.sections.last_mut() else {
-            self.sections.push(SectionBuilder {
-                system: Vec::new(),
-                human: Some(m.clone()),
-                body: Vec::new(),
-            });
+            self.sections.push(SectionBuilder { system: Vec::new(), human: Some(m.clone()), body: Vec::new() });
             return Ok(());
         };
         match (&mut last.human, last.body.is_empty()) {
             (Some(_), false) => {
-                self.sections.push(SectionBuilder {
-                    system: Vec::new(),
-                    human: Some(m.clone()),
-                    body: Vec::new(),
-                });
+                self.sections.push(SectionBuilder { system: Vec::new(), human: Some(m.clone()), body: Vec::new() });
             }
             (Some(existing), true) => {
                 if !repair {
                     return Err(AstError::ConsecutiveHuman { index });
                 }
                 merge_into(existing, m);
-                self.repairs
-                    .push(RepairAction::MergedConsecutiveHuman { index });
+                self.repairs.push(RepairAction::MergedConsecutiveHuman { index });
             }
             (None, body_empty) => {
                 if !body_empty {
                     if !repair {
                         return Err(AstError::HumanAfterAssistant { index });
                     }
-                    self.repairs
-                        .push(RepairAction::MovedHumanIntoHeader { index });
+                    self.repairs.push(RepairAction::MovedHumanIntoHeader { index });
                 }
                 last.human = Some(m.clone());
             }
@@ -205,19 +168,11 @@ impl Parser {
         let mut calls = HashSet::new();
         for call in m.tool_calls() {
             if !calls.insert(call.id.clone()) {
-                return Err(AstError::DuplicateToolCallId {
-                    index,
-                    id: call.id.clone(),
-                });
+                return Err(AstError::DuplicateToolCallId { index, id: call.id.clone() });
             }
         }
-        self.open = Some(OpenPair {
-            ai: m.clone(),
-            ai_index: index,
-            tools: Vec::new(),
-            calls,
-            answered: HashSet::new(),
-        });
+        self.open =
+            Some(OpenPair { ai: m.clone(), ai_index: index, tools: Vec::new(), calls, answered: HashSet::new() });
         Ok(())
     }
 
@@ -229,21 +184,14 @@ impl Parser {
                 if !repair {
                     return Err(AstError::UnexpectedTool { index });
                 }
-                self.repairs
-                    .push(RepairAction::DroppedToolMessage { index });
+                self.repairs.push(RepairAction::DroppedToolMessage { index });
                 return Ok(());
             }
         };
-        let unmatched: Vec<String> = m
-            .tool_results()
-            .filter(|r| !pair.calls.contains(&r.call_id))
-            .map(|r| r.call_id.clone())
-            .collect();
+        let unmatched: Vec<String> =
+            m.tool_results().filter(|r| !pair.calls.contains(&r.call_id)).map(|r| r.call_id.clone()).collect();
         if !unmatched.is_empty() && !repair {
-            return Err(AstError::UnmatchedToolResult {
-                index,
-                ids: unmatched,
-            });
+            return Err(AstError::UnmatchedToolResult { index, ids: unmatched });
         }
         let mut kept = m.clone();
         kept.parts.clear();
@@ -255,10 +203,7 @@ impl Parser {
             if !pair.calls.contains(&result.call_id) {
                 // Repair: give the orphan result a call (never twice for one id: the id
                 // joins `calls`, so a later duplicate result is caught below).
-                let name = result
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
+                let name = result.name.clone().unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
                 pair.ai.parts.push(Part::ToolCall(ToolCallPart {
                     id: result.call_id.clone(),
                     name: name.clone(),
@@ -275,15 +220,9 @@ impl Parser {
             }
             if !pair.answered.insert(result.call_id.clone()) {
                 if !repair {
-                    return Err(AstError::DuplicateToolResult {
-                        index,
-                        id: result.call_id.clone(),
-                    });
+                    return Err(AstError::DuplicateToolResult { index, id: result.call_id.clone() });
                 }
-                self.repairs.push(RepairAction::DroppedDuplicateResult {
-                    index,
-                    call_id: result.call_id.clone(),
-                });
+                self.repairs.push(RepairAction::DroppedDuplicateResult { index, call_id: result.call_id.clone() });
                 continue;
             }
             kept.parts.push(part.clone());
@@ -308,22 +247,11 @@ impl Parser {
         if !pending.is_empty() {
             if !self.repair() {
                 let ids = pending.into_iter().map(|(id, _)| id).collect();
-                return Err(AstError::MissingToolResult {
-                    index: pair.ai_index,
-                    ids,
-                });
+                return Err(AstError::MissingToolResult { index: pair.ai_index, ids });
             }
             for (call_id, name) in pending {
-                pair.tools.push(Message::tool_result(
-                    call_id.clone(),
-                    name.clone(),
-                    FALLBACK_RESPONSE_CONTENT,
-                ));
-                self.repairs.push(RepairAction::AddedMissingResult {
-                    index: pair.ai_index,
-                    call_id,
-                    name,
-                });
+                pair.tools.push(Message::tool_result(call_id.clone(), name.clone(), FALLBACK_RESPONSE_CONTENT));
+                self.repairs.push(RepairAction::AddedMissingResult { index: pair.ai_index, call_id, name });
             }
         }
         // A section always exists here: the first message is system or user.
@@ -379,9 +307,7 @@ fn check_parts(index: usize, m: &Message) -> Result<(), AstError> {
                 }
             }
             _ if m.role == Role::Tool => return err(part, PartRule::NonResultInToolMessage),
-            Part::Image(_) | Part::File(_) if !media_has_source(p) => {
-                return err(part, PartRule::MediaWithoutSource)
-            }
+            Part::Image(_) | Part::File(_) if !media_has_source(p) => return err(part, PartRule::MediaWithoutSource),
             _ => {}
         }
     }

@@ -6,27 +6,16 @@ use crate::message::{Message, Part, Role};
 /// True when any tool call in `messages` carries a reasoning signature (Gemini's
 /// `thoughtSignature`): a summary replacing them then needs the fake signature.
 pub fn contains_tool_call_reasoning(messages: &[Message]) -> bool {
-    messages
-        .iter()
-        .flat_map(Message::tool_calls)
-        .any(|c| c.signature.is_some())
+    messages.iter().flat_map(Message::tool_calls).any(|c| c.signature.is_some())
 }
 
 /// The reasoning of the first assistant message that has any, as an assistant message
 /// holding only its reasoning parts (to place before a summarization call).
 pub fn extract_reasoning_message(messages: &[Message]) -> Option<Message> {
-    messages
-        .iter()
-        .filter(|m| m.role == Role::Assistant)
-        .find_map(|m| {
-            let parts: Vec<Part> = m
-                .parts
-                .iter()
-                .filter(|p| matches!(p, Part::Reasoning(_)))
-                .cloned()
-                .collect();
-            (!parts.is_empty()).then(|| Message::new(Role::Assistant, parts))
-        })
+    messages.iter().filter(|m| m.role == Role::Assistant).find_map(|m| {
+        let parts: Vec<Part> = m.parts.iter().filter(|p| matches!(p, Part::Reasoning(_))).cloned().collect();
+        (!parts.is_empty()).then(|| Message::new(Role::Assistant, parts))
+    })
 }
 
 /// Removes reasoning parts and tool-call signatures from a message; returns how many

@@ -92,16 +92,12 @@ pub struct IdTemplate {
 pub enum TemplateError {
     #[error("tool-call id template {template:?}: unclosed '{{' at byte {at}")]
     Unclosed { template: String, at: usize },
-    #[error("tool-call id template {template:?}: unknown placeholder {{{placeholder}}} (use {{r:N:charset}} or {{f}})")]
-    UnknownPlaceholder {
-        template: String,
-        placeholder: String,
-    },
+    #[error(
+        "tool-call id template {template:?}: unknown placeholder {{{placeholder}}} (use {{r:N:charset}} or {{f}})"
+    )]
+    UnknownPlaceholder { template: String, placeholder: String },
     #[error("tool-call id template {template:?}: bad length in {{{placeholder}}} (1 to 256)")]
-    BadLength {
-        template: String,
-        placeholder: String,
-    },
+    BadLength { template: String, placeholder: String },
     #[error("tool-call id template {template:?}: unknown charset {charset:?} (d l u a x h H b or digit lower upper alpha alnum hex HEX base62)")]
     UnknownCharset { template: String, charset: String },
     #[error("tool-call id template is empty")]
@@ -123,11 +119,7 @@ pub enum IdMismatch {
     /// Lengths differ (in characters).
     Length { expected: usize, actual: usize },
     /// The first character that does not fit.
-    Char {
-        position: usize,
-        found: char,
-        expected: Expected,
-    },
+    Char { position: usize, found: char, expected: Expected },
 }
 
 impl IdTemplate {
@@ -161,10 +153,7 @@ impl IdTemplate {
         if !literal.is_empty() {
             segments.push(Segment::Literal(literal));
         }
-        Ok(IdTemplate {
-            source: template.to_string(),
-            segments,
-        })
+        Ok(IdTemplate { source: template.to_string(), segments })
     }
 
     pub fn as_str(&self) -> &str {
@@ -173,9 +162,7 @@ impl IdTemplate {
 
     /// True when the template has a random part (ids can be made unique by reseeding).
     pub fn has_random(&self) -> bool {
-        self.segments
-            .iter()
-            .any(|s| matches!(s, Segment::Random { .. }))
+        self.segments.iter().any(|s| matches!(s, Segment::Random { .. }))
     }
 
     /// A new id for a call of `function`, determined by `seed`.
@@ -213,10 +200,7 @@ impl IdTemplate {
             .collect();
         let actual = id.chars().count();
         if actual != expected.len() {
-            return Err(IdMismatch::Length {
-                expected: expected.len(),
-                actual,
-            });
+            return Err(IdMismatch::Length { expected: expected.len(), actual });
         }
         for (position, (c, exp)) in id.chars().zip(expected).enumerate() {
             let fits = match exp {
@@ -224,11 +208,7 @@ impl IdTemplate {
                 Expected::Charset(cs) => cs.contains(c),
             };
             if !fits {
-                return Err(IdMismatch::Char {
-                    position,
-                    found: c,
-                    expected: exp,
-                });
+                return Err(IdMismatch::Char { position, found: c, expected: exp });
             }
         }
         Ok(())
@@ -240,8 +220,7 @@ fn parse_placeholder(template: &str, placeholder: &str) -> Result<Segment, Templ
         return Ok(Segment::FunctionName);
     }
     let mut fields = placeholder.split(':');
-    let (Some("r"), Some(len), Some(charset), None) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
+    let (Some("r"), Some(len), Some(charset), None) = (fields.next(), fields.next(), fields.next(), fields.next())
     else {
         return Err(TemplateError::UnknownPlaceholder {
             template: template.to_string(),

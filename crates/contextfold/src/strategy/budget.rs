@@ -86,57 +86,31 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     counter: &dyn TokenCounter,
 ) -> Result<CompactResult, CompactError> {
-    let template =
-        IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
+    let template = IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
     let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
     let total: usize = message_tokens(messages, counter).iter().sum();
     let mut engine = Engine::default();
     let mut actions: Vec<Vec<Action>> = vec![Vec::new(); parsed.ast.sections().len()];
     if total <= config.max_tokens {
-        return Ok(finish(
-            messages,
-            messages.to_vec(),
-            &engine,
-            Vec::new(),
-            actions,
-            false,
-            controls,
-            parsed.repairs,
-        ));
+        return Ok(finish(messages, messages.to_vec(), &engine, Vec::new(), actions, false, controls, parsed.repairs));
     }
     let sections = parsed.ast.sections();
-    let kept_budget = config
-        .max_tokens
-        .saturating_mul(100usize.saturating_sub(config.summary_percent.min(100)))
-        / 100;
+    let kept_budget = config.max_tokens.saturating_mul(100usize.saturating_sub(config.summary_percent.min(100))) / 100;
     let (cut_section, cut_pair) = find_cut(&parsed.ast, config.keep_recent, kept_budget, counter);
-    let summary_tokens = config
-        .max_tokens
-        .saturating_mul(config.summary_percent.min(100))
-        / 100;
+    let summary_tokens = config.max_tokens.saturating_mul(config.summary_percent.min(100)) / 100;
     let summary_bytes = summary_tokens.saturating_mul(4);
     // One budget's worth of text per call, unless that would make more summaries than
     // the summary budget can hold: then fewer, larger chunks.
-    let condensed_bytes: usize = sections
-        .iter()
-        .take(cut_section)
-        .map(Section::size)
-        .sum::<usize>()
-        .saturating_add(sections.get(cut_section).map_or(0, |s| {
-            s.body().iter().take(cut_pair).map(BodyPair::size).sum()
-        }));
+    let condensed_bytes: usize = sections.iter().take(cut_section).map(Section::size).sum::<usize>().saturating_add(
+        sections.get(cut_section).map_or(0, |s| s.body().iter().take(cut_pair).map(BodyPair::size).sum()),
+    );
     let max_chunks = (summary_tokens / MIN_SUMMARY_TOKENS).max(1);
-    let chunk_bytes = config
-        .max_tokens
-        .saturating_mul(4)
-        .max(condensed_bytes.div_ceil(max_chunks));
+    let chunk_bytes = config.max_tokens.saturating_mul(4).max(condensed_bytes.div_ceil(max_chunks));
     let chunks = plan_chunks(sections, cut_section, cut_pair, chunk_bytes);
     let target = (summary_bytes / chunks.len().max(1)).max(64);
     let starts = parsed.ast.section_starts();
-    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) = chunks
-        .into_iter()
-        .filter_map(|c| chunk_job(sections, &c, &starts, target).map(|j| (c, j)))
-        .unzip();
+    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) =
+        chunks.into_iter().filter_map(|c| chunk_job(sections, &c, &starts, target).map(|j| (c, j))).unzip();
     let results = engine.wave(summarizer, controls, jobs).await;
     let mut errors = Vec::new();
     let mut summaries: Vec<Option<String>> = Vec::new();
@@ -145,10 +119,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             Ok(text) => summaries.push(Some(text)),
             Err(e) => {
                 if let Some(a) = actions.get_mut(chunk.first_section()) {
-                    a.push(Action::Failed {
-                        kind: RequestKind::Chunk,
-                        request: e.request,
-                    });
+                    a.push(Action::Failed { kind: RequestKind::Chunk, request: e.request });
                 }
                 errors.push(e);
                 summaries.push(None);
@@ -160,44 +131,24 @@ pub async fn compact<S: Summarizer + ?Sized>(
         if config.on_error == OnError::Throw && !cancelled {
             return Err(CompactError::Summarizer(errors));
         }
-        return Ok(finish(
-            messages,
-            messages.to_vec(),
-            &engine,
-            errors,
-            actions,
-            true,
-            controls,
-            Vec::new(),
-        ));
+        return Ok(finish(messages, messages.to_vec(), &engine, errors, actions, true, controls, Vec::new()));
     }
 
     // Assemble: systems, condensed summaries, the cut section from its user message.
-    let systems: Vec<Message> = sections
-        .first()
-        .map(|s| s.header().system().to_vec())
-        .unwrap_or_default();
+    let systems: Vec<Message> = sections.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
     let mut condensed: Vec<Message> = Vec::new();
     let mut in_section: Option<BodyPair> = None;
     for (chunk, summary) in chunks.iter().zip(summaries) {
         let Some(text) = summary else { continue };
         if chunk.in_cut {
-            let replaced = sections
-                .get(cut_section)
-                .and_then(|s| s.body().get(..cut_pair))
-                .unwrap_or_default();
+            let replaced = sections.get(cut_section).and_then(|s| s.body().get(..cut_pair)).unwrap_or_default();
             in_section = Some(super::summary_pair_for(&text, replaced, &template));
         } else {
-            condensed.push(Message::text(
-                Role::System,
-                format!("{CONDENSED_PREFIX}{text}"),
-            ));
+            condensed.push(Message::text(Role::System, format!("{CONDENSED_PREFIX}{text}")));
         }
         for segment in &chunk.segments {
             if let Some(a) = actions.get_mut(segment.section) {
-                a.push(Action::Condensed {
-                    pairs: segment.pairs.len(),
-                });
+                a.push(Action::Condensed { pairs: segment.pairs.len() });
             }
         }
     }
@@ -209,29 +160,9 @@ pub async fn compact<S: Summarizer + ?Sized>(
             first.set_header(first.header().without_system());
         }
     }
-    let mut out = Assembly {
-        systems,
-        condensed,
-        in_section,
-        kept,
-    };
-    enforce(
-        &mut out,
-        config.max_tokens,
-        counter,
-        &mut actions,
-        cut_section,
-    )?;
-    Ok(finish(
-        messages,
-        out.messages(),
-        &engine,
-        errors,
-        actions,
-        false,
-        controls,
-        parsed.repairs,
-    ))
+    let mut out = Assembly { systems, condensed, in_section, kept };
+    enforce(&mut out, config.max_tokens, counter, &mut actions, cut_section)?;
+    Ok(finish(messages, out.messages(), &engine, errors, actions, false, controls, parsed.repairs))
 }
 
 /// The parts of the result, kept apart so enforcement can drop them in order.
@@ -282,52 +213,27 @@ fn enforce(
     while out.tokens(counter) > max {
         if !out.condensed.is_empty() {
             out.condensed.remove(0);
-            note(
-                0,
-                Action::Trimmed {
-                    what: "condensed summary",
-                },
-            );
+            note(0, Action::Trimmed { what: "condensed summary" });
         } else if out.in_section.take().is_some() {
-            note(
-                cut_section,
-                Action::Trimmed {
-                    what: "in-section summary",
-                },
-            );
+            note(cut_section, Action::Trimmed { what: "in-section summary" });
         } else if out.kept.first().is_some_and(|s| s.body().len() > 1) {
             if let Some(first) = out.kept.first_mut() {
                 let body = first.body().get(1..).unwrap_or_default().to_vec();
                 first.set_body(body);
             }
-            note(
-                cut_section,
-                Action::Trimmed {
-                    what: "oldest kept pair",
-                },
-            );
+            note(cut_section, Action::Trimmed { what: "oldest kept pair" });
         } else if out.kept.len() > 1 {
             out.kept.remove(0);
-            note(
-                cut_section,
-                Action::Trimmed {
-                    what: "oldest kept section",
-                },
-            );
+            note(cut_section, Action::Trimmed { what: "oldest kept section" });
         } else {
             let system: usize = message_tokens(&out.systems, counter).iter().sum();
             let reason = if system > max {
                 format!("the system prompt alone is {system} tokens")
             } else {
                 let latest = out.tokens(counter).saturating_sub(system);
-                format!(
-                    "the latest exchange alone is {latest} tokens (with {system} of system prompt)"
-                )
+                format!("the latest exchange alone is {latest} tokens (with {system} of system prompt)")
             };
-            return Err(CompactError::Budget {
-                max_tokens: max,
-                reason,
-            });
+            return Err(CompactError::Budget { max_tokens: max, reason });
         }
     }
     Ok(())
@@ -338,20 +244,11 @@ fn enforce(
 /// then further back, exchange by exchange, while the system prompt and the kept
 /// messages (with the user message of the section the window starts in) fit
 /// `kept_budget` tokens: the budget is used, not just the minimum.
-fn find_cut(
-    ast: &ChainAst,
-    keep: usize,
-    kept_budget: usize,
-    counter: &dyn TokenCounter,
-) -> (usize, usize) {
+fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, counter: &dyn TokenCounter) -> (usize, usize) {
     let messages = ast.messages();
     let tokens = message_tokens(&messages, counter);
-    let sum =
-        |range: std::ops::Range<usize>| tokens.get(range).map_or(0, |t| t.iter().sum::<usize>());
-    let systems = ast
-        .sections()
-        .first()
-        .map_or(0, |s| s.header().system().len());
+    let sum = |range: std::ops::Range<usize>| tokens.get(range).map_or(0, |t| t.iter().sum::<usize>());
+    let systems = ast.sections().first().map_or(0, |s| s.header().system().len());
     // Every place a window may start: (section, pair, first message, user message index).
     let mut starts: Vec<(usize, usize, usize, Option<usize>)> = Vec::new();
     let mut at = 0usize;
@@ -373,8 +270,7 @@ fn find_cut(
     let keep_from = total.saturating_sub(keep.max(1));
     let system_tokens = sum(0..systems);
     let fits = |&(_, _, first, human): &(usize, usize, usize, Option<usize>)| {
-        let kept = sum(first.max(systems)..total)
-            .saturating_add(human.map_or(0, |h| sum(h..h.saturating_add(1))));
+        let kept = sum(first.max(systems)..total).saturating_add(human.map_or(0, |h| sum(h..h.saturating_add(1))));
         system_tokens.saturating_add(kept) <= kept_budget
     };
     // The latest start that keeps at least `keep` messages, then earlier ones while they fit.
@@ -393,22 +289,13 @@ fn find_cut(
 
 /// Chunks of everything before the cut, packed in order up to `chunk_bytes` (a section
 /// larger than that is split between pairs), then the cut section's older pairs alone.
-fn plan_chunks(
-    sections: &[Section],
-    cut_section: usize,
-    cut_pair: usize,
-    chunk_bytes: usize,
-) -> Vec<Chunk> {
+fn plan_chunks(sections: &[Section], cut_section: usize, cut_pair: usize, chunk_bytes: usize) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut current: Vec<Segment> = Vec::new();
     let mut bytes = 0usize;
     for (si, s) in sections.iter().enumerate().take(cut_section) {
         let human = s.header().human().map_or(0, Message::size);
-        let mut segment = Segment {
-            section: si,
-            pairs: 0..0,
-            with_human: s.header().human().is_some(),
-        };
+        let mut segment = Segment { section: si, pairs: 0..0, with_human: s.header().human().is_some() };
         bytes = bytes.saturating_add(human);
         for (pj, p) in s.body().iter().enumerate() {
             let open = segment.with_human || !segment.pairs.is_empty() || !current.is_empty();
@@ -416,16 +303,9 @@ fn plan_chunks(
                 if segment.with_human || !segment.pairs.is_empty() {
                     current.push(segment);
                 }
-                chunks.push(Chunk {
-                    segments: std::mem::take(&mut current),
-                    in_cut: false,
-                });
+                chunks.push(Chunk { segments: std::mem::take(&mut current), in_cut: false });
                 bytes = 0;
-                segment = Segment {
-                    section: si,
-                    pairs: pj..pj,
-                    with_human: false,
-                };
+                segment = Segment { section: si, pairs: pj..pj, with_human: false };
             }
             segment.pairs.end = pj.saturating_add(1);
             bytes = bytes.saturating_add(p.size());
@@ -435,21 +315,11 @@ fn plan_chunks(
         }
     }
     if !current.is_empty() {
-        chunks.push(Chunk {
-            segments: current,
-            in_cut: false,
-        });
+        chunks.push(Chunk { segments: current, in_cut: false });
     }
     if cut_pair > 0 {
-        let segment = Segment {
-            section: cut_section,
-            pairs: 0..cut_pair,
-            with_human: false,
-        };
-        chunks.push(Chunk {
-            segments: vec![segment],
-            in_cut: true,
-        });
+        let segment = Segment { section: cut_section, pairs: 0..cut_pair, with_human: false };
+        chunks.push(Chunk { segments: vec![segment], in_cut: true });
     }
     chunks
 }
@@ -464,30 +334,15 @@ fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -
         if segment.with_human || c.in_cut {
             tasks.extend(s.header().human().cloned());
         }
-        work.extend(
-            s.body()
-                .get(segment.pairs.clone())?
-                .iter()
-                .flat_map(BodyPair::messages),
-        );
+        work.extend(s.body().get(segment.pairs.clone())?.iter().flat_map(BodyPair::messages));
     }
     let prompt = render(&tasks, &work)?;
     let first = c.first_section();
     let last = c.segments.last().map_or(first, |s| s.section);
     let start = starts.get(first).copied().unwrap_or(0);
     let end = starts.get(last.saturating_add(1)).copied().unwrap_or(start);
-    let kind = if c.in_cut {
-        RequestKind::Rotation
-    } else {
-        RequestKind::Chunk
-    };
-    Some(Job {
-        kind,
-        prompt,
-        range: MessageRange { start, end },
-        section: Some(first),
-        target_bytes: target,
-    })
+    let kind = if c.in_cut { RequestKind::Rotation } else { RequestKind::Chunk };
+    Some(Job { kind, prompt, range: MessageRange { start, end }, section: Some(first), target_bytes: target })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -519,9 +374,5 @@ fn finish(
         rolled_back,
         cancelled: controls.cancel.is_cancelled(),
     };
-    CompactResult {
-        changed: messages != original,
-        messages,
-        report,
-    }
+    CompactResult { changed: messages != original, messages, report }
 }

@@ -9,8 +9,8 @@ pub mod budget;
 pub mod sections;
 
 use crate::ast::{
-    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind,
-    RepairAction, SUMMARIZED_CONTENT_PREFIX,
+    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind, RepairAction,
+    SUMMARIZED_CONTENT_PREFIX,
 };
 use crate::message::{messages_size, Message};
 use crate::summarize::{RequestKind, SummarizeError};
@@ -55,36 +55,19 @@ impl Totals {
 pub enum Action {
     /// The section's body was collapsed into one summary pair.
     #[serde(rename_all = "camelCase")]
-    SectionSummarized {
-        pairs: usize,
-        bytes_before: usize,
-        bytes_after: usize,
-    },
+    SectionSummarized { pairs: usize, bytes_before: usize, bytes_after: usize },
     /// One oversized pair was summarized on its own.
     #[serde(rename_all = "camelCase")]
-    PairSummarized {
-        pair: usize,
-        bytes_before: usize,
-        bytes_after: usize,
-    },
+    PairSummarized { pair: usize, bytes_before: usize, bytes_after: usize },
     /// The older pairs of a recent section were folded into one summary pair.
     #[serde(rename_all = "camelCase")]
-    Rotated {
-        pairs_summarized: usize,
-        pairs_kept: usize,
-        bytes_before: usize,
-        bytes_after: usize,
-    },
+    Rotated { pairs_summarized: usize, pairs_kept: usize, bytes_before: usize, bytes_after: usize },
     /// The section was folded into the QA summary section.
     #[serde(rename_all = "camelCase")]
     FoldedIntoQa { bytes_before: usize },
     /// A summary was discarded because it was not smaller than what it would replace.
     #[serde(rename_all = "camelCase")]
-    NoGain {
-        kind: RequestKind,
-        bytes_before: usize,
-        summary_bytes: usize,
-    },
+    NoGain { kind: RequestKind, bytes_before: usize, summary_bytes: usize },
     /// Pairs of this section were condensed into a summary (budget strategy).
     #[serde(rename_all = "camelCase")]
     Condensed { pairs: usize },
@@ -160,20 +143,11 @@ impl CompactError {
 /// A summary pair replacing `replaced`: a summarization pair when any of them used
 /// tools (with the fake signature when their calls carried reasoning, and their first
 /// reasoning before the call), else a prefixed completion.
-pub(crate) fn summary_pair_for(
-    text: &str,
-    replaced: &[BodyPair],
-    template: &IdTemplate,
-) -> BodyPair {
+pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
         return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
     }
     let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
     let reasoning = extract_reasoning_message(&messages);
-    BodyPair::summarization(
-        text,
-        template,
-        contains_tool_call_reasoning(&messages),
-        reasoning.as_ref(),
-    )
+    BodyPair::summarization(text, template, contains_tool_call_reasoning(&messages), reasoning.as_ref())
 }

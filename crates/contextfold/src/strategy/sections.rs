@@ -16,9 +16,7 @@ use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport,
 use crate::ast::{BodyPair, ChainAst, Header, IdTemplate, Section};
 use crate::message::{Message, Role};
 use crate::prompt::render;
-use crate::summarize::{
-    Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, Summarizer,
-};
+use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, Summarizer};
 
 /// Settings of the sections strategy; defaults are upstream's.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,8 +75,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     summarizer: &S,
     controls: &Controls,
 ) -> Result<CompactResult, CompactError> {
-    let template =
-        IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
+    let template = IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
     let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
     let mut run = Run {
         config,
@@ -134,8 +131,7 @@ struct Plan {
 
 impl Run<'_> {
     fn should_stop(&self) -> bool {
-        self.controls.cancel.is_cancelled()
-            || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
+        self.controls.cancel.is_cancelled() || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
     }
 
     fn section(&self, i: usize) -> Option<&Section> {
@@ -148,23 +144,12 @@ impl Run<'_> {
             return MessageRange { start: 0, end: 0 };
         };
         let base = self.starts.get(i).copied().unwrap_or(0);
-        let header = s
-            .header()
-            .system()
-            .len()
-            .saturating_add(usize::from(s.header().human().is_some()));
-        let count = |ps: &[BodyPair]| {
-            ps.iter()
-                .map(|p| p.tools().len().saturating_add(1))
-                .sum::<usize>()
-        };
+        let header = s.header().system().len().saturating_add(usize::from(s.header().human().is_some()));
+        let count = |ps: &[BodyPair]| ps.iter().map(|p| p.tools().len().saturating_add(1)).sum::<usize>();
         let before = s.body().get(..pairs.start).map_or(0, count);
         let within = s.body().get(pairs.clone()).map_or(0, count);
         let start = base.saturating_add(header).saturating_add(before);
-        MessageRange {
-            start,
-            end: start.saturating_add(within),
-        }
+        MessageRange { start, end: start.saturating_add(within) }
     }
 
     /// Plans a summary of pairs `pairs` of section `i`, with the section's user message
@@ -182,19 +167,8 @@ impl Run<'_> {
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
         let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
         let prompt = render(&tasks, &work)?;
-        let job = Job {
-            kind,
-            prompt,
-            range: self.range(i, &pairs),
-            section: Some(i),
-            target_bytes: target_for(bytes),
-        };
-        Some(Plan {
-            section: i,
-            pairs,
-            kind,
-            job,
-        })
+        let job = Job { kind, prompt, range: self.range(i, &pairs), section: Some(i), target_bytes: target_for(bytes) };
+        Some(Plan { section: i, pairs, kind, job })
     }
 
     /// Runs plans as one wave and applies each success through `apply`.
@@ -213,13 +187,7 @@ impl Run<'_> {
             match result {
                 Ok(text) => apply(self, plan, &text),
                 Err(e) => {
-                    self.record(
-                        plan.section,
-                        Action::Failed {
-                            kind: plan.kind,
-                            request: e.request,
-                        },
-                    );
+                    self.record(plan.section, Action::Failed { kind: plan.kind, request: e.request });
                     self.errors.push(e);
                 }
             }
@@ -240,14 +208,7 @@ impl Run<'_> {
         let pair = super::summary_pair_for(text, replaced, &self.template);
         if pair.size() >= before {
             let summary_bytes = pair.size();
-            self.record(
-                plan.section,
-                Action::NoGain {
-                    kind: plan.kind,
-                    bytes_before: before,
-                    summary_bytes,
-                },
-            );
+            self.record(plan.section, Action::NoGain { kind: plan.kind, bytes_before: before, summary_bytes });
             return None;
         }
         Some(pair)
@@ -277,25 +238,14 @@ impl Run<'_> {
             let bytes_after = pair.size();
             section.set_body(vec![pair]);
             let pairs = plan.pairs.len();
-            run.record(
-                plan.section,
-                Action::SectionSummarized {
-                    pairs,
-                    bytes_before,
-                    bytes_after,
-                },
-            );
+            run.record(plan.section, Action::SectionSummarized { pairs, bytes_before, bytes_after });
         })
         .await;
     }
 
     /// Phase 1a: in the last `keep` sections, every pair but the last that is over
     /// `max_bp_bytes` and not yet a summary is summarized on its own; one wave for all.
-    async fn summarize_oversized_pairs<S: Summarizer + ?Sized>(
-        &mut self,
-        summarizer: &S,
-        keep: usize,
-    ) {
+    async fn summarize_oversized_pairs<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
         let n = self.ast.sections().len();
         let mut plans = Vec::new();
         for i in n.saturating_sub(keep)..n {
@@ -316,11 +266,7 @@ impl Run<'_> {
                 return;
             };
             if let Some(old) = section.replace_pair(plan.pairs.start, pair) {
-                let action = Action::PairSummarized {
-                    pair: plan.pairs.start,
-                    bytes_before: old.size(),
-                    bytes_after,
-                };
+                let action = Action::PairSummarized { pair: plan.pairs.start, bytes_before: old.size(), bytes_after };
                 run.record(plan.section, action);
             }
         })
@@ -332,11 +278,9 @@ impl Run<'_> {
     /// summary pair placed first; one wave for all sections.
     async fn rotate_last_sections<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
         let n = self.ast.sections().len();
-        let threshold = self
-            .config
-            .last_sec_bytes
-            .saturating_mul(100usize.saturating_sub(self.config.reserve_percent.min(100)))
-            / 100;
+        let threshold =
+            self.config.last_sec_bytes.saturating_mul(100usize.saturating_sub(self.config.reserve_percent.min(100)))
+                / 100;
         let plans = (n.saturating_sub(keep)..n)
             .rev()
             .filter_map(|i| {
@@ -357,14 +301,7 @@ impl Run<'_> {
             };
             let bytes_before = section.size();
             let mut body = vec![pair];
-            body.extend(
-                section
-                    .body()
-                    .get(plan.pairs.end..)
-                    .unwrap_or_default()
-                    .iter()
-                    .cloned(),
-            );
+            body.extend(section.body().get(plan.pairs.end..).unwrap_or_default().iter().cloned());
             let pairs_kept = body.len().saturating_sub(1);
             section.set_body(body);
             let action = Action::Rotated {
@@ -392,61 +329,29 @@ impl Run<'_> {
                 return; // Already the QA summary of an earlier run.
             }
         }
-        let humans: Vec<Message> = folded
-            .iter()
-            .filter_map(|s| s.header().human().cloned())
-            .collect();
-        let work: Vec<Message> = folded
-            .iter()
-            .flat_map(|s| s.body().iter().flat_map(BodyPair::messages))
-            .collect();
-        let replaced: Vec<BodyPair> = folded
-            .iter()
-            .flat_map(|s| s.body().iter().cloned())
-            .collect();
+        let humans: Vec<Message> = folded.iter().filter_map(|s| s.header().human().cloned()).collect();
+        let work: Vec<Message> = folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::messages)).collect();
+        let replaced: Vec<BodyPair> = folded.iter().flat_map(|s| s.body().iter().cloned()).collect();
         let bytes_before: usize = folded.iter().map(Section::size).sum();
-        let system = folded
-            .first()
-            .map(|s| s.header().system().to_vec())
-            .unwrap_or_default();
-        let range = MessageRange {
-            start: 0,
-            end: self.starts.get(fold).copied().unwrap_or(0),
-        };
+        let system = folded.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
+        let range = MessageRange { start: 0, end: self.starts.get(fold).copied().unwrap_or(0) };
         // Skip by size what can never shrink: the summary section's fixed cost (system,
         // merged user messages, the summary pair) already reaches the folded bytes.
-        let fixed_human = if self.config.summ_human_in_qa {
-            None
-        } else {
-            merge_humans(&humans)
-        };
+        let fixed_human = if self.config.summ_human_in_qa { None } else { merge_humans(&humans) };
         let fixed = Header::build(system.clone(), fixed_human)
             .size()
             .saturating_add(super::summary_pair_for("", &replaced, &self.template).size());
-        if bytes_before < self.config.min_summarize_bytes || fixed.saturating_add(1) >= bytes_before
-        {
+        if bytes_before < self.config.min_summarize_bytes || fixed.saturating_add(1) >= bytes_before {
             return;
         }
         let target = target_for(bytes_before);
         let mut jobs = Vec::new();
         if let Some(prompt) = render(&humans, &work) {
-            jobs.push(Job {
-                kind: RequestKind::QaAi,
-                prompt,
-                range,
-                section: None,
-                target_bytes: target,
-            });
+            jobs.push(Job { kind: RequestKind::QaAi, prompt, range, section: None, target_bytes: target });
         }
         if self.config.summ_human_in_qa {
             if let Some(prompt) = render(&humans, &[]) {
-                jobs.push(Job {
-                    kind: RequestKind::QaHuman,
-                    prompt,
-                    range,
-                    section: None,
-                    target_bytes: target,
-                });
+                jobs.push(Job { kind: RequestKind::QaHuman, prompt, range, section: None, target_bytes: target });
             }
         }
         if jobs.is_empty() || self.controls.cancel.is_cancelled() {
@@ -462,51 +367,28 @@ impl Run<'_> {
                 Ok(text) => human_summary = Some(text),
                 Err(e) => {
                     for s in 0..fold {
-                        self.record(
-                            s,
-                            Action::Failed {
-                                kind,
-                                request: e.request,
-                            },
-                        );
+                        self.record(s, Action::Failed { kind, request: e.request });
                     }
                     self.errors.push(e);
                 }
             }
         }
-        let (Some(ai), true) = (
-            ai_summary,
-            human_summary.is_some() || !self.config.summ_human_in_qa,
-        ) else {
+        let (Some(ai), true) = (ai_summary, human_summary.is_some() || !self.config.summ_human_in_qa) else {
             return;
         };
         let human = match human_summary {
             Some(text) => Some(Message::text(Role::User, text)),
             None => merge_humans(&humans),
         };
-        let summary = Section::new(
-            Header::build(system, human),
-            vec![super::summary_pair_for(&ai, &replaced, &self.template)],
-        );
+        let summary =
+            Section::new(Header::build(system, human), vec![super::summary_pair_for(&ai, &replaced, &self.template)]);
         if summary.size() >= bytes_before {
-            self.record(
-                0,
-                Action::NoGain {
-                    kind: RequestKind::QaAi,
-                    bytes_before,
-                    summary_bytes: summary.size(),
-                },
-            );
+            self.record(0, Action::NoGain { kind: RequestKind::QaAi, bytes_before, summary_bytes: summary.size() });
             return;
         }
         for s in 0..fold {
             let bytes = self.section(s).map_or(0, Section::size);
-            self.record(
-                s,
-                Action::FoldedIntoQa {
-                    bytes_before: bytes,
-                },
-            );
+            self.record(s, Action::FoldedIntoQa { bytes_before: bytes });
         }
         let mut sections = vec![summary];
         sections.extend(
@@ -529,19 +411,10 @@ impl Run<'_> {
             return 0;
         }
         let mut kept = keep.min(n);
-        let mut bytes: usize = sections
-            .get(n.saturating_sub(kept)..)
-            .unwrap_or_default()
-            .iter()
-            .map(Section::size)
-            .sum();
+        let mut bytes: usize =
+            sections.get(n.saturating_sub(kept)..).unwrap_or_default().iter().map(Section::size).sum();
         let limit = self.config.max_qa_bytes.saturating_sub(QA_HEADROOM);
-        for s in sections
-            .get(..n.saturating_sub(kept))
-            .unwrap_or_default()
-            .iter()
-            .rev()
-        {
+        for s in sections.get(..n.saturating_sub(kept)).unwrap_or_default().iter().rev() {
             if kept < self.config.max_qa_sections && bytes.saturating_add(s.size()) <= limit {
                 kept = kept.saturating_add(1);
                 bytes = bytes.saturating_add(s.size());
@@ -570,11 +443,7 @@ impl Run<'_> {
             .filter(|(_, a)| !a.is_empty())
             .map(|(section, actions)| SectionReport { section, actions })
             .collect();
-        let messages = if rolled_back {
-            original.to_vec()
-        } else {
-            self.ast.into_messages()
-        };
+        let messages = if rolled_back { original.to_vec() } else { self.ast.into_messages() };
         let report = Report {
             strategy: "sections",
             before: Totals::of(original),
@@ -587,11 +456,7 @@ impl Run<'_> {
             rolled_back,
             cancelled,
         };
-        Ok(CompactResult {
-            changed: messages != original,
-            messages,
-            report,
-        })
+        Ok(CompactResult { changed: messages != original, messages, report })
     }
 }
 

@@ -13,10 +13,7 @@ pub struct FixedSummarizer {
 
 impl FixedSummarizer {
     pub fn new(text: impl Into<String>) -> Self {
-        FixedSummarizer {
-            text: text.into(),
-            requests: RefCell::new(Vec::new()),
-        }
+        FixedSummarizer { text: text.into(), requests: RefCell::new(Vec::new()) }
     }
 
     pub fn calls(&self) -> usize {

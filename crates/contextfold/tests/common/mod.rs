@@ -1,16 +1,8 @@
 //! Builders and checks shared by the AST tests.
-#![allow(
-    dead_code,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use contextfold::ast::ChainAst;
-use contextfold::message::{
-    messages_size, Extra, Message, Part, ReasoningPart, Role, ToolCallPart,
-};
+use contextfold::message::{messages_size, Extra, Message, Part, ReasoningPart, Role, ToolCallPart};
 
 pub fn sys(text: &str) -> Message {
     Message::text(Role::System, text)
@@ -67,17 +59,9 @@ pub fn assert_sizes_consistent(ast: &ChainAst) {
             section += pair;
         }
         assert_eq!(s.size(), section, "size of section {i}");
-        assert_eq!(
-            messages_size(&s.messages()),
-            section,
-            "section {i} messages"
-        );
+        assert_eq!(messages_size(&s.messages()), section, "section {i} messages");
         total += section;
     }
     assert_eq!(ast.size(), total, "chain size");
-    assert_eq!(
-        ast.size(),
-        messages_size(&ast.messages()),
-        "chain size vs messages"
-    );
+    assert_eq!(ast.size(), messages_size(&ast.messages()), "chain size vs messages");
 }
