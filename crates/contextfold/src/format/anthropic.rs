@@ -31,6 +31,8 @@
 //! - `mergeWithPrevious: [positions]` on a user message split off a user message with
 //!   tool results: it merges back into the previous (tool) message's wire message, its
 //!   parts going to these block positions;
+//! - `newMessage: true` on a tool message read from a user message of tool results that
+//!   directly follows another one: a writer must not merge the two;
 //! - `source`: fields of an `image` / `document` source that were not mapped, including
 //!   its `type` unless that is `base64` (data) or `url` (url), so `text`, `file` or
 //!   `content` sources survive (a part with neither URL nor data is then reported by the
@@ -38,16 +40,53 @@
 //! - `input`: the original `tool_use` input, only if the compact JSON of `arguments` does
 //!   not read back to the same value;
 //! - `shadowed`: unknown fields whose names clash with native field names.
+//!
+//! # Writing
+//!
+//! A system prompt is not a message in Anthropic's API but the request's `system` field,
+//! so there are two writers, and [`crate::format::write`] picks the one that is the
+//! inverse of [`read`]:
+//! - [`write()`] gives a `messages` array and fails (with the path of the message) when a
+//!   system message is present: silently dropping the system prompt would be worse;
+//! - [`write_request`] gives `{system, messages}`: the leading system messages become
+//!   `system` (a string or text blocks as read; several messages give blocks), a system
+//!   message after the start is an error. Request fields other than `system` and
+//!   `messages` are not read, so they are not written either; nor are message-level
+//!   fields of a system message.
+//!
+//! It reads the `_anthropic` markers back (and ignores those of other formats), writes
+//! every other `extra` field verbatim, and gives messages without markers the natural
+//! shape: content a string for a lone plain text part, blocks otherwise; reasoning a
+//! `thinking` block with its `signature`, or `redacted_thinking` for redacted data; a
+//! tool call a `tool_use` block whose `input` is the arguments parsed (`{}` when empty);
+//! tool messages a user message of `tool_result` blocks (content absent, a string or
+//! blocks, `is_error` only when set). Consecutive tool messages go into one user message
+//! unless marked `newMessage`; a user message marked `mergeWithPrevious` goes back into
+//! the user message of the tool results before it, at its recorded block positions. An
+//! unmarked user message after tool results stays a message of its own (the API accepts
+//! consecutive user turns), so read chains keep their exact shape. Anthropic -> native ->
+//! Anthropic therefore gives back the very same JSON. What the wire cannot carry:
+//! - a tool result's `name` and a tool call's `signature` are dropped (no such fields);
+//! - a file's `name` is written as the document `title`;
+//! - errors ([`FormatError::Unwritable`], with the path of the part): arguments that are
+//!   not JSON, an image or file with neither URL nor data, reasoning with both text and
+//!   redacted data, a part in a place Anthropic does not allow it (only text in
+//!   `system`, thinking and tool use in assistant messages, tool results in tool
+//!   messages), a tool message without a result.
 
 mod blocks;
+mod writer;
 
-use super::content_shape::ContentShape;
-use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::content_shape::{is_plain_text, ContentShape};
+use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
 use super::FormatError;
 use crate::message::{Extra, Message, Part, Role};
 use blocks::BlockContext;
 use serde_json::Value;
+use std::borrow::Borrow;
+
+pub use writer::{write, write_request};
 
 /// The `extra` key holding Anthropic restoration markers.
 pub const NAMESPACE: &str = "_anthropic";
@@ -75,10 +114,7 @@ fn read_request(value: &Value) -> Result<Vec<Message>, FormatError> {
     let path = request.field_path("messages");
     match request.take("messages") {
         Some(Value::Array(items)) => read_messages(items, &path, out),
-        Some(other) => Err(path.shape_error(format!(
-            "`messages` must be an array, found {}",
-            json_kind(other)
-        ))),
+        Some(other) => Err(path.shape_error(format!("`messages` must be an array, found {}", json_kind(other)))),
         None => Err(path.shape_error("missing array field `messages`")),
     }
 }
@@ -88,10 +124,7 @@ fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>
     let (parts, shape) = match value {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(text)) => (text_parts(text), ContentShape::String),
-        Some(Value::Array(items)) => (
-            blocks::read_blocks(items, path, BlockContext::System)?,
-            ContentShape::Array,
-        ),
+        Some(Value::Array(items)) => (blocks::read_blocks(items, path, BlockContext::System)?, ContentShape::Array),
         Some(other) => {
             return Err(path.shape_error(format!(
                 "`system` must be a string or an array of text blocks, found {}",
@@ -106,14 +139,15 @@ fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>
     Ok(Some(message))
 }
 
-fn read_messages(
-    items: &[Value],
-    path: &JsonPath,
-    mut out: Vec<Message>,
-) -> Result<Vec<Message>, FormatError> {
+fn read_messages(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     out.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
-        out.extend(read_message(item, path.index(i))?);
+        let mut read = read_message(item, path.index(i))?;
+        let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
+        if let Some(first) = read.first_mut().filter(|m| after_results && m.role == Role::Tool) {
+            add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
+        }
+        out.extend(read);
     }
     Ok(out)
 }
@@ -135,15 +169,10 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Vec<Message>, FormatErro
     let content_path = obj.field_path("content");
     let (parts, shape) = match obj.take("content") {
         Some(Value::String(text)) => (text_parts(text), ContentShape::String),
-        Some(Value::Array(items)) => (
-            blocks::read_blocks(items, &content_path, context)?,
-            ContentShape::Array,
-        ),
+        Some(Value::Array(items)) => (blocks::read_blocks(items, &content_path, context)?, ContentShape::Array),
         Some(other) => {
-            return Err(content_path.shape_error(format!(
-                "`content` must be a string or an array of blocks, found {}",
-                json_kind(other)
-            )))
+            return Err(content_path
+                .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))
         }
         None => return Err(content_path.shape_error("missing field `content`")),
     };
@@ -154,11 +183,7 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Vec<Message>, FormatErro
     if shape != natural_content_shape(&parts) {
         markers.set("content", shape);
     }
-    Ok(vec![Message {
-        role,
-        parts,
-        extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
-    }])
+    Ok(vec![Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) }])
 }
 
 /// A user message holding tool results -> a tool message with the results, followed by a
@@ -199,9 +224,9 @@ fn text_parts(text: &str) -> Vec<Part> {
 }
 
 /// The content shape a writer picks by itself for a message's parts.
-fn natural_content_shape(parts: &[Part]) -> ContentShape {
+fn natural_content_shape<P: Borrow<Part>>(parts: &[P]) -> ContentShape {
     match parts {
-        [Part::Text(t)] if t.extra.is_empty() => ContentShape::String,
+        [one] if is_plain_text(one.borrow()) => ContentShape::String,
         _ => ContentShape::Array,
     }
 }

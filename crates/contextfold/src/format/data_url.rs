@@ -23,10 +23,7 @@ mod tests {
     fn splits_only_the_exact_base64_form() {
         let cases = [
             ("data:image/png;base64,iVBOR", Some(("image/png", "iVBOR"))),
-            (
-                "data:application/pdf;base64,",
-                Some(("application/pdf", "")),
-            ),
+            ("data:application/pdf;base64,", Some(("application/pdf", ""))),
             ("data:image/png;name=a.png;base64,xx", None),
             ("data:;base64,xx", None),
             ("data:text/plain,hello", None),

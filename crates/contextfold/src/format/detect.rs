@@ -63,19 +63,11 @@ impl Fits {
     const CHAT: Fits = Fits::new(false, true, true);
 
     const fn new(native: bool, openai: bool, anthropic: bool) -> Fits {
-        Fits {
-            native,
-            openai,
-            anthropic,
-        }
+        Fits { native, openai, anthropic }
     }
 
     fn and(self, other: Fits) -> Fits {
-        Fits::new(
-            self.native && other.native,
-            self.openai && other.openai,
-            self.anthropic && other.anthropic,
-        )
+        Fits::new(self.native && other.native, self.openai && other.openai, self.anthropic && other.anthropic)
     }
 
     fn is_empty(self) -> bool {
@@ -96,15 +88,11 @@ impl Fits {
     }
 
     fn describe(self) -> String {
-        let names: Vec<&str> = [
-            (self.native, "native"),
-            (self.openai, "OpenAI"),
-            (self.anthropic, "Anthropic"),
-        ]
-        .iter()
-        .filter(|(fits, _)| *fits)
-        .map(|(_, name)| *name)
-        .collect();
+        let names: Vec<&str> = [(self.native, "native"), (self.openai, "OpenAI"), (self.anthropic, "Anthropic")]
+            .iter()
+            .filter(|(fits, _)| *fits)
+            .map(|(_, name)| *name)
+            .collect();
         names.join(" or ")
     }
 }
@@ -113,17 +101,11 @@ impl Fits {
 fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, FormatError> {
     let mut common = start;
     for (i, item) in items.iter().enumerate() {
-        let fits = classify(item).map_err(|why| {
-            path.index(i)
-                .unknown_format(format!("this message fits no known format: {why}"))
-        })?;
+        let fits = classify(item)
+            .map_err(|why| path.index(i).unknown_format(format!("this message fits no known format: {why}")))?;
         let both = common.and(fits);
         if both.is_empty() {
-            let expected = if start == Fits::ALL {
-                "earlier messages"
-            } else {
-                "a request object"
-            };
+            let expected = if start == Fits::ALL { "earlier messages" } else { "a request object" };
             return Err(path.index(i).unknown_format(format!(
                 "this message is {} but {expected} are {}",
                 fits.describe(),
@@ -136,15 +118,8 @@ fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, Fo
 }
 
 /// Message fields only OpenAI has.
-const OPENAI_FIELDS: &[&str] = &[
-    "tool_calls",
-    "tool_call_id",
-    "function_call",
-    "reasoning_content",
-    "name",
-    "refusal",
-    "audio",
-];
+const OPENAI_FIELDS: &[&str] =
+    &["tool_calls", "tool_call_id", "function_call", "reasoning_content", "name", "refusal", "audio"];
 
 /// Block types only Anthropic has (the reader rejects the ones it cannot carry yet,
 /// with a precise error).
@@ -204,10 +179,7 @@ fn classify_content(fields: &Map<String, Value>) -> Result<Fits, String> {
             }
             Ok(fits)
         }
-        Some(other) => Err(format!(
-            "`content` is {}, neither a string nor an array",
-            json_kind(other)
-        )),
+        Some(other) => Err(format!("`content` is {}, neither a string nor an array", json_kind(other))),
     }
 }
 
@@ -240,16 +212,8 @@ mod tests {
                 json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]),
                 Format::OpenAi,
             ),
-            (
-                "text parts",
-                json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
-                Format::OpenAi,
-            ),
-            (
-                "native",
-                json!([{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]),
-                Format::Native,
-            ),
+            ("text parts", json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]), Format::OpenAi),
+            ("native", json!([{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]), Format::Native),
             (
                 "system role",
                 json!([{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]),
@@ -294,11 +258,7 @@ mod tests {
             ),
         ];
         for (name, value, expected) in cases {
-            assert_eq!(
-                detect(&value).unwrap_or_else(|e| panic!("{name}: {e}")),
-                expected,
-                "{name}"
-            );
+            assert_eq!(detect(&value).unwrap_or_else(|e| panic!("{name}: {e}")), expected, "{name}");
         }
     }
 
@@ -306,27 +266,11 @@ mod tests {
     fn unknown_shapes_name_the_first_message_that_fits_none() {
         let cases = [
             ("not an array", json!("hi"), ""),
-            (
-                "number message",
-                json!([{"role": "user", "content": "a"}, 3]),
-                "[1]",
-            ),
+            ("number message", json!([{"role": "user", "content": "a"}, 3]), "[1]"),
             ("no role", json!([{"content": "a"}]), "[0]"),
-            (
-                "unknown role",
-                json!([{"role": "model", "content": "a"}]),
-                "[0]",
-            ),
-            (
-                "unknown part",
-                json!([{"role": "user", "content": [{"type": "banana"}]}]),
-                "[0]",
-            ),
-            (
-                "numeric content",
-                json!([{"role": "user", "content": 1}]),
-                "[0]",
-            ),
+            ("unknown role", json!([{"role": "model", "content": "a"}]), "[0]"),
+            ("unknown part", json!([{"role": "user", "content": [{"type": "banana"}]}]), "[0]"),
+            ("numeric content", json!([{"role": "user", "content": 1}]), "[0]"),
             (
                 "mixed in one message",
                 json!([{"role": "assistant", "tool_calls": [], "content": [{"type": "tool_use"}]}]),
@@ -348,11 +292,7 @@ mod tests {
         ];
         for (name, value, path) in cases {
             let err = detect(&value).expect_err(name);
-            assert_eq!(
-                (err.code(), err.path()),
-                ("unknown_format", Some(path)),
-                "{name}: {err}"
-            );
+            assert_eq!((err.code(), err.path()), ("unknown_format", Some(path)), "{name}: {err}");
         }
     }
 }

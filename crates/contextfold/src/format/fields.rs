@@ -17,6 +17,24 @@ use serde_json::{Map, Value};
 /// apart so that the flattened native form never holds a key twice.
 pub(crate) const SHADOWED: &str = "shadowed";
 
+/// Every format's marker namespace. A wire field named like one is shadowed when read,
+/// so that a writer can drop the namespaces of other formats from `extra`.
+pub(crate) const NAMESPACES: &[&str] = &["_openai", "_anthropic"];
+
+/// Adds one marker to an `extra` under `namespace`.
+pub(crate) fn add_marker(extra: &mut Extra, namespace: &str, key: &str, value: Value) {
+    match extra.get_mut(namespace) {
+        Some(Value::Object(markers)) => {
+            markers.insert(key.to_string(), value);
+        }
+        _ => {
+            let mut markers = Map::new();
+            markers.insert(key.to_string(), value);
+            extra.insert(namespace.to_string(), Value::Object(markers));
+        }
+    }
+}
+
 /// Native JSON field names of messages and of each part kind (see [`crate::message`]).
 pub(crate) mod native_keys {
     pub(crate) const MESSAGE: &[&str] = &["role", "parts"];
@@ -44,15 +62,8 @@ impl<'a> WireObject<'a> {
     /// `what` names the expected object in the error (`"a message"`, `"a content part"`).
     pub(crate) fn new(value: &'a Value, path: JsonPath, what: &str) -> Result<Self, FormatError> {
         match value {
-            Value::Object(map) => Ok(WireObject {
-                map,
-                used: Vec::new(),
-                path,
-            }),
-            other => Err(path.shape_error(format!(
-                "expected {what} (a JSON object), found {}",
-                json_kind(other)
-            ))),
+            Value::Object(map) => Ok(WireObject { map, used: Vec::new(), path }),
+            other => Err(path.shape_error(format!("expected {what} (a JSON object), found {}", json_kind(other)))),
         }
     }
 
@@ -87,19 +98,16 @@ impl<'a> WireObject<'a> {
                 self.take(key);
                 Ok(Some(s.as_str()))
             }
-            Some(other) => Err(self.field_path(key).shape_error(format!(
-                "`{key}` must be a string, found {}",
-                json_kind(other)
-            ))),
+            Some(other) => {
+                Err(self.field_path(key).shape_error(format!("`{key}` must be a string, found {}", json_kind(other))))
+            }
         }
     }
 
     pub(crate) fn required_string(&mut self, key: &str) -> Result<&'a str, FormatError> {
         match self.string(key)? {
             Some(s) => Ok(s),
-            None => Err(self
-                .field_path(key)
-                .shape_error(format!("missing string field `{key}`"))),
+            None => Err(self.field_path(key).shape_error(format!("missing string field `{key}`"))),
         }
     }
 
@@ -122,10 +130,9 @@ impl<'a> WireObject<'a> {
                 self.take(key);
                 Ok(true)
             }
-            Some(other) => Err(self.field_path(key).shape_error(format!(
-                "`{key}` must be a boolean, found {}",
-                json_kind(other)
-            ))),
+            Some(other) => {
+                Err(self.field_path(key).shape_error(format!("`{key}` must be a boolean, found {}", json_kind(other))))
+            }
         }
     }
 
@@ -138,44 +145,33 @@ impl<'a> WireObject<'a> {
                 self.take(key);
                 Ok(Some(items.as_slice()))
             }
-            Some(other) => Err(self.field_path(key).shape_error(format!(
-                "`{key}` must be an array, found {}",
-                json_kind(other)
-            ))),
+            Some(other) => {
+                Err(self.field_path(key).shape_error(format!("`{key}` must be an array, found {}", json_kind(other))))
+            }
         }
     }
 
     /// A nested object field, read in turn; `what` names it in errors.
-    pub(crate) fn required_object(
-        &mut self,
-        key: &str,
-        what: &str,
-    ) -> Result<WireObject<'a>, FormatError> {
+    pub(crate) fn required_object(&mut self, key: &str, what: &str) -> Result<WireObject<'a>, FormatError> {
         match self.take(key) {
             Some(value) => WireObject::new(value, self.field_path(key), what),
-            None => Err(self
-                .field_path(key)
-                .shape_error(format!("missing object field `{key}`"))),
+            None => Err(self.field_path(key).shape_error(format!("missing object field `{key}`"))),
         }
     }
 
     /// The fields not taken, in input order.
     pub(crate) fn leftovers(&self) -> Map<String, Value> {
-        self.map
-            .iter()
-            .filter(|(k, _)| !self.used.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+        self.map.iter().filter(|(k, _)| !self.used.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 
     /// The `extra` of what was built from this object: the fields not taken, plus
-    /// `markers` under `namespace`. A leftover whose name is a native field name (or the
-    /// namespace itself) goes under `namespace.shadowed` instead.
+    /// `markers` under `namespace`. A leftover whose name is a native field name (or a
+    /// marker namespace) goes under `namespace.shadowed` instead.
     pub(crate) fn into_extra(self, native: &[&str], namespace: &str, markers: Markers) -> Extra {
         let mut extra = Extra::new();
         let mut shadowed = Map::new();
         for (k, v) in self.leftovers() {
-            if native.contains(&k.as_str()) || k == namespace {
+            if native.contains(&k.as_str()) || k == namespace || NAMESPACES.contains(&k.as_str()) {
                 shadowed.insert(k, v);
             } else {
                 extra.insert(k, v);
@@ -228,8 +224,7 @@ pub(crate) fn json_kind(value: &Value) -> &'static str {
 mod tests {
     use super::*;
     use crate::message::{
-        FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart,
-        ToolResultPart,
+        FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart,
     };
     use serde_json::json;
 
@@ -244,17 +239,8 @@ mod tests {
     fn native_key_lists_match_the_serde_form() {
         let s = || Some("x".to_string());
         let cases: Vec<(Vec<String>, &[&str])> = vec![
-            (
-                keys_of(&Message::text(Role::User, "x")),
-                native_keys::MESSAGE,
-            ),
-            (
-                keys_of(&Part::Text(TextPart {
-                    text: "x".into(),
-                    extra: Extra::new(),
-                })),
-                native_keys::TEXT,
-            ),
+            (keys_of(&Message::text(Role::User, "x")), native_keys::MESSAGE),
+            (keys_of(&Part::Text(TextPart { text: "x".into(), extra: Extra::new() })), native_keys::TEXT),
             (
                 keys_of(&Part::Reasoning(ReasoningPart {
                     text: "x".into(),
@@ -265,22 +251,11 @@ mod tests {
                 native_keys::REASONING,
             ),
             (
-                keys_of(&Part::Image(ImagePart {
-                    url: s(),
-                    data: s(),
-                    media_type: s(),
-                    extra: Extra::new(),
-                })),
+                keys_of(&Part::Image(ImagePart { url: s(), data: s(), media_type: s(), extra: Extra::new() })),
                 native_keys::IMAGE,
             ),
             (
-                keys_of(&Part::File(FilePart {
-                    url: s(),
-                    data: s(),
-                    media_type: s(),
-                    name: s(),
-                    extra: Extra::new(),
-                })),
+                keys_of(&Part::File(FilePart { url: s(), data: s(), media_type: s(), name: s(), extra: Extra::new() })),
                 native_keys::FILE,
             ),
             (
@@ -345,17 +320,12 @@ mod tests {
         assert!(!obj.flag("d").unwrap());
         assert_eq!(obj.nonempty_string("e").unwrap(), None);
         // Values that carry nothing stay for `extra`.
-        assert_eq!(
-            Value::Object(obj.leftovers()),
-            json!({"a": 1, "b": "x", "c": [], "d": false, "e": ""})
-        );
+        assert_eq!(Value::Object(obj.leftovers()), json!({"a": 1, "b": "x", "c": [], "d": false, "e": ""}));
     }
 
     #[test]
     fn a_non_object_is_a_shape_error() {
-        let err = WireObject::new(&json!("x"), JsonPath::root().index(0), "a message")
-            .err()
-            .unwrap();
+        let err = WireObject::new(&json!("x"), JsonPath::root().index(0), "a message").err().unwrap();
         assert_eq!(err.path(), Some("[0]"));
         assert!(err.to_string().contains("expected a message"));
     }

@@ -1,9 +1,14 @@
-//! Reading (and later writing) the message shapes users hold. Every reader turns
-//! provider JSON into [`Message`]s; errors carry the JSON path of the culprit.
+//! Reading and writing the message shapes users hold. Every reader turns provider JSON
+//! into [`Message`]s, every writer turns messages back into provider JSON; errors carry
+//! the JSON path of the culprit (in the input for a reader, in the native messages for a
+//! writer).
 //!
 //! Readers keep every provider field they do not map in `extra`, and record what a
 //! writer needs to rebuild the exact wire shape under a namespaced key (`_openai`,
-//! `_anthropic`); each reader's module doc lists its markers.
+//! `_anthropic`); each reader's module doc lists its markers. Writers read back their
+//! own namespace and drop the other ones, so provider -> native -> same provider gives
+//! the very same JSON, while messages without markers (made by compaction, or read from
+//! another format) get the provider's natural shape.
 
 pub mod anthropic;
 mod content_shape;
@@ -13,10 +18,11 @@ mod fields;
 pub mod native;
 pub mod openai;
 mod path;
+mod wire;
 
 pub use detect::detect;
 
-use crate::message::Message;
+use crate::message::{Message, Role};
 use serde::Serialize;
 
 /// The message shapes contextfold understands.
@@ -55,17 +61,17 @@ impl Format {
 pub enum FormatError {
     /// The text is not JSON at all.
     #[error("invalid JSON at line {line}, column {column}: {message}")]
-    InvalidJson {
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    InvalidJson { line: usize, column: usize, message: String },
     /// JSON of the wrong shape: a missing field, a wrong type, an unknown role.
     #[error("{path}: {message}")]
     Shape { path: String, message: String },
     /// The shape fits no known format, or more than one when it must be told apart.
     #[error("{path}: {message}")]
     UnknownFormat { path: String, message: String },
+    /// Messages the target format cannot express (a file by URL for OpenAI, a system
+    /// message inside Anthropic `messages`, ...); the path points into the messages.
+    #[error("{path}: {message}")]
+    Unwritable { path: String, message: String },
 }
 
 impl FormatError {
@@ -74,13 +80,16 @@ impl FormatError {
             FormatError::InvalidJson { .. } => "invalid_json",
             FormatError::Shape { .. } => "invalid_shape",
             FormatError::UnknownFormat { .. } => "unknown_format",
+            FormatError::Unwritable { .. } => "unwritable",
         }
     }
 
     pub fn path(&self) -> Option<&str> {
         match self {
             FormatError::InvalidJson { .. } => None,
-            FormatError::Shape { path, .. } | FormatError::UnknownFormat { path, .. } => Some(path),
+            FormatError::Shape { path, .. }
+            | FormatError::UnknownFormat { path, .. }
+            | FormatError::Unwritable { path, .. } => Some(path),
         }
     }
 }
@@ -109,6 +118,19 @@ pub fn read_auto(value: &serde_json::Value) -> Result<(Vec<Message>, Format), Fo
     read(value, format).map(|messages| (messages, format))
 }
 
+/// Writes messages in `format`. For Anthropic this is the inverse of [`read`]: a
+/// `messages` array ([`anthropic::write`]), or the request form `{system, messages}`
+/// ([`anthropic::write_request`]) when the messages hold a system message, since
+/// Anthropic keeps the system prompt out of `messages`.
+pub fn write(messages: &[Message], format: Format) -> Result<serde_json::Value, FormatError> {
+    match format {
+        Format::Native => Ok(native::write(messages)),
+        Format::OpenAi => openai::write(messages),
+        Format::Anthropic if messages.iter().any(|m| m.role == Role::System) => anthropic::write_request(messages),
+        Format::Anthropic => anthropic::write(messages),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,10 +140,7 @@ mod tests {
     fn names_round_trip() {
         for format in [Format::Native, Format::OpenAi, Format::Anthropic] {
             assert_eq!(Format::from_name(format.as_str()), Some(format));
-            assert_eq!(
-                serde_json::to_value(format).unwrap(),
-                json!(format.as_str())
-            );
+            assert_eq!(serde_json::to_value(format).unwrap(), json!(format.as_str()));
         }
         assert_eq!(Format::from_name("gemini"), None);
     }
@@ -130,10 +149,7 @@ mod tests {
     fn read_auto_detects_then_reads() {
         let cases = [
             (json!([{"role": "user", "parts": []}]), Format::Native),
-            (
-                json!([{"role": "developer", "content": "x"}]),
-                Format::OpenAi,
-            ),
+            (json!([{"role": "developer", "content": "x"}]), Format::OpenAi),
             (json!({"system": "s", "messages": []}), Format::Anthropic),
         ];
         for (value, expected) in cases {
@@ -145,14 +161,9 @@ mod tests {
 
     #[test]
     fn read_auto_reports_reader_errors_with_paths() {
-        let err = read_auto(
-            &json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]),
-        )
-        .unwrap_err();
-        assert_eq!(
-            (err.code(), err.path()),
-            ("invalid_shape", Some("[0].content[0].image_url.url"))
-        );
+        let err =
+            read_auto(&json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}])).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[0].content[0].image_url.url")));
         let err = read_auto(&json!([{"role": "user", "content": [{"type": "nope"}]}])).unwrap_err();
         assert_eq!((err.code(), err.path()), ("unknown_format", Some("[0]")));
     }

@@ -8,10 +8,7 @@ use serde_json::Value;
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        FormatError::Shape {
-            path: normalize_path(&path),
-            message: e.into_inner().to_string(),
-        }
+        FormatError::Shape { path: normalize_path(&path), message: e.into_inner().to_string() }
     })
 }
 

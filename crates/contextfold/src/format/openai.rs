@@ -1,4 +1,5 @@
-//! OpenAI Chat Completions messages -> native [`Message`]s.
+//! OpenAI Chat Completions messages -> native [`Message`]s ([`read`]), and back
+//! ([`write()`], see *Writing* below).
 //!
 //! Mapping:
 //! - roles `system` and `developer` -> system, `user` -> user, `assistant` -> assistant,
@@ -35,18 +36,44 @@
 //!   `legacyFunctionCall: true` on a tool call read from `function_call` (its id is made
 //!   up and must not be written);
 //! - `shadowed`: unknown fields whose names clash with native field names.
+//!
+//! # Writing
+//!
+//! [`write()`] reverses the mapping: it reads the `_openai` markers back (and ignores those
+//! of other formats), writes every other `extra` field verbatim, and gives messages
+//! without markers the natural shape: `content` a string for a lone plain text part (or
+//! none outside assistant messages), `null` for an assistant message without content, an
+//! array otherwise; tool calls as `{id, type: "function", function}`; a tool message as
+//! `{role: "tool", tool_call_id, name?, content}`. OpenAI -> native -> OpenAI therefore
+//! gives back the very same JSON. What the wire cannot carry:
+//! - an assistant message is written reasoning, content, tool calls in this order,
+//!   whatever its part order; several reasoning texts are joined by a newline;
+//! - reasoning `signature` / `redacted_data` and tool call `signature` are dropped: they
+//!   are proofs only the provider that made them can check, and OpenAI Chat has no field
+//!   for them (reasoning without text is therefore not written);
+//! - a tool result's `is_error` is dropped (OpenAI has no error flag); a tool message
+//!   holding several results becomes one `tool` message each; fields of a result part
+//!   (or of a reasoning part) go to the wire message, which is their only wire object;
+//! - an empty text part alone is written as `""`, which reads back as no part;
+//! - errors ([`FormatError::Unwritable`], with the path of the part): a file given by URL,
+//!   an image with both a URL and data or neither, inline data without a media type, a
+//!   tool result outside a tool message, reasoning or a tool call outside an assistant
+//!   message, a tool message without a result.
 
 mod content;
 mod tool_calls;
+mod writer;
 
-use super::content_shape::ContentShape;
+use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
 use super::FormatError;
 use crate::message::{Extra, Message, Part, ReasoningPart, Role, ToolResultPart};
 use serde_json::Value;
+use std::borrow::Borrow;
 
 pub use tool_calls::LEGACY_CALL_ID_PREFIX;
+pub use writer::write;
 
 /// The `extra` key holding OpenAI restoration markers.
 pub const NAMESPACE: &str = "_openai";
@@ -55,17 +82,10 @@ pub const NAMESPACE: &str = "_openai";
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
     let Value::Array(items) = value else {
-        return Err(root.shape_error(format!(
-            "expected an array of OpenAI chat messages, found {}",
-            json_kind(value)
-        )));
+        return Err(root.shape_error(format!("expected an array of OpenAI chat messages, found {}", json_kind(value))));
     };
     let mut legacy = tool_calls::LegacyCalls::default();
-    items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| read_message(item, index, root.index(index), &mut legacy))
-        .collect()
+    items.iter().enumerate().map(|(index, item)| read_message(item, index, root.index(index), &mut legacy)).collect()
 }
 
 /// Roles as they appear on the wire.
@@ -130,9 +150,7 @@ fn read_message(
     }
     let role = wire_role.role();
     let parts = match wire_role {
-        WireRole::System | WireRole::Developer | WireRole::User => {
-            content::read_content(&mut obj, role, &mut markers)?
-        }
+        WireRole::System | WireRole::Developer | WireRole::User => content::read_content(&mut obj, role, &mut markers)?,
         WireRole::Assistant => read_assistant_parts(&mut obj, index, legacy, &mut markers)?,
         WireRole::Tool => {
             let call_id = obj.required_string("tool_call_id")?.to_string();
@@ -143,11 +161,7 @@ fn read_message(
             vec![read_tool_result(&mut obj, call_id, &mut markers)?]
         }
     };
-    Ok(Message {
-        role,
-        parts,
-        extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
-    })
+    Ok(Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) })
 }
 
 /// Reasoning first, then content, then tool calls: the order a model produces them.
@@ -159,10 +173,7 @@ fn read_assistant_parts(
 ) -> Result<Vec<Part>, FormatError> {
     let mut parts = Vec::new();
     if let Some(text) = obj.nonempty_string("reasoning_content")? {
-        parts.push(Part::Reasoning(ReasoningPart {
-            text: text.to_string(),
-            ..ReasoningPart::default()
-        }));
+        parts.push(Part::Reasoning(ReasoningPart { text: text.to_string(), ..ReasoningPart::default() }));
     }
     parts.extend(content::read_content(obj, Role::Assistant, markers)?);
     parts.extend(tool_calls::read_tool_calls(obj)?);
@@ -173,28 +184,18 @@ fn read_assistant_parts(
 }
 
 /// The single tool result a `tool` (or legacy `function`) message holds.
-fn read_tool_result(
-    obj: &mut WireObject<'_>,
-    call_id: String,
-    markers: &mut Markers,
-) -> Result<Part, FormatError> {
+fn read_tool_result(obj: &mut WireObject<'_>, call_id: String, markers: &mut Markers) -> Result<Part, FormatError> {
     let name = obj.string("name")?.map(str::to_string);
     let content = content::read_content(obj, Role::Tool, markers)?;
-    Ok(Part::ToolResult(ToolResultPart {
-        call_id,
-        name,
-        content,
-        is_error: false,
-        extra: Extra::new(),
-    }))
+    Ok(Part::ToolResult(ToolResultPart { call_id, name, content, is_error: false, extra: Extra::new() }))
 }
 
 /// The content shape a writer picks by itself for these content parts.
-fn natural_content_shape(role: Role, parts: &[Part]) -> ContentShape {
+fn natural_content_shape<P: Borrow<Part>>(role: Role, parts: &[P]) -> ContentShape {
     match parts {
         [] if role == Role::Assistant => ContentShape::Null,
         [] => ContentShape::String,
-        [Part::Text(t)] if t.extra.is_empty() => ContentShape::String,
+        [one] if is_plain_text(one.borrow()) => ContentShape::String,
         _ => ContentShape::Array,
     }
 }

@@ -26,18 +26,17 @@ impl JsonPath {
 
     /// The input has the wrong shape here.
     pub(crate) fn shape_error(&self, message: impl Into<String>) -> FormatError {
-        FormatError::Shape {
-            path: self.0.clone(),
-            message: message.into(),
-        }
+        FormatError::Shape { path: self.0.clone(), message: message.into() }
+    }
+
+    /// The messages here cannot be written in the target format.
+    pub(crate) fn unwritable(&self, message: impl Into<String>) -> FormatError {
+        FormatError::Unwritable { path: self.0.clone(), message: message.into() }
     }
 
     /// The input here fits no format that could be told apart.
     pub(crate) fn unknown_format(&self, message: impl Into<String>) -> FormatError {
-        FormatError::UnknownFormat {
-            path: self.0.clone(),
-            message: message.into(),
-        }
+        FormatError::UnknownFormat { path: self.0.clone(), message: message.into() }
     }
 }
 
@@ -55,14 +54,7 @@ mod tests {
     fn prints_like_the_error_paths() {
         let root = JsonPath::root();
         assert_eq!(root.to_string(), "");
-        assert_eq!(
-            root.index(12)
-                .key("content")
-                .index(0)
-                .key("type")
-                .to_string(),
-            "[12].content[0].type"
-        );
+        assert_eq!(root.index(12).key("content").index(0).key("type").to_string(), "[12].content[0].type");
         assert_eq!(root.key("messages").index(3).to_string(), "messages[3]");
         assert_eq!(root.key("system").to_string(), "system");
     }

@@ -1,13 +1,11 @@
 //! Anthropic content blocks -> parts.
 
 use super::{text_parts, NAMESPACE};
-use crate::format::content_shape::ContentShape;
+use crate::format::content_shape::{is_plain_text, ContentShape};
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
-use crate::message::{
-    FilePart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart,
-};
+use crate::message::{FilePart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::Value;
 
 /// Where a block stands: each place allows its own block types.
@@ -20,7 +18,7 @@ pub(super) enum BlockContext {
 }
 
 impl BlockContext {
-    fn describe(self) -> &'static str {
+    pub(super) fn describe(self) -> &'static str {
         match self {
             BlockContext::System => "the system prompt",
             BlockContext::User => "a user message",
@@ -29,7 +27,7 @@ impl BlockContext {
         }
     }
 
-    fn allows(self, block_type: &str) -> bool {
+    pub(super) fn allows(self, block_type: &str) -> bool {
         match block_type {
             "text" => true,
             "image" | "document" => self != BlockContext::System,
@@ -40,26 +38,10 @@ impl BlockContext {
     }
 }
 
-const KNOWN_TYPES: &[&str] = &[
-    "text",
-    "image",
-    "document",
-    "thinking",
-    "redacted_thinking",
-    "tool_use",
-    "tool_result",
-];
+const KNOWN_TYPES: &[&str] = &["text", "image", "document", "thinking", "redacted_thinking", "tool_use", "tool_result"];
 
-pub(super) fn read_blocks(
-    items: &[Value],
-    path: &JsonPath,
-    context: BlockContext,
-) -> Result<Vec<Part>, FormatError> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(j, item)| read_block(item, path.index(j), context))
-        .collect()
+pub(super) fn read_blocks(items: &[Value], path: &JsonPath, context: BlockContext) -> Result<Vec<Part>, FormatError> {
+    items.iter().enumerate().map(|(j, item)| read_block(item, path.index(j), context)).collect()
 }
 
 fn read_block(item: &Value, path: JsonPath, context: BlockContext) -> Result<Part, FormatError> {
@@ -67,10 +49,7 @@ fn read_block(item: &Value, path: JsonPath, context: BlockContext) -> Result<Par
     let block_type = obj.required_string("type")?;
     if !context.allows(block_type) {
         let why = if KNOWN_TYPES.contains(&block_type) {
-            format!(
-                "`{block_type}` blocks are not allowed in {}",
-                context.describe()
-            )
+            format!("`{block_type}` blocks are not allowed in {}", context.describe())
         } else {
             format!("unsupported Anthropic block type `{block_type}`")
         };
@@ -89,10 +68,7 @@ fn read_block(item: &Value, path: JsonPath, context: BlockContext) -> Result<Par
 
 fn text_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     let text = obj.required_string("text")?.to_string();
-    Ok(Part::Text(TextPart {
-        text,
-        extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()),
-    }))
+    Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()) }))
 }
 
 /// An image or document `source`: base64 data with its media type, or a URL.
@@ -167,11 +143,8 @@ fn tool_use_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     let id = obj.required_string("id")?.to_string();
     let name = obj.required_string("name")?.to_string();
     let input_path = obj.field_path("input");
-    let input = obj
-        .take("input")
-        .ok_or_else(|| input_path.shape_error("missing field `input`"))?;
-    let arguments =
-        serde_json::to_string(input).map_err(|e| input_path.shape_error(e.to_string()))?;
+    let input = obj.take("input").ok_or_else(|| input_path.shape_error("missing field `input`"))?;
+    let arguments = serde_json::to_string(input).map_err(|e| input_path.shape_error(e.to_string()))?;
     let mut markers = Markers::default();
     if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(input) {
         markers.set("input", input.clone());
@@ -193,15 +166,10 @@ fn tool_result_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     let (content, shape) = match obj.take("content") {
         None => (Vec::new(), ContentShape::Absent),
         Some(Value::String(text)) => (text_parts(text), ContentShape::String),
-        Some(Value::Array(items)) => (
-            read_blocks(items, &path, BlockContext::ToolResult)?,
-            ContentShape::Array,
-        ),
+        Some(Value::Array(items)) => (read_blocks(items, &path, BlockContext::ToolResult)?, ContentShape::Array),
         Some(other) => {
-            return Err(path.shape_error(format!(
-                "`content` must be a string or an array of blocks, found {}",
-                json_kind(other)
-            )))
+            return Err(path
+                .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))
         }
     };
     let mut markers = Markers::default();
@@ -218,10 +186,10 @@ fn tool_result_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
 }
 
 /// The content shape a writer picks by itself for a tool result's content.
-fn natural_result_shape(content: &[Part]) -> ContentShape {
+pub(super) fn natural_result_shape(content: &[Part]) -> ContentShape {
     match content {
         [] => ContentShape::Absent,
-        [Part::Text(t)] if t.extra.is_empty() => ContentShape::String,
+        [one] if is_plain_text(one) => ContentShape::String,
         _ => ContentShape::Array,
     }
 }

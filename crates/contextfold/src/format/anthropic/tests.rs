@@ -71,6 +71,21 @@ fn messages_map_field_by_field() {
                 {"role": "user", "parts": [{"type": "text", "text": "first"}, {"type": "text", "text": "then"}],
                  "_anthropic": {"mergeWithPrevious": [0, 2]}}]),
         ),
+        (
+            "a second user message of tool results is marked as a message of its own",
+            json!([
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "1"}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b", "content": "2"}]}]),
+            json!([
+                {"role": "tool", "parts": [{"type": "toolResult", "callId": "a", "content": [{"type": "text", "text": "1"}]}]},
+                {"role": "tool", "parts": [{"type": "toolResult", "callId": "b", "content": [{"type": "text", "text": "2"}]}],
+                 "_anthropic": {"newMessage": true}}]),
+        ),
+        (
+            "wire fields named like a marker namespace are shadowed",
+            json!([{"role": "user", "_openai": 1, "content": "x"}]),
+            json!([{"role": "user", "parts": [{"type": "text", "text": "x"}], "_anthropic": {"shadowed": {"_openai": 1}}}]),
+        ),
     ];
     for (name, wire, expected) in cases {
         assert_eq!(native(wire), expected, "{name}");
@@ -102,20 +117,13 @@ fn sources_map_to_media_parts() {
         ),
     ];
     for (block, expected) in cases {
-        let out = native(
-            json!([{"role": "user", "content": [block.clone(), {"type": "text", "text": "x"}]}]),
-        );
+        let out = native(json!([{"role": "user", "content": [block.clone(), {"type": "text", "text": "x"}]}]));
         assert_eq!(out[0]["parts"][0], expected, "{block}");
     }
     // Images inside a tool result.
-    let out = native(
-        json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [
-        {"type": "image", "source": {"type": "url", "url": "https://x/b.png"}}]}]}]),
-    );
-    assert_eq!(
-        out[0]["parts"][0]["content"],
-        json!([{"type": "image", "url": "https://x/b.png"}])
-    );
+    let out = native(json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [
+        {"type": "image", "source": {"type": "url", "url": "https://x/b.png"}}]}]}]));
+    assert_eq!(out[0]["parts"][0]["content"], json!([{"type": "image", "url": "https://x/b.png"}]));
 }
 
 #[test]
@@ -146,10 +154,7 @@ fn request_objects_read_system_first() {
 fn tool_use_input_is_compact_json_in_key_order() {
     let out = native(json!([{"role": "assistant", "content": [
         {"type": "tool_use", "id": "t", "name": "n", "input": {"z": 1, "a": [1.5, "x"], "m": {"k": null}}}]}]));
-    assert_eq!(
-        out[0]["parts"][0]["arguments"],
-        r#"{"z":1,"a":[1.5,"x"],"m":{"k":null}}"#
-    );
+    assert_eq!(out[0]["parts"][0]["arguments"], r#"{"z":1,"a":[1.5,"x"],"m":{"k":null}}"#);
     assert!(out[0]["parts"][0].get("_anthropic").is_none());
 }
 
@@ -164,18 +169,12 @@ fn errors_name_the_culprit() {
             json!([{"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "n", "input": {}}]}]),
             "[0].content[0].type",
         ),
-        (
-            json!([{"role": "user", "content": [{"type": "thinking", "thinking": "x"}]}]),
-            "[0].content[0].type",
-        ),
+        (json!([{"role": "user", "content": [{"type": "thinking", "thinking": "x"}]}]), "[0].content[0].type"),
         (
             json!([{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t"}]}]),
             "[0].content[0].type",
         ),
-        (
-            json!([{"role": "assistant", "content": [{"type": "server_tool_use"}]}]),
-            "[0].content[0].type",
-        ),
+        (json!([{"role": "assistant", "content": [{"type": "server_tool_use"}]}]), "[0].content[0].type"),
         (
             json!([{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "n"}]}]),
             "[0].content[0].input",
@@ -184,14 +183,8 @@ fn errors_name_the_culprit() {
             json!([{"role": "assistant", "content": [{"type": "tool_use", "name": "n", "input": {}}]}]),
             "[0].content[0].id",
         ),
-        (
-            json!([{"role": "assistant", "content": [{"type": "thinking"}]}]),
-            "[0].content[0].thinking",
-        ),
-        (
-            json!([{"role": "user", "content": [{"type": "image"}]}]),
-            "[0].content[0].source",
-        ),
+        (json!([{"role": "assistant", "content": [{"type": "thinking"}]}]), "[0].content[0].thinking"),
+        (json!([{"role": "user", "content": [{"type": "image"}]}]), "[0].content[0].source"),
         (
             json!([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "is_error": "no"}]}]),
             "[0].content[0].is_error",
@@ -206,21 +199,11 @@ fn errors_name_the_culprit() {
         ),
         (json!({"system": "x"}), "messages"),
         (json!({"system": 1, "messages": []}), "system"),
-        (
-            json!({"system": [{"type": "image", "source": {}}], "messages": []}),
-            "system[0].type",
-        ),
-        (
-            json!({"messages": [{"role": "user", "content": [{"type": "text"}]}]}),
-            "messages[0].content[0].text",
-        ),
+        (json!({"system": [{"type": "image", "source": {}}], "messages": []}), "system[0].type"),
+        (json!({"messages": [{"role": "user", "content": [{"type": "text"}]}]}), "messages[0].content[0].text"),
     ];
     for (wire, path) in cases {
         let err = read(&wire).expect_err(&wire.to_string());
-        assert_eq!(
-            (err.code(), err.path()),
-            ("invalid_shape", Some(path)),
-            "{wire}: {err}"
-        );
+        assert_eq!((err.code(), err.path()), ("invalid_shape", Some(path)), "{wire}: {err}");
     }
 }

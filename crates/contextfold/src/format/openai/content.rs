@@ -64,10 +64,7 @@ fn read_part(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
 
 fn text_part(mut obj: WireObject<'_>, key: &str, markers: Markers) -> Result<Part, FormatError> {
     let text = obj.required_string(key)?.to_string();
-    Ok(Part::Text(TextPart {
-        text,
-        extra: obj.into_extra(native_keys::TEXT, NAMESPACE, markers),
-    }))
+    Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, markers) }))
 }
 
 /// `{type: "image_url", image_url: {url, detail?}}`.
@@ -107,10 +104,7 @@ fn audio_part(mut obj: WireObject<'_>, mut markers: Markers) -> Result<Part, For
 /// `file_id` has no source the neutral model can carry; the chain parser reports it.
 fn file_part(mut obj: WireObject<'_>, mut markers: Markers) -> Result<Part, FormatError> {
     let mut file = obj.required_object("file", "a file object")?;
-    let mut part = FilePart {
-        name: file.string("filename")?.map(str::to_string),
-        ..FilePart::default()
-    };
+    let mut part = FilePart { name: file.string("filename")?.map(str::to_string), ..FilePart::default() };
     if let Some(data) = file.string("file_data")? {
         match data_url::split(data) {
             Some(inline) => {

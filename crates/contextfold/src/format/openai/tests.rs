@@ -173,14 +173,8 @@ fn errors_name_the_culprit() {
             json!([{"role": "user", "content": "a"}, {"role": "user", "content": [{"type": "image", "source": {}}]}]),
             "[1].content[0].type",
         ),
-        (
-            json!([{"role": "user", "content": [{"text": "x"}]}]),
-            "[0].content[0].type",
-        ),
-        (
-            json!([{"role": "user", "content": [{"type": "text"}]}]),
-            "[0].content[0].text",
-        ),
+        (json!([{"role": "user", "content": [{"text": "x"}]}]), "[0].content[0].type"),
+        (json!([{"role": "user", "content": [{"type": "text"}]}]), "[0].content[0].text"),
         (
             json!([{"role": "user", "content": [{"type": "image_url", "image_url": "https://x"}]}]),
             "[0].content[0].image_url",
@@ -189,10 +183,7 @@ fn errors_name_the_culprit() {
             json!([{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]),
             "[0].content[0].image_url.url",
         ),
-        (
-            json!([{"role": "assistant", "tool_calls": {}}]),
-            "[0].tool_calls",
-        ),
+        (json!([{"role": "assistant", "tool_calls": {}}]), "[0].tool_calls"),
         (
             json!([{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "a", "arguments": "{}"}}]}]),
             "[0].tool_calls[0].id",
@@ -205,25 +196,12 @@ fn errors_name_the_culprit() {
             json!([{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "a", "arguments": {}}}]}]),
             "[0].tool_calls[0].function.arguments",
         ),
-        (
-            json!([{"role": "assistant", "reasoning_content": 1}]),
-            "[0].reasoning_content",
-        ),
-        (
-            json!([{"role": "assistant", "function_call": {"arguments": "{}"}}]),
-            "[0].function_call.name",
-        ),
-        (
-            json!([{"role": "tool", "content": "x"}]),
-            "[0].tool_call_id",
-        ),
+        (json!([{"role": "assistant", "reasoning_content": 1}]), "[0].reasoning_content"),
+        (json!([{"role": "assistant", "function_call": {"arguments": "{}"}}]), "[0].function_call.name"),
+        (json!([{"role": "tool", "content": "x"}]), "[0].tool_call_id"),
     ];
     for (wire, path) in cases {
         let err = read(&wire).expect_err(&wire.to_string());
-        assert_eq!(
-            (err.code(), err.path()),
-            ("invalid_shape", Some(path)),
-            "{wire}: {err}"
-        );
+        assert_eq!((err.code(), err.path()), ("invalid_shape", Some(path)), "{wire}: {err}");
     }
 }

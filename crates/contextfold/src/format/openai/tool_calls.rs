@@ -21,9 +21,7 @@ impl LegacyCalls {
     /// The id of the call a `function` message at `index` answers. Without a pending
     /// call it gets an id of its own, which the chain parser reports as unmatched.
     pub(super) fn answer(&mut self, index: usize) -> String {
-        self.pending
-            .take()
-            .unwrap_or_else(|| format!("{LEGACY_CALL_ID_PREFIX}{index}"))
+        self.pending.take().unwrap_or_else(|| format!("{LEGACY_CALL_ID_PREFIX}{index}"))
     }
 }
 
@@ -32,11 +30,7 @@ pub(super) fn read_tool_calls(obj: &mut WireObject<'_>) -> Result<Vec<Part>, For
     let Some(calls) = obj.nonempty_array("tool_calls")? else {
         return Ok(Vec::new());
     };
-    calls
-        .iter()
-        .enumerate()
-        .map(|(j, call)| read_tool_call(call, path.index(j)))
-        .collect()
+    calls.iter().enumerate().map(|(j, call)| read_tool_call(call, path.index(j))).collect()
 }
 
 /// `{id, type: "function", function: {name, arguments}}`.

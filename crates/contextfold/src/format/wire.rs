@@ -1,0 +1,94 @@
+//! Writing native messages back to wire JSON objects, the reverse of
+//! [`super::fields`]: a writer maps the native fields, reads its own restoration markers,
+//! and writes every other `extra` field verbatim (shadowed ones included). The marker
+//! namespaces of other formats are dropped: their notes describe a wire shape the
+//! writer is not producing.
+
+use super::fields::{NAMESPACES, SHADOWED};
+use crate::message::Extra;
+use serde_json::{Map, Value};
+
+/// What a writer finds in one `extra`: its own markers and the fields to write verbatim.
+pub(crate) struct Restore<'a> {
+    markers: Option<&'a Map<String, Value>>,
+    fields: Map<String, Value>,
+}
+
+impl<'a> Restore<'a> {
+    pub(crate) fn new(extra: &'a Extra, namespace: &str) -> Restore<'a> {
+        let markers = match extra.get(namespace) {
+            Some(Value::Object(markers)) => Some(markers),
+            _ => None,
+        };
+        let mut fields: Map<String, Value> = extra
+            .iter()
+            .filter(|(k, _)| !NAMESPACES.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(Value::Object(shadowed)) = markers.and_then(|m| m.get(SHADOWED)) {
+            for (k, v) in shadowed {
+                fields.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        Restore { markers, fields }
+    }
+
+    pub(crate) fn marker(&self, key: &str) -> Option<&'a Value> {
+        self.markers.and_then(|m| m.get(key))
+    }
+
+    pub(crate) fn marker_str(&self, key: &str) -> Option<&'a str> {
+        self.marker(key).and_then(Value::as_str)
+    }
+
+    pub(crate) fn marker_object(&self, key: &str) -> Option<&'a Map<String, Value>> {
+        self.marker(key).and_then(Value::as_object)
+    }
+
+    pub(crate) fn marker_flag(&self, key: &str) -> bool {
+        self.marker(key).and_then(Value::as_bool) == Some(true)
+    }
+
+    /// The fields to write verbatim.
+    pub(crate) fn into_fields(self) -> Map<String, Value> {
+        self.fields
+    }
+
+    /// Adds fields found elsewhere (on a part that has no wire object of its own); the
+    /// fields already there win.
+    pub(crate) fn absorb(&mut self, other: Map<String, Value>) {
+        for (k, v) in other {
+            self.fields.entry(k).or_insert(v);
+        }
+    }
+
+    /// The wire object: the `mapped` fields, then the verbatim ones. A mapped field wins
+    /// a clash (an extra field can only clash with one on hand-made messages).
+    pub(crate) fn finish(self, mapped: Map<String, Value>) -> Value {
+        Value::Object(merge_missing(mapped, self.fields))
+    }
+}
+
+/// `target` with the fields of `more` it does not have yet.
+pub(crate) fn merge_missing(
+    mut target: Map<String, Value>,
+    more: impl IntoIterator<Item = (String, Value)>,
+) -> Map<String, Value> {
+    for (k, v) in more {
+        target.entry(k).or_insert(v);
+    }
+    target
+}
+
+/// Adds the fields of a nested marker object (an OpenAI `image_url`, an Anthropic
+/// `source`, ...) that `target` does not have yet.
+pub(crate) fn extend_nested(target: &mut Map<String, Value>, nested: Option<&Map<String, Value>>) {
+    for (k, v) in nested.into_iter().flatten() {
+        target.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+}
+
+/// An object of `(key, value)` pairs, in order.
+pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
