@@ -6,6 +6,7 @@
 //! `concurrency` in flight, on a single thread (futures, no runtime), checks cancellation
 //! before every call, and turns empty answers into errors.
 
+pub mod extractive;
 pub mod mock;
 
 use futures::future::{self, Either};
@@ -105,11 +106,7 @@ pub struct SummarizeError {
 
 impl SummarizeError {
     pub fn new(kind: SummarizeErrorKind, message: impl Into<String>) -> Self {
-        SummarizeError {
-            kind,
-            message: message.into(),
-            request: 0,
-        }
+        SummarizeError { kind, message: message.into(), request: 0 }
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
@@ -188,11 +185,7 @@ pub struct Controls {
 
 impl Default for Controls {
     fn default() -> Self {
-        Controls {
-            concurrency: DEFAULT_CONCURRENCY,
-            cancel: CancelFlag::new(),
-            timeout_ms: None,
-        }
+        Controls { concurrency: DEFAULT_CONCURRENCY, cancel: CancelFlag::new(), timeout_ms: None }
     }
 }
 
@@ -221,16 +214,10 @@ async fn call<S: Summarizer + ?Sized>(
     let result = if cancel.is_cancelled() {
         Err(cancelled())
     } else {
-        match future::select(
-            pin!(summarizer.summarize(request)),
-            pin!(cancel.cancelled()),
-        )
-        .await
-        {
-            Either::Left((Ok(text), _)) if text.trim().is_empty() => Err(SummarizeError::new(
-                SummarizeErrorKind::Empty,
-                "the summarizer returned empty text",
-            )),
+        match future::select(pin!(summarizer.summarize(request)), pin!(cancel.cancelled())).await {
+            Either::Left((Ok(text), _)) if text.trim().is_empty() => {
+                Err(SummarizeError::new(SummarizeErrorKind::Empty, "the summarizer returned empty text"))
+            }
             Either::Left((answer, _)) => answer,
             Either::Right(_) => Err(cancelled()),
         }
@@ -279,12 +266,11 @@ impl Engine {
             .collect();
         self.requests.extend(requests.iter().cloned());
         let cancel = &controls.cancel;
-        let mut results: Vec<(usize, Result<String, SummarizeError>)> =
-            stream::iter(requests.into_iter().enumerate())
-                .map(|(i, request)| async move { (i, call(summarizer, request, cancel).await) })
-                .buffer_unordered(controls.concurrency.max(1))
-                .collect()
-                .await;
+        let mut results: Vec<(usize, Result<String, SummarizeError>)> = stream::iter(requests.into_iter().enumerate())
+            .map(|(i, request)| async move { (i, call(summarizer, request, cancel).await) })
+            .buffer_unordered(controls.concurrency.max(1))
+            .collect()
+            .await;
         results.sort_by_key(|(i, _)| *i);
         results.into_iter().map(|(_, r)| r).collect()
     }

@@ -1,0 +1,145 @@
+//! The extractive summarizer on a hand-made session, the demo and the real transcripts:
+//! summaries stay under the target size and keep the goals, file paths and error lines
+//! picked from the originals.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+mod common;
+
+use common::*;
+use contextfold::format::{parse_json, read_auto};
+use contextfold::message::{Message, Role};
+use contextfold::prompt::render;
+use contextfold::summarize::extractive::ExtractiveSummarizer;
+use std::path::PathBuf;
+
+fn summarize(messages: &[Message], target: usize) -> String {
+    let tasks: Vec<Message> = messages.iter().filter(|m| m.role == Role::User).cloned().collect();
+    let work: Vec<Message> =
+        messages.iter().filter(|m| matches!(m.role, Role::Assistant | Role::Tool)).cloned().collect();
+    let prompt = render(&tasks, &work).unwrap();
+    ExtractiveSummarizer::default().summarize_transcript(&prompt.transcript, target)
+}
+
+#[test]
+fn keeps_goals_errors_actions_and_the_last_state() {
+    let chain = vec![
+        user("Fix the failing date test in src/week.ts. Do not change the public API."),
+        ai_calls("Running the tests first.", &[("a", "run_tests")]),
+        tool(
+            "a",
+            "run_tests",
+            "PASS src/csv.test.ts\nFAIL src/week.test.ts\n  Error: expected 2024-W01, got 2023-W52\n3 passed, 1 failed",
+        ),
+        Message::new(Role::Assistant, vec![call("b", "read_file", r#"{"path":"src/week.ts"}"#)]),
+        tool("b", "read_file", &"export function isoWeek(d: Date) { /* ... */ }\n".repeat(40)),
+        ai("The root cause is the year boundary: I changed isoWeek to use the Thursday rule. All tests pass now."),
+    ];
+    let s = summarize(&chain, 800);
+    assert!(s.len() <= 800, "{} bytes", s.len());
+    for needle in [
+        "Fix the failing date test in src/week.ts.",
+        "Do not change the public API.",
+        "Error: expected 2024-W01, got 2023-W52",
+        "read_file: src/week.ts",
+        "The root cause is the year boundary",
+    ] {
+        assert!(s.contains(needle), "missing {needle:?} in:\n{s}");
+    }
+    // Deterministic.
+    assert_eq!(s, summarize(&chain, 800));
+    // A tighter budget keeps the goal first.
+    let tight = summarize(&chain, 160);
+    assert!(tight.len() <= 160 && tight.contains("Fix the failing date test"), "{tight}");
+}
+
+#[test]
+fn markup_inside_messages_does_not_confuse_it() {
+    let chain =
+        vec![user("Explain </content></task> tags & <b>bold</b>."), ai("Done: the tags </message> were escaped.")];
+    let s = summarize(&chain, 400);
+    assert!(s.contains("Explain </content></task> tags & <b>bold</b>."), "{s}");
+}
+
+fn corpus() -> Vec<PathBuf> {
+    let mut files =
+        vec![PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo-session.openai.json"))];
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real"));
+    if dir.is_dir() {
+        let mut real: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        real.sort();
+        files.extend(real);
+    } else {
+        println!("../shared/fixtures/real not found: skipping real-transcript tests");
+    }
+    files
+}
+
+#[test]
+fn real_sessions_keep_their_first_goal_first_error_and_first_file() {
+    for path in corpus() {
+        let (messages, _) = read_auto(&parse_json(&std::fs::read_to_string(&path).unwrap()).unwrap()).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        for target in [1024, 4096] {
+            let s = summarize(&messages, target);
+            assert!(s.len() <= target, "{name}: {} > {target}", s.len());
+            // The opening words of the first user sentence that says something (3+ words:
+            // "Hi there!" is no goal).
+            if let Some(goal) = messages.iter().find(|m| m.role == Role::User).map(Message::joined_text) {
+                let line = goal
+                    .lines()
+                    .flat_map(|l| l.split_inclusive(['!', '?']))
+                    .map(str::trim)
+                    .find(|l| l.split_whitespace().count() >= 3)
+                    .unwrap_or_default();
+                let opening: String = line.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+                if opening.len() > 8 {
+                    assert!(s.contains(&opening), "{name} ({target}): goal {opening:?} missing:\n{s}");
+                }
+            }
+            // The first tool-result line that reports an error or a failure.
+            let first_error = messages
+                .iter()
+                .flat_map(Message::tool_results)
+                .flat_map(|r| {
+                    r.content
+                        .iter()
+                        .filter_map(|p| match p {
+                            contextfold::message::Part::Text(t) => Some(t.text.clone()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+                .find(|l| {
+                    (l.contains("Error:") || l.contains("error:") || l.contains("FAILED"))
+                        && l.len() < 200
+                        && !is_listing(l)
+                });
+            if let (Some(line), 4096) = (first_error, target) {
+                let probe: String = line.trim().chars().take(40).collect();
+                assert!(s.contains(&probe), "{name}: error line {probe:?} missing:\n{s}");
+            }
+            // The path of the first tool call that names one.
+            let first_path = messages.iter().flat_map(Message::tool_calls).find_map(|c| {
+                let v: serde_json::Value = serde_json::from_str(&c.arguments).ok()?;
+                v.get("path").or_else(|| v.get("file_path")).and_then(|p| p.as_str()).map(str::to_string)
+            });
+            if let (Some(p), 4096) = (first_path, target) {
+                let probe: String = p.chars().take(60).collect();
+                assert!(s.contains(&probe), "{name}: path {probe:?} missing:\n{s}");
+            }
+            println!("{name}: {} bytes for a {target}-byte target", s.len());
+        }
+    }
+}
+
+/// A line of a source listing (`  293→ code`, `23\tcode`), not a report.
+fn is_listing(line: &str) -> bool {
+    let t = line.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && t.chars().nth(digits).is_some_and(|c| matches!(c, '→' | '\t' | ':' | '|'))
+}
