@@ -19,29 +19,5 @@ export function fixtureFiles() {
     .map((f) => join(fixturesDir, f));
 }
 
-/** System prompt, a tool round trip, an answer, then a second user turn. */
-export const openaiChain = () => [
-  { role: "system", content: "You are terse." },
-  { role: "user", content: "What is in a.txt?" },
-  {
-    role: "assistant",
-    content: null,
-    tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"a.txt"}' } }],
-  },
-  { role: "tool", tool_call_id: "call_1", content: "hello" },
-  { role: "assistant", content: "It says hello." },
-  { role: "user", content: "Thanks." },
-  { role: "assistant", content: "You're welcome." },
-];
-
-/** Message [2] answers call_2, which nobody made (and call_1 gets no answer). */
-export const orphanResultChain = () => [
-  { role: "user", content: "What is in a.txt?" },
-  {
-    role: "assistant",
-    content: null,
-    tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: "{}" } }],
-  },
-  { role: "tool", tool_call_id: "call_2", content: "hello" },
-  { role: "assistant", content: "It says hello." },
-];
+// The small chains live in tests/shared/ so the browser and workerd tests can load them too.
+export { openaiChain, orphanResultChain } from "../shared/chains.mjs";

@@ -1,0 +1,43 @@
+// The shared core cases in real headless Chromium, through the package's browser entry
+// (pkg/src/web.js with `await init()`). Skipped, with a notice, when /usr/bin/chromium is
+// missing (scripts/setup.sh installs it; CONTEXTFOLD_SKIP_BROWSER=1 opts out there).
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { root } from "../node/helpers.mjs";
+import { caseTests } from "../shared/node-report.mjs";
+import { chromiumPath, runInChromium } from "./runner.mjs";
+
+const available = existsSync(chromiumPath);
+let run;
+const outcome = () =>
+  (run ??= available
+    ? runInChromium()
+    : Promise.resolve({ skip: `${chromiumPath} not found: browser tests skipped (run scripts/setup.sh)` }));
+
+describe("core cases in headless Chromium", () => {
+  it("the page loads the browser entry and fetches the wasm over HTTP", async (t) => {
+    const result = await outcome();
+    if (result.skip) {
+      t.diagnostic(`notice: ${result.skip}`);
+      t.skip(result.skip);
+      return;
+    }
+    const manifest = JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8"));
+    assert.equal(manifest.exports["."].default, "./src/web.js", "the page imports what `default` names");
+    assert.ok(result.requests.includes("/pkg/src/web.js"));
+    assert.ok(result.requests.includes("/pkg/glue/contextfold_wasm_bg.wasm"), "init() fetched the .wasm");
+    assert.deepEqual(
+      result.log.filter((line) => !line.startsWith("console.log") && !line.startsWith("console.info")),
+      [],
+      "no page error, failed request or console error",
+    );
+    t.diagnostic(`Chromium ${result.browserVersion}; init() took ${Math.round(result.initMs)} ms`);
+  });
+
+  caseTests(async () => {
+    const result = await outcome();
+    return result.skip ? result : result.results;
+  });
+});

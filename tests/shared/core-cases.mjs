@@ -1,0 +1,282 @@
+// The core cases every runtime runs against the built package: Node (tests/node), headless
+// Chromium (tests/browser) and workerd (tests/workerd). Plain ES module, no imports but
+// the shared chains, no Node APIs: `runCases(api)` takes the package's exports and
+// resolves to one plain, JSON-serializable result per case, never rejecting.
+import { openaiChain, openaiSections, orphanResultChain } from "./chains.mjs";
+
+class CaseFailure extends Error {
+  name = "CaseFailure";
+}
+
+function check(condition, message) {
+  if (!condition) throw new CaseFailure(message);
+}
+
+function same(actual, expected, what) {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  check(a === e, `${what}: expected ${e}, got ${a}`);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const never = () => new Promise(() => {});
+
+/** Runs `fn`, asserts it throws, and returns what it threw. */
+function thrown(fn, what) {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new CaseFailure(`${what}: expected a throw`);
+}
+
+/** Awaits `promise`, asserts it rejects, and returns the reason. */
+async function rejection(promise, what) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new CaseFailure(`${what}: expected a rejection`);
+}
+
+/** Asserts that `error` is a real ContextfoldError with this code (and path). */
+function contextfoldError(error, code, path, what) {
+  check(error instanceof Error, `${what}: not an Error instance: ${String(error)}`);
+  same(error.name, "ContextfoldError", `${what}: name`);
+  same(error.code, code, `${what}: code (message: ${error.message})`);
+  if (path !== undefined) same(error.path, path, `${what}: path`);
+  check(typeof error.message === "string" && error.message.length > 0, `${what}: empty message`);
+}
+
+/** A fake model: answers after `ms`, records its calls and the most calls in flight. */
+function fakeSummarizer({ ms = 5, text = "Short summary." } = {}) {
+  let inFlight = 0;
+  const summarizer = async (request, context) => {
+    summarizer.calls.push({ request, context });
+    inFlight++;
+    summarizer.maxInFlight = Math.max(summarizer.maxInFlight, inFlight);
+    try {
+      await sleep(ms);
+      return text;
+    } finally {
+      inFlight--;
+    }
+  };
+  summarizer.calls = [];
+  summarizer.maxInFlight = 0;
+  return summarizer;
+}
+
+export const cases = [
+  {
+    name: "parseChain outlines a small OpenAI chain",
+    run({ parseChain }) {
+      const { format, outline, repairs } = parseChain(openaiChain(), {});
+      same(format, "openai", "format");
+      same(repairs, [], "repairs");
+      same(
+        [outline.messages, outline.sections, outline.pairs, outline.completions, outline.requestResponses],
+        [7, 2, 3, 2, 1],
+        "messages, sections, pairs, completions, requestResponses",
+      );
+      same(outline.toolCalls, 1, "toolCalls");
+      same(
+        outline.sectionList[0].pairs.map((p) => p.kind),
+        ["requestResponse", "completion"],
+        "pair kinds of section 0",
+      );
+      check(outline.bytes > 0, "bytes > 0");
+      same(parseChain(JSON.stringify(openaiChain()), { format: "openai" }), parseChain(openaiChain(), {}), "JSON text");
+    },
+  },
+  {
+    name: "parseChain throws a ContextfoldError with code and path",
+    run({ parseChain }) {
+      const error = thrown(() => parseChain(orphanResultChain(), {}), "orphan tool result");
+      contextfoldError(error, "unmatched_tool_result", "[2]", "orphan tool result");
+      check(/call_2/.test(error.message), `message names call_2: ${error.message}`);
+      check(typeof error.stack === "string", "has a stack");
+      const option = thrown(() => parseChain(openaiChain(), { format: "klingon" }), "unknown format");
+      contextfoldError(option, "invalid_option", "options.format", "unknown format");
+      contextfoldError(thrown(() => parseChain("[{", {}), "bad JSON"), "invalid_json", undefined, "bad JSON");
+      const repaired = parseChain(orphanResultChain(), { repair: true });
+      check(
+        repaired.repairs.some((r) => r.action === "addedMissingCall" && r.callId === "call_2"),
+        `repair mode lists the repair: ${JSON.stringify(repaired.repairs)}`,
+      );
+    },
+  },
+  {
+    name: "compact with an async summarizer returns a smaller, valid chain",
+    async run({ compact, parseChain }) {
+      const input = openaiSections(4);
+      const before = JSON.stringify(input);
+      const summarizer = fakeSummarizer();
+      const result = await compact(input, { summarizer });
+      same(JSON.stringify(input), before, "input not mutated");
+      same([result.format, result.changed], ["native", true], "format, changed");
+      check(JSON.stringify(result.messages).length < before.length, "output is smaller than input");
+      const { report } = result;
+      check(report.after.bytes < report.before.bytes, "report: after.bytes < before.bytes");
+      same([report.calls, report.rolledBack, report.cancelled], [3, false, false], "calls, rolledBack, cancelled");
+      same(report.errors, [], "errors");
+      same(summarizer.calls.length, 3, "summarizer calls");
+      const { request, context } = summarizer.calls[0];
+      same([request.id, request.kind, request.section], [0, "section", 0], "first request");
+      check(typeof request.prompt === "string" && request.prompt.includes("Task 0"), "prompt carries the task");
+      same(context, {}, "context without a signal");
+      const parsed = parseChain(result.messages, { format: "native" });
+      same(
+        [parsed.outline.sections, parsed.outline.summarizations, parsed.outline.messages],
+        [4, 3, result.messages.length],
+        "outline of the output: sections, summarizations, messages",
+      );
+    },
+  },
+  {
+    name: "compact keeps at most `concurrency` calls in flight",
+    async run({ compact }) {
+      for (const [concurrency, expected] of [
+        [undefined, 4],
+        [2, 2],
+      ]) {
+        const summarizer = fakeSummarizer({ ms: 15 });
+        const result = await compact(openaiSections(6), { summarizer, concurrency });
+        same(result.report.calls, 5, `calls (concurrency ${concurrency})`);
+        same(summarizer.maxInFlight, expected, `max in flight (concurrency ${concurrency})`);
+      }
+    },
+  },
+  {
+    name: "compact rejects bad options with a ContextfoldError",
+    async run({ compact }) {
+      const summarizer = fakeSummarizer();
+      for (const [options, path] of [
+        [{ summarizer: 42 }, "options.summarizer"],
+        [{ summarizer, onError: "explode" }, "options.onError"],
+        [{ summarizer, format: "yaml" }, "options.format"],
+        [{ summarizer, signal: {} }, "options.signal"],
+      ]) {
+        const what = JSON.stringify(options) ?? "undefined";
+        contextfoldError(await rejection(compact(openaiSections(2), options), what), "invalid_option", path, what);
+      }
+      same(summarizer.calls.length, 0, "no summarizer call");
+      contextfoldError(await rejection(compact("[{", { summarizer }), "bad JSON"), "invalid_json", undefined, "bad JSON");
+    },
+  },
+  {
+    name: "a failing summarizer rolls back, or rejects with onError: throw",
+    async run({ compact }) {
+      const failing = async () => {
+        throw new Error("model overloaded");
+      };
+      const result = await compact(openaiSections(3), { summarizer: failing });
+      same([result.changed, result.report.rolledBack], [false, true], "changed, rolledBack");
+      same(
+        result.report.errors.map((e) => e.kind),
+        ["failed", "failed"],
+        "error kinds",
+      );
+      check(/model overloaded/.test(result.report.errors[0].message), "the error message is kept");
+      const error = await rejection(compact(openaiSections(3), { summarizer: failing, onError: "throw" }), "throw");
+      contextfoldError(error, "summarizer_failed", undefined, 'onError "throw"');
+      same(error.errors?.length, 2, "error.errors");
+    },
+  },
+  {
+    name: "timeoutMs ends a call that never answers",
+    async run({ compact }) {
+      const result = await compact(openaiSections(3), { summarizer: never, timeoutMs: 30 });
+      same([result.changed, result.report.rolledBack], [false, true], "changed, rolledBack");
+      same(
+        result.report.errors.map((e) => e.kind),
+        ["timeout", "timeout"],
+        "error kinds",
+      );
+    },
+  },
+  {
+    name: "an AbortController cancels a running compaction",
+    async run({ compact }) {
+      const controller = new AbortController();
+      const seen = [];
+      const summarizer = (request, context) => {
+        seen.push(context.signal);
+        return never();
+      };
+      setTimeout(() => controller.abort(), 20);
+      const result = await compact(openaiSections(3), { summarizer, signal: controller.signal });
+      same(
+        [result.changed, result.report.cancelled, result.report.rolledBack],
+        [false, true, true],
+        "changed, cancelled, rolledBack",
+      );
+      check(
+        result.report.errors.length > 0 && result.report.errors.every((e) => e.kind === "cancelled"),
+        `errors are all "cancelled": ${JSON.stringify(result.report.errors)}`,
+      );
+      same(seen.length, 2, "calls made before the abort");
+      check(
+        seen.every((s) => s === controller.signal),
+        "the summarizer saw the caller's signal",
+      );
+      const early = fakeSummarizer();
+      const aborted = await compact(openaiSections(3), { summarizer: early, signal: AbortSignal.abort() });
+      same([aborted.report.cancelled, early.calls.length], [true, 0], "already aborted: cancelled, calls");
+    },
+  },
+  {
+    name: "the module keeps working after errors",
+    async run({ compact, parseChain }) {
+      for (let i = 0; i < 3; i++) {
+        thrown(() => parseChain(orphanResultChain(), {}), "orphan");
+        thrown(() => parseChain("not json", {}), "not json");
+        thrown(() => parseChain(undefined, {}), "undefined");
+        await rejection(compact(openaiSections(2), { summarizer: 42 }), "bad summarizer");
+        await compact(openaiSections(2), { summarizer: () => Promise.reject("plain string") });
+      }
+      same(parseChain(openaiChain(), {}).outline.messages, 7, "parseChain after errors");
+      const result = await compact(openaiSections(3), { summarizer: fakeSummarizer() });
+      same([result.changed, result.report.calls], [true, 2], "compact after errors: changed, calls");
+    },
+  },
+];
+
+export const caseNames = cases.map((c) => c.name);
+
+function describeError(error) {
+  if (error instanceof Error) {
+    const extra = "code" in error ? ` [code ${error.code}, path ${error.path}]` : "";
+    const stack = error instanceof CaseFailure ? "" : `\n${error.stack ?? ""}`;
+    return `${error.name}: ${error.message}${extra}${stack}`;
+  }
+  return `non-Error thrown: ${typeof error} ${String(error)}`;
+}
+
+/**
+ * Runs every case in order against `api` (the package's exports). Resolves to
+ * `[{ name, ok, ms, error? }]`; a case that runs past `timeoutMs` fails.
+ */
+export async function runCases(api, { timeoutMs = 10_000 } = {}) {
+  const results = [];
+  for (const { name, run } of cases) {
+    const started = Date.now();
+    let timer;
+    try {
+      await Promise.race([
+        Promise.resolve().then(() => run(api)),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new CaseFailure(`timed out after ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      results.push({ name, ok: true, ms: Date.now() - started });
+    } catch (error) {
+      results.push({ name, ok: false, ms: Date.now() - started, error: describeError(error) });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return results;
+}

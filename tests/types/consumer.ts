@@ -1,0 +1,101 @@
+// A TypeScript consumer of the package, type-checked (never run) by types.test.mjs under
+// `moduleResolution: "nodenext"` and `"bundler"`. Every `@ts-expect-error` line must be
+// an error: tsc fails on an unused one, so these lines prove that wrong options are
+// rejected, not just that right ones are accepted.
+import init, {
+  compact,
+  extractiveSummarizer,
+  parseChain,
+  type ChainFormat,
+  type CompactOptions,
+  type CompactResult,
+  type ParsedChain,
+  type SummarizeErrorKind,
+  type Summarizer,
+  type SummaryRequest,
+} from "contextfold";
+import initWeb, { compact as compactWeb } from "contextfold/web";
+
+/** Compile-time equality of two types. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function expectType<T extends true>(): T | void {}
+
+declare const messages: unknown[];
+
+// init is the same function on every entry.
+expectType<Equal<typeof init, typeof initWeb>>();
+expectType<Equal<typeof compact, typeof compactWeb>>();
+await init();
+
+// parseChain
+const parsed = parseChain(messages, { format: "openai", repair: true });
+expectType<Equal<typeof parsed, ParsedChain>>();
+expectType<Equal<typeof parsed.format, ChainFormat>>();
+expectType<Equal<typeof parsed.outline.sections, number>>();
+parseChain(JSON.stringify(messages), { format: "auto" });
+parseChain(messages, {});
+parseChain(messages);
+// @ts-expect-error: no such format
+parseChain(messages, { format: "yaml" });
+// @ts-expect-error: repair is a boolean
+parseChain(messages, { repair: "yes" });
+
+// A summarizer as a user writes one: typed request, the signal passed on to fetch.
+const summarizer: Summarizer = async (request, { signal }) => {
+  expectType<Equal<typeof request, SummaryRequest>>();
+  expectType<Equal<typeof request.prompt, string>>();
+  expectType<Equal<typeof request.range, { start: number; end: number }>>();
+  expectType<Equal<typeof signal, AbortSignal | undefined>>();
+  const response = await fetch("https://example.invalid/summarize", {
+    method: "POST",
+    body: JSON.stringify({ prompt: request.prompt, maxBytes: request.targetBytes }),
+    signal,
+  });
+  return response.text();
+};
+
+// compact
+const controller = new AbortController();
+const options: CompactOptions = {
+  summarizer,
+  format: "anthropic",
+  strategy: { name: "sections", keepQASections: 2, useQA: true },
+  concurrency: 4,
+  timeoutMs: 30_000,
+  signal: controller.signal,
+  onError: "partial",
+};
+const result = await compact(messages, options);
+expectType<Equal<typeof result, CompactResult>>();
+expectType<Equal<typeof result.format, "native">>();
+expectType<Equal<typeof result.changed, boolean>>();
+expectType<Equal<(typeof result.report.errors)[number]["kind"], SummarizeErrorKind>>();
+const firstRole: "system" | "user" | "assistant" | "tool" | undefined = result.messages[0]?.role;
+void firstRole;
+await compact(messages, { summarizer: async (request) => request.transcript.slice(0, 100) });
+await compact("[]", { summarizer, strategy: "sections", onError: "throw" });
+
+// Options and the summarizer are optional: the built-in extractive summarizer is the default.
+await compact(messages, {});
+await compact(messages);
+await compact(messages, { summarizer: extractiveSummarizer({ maxBytes: 2048 }) });
+// @ts-expect-error: maxBytes is a number
+extractiveSummarizer({ maxBytes: "2k" });
+// @ts-expect-error: a number is no summarizer
+await compact(messages, { summarizer: 42 });
+// @ts-expect-error: a summarizer resolves to a string
+await compact(messages, { summarizer: async () => 42 });
+// @ts-expect-error: no such onError policy
+await compact(messages, { summarizer, onError: "explode" });
+// @ts-expect-error: no such strategy
+await compact(messages, { summarizer, strategy: "window" });
+// @ts-expect-error: strategy settings are typed
+await compact(messages, { summarizer, strategy: { name: "sections", useQA: "yes" } });
+// @ts-expect-error: concurrency is a number
+await compact(messages, { summarizer, concurrency: "4" });
+// @ts-expect-error: no such format
+await compact(messages, { summarizer, format: "yaml" });
+// @ts-expect-error: signal is an AbortSignal
+await compact(messages, { summarizer, signal: controller });
+// @ts-expect-error: the report has no such field
+void result.report.tokensSaved;
