@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { compact, parseChain } from "contextfold";
+import { compact, extractiveSummarizer, parseChain } from "contextfold";
 
 const filler = (i) => `Section ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(20)}`;
 
@@ -302,11 +302,36 @@ describe("compact", () => {
     assert.equal(getEventListeners(controller.signal, "abort").length, 0);
   });
 
+  it("uses the built-in extractive summarizer when none is given", async () => {
+    const chain = openaiSections(4);
+    for (const options of [undefined, {}, { summarizer: extractiveSummarizer() }]) {
+      const result = await compact(chain, options);
+      assert.equal(result.changed, true);
+      assert.ok(result.report.after.bytes < result.report.before.bytes);
+      assert.equal(result.report.errors.length, 0);
+      // The summaries keep what later turns need: the tasks and the files read.
+      const text = JSON.stringify(result.messages);
+      assert.match(text, /Task 0: read file 0\./);
+      assert.match(text, /read: f0\.txt/);
+    }
+  });
+
+  it("extractiveSummarizer() is a summarizer JS code can call directly", async () => {
+    const summarize = extractiveSummarizer({ maxBytes: 256 });
+    const summary = await summarize({
+      transcript: "<tasks>\n<task id=\"0\">\n<content>Fix the login bug in src/auth.ts please.</content>\n</task>\n</tasks>\n",
+      targetBytes: 10_000,
+    });
+    assert.equal(typeof summary, "string");
+    assert.match(summary, /Fix the login bug in src\/auth\.ts please\./);
+    assert.ok(summary.length <= 256);
+    await assert.rejects(summarize({}), /no transcript/);
+    assert.throws(() => extractiveSummarizer({ maxBytes: 5 }), (e) => e.code === "invalid_option");
+  });
+
   it("rejects invalid options with invalid_option and the path", async () => {
     const summarizer = recording();
     const cases = [
-      [undefined, "options.summarizer"],
-      [{}, "options.summarizer"],
       [{ summarizer: "not a function" }, "options.summarizer"],
       [{ summarizer, concurrency: "4" }, "options.concurrency"],
       [{ summarizer, concurrency: 0 }, "options.concurrency"],

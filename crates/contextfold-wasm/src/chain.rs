@@ -114,7 +114,7 @@ pub struct ParsedChain {
 pub fn parse_chain(
     #[wasm_bindgen(unchecked_param_type = "unknown", param_description = "an array of messages, or its JSON text")]
     messages: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ParseChainOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseChainOptions")] options: Option<JsValue>,
 ) -> JsResult<JsValue> {
     let options = options_from_js(options)?;
     let value = messages_from_js(messages)?;

@@ -14,6 +14,7 @@ use contextfold::ast::IdTemplate;
 use contextfold::format::{native, Format};
 use contextfold::strategy::sections::{self, SectionsConfig};
 use contextfold::strategy::{OnError, Report};
+use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::{CancelFlag, Controls, Summarizer, DEFAULT_CONCURRENCY};
 use js_sys::Reflect;
 use serde::de::DeserializeOwned;
@@ -66,8 +67,8 @@ export interface CompactOptions {
     format?: "auto" | ChainFormat;
     /** Default `"sections"`. */
     strategy?: CompactStrategy;
-    /** Makes the summaries. Required for now. */
-    summarizer: Summarizer;
+    /** Makes the summaries; the built-in `extractiveSummarizer()` when absent. */
+    summarizer?: Summarizer;
     /** Summary calls in flight at most, at least 1 [4]. */
     concurrency?: number;
     /** Time limit of each summary call, in ms: a late call fails with kind `"timeout"`. */
@@ -258,9 +259,14 @@ pub struct CompactOutput {
 pub async fn compact(
     #[wasm_bindgen(unchecked_param_type = "unknown", param_description = "an array of messages, or its JSON text")]
     messages: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CompactOptions")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "CompactOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
     let JsCompactOptions { settings, summarizer, signal } = JsCompactOptions::read(&options)?;
+    // The built-in summarizer runs in Rust: no crossing into JS for every call.
+    let builtin = match &summarizer {
+        None => Some(ExtractiveSummarizer::default()),
+        Some(f) => crate::extractive::from_marked(f),
+    };
     let value = messages_from_js(messages)?;
     let controls =
         Controls { concurrency: settings.concurrency, cancel: CancelFlag::new(), timeout_ms: settings.timeout_ms };
@@ -272,8 +278,14 @@ pub async fn compact(
         ),
         None => None,
     };
-    let bridge = JsSummarizer::new(summarizer, signal);
-    let output = compact_value(&value, &settings, &bridge, &controls).await?;
+    let output = match (builtin, summarizer) {
+        (Some(extractive), _) => compact_value(&value, &settings, &extractive, &controls).await?,
+        (None, Some(function)) => {
+            let bridge = JsSummarizer::new(function, signal);
+            compact_value(&value, &settings, &bridge, &controls).await?
+        }
+        (None, None) => return Err(invalid(".summarizer", "required").into()),
+    };
     to_js(&output)
 }
 
@@ -297,21 +309,22 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
 /// The options object, read field by field so that every error has its path.
 struct JsCompactOptions {
     settings: CompactSettings,
-    summarizer: JsSummarizerFn,
+    /// `None`: the built-in extractive summarizer.
+    summarizer: Option<JsSummarizerFn>,
     signal: Option<AbortSignalLike>,
 }
 
 impl JsCompactOptions {
     fn read(options: &JsValue) -> Result<JsCompactOptions, BindingError> {
         if options.is_undefined() || options.is_null() {
-            return Err(invalid(".summarizer", "required: compact needs { summarizer }"));
+            return Ok(JsCompactOptions { settings: CompactSettings::default(), summarizer: None, signal: None });
         }
         if !options.is_object() {
             return Err(invalid("", "expected an object"));
         }
         let summarizer = match get(options, "summarizer")? {
-            None => return Err(invalid(".summarizer", "required")),
-            Some(f) => f.dyn_into::<JsSummarizerFn>().map_err(|_| invalid(".summarizer", "expected a function"))?,
+            None => None,
+            Some(f) => Some(f.dyn_into::<JsSummarizerFn>().map_err(|_| invalid(".summarizer", "expected a function"))?),
         };
         let signal = match get(options, "signal")? {
             None => None,

@@ -6,6 +6,7 @@
 //! - [`chain`] holds `parseChain`;
 //! - [`compact`] holds `compact`;
 //! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
+//! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
 //! - [`convert`] holds the conversions the exports share;
 //! - [`error`] holds the boundary's error type and its JS form (`ContextfoldError`).
 
@@ -14,10 +15,12 @@ pub mod chain;
 pub mod compact;
 pub mod convert;
 pub mod error;
+pub mod extractive;
 
 pub use chain::parse_chain;
 pub use compact::compact;
 pub use error::{BindingError, JsResult};
+pub use extractive::extractive_summarizer;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
