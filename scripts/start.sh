@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm start [-- <file> [inspect options]]`: set up, build, then inspect a conversation
-# (by default the shipped demo session).
+# `npm start [-- <file> [compact options]]`: set up, build, then compact a conversation
+# (by default the shipped demo session) with the built-in offline summarizer.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,4 +14,4 @@ if [ $# -eq 0 ]; then
 fi
 # npm runs scripts from the repository root; relative paths are the caller's.
 cd "${INIT_CWD:-$ROOT}"
-exec node "$ROOT/pkg/bin/contextfold.mjs" inspect "$@"
+exec node "$ROOT/pkg/bin/contextfold.mjs" compact "$@"

@@ -1,22 +1,33 @@
 #!/usr/bin/env node
-// contextfold command line: `contextfold inspect <file|-> [--format F] [--repair] [--json]`.
+// contextfold command line: `contextfold inspect|compact <file|-> [options]`.
 // Exit codes: 0 ok, 2 bad input (a ContextfoldError or a usage error), 1 anything else.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { parseChain } from "../src/node.js";
+import { writeFileSync } from "node:fs";
+import { compact, extractiveSummarizer, parseChain } from "../src/node.js";
 
 const FORMATS = ["auto", "native", "openai", "anthropic"];
 const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")}] [--repair] [--json]
+       contextfold compact <file|-> [--format F] [--keep-sections N] [--section-bytes N]
+                                    [--pair-bytes N] [--out FILE] [--json]
 
-  inspect   read a conversation (a JSON array of messages; - reads stdin) and print
-            its structure: format, sections, body pairs, tool calls and sizes
-  --format  the message format (default: auto-detect)
-  --repair  repair what can be repaired instead of failing, and list the repairs
-  --json    print the raw parseChain result as JSON`;
+  inspect          read a conversation (a JSON array of messages; - reads stdin) and print
+                   its structure: format, sections, body pairs, tool calls and sizes
+  compact          fold old content into summaries with the built-in offline (extractive)
+                   summarizer, the sections strategy, and print what changed
+  --format         the message format (default: auto-detect)
+  --repair         repair what can be repaired instead of failing, and list the repairs
+  --keep-sections  recent sections kept whole [1]
+  --section-bytes  budget of each kept section in bytes before its older pairs fold [51200]
+  --pair-bytes     a pair larger than this is summarized alone (never the last one) [16384]
+  --out            write the compacted messages (native format) to FILE
+  --json           print the raw result as JSON
+
+exit codes: 0 ok, 2 bad input (the error's code and path are printed), 1 anything else`;
 
 class UsageError extends Error {}
 
-function main(argv) {
+async function main(argv) {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
     console.log(USAGE);
@@ -27,8 +38,107 @@ function main(argv) {
     console.log(manifest.version);
     return 0;
   }
-  if (command !== "inspect") throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-  return inspect(rest);
+  if (command === "inspect") return inspect(rest);
+  if (command === "compact") return compactCommand(rest);
+  throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+}
+
+function readInput(file) {
+  try {
+    return readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (e) {
+    const error = new Error(`cannot read ${file}: ${e.code ?? e.message}`);
+    error.code = "read_failed";
+    throw error;
+  }
+}
+
+function wholeNumber(name, value) {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number above 0, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+async function compactCommand(args) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: "string", default: "auto" },
+        "keep-sections": { type: "string" },
+        "section-bytes": { type: "string" },
+        "pair-bytes": { type: "string" },
+        out: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError("compact takes exactly one file (or - for stdin)");
+  if (!FORMATS.includes(values.format)) {
+    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
+  }
+  const strategy = { name: "sections" };
+  const keep = wholeNumber("keep-sections", values["keep-sections"]);
+  const sectionBytes = wholeNumber("section-bytes", values["section-bytes"]);
+  const pairBytes = wholeNumber("pair-bytes", values["pair-bytes"]);
+  if (keep !== undefined) strategy.keepQASections = keep;
+  if (sectionBytes !== undefined) strategy.lastSecBytes = sectionBytes;
+  if (pairBytes !== undefined) strategy.maxBpBytes = pairBytes;
+  const [file] = positionals;
+  const text = readInput(file);
+  const before = parseChain(text, { format: values.format, repair: true });
+  const started = performance.now();
+  const result = await compact(text, { format: values.format, strategy, summarizer: extractiveSummarizer() });
+  const ms = performance.now() - started;
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
+  if (values.json) {
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  }
+  const after = parseChain(result.messages, { format: "native" });
+  console.log(compactReport(file, before, after, result, ms, values.out));
+  return 0;
+}
+
+function compactReport(file, before, after, result, ms, out) {
+  const r = result.report;
+  const lines = [];
+  const pct = (a, b) => (b === 0 ? "" : ` (${Math.round((100 * (b - a)) / b)}% smaller)`);
+  lines.push(`file        ${file === "-" ? "(stdin)" : file}`);
+  lines.push(`format      ${before.format}; summarizer: built-in extractive (offline); strategy: sections`);
+  lines.push("");
+  lines.push(`             ${"before".padStart(12)}  ${"after".padStart(12)}`);
+  const row = (label, a, b) => lines.push(`${label.padEnd(12)} ${grouped(a).padStart(12)}  ${grouped(b).padStart(12)}`);
+  row("messages", r.before.messages, r.after.messages);
+  row("sections", before.outline.sections, after.outline.sections);
+  row("body pairs", before.outline.pairs, after.outline.pairs);
+  row("bytes", r.before.bytes, r.after.bytes);
+  row("~tokens", r.before.tokens, r.after.tokens);
+  lines.push("");
+  lines.push(
+    `${r.calls} summary calls in ${r.waves} wave(s), ${Math.round(ms)} ms; ${r.after.bytes < r.before.bytes ? "size" : "nothing"}${pct(r.after.bytes, r.before.bytes)}`,
+  );
+  if (r.errors.length > 0) lines.push(`errors: ${r.errors.length} (rolled back: ${r.rolledBack})`);
+  for (const s of r.sections) {
+    const actions = s.actions.map((a) => a.action).join(", ");
+    lines.push(`  section ${s.section}: ${actions}`);
+  }
+  lines.push("");
+  lines.push("after:");
+  lines.push(...sectionTable(after.outline.sectionList));
+  if (out) lines.push("", `wrote ${out} (native format)`);
+  return lines.join("\n");
 }
 
 function inspect(args) {
@@ -57,14 +167,7 @@ function inspect(args) {
     throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
   }
   const [file] = positionals;
-  let text;
-  try {
-    text = readFileSync(file === "-" ? 0 : file, "utf8");
-  } catch (e) {
-    const error = new Error(`cannot read ${file}: ${e.code ?? e.message}`);
-    error.code = "read_failed";
-    throw error;
-  }
+  const text = readInput(file);
   // The JSON text goes in as it is: the core reports bad JSON with line and column.
   const result = parseChain(text, { format: values.format, repair: values.repair });
   if (values.json) {
@@ -176,7 +279,7 @@ function exitCodeOf(error) {
 }
 
 try {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   if (error instanceof UsageError) {
     console.error(`error usage: ${error.message}\n\n${USAGE}`);

@@ -84,3 +84,44 @@ describe("contextfold inspect", () => {
     assert.match(stderr, /^error read_failed: /m);
   });
 });
+
+describe("contextfold compact", () => {
+  const demo = join(root, "examples/demo-session.openai.json");
+
+  it("compacts the demo offline and prints before/after", () => {
+    const out = join(scratch, "compacted.json");
+    const { code, stdout, stderr } = run("compact", demo, "--out", out);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /summarizer: built-in extractive \(offline\)/);
+    const bytes = stdout.match(/^bytes\s+([\d,]+)\s+([\d,]+)$/m);
+    assert.ok(bytes, stdout);
+    const [before, after] = bytes.slice(1).map((n) => Number(n.replaceAll(",", "")));
+    assert.ok(after < before / 2, `${after} is not under half of ${before}`);
+    assert.match(stdout, /summary calls in 1 wave/);
+    // The written file is a valid chain, and compacting it again changes nothing.
+    const again = run("compact", out, "--json");
+    assert.equal(again.code, 0, again.stderr);
+    const result = JSON.parse(again.stdout);
+    assert.equal(result.changed, false);
+    assert.equal(result.report.calls, 0);
+  });
+
+  it("takes the strategy settings and rejects bad ones with exit code 2", () => {
+    const tight = run("compact", demo, "--keep-sections", "2", "--section-bytes", "4000", "--json");
+    assert.equal(tight.code, 0, tight.stderr);
+    assert.ok(JSON.parse(tight.stdout).report.calls > 0);
+    const bad = run("compact", demo, "--section-bytes", "lots");
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--section-bytes must be a whole number/);
+  });
+
+  it("repairs what it can, and exits 2 with the code and path on what it cannot", () => {
+    const orphan = run("compact", scratchFile("orphan.json", orphanResultChain()), "--json");
+    assert.equal(orphan.code, 0, orphan.stderr);
+    assert.ok(JSON.parse(orphan.stdout).report.repairs.length > 0);
+    const late = [{ role: "user", content: "q" }, { role: "assistant", content: "a" }, { role: "system", content: "late" }];
+    const { code, stderr } = run("compact", scratchFile("late-system.json", late));
+    assert.equal(code, 2);
+    assert.match(stderr, /^error system_after_start at \[2\]: /m);
+  });
+});
