@@ -43,6 +43,37 @@ async function main(argv) {
   throw new UsageError(`unknown command ${JSON.stringify(command)}`);
 }
 
+/**
+ * Parses a command's arguments: `--format` (checked) and `--help` for every command,
+ * plus `options`; exactly one file or `-`. Returns `null` after printing the help.
+ */
+function commandArgs(command, args, options) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: "string", default: "auto" },
+        help: { type: "boolean", short: "h", default: false },
+        ...options,
+      },
+    });
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return null;
+  }
+  if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one file (or - for stdin)`);
+  if (!FORMATS.includes(values.format)) {
+    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
+  }
+  return { values, file: positionals[0] };
+}
+
 function readInput(file) {
   try {
     return readFileSync(file === "-" ? 0 : file, "utf8");
@@ -61,33 +92,15 @@ function wholeNumber(name, value) {
 }
 
 async function compactCommand(args) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: "string", default: "auto" },
-        "keep-sections": { type: "string" },
-        "section-bytes": { type: "string" },
-        "pair-bytes": { type: "string" },
-        out: { type: "string" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(e.message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError("compact takes exactly one file (or - for stdin)");
-  if (!FORMATS.includes(values.format)) {
-    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
-  }
+  const parsed = commandArgs("compact", args, {
+    "keep-sections": { type: "string" },
+    "section-bytes": { type: "string" },
+    "pair-bytes": { type: "string" },
+    out: { type: "string" },
+    json: { type: "boolean", default: false },
+  });
+  if (parsed === null) return 0;
+  const { values, file } = parsed;
   const strategy = { name: "sections" };
   const keep = wholeNumber("keep-sections", values["keep-sections"]);
   const sectionBytes = wholeNumber("section-bytes", values["section-bytes"]);
@@ -95,7 +108,6 @@ async function compactCommand(args) {
   if (keep !== undefined) strategy.keepQASections = keep;
   if (sectionBytes !== undefined) strategy.lastSecBytes = sectionBytes;
   if (pairBytes !== undefined) strategy.maxBpBytes = pairBytes;
-  const [file] = positionals;
   const text = readInput(file);
   const before = parseChain(text, { format: values.format, repair: true });
   const started = performance.now();
@@ -142,31 +154,12 @@ function compactReport(file, before, after, result, ms, out) {
 }
 
 function inspect(args) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: "string", default: "auto" },
-        repair: { type: "boolean", default: false },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(e.message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (positionals.length !== 1) throw new UsageError("inspect takes exactly one file (or - for stdin)");
-  if (!FORMATS.includes(values.format)) {
-    throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
-  }
-  const [file] = positionals;
+  const parsed = commandArgs("inspect", args, {
+    repair: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+  });
+  if (parsed === null) return 0;
+  const { values, file } = parsed;
   const text = readInput(file);
   // The JSON text goes in as it is: the core reports bad JSON with line and column.
   const result = parseChain(text, { format: values.format, repair: values.repair });

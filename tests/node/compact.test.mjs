@@ -4,29 +4,7 @@ import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { compact, extractiveSummarizer, parseChain } from "contextfold";
-
-const filler = (i) => `Section ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(20)}`;
-
-/**
- * An OpenAI chain of `sections` sections (a user turn each), every one with a tool
- * round trip and a long answer, so each older section is worth summarizing.
- */
-function openaiSections(sections) {
-  const chain = [{ role: "system", content: "You are a careful assistant." }];
-  for (let i = 0; i < sections; i++) {
-    chain.push({ role: "user", content: `Task ${i}: read file ${i}.` });
-    chain.push({
-      role: "assistant",
-      content: null,
-      tool_calls: [
-        { id: `call_${i}`, type: "function", function: { name: "read", arguments: `{"path":"f${i}.txt"}` } },
-      ],
-    });
-    chain.push({ role: "tool", tool_call_id: `call_${i}`, content: filler(i) });
-    chain.push({ role: "assistant", content: `Done with task ${i}. ${filler(i)}` });
-  }
-  return chain;
-}
+import { filler, openaiSections } from "../shared/chains.mjs";
 
 /** A summarizer that answers `text` after `ms` and records its calls. */
 function recording({ ms = 0, text = "Short summary." } = {}) {

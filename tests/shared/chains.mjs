@@ -28,7 +28,7 @@ export const orphanResultChain = () => [
   { role: "assistant", content: "It says hello." },
 ];
 
-const filler = (i) => `Section ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(20)}`;
+export const filler = (i) => `Section ${i}: ${"the quick brown fox jumps over the lazy dog ".repeat(20)}`;
 
 /**
  * An OpenAI chain of `sections` sections (a user turn each), every one with a tool

@@ -63,18 +63,7 @@ fn markup_inside_messages_does_not_confuse_it() {
 fn corpus() -> Vec<PathBuf> {
     let mut files =
         vec![PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo-session.openai.json"))];
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real"));
-    if dir.is_dir() {
-        let mut real: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        real.sort();
-        files.extend(real);
-    } else {
-        println!("../shared/fixtures/real not found: skipping real-transcript tests");
-    }
+    files.extend(common::real_fixtures().unwrap_or_default());
     files
 }
 

@@ -4,11 +4,12 @@
 //! demo session, and one hand-written case per wire feature. The native step goes through
 //! the native JSON form too, so the markers survive serialization.
 
+mod common;
+
 use contextfold::format::{self, anthropic, native, openai, Format};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real");
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo-session.openai.json");
 
 /// wire -> native -> native JSON -> native -> wire.
@@ -55,28 +56,13 @@ fn assert_same(original: &Value, written: &Value, what: &str) {
     assert_eq!(original, written, "{what}");
 }
 
-fn fixture_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(FIXTURES);
-    if !dir.is_dir() {
-        eprintln!("../shared/fixtures/real not found: skipping real-transcript round trips");
-        return None;
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    Some(files)
-}
-
 fn load(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]
 fn real_transcripts_round_trip_exactly() {
-    let Some(files) = fixture_files() else {
+    let Some(files) = common::real_fixtures() else {
         return;
     };
     assert!(!files.is_empty());

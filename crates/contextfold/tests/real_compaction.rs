@@ -4,32 +4,18 @@
 //! new makes no call and changes nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+mod common;
+
 use contextfold::ast::ChainAst;
 use contextfold::format::{parse_json, read_auto};
 use contextfold::strategy::sections::{compact, SectionsConfig};
 use contextfold::summarize::mock::FixedSummarizer;
 use contextfold::summarize::Controls;
 use futures::executor::block_on;
-use std::path::PathBuf;
-
-fn fixtures() -> Option<Vec<PathBuf>> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real"));
-    if !dir.is_dir() {
-        println!("../shared/fixtures/real not found: skipping real-transcript tests");
-        return None;
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    Some(files)
-}
 
 #[test]
 fn real_transcripts_compact_validly_and_idempotently() {
-    let Some(files) = fixtures() else { return };
+    let Some(files) = common::real_fixtures() else { return };
     let configs = [
         SectionsConfig { last_sec_bytes: 8 * 1024, max_bp_bytes: 2 * 1024, ..SectionsConfig::default() },
         SectionsConfig {
@@ -86,7 +72,7 @@ fn real_transcripts_compact_validly_and_idempotently() {
 fn real_transcripts_fit_a_hard_budget() {
     use contextfold::measure::{message_tokens, EstimateCounter};
     use contextfold::strategy::budget::{self, BudgetConfig};
-    let Some(files) = fixtures() else { return };
+    let Some(files) = common::real_fixtures() else { return };
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let (messages, _) = read_auto(&parse_json(&text).unwrap()).unwrap();

@@ -2,27 +2,14 @@
 //! Reads every real transcript in `../shared/fixtures/real/` (next to the project root)
 //! with format auto-detection, and checks the result is a valid chain.
 
+mod common;
+
 use contextfold::format::{self, native, Format};
 use contextfold::{ChainAst, Message};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real");
-
-fn fixture_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(FIXTURES);
-    if !dir.is_dir() {
-        eprintln!("../shared/fixtures/real not found: skipping real-transcript tests");
-        return None;
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    Some(files)
-}
 
 /// The format a file's name promises (`NAME.openai.json`, `NAME.anthropic.json`); other
 /// files (a reference summary) only have to read.
@@ -89,7 +76,7 @@ fn check(file: &Path) -> Result<String, String> {
 
 #[test]
 fn every_real_transcript_reads_into_a_valid_chain() {
-    let Some(files) = fixture_files() else {
+    let Some(files) = common::real_fixtures() else {
         return;
     };
     assert!(!files.is_empty(), "no *.json in {FIXTURES}");

@@ -409,21 +409,6 @@ fn results_resolving_out_of_order_land_in_their_sections() {
     }
 }
 
-/// Pending `n` times (waking itself), then ready: later requests finish first.
-struct Delay(usize);
-
-impl Future for Delay {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 #[test]
 fn content_under_the_minimum_is_not_sent_and_a_rerun_stays_free() {
     // A verbose summarizer would not beat these small answers: with the default minimum

@@ -5,6 +5,9 @@
 //! call.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+mod common;
+
+use common::Delay;
 use contextfold::ast::ChainAst;
 use contextfold::message::Message;
 use contextfold::strategy::sections::{compact, SectionsConfig};
@@ -14,9 +17,6 @@ use contextfold::summarize::{Controls, SummarizeError, SummaryRequest};
 use contextfold::testing::{generate_chain, ChainConfig};
 use futures::executor::block_on;
 use proptest::prelude::*;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 /// What the summarizer does with call `id`.
 #[derive(Debug, Clone, Copy)]
@@ -70,20 +70,6 @@ fn config() -> impl Strategy<Value = SectionsConfig> {
             on_error: [OnError::Rollback, OnError::Partial, OnError::Throw][on_error],
             ..SectionsConfig::default()
         })
-}
-
-struct Delay(usize);
-
-impl Future for Delay {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 == 0 {
-            return Poll::Ready(());
-        }
-        self.0 -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
 }
 
 async fn answer(b: Behaviour, r: &SummaryRequest) -> Result<String, SummarizeError> {

@@ -65,3 +65,36 @@ pub fn assert_sizes_consistent(ast: &ChainAst) {
     assert_eq!(ast.size(), total, "chain size");
     assert_eq!(ast.size(), messages_size(&ast.messages()), "chain size vs messages");
 }
+
+/// The real transcripts in `../shared/fixtures/real/` beside the project, sorted; `None`
+/// (after printing a notice) when that folder is absent, as in a clone without `shared/`.
+pub fn real_fixtures() -> Option<Vec<std::path::PathBuf>> {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real"));
+    if !dir.is_dir() {
+        println!("../shared/fixtures/real not found: skipping real-transcript tests");
+        return None;
+    }
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// A future pending `n` times (waking itself each time), then ready: makes later calls
+/// finish first, or calls stay in flight together.
+pub struct Delay(pub usize);
+
+impl std::future::Future for Delay {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 == 0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 -= 1;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}
