@@ -6,9 +6,10 @@
 // is too old for current wasm-bindgen output and breaks it.
 //
 // The wasm-bindgen and wasm-opt steps are skipped when the cargo output did not change.
+// The root README.md and LICENSE are copied into pkg/ so that the package ships them.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -58,6 +59,9 @@ if (upToDate) {
   run(wasmOpt, ["-Oz", wasm, "-o", wasm]);
   writeFileSync(stampFile, digest);
 }
+
+// The package ships the repository's README and license (copies, git-ignored in pkg/).
+for (const doc of ["README.md", "LICENSE"]) copyFileSync(join(root, doc), join(root, "pkg", doc));
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const report = (file) => {
