@@ -20,7 +20,7 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   --keep-sections  recent sections kept whole [1]
   --section-bytes  budget of each kept section in bytes before its older pairs fold [51200]
   --pair-bytes     a pair larger than this is summarized alone (never the last one) [16384]
-  --out            write the compacted messages (native format) to FILE
+  --out            write the compacted messages (in the input's format) to FILE
   --json           print the raw result as JSON
 
 exit codes: 0 ok, 2 bad input (the error's code and path are printed), 1 anything else`;
@@ -118,7 +118,7 @@ async function compactCommand(args) {
     console.log(JSON.stringify(result, null, 2));
     return 0;
   }
-  const after = parseChain(result.messages, { format: "native" });
+  const after = parseChain(result.messages, { format: result.format });
   console.log(compactReport(file, before, after, result, ms, values.out));
   return 0;
 }
@@ -149,7 +149,7 @@ function compactReport(file, before, after, result, ms, out) {
   lines.push("");
   lines.push("after:");
   lines.push(...sectionTable(after.outline.sectionList));
-  if (out) lines.push("", `wrote ${out} (native format)`);
+  if (out) lines.push("", `wrote ${out} (${result.format})`);
   return lines.join("\n");
 }
 

@@ -39,13 +39,13 @@ async function rejection(promise) {
 const never = () => new Promise(() => {});
 
 describe("compact", () => {
-  it("compacts a multi-section OpenAI chain into a smaller, valid native chain", async () => {
+  it("compacts a multi-section OpenAI chain into a smaller, valid OpenAI chain", async () => {
     const input = openaiSections(5);
     const before = JSON.stringify(input);
     const summarizer = recording();
     const result = await compact(input, { summarizer });
     assert.equal(JSON.stringify(input), before, "the input is not mutated");
-    assert.equal(result.format, "native");
+    assert.equal(result.format, "openai");
     assert.equal(result.changed, true);
     assert.ok(JSON.stringify(result.messages).length < before.length);
     const { report } = result;
@@ -62,15 +62,19 @@ describe("compact", () => {
       [0, 1, 2, 3].map((i) => [i, "sectionSummarized"]),
     );
 
-    const parsed = parseChain(result.messages, { format: "native" });
-    assert.equal(parsed.format, "native");
+    const parsed = parseChain(result.messages);
+    assert.equal(parsed.format, "openai");
     assert.equal(parsed.outline.sections, 5);
     assert.equal(parsed.outline.summarizations, 4);
     assert.equal(parsed.outline.messages, result.messages.length);
     // The last section comes back whole.
     assert.equal(parsed.outline.sectionList[4].pairs.length, 2);
-    assert.equal(result.messages[0].role, "system");
-    assert.ok(Array.isArray(result.messages[0].parts));
+    // OpenAI in, OpenAI out: a summary is an assistant tool call answered by a tool message.
+    assert.deepEqual(result.messages[0], input[0]);
+    assert.equal(result.messages[2].tool_calls[0].function.name, "execute_task_and_return_summary");
+    assert.equal(result.messages[3].role, "tool");
+    assert.equal(result.messages[3].tool_call_id, result.messages[2].tool_calls[0].id);
+    assert.equal(result.messages[3].content, "Short summary.");
   });
 
   it("accepts JSON text and an explicit format", async () => {
@@ -125,7 +129,7 @@ describe("compact", () => {
     };
     const result = await compact(openaiSections(4), { summarizer });
     assert.equal(result.changed, false);
-    assert.equal(result.format, "native");
+    assert.equal(result.format, "openai");
     assert.equal(result.report.rolledBack, true);
     assert.equal(result.report.calls, 3);
     assert.equal(result.report.errors.length, 3);
@@ -180,7 +184,7 @@ describe("compact", () => {
     assert.equal(result.changed, true);
     assert.equal(result.report.rolledBack, false);
     assert.equal(result.report.errors.length, 1);
-    const outline = parseChain(result.messages, { format: "native" }).outline;
+    const outline = parseChain(result.messages, { format: "openai" }).outline;
     assert.equal(outline.summarizations, 2);
   });
 
@@ -370,7 +374,7 @@ describe("compact", () => {
     assert.equal(result.report.calls, 4999);
     assert.equal(result.changed, true);
     assert.ok(result.report.after.bytes < result.report.before.bytes);
-    assert.equal(parseChain(result.messages, { format: "native" }).outline.sections, 5000);
+    assert.equal(parseChain(result.messages, { format: "openai" }).outline.sections, 5000);
   });
 
   it("keeps working after all of that", async () => {

@@ -94,7 +94,7 @@ describe("npm pack", () => {
         return "Summary of section " + request.section + ".";
       };
       const result = await compact(chain, { summarizer });
-      const outline = parseChain(result.messages, { format: "native" }).outline;
+      const outline = parseChain(result.messages, { format: "openai" }).outline;
       const text = JSON.stringify(result.messages);
       console.log(JSON.stringify({ resolved, changed: result.changed, report: result.report, outline, text }));
     `;

@@ -116,7 +116,7 @@ export const cases = [
       const summarizer = fakeSummarizer();
       const result = await compact(input, { summarizer });
       same(JSON.stringify(input), before, "input not mutated");
-      same([result.format, result.changed], ["native", true], "format, changed");
+      same([result.format, result.changed], ["openai", true], "format, changed");
       check(JSON.stringify(result.messages).length < before.length, "output is smaller than input");
       const { report } = result;
       check(report.after.bytes < report.before.bytes, "report: after.bytes < before.bytes");
@@ -127,7 +127,7 @@ export const cases = [
       same([request.id, request.kind, request.section], [0, "section", 0], "first request");
       check(typeof request.prompt === "string" && request.prompt.includes("Task 0"), "prompt carries the task");
       same(context, {}, "context without a signal");
-      const parsed = parseChain(result.messages, { format: "native" });
+      const parsed = parseChain(result.messages, { format: "openai" });
       same(
         [parsed.outline.sections, parsed.outline.summarizations, parsed.outline.messages],
         [4, 3, result.messages.length],

@@ -4,14 +4,14 @@
 //! the host tests exercise; the export reads the options (exact paths on every wrong
 //! one), links the `AbortSignal`, and wraps the JS summarizer in the bridge.
 //!
-//! For now the only strategy is `sections` and the result is in the native format
-//! (provider writers come later): the result says so with `format: "native"`.
+//! For now the only strategy is `sections`. The result comes back in the format the
+//! messages were read in (OpenAI in, OpenAI out), and says which in `format`.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use contextfold::ast::IdTemplate;
-use contextfold::format::{native, Format};
+use contextfold::format::Format;
 use contextfold::strategy::sections::{self, SectionsConfig};
 use contextfold::strategy::{OnError, Report};
 use contextfold::summarize::extractive::ExtractiveSummarizer;
@@ -136,12 +136,15 @@ export interface CompactReport {
 
 /** What `compact` returns. */
 export interface CompactResult {
-    /** The compacted chain, in the native format for now (see `format`). */
-    messages: NativeMessage[];
+    /**
+     * The compacted chain, in the format it was read in (see `format`): an array of
+     * messages, or for Anthropic input that had a system prompt, `{ system, messages }`.
+     */
+    messages: unknown;
     /** Whether any content changed; `false` after a rollback or with nothing to do. */
     changed: boolean;
-    /** The format of `messages`: always `"native"` until provider writers exist. */
-    format: "native";
+    /** The format `messages` were read in, and are written back in. */
+    format: ChainFormat;
     report: CompactReport;
 }
 "#;
@@ -232,19 +235,20 @@ impl Default for CompactSettings {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactOutput {
-    /// Native messages.
+    /// The messages, written in the format they were read in.
     pub messages: Value,
     pub changed: bool,
     pub format: &'static str,
     pub report: Report,
 }
 
-/// Compacts a conversation with a JS summarizer.
+/// Compacts a conversation, folding old content into summaries.
 ///
 /// `messages` is an array of messages in any supported format, or the JSON text of one;
 /// `options.summarizer` is called with each `SummaryRequest` (and `{ signal }`) and
-/// must resolve to the summary text. Returns the compacted chain (native format for
-/// now), whether it changed, and a report. A failed summary call rolls back by default
+/// must resolve to the summary text (the built-in extractive summarizer when absent).
+/// Returns the compacted chain in the format it was read in, whether it changed, and a
+/// report. A failed summary call rolls back by default
 /// (`onError`); bad input or options reject with a `ContextfoldError`.
 ///
 /// @example
@@ -289,21 +293,23 @@ pub async fn compact(
     to_js(&output)
 }
 
-/// The Rust side of `compact`: read, compact with the sections strategy, write native.
+/// The Rust side of `compact`: read, compact with the sections strategy, write back in
+/// the format read.
 pub async fn compact_value<S: Summarizer + ?Sized>(
     value: &Value,
     settings: &CompactSettings,
     summarizer: &S,
     controls: &Controls,
 ) -> Result<CompactOutput, BindingError> {
-    let (messages, _format) = read_messages(value, settings.format)?;
+    let (messages, format) = read_messages(value, settings.format)?;
     let result = sections::compact(&messages, &settings.sections, summarizer, controls).await?;
-    Ok(CompactOutput {
-        messages: native::write(&result.messages),
-        changed: result.changed,
-        format: Format::Native.as_str(),
-        report: result.report,
-    })
+    // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
+    let messages = if result.changed {
+        contextfold::format::write(&result.messages, format).map_err(|e| BindingError::Core(e.into()))?
+    } else {
+        value.clone()
+    };
+    Ok(CompactOutput { messages, changed: result.changed, format: format.as_str(), report: result.report })
 }
 
 /// The options object, read field by field so that every error has its path.
@@ -456,15 +462,15 @@ mod tests {
     }
 
     #[test]
-    fn compacts_older_sections_into_native_output() {
+    fn compacts_older_sections_and_writes_them_back_in_the_input_format() {
         let summarizer = Fixed::default();
         let out =
             block_on(compact_value(&chain(), &settings(OnError::Rollback), &summarizer, &Controls::default())).unwrap();
         assert!(out.changed);
-        assert_eq!(out.format, "native");
+        assert_eq!(out.format, "openai");
         assert!(out.report.after.bytes < out.report.before.bytes);
         assert!(!summarizer.requests.borrow().is_empty());
-        let messages = native::read(&out.messages).unwrap();
+        let messages = contextfold::format::openai::read(&out.messages).unwrap();
         assert_eq!(messages.len(), out.report.after.messages);
     }
 
