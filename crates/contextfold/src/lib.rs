@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod measure;
 pub mod message;
 pub mod prompt;
+pub mod repair;
 pub mod strategy;
 pub mod summarize;
 pub mod testing;

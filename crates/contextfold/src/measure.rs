@@ -125,3 +125,126 @@ fn collect_texts<'a>(p: &'a Part, i: usize, texts: &mut Vec<&'a str>, owner: &mu
         Part::Image(_) | Part::File(_) => add_fixed(part_tokens(p)),
     }
 }
+
+/// What a budget is counted in: tokens (as the counter counts them) or bytes (the
+/// message sizes of [`Message::size`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Unit {
+    Tokens,
+    Bytes,
+}
+
+/// A quantity of context in tokens or bytes. Every budget option of every strategy is
+/// an `Amount`, so callers may give any of them in either unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Amount {
+    Tokens(usize),
+    Bytes(usize),
+}
+
+/// Bytes per token assumed when a token amount must become a byte hint (summary
+/// targets are given to summarizers in bytes).
+pub const BYTES_PER_TOKEN: usize = 4;
+
+impl Amount {
+    pub fn value(self) -> usize {
+        match self {
+            Amount::Tokens(n) | Amount::Bytes(n) => n,
+        }
+    }
+
+    pub fn unit(self) -> Unit {
+        match self {
+            Amount::Tokens(_) => Unit::Tokens,
+            Amount::Bytes(_) => Unit::Bytes,
+        }
+    }
+
+    /// The same unit, `percent` of the value (rounded down).
+    pub fn percent(self, percent: usize) -> Amount {
+        self.with_value(self.value().saturating_mul(percent) / 100)
+    }
+
+    /// The same unit with another value.
+    pub fn with_value(self, value: usize) -> Amount {
+        match self {
+            Amount::Tokens(_) => Amount::Tokens(value),
+            Amount::Bytes(_) => Amount::Bytes(value),
+        }
+    }
+
+    /// Approximate size in bytes, for summary-length hints.
+    pub fn approx_bytes(self) -> usize {
+        match self {
+            Amount::Tokens(n) => n.saturating_mul(BYTES_PER_TOKEN),
+            Amount::Bytes(n) => n,
+        }
+    }
+}
+
+impl std::fmt::Display for Amount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Amount::Tokens(n) => write!(f, "{n} tokens"),
+            Amount::Bytes(n) => write!(f, "{n} bytes"),
+        }
+    }
+}
+
+/// Measures messages and texts in either unit, with one token counter.
+#[derive(Clone, Copy)]
+pub struct Meter<'a> {
+    counter: &'a dyn TokenCounter,
+}
+
+static ESTIMATE: EstimateCounter = EstimateCounter;
+
+impl Default for Meter<'static> {
+    fn default() -> Self {
+        Meter { counter: &ESTIMATE }
+    }
+}
+
+impl<'a> Meter<'a> {
+    pub fn new(counter: &'a dyn TokenCounter) -> Self {
+        Meter { counter }
+    }
+
+    pub fn counter(&self) -> &'a dyn TokenCounter {
+        self.counter
+    }
+
+    /// Cost of each message in `unit` (tokens are counted in one batch).
+    pub fn costs(&self, unit: Unit, messages: &[Message]) -> Vec<usize> {
+        match unit {
+            Unit::Tokens => message_tokens(messages, self.counter),
+            Unit::Bytes => messages.iter().map(Message::size).collect(),
+        }
+    }
+
+    /// Total cost of messages in `unit`.
+    pub fn total(&self, unit: Unit, messages: &[Message]) -> usize {
+        self.costs(unit, messages).into_iter().fold(0usize, usize::saturating_add)
+    }
+
+    /// Cost of a text in `unit`.
+    pub fn text(&self, unit: Unit, text: &str) -> usize {
+        match unit {
+            Unit::Tokens => self.counter.count_texts(&[text]).into_iter().next().unwrap_or(0),
+            Unit::Bytes => text.len(),
+        }
+    }
+
+    /// Whether messages fit within `amount`.
+    pub fn fits(&self, amount: Amount, messages: &[Message]) -> bool {
+        self.total(amount.unit(), messages) <= amount.value()
+    }
+}
+
+impl std::fmt::Debug for Meter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Meter")
+    }
+}

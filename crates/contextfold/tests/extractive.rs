@@ -132,3 +132,26 @@ fn is_listing(line: &str) -> bool {
     let digits = t.chars().take_while(char::is_ascii_digit).count();
     digits > 0 && t.chars().nth(digits).is_some_and(|c| matches!(c, '→' | '\t' | ':' | '|'))
 }
+
+#[test]
+fn an_update_carries_the_previous_summary_forward() {
+    let first = vec![
+        user("Port the billing module to Rust. Keep the CSV export format unchanged."),
+        ai_calls("Reading the old code.", &[("a", "read_file")]),
+        tool("a", "read_file", "src/billing.py: 400 lines\nError: legacy rounding in invoice_total()"),
+        ai("Decided to keep banker's rounding because invoices must match the old totals."),
+    ];
+    let old = summarize(&first, 600);
+    let later = vec![ai_calls("Now the exporter.", &[("b", "write_file")]), tool("b", "write_file", "wrote src/export.rs")];
+    let prompt = contextfold::prompt::render_update(&old, &[], &later).unwrap();
+    let updated = ExtractiveSummarizer::default().summarize_transcript(&prompt.transcript, 600);
+    assert!(updated.len() <= 600, "{} bytes", updated.len());
+    for needle in ["Port the billing module to Rust.", "Keep the CSV export format unchanged.", "invoice_total()", "write_file"]
+    {
+        assert!(updated.contains(needle), "missing {needle:?} in:\n{updated}");
+    }
+    // Updating again with nothing new in the old summary does not lose its goal.
+    let again = contextfold::prompt::render_update(&updated, &[], &later).unwrap();
+    let twice = ExtractiveSummarizer::default().summarize_transcript(&again.transcript, 600);
+    assert!(twice.contains("Port the billing module to Rust."), "{twice}");
+}

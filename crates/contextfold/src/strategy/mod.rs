@@ -7,6 +7,8 @@
 
 pub mod budget;
 pub mod sections;
+pub mod tiers;
+pub mod window;
 
 use crate::ast::{
     contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind, RepairAction,
@@ -74,6 +76,23 @@ pub enum Action {
     /// Content dropped to meet a hard budget, oldest first (budget strategy).
     #[serde(rename_all = "camelCase")]
     Trimmed { what: &'static str },
+    /// One oversized message (a tool result) was summarized on its own (window).
+    #[serde(rename_all = "camelCase")]
+    MessageSummarized { message: usize, bytes_before: usize, bytes_after: usize },
+    /// Content was cut to fit because summarizing it failed or recursed too deep; never
+    /// silent (window).
+    #[serde(rename_all = "camelCase")]
+    Truncated { message: Option<usize>, bytes_before: usize, bytes_after: usize },
+    /// Older messages became one state snapshot; `updated` when an earlier snapshot was
+    /// updated with them rather than re-summarized (window).
+    #[serde(rename_all = "camelCase")]
+    Snapshot { messages: usize, updated: bool, bytes_before: usize, bytes_after: usize },
+    /// Compaction was possible but declined, with the rule that declined it.
+    #[serde(rename_all = "camelCase")]
+    Skipped { reason: &'static str },
+    /// Messages became (or were merged into) a tier summary (tiers).
+    #[serde(rename_all = "camelCase")]
+    Tiered { level: &'static str, messages: usize, merged: bool, bytes_before: usize, bytes_after: usize },
     /// A summary call for this section failed; its content was kept.
     #[serde(rename_all = "camelCase")]
     Failed { kind: RequestKind, request: usize },

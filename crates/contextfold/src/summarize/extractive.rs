@@ -146,6 +146,17 @@ impl ExtractiveSummarizer {
         let last_text = items.iter().rposition(|i| matches!(i, Item::AssistantText(_)));
         for (index, item) in items.iter().enumerate() {
             match item {
+                Item::Previous { kind, text } => {
+                    // What an earlier summary kept survives an update; its last state
+                    // is history now. Goals and errors outrank new routine lines.
+                    let (kind, score) = match kind {
+                        Kind::LastState => (Kind::Decision, 60),
+                        Kind::Goal => (Kind::Goal, 95),
+                        Kind::Error => (Kind::Error, 70),
+                        k => (*k, 58),
+                    };
+                    push(&mut lines, kind, text, score);
+                }
                 Item::Task(text) => {
                     // Pleasantries ("Thanks!") are no goals.
                     let goals = sentences(text).into_iter().filter(|s| s.split_whitespace().count() >= 3);
@@ -232,6 +243,27 @@ enum Item {
     AssistantText(String),
     Call { name: String, args: String },
     Result { name: String, text: String, error: bool },
+    /// A line of an earlier summary being updated, under the heading it was filed in.
+    Previous { kind: Kind, text: String },
+}
+
+const KINDS: [Kind; 6] = [Kind::Goal, Kind::Error, Kind::Decision, Kind::Action, Kind::Fact, Kind::LastState];
+
+/// Lines of an earlier summary (ours or any other), filed under the kind their heading
+/// names; lines under no known heading count as findings.
+fn previous_items(body: &str, items: &mut Vec<Item>) {
+    let mut kind = Kind::Decision;
+    for line in body.lines() {
+        let line = line.trim();
+        if let Some(k) = KINDS.iter().find(|k| line.strip_suffix(':') == Some(k.heading())) {
+            kind = *k;
+            continue;
+        }
+        let text = line.trim_start_matches(['-', '*', ' ']);
+        if !text.is_empty() {
+            items.push(Item::Previous { kind, text: text.to_string() });
+        }
+    }
 }
 
 /// Reads the envelope [`crate::prompt::render`] writes back into items.
@@ -272,6 +304,12 @@ fn parse_transcript(t: &str) -> Vec<Item> {
                     name: unescape(&attr(tag, "name").unwrap_or_default()),
                     args: unescape(after.get(..end).unwrap_or_default()),
                 });
+                rest = after.get(end..).unwrap_or_default();
+                continue;
+            }
+            "previous_summary" => {
+                let end = after.find("</previous_summary>").unwrap_or(after.len());
+                previous_items(&unescape(after.get(..end).unwrap_or_default()), &mut items);
                 rest = after.get(end..).unwrap_or_default();
                 continue;
             }

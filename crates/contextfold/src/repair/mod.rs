@@ -1,0 +1,1 @@
+//! Provider validity passes. Work in progress.

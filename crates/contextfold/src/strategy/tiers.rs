@@ -1,0 +1,1 @@
+//! The `tiers` strategy (eternal history). Work in progress.

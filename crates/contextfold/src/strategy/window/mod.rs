@@ -1,0 +1,1 @@
+//! The `window` strategy (zrb). Work in progress.
