@@ -31,8 +31,8 @@ pub enum BindingError {
     #[error("compaction cancelled")]
     Cancelled,
     /// A hard budget cannot be met; `reason` says what alone is too large.
-    #[error("cannot fit {max_tokens} tokens: {reason}")]
-    Budget { max_tokens: usize, reason: String },
+    #[error("cannot fit {max}: {reason}")]
+    Budget { max: contextfold::measure::Amount, reason: String },
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -99,7 +99,7 @@ impl From<CompactError> for BindingError {
             CompactError::Input(e) => BindingError::Core(e),
             CompactError::Summarizer(errors) => BindingError::Summarizer(errors),
             CompactError::Cancelled => BindingError::Cancelled,
-            CompactError::Budget { max_tokens, reason } => BindingError::Budget { max_tokens, reason },
+            CompactError::Budget { max, reason } => BindingError::Budget { max, reason },
         }
     }
 }

@@ -7,6 +7,7 @@
 //! - [`compact`] holds `compact`;
 //! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
 //! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
+//! - [`measure`] holds `estimateTokens` and `measureChain`;
 //! - [`convert`] holds the conversions the exports share;
 //! - [`error`] holds the boundary's error type and its JS form (`ContextfoldError`).
 
@@ -16,6 +17,7 @@ pub mod compact;
 pub mod convert;
 pub mod error;
 pub mod extractive;
+pub mod measure;
 
 pub use chain::parse_chain;
 pub use compact::compact;

@@ -1,31 +1,87 @@
 //! Sizes in bytes and estimated tokens.
 //!
-//! The token estimate counts per script rather than `len / 4`: ASCII text at about four
-//! characters a token, CJK at one token a character, other scripts at two characters a
-//! token, plus per-message overhead. A first cut for reports; the measuring work refines
-//! it and documents its error against a real tokenizer.
+//! The token estimate mimics how byte-pair tokenizers (OpenAI's o200k, Anthropic's,
+//! Gemini's) cut text, instead of `len / 4`: a run of ASCII letters is one token up to
+//! twelve letters (large vocabularies hold whole words), a run of digits one token per
+//! three digits, a run of punctuation one token per three characters, a line break or
+//! indentation run one token, a single space nothing (it rides on the next word), CJK
+//! one token a character, other scripts two characters a token. Tool names and
+//! arguments, reasoning and tool results are all counted, plus per-message overhead.
+//!
+//! Accuracy, measured by `bench/token-accuracy.mjs` against o200k (gpt-tokenizer) on
+//! the demo session and the real transcripts, per message over messages of 8+ tokens:
+//! mean absolute error 5.7% for text, 5.3% for reasoning, 8.8% for tool calls and 9.5%
+//! for tool results (8.5% overall, the chain total within 2%); the worst single message
+//! is off by 32%. A per-script `len / 4` estimate, measured the same way, had 15.9% on
+//! text and 13.4% on results, with results undercounted by 15% in total.
+//! Callers who need exact counts pass their tokenizer as a [`TokenCounter`].
 
 use crate::message::{Message, Part};
 
 /// Per-message overhead of chat formats (role markers, separators), in tokens.
 const MESSAGE_OVERHEAD: usize = 4;
 
+/// Letters a tokenizer's vocabulary typically covers with one token.
+const LETTERS_PER_TOKEN: usize = 12;
+const DIGITS_PER_TOKEN: usize = 3;
+const PUNCTUATION_PER_TOKEN: usize = 3;
+
+/// What a character is for the estimate.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Letter,
+    Digit,
+    Space,
+    Break,
+    Punctuation,
+    Wide,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    match c {
+        'a'..='z' | 'A'..='Z' => Class::Letter,
+        '0'..='9' => Class::Digit,
+        ' ' => Class::Space,
+        '\n' | '\r' | '\t' => Class::Break,
+        c if c.is_ascii() => Class::Punctuation,
+        c if is_cjk(c) => Class::Wide,
+        _ => Class::Other,
+    }
+}
+
 /// Estimated tokens of a text.
 pub fn estimate_text_tokens(text: &str) -> usize {
-    let mut ascii = 0usize;
-    let mut wide = 0usize;
-    let mut other = 0usize;
-    for c in text.chars() {
-        if c.is_ascii() {
-            ascii += 1;
-        } else if is_cjk(c) {
-            wide += 1;
-        } else {
-            other += 1;
+    let mut tokens = 0usize;
+    // Other scripts count half a token a character: counted in halves.
+    let mut halves = 0usize;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let kind = class(c);
+        let mut run = 1usize;
+        // Spaces inside a line-break run (indentation) belong to it.
+        while let Some(&next) = chars.peek() {
+            let same = class(next) == kind || (kind == Class::Break && class(next) == Class::Space);
+            if !same || matches!(kind, Class::Wide | Class::Other) {
+                break;
+            }
+            run = run.saturating_add(1);
+            chars.next();
         }
+        tokens = tokens.saturating_add(match kind {
+            Class::Letter => 1usize.saturating_add((run.saturating_sub(1)) / LETTERS_PER_TOKEN),
+            Class::Digit => run.div_ceil(DIGITS_PER_TOKEN),
+            Class::Space => usize::from(run > 1),
+            Class::Break => 1,
+            Class::Punctuation => run.div_ceil(PUNCTUATION_PER_TOKEN),
+            Class::Wide => 1,
+            Class::Other => {
+                halves = halves.saturating_add(1);
+                0
+            }
+        });
     }
-    // ASCII ~4 chars/token; CJK ~1 token/char; other scripts (Cyrillic, Greek, emoji...) ~2 chars/token.
-    ascii.div_ceil(4).saturating_add(wide).saturating_add(other.div_ceil(2))
+    tokens.saturating_add(halves.div_ceil(2))
 }
 
 fn is_cjk(c: char) -> bool {
@@ -246,5 +302,50 @@ impl<'a> Meter<'a> {
 impl std::fmt::Debug for Meter<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Meter")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_digits_punctuation_and_breaks_count_like_a_tokenizer() {
+        assert_eq!(estimate_text_tokens(""), 0);
+        // One token a word; the single spaces ride on the words.
+        assert_eq!(estimate_text_tokens("hello world again"), 3);
+        // A very long identifier is several tokens.
+        assert_eq!(estimate_text_tokens(&"a".repeat(25)), 3);
+        // Digits go by threes.
+        assert_eq!(estimate_text_tokens("1234567"), 3);
+        // `{"` `":"` `"}` are punctuation runs.
+        assert_eq!(estimate_text_tokens(r#"{"path":"a"}"#), 5);
+        // A line break with its indentation is one token.
+        assert_eq!(estimate_text_tokens("a\n    b"), 3);
+        // Double spaces cost a token.
+        assert_eq!(estimate_text_tokens("a  b"), 3);
+    }
+
+    #[test]
+    fn scripts_other_than_latin_are_not_undercounted() {
+        // CJK: a token a character (len / 4 would say 3 for these 12 bytes).
+        assert_eq!(estimate_text_tokens("東京都庁"), 4);
+        // Cyrillic: two characters a token.
+        assert_eq!(estimate_text_tokens("привет"), 3);
+        assert!(estimate_text_tokens("🙂🙂") >= 1);
+    }
+
+    #[test]
+    fn amounts_keep_their_unit() {
+        let t = Amount::Tokens(1000);
+        assert_eq!(t.percent(20), Amount::Tokens(200));
+        assert_eq!(t.approx_bytes(), 4000);
+        assert_eq!(Amount::Bytes(10).with_value(3), Amount::Bytes(3));
+        assert_eq!(Amount::Bytes(10).to_string(), "10 bytes");
+        let messages = [Message::text(crate::message::Role::User, "hello world")];
+        let meter = Meter::default();
+        assert_eq!(meter.total(Unit::Bytes, &messages), 11);
+        assert_eq!(meter.total(Unit::Tokens, &messages), 2 + MESSAGE_OVERHEAD);
+        assert!(meter.fits(Amount::Bytes(11), &messages) && !meter.fits(Amount::Bytes(10), &messages));
     }
 }

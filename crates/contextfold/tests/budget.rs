@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use contextfold::ast::{ChainAst, PairKind};
-use contextfold::measure::{message_tokens, EstimateCounter, TokenCounter};
+use contextfold::measure::{message_tokens, Amount, EstimateCounter, Meter, TokenCounter};
 use contextfold::message::{Message, Role};
 use contextfold::strategy::budget::{compact, BudgetConfig, CONDENSED_PREFIX};
 use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
@@ -20,7 +20,7 @@ fn tokens(messages: &[Message]) -> usize {
 }
 
 fn run<S: Summarizer>(chain: &[Message], config: &BudgetConfig, s: &S) -> Result<CompactResult, CompactError> {
-    block_on(compact(chain, config, s, &Controls::default(), &EstimateCounter))
+    block_on(compact(chain, config, s, &Controls::default(), Meter::default()))
 }
 
 /// `n` sections of a user question, a tool exchange with a 2 KB result, and an answer.
@@ -40,7 +40,7 @@ fn session(n: usize) -> Vec<Message> {
 fn under_budget_nothing_changes() {
     let chain = session(2);
     let s = FixedSummarizer::new("S");
-    let out = run(&chain, &BudgetConfig::new(100_000), &s).unwrap();
+    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(100_000)), &s).unwrap();
     assert_eq!((out.changed, s.calls()), (false, 0));
     assert_eq!(out.messages, chain);
 }
@@ -51,7 +51,7 @@ fn older_sections_are_condensed_in_one_wave_and_the_result_fits() {
     let max = 3000;
     assert!(tokens(&chain) > max);
     let s = FixedSummarizer::new("earlier: files were inspected and looked fine");
-    let out = run(&chain, &BudgetConfig::new(max), &s).unwrap();
+    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap();
     assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
     assert_eq!(out.report.waves, 1);
     let ast = ChainAst::parse(&out.messages).unwrap();
@@ -76,7 +76,7 @@ fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
         chain.push(tool(&id, "run", &"output ".repeat(200)));
     }
     let s = FixedSummarizer::new("ran seven commands, all fine");
-    let config = BudgetConfig { keep_recent: 1, ..BudgetConfig::new(1200) };
+    let config = BudgetConfig { keep_recent: 1, ..BudgetConfig::new(Amount::Tokens(1200)) };
     let out = run(&chain, &config, &s).unwrap();
     let ast = ChainAst::parse(&out.messages).unwrap();
     assert_eq!(ast.sections().len(), 1);
@@ -96,7 +96,7 @@ fn summaries_too_large_are_dropped_oldest_first() {
     let chain = session(6);
     let max = 2200;
     let s = FixedSummarizer::new("a very detailed summary ".repeat(200));
-    let out = run(&chain, &BudgetConfig::new(max), &s).unwrap();
+    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap();
     assert!(tokens(&out.messages) <= max);
     let trimmed = out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::Trimmed { .. }));
     assert!(trimmed.count() >= 1);
@@ -107,12 +107,12 @@ fn summaries_too_large_are_dropped_oldest_first() {
 fn a_budget_that_cannot_be_met_says_why() {
     let chain = vec![sys(&"policy ".repeat(2000)), user("q"), ai("a"), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("S");
-    let err = run(&chain, &BudgetConfig::new(500), &s).unwrap_err();
+    let err = run(&chain, &BudgetConfig::new(Amount::Tokens(500)), &s).unwrap_err();
     assert_eq!(err.code(), "budget_exceeded");
     assert!(err.to_string().contains("the system prompt alone is"), "{err}");
 
     let chain = vec![sys("s"), user("q"), ai("a"), user("paste"), ai(&"huge answer ".repeat(2000))];
-    let err = run(&chain, &BudgetConfig::new(500), &s).unwrap_err();
+    let err = run(&chain, &BudgetConfig::new(Amount::Tokens(500)), &s).unwrap_err();
     assert!(err.to_string().contains("the latest exchange alone is"), "{err}");
 }
 
@@ -120,18 +120,18 @@ fn a_budget_that_cannot_be_met_says_why() {
 fn summarizer_failures_roll_back_or_degrade_within_budget() {
     let chain = session(6);
     let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("down")) });
-    let out = run(&chain, &BudgetConfig::new(3000), &fail).unwrap();
+    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(3000)), &fail).unwrap();
     assert!(out.report.rolled_back && !out.changed);
     assert_eq!(out.messages, chain);
     assert!(!out.report.errors.is_empty());
 
-    let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(3000) };
+    let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(Amount::Tokens(3000)) };
     let out = run(&chain, &config, &fail).unwrap();
     assert!(tokens(&out.messages) <= 3000);
     assert!(!out.report.errors.is_empty() && !out.report.rolled_back);
     ChainAst::parse(&out.messages).unwrap();
 
-    let config = BudgetConfig { on_error: OnError::Throw, ..BudgetConfig::new(3000) };
+    let config = BudgetConfig { on_error: OnError::Throw, ..BudgetConfig::new(Amount::Tokens(3000)) };
     assert_eq!(run(&chain, &config, &fail).unwrap_err().code(), "summarizer_failed");
 }
 
@@ -149,10 +149,10 @@ fn the_budget_is_in_the_caller_s_tokens() {
     let chain = session(4);
     let s = FixedSummarizer::new("S");
     let max = 4000;
-    let out = block_on(compact(&chain, &BudgetConfig::new(max), &s, &Controls::default(), &Bytes)).unwrap();
+    let out = block_on(compact(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s, &Controls::default(), Meter::new(&Bytes))).unwrap();
     assert!(message_tokens(&out.messages, &Bytes).iter().sum::<usize>() <= max);
     // With the estimate (about 4 bytes a token) the same chain needs no change.
-    assert!(!run(&chain, &BudgetConfig::new(max), &s).unwrap().changed);
+    assert!(!run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap().changed);
 }
 
 proptest! {
@@ -176,7 +176,7 @@ proptest! {
             include_all_tool_responses: true,
         });
         let s = FixedSummarizer::new("x".repeat(summary_len));
-        let config = BudgetConfig { keep_recent: keep, ..BudgetConfig::new(max) };
+        let config = BudgetConfig { keep_recent: keep, ..BudgetConfig::new(Amount::Tokens(max)) };
         match run(&chain, &config, &s) {
             Ok(out) => {
                 prop_assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
@@ -187,4 +187,19 @@ proptest! {
             Err(e) => prop_assert_eq!(e.code(), "budget_exceeded"),
         }
     }
+}
+
+#[test]
+fn the_budget_can_be_given_in_bytes() {
+    let chain = session(6);
+    let s = FixedSummarizer::new("S");
+    let max = 6000;
+    let out = run(&chain, &BudgetConfig::new(Amount::Bytes(max)), &s).unwrap();
+    assert!(out.changed);
+    let bytes: usize = out.messages.iter().map(Message::size).sum();
+    assert!(bytes <= max, "{bytes} > {max}");
+    ChainAst::parse(&out.messages).unwrap();
+    let err = run(&[sys(&"policy ".repeat(200)), user("q"), ai("a")], &BudgetConfig::new(Amount::Bytes(100)), &s)
+        .unwrap_err();
+    assert!(err.to_string().contains("bytes"), "{err}");
 }

@@ -70,7 +70,7 @@ fn real_transcripts_compact_validly_and_idempotently() {
 
 #[test]
 fn real_transcripts_fit_a_hard_budget() {
-    use contextfold::measure::{message_tokens, EstimateCounter};
+    use contextfold::measure::{message_tokens, Amount, EstimateCounter, Meter};
     use contextfold::strategy::budget::{self, BudgetConfig};
     let Some(files) = common::real_fixtures() else { return };
     for path in &files {
@@ -79,8 +79,8 @@ fn real_transcripts_fit_a_hard_budget() {
         for max in [2_000usize, 8_000, 32_000] {
             let name = format!("{} (max {max})", path.file_name().unwrap().to_string_lossy());
             let s = FixedSummarizer::new("Summary: the agent read files, ran commands and reported results.");
-            let config = BudgetConfig::new(max);
-            match block_on(budget::compact(&messages, &config, &s, &Controls::default(), &EstimateCounter)) {
+            let config = BudgetConfig::new(Amount::Tokens(max));
+            match block_on(budget::compact(&messages, &config, &s, &Controls::default(), Meter::default())) {
                 Ok(out) => {
                     let tokens: usize = message_tokens(&out.messages, &EstimateCounter).iter().sum();
                     assert!(tokens <= max, "{name}: {tokens} tokens");

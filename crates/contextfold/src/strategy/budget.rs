@@ -20,7 +20,7 @@
 
 use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
 use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
-use crate::measure::{message_tokens, TokenCounter};
+use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Role};
 use crate::prompt::render;
 use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, Summarizer};
@@ -30,8 +30,8 @@ pub const CONDENSED_PREFIX: &str = "[CONDENSED CONTEXT] ";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BudgetConfig {
-    /// The budget the result must fit, in tokens as `counter` counts them.
-    pub max_tokens: usize,
+    /// The budget the result must fit: tokens as the meter's counter counts them, or bytes.
+    pub max: Amount,
     /// Most recent messages always kept (extended back to a whole tool exchange).
     pub keep_recent: usize,
     /// Share of `max_tokens` all summaries together should stay under, in percent.
@@ -41,9 +41,9 @@ pub struct BudgetConfig {
 }
 
 impl BudgetConfig {
-    pub fn new(max_tokens: usize) -> Self {
+    pub fn new(max: Amount) -> Self {
         BudgetConfig {
-            max_tokens,
+            max,
             keep_recent: 2,
             summary_percent: 20,
             id_template: crate::ast::tool_id::DEFAULT_TEMPLATE.to_string(),
@@ -74,38 +74,40 @@ impl Chunk {
     }
 }
 
-/// Summaries get at least this many tokens each: more chunks than the summary budget
+/// Summaries get at least this many bytes each: more chunks than the summary budget
 /// allows at that size would only be summarized to be dropped again.
-const MIN_SUMMARY_TOKENS: usize = 64;
+const MIN_SUMMARY_BYTES: usize = 256;
 
-/// Compacts `messages` to fit `config.max_tokens`.
+/// Compacts `messages` to fit `config.max`.
 pub async fn compact<S: Summarizer + ?Sized>(
     messages: &[Message],
     config: &BudgetConfig,
     summarizer: &S,
     controls: &Controls,
-    counter: &dyn TokenCounter,
+    meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
     let template = IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
     let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
-    let total: usize = message_tokens(messages, counter).iter().sum();
+    let unit = config.max.unit();
+    let max = config.max.value();
+    let total = meter.total(unit, messages);
     let mut engine = Engine::default();
     let mut actions: Vec<Vec<Action>> = vec![Vec::new(); parsed.ast.sections().len()];
-    if total <= config.max_tokens {
+    if total <= max {
         return Ok(finish(messages, messages.to_vec(), &engine, Vec::new(), actions, false, controls, parsed.repairs));
     }
     let sections = parsed.ast.sections();
-    let kept_budget = config.max_tokens.saturating_mul(100usize.saturating_sub(config.summary_percent.min(100))) / 100;
-    let (cut_section, cut_pair) = find_cut(&parsed.ast, config.keep_recent, kept_budget, counter);
-    let summary_tokens = config.max_tokens.saturating_mul(config.summary_percent.min(100)) / 100;
-    let summary_bytes = summary_tokens.saturating_mul(4);
+    let summary_share = config.summary_percent.min(100);
+    let kept_budget = max.saturating_mul(100usize.saturating_sub(summary_share)) / 100;
+    let (cut_section, cut_pair) = find_cut(&parsed.ast, config.keep_recent, kept_budget, meter, unit);
+    let summary_bytes = config.max.percent(summary_share).approx_bytes();
     // One budget's worth of text per call, unless that would make more summaries than
     // the summary budget can hold: then fewer, larger chunks.
     let condensed_bytes: usize = sections.iter().take(cut_section).map(Section::size).sum::<usize>().saturating_add(
         sections.get(cut_section).map_or(0, |s| s.body().iter().take(cut_pair).map(BodyPair::size).sum()),
     );
-    let max_chunks = (summary_tokens / MIN_SUMMARY_TOKENS).max(1);
-    let chunk_bytes = config.max_tokens.saturating_mul(4).max(condensed_bytes.div_ceil(max_chunks));
+    let max_chunks = (summary_bytes / MIN_SUMMARY_BYTES).max(1);
+    let chunk_bytes = config.max.approx_bytes().max(condensed_bytes.div_ceil(max_chunks));
     let chunks = plan_chunks(sections, cut_section, cut_pair, chunk_bytes);
     let target = (summary_bytes / chunks.len().max(1)).max(64);
     let starts = parsed.ast.section_starts();
@@ -161,7 +163,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
         }
     }
     let mut out = Assembly { systems, condensed, in_section, kept };
-    enforce(&mut out, config.max_tokens, counter, &mut actions, cut_section)?;
+    enforce(&mut out, config.max, meter, &mut actions, cut_section)?;
     Ok(finish(messages, out.messages(), &engine, errors, actions, false, controls, parsed.repairs))
 }
 
@@ -191,8 +193,8 @@ impl Assembly {
         out
     }
 
-    fn tokens(&self, counter: &dyn TokenCounter) -> usize {
-        message_tokens(&self.messages(), counter).iter().sum()
+    fn cost(&self, meter: Meter<'_>, unit: Unit) -> usize {
+        meter.total(unit, &self.messages())
     }
 }
 
@@ -200,8 +202,8 @@ impl Assembly {
 /// when the system prompt or the latest exchange alone is over the budget.
 fn enforce(
     out: &mut Assembly,
-    max: usize,
-    counter: &dyn TokenCounter,
+    budget: Amount,
+    meter: Meter<'_>,
     actions: &mut [Vec<Action>],
     cut_section: usize,
 ) -> Result<(), CompactError> {
@@ -210,7 +212,8 @@ fn enforce(
             list.push(a);
         }
     };
-    while out.tokens(counter) > max {
+    let (unit, max) = (budget.unit(), budget.value());
+    while out.cost(meter, unit) > max {
         if !out.condensed.is_empty() {
             out.condensed.remove(0);
             note(0, Action::Trimmed { what: "condensed summary" });
@@ -226,14 +229,14 @@ fn enforce(
             out.kept.remove(0);
             note(cut_section, Action::Trimmed { what: "oldest kept section" });
         } else {
-            let system: usize = message_tokens(&out.systems, counter).iter().sum();
+            let system = meter.total(unit, &out.systems);
             let reason = if system > max {
-                format!("the system prompt alone is {system} tokens")
+                format!("the system prompt alone is {}", budget.with_value(system))
             } else {
-                let latest = out.tokens(counter).saturating_sub(system);
-                format!("the latest exchange alone is {latest} tokens (with {system} of system prompt)")
+                let latest = out.cost(meter, unit).saturating_sub(system);
+                format!("the latest exchange alone is {} (with {system} of system prompt)", budget.with_value(latest))
             };
-            return Err(CompactError::Budget { max_tokens: max, reason });
+            return Err(CompactError::Budget { max: budget, reason });
         }
     }
     Ok(())
@@ -244,9 +247,9 @@ fn enforce(
 /// then further back, exchange by exchange, while the system prompt and the kept
 /// messages (with the user message of the section the window starts in) fit
 /// `kept_budget` tokens: the budget is used, not just the minimum.
-fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, counter: &dyn TokenCounter) -> (usize, usize) {
+fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, meter: Meter<'_>, unit: Unit) -> (usize, usize) {
     let messages = ast.messages();
-    let tokens = message_tokens(&messages, counter);
+    let tokens = meter.costs(unit, &messages);
     let sum = |range: std::ops::Range<usize>| tokens.get(range).map_or(0, |t| t.iter().sum::<usize>());
     let systems = ast.sections().first().map_or(0, |s| s.header().system().len());
     // Every place a window may start: (section, pair, first message, user message index).

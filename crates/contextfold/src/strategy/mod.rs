@@ -144,8 +144,8 @@ pub enum CompactError {
     #[error("compaction cancelled")]
     Cancelled,
     /// The budget cannot be met even with everything optional dropped.
-    #[error("cannot fit {max_tokens} tokens: {reason}")]
-    Budget { max_tokens: usize, reason: String },
+    #[error("cannot fit {max}: {reason}")]
+    Budget { max: crate::measure::Amount, reason: String },
 }
 
 impl CompactError {
