@@ -1,1 +1,284 @@
-//! Provider validity passes. Work in progress.
+//! Provider validity passes: the last thing every compaction strategy does, and callable
+//! on its own (`repairChain` / `validateChain` in JS).
+//!
+//! Works on plain [`Message`] lists, not on the chain AST (the strict AST parser rejects
+//! some chains this pass must fix). It never mutates its input, keeps every untouched
+//! message exactly as it was, and lists each change as a [`RepairStep`] naming the input
+//! message it concerns. [`validate`] reports the same rules as [`Diagnostic`]s, and the
+//! output of [`repair`] validates clean for the provider it was repaired for.
+//!
+//! Passes, in order (each one only acts on a rule the provider would reject, so a valid
+//! chain comes back unchanged with no step):
+//! 1. `thinking`: when history before a kept thinking block was rewritten (see
+//!    [`RepairOptions::history_changed_from`] and [`repair_compacted`]), older thinking is
+//!    dropped for providers that sign it against its history; the current tool cycle keeps
+//!    its reasoning byte-for-byte;
+//! 2. `parts`: parts in a place no provider allows them (a tool call outside an assistant
+//!    message, a tool result outside a tool message, anything else in a tool message, media
+//!    without a source, an empty call id) and a call id used twice in one message are
+//!    dropped;
+//! 3. `empty`: empty and whitespace-only text parts are dropped (whitespace beside other
+//!    content of an assistant message stays: real Claude transcripts send it back), then
+//!    messages left with no parts;
+//! 4. `roles` (system placement): a system message after the start becomes a user
+//!    message in place; a leading run of system messages is merged into one for providers
+//!    with a single system field;
+//! 5. `tool_pairing`: results right after their call, orphans removed or answered,
+//!    duplicates dropped, pending calls answered with a placeholder, leading results
+//!    dropped;
+//! 6. `roles` (alternation): consecutive user or assistant messages merged where the
+//!    provider requires alternation, and a placeholder user message put before an assistant
+//!    that would open the conversation.
+
+mod empty;
+mod parts;
+mod roles;
+mod step;
+mod thinking;
+mod tool_pairing;
+mod validate;
+
+pub use step::RepairStep;
+pub use validate::{validate, Diagnostic};
+
+use crate::message::{Message, Part};
+use serde::Serialize;
+use std::borrow::Cow;
+
+/// Content of the result added for a tool call that had none.
+pub const DEFAULT_PENDING_PLACEHOLDER: &str = crate::ast::FALLBACK_RESPONSE_CONTENT;
+/// Text of the user message put before an assistant message that would open the chain.
+pub const DEFAULT_LEADING_USER_PLACEHOLDER: &str = "(continuing the conversation)";
+
+/// The API a chain is meant for; it decides which rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Provider {
+    /// The rules every provider shares: tool pairing, one system prompt first, no empty
+    /// text, no leading tool result. Older thinking is dropped when history changed (no
+    /// provider needs it, and Anthropic rejects it).
+    #[default]
+    Generic,
+    /// OpenAI Chat Completions (and compatible APIs): several leading system messages and
+    /// consecutive same-role messages are accepted.
+    OpenAi,
+    /// Anthropic Messages: one top-level system prompt, alternating user/assistant turns
+    /// starting with user, thinking signed against the history before it.
+    Anthropic,
+    /// Gemini: one `systemInstruction`, alternating `user` / `model` turns starting with
+    /// user; thought signatures stay on their part.
+    Gemini,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 4] = [Provider::Generic, Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Generic => "generic",
+            Provider::OpenAi => "openAi",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// Reads a provider name (case-insensitive, `openai` and `openAi` alike).
+    pub fn from_name(name: &str) -> Option<Provider> {
+        match name.to_ascii_lowercase().as_str() {
+            "generic" => Some(Provider::Generic),
+            "openai" => Some(Provider::OpenAi),
+            "anthropic" => Some(Provider::Anthropic),
+            "gemini" | "google" => Some(Provider::Gemini),
+            _ => None,
+        }
+    }
+
+    /// Roles must alternate: no two user or two assistant messages in a row. Tool
+    /// messages are not counted: several results go into one user turn on the wire, and a
+    /// user message after results joins their turn (real Anthropic transcripts have it).
+    pub fn requires_alternation(self) -> bool {
+        matches!(self, Provider::Anthropic | Provider::Gemini)
+    }
+
+    /// The system prompt is one field (Anthropic `system`, Gemini `systemInstruction`), so
+    /// a leading run of system messages must become one.
+    pub fn single_system(self) -> bool {
+        matches!(self, Provider::Anthropic | Provider::Gemini)
+    }
+
+    /// The first turn after the system prompt must be the user's.
+    pub fn user_first(self) -> bool {
+        matches!(self, Provider::Anthropic | Provider::Gemini)
+    }
+
+    /// Thinking is signed against the history before it: once that history changed, only
+    /// the current tool cycle may keep its thinking.
+    pub fn drops_stale_thinking(self) -> bool {
+        matches!(self, Provider::Anthropic | Provider::Generic)
+    }
+}
+
+/// What to do with a tool result that answers no earlier call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OrphanResults {
+    /// Drop it.
+    #[default]
+    Remove,
+    /// Add a call for it (arguments `{}`) to the assistant message right before it, as
+    /// ChainAST repair does; a result with no assistant message right before it (only
+    /// tool messages between) is dropped anyway.
+    Answer,
+}
+
+/// Options of [`repair`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepairOptions {
+    pub provider: Provider,
+    pub orphan_results: OrphanResults,
+    /// Content of the result added for a call that has none.
+    pub pending_placeholder: String,
+    /// Merge consecutive user / assistant messages; `None` = when the provider requires
+    /// alternation (Anthropic, Gemini).
+    pub merge_same_role: Option<bool>,
+    /// Text of the user message put before an assistant message that would open the
+    /// chain (Anthropic, Gemini). A blank text is replaced by the default (a blank user
+    /// message would itself be rejected).
+    pub leading_user_placeholder: String,
+    /// Index (in the chain given to [`repair`]) of the first message whose history differs
+    /// from what the provider saw before: thinking in an assistant message at or after it,
+    /// outside the current tool cycle, is stale, and then all older thinking is dropped for
+    /// providers that sign it. `None` = the history is as the provider saw it (standalone
+    /// repair). [`repair_compacted`] sets it from the original chain.
+    pub history_changed_from: Option<usize>,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions::for_provider(Provider::Generic)
+    }
+}
+
+impl RepairOptions {
+    pub fn for_provider(provider: Provider) -> Self {
+        RepairOptions {
+            provider,
+            orphan_results: OrphanResults::Remove,
+            pending_placeholder: DEFAULT_PENDING_PLACEHOLDER.to_string(),
+            merge_same_role: None,
+            leading_user_placeholder: DEFAULT_LEADING_USER_PLACEHOLDER.to_string(),
+            history_changed_from: None,
+        }
+    }
+
+    /// Whether consecutive same-role messages are merged.
+    pub fn merges_same_role(&self) -> bool {
+        self.merge_same_role.unwrap_or_else(|| self.provider.requires_alternation())
+    }
+
+    fn leading_user_text(&self) -> &str {
+        if self.leading_user_placeholder.trim().is_empty() {
+            DEFAULT_LEADING_USER_PLACEHOLDER
+        } else {
+            &self.leading_user_placeholder
+        }
+    }
+}
+
+/// A repaired chain and every change made to get it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repaired {
+    pub messages: Vec<Message>,
+    pub steps: Vec<RepairStep>,
+}
+
+impl Repaired {
+    /// True when repair changed nothing.
+    pub fn is_unchanged(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+/// A message on its way through the passes, with the input index it came from (for an
+/// added message: the input message it was added for).
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub msg: Message,
+    pub origin: usize,
+}
+
+/// One input message under the part-level passes: its parts with their input positions.
+pub(crate) struct Draft<'a> {
+    pub index: usize,
+    pub source: &'a Message,
+    pub parts: Vec<(usize, Cow<'a, Part>)>,
+    pub changed: bool,
+}
+
+impl<'a> Draft<'a> {
+    fn new(index: usize, source: &'a Message) -> Self {
+        let parts = source.parts.iter().enumerate().map(|(i, p)| (i, Cow::Borrowed(p))).collect();
+        Draft { index, source, parts, changed: false }
+    }
+
+    /// Keeps the parts for which `keep` says true; `keep` gets the input position.
+    pub fn retain(&mut self, mut keep: impl FnMut(usize, &Part) -> bool) {
+        let before = self.parts.len();
+        self.parts.retain(|(i, p)| keep(*i, p));
+        if self.parts.len() != before {
+            self.changed = true;
+        }
+    }
+
+    /// The message, unchanged (a clone) unless a pass changed it; `None` when no part
+    /// is left.
+    fn finish(self) -> Option<Message> {
+        if self.parts.is_empty() {
+            return None;
+        }
+        if !self.changed {
+            return Some(self.source.clone());
+        }
+        let parts = self.parts.into_iter().map(|(_, p)| p.into_owned()).collect();
+        Some(Message { role: self.source.role, parts, extra: self.source.extra.clone() })
+    }
+}
+
+/// Makes `messages` valid for `options.provider`. Total: any input gives a result.
+/// Standalone use applies no thinking rule unless `options.history_changed_from` says
+/// history was rewritten.
+pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
+    let mut steps = Vec::new();
+    let stale = thinking::StaleThinking::find(messages, options);
+    let mut items: Vec<Item> = Vec::with_capacity(messages.len());
+    for (index, message) in messages.iter().enumerate() {
+        let mut draft = Draft::new(index, message);
+        stale.drop_parts(&mut draft, &mut steps);
+        parts::clean(&mut draft, &mut steps);
+        empty::drop_blank_text(&mut draft, &mut steps);
+        match draft.finish() {
+            Some(msg) => items.push(Item { msg, origin: index }),
+            None => steps.push(RepairStep::RemovedEmptyMessage { index }),
+        }
+    }
+    let items = roles::place_system(items, options.provider, &mut steps);
+    let items = tool_pairing::repair(items, options, &mut steps);
+    let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
+    let items = roles::leading_user(items, options, &mut steps);
+    Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }
+}
+
+/// What a strategy finishes with: [`repair`] of `compacted`, also applying the thinking
+/// rule when `compacted` rewrote history that `original` had before a kept thinking block.
+/// History counts as rewritten from the first message where the two chains differ (their
+/// longest common prefix); a chain that only appends to or cuts the end of `original`
+/// rewrote nothing.
+pub fn repair_compacted(original: &[Message], compacted: &[Message], options: &RepairOptions) -> Repaired {
+    let common = original.iter().zip(compacted).take_while(|(a, b)| a == b).count();
+    let changed = (common < original.len() && common < compacted.len()).then_some(common);
+    let history_changed_from = match (options.history_changed_from, changed) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    repair(compacted, &RepairOptions { history_changed_from, ..options.clone() })
+}

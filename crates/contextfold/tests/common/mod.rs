@@ -98,3 +98,14 @@ impl std::future::Future for Delay {
         std::task::Poll::Pending
     }
 }
+
+/// An assistant message with exactly these parts.
+pub fn ai_parts(parts: Vec<Part>) -> Message {
+    Message::new(Role::Assistant, parts)
+}
+
+/// One tool message holding several results `(call id, content)` (name `tool`).
+pub fn tool_multi(results: &[(&str, &str)]) -> Message {
+    let parts = results.iter().flat_map(|(id, content)| Message::tool_result(*id, "tool", *content).parts).collect();
+    Message::new(Role::Tool, parts)
+}

@@ -1,0 +1,89 @@
+//! Role rules: one system prompt first, alternation where required, a user turn first.
+//!
+//! System placement. A system message after the first non-system message breaks "one
+//! system prompt at the start" (every provider; a second system message mid-chain breaks
+//! Gemini and Qwen outright). Such a message is turned into a user message IN PLACE, parts
+//! unchanged: it is context that belongs where it was said (compaction puts summaries
+//! there), while moving it into the leading system prompt would reorder the conversation
+//! and rewrite the system prompt (and with it every provider's prompt cache). A leading
+//! run of several system messages is merged into one only for providers with a single
+//! system field (Anthropic `system`, Gemini `systemInstruction`); OpenAI accepts several.
+//!
+//! Alternation. Consecutive user messages, or consecutive assistant messages, are merged
+//! (the later one's parts appended in order, byte-for-byte; message fields the first lacks
+//! are taken from the later one) when the provider requires alternation, or the options
+//! force it. Tool messages are never merged: results go into one wire turn anyway.
+//!
+//! First turn. For Anthropic and Gemini the conversation after the system prompt must
+//! open with the user: a short placeholder user message goes before an assistant opener.
+
+use super::{Item, Provider, RepairOptions, RepairStep};
+use crate::message::{Message, Role};
+
+/// Turns late system messages into user messages and, for single-system providers,
+/// merges the leading run of system messages.
+pub(crate) fn place_system(items: Vec<Item>, provider: Provider, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+    let mut out: Vec<Item> = Vec::with_capacity(items.len());
+    let mut started = false;
+    for mut item in items {
+        if item.msg.role != Role::System {
+            started = true;
+        } else if started {
+            item.msg.role = Role::User;
+            steps.push(RepairStep::SystemToUser { index: item.origin });
+        } else if provider.single_system() {
+            if let Some(first) = out.first_mut() {
+                steps.push(RepairStep::MergedSystem { index: item.origin, into: first.origin });
+                merge_into(&mut first.msg, item.msg);
+                continue;
+            }
+        }
+        out.push(item);
+    }
+    out
+}
+
+/// Merges consecutive user messages and consecutive assistant messages.
+pub(crate) fn merge_same_role(items: Vec<Item>, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+    let mut out: Vec<Item> = Vec::with_capacity(items.len());
+    for item in items {
+        let role = item.msg.role;
+        if let Some(last) = out.last_mut() {
+            if last.msg.role == role && matches!(role, Role::User | Role::Assistant) {
+                steps.push(RepairStep::MergedSameRole { index: item.origin, into: last.origin, role });
+                merge_into(&mut last.msg, item.msg);
+                continue;
+            }
+        }
+        out.push(item);
+    }
+    out
+}
+
+/// Puts a placeholder user message before an assistant message that opens the chain
+/// (after the system prompt), for providers that want a user turn first.
+pub(crate) fn leading_user(mut items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+    if !options.provider.user_first() {
+        return items;
+    }
+    let Some(at) = items.iter().position(|i| i.msg.role != Role::System) else {
+        return items;
+    };
+    let Some(first) = items.get(at) else {
+        return items;
+    };
+    if first.msg.role == Role::Assistant {
+        let origin = first.origin;
+        steps.push(RepairStep::AddedLeadingUser { index: origin });
+        items.insert(at, Item { msg: Message::text(Role::User, options.leading_user_text()), origin });
+    }
+    items
+}
+
+/// Appends `m`'s parts to `into`; message fields `into` lacks are taken from `m`.
+fn merge_into(into: &mut Message, m: Message) {
+    into.parts.extend(m.parts);
+    for (k, v) in m.extra {
+        into.extra.entry(k).or_insert(v);
+    }
+}

@@ -1,0 +1,86 @@
+//! The changes repair makes, each naming the input message (and part) it concerns.
+
+use crate::ast::PartRule;
+use crate::message::Role;
+use serde::Serialize;
+
+/// One change made by [`super::repair`]. `index` is always a position in the INPUT chain;
+/// `part` a position in that input message's parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "step", rename_all = "camelCase")]
+pub enum RepairStep {
+    /// A thinking (reasoning) part older than the current tool cycle was dropped because
+    /// history before a kept thinking block was rewritten.
+    #[serde(rename_all = "camelCase")]
+    DroppedThinking { index: usize, part: usize },
+    /// A part no provider accepts where it stands was dropped (`content`: the position
+    /// inside a tool result's content, when the culprit is nested there).
+    #[serde(rename_all = "camelCase")]
+    DroppedInvalidPart { index: usize, part: usize, content: Option<usize>, rule: PartRule },
+    /// A second tool call with the same id in one assistant message was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedDuplicateCall { index: usize, part: usize, call_id: String },
+    /// An empty or whitespace-only text part was dropped.
+    #[serde(rename_all = "camelCase")]
+    RemovedEmptyText { index: usize, part: usize },
+    /// A message with no part left was removed.
+    #[serde(rename_all = "camelCase")]
+    RemovedEmptyMessage { index: usize },
+    /// A system message after the start of the chain became a user message, in place.
+    #[serde(rename_all = "camelCase")]
+    SystemToUser { index: usize },
+    /// A system message of the leading run was merged into the first one (`into`).
+    #[serde(rename_all = "camelCase")]
+    MergedSystem { index: usize, into: usize },
+    /// A tool result before any assistant message was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedLeadingResult { index: usize, call_id: String },
+    /// A tool result answering no earlier call was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedOrphanResult { index: usize, call_id: String },
+    /// A tool result answering no earlier call got a call (arguments `{}`) added to the
+    /// assistant message `assistant` right before it.
+    #[serde(rename_all = "camelCase")]
+    AnsweredOrphanResult { index: usize, assistant: usize, call_id: String, name: String },
+    /// A second result for the same call was dropped (the first one is kept).
+    #[serde(rename_all = "camelCase")]
+    DroppedDuplicateResult { index: usize, call_id: String },
+    /// A result that came after other messages was moved up, right after the results of
+    /// its call's assistant message `assistant`.
+    #[serde(rename_all = "camelCase")]
+    MovedResult { index: usize, call_id: String, assistant: usize },
+    /// A call of assistant message `index` that had no result got a placeholder result.
+    #[serde(rename_all = "camelCase")]
+    AnsweredPendingCall { index: usize, call_id: String, name: String },
+    /// Message `index` was merged into the message `into` before it (same role, parts
+    /// appended in order).
+    #[serde(rename_all = "camelCase")]
+    MergedSameRole { index: usize, into: usize, role: Role },
+    /// A placeholder user message was put before assistant message `index`, which would
+    /// otherwise open the conversation.
+    #[serde(rename_all = "camelCase")]
+    AddedLeadingUser { index: usize },
+}
+
+impl RepairStep {
+    /// The input message this step concerns.
+    pub fn index(&self) -> usize {
+        match self {
+            RepairStep::DroppedThinking { index, .. }
+            | RepairStep::DroppedInvalidPart { index, .. }
+            | RepairStep::DroppedDuplicateCall { index, .. }
+            | RepairStep::RemovedEmptyText { index, .. }
+            | RepairStep::RemovedEmptyMessage { index }
+            | RepairStep::SystemToUser { index }
+            | RepairStep::MergedSystem { index, .. }
+            | RepairStep::DroppedLeadingResult { index, .. }
+            | RepairStep::DroppedOrphanResult { index, .. }
+            | RepairStep::AnsweredOrphanResult { index, .. }
+            | RepairStep::DroppedDuplicateResult { index, .. }
+            | RepairStep::MovedResult { index, .. }
+            | RepairStep::AnsweredPendingCall { index, .. }
+            | RepairStep::MergedSameRole { index, .. }
+            | RepairStep::AddedLeadingUser { index } => *index,
+        }
+    }
+}

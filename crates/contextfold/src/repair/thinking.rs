@@ -1,0 +1,66 @@
+//! The thinking rule (SEMANTICS §5.2, §6): Anthropic signs a thinking block against
+//! everything before it, so once history before a kept thinking block was rewritten the
+//! block is rejected. Then older thinking is dropped and only the current tool cycle (the
+//! assistant messages after the last real user message, not a tool result) keeps its
+//! reasoning. Only whole reasoning parts are dropped (redacted thinking included);
+//! signatures, and tool-call signatures (Gemini's thought signatures stay on their part),
+//! are never altered.
+//!
+//! Stale thinking needs knowledge of what the provider saw before, which the chain alone
+//! does not carry: the rule runs only when [`RepairOptions::history_changed_from`] is set
+//! (as [`super::repair_compacted`] does), and only for providers that sign thinking
+//! against its history ([`super::Provider::drops_stale_thinking`]).
+
+use super::{Draft, RepairOptions, RepairStep};
+use crate::message::{Message, Part, Role};
+
+/// Where older thinking must go: in assistant messages before `current_cycle`.
+pub(crate) struct StaleThinking {
+    current_cycle: Option<usize>,
+}
+
+impl StaleThinking {
+    /// Finds whether any thinking outside the current tool cycle has a rewritten history:
+    /// it sits in an assistant message at or after `history_changed_from`.
+    pub fn find(messages: &[Message], options: &RepairOptions) -> StaleThinking {
+        let none = StaleThinking { current_cycle: None };
+        let Some(changed) = options.history_changed_from else {
+            return none;
+        };
+        if !options.provider.drops_stale_thinking() {
+            return none;
+        }
+        let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
+            return none;
+        };
+        let stale = messages
+            .iter()
+            .enumerate()
+            .take(last_user)
+            .skip(changed)
+            .any(|(_, m)| m.role == Role::Assistant && has_reasoning(m));
+        StaleThinking { current_cycle: stale.then_some(last_user) }
+    }
+
+    /// Drops the reasoning parts of `draft` when it is older thinking to drop.
+    pub fn drop_parts(&self, draft: &mut Draft<'_>, steps: &mut Vec<RepairStep>) {
+        let Some(current_cycle) = self.current_cycle else {
+            return;
+        };
+        if draft.index >= current_cycle || draft.source.role != Role::Assistant {
+            return;
+        }
+        let index = draft.index;
+        draft.retain(|part, p| {
+            let reasoning = matches!(p, Part::Reasoning(_));
+            if reasoning {
+                steps.push(RepairStep::DroppedThinking { index, part });
+            }
+            !reasoning
+        });
+    }
+}
+
+fn has_reasoning(m: &Message) -> bool {
+    m.parts.iter().any(|p| matches!(p, Part::Reasoning(_)))
+}

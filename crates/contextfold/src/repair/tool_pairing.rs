@@ -1,0 +1,280 @@
+//! Tool pairing (SEMANTICS §6): every call answered, every result answering a call, each
+//! call's results right after its assistant message (before the next user or assistant
+//! message), one result per call, and no chain starting with a result.
+//!
+//! Matching is positional, as OpenAI pairs them: a result answers the most recent earlier
+//! call with its id (ids reused across turns, as some local models do, stay paired).
+//! - a result in the tool messages right after its call's assistant message stays;
+//! - a result that comes after other messages is moved up, behind the results already
+//!   there (the whole tool message when all of its results go, else a copy holding just
+//!   the moved results);
+//! - a second result for an already answered call is dropped (the first one is kept);
+//! - a result with no earlier call is an orphan: dropped ([`OrphanResults::Remove`]), or
+//!   ([`OrphanResults::Answer`]) answered by a call with `{}` arguments added to the
+//!   assistant message right before its tool message; with no such assistant message
+//!   (the result follows a user message, or opens the chain) it is dropped anyway;
+//! - a call with no result gets a placeholder result ([`RepairOptions::pending_placeholder`]),
+//!   after its other results.
+
+use super::{Item, OrphanResults, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
+use crate::ast::FALLBACK_TOOL_ARGS;
+use crate::message::{Extra, Message, Part, Role, ToolCallPart};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Name given to an added call when the orphan result carries no name.
+const UNKNOWN_TOOL_NAME: &str = "unknown_tool";
+
+/// What becomes of one tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// Right after its call's assistant message `assistant`: stays.
+    InPlace { assistant: usize },
+    /// Answers a call of `assistant` but comes after other messages.
+    Moved { assistant: usize },
+    /// An orphan that gets a call added to `assistant`, the message before it.
+    Answered { assistant: usize },
+    /// Answers no earlier call; `leading` when no user or assistant message precedes it.
+    Orphan { leading: bool },
+    /// A second result for an answered call.
+    Duplicate,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ResultFate {
+    pub message: usize,
+    pub part: usize,
+    pub call_id: String,
+    pub name: Option<String>,
+    pub fate: Fate,
+}
+
+/// A call without any result.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    pub message: usize,
+    pub part: usize,
+    pub call_id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pairing {
+    pub results: Vec<ResultFate>,
+    pub pending: Vec<Pending>,
+}
+
+impl Pairing {
+    fn is_clean(&self) -> bool {
+        self.pending.is_empty() && self.results.iter().all(|r| matches!(r.fate, Fate::InPlace { .. }))
+    }
+}
+
+/// Valid calls of an assistant message: (part position, call), without invalid parts and
+/// later duplicates of an id.
+fn valid_calls(m: &Message) -> Vec<(usize, &ToolCallPart)> {
+    let duplicates: HashSet<usize> =
+        super::parts::duplicate_calls(m.role, m.parts.iter().enumerate()).into_iter().map(|(i, _)| i).collect();
+    m.parts
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| super::parts::is_valid_call(m.role, p) && !duplicates.contains(i))
+        .filter_map(|(i, p)| match p {
+            Part::ToolCall(c) => Some((i, c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Matches results with calls. `answer_orphans`: orphans right after an assistant message
+/// count as answered by a call added there (so later duplicates of them are caught).
+pub(crate) fn analyze(messages: &[&Message], answer_orphans: bool) -> Pairing {
+    let mut pairing = Pairing::default();
+    let mut latest: HashMap<String, usize> = HashMap::new();
+    let mut answered: HashSet<(usize, String)> = HashSet::new();
+    let mut owner: Option<usize> = None;
+    let mut leading = true;
+    for (i, m) in messages.iter().enumerate() {
+        match m.role {
+            Role::System => owner = None,
+            Role::User => {
+                owner = None;
+                leading = false;
+            }
+            Role::Assistant => {
+                owner = Some(i);
+                leading = false;
+                for (_, c) in valid_calls(m) {
+                    latest.insert(c.id.clone(), i);
+                }
+            }
+            Role::Tool => {
+                for (part, p) in m.parts.iter().enumerate() {
+                    let Part::ToolResult(r) = p else { continue };
+                    if r.call_id.is_empty() {
+                        continue;
+                    }
+                    let fate = match latest.get(&r.call_id).copied() {
+                        Some(a) if !answered.insert((a, r.call_id.clone())) => Fate::Duplicate,
+                        Some(a) if owner == Some(a) => Fate::InPlace { assistant: a },
+                        Some(a) => Fate::Moved { assistant: a },
+                        None => match owner {
+                            Some(a) if answer_orphans => {
+                                latest.insert(r.call_id.clone(), a);
+                                answered.insert((a, r.call_id.clone()));
+                                Fate::Answered { assistant: a }
+                            }
+                            _ => Fate::Orphan { leading },
+                        },
+                    };
+                    pairing.results.push(ResultFate {
+                        message: i,
+                        part,
+                        call_id: r.call_id.clone(),
+                        name: r.name.clone(),
+                        fate,
+                    });
+                }
+            }
+        }
+    }
+    for (i, m) in messages.iter().enumerate() {
+        if m.role != Role::Assistant {
+            continue;
+        }
+        for (part, c) in valid_calls(m) {
+            if !answered.contains(&(i, c.id.clone())) {
+                pairing.pending.push(Pending { message: i, part, call_id: c.id.clone(), name: c.name.clone() });
+            }
+        }
+    }
+    pairing
+}
+
+/// What the rebuild does to each message.
+#[derive(Default)]
+struct Plan {
+    /// Tool message -> positions of the results it keeps in place.
+    in_place: HashMap<usize, Vec<usize>>,
+    /// Assistant message -> results moved behind its results: (tool message, position).
+    moved: BTreeMap<usize, Vec<(usize, usize)>>,
+    /// Assistant message -> calls added for orphans.
+    added_calls: HashMap<usize, Vec<Part>>,
+    /// Assistant message -> calls to answer with a placeholder: (id, name).
+    pending: HashMap<usize, Vec<(String, String)>>,
+}
+
+pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+    let refs: Vec<&Message> = items.iter().map(|i| &i.msg).collect();
+    let pairing = analyze(&refs, options.orphan_results == OrphanResults::Answer);
+    if pairing.is_clean() {
+        return items;
+    }
+    let origin = |i: usize| items.get(i).map_or(i, |item| item.origin);
+    let mut plan = Plan::default();
+    for r in pairing.results {
+        let index = origin(r.message);
+        let call_id = r.call_id;
+        match r.fate {
+            Fate::InPlace { .. } => plan.in_place.entry(r.message).or_default().push(r.part),
+            Fate::Moved { assistant } => {
+                plan.moved.entry(assistant).or_default().push((r.message, r.part));
+                steps.push(RepairStep::MovedResult { index, call_id, assistant: origin(assistant) });
+            }
+            Fate::Answered { assistant } => {
+                plan.in_place.entry(r.message).or_default().push(r.part);
+                let name = r.name.unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
+                plan.added_calls.entry(assistant).or_default().push(Part::ToolCall(ToolCallPart {
+                    id: call_id.clone(),
+                    name: name.clone(),
+                    arguments: FALLBACK_TOOL_ARGS.to_string(),
+                    signature: None,
+                    extra: Extra::new(),
+                }));
+                steps.push(RepairStep::AnsweredOrphanResult { index, assistant: origin(assistant), call_id, name });
+            }
+            Fate::Orphan { leading: true } => steps.push(RepairStep::DroppedLeadingResult { index, call_id }),
+            Fate::Orphan { leading: false } => steps.push(RepairStep::DroppedOrphanResult { index, call_id }),
+            Fate::Duplicate => steps.push(RepairStep::DroppedDuplicateResult { index, call_id }),
+        }
+    }
+    for p in pairing.pending {
+        steps.push(RepairStep::AnsweredPendingCall {
+            index: origin(p.message),
+            call_id: p.call_id.clone(),
+            name: p.name.clone(),
+        });
+        plan.pending.entry(p.message).or_default().push((p.call_id, p.name));
+    }
+    rebuild(&items, &plan, options)
+}
+
+fn rebuild(items: &[Item], plan: &Plan, options: &RepairOptions) -> Vec<Item> {
+    let placeholder = if options.pending_placeholder.trim().is_empty() {
+        DEFAULT_PENDING_PLACEHOLDER
+    } else {
+        options.pending_placeholder.as_str()
+    };
+    let mut out: Vec<Item> = Vec::with_capacity(items.len());
+    let mut open: Option<usize> = None;
+    for (i, item) in items.iter().enumerate() {
+        if item.msg.role != Role::Tool {
+            if let Some(a) = open.take() {
+                close_block(items, a, plan, placeholder, &mut out);
+            }
+        }
+        match item.msg.role {
+            Role::Assistant => {
+                open = Some(i);
+                let mut msg = item.msg.clone();
+                if let Some(calls) = plan.added_calls.get(&i) {
+                    msg.parts.extend(calls.iter().cloned());
+                }
+                out.push(Item { msg, origin: item.origin });
+            }
+            Role::Tool => {
+                if let Some(kept) = plan.in_place.get(&i) {
+                    out.push(Item { msg: with_parts(&item.msg, kept), origin: item.origin });
+                }
+            }
+            Role::System | Role::User => out.push(item.clone()),
+        }
+    }
+    if let Some(a) = open {
+        close_block(items, a, plan, placeholder, &mut out);
+    }
+    out
+}
+
+/// Ends assistant `a`'s block: the results moved up to it, then placeholders for its
+/// unanswered calls.
+fn close_block(items: &[Item], a: usize, plan: &Plan, placeholder: &str, out: &mut Vec<Item>) {
+    if let Some(moved) = plan.moved.get(&a) {
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (message, part) in moved {
+            match groups.last_mut() {
+                Some((m, parts)) if m == message => parts.push(*part),
+                _ => groups.push((*message, vec![*part])),
+            }
+        }
+        for (message, parts) in groups {
+            if let Some(item) = items.get(message) {
+                out.push(Item { msg: with_parts(&item.msg, &parts), origin: item.origin });
+            }
+        }
+    }
+    if let Some(pending) = plan.pending.get(&a) {
+        let origin = items.get(a).map_or(a, |item| item.origin);
+        for (call_id, name) in pending {
+            out.push(Item { msg: Message::tool_result(call_id.clone(), name.clone(), placeholder), origin });
+        }
+    }
+}
+
+/// `m` holding only the parts at `positions` (`m` itself when that is all of them).
+fn with_parts(m: &Message, positions: &[usize]) -> Message {
+    if positions.len() == m.parts.len() {
+        return m.clone();
+    }
+    let parts = positions.iter().filter_map(|i| m.parts.get(*i).cloned()).collect();
+    Message { role: m.role, parts, extra: m.extra.clone() }
+}

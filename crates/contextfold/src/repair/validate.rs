@@ -1,0 +1,173 @@
+//! Diagnostics: every rule of [`super`] a provider would reject, with a stable code and
+//! the path of the culprit, as in every contextfold error (`[3]`, `[3].parts[1]`,
+//! `[3].parts[1].content[0]`).
+//!
+//! Codes: `invalid_part`, `duplicate_call_id`, `empty_text`, `empty_message`,
+//! `system_not_first`, `multiple_system` (Anthropic, Gemini), `starts_with_tool_result`,
+//! `first_not_user` (Anthropic, Gemini), `orphan_result`, `duplicate_result`,
+//! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
+//! Gemini). The thinking rule needs the history the provider saw before, so it is not
+//! checked here.
+
+use super::parts::{check, duplicate_calls, Verdict};
+use super::tool_pairing::{analyze, Fate};
+use super::Provider;
+use crate::message::{Message, Part, Role};
+use serde::Serialize;
+
+/// One broken rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    /// Stable machine-readable code.
+    pub code: &'static str,
+    /// The offending message's index.
+    pub index: usize,
+    /// Path of the culprit, as in every contextfold error: `[3]` or `[3].parts[1]`.
+    pub path: String,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl Diagnostic {
+    fn message(code: &'static str, index: usize, message: String) -> Self {
+        Diagnostic { code, index, path: format!("[{index}]"), message }
+    }
+
+    fn part(code: &'static str, index: usize, part: usize, message: String) -> Self {
+        Diagnostic { code, index, path: format!("[{index}].parts[{part}]"), message }
+    }
+}
+
+/// Every rule `messages` breaks for `provider`, sorted by message index (stable). An
+/// empty list means the provider accepts the chain's structure.
+pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (index, m) in messages.iter().enumerate() {
+        part_rules(index, m, &mut out);
+    }
+    system_rules(messages, provider, &mut out);
+    first_turn(messages, provider, &mut out);
+    pairing_rules(messages, &mut out);
+    if provider.requires_alternation() {
+        alternation(messages, &mut out);
+    }
+    out.sort_by_key(|d| d.index);
+    out
+}
+
+fn part_rules(index: usize, m: &Message, out: &mut Vec<Diagnostic>) {
+    if m.parts.is_empty() {
+        out.push(Diagnostic::message("empty_message", index, format!("{} message without any part", m.role.as_str())));
+        return;
+    }
+    let mut valid: Vec<(usize, &Part)> = Vec::with_capacity(m.parts.len());
+    for (part, p) in m.parts.iter().enumerate() {
+        match check(m.role, p) {
+            Verdict::Fine => valid.push((part, p)),
+            Verdict::Invalid(rule) => out.push(Diagnostic::part("invalid_part", index, part, rule.describe().into())),
+            Verdict::BadContent(bad) => {
+                valid.push((part, p));
+                for (content, rule) in bad {
+                    out.push(Diagnostic {
+                        code: "invalid_part",
+                        index,
+                        path: format!("[{index}].parts[{part}].content[{content}]"),
+                        message: rule.describe().into(),
+                    });
+                }
+            }
+        }
+    }
+    for (part, id) in duplicate_calls(m.role, m.parts.iter().enumerate()) {
+        out.push(Diagnostic::part(
+            "duplicate_call_id",
+            index,
+            part,
+            format!("tool call id {id} is used twice in one assistant message"),
+        ));
+    }
+    for part in super::empty::empty_texts(m.role, &valid) {
+        out.push(Diagnostic::part("empty_text", index, part, "empty or whitespace-only text".into()));
+    }
+}
+
+fn system_rules(messages: &[Message], provider: Provider, out: &mut Vec<Diagnostic>) {
+    let lead = messages.iter().take_while(|m| m.role == Role::System).count();
+    if provider.single_system() {
+        for index in 1..lead {
+            out.push(Diagnostic::message(
+                "multiple_system",
+                index,
+                format!("{} takes one system prompt; this is a second one", provider.as_str()),
+            ));
+        }
+    }
+    for (index, m) in messages.iter().enumerate().skip(lead) {
+        if m.role == Role::System {
+            out.push(Diagnostic::message(
+                "system_not_first",
+                index,
+                "a system message may only appear at the start of the chain".into(),
+            ));
+        }
+    }
+}
+
+fn first_turn(messages: &[Message], provider: Provider, out: &mut Vec<Diagnostic>) {
+    let Some((index, first)) = messages.iter().enumerate().find(|(_, m)| m.role != Role::System) else {
+        return;
+    };
+    match first.role {
+        Role::Tool => out.push(Diagnostic::message(
+            "starts_with_tool_result",
+            index,
+            "the conversation starts with a tool result".into(),
+        )),
+        Role::Assistant if provider.user_first() => out.push(Diagnostic::message(
+            "first_not_user",
+            index,
+            format!("{} wants the conversation to open with a user message", provider.as_str()),
+        )),
+        _ => {}
+    }
+}
+
+fn pairing_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    let refs: Vec<&Message> = messages.iter().collect();
+    let pairing = analyze(&refs, false);
+    for r in pairing.results {
+        let (code, text) = match r.fate {
+            Fate::InPlace { .. } | Fate::Answered { .. } => continue,
+            Fate::Moved { assistant } => (
+                "result_not_after_call",
+                format!("result for {} is not right after its call (message {assistant})", r.call_id),
+            ),
+            Fate::Orphan { .. } => ("orphan_result", format!("result for {} answers no earlier call", r.call_id)),
+            Fate::Duplicate => ("duplicate_result", format!("a second result for call {}", r.call_id)),
+        };
+        out.push(Diagnostic::part(code, r.message, r.part, text));
+    }
+    for p in pairing.pending {
+        out.push(Diagnostic::part(
+            "unanswered_call",
+            p.message,
+            p.part,
+            format!("tool call {} ({}) has no result", p.call_id, p.name),
+        ));
+    }
+}
+
+fn alternation(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    for (index, pair) in messages.windows(2).enumerate() {
+        if let [a, b] = pair {
+            if a.role == b.role && matches!(a.role, Role::User | Role::Assistant) {
+                out.push(Diagnostic::message(
+                    "consecutive_same_role",
+                    index.saturating_add(1),
+                    format!("two {} messages in a row", b.role.as_str()),
+                ));
+            }
+        }
+    }
+}

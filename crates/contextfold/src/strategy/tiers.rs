@@ -1,1 +1,0 @@
-//! The `tiers` strategy (eternal history). Work in progress.

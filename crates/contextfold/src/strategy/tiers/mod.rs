@@ -1,0 +1,372 @@
+//! The `tiers` strategy ("eternal history"): by message count, the last `recent`
+//! messages stay verbatim, the `condensed` before them become one condensed summary
+//! (medium compression), and everything older one compressed summary (essential facts).
+//!
+//! Layout of the result:
+//! ```text
+//! leading system messages (kept)
+//! | compressed summary: a system message     "[Compressed history: 30 messages] ..."
+//! | bridge: a user message, only when what follows starts with an assistant message
+//! | condensed summary: an assistant message  "[Condensed history: 50 messages] ..."
+//! | the recent messages, verbatim
+//! ```
+//! A chain cannot go system -> assistant -> user, hence the bridge ([`BRIDGE_TEXT`]); it
+//! covers no message.
+//!
+//! # Marking
+//! A summary is marked twice. Its `extra` map holds, under [`METADATA_KEY`] (a field of
+//! the message in the native JSON, written verbatim by formats that keep unknown
+//! fields):
+//! ```json
+//! "contextfold": { "type": "summary", "level": "condensed", "messageCount": 50,
+//!                  "createdAt": "2025-06-01T12:00:00Z" }
+//! ```
+//! `createdAt` is [`TiersConfig::now`] (the core has no clock), left out when `None`. The
+//! bridge has `{ "type": "bridge" }`. And its text starts with [`COMPRESSED_PREFIX`] or
+//! [`CONDENSED_PREFIX`] followed by `N messages] `, so a summary keeps its level and
+//! count (not its creation time) through a format that drops unknown fields; the bridge
+//! is recognized by its exact text. Anthropic joins the leading system messages into one
+//! `system`: a compressed summary read back as a text part of that system message is
+//! recognized too, and split out again. [`summary_info`] reads either marking.
+//!
+//! # Boundaries
+//! The recent tier starts `recent` messages (at least 1) from the end, never after the
+//! last assistant message (the last exchange is never summarized); the condensed tier
+//! `condensed` messages before it. Each boundary then moves BACK to a clean point: the
+//! latest user message within half the tier's size, else the assistant message opening
+//! the exchange it falls in. A tool call and its results always stay on one side, and a
+//! tier is never smaller than asked.
+//!
+//! # Re-tiering merges
+//! A second run never nests summaries. Messages aging out of the recent tier update the
+//! condensed summary while it covers at most `condensed` messages. Beyond that, the old
+//! condensed summary (as one of the messages) and the oldest new messages are merged
+//! into the compressed summary with [`render_update`], the old compressed text as
+//! `<previous_summary>`; the condensed summary is rebuilt from the newer ones. Counts
+//! add up, and there is at most one summary per level. Both calls of a run go in one
+//! wave. A run where nothing is older than the recent tier makes no call, so compacting
+//! a compacted chain with nothing new is free.
+//!
+//! # Size guard and errors
+//! A summary not smaller than what it replaces (the bridge it may need included) is
+//! discarded ([`Action::NoGain`]) and that content stays verbatim; a later run tries
+//! again. Content within `min_summarize_bytes` of a summary's fixed cost is not sent at
+//! all ([`Action::Skipped`]). On a failed call, `Rollback` (default) returns the
+//! original chain with the errors, `Throw` returns them as an error, and `Partial` keeps
+//! the summary that succeeded and the failed one's content verbatim. In such a degraded
+//! result a summary may sit among kept messages; a later run folds it in with its count.
+//! Cancellation returns the original chain, `cancelled` set.
+//!
+//! # Report
+//! Each action is listed under the input section holding the first message the summary
+//! replaces (an earlier summary included: section 0 for a merged compressed summary),
+//! found with [`ChainAst::section_starts`]; indexes are those of the repaired input.
+//! Tiers count messages, not tokens: the meter is not consulted (it is taken for a
+//! signature common to all strategies).
+
+mod layout;
+mod marker;
+
+pub use marker::{
+    is_bridge, summary_info, TierLevel, TierSummary, BRIDGE_TEXT, COMPRESSED_PREFIX, CONDENSED_PREFIX, METADATA_KEY,
+};
+
+use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use crate::ast::{ChainAst, RepairAction};
+use crate::measure::{Amount, Meter};
+use crate::message::{Message, Role};
+use crate::prompt::{render, render_update};
+use crate::summarize::{Controls, Engine, Job, RequestKind, SummarizeError, Summarizer};
+use layout::Span;
+
+/// Settings of the tiers strategy; defaults are the seed's (20 / 50 / rest, trigger
+/// above 100 messages).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TiersConfig {
+    /// Most recent messages kept verbatim (at least 1; extended back to a clean point).
+    pub recent: usize,
+    /// Messages before them condensed (medium compression).
+    pub condensed: usize,
+    /// [`needs_compaction`] is true above this many messages.
+    pub auto_threshold: usize,
+    /// Whether the automatic trigger is on.
+    pub auto: bool,
+    /// Size hint of the condensed summary, in bytes.
+    pub condensed_bytes: usize,
+    /// Size hint of the compressed summary, in bytes.
+    pub compressed_bytes: usize,
+    /// Content is sent to the summarizer only when it is larger than this plus the fixed
+    /// cost of its summary (prefix, and the bridge it may need): a summary could hardly
+    /// beat smaller content, and skipping it by size keeps a rerun free of calls.
+    pub min_summarize_bytes: usize,
+    /// Creation time recorded on new summaries (ISO 8601, from the caller: the core has
+    /// no clock); left out when `None`.
+    pub now: Option<String>,
+    pub on_error: OnError,
+}
+
+impl Default for TiersConfig {
+    fn default() -> Self {
+        TiersConfig {
+            recent: 20,
+            condensed: 50,
+            auto_threshold: 100,
+            auto: true,
+            condensed_bytes: 2000,
+            compressed_bytes: 800,
+            min_summarize_bytes: 256,
+            now: None,
+            on_error: OnError::Rollback,
+        }
+    }
+}
+
+/// Smallest summary size hint [`TiersConfig::for_budget`] gives.
+const MIN_TARGET_BYTES: usize = 200;
+
+impl TiersConfig {
+    /// Defaults with summary sizes derived from a context budget: the condensed summary
+    /// gets 25% of it and the compressed one 10% (tokens count as 4 bytes), at least
+    /// 200 bytes each.
+    pub fn for_budget(max: Amount) -> Self {
+        TiersConfig {
+            condensed_bytes: max.percent(25).approx_bytes().max(MIN_TARGET_BYTES),
+            compressed_bytes: max.percent(10).approx_bytes().max(MIN_TARGET_BYTES),
+            ..TiersConfig::default()
+        }
+    }
+
+    fn target_bytes(&self, level: TierLevel) -> usize {
+        match level {
+            TierLevel::Condensed => self.condensed_bytes,
+            TierLevel::Compressed => self.compressed_bytes,
+        }
+    }
+}
+
+/// The automatic trigger: `auto` is on and the chain has more than `auto_threshold`
+/// messages. Every message counts, summaries and the bridge included (a tiered history
+/// holds at most two summaries, a bridge, the recent tier and what came since); nothing
+/// is parsed.
+pub fn needs_compaction(messages: &[Message], config: &TiersConfig) -> bool {
+    config.auto && messages.len() > config.auto_threshold
+}
+
+const CONDENSED_GUIDANCE: &str = "This summary is the assistant's medium-term memory: keep the key topics, \
+the important decisions and conclusions, and the context needed to continue. Concise but informative.";
+
+const COMPRESSED_GUIDANCE: &str = "This summary is long-term memory: keep only the main topics, the critical \
+facts and decisions, and essential context. Be extremely brief.";
+
+/// Compacts `messages` into tiers.
+pub async fn compact<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    config: &TiersConfig,
+    summarizer: &S,
+    controls: &Controls,
+    _meter: Meter<'_>,
+) -> Result<CompactResult, CompactError> {
+    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let input = parsed.ast.messages();
+    let mut run = Run {
+        config,
+        controls,
+        engine: Engine::default(),
+        errors: Vec::new(),
+        actions: vec![Vec::new(); parsed.ast.sections().len()],
+        starts: parsed.ast.section_starts(),
+    };
+    let existing = layout::detect(&input);
+    let Some(plan) = layout::plan(&input, &existing, config) else {
+        return run.finish(messages, input, parsed.repairs);
+    };
+    let spans: Vec<Span> = plan.compressed.into_iter().chain(plan.condensed).collect();
+    let mut planned = Vec::new();
+    let mut jobs = Vec::new();
+    for (i, span) in spans.iter().enumerate() {
+        if let Some(job) = run.job(span) {
+            planned.push(i);
+            jobs.push(job);
+        }
+    }
+    let results = run.engine.wave(summarizer, controls, jobs).await;
+    let mut summaries: Vec<Option<Message>> = vec![None; spans.len()];
+    for (i, result) in planned.into_iter().zip(results) {
+        if let (Some(span), Some(slot)) = (spans.get(i), summaries.get_mut(i)) {
+            *slot = run.apply(span, result);
+        }
+    }
+    if run.should_stop() || summaries.iter().all(Option::is_none) {
+        return run.finish(messages, input, parsed.repairs);
+    }
+    // Assemble: system messages and the compressed summary, then the other tiers.
+    let mut compressed_summary = None;
+    let mut post = Vec::new();
+    let applied = summaries.clone();
+    for (span, summary) in spans.iter().zip(summaries) {
+        match (span.level, summary) {
+            (TierLevel::Compressed, Some(m)) => compressed_summary = Some(m),
+            (_, Some(m)) => post.push(m),
+            (_, None) => post.extend(span.fallback.iter().cloned()),
+        }
+    }
+    let mut out = match compressed_summary {
+        Some(m) => {
+            let mut out = existing.systems;
+            out.push(m);
+            out
+        }
+        None => existing.head,
+    };
+    post.extend(plan.recent);
+    if post.first().is_some_and(|m| m.role == Role::Assistant) {
+        out.push(marker::bridge_message());
+    }
+    out.extend(post);
+    let gain = crate::message::messages_size(&out) < crate::message::messages_size(&input);
+    for (span, summary) in spans.iter().zip(&applied) {
+        let Some(summary) = summary else { continue };
+        let bytes_before = span.bytes_before;
+        let action = if gain {
+            let (level, messages, merged) = (span.level.as_str(), span.count, span.merged);
+            Action::Tiered { level, messages, merged, bytes_before, bytes_after: summary.size() }
+        } else {
+            // Never reached while the bridge is counted against each summary.
+            let summary_bytes = summary.size().saturating_add(span.bridge);
+            Action::NoGain { kind: kind_of(span.level), bytes_before, summary_bytes }
+        };
+        run.record(span.range.start, action);
+    }
+    if !gain {
+        return run.finish(messages, input, parsed.repairs);
+    }
+    if ChainAst::parse(&out).is_err() {
+        // Never reached by construction; a safety net that keeps the result valid.
+        run.record(0, Action::Skipped { reason: "the tiered chain would not parse" });
+        return run.finish(messages, input, parsed.repairs);
+    }
+    run.finish(messages, out, parsed.repairs)
+}
+
+fn kind_of(level: TierLevel) -> RequestKind {
+    match level {
+        TierLevel::Condensed => RequestKind::TierCondensed,
+        TierLevel::Compressed => RequestKind::TierCompressed,
+    }
+}
+
+struct Run<'a> {
+    config: &'a TiersConfig,
+    controls: &'a Controls,
+    engine: Engine,
+    errors: Vec<SummarizeError>,
+    /// Per input section.
+    actions: Vec<Vec<Action>>,
+    /// Index of each section's first message in the (repaired) input, then the total.
+    starts: Vec<usize>,
+}
+
+impl Run<'_> {
+    fn should_stop(&self) -> bool {
+        self.controls.cancel.is_cancelled() || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
+    }
+
+    /// Records `action` under the section holding input message `index`.
+    fn record(&mut self, index: usize, action: Action) {
+        let section = self.starts.partition_point(|&s| s <= index).saturating_sub(1);
+        if let Some(list) = self.actions.get_mut(section) {
+            list.push(action);
+        }
+    }
+
+    fn section_of(&self, index: usize) -> usize {
+        self.starts.partition_point(|&s| s <= index).saturating_sub(1)
+    }
+
+    /// The request for `span`, or `None` (noted) when its content is too small.
+    fn job(&mut self, span: &Span) -> Option<Job> {
+        if layout::too_small(self.config, span.level, span.bytes_before, span.count, span.bridge) {
+            self.record(span.range.start, Action::Skipped { reason: "too small to summarize" });
+            return None;
+        }
+        let tasks: Vec<Message> =
+            span.content.iter().filter(|m| m.role == Role::User && !is_bridge(m)).cloned().collect();
+        let work: Vec<Message> = span.content.iter().filter(|m| m.role != Role::User).cloned().collect();
+        let mut prompt = match &span.previous {
+            Some(previous) => render_update(previous, &tasks, &work),
+            None => render(&tasks, &work),
+        }?;
+        let guidance = match span.level {
+            TierLevel::Condensed => CONDENSED_GUIDANCE,
+            TierLevel::Compressed => COMPRESSED_GUIDANCE,
+        };
+        prompt.instructions.push_str("\n\n");
+        prompt.instructions.push_str(guidance);
+        Some(Job {
+            kind: kind_of(span.level),
+            prompt,
+            range: span.range,
+            section: Some(self.section_of(span.range.start)),
+            target_bytes: self.config.target_bytes(span.level),
+        })
+    }
+
+    /// The summary message for `span` from a call's result, or `None` (noted) when the
+    /// call failed or the summary would not be smaller.
+    fn apply(&mut self, span: &Span, result: Result<String, SummarizeError>) -> Option<Message> {
+        let kind = kind_of(span.level);
+        match result {
+            Ok(text) => {
+                let summary = marker::summary_message(span.level, span.count, self.config.now.as_deref(), &text);
+                let bytes_before = span.bytes_before;
+                // The bridge the summary may need counts against it.
+                let summary_bytes = summary.size().saturating_add(span.bridge);
+                if summary_bytes >= bytes_before {
+                    self.record(span.range.start, Action::NoGain { kind, bytes_before, summary_bytes });
+                    return None;
+                }
+                Some(summary)
+            }
+            Err(e) => {
+                self.record(span.range.start, Action::Failed { kind, request: e.request });
+                self.errors.push(e);
+                None
+            }
+        }
+    }
+
+    fn finish(
+        self,
+        original: &[Message],
+        result: Vec<Message>,
+        repairs: Vec<RepairAction>,
+    ) -> Result<CompactResult, CompactError> {
+        let cancelled = self.controls.cancel.is_cancelled();
+        let failed = !self.errors.is_empty();
+        if failed && self.config.on_error == OnError::Throw && !cancelled {
+            return Err(CompactError::Summarizer(self.errors));
+        }
+        let rolled_back = cancelled || (failed && self.config.on_error == OnError::Rollback);
+        let sections = self
+            .actions
+            .into_iter()
+            .enumerate()
+            .filter(|(_, a)| !a.is_empty())
+            .map(|(section, actions)| SectionReport { section, actions })
+            .collect();
+        let messages = if rolled_back { original.to_vec() } else { result };
+        let report = Report {
+            strategy: "tiers",
+            before: Totals::of(original),
+            after: Totals::of(&messages),
+            calls: self.engine.requests.len(),
+            waves: self.engine.waves,
+            errors: self.errors,
+            repairs: if rolled_back { Vec::new() } else { repairs },
+            sections,
+            rolled_back,
+            cancelled,
+        };
+        Ok(CompactResult { changed: messages != original, messages, report })
+    }
+}
