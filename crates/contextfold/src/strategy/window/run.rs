@@ -1,0 +1,119 @@
+//! State of one compaction: the engine, the errors, the actions per section, and how it
+//! ends (result, rollback or error).
+
+use super::chunk::Levels;
+use super::WindowConfig;
+use crate::ast::{ChainAst, RepairAction};
+use crate::measure::Meter;
+use crate::message::Message;
+use crate::strategy::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use crate::summarize::{Controls, Engine, MessageRange, SummarizeError};
+
+/// Share of the threshold one call's piece of a long text may take, in percent.
+const LONG_PIECE_PERCENT: usize = 70;
+
+pub(super) struct Run<'a> {
+    pub config: &'a WindowConfig,
+    pub controls: &'a Controls,
+    pub meter: Meter<'a>,
+    pub engine: Engine,
+    pub errors: Vec<SummarizeError>,
+    /// Per section of the (repaired) input.
+    actions: Vec<Vec<Action>>,
+    /// First message of each section, then the message count.
+    starts: Vec<usize>,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(config: &'a WindowConfig, controls: &'a Controls, meter: Meter<'a>, ast: &ChainAst) -> Self {
+        Run {
+            config,
+            controls,
+            meter,
+            engine: Engine::default(),
+            errors: Vec::new(),
+            actions: vec![Vec::new(); ast.sections().len().max(1)],
+            starts: ast.section_starts(),
+        }
+    }
+
+    /// The section holding message `index` of the (repaired) input.
+    pub fn section_of(&self, index: usize) -> usize {
+        let sections = self.starts.len().saturating_sub(1);
+        let starts = self.starts.get(..sections).unwrap_or_default();
+        starts.partition_point(|&s| s <= index).saturating_sub(1)
+    }
+
+    pub fn record(&mut self, section: usize, action: Action) {
+        if let Some(list) = self.actions.get_mut(section) {
+            list.push(action);
+        }
+    }
+
+    /// Records an action about message `index`, in its section.
+    pub fn record_at(&mut self, index: usize, action: Action) {
+        self.record(self.section_of(index), action);
+    }
+
+    pub fn range(start: usize, end: usize) -> MessageRange {
+        MessageRange { start, end: end.max(start) }
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.controls.cancel.is_cancelled()
+    }
+
+    /// Stop now: cancelled, or an error that is not to be degraded around.
+    pub fn should_stop(&self) -> bool {
+        self.cancelled() || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
+    }
+
+    pub fn levels(&self) -> Levels<'a> {
+        Levels {
+            meter: self.meter,
+            piece_limit: self.config.threshold.percent(LONG_PIECE_PERCENT),
+            max_depth: self.config.max_depth,
+        }
+    }
+
+    /// The result: `result` (or the original when `None`), the original on rollback, or
+    /// the errors under [`OnError::Throw`].
+    pub fn finish(
+        self,
+        original: &[Message],
+        result: Option<Vec<Message>>,
+        repairs: Vec<RepairAction>,
+    ) -> Result<CompactResult, CompactError> {
+        let cancelled = self.cancelled();
+        let failed = !self.errors.is_empty();
+        if failed && self.config.on_error == OnError::Throw && !cancelled {
+            return Err(CompactError::Summarizer(self.errors));
+        }
+        let rolled_back = cancelled || (failed && self.config.on_error == OnError::Rollback);
+        let sections = self
+            .actions
+            .into_iter()
+            .enumerate()
+            .filter(|(_, a)| !a.is_empty())
+            .map(|(section, actions)| SectionReport { section, actions })
+            .collect();
+        let (messages, repairs) = match result {
+            Some(messages) if !rolled_back => (messages, repairs),
+            _ => (original.to_vec(), Vec::new()),
+        };
+        let report = Report {
+            provider_repairs: Vec::new(),
+            strategy: "window",
+            before: Totals::of(original),
+            after: Totals::of(&messages),
+            calls: self.engine.requests.len(),
+            waves: self.engine.waves,
+            errors: self.errors,
+            repairs,
+            sections,
+            rolled_back,
+            cancelled,
+        };
+        Ok(CompactResult { changed: messages != original, messages, report })
+    }
+}

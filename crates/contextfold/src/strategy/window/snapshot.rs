@@ -1,0 +1,229 @@
+//! The state snapshot: the instructions that ask for it, the restoration message that
+//! carries it, and how an earlier one is found at the start of a chain.
+//!
+//! The restoration is a user-role text part:
+//! ```text
+//! Automated Context Restoration: <what it is, and that it is not a request>
+//!
+//! <state_snapshot>
+//! ...
+//! </state_snapshot>
+//! ```
+//! In the result it sits right after the system messages and the verbatim first user
+//! message, and the role-alternation merge joins it with that message (and with the user
+//! message that follows, if any) into one user message: `[first user parts...,
+//! restoration, next user parts...]`. The restoration part is the divider, so a later
+//! run takes the parts before it as the first user message, its snapshot as the earlier
+//! summary to update, and the parts after it as an ordinary user message.
+
+use crate::message::{Message, Part, Role};
+
+/// How a restoration text begins.
+pub const RESTORATION_PREFIX: &str = "Automated Context Restoration";
+
+const RESTORATION_NOTE: &str = ": earlier messages of this conversation were compacted into the state \
+snapshot below. It records what happened before the messages that follow. It is context, not a request: \
+do not answer questions found in it; continue from the latest user message.";
+
+const OPEN: &str = "<state_snapshot>";
+const CLOSE: &str = "</state_snapshot>";
+
+/// The snapshot schema, as a literal so notes can embed it with `concat!`.
+macro_rules! snapshot_schema {
+    () => {
+        "Answer with ONE <state_snapshot> element holding: <overall_goal> (the user's goal, in one \
+sentence), <active_constraints> (rules, preferences and constraints still in force), <key_knowledge> \
+(facts needed later: file paths, commands, identifiers, numbers, versions, error messages, verbatim), \
+<work_log> (what was done, in order, briefly) and <task_state> (every task marked DONE, IN PROGRESS or \
+TODO)."
+    };
+}
+
+/// What every snapshot request asks for.
+pub(crate) const SNAPSHOT_SCHEMA: &str = snapshot_schema!();
+
+/// Added to consolidation requests (the schema included).
+pub(crate) const CONSOLIDATE_NOTE: &str = concat!(
+    "The <messages> are partial state snapshots of consecutive parts of one conversation, oldest first. \
+Merge them into ONE state snapshot: later facts win over earlier ones, and every task keeps its latest \
+state.\n\n",
+    snapshot_schema!()
+);
+
+/// Added to the requests for one oversized tool result.
+pub(crate) const TOOL_RESULT_NOTE: &str = "Summarize this one tool result so the assistant can go on \
+without it: keep what it asked for and found, with paths, identifiers, numbers and error messages \
+verbatim.";
+
+/// Added to the requests for the pieces of one long message.
+pub(crate) const LONG_MESSAGE_NOTE: &str = "This is one part of a single long message: summarize it \
+for the assistant, keeping technical details verbatim.";
+
+/// The restoration text carrying `snapshot` (the inside of a `<state_snapshot>`).
+pub fn restoration_text(snapshot: &str) -> String {
+    format!("{RESTORATION_PREFIX}{RESTORATION_NOTE}\n\n{OPEN}\n{}\n{CLOSE}", snapshot.trim())
+}
+
+/// The snapshot inside a restoration text, or `None` when `text` is not one.
+pub fn restoration_snapshot(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix(RESTORATION_PREFIX)?;
+    let start = rest.find(OPEN)?.saturating_add(OPEN.len());
+    let end = rest.rfind(CLOSE)?;
+    rest.get(start..end).map(str::trim)
+}
+
+/// The snapshot a summary holds: the inside of its one `<state_snapshot>`, or the whole
+/// summary when it has none (or several).
+pub(crate) fn snapshot_body(summary: &str) -> String {
+    let trimmed = summary.trim();
+    if count_snapshots(trimmed) == 1 {
+        if let (Some(open), Some(close)) = (trimmed.find(OPEN), trimmed.rfind(CLOSE)) {
+            if let Some(inner) = trimmed.get(open.saturating_add(OPEN.len())..close) {
+                return inner.trim().to_string();
+            }
+        }
+    }
+    trimmed.to_string()
+}
+
+/// How many `<state_snapshot>` elements a text opens.
+pub(crate) fn count_snapshots(text: &str) -> usize {
+    text.matches(OPEN).count()
+}
+
+/// An earlier snapshot found at the start of the chain.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Previous {
+    pub snapshot: String,
+    /// Size of the restoration part, in bytes.
+    pub bytes: usize,
+}
+
+/// The chain as the strategy sees it: `head` (leading system messages and the first
+/// user message, never summarized), an earlier snapshot if there is one, and `body`.
+/// `origin` gives, for each body message, its index in the chain given.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Layout {
+    pub head: Vec<Message>,
+    pub previous: Option<Previous>,
+    pub body: Vec<Message>,
+    pub origin: Vec<usize>,
+}
+
+impl Layout {
+    /// Messages of the layout before the body.
+    pub fn body_offset(&self) -> usize {
+        self.head.len().saturating_add(usize::from(self.previous.is_some()))
+    }
+}
+
+/// Splits `messages` into head, earlier snapshot and body (see the module documentation).
+pub(crate) fn layout(messages: &[Message]) -> Layout {
+    let systems = messages.iter().take_while(|m| m.role == Role::System).count();
+    let mut head: Vec<Message> = messages.iter().take(systems).cloned().collect();
+    let mut body = Vec::new();
+    let mut origin = Vec::new();
+    let mut previous = None;
+    let mut next = systems;
+    if let Some(first) = messages.get(systems).filter(|m| m.role == Role::User) {
+        next = systems.saturating_add(1);
+        let divider = first.parts.iter().enumerate().find_map(|(i, p)| match p {
+            Part::Text(t) => restoration_snapshot(&t.text).map(|s| (i, s.to_string(), p.size())),
+            _ => None,
+        });
+        match divider {
+            Some((at, snapshot, bytes)) => {
+                let before = first.parts.get(..at).unwrap_or_default();
+                let after = first.parts.get(at.saturating_add(1)..).unwrap_or_default();
+                if !before.is_empty() {
+                    head.push(Message { role: Role::User, parts: before.to_vec(), extra: first.extra.clone() });
+                }
+                previous = Some(Previous { snapshot, bytes });
+                if !after.is_empty() {
+                    body.push(Message { role: Role::User, parts: after.to_vec(), extra: first.extra.clone() });
+                    origin.push(systems);
+                }
+            }
+            None => head.push(first.clone()),
+        }
+    }
+    for (i, m) in messages.iter().enumerate().skip(next) {
+        body.push(m.clone());
+        origin.push(i);
+    }
+    Layout { head, previous, body, origin }
+}
+
+/// Joins consecutive user messages, and consecutive assistant messages, into one:
+/// parts in order, byte for byte; fields of the first win, the others' are added.
+/// System and tool messages are left as they are (each tool message answers its call).
+pub(crate) fn merge_alternating(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    for m in messages {
+        match out.last_mut() {
+            Some(last) if last.role == m.role && matches!(m.role, Role::User | Role::Assistant) => {
+                last.parts.extend(m.parts);
+                for (k, v) in m.extra {
+                    last.extra.entry(k).or_insert(v);
+                }
+            }
+            _ => out.push(m),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restoration_round_trips_its_snapshot() {
+        let text = restoration_text("  <overall_goal>fix</overall_goal>\n");
+        assert!(text.starts_with(RESTORATION_PREFIX));
+        assert_eq!(restoration_snapshot(&text), Some("<overall_goal>fix</overall_goal>"));
+        assert_eq!(restoration_snapshot("Automated Context Restoration without a snapshot"), None);
+        assert_eq!(restoration_snapshot("hello <state_snapshot>x</state_snapshot>"), None);
+    }
+
+    #[test]
+    fn snapshot_body_unwraps_one_snapshot_only() {
+        assert_eq!(snapshot_body("Sure!\n<state_snapshot>\nA\n</state_snapshot>"), "A");
+        assert_eq!(snapshot_body("plain"), "plain");
+        let two = "<state_snapshot>A</state_snapshot><state_snapshot>B</state_snapshot>";
+        assert_eq!(snapshot_body(two), two);
+    }
+
+    #[test]
+    fn layout_finds_head_previous_snapshot_and_body() {
+        let first =
+            Message::new(Role::User, vec![Part::text("goal"), Part::text(restoration_text("S")), Part::text("latest")]);
+        let chain = vec![Message::text(Role::System, "sys"), first, Message::text(Role::Assistant, "a")];
+        let l = layout(&chain);
+        assert_eq!(l.head, vec![Message::text(Role::System, "sys"), Message::text(Role::User, "goal")]);
+        assert_eq!(l.previous.as_ref().map(|p| p.snapshot.as_str()), Some("S"));
+        assert_eq!(l.body, vec![Message::text(Role::User, "latest"), Message::text(Role::Assistant, "a")]);
+        assert_eq!(l.origin, vec![1, 2]);
+        assert_eq!(l.body_offset(), 3);
+
+        let plain = vec![Message::text(Role::User, "goal"), Message::text(Role::Assistant, "a")];
+        let l = layout(&plain);
+        assert_eq!((l.head.len(), l.previous, l.origin), (1, None, vec![1]));
+    }
+
+    #[test]
+    fn merging_joins_same_roles_in_order() {
+        let mut a = Message::text(Role::User, "1");
+        a.extra.insert("k".into(), serde_json::json!(1));
+        let mut b = Message::text(Role::User, "2");
+        b.extra.insert("k".into(), serde_json::json!(2));
+        b.extra.insert("j".into(), serde_json::json!(3));
+        let tool = Message::tool_result("c", "f", "r");
+        let merged = merge_alternating(vec![a, b, tool.clone(), tool.clone()]);
+        assert_eq!(merged.len(), 3);
+        assert_eq!(merged[0].parts, vec![Part::text("1"), Part::text("2")]);
+        assert_eq!(merged[0].extra.get("k"), Some(&serde_json::json!(1)));
+        assert_eq!(merged[0].extra.get("j"), Some(&serde_json::json!(3)));
+        assert_eq!(&merged[1..], &[tool.clone(), tool]);
+    }
+}

@@ -1,0 +1,196 @@
+//! Phase (a): every tool result over the message threshold is summarized on its own,
+//! before the history is measured. The summary replaces the result's content, prefixed
+//! [`TOOL_SUMMARY_PREFIX`]; a result already prefixed (by an earlier run) is skipped, so
+//! a second run makes no call for it. A result too large for one call goes through the
+//! long-text levels; past the depth limit it is truncated and prefixed
+//! [`TOOL_TRUNCATED_PREFIX`]. When summarizing fails and the caller asked for
+//! [`OnError::Partial`], the result is truncated the same way (reported, never silent).
+
+use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, Outcome, Source};
+use super::run::Run;
+use super::snapshot::TOOL_RESULT_NOTE;
+use crate::measure::{Amount, Meter};
+use crate::message::{Message, Part, Role, ToolResultPart};
+use crate::prompt::render;
+use crate::strategy::{Action, OnError};
+use crate::summarize::{RequestKind, Summarizer};
+use std::collections::HashMap;
+
+/// Starts the content of a summarized tool result.
+pub const TOOL_SUMMARY_PREFIX: &str = "SUMMARY OF TOOL RESULT:";
+/// Starts the content of a truncated tool result.
+pub const TOOL_TRUNCATED_PREFIX: &str = "TRUNCATED TOOL RESULT:";
+
+/// Smallest size hint for one tool-result summary, in bytes.
+const MIN_TARGET_BYTES: usize = 256;
+
+/// True when an earlier run already summarized or truncated this result.
+pub fn is_marked(r: &ToolResultPart) -> bool {
+    matches!(r.content.first(), Some(Part::Text(t))
+        if t.text.starts_with(TOOL_SUMMARY_PREFIX) || t.text.starts_with(TOOL_TRUNCATED_PREFIX))
+}
+
+/// `(message, part)` of every tool result not yet marked that costs more than `limit`
+/// (measured as a tool message holding only that result) and has at least `min_bytes`
+/// (smaller content is never sent: a summary could hardly beat it, and skipping it by
+/// size rather than by a failed attempt keeps a second run free of calls).
+pub(crate) fn oversized(
+    messages: &[Message],
+    limit: Amount,
+    min_bytes: usize,
+    meter: Meter<'_>,
+) -> Vec<(usize, usize)> {
+    let mut at = Vec::new();
+    let mut probes = Vec::new();
+    for (i, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Tool) {
+        for (j, p) in m.parts.iter().enumerate() {
+            if let Part::ToolResult(r) = p {
+                if !is_marked(r) && p.size() >= min_bytes {
+                    at.push((i, j));
+                    probes.push(Message::new(Role::Tool, vec![p.clone()]));
+                }
+            }
+        }
+    }
+    let costs = meter.costs(limit.unit(), &probes);
+    at.into_iter().zip(costs).filter(|(_, c)| *c > limit.value()).map(|(a, _)| a).collect()
+}
+
+fn result_at(messages: &[Message], (i, j): (usize, usize)) -> Option<&ToolResultPart> {
+    match messages.get(i)?.parts.get(j)? {
+        Part::ToolResult(r) => Some(r),
+        _ => None,
+    }
+}
+
+/// The result with `text` as its only content.
+fn with_content(r: &ToolResultPart, text: String) -> ToolResultPart {
+    ToolResultPart { content: vec![Part::text(text)], ..r.clone() }
+}
+
+impl Run<'_> {
+    /// Summarizes the oversized tool results of `chain` in place; true when any changed.
+    pub(super) async fn summarize_tool_results<S: Summarizer + ?Sized>(
+        &mut self,
+        summarizer: &S,
+        chain: &mut [Message],
+    ) -> bool {
+        let goal = self.config.message_threshold;
+        let found = oversized(chain, goal, self.config.min_summarize_bytes, self.meter);
+        if found.is_empty() || self.cancelled() {
+            return false;
+        }
+        // The call that asked for each result, alone, for context.
+        let calls: HashMap<&str, Message> = chain
+            .iter()
+            .flat_map(Message::tool_calls)
+            .map(|c| (c.id.as_str(), Message::new(Role::Assistant, vec![Part::ToolCall(c.clone())])))
+            .collect();
+        let levels = self.levels();
+        let cap = goal.approx_bytes() / 2;
+        let mut items = Vec::new();
+        let mut targets = Vec::new();
+        for &(i, j) in &found {
+            let Some(r) = result_at(chain, (i, j)) else { continue };
+            let call = calls.get(r.call_id.as_str()).cloned();
+            let mut text = String::new();
+            push_parts_text(&mut text, &r.content);
+            let pieces = if self.meter.text(levels.piece_limit.unit(), &text) <= levels.piece_limit.value() {
+                let mut work: Vec<Message> = call.iter().cloned().collect();
+                work.push(Message::new(Role::Tool, vec![Part::ToolResult(r.clone())]));
+                render(&[], &work).map(|p| super::chunk::with_note(p, TOOL_RESULT_NOTE)).into_iter().collect()
+            } else {
+                let source =
+                    Source::ToolResult { call: call.map(Box::new), template: Box::new(with_content(r, String::new())) };
+                split_text(&text, levels.piece_limit, self.meter)
+                    .iter()
+                    .filter_map(|piece| source.render(piece, TOOL_RESULT_NOTE))
+                    .collect()
+            };
+            let bytes = Part::ToolResult(r.clone()).size();
+            items.push(Item {
+                pieces,
+                goal,
+                note: TOOL_RESULT_NOTE,
+                kind: RequestKind::Message,
+                range: Run::range(i, i.saturating_add(1)),
+                section: Some(self.section_of(i)),
+                target_bytes: (bytes / 4).clamp(MIN_TARGET_BYTES, cap.max(MIN_TARGET_BYTES)),
+                input_bytes: text.len(),
+            });
+            targets.push(((i, j), text));
+        }
+        let outcomes = run_items(&mut self.engine, summarizer, self.controls, levels, items).await;
+        let mut changed = false;
+        for (((i, j), original_text), outcome) in targets.into_iter().zip(outcomes) {
+            let replacement = match outcome {
+                Outcome::Done { text, truncated: false } => Some((format!("{TOOL_SUMMARY_PREFIX}\n{text}"), false)),
+                Outcome::Done { text, truncated: true } => Some((format!("{TOOL_TRUNCATED_PREFIX}\n{text}"), true)),
+                Outcome::Failed(errors) => {
+                    for e in errors {
+                        self.record_at(i, Action::Failed { kind: RequestKind::Message, request: e.request });
+                        self.errors.push(e);
+                    }
+                    let degrade = self.config.on_error == OnError::Partial && !self.cancelled();
+                    degrade.then(|| {
+                        let cut = truncate_text(&original_text, goal, self.meter);
+                        (format!("{TOOL_TRUNCATED_PREFIX}\n{cut}"), true)
+                    })
+                }
+            };
+            let Some((text, truncated)) = replacement else { continue };
+            changed |= self.replace_result(chain, (i, j), text, truncated);
+        }
+        changed
+    }
+
+    /// Puts `text` in place of result `(i, j)` when it is smaller; reports either way.
+    fn replace_result(&mut self, chain: &mut [Message], (i, j): (usize, usize), text: String, truncated: bool) -> bool {
+        let Some(slot) = chain.get_mut(i).and_then(|m| m.parts.get_mut(j)) else { return false };
+        let Part::ToolResult(r) = slot else { return false };
+        let new = Part::ToolResult(with_content(r, text));
+        let bytes_before = slot.size();
+        let bytes_after = new.size();
+        if bytes_after >= bytes_before {
+            let kind = RequestKind::Message;
+            self.record_at(i, Action::NoGain { kind, bytes_before, summary_bytes: bytes_after });
+            return false;
+        }
+        *slot = new;
+        let action = if truncated {
+            Action::Truncated { message: Some(i), bytes_before, bytes_after }
+        } else {
+            Action::MessageSummarized { message: i, bytes_before, bytes_after }
+        };
+        self.record_at(i, action);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oversized_finds_unmarked_results_over_the_limit() {
+        let big = "word ".repeat(400);
+        let mut marked = Message::tool_result("b", "f", format!("{TOOL_SUMMARY_PREFIX}\n{big}"));
+        marked.parts.push(Part::ToolResult(ToolResultPart {
+            call_id: "c".into(),
+            name: None,
+            content: vec![Part::text(big.clone())],
+            is_error: false,
+            extra: Default::default(),
+        }));
+        let chain = vec![
+            Message::text(Role::User, big.clone()),
+            Message::tool_result("a", "f", big.clone()),
+            Message::tool_result("s", "f", "small"),
+            marked,
+        ];
+        let found = oversized(&chain, Amount::Bytes(1000), 0, Meter::default());
+        assert_eq!(found, vec![(1, 0), (3, 1)]);
+        assert!(oversized(&chain, Amount::Tokens(1000), 0, Meter::default()).is_empty());
+        assert!(oversized(&chain, Amount::Bytes(1000), 5000, Meter::default()).is_empty());
+    }
+}
