@@ -8,16 +8,20 @@ import { compact, extractiveSummarizer, parseChain } from "../src/node.js";
 
 const FORMATS = ["auto", "native", "openai", "anthropic"];
 const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")}] [--repair] [--json]
-       contextfold compact <file|-> [--format F] [--keep-sections N] [--section-bytes N]
-                                    [--pair-bytes N] [--out FILE] [--json]
+       contextfold compact <file|-> [--format F] [--strategy S] [--max-tokens N | --max-bytes N]
+                                    [--keep-sections N] [--section-bytes N] [--pair-bytes N]
+                                    [--out FILE] [--json]
 
   inspect          read a conversation (a JSON array of messages; - reads stdin) and print
                    its structure: format, sections, body pairs, tool calls and sizes
   compact          fold old content into summaries with the built-in offline (extractive)
-                   summarizer, the sections strategy, and print what changed
+                   summarizer and print what changed
   --format         the message format (default: auto-detect)
+  --strategy       sections (default), window, tiers or budget
+  --max-tokens     the budget the result should fit, in estimated tokens (budget: a hard limit)
+  --max-bytes      the same budget in bytes
   --repair         repair what can be repaired instead of failing, and list the repairs
-  --keep-sections  recent sections kept whole [1]
+  --keep-sections  sections strategy: recent sections kept whole [1]
   --section-bytes  budget of each kept section in bytes before its older pairs fold [51200]
   --pair-bytes     a pair larger than this is summarized alone (never the last one) [16384]
   --out            write the compacted messages (in the input's format) to FILE
@@ -93,6 +97,9 @@ function wholeNumber(name, value) {
 
 async function compactCommand(args) {
   const parsed = commandArgs("compact", args, {
+    strategy: { type: "string", default: "sections" },
+    "max-tokens": { type: "string" },
+    "max-bytes": { type: "string" },
     "keep-sections": { type: "string" },
     "section-bytes": { type: "string" },
     "pair-bytes": { type: "string" },
@@ -101,7 +108,17 @@ async function compactCommand(args) {
   });
   if (parsed === null) return 0;
   const { values, file } = parsed;
-  const strategy = { name: "sections" };
+  const STRATEGIES = ["sections", "window", "tiers", "budget"];
+  if (!STRATEGIES.includes(values.strategy)) {
+    throw new UsageError(`--strategy must be one of ${STRATEGIES.join(", ")}, not ${JSON.stringify(values.strategy)}`);
+  }
+  const strategy = { name: values.strategy };
+  const maxTokens = wholeNumber("max-tokens", values["max-tokens"]);
+  const maxBytes = wholeNumber("max-bytes", values["max-bytes"]);
+  const sectionsOnly = ["keep-sections", "section-bytes", "pair-bytes"].filter((k) => values[k] !== undefined);
+  if (values.strategy !== "sections" && sectionsOnly.length > 0) {
+    throw new UsageError(`--${sectionsOnly[0]} applies to the sections strategy only`);
+  }
   const keep = wholeNumber("keep-sections", values["keep-sections"]);
   const sectionBytes = wholeNumber("section-bytes", values["section-bytes"]);
   const pairBytes = wholeNumber("pair-bytes", values["pair-bytes"]);
@@ -111,14 +128,20 @@ async function compactCommand(args) {
   const text = readInput(file);
   const before = parseChain(text, { format: values.format, repair: true });
   const started = performance.now();
-  const result = await compact(text, { format: values.format, strategy, summarizer: extractiveSummarizer() });
+  const result = await compact(text, {
+    format: values.format,
+    strategy,
+    maxTokens,
+    maxBytes,
+    summarizer: extractiveSummarizer(),
+  });
   const ms = performance.now() - started;
   if (values.out) writeFileSync(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
     return 0;
   }
-  const after = parseChain(result.messages, { format: result.format });
+  const after = parseChain(result.messages, { format: result.format, repair: true });
   console.log(compactReport(file, before, after, result, ms, values.out));
   return 0;
 }
@@ -128,7 +151,7 @@ function compactReport(file, before, after, result, ms, out) {
   const lines = [];
   const pct = (a, b) => (b === 0 ? "" : ` (${Math.round((100 * (b - a)) / b)}% smaller)`);
   lines.push(`file        ${file === "-" ? "(stdin)" : file}`);
-  lines.push(`format      ${before.format}; summarizer: built-in extractive (offline); strategy: sections`);
+  lines.push(`format      ${before.format}; summarizer: built-in extractive (offline); strategy: ${r.strategy}`);
   lines.push("");
   lines.push(`             ${"before".padStart(12)}  ${"after".padStart(12)}`);
   const row = (label, a, b) => lines.push(`${label.padEnd(12)} ${grouped(a).padStart(12)}  ${grouped(b).padStart(12)}`);

@@ -115,6 +115,29 @@ describe("contextfold compact", () => {
     assert.match(bad.stderr, /--section-bytes must be a whole number/);
   });
 
+  it("runs every strategy; the budget strategy fits --max-tokens or --max-bytes", () => {
+    for (const strategy of ["window", "tiers"]) {
+      const r = run("compact", demo, "--strategy", strategy, "--max-tokens", "10000", "--json");
+      assert.equal(r.code, 0, r.stderr);
+      const result = JSON.parse(r.stdout);
+      assert.equal(result.report.strategy, strategy);
+      assert.ok(result.changed && result.report.after.bytes < result.report.before.bytes, strategy);
+    }
+    const tokens = JSON.parse(run("compact", demo, "--strategy", "budget", "--max-tokens", "6000", "--json").stdout);
+    assert.ok(tokens.report.after.tokens <= 6000, `${tokens.report.after.tokens} tokens`);
+    const bytes = JSON.parse(run("compact", demo, "--strategy", "budget", "--max-bytes", "30000", "--json").stdout);
+    assert.ok(bytes.report.after.bytes <= 30000, `${bytes.report.after.bytes} bytes`);
+    const noMax = run("compact", demo, "--strategy", "budget");
+    assert.equal(noMax.code, 2);
+    assert.match(noMax.stderr, /invalid_option at options\.maxTokens/);
+    const tooSmall = run("compact", demo, "--strategy", "budget", "--max-tokens", "50");
+    assert.equal(tooSmall.code, 2);
+    assert.match(tooSmall.stderr, /budget_exceeded/);
+    const mixed = run("compact", demo, "--strategy", "tiers", "--pair-bytes", "100");
+    assert.equal(mixed.code, 2);
+    assert.match(mixed.stderr, /applies to the sections strategy only/);
+  });
+
   it("repairs what it can, and exits 2 with the code and path on what it cannot", () => {
     const orphan = run("compact", scratchFile("orphan.json", orphanResultChain()), "--json");
     assert.equal(orphan.code, 0, orphan.stderr);

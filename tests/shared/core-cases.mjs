@@ -228,6 +228,163 @@ export const cases = [
     },
   },
   {
+    name: "every strategy compacts to a chain its provider accepts",
+    async run({ compact, validateChain, measureChain }) {
+      const input = openaiSections(8);
+      const before = JSON.stringify(input);
+      for (const options of [
+        { strategy: "sections" },
+        { strategy: { name: "window", window: 8, thresholdTokens: 800 } },
+        { strategy: { name: "tiers", recent: 6, condensed: 8 } },
+        { strategy: "budget", maxTokens: 1500 },
+        { strategy: "budget", maxBytes: 6000 },
+      ]) {
+        const what = JSON.stringify(options);
+        const summarizer = fakeSummarizer({ ms: 1 });
+        const result = await compact(input, { ...options, summarizer });
+        const name = typeof options.strategy === "string" ? options.strategy : options.strategy.name;
+        same([result.report.strategy, result.changed, result.format], [name, true, "openai"], `${what}: strategy, changed, format`);
+        check(summarizer.calls.length > 0 && result.report.calls === summarizer.calls.length, `${what}: calls reported`);
+        check(result.report.after.bytes < result.report.before.bytes, `${what}: smaller`);
+        same(validateChain(result.messages), [], `${what}: diagnostics of the output`);
+        check(Array.isArray(result.report.providerRepairs), `${what}: providerRepairs listed`);
+        const total = measureChain(result.messages).total;
+        if (options.maxTokens) check(total.tokens <= options.maxTokens, `${what}: ${total.tokens} tokens`);
+        if (options.maxBytes) check(total.bytes <= options.maxBytes, `${what}: ${total.bytes} bytes`);
+        const again = await compact(result.messages, { ...options, summarizer });
+        same(again.report.calls, 0, `${what}: a second run makes no call`);
+      }
+      same(JSON.stringify(input), before, "input not mutated");
+      const error = await rejection(compact(input, { strategy: "budget" }), "budget without a max");
+      contextfoldError(error, "invalid_option", "options.maxTokens", "budget without a max");
+      const tight = await rejection(
+        compact([{ role: "system", content: "policy ".repeat(500) }, ...openaiSections(2).slice(1)], { strategy: "budget", maxTokens: 100 }),
+        "system prompt over the budget",
+      );
+      contextfoldError(tight, "budget_exceeded", undefined, "system prompt over the budget");
+      check(/system prompt alone/.test(tight.message), tight.message);
+      contextfoldError(
+        await rejection(compact(input, { strategy: "nope" }), "unknown strategy"),
+        "invalid_option",
+        "options.strategy",
+        "unknown strategy",
+      );
+      contextfoldError(
+        await rejection(compact(input, { maxTokens: 10, maxBytes: 10 }), "both budgets"),
+        "invalid_option",
+        "options.maxBytes",
+        "both budgets",
+      );
+    },
+  },
+  {
+    name: "needsCompaction is the cheap trigger of each strategy",
+    run({ needsCompaction }) {
+      const small = openaiChain();
+      const big = openaiSections(30);
+      for (const options of [
+        undefined,
+        { strategy: { name: "window", window: 20, thresholdTokens: 4000 } },
+        { strategy: { name: "tiers", autoThreshold: 100 } },
+        { strategy: "budget", maxTokens: 8000 },
+      ]) {
+        const what = JSON.stringify(options) ?? "default";
+        same([needsCompaction(small, options), needsCompaction(big, options)], [false, true], `${what}: small, big`);
+      }
+      same(needsCompaction(big, { strategy: { name: "tiers", auto: false } }), false, "tiers with auto off");
+      contextfoldError(thrown(() => needsCompaction(big, { strategy: "budget" }), "budget without max"), "invalid_option", "options.maxTokens", "budget without max");
+    },
+  },
+  {
+    name: "validateChain reports provider rules and repairChain fixes them",
+    run({ validateChain, repairChain }) {
+      const bad = orphanResultChain();
+      const found = validateChain(bad);
+      const codes = found.map((d) => d.code).sort();
+      check(codes.includes("orphan_result") && codes.includes("unanswered_call"), `codes: ${codes}`);
+      const orphan = found.find((d) => d.code === "orphan_result");
+      same([orphan.index, typeof orphan.path, typeof orphan.message], [2, "string", "string"], "orphan diagnostic");
+      const fixed = repairChain(bad);
+      same([fixed.changed, fixed.format, fixed.provider], [true, "openai", "openai"], "changed, format, provider");
+      check(fixed.steps.some((s) => s.step === "droppedOrphanResult" && s.index === 2), JSON.stringify(fixed.steps));
+      same(validateChain(fixed.messages), [], "repaired chain validates");
+      const valid = openaiChain();
+      same(validateChain(valid), [], "a valid chain");
+      const same1 = repairChain(valid);
+      same([same1.changed, same1.steps], [false, []], "nothing to repair");
+      same(same1.messages, valid, "a valid chain comes back as given");
+      const twoUsers = [{ role: "user", content: "a" }, { role: "user", content: "b" }, { role: "assistant", content: "c" }];
+      same(validateChain(twoUsers), [], "OpenAI accepts two user messages in a row");
+      same(validateChain(twoUsers, { provider: "anthropic" }).map((d) => d.code), ["consecutive_same_role"], "Anthropic does not");
+      same(repairChain(twoUsers, { provider: "anthropic" }).messages.length, 2, "merged for Anthropic");
+      contextfoldError(thrown(() => validateChain(valid, { provider: "klingon" }), "bad provider"), "invalid_option", "options.provider", "bad provider");
+    },
+  },
+  {
+    name: "a tokenCounter counts in batches; a broken one is a typed error",
+    async run({ compact, needsCompaction }) {
+      const batches = [];
+      const tokenCounter = (texts) => {
+        batches.push(texts.length);
+        return texts.map((t) => t.length);
+      };
+      const input = openaiSections(6);
+      // One token a character: the same chain is 4x over a budget the estimate meets.
+      same(needsCompaction(input, { strategy: "budget", maxTokens: 3000 }), false, "estimate fits");
+      same(needsCompaction(input, { strategy: "budget", maxTokens: 3000, tokenCounter }), true, "counter does not");
+      check(batches.length === 1 && batches[0] > input.length, `one batch of every text: ${batches}`);
+      const result = await compact(input, { strategy: "budget", maxTokens: 3000, tokenCounter, summarizer: fakeSummarizer({ ms: 1 }) });
+      check(result.changed, "compacted by the counter's measure");
+      for (const broken of [() => { throw new Error("tokenizer crashed"); }, () => "nope", (texts) => texts.map(() => -1)]) {
+        const error = await rejection(compact(input, { strategy: "budget", maxTokens: 3000, tokenCounter: broken }), "broken counter");
+        contextfoldError(error, "token_counter_failed", "options.tokenCounter", "broken counter");
+      }
+    },
+  },
+  {
+    name: "History compacts on push, keeps messages pushed meanwhile, and survives storage",
+    async run({ History }) {
+      const chain = openaiSections(10);
+      let release;
+      const gate = new Promise((resolve) => (release = resolve));
+      const summarizer = fakeSummarizer({ ms: 1 });
+      const gated = async (request, context) => {
+        await gate;
+        return summarizer(request, context);
+      };
+      const options = { strategy: { name: "tiers", recent: 6, condensed: 10, autoThreshold: 30 }, summarizer: gated };
+      const history = new History({ messages: chain.slice(0, 30), options });
+      same([history.length, history.needsCompaction()], [30, false], "30 messages: no trigger");
+      // The 31st message fires the trigger; the compaction waits on the gate.
+      const running = history.push(chain[30]);
+      await sleep(5);
+      history.push(chain[31]);
+      history.push(chain[32]);
+      release();
+      const result = await running;
+      check(result && result.changed, "the push compacted");
+      const messages = history.messages();
+      check(messages.length < 33, `fewer messages: ${messages.length}`);
+      same(messages.slice(-2), [chain[31], chain[32]], "messages pushed during the compaction are kept, in order");
+      // Storage round trip; functions are passed again.
+      const stored = JSON.parse(JSON.stringify(history));
+      same([stored.version, "summarizer" in stored.options], [1, false], "stored shape");
+      const restored = History.fromJSON(stored, { summarizer });
+      same(restored.messages(), messages, "restored messages");
+      // A failed compaction leaves the history untouched.
+      const failing = new History({
+        messages: chain,
+        auto: false,
+        options: { strategy: { name: "tiers", recent: 6, condensed: 10 }, summarizer: async () => { throw new Error("down"); } },
+      });
+      const failed = await failing.compact();
+      same([failed.changed, failed.report.rolledBack], [false, true], "rolled back");
+      same(failing.messages(), chain, "history untouched after a failure");
+      const bad = thrown(() => History.fromJSON({ nope: true }), "bad stored history");
+      contextfoldError(bad, "invalid_history", "", "bad stored history");
+    },
+  },
+  {
     name: "the module keeps working after errors",
     async run({ compact, parseChain }) {
       for (let i = 0; i < 3; i++) {

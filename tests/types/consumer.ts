@@ -5,7 +5,14 @@
 import init, {
   compact,
   extractiveSummarizer,
+  History,
+  needsCompaction,
   parseChain,
+  repairChain,
+  validateChain,
+  type Diagnostic,
+  type RepairResult,
+  type StoredHistory,
   type ChainFormat,
   type CompactOptions,
   type CompactResult,
@@ -88,7 +95,26 @@ await compact(messages, { summarizer: async () => 42 });
 // @ts-expect-error: no such onError policy
 await compact(messages, { summarizer, onError: "explode" });
 // @ts-expect-error: no such strategy
-await compact(messages, { summarizer, strategy: "window" });
+await compact(messages, { summarizer, strategy: "sliding" });
+await compact(messages, { summarizer, strategy: { name: "window", window: 40, thresholdTokens: 8000 } });
+await compact(messages, { strategy: { name: "tiers", recent: 10 } });
+await compact(messages, { strategy: "budget", maxTokens: 8000, tokenCounter: (texts) => texts.map((t) => t.length) });
+// @ts-expect-error: a token counter returns one number per text
+await compact(messages, { strategy: "budget", maxTokens: 8000, tokenCounter: (texts: string[]) => texts.join("") });
+// @ts-expect-error: window settings are typed
+await compact(messages, { strategy: { name: "window", window: "40" } });
+const needed: boolean = needsCompaction(messages, { strategy: "budget", maxBytes: 100_000 });
+const diagnostics: Diagnostic[] = validateChain(messages, { provider: "anthropic" });
+// @ts-expect-error: no such provider
+validateChain(messages, { provider: "cohere" });
+const repaired: RepairResult = repairChain(messages, { orphanResults: "answer" });
+const history = new History<{ role: string; content: string }>({ options: { strategy: "tiers" } });
+await history.push({ role: "user", content: "hi" });
+const stored: StoredHistory<{ role: string; content: string }> = history.toJSON();
+History.fromJSON(stored, { summarizer });
+// @ts-expect-error: History holds the message type it was given
+await history.push(42);
+void [needed, diagnostics, repaired];
 // @ts-expect-error: strategy settings are typed
 await compact(messages, { summarizer, strategy: { name: "sections", useQA: "yes" } });
 // @ts-expect-error: concurrency is a number

@@ -4,21 +4,26 @@
 //! the host tests exercise; the export reads the options (exact paths on every wrong
 //! one), links the `AbortSignal`, and wraps the JS summarizer in the bridge.
 //!
-//! For now the only strategy is `sections`. The result comes back in the format the
-//! messages were read in (OpenAI in, OpenAI out), and says which in `format`.
+//! Every strategy (`sections`, `window`, `tiers`, `budget`) runs through the core's
+//! dispatcher, which finishes with the provider-validity pass for the format read. The
+//! result comes back in the format the messages were read in (OpenAI in, OpenAI out),
+//! and says which in `format`. `needsCompaction` is the cheap trigger check.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
-use contextfold::ast::IdTemplate;
+use crate::options::{amount, invalid, StrategySettings};
+use crate::token_counter::JsTokenCounter;
 use contextfold::format::Format;
-use contextfold::strategy::sections::{self, SectionsConfig};
+use contextfold::measure::Meter;
+use contextfold::repair::{Provider, RepairOptions};
+use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
 use contextfold::strategy::{OnError, Report};
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::{CancelFlag, Controls, Summarizer, DEFAULT_CONCURRENCY};
 use js_sys::Reflect;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -30,14 +35,18 @@ export interface SectionsStrategy {
     name: "sections";
     /** Rotate the last `keepQASections` sections when they outgrow `lastSecBytes` [true]. */
     preserveLast?: boolean;
-    /** Budget of each of those sections, in bytes [51200]. */
+    /** Budget of each of those sections, in bytes [51200] (or `lastSecTokens`, at 4 bytes a token). */
     lastSecBytes?: number;
-    /** A body pair above this size is summarized on its own, never the last one [16384]. */
+    lastSecTokens?: number;
+    /** A body pair above this size is summarized on its own, never the last one [16384] (or `maxBpTokens`). */
     maxBpBytes?: number;
+    maxBpTokens?: number;
     /** Fold older sections into one QA section when too many or too large [false]. */
     useQA?: boolean;
     maxQASections?: number;
+    /** Or `maxQATokens`. */
     maxQABytes?: number;
+    maxQATokens?: number;
     /** Summarize the folded user messages instead of concatenating them [false]. */
     summHumanInQA?: boolean;
     /** Recent sections kept out of section summarization, at least 1 [1]. */
@@ -50,25 +59,98 @@ export interface SectionsStrategy {
     idTemplate?: string;
 }
 
+/**
+ * Settings of the `window` strategy (zrb's safe-split summarizer); defaults in brackets.
+ * Thresholds are given in tokens OR bytes (`thresholdTokens` or `thresholdBytes`).
+ */
+export interface WindowStrategy {
+    name: "window";
+    /** Messages kept; more trigger compaction [100]. */
+    window?: number;
+    /** A chain over this triggers compaction [76800 tokens, or 80% of maxTokens/maxBytes]. */
+    thresholdTokens?: number;
+    thresholdBytes?: number;
+    /** A tool result over this is summarized on its own [half the threshold]. */
+    messageThresholdTokens?: number;
+    messageThresholdBytes?: number;
+    /** Re-summarization levels of a long text before it is truncated (reported) [5]. */
+    maxDepth?: number;
+    /** Content smaller than this is never sent to the summarizer [512]. */
+    minSummarizeBytes?: number;
+}
+
+/** Settings of the `tiers` strategy (eternal history); defaults in brackets. */
+export interface TiersStrategy {
+    name: "tiers";
+    /** Most recent messages kept verbatim [20]. */
+    recent?: number;
+    /** Messages before them condensed (medium compression); older ones compressed [50]. */
+    condensed?: number;
+    /** `needsCompaction` is true above this many messages [100]. */
+    autoThreshold?: number;
+    /** Whether the automatic trigger is on [true]. */
+    auto?: boolean;
+    /** Size hints of the two summaries [2000 / 800 bytes, or 25% / 10% of the budget]; or in tokens. */
+    condensedBytes?: number;
+    condensedTokens?: number;
+    compressedBytes?: number;
+    compressedTokens?: number;
+    minSummarizeBytes?: number;
+}
+
+/**
+ * Settings of the `budget` strategy: keep the system prompt and the recent messages,
+ * condense the rest, then enforce `maxTokens` / `maxBytes` (required) as a hard limit.
+ */
+export interface BudgetStrategy {
+    name: "budget";
+    /** Most recent messages always kept, extended to whole tool exchanges [2]. */
+    keepRecent?: number;
+    /** Share of the budget all summaries together may take, 0 to 100 [20]. */
+    summaryPercent?: number;
+    idTemplate?: string;
+}
+
 /** A strategy name, or a name with settings. */
-export type CompactStrategy = "sections" | SectionsStrategy;
+export type CompactStrategy =
+    | "sections" | "window" | "tiers" | "budget"
+    | SectionsStrategy | WindowStrategy | TiersStrategy | BudgetStrategy;
 
 /**
  * On a failed summary call: `"rollback"` returns the original chain with the errors in
  * the report (default), `"throw"` throws a `ContextfoldError` with code
- * `summarizer_failed` and an `errors` array, `"partial"` keeps every summary that
- * succeeded.
+ * `summarizer_failed` and an `errors` array, `"partial"` (alias `"trim"`) keeps every
+ * summary that succeeded and the content whose summary failed (the `budget` strategy
+ * trims it to keep the budget).
  */
-export type OnError = "rollback" | "throw" | "partial";
+export type OnError = "rollback" | "throw" | "partial" | "trim";
 
-/** Options of `compact`. Unknown keys are ignored; `null` counts as absent. */
-export interface CompactOptions {
+/** Options shared by `compact` and `needsCompaction`. */
+export interface StrategyOptions {
     /** The format of `messages`; `"auto"` (default) detects it. */
     format?: "auto" | ChainFormat;
     /** Default `"sections"`. */
     strategy?: CompactStrategy;
+    /**
+     * The budget the result should fit (give one of the two); each strategy derives its
+     * thresholds from it unless they are set. `budget` guarantees it, or throws
+     * `budget_exceeded` saying what alone is too large.
+     */
+    maxTokens?: number;
+    maxBytes?: number;
+    /** Counts tokens instead of the built-in estimate (one call per batch of texts). */
+    tokenCounter?: TokenCounter;
+}
+
+/** Options of `needsCompaction`. */
+export interface NeedsCompactionOptions extends StrategyOptions {}
+
+/** Options of `compact`. Unknown keys are ignored; `null` counts as absent. */
+export interface CompactOptions extends StrategyOptions {
     /** Makes the summaries; the built-in `extractiveSummarizer()` when absent. */
     summarizer?: Summarizer;
+    /** Whose rules the result keeps; default: the provider of the format read. */
+    provider?: ProviderName;
     /** Summary calls in flight at most, at least 1 [4]. */
     concurrency?: number;
     /** Time limit of each summary call, in ms: a late call fails with kind `"timeout"`. */
@@ -108,6 +190,13 @@ export type SectionAction =
     | { action: "rotated"; pairsSummarized: number; pairsKept: number; bytesBefore: number; bytesAfter: number }
     | { action: "foldedIntoQa"; bytesBefore: number }
     | { action: "noGain"; kind: SummaryRequestKind; bytesBefore: number; summaryBytes: number }
+    | { action: "messageSummarized"; message: number; bytesBefore: number; bytesAfter: number }
+    | { action: "truncated"; message: number | null; bytesBefore: number; bytesAfter: number }
+    | { action: "snapshot"; messages: number; updated: boolean; bytesBefore: number; bytesAfter: number }
+    | { action: "skipped"; reason: string }
+    | { action: "tiered"; level: "condensed" | "compressed"; messages: number; merged: boolean; bytesBefore: number; bytesAfter: number }
+    | { action: "condensed"; pairs: number }
+    | { action: "trimmed"; what: string }
     | { action: "failed"; kind: SummaryRequestKind; request: number };
 
 export interface SectionReport {
@@ -117,7 +206,7 @@ export interface SectionReport {
 }
 
 export interface CompactReport {
-    strategy: "sections";
+    strategy: "sections" | "window" | "tiers" | "budget";
     before: Totals;
     after: Totals;
     /** Summary calls made. */
@@ -128,6 +217,8 @@ export interface CompactReport {
     errors: SummarizeError[];
     /** Repairs parsing made to the input. */
     repairs: RepairAction[];
+    /** What the final provider-validity pass changed in the strategy's result. */
+    providerRepairs: RepairStep[];
     sections: SectionReport[];
     /** The result is the original chain because of errors or cancellation. */
     rolledBack: boolean;
@@ -149,73 +240,14 @@ export interface CompactResult {
 }
 "#;
 
-/// Settings of the `sections` strategy as JS gives them; absent ones keep the defaults.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct SectionsSettings {
-    pub name: String,
-    #[serde(default, rename = "preserveLast")]
-    pub preserve_last: Option<bool>,
-    #[serde(default, rename = "lastSecBytes")]
-    pub last_sec_bytes: Option<usize>,
-    #[serde(default, rename = "maxBpBytes")]
-    pub max_bp_bytes: Option<usize>,
-    #[serde(default, rename = "useQA")]
-    pub use_qa: Option<bool>,
-    #[serde(default, rename = "maxQASections")]
-    pub max_qa_sections: Option<usize>,
-    #[serde(default, rename = "maxQABytes")]
-    pub max_qa_bytes: Option<usize>,
-    #[serde(default, rename = "summHumanInQA")]
-    pub summ_human_in_qa: Option<bool>,
-    #[serde(default, rename = "keepQASections")]
-    pub keep_qa_sections: Option<usize>,
-    #[serde(default, rename = "reservePercent")]
-    pub reserve_percent: Option<usize>,
-    #[serde(default, rename = "minSummarizeBytes")]
-    pub min_summarize_bytes: Option<usize>,
-    #[serde(default, rename = "idTemplate")]
-    pub id_template: Option<String>,
-}
-
-impl SectionsSettings {
-    /// The core config: defaults overridden by what is given, after range checks.
-    pub fn to_config(&self, on_error: OnError) -> Result<SectionsConfig, BindingError> {
-        if self.name != "sections" {
-            return Err(invalid(".strategy.name", format!("unknown strategy {:?}; expected \"sections\"", self.name)));
-        }
-        if self.keep_qa_sections == Some(0) {
-            return Err(invalid(".strategy.keepQASections", "must be at least 1"));
-        }
-        if self.reserve_percent.is_some_and(|p| p > 100) {
-            return Err(invalid(".strategy.reservePercent", "must be 0 to 100"));
-        }
-        if let Some(template) = &self.id_template {
-            IdTemplate::parse(template).map_err(|e| invalid(".strategy.idTemplate", e.to_string()))?;
-        }
-        let d = SectionsConfig::default();
-        Ok(SectionsConfig {
-            preserve_last: self.preserve_last.unwrap_or(d.preserve_last),
-            last_sec_bytes: self.last_sec_bytes.unwrap_or(d.last_sec_bytes),
-            max_bp_bytes: self.max_bp_bytes.unwrap_or(d.max_bp_bytes),
-            use_qa: self.use_qa.unwrap_or(d.use_qa),
-            max_qa_sections: self.max_qa_sections.unwrap_or(d.max_qa_sections),
-            max_qa_bytes: self.max_qa_bytes.unwrap_or(d.max_qa_bytes),
-            summ_human_in_qa: self.summ_human_in_qa.unwrap_or(d.summ_human_in_qa),
-            keep_qa_sections: self.keep_qa_sections.unwrap_or(d.keep_qa_sections),
-            reserve_percent: self.reserve_percent.unwrap_or(d.reserve_percent),
-            min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
-            id_template: self.id_template.clone().unwrap_or(d.id_template),
-            on_error,
-        })
-    }
-}
-
 /// The options of `compact` other than the JS objects (summarizer, signal).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompactSettings {
     /// `None`: auto-detect.
     pub format: Option<Format>,
-    pub sections: SectionsConfig,
+    pub strategy: StrategyConfig,
+    /// The provider rules the result must satisfy; `None`: those of the format read.
+    pub provider: Option<Provider>,
     pub concurrency: usize,
     pub timeout_ms: Option<u64>,
 }
@@ -224,10 +256,20 @@ impl Default for CompactSettings {
     fn default() -> Self {
         CompactSettings {
             format: None,
-            sections: SectionsConfig::default(),
+            strategy: StrategyConfig::default(),
+            provider: None,
             concurrency: DEFAULT_CONCURRENCY,
             timeout_ms: None,
         }
+    }
+}
+
+/// The provider whose rules a chain read in `format` must keep.
+pub fn provider_of(format: Format) -> Provider {
+    match format {
+        Format::OpenAi => Provider::OpenAi,
+        Format::Anthropic => Provider::Anthropic,
+        Format::Native => Provider::Generic,
     }
 }
 
@@ -265,7 +307,7 @@ pub async fn compact(
     messages: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "CompactOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
-    let JsCompactOptions { settings, summarizer, signal } = JsCompactOptions::read(&options)?;
+    let JsCompactOptions { settings, summarizer, signal, counter } = JsCompactOptions::read(&options)?;
     // The built-in summarizer runs in Rust: no crossing into JS for every call.
     let builtin = match &summarizer {
         None => Some(ExtractiveSummarizer::default()),
@@ -282,34 +324,121 @@ pub async fn compact(
         ),
         None => None,
     };
-    let output = match (builtin, summarizer) {
-        (Some(extractive), _) => compact_value(&value, &settings, &extractive, &controls).await?,
-        (None, Some(function)) => {
-            let bridge = JsSummarizer::new(function, signal);
-            compact_value(&value, &settings, &bridge, &controls).await?
-        }
+    let meter = match &counter {
+        Some(c) => Meter::new(c),
+        None => Meter::default(),
+    };
+    let chosen = match (builtin, summarizer) {
+        (Some(extractive), _) => Either::Builtin(extractive),
+        (None, Some(function)) => Either::Js(JsSummarizer::new(function, signal)),
         (None, None) => return Err(invalid(".summarizer", "required").into()),
     };
-    to_js(&output)
+    let output = compact_value(&value, &settings, &chosen, &controls, meter).await;
+    // A failed token counter outranks whatever was computed with the stand-in estimate.
+    if let Some(counter) = &counter {
+        counter.check()?;
+    }
+    to_js(&output?)
 }
 
-/// The Rust side of `compact`: read, compact with the sections strategy, write back in
-/// the format read.
+/// The built-in or a JS summarizer behind one type, so that every strategy is compiled
+/// once into the wasm rather than once per summarizer type (about a third of its size).
+enum Either {
+    Builtin(ExtractiveSummarizer),
+    Js(JsSummarizer),
+}
+
+impl Summarizer for Either {
+    async fn summarize(
+        &self,
+        request: contextfold::summarize::SummaryRequest,
+    ) -> Result<String, contextfold::summarize::SummarizeError> {
+        match self {
+            Either::Builtin(s) => s.summarize(request).await,
+            Either::Js(s) => s.summarize(request).await,
+        }
+    }
+}
+
+/// Whether `compact` with these options would change anything now: the cheap trigger
+/// check for chat UIs and middleware (no summarizer is called). Per strategy: `sections`
+/// would make a summary call; `window` is over its threshold or window, or holds an
+/// oversized tool result; `tiers` has more than `autoThreshold` messages (and `auto`);
+/// `budget` is over `maxTokens` / `maxBytes`.
+///
+/// @example
+/// ```js
+/// if (needsCompaction(history, { strategy: "budget", maxTokens: 100_000 })) {
+///   history = (await compact(history, { strategy: "budget", maxTokens: 100_000 })).messages;
+/// }
+/// ```
+#[wasm_bindgen(js_name = needsCompaction)]
+pub fn needs_compaction(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] messages: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "NeedsCompactionOptions")] options: JsValue,
+) -> JsResult<bool> {
+    let (format, strategy, counter) = if options.is_undefined() || options.is_null() {
+        (None, StrategyConfig::default(), None)
+    } else if options.is_object() {
+        let counter = match get(&options, "tokenCounter")? {
+            None => None,
+            Some(f) => Some(JsTokenCounter::new(
+                f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".tokenCounter", "expected a function"))?,
+            )),
+        };
+        let format = format_option(field::<String>(&options, "format")?.as_deref())?;
+        (format, read_strategy(&options, OnError::Rollback)?, counter)
+    } else {
+        return Err(invalid("", "expected an object").into());
+    };
+    let value = messages_from_js(messages)?;
+    let (messages, _) = read_messages(&value, format).map_err(BindingError::from)?;
+    let meter = match &counter {
+        Some(c) => Meter::new(c),
+        None => Meter::default(),
+    };
+    let needed = run::needs_compaction(&messages, &strategy, meter);
+    if let Some(counter) = &counter {
+        counter.check()?;
+    }
+    Ok(needed)
+}
+
+/// The Rust side of `compact`: read, compact with the chosen strategy and repair for
+/// the provider, write back in the format read.
 pub async fn compact_value<S: Summarizer + ?Sized>(
     value: &Value,
     settings: &CompactSettings,
     summarizer: &S,
     controls: &Controls,
+    meter: Meter<'_>,
 ) -> Result<CompactOutput, BindingError> {
     let (messages, format) = read_messages(value, settings.format)?;
-    let result = sections::compact(&messages, &settings.sections, summarizer, controls).await?;
+    let provider = settings.provider.unwrap_or_else(|| provider_of(format));
+    let options = CompactOptions { strategy: settings.strategy.clone(), repair: RepairOptions::for_provider(provider) };
+    let result = run::compact(&messages, &options, summarizer, controls, meter).await?;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
     let messages = if result.changed {
-        contextfold::format::write(&result.messages, format).map_err(|e| BindingError::Core(e.into()))?
+        let mut out = result.messages.clone();
+        if format != Format::Native {
+            strip_tier_metadata(&mut out);
+        }
+        contextfold::format::write(&out, format).map_err(|e| BindingError::Core(e.into()))?
     } else {
         value.clone()
     };
     Ok(CompactOutput { messages, changed: result.changed, format: format.as_str(), report: result.report })
+}
+
+/// Provider APIs reject unknown message fields (Anthropic does), so tier summaries keep
+/// their metadata only in the native format; elsewhere their text prefix marks them.
+fn strip_tier_metadata(messages: &mut [contextfold::Message]) {
+    use contextfold::strategy::tiers::{is_bridge, summary_info, METADATA_KEY};
+    for m in messages.iter_mut() {
+        if summary_info(m).is_some() || is_bridge(m) {
+            m.extra.remove(METADATA_KEY);
+        }
+    }
 }
 
 /// The options object, read field by field so that every error has its path.
@@ -318,12 +447,19 @@ struct JsCompactOptions {
     /// `None`: the built-in extractive summarizer.
     summarizer: Option<JsSummarizerFn>,
     signal: Option<AbortSignalLike>,
+    /// `None`: the built-in estimate.
+    counter: Option<JsTokenCounter>,
 }
 
 impl JsCompactOptions {
     fn read(options: &JsValue) -> Result<JsCompactOptions, BindingError> {
         if options.is_undefined() || options.is_null() {
-            return Ok(JsCompactOptions { settings: CompactSettings::default(), summarizer: None, signal: None });
+            return Ok(JsCompactOptions {
+                settings: CompactSettings::default(),
+                summarizer: None,
+                signal: None,
+                counter: None,
+            });
         }
         if !options.is_object() {
             return Err(invalid("", "expected an object"));
@@ -337,31 +473,34 @@ impl JsCompactOptions {
             Some(s) if is_abort_signal(&s) => Some(s.unchecked_into::<AbortSignalLike>()),
             Some(_) => return Err(invalid(".signal", "expected an AbortSignal")),
         };
+        let counter = match get(options, "tokenCounter")? {
+            None => None,
+            Some(f) => Some(JsTokenCounter::new(
+                f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".tokenCounter", "expected a function"))?,
+            )),
+        };
         let format = format_option(field::<String>(options, "format")?.as_deref())?;
+        let provider = match field::<String>(options, "provider")? {
+            None => None,
+            Some(name) => Some(Provider::from_name(&name).ok_or_else(|| {
+                invalid(
+                    ".provider",
+                    format!("unknown provider {name:?}; expected \"generic\", \"openai\", \"anthropic\" or \"gemini\""),
+                )
+            })?),
+        };
         let on_error = match field::<String>(options, "onError")?.as_deref() {
             None | Some("rollback") => OnError::Rollback,
             Some("throw") => OnError::Throw,
-            Some("partial") => OnError::Partial,
+            Some("partial" | "trim") => OnError::Partial,
             Some(other) => {
                 return Err(invalid(
                     ".onError",
-                    format!("unknown value {other:?}; expected \"rollback\", \"throw\" or \"partial\""),
+                    format!("unknown value {other:?}; expected \"rollback\", \"throw\", \"partial\" or \"trim\""),
                 ))
             }
         };
-        let strategy = match get(options, "strategy")? {
-            None => SectionsSettings { name: "sections".to_string(), ..SectionsSettings::default() },
-            Some(v) if v.is_string() => {
-                let name = v.as_string().unwrap_or_default();
-                if name != "sections" {
-                    return Err(invalid(".strategy", format!("unknown strategy {name:?}; expected \"sections\"")));
-                }
-                SectionsSettings { name, ..SectionsSettings::default() }
-            }
-            Some(v) if v.is_object() => deserialize_at(v, ".strategy")?,
-            Some(_) => return Err(invalid(".strategy", "expected a strategy name or { name, ...settings }")),
-        };
-        let sections = strategy.to_config(on_error)?;
+        let strategy = read_strategy(options, on_error)?;
         let concurrency = match field::<usize>(options, "concurrency")? {
             None => DEFAULT_CONCURRENCY,
             Some(0) => return Err(invalid(".concurrency", "must be at least 1")),
@@ -372,26 +511,47 @@ impl JsCompactOptions {
             t => t,
         };
         Ok(JsCompactOptions {
-            settings: CompactSettings { format, sections, concurrency, timeout_ms },
+            settings: CompactSettings { format, strategy, provider, concurrency, timeout_ms },
             summarizer,
             signal,
+            counter,
         })
     }
 }
 
-fn invalid(path: &str, message: impl Into<String>) -> BindingError {
-    BindingError::InvalidOption { path: path.to_string(), message: message.into() }
+/// `strategy`, `maxTokens` / `maxBytes` and the clock, as the core config.
+pub(crate) fn read_strategy(options: &JsValue, on_error: OnError) -> Result<StrategyConfig, BindingError> {
+    let max = amount(field::<usize>(options, "maxTokens")?, field::<usize>(options, "maxBytes")?, ".max")?;
+    let settings = match get(options, "strategy")? {
+        None => StrategySettings::named("sections"),
+        Some(v) if v.is_string() => StrategySettings::named(&v.as_string().unwrap_or_default()),
+        Some(v) if v.is_object() => deserialize_at(v, ".strategy")?,
+        Some(_) => return Err(invalid(".strategy", "expected a strategy name or { name, ...settings }")),
+    };
+    // Tier summaries record when they were made; the core has no clock.
+    let now = Some(String::from(js_sys::Date::new_0().to_iso_string()));
+    settings.to_config(max, on_error, now).map_err(|e| match e {
+        // A bare name given as a string has no `.name` below it.
+        BindingError::InvalidOption { path, message } if path == ".strategy.name" && get_is_string(options) => {
+            invalid(".strategy", message)
+        }
+        other => other,
+    })
+}
+
+fn get_is_string(options: &JsValue) -> bool {
+    get(options, "strategy").ok().flatten().is_some_and(|v| v.is_string())
 }
 
 /// `options[key]`, `None` when undefined or null. A throwing getter is an invalid option.
-fn get(options: &JsValue, key: &str) -> Result<Option<JsValue>, BindingError> {
+pub(crate) fn get(options: &JsValue, key: &str) -> Result<Option<JsValue>, BindingError> {
     let value = Reflect::get(options, &JsValue::from_str(key))
         .map_err(|e| invalid(&format!(".{key}"), crate::bridge::describe_js(&e)))?;
     Ok((!value.is_undefined() && !value.is_null()).then_some(value))
 }
 
 /// `options[key]` converted to `T`, with the path of any error.
-fn field<T: DeserializeOwned>(options: &JsValue, key: &str) -> Result<Option<T>, BindingError> {
+pub(crate) fn field<T: DeserializeOwned>(options: &JsValue, key: &str) -> Result<Option<T>, BindingError> {
     get(options, key)?.map(|v| deserialize_at(v, &format!(".{key}"))).transpose()
 }
 
@@ -415,6 +575,7 @@ fn is_abort_signal(value: &JsValue) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use contextfold::strategy::sections::SectionsConfig;
     use contextfold::summarize::{SummarizeError, SummaryRequest};
     use futures::executor::block_on;
     use serde_json::json;
@@ -456,7 +617,7 @@ mod tests {
 
     fn settings(on_error: OnError) -> CompactSettings {
         CompactSettings {
-            sections: SectionsConfig { on_error, ..SectionsConfig::default() },
+            strategy: StrategyConfig::Sections(SectionsConfig { on_error, ..SectionsConfig::default() }),
             ..CompactSettings::default()
         }
     }
@@ -464,8 +625,14 @@ mod tests {
     #[test]
     fn compacts_older_sections_and_writes_them_back_in_the_input_format() {
         let summarizer = Fixed::default();
-        let out =
-            block_on(compact_value(&chain(), &settings(OnError::Rollback), &summarizer, &Controls::default())).unwrap();
+        let out = block_on(compact_value(
+            &chain(),
+            &settings(OnError::Rollback),
+            &summarizer,
+            &Controls::default(),
+            Meter::default(),
+        ))
+        .unwrap();
         assert!(out.changed);
         assert_eq!(out.format, "openai");
         assert!(out.report.after.bytes < out.report.before.bytes);
@@ -476,14 +643,26 @@ mod tests {
 
     #[test]
     fn rollback_keeps_the_original_and_throw_becomes_summarizer_failed() {
-        let out =
-            block_on(compact_value(&chain(), &settings(OnError::Rollback), &Failing, &Controls::default())).unwrap();
+        let out = block_on(compact_value(
+            &chain(),
+            &settings(OnError::Rollback),
+            &Failing,
+            &Controls::default(),
+            Meter::default(),
+        ))
+        .unwrap();
         assert!(!out.changed);
         assert!(out.report.rolled_back);
         assert_eq!(out.report.errors.len(), out.report.calls);
 
-        let err =
-            block_on(compact_value(&chain(), &settings(OnError::Throw), &Failing, &Controls::default())).unwrap_err();
+        let err = block_on(compact_value(
+            &chain(),
+            &settings(OnError::Throw),
+            &Failing,
+            &Controls::default(),
+            Meter::default(),
+        ))
+        .unwrap_err();
         assert_eq!(err.code(), "summarizer_failed");
         assert!(matches!(err, BindingError::Summarizer(ref list) if !list.is_empty()));
     }
@@ -493,31 +672,9 @@ mod tests {
         let bad = json!([{ "role": "user", "parts": "not a list" }]);
         let mut s = settings(OnError::Rollback);
         s.format = Some(Format::Native);
-        let err = block_on(compact_value(&bad, &s, &Fixed::default(), &Controls::default())).unwrap_err();
+        let err =
+            block_on(compact_value(&bad, &s, &Fixed::default(), &Controls::default(), Meter::default())).unwrap_err();
         assert_eq!(err.code(), "invalid_shape");
         assert_eq!(err.path().as_deref(), Some("[0].parts"));
-    }
-
-    #[test]
-    fn settings_are_checked_with_their_path() {
-        let base = SectionsSettings { name: "sections".to_string(), ..SectionsSettings::default() };
-        let config = SectionsSettings { use_qa: Some(true), keep_qa_sections: Some(2), ..base.clone() }
-            .to_config(OnError::Partial)
-            .unwrap();
-        assert!(config.use_qa);
-        assert_eq!(config.keep_qa_sections, 2);
-        assert_eq!(config.on_error, OnError::Partial);
-        assert_eq!(config.last_sec_bytes, SectionsConfig::default().last_sec_bytes);
-
-        let cases = [
-            (SectionsSettings { name: "window".to_string(), ..base.clone() }, "options.strategy.name"),
-            (SectionsSettings { keep_qa_sections: Some(0), ..base.clone() }, "options.strategy.keepQASections"),
-            (SectionsSettings { reserve_percent: Some(101), ..base.clone() }, "options.strategy.reservePercent"),
-        ];
-        for (settings, path) in cases {
-            let err = settings.to_config(OnError::Rollback).unwrap_err();
-            assert_eq!(err.code(), "invalid_option");
-            assert_eq!(err.path().as_deref(), Some(path));
-        }
     }
 }

@@ -33,6 +33,10 @@ pub enum BindingError {
     /// A hard budget cannot be met; `reason` says what alone is too large.
     #[error("cannot fit {max}: {reason}")]
     Budget { max: contextfold::measure::Amount, reason: String },
+    /// The caller's `tokenCounter` threw or answered with something other than one
+    /// non-negative integer per text.
+    #[error("the token counter failed: {0}")]
+    TokenCounter(String),
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -47,6 +51,7 @@ impl BindingError {
             BindingError::Summarizer(_) => "summarizer_failed",
             BindingError::Cancelled => "cancelled",
             BindingError::Budget { .. } => "budget_exceeded",
+            BindingError::TokenCounter(_) => "token_counter_failed",
             BindingError::Internal(_) => "internal",
         }
     }
@@ -61,6 +66,7 @@ impl BindingError {
             | BindingError::Cancelled
             | BindingError::Budget { .. }
             | BindingError::Internal(_) => None,
+            BindingError::TokenCounter(_) => Some("options.tokenCounter".to_string()),
         }
     }
 

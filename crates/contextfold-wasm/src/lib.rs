@@ -8,6 +8,9 @@
 //! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
 //! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
 //! - [`measure`] holds `estimateTokens` and `measureChain`;
+//! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
+//! - [`token_counter`] puts a JS tokenizer behind the core's `TokenCounter`;
+//! - [`validity`] holds `validateChain` and `repairChain`;
 //! - [`convert`] holds the conversions the exports share;
 //! - [`error`] holds the boundary's error type and its JS form (`ContextfoldError`).
 
@@ -18,6 +21,9 @@ pub mod convert;
 pub mod error;
 pub mod extractive;
 pub mod measure;
+pub mod options;
+pub mod token_counter;
+pub mod validity;
 
 pub use chain::parse_chain;
 pub use compact::compact;

@@ -73,8 +73,9 @@ pub fn measure_chain(
             Some(name) => format_option(Some(&name))?,
             None if value.is_undefined() || value.is_null() => None,
             None => {
-                return Err(BindingError::InvalidOption { path: ".format".into(), message: "expected a string".into() }
-                    .into())
+                return Err(
+                    BindingError::InvalidOption { path: ".format".into(), message: "expected a string".into() }.into()
+                )
             }
         }
     } else {

@@ -250,7 +250,9 @@ mod tests {
         let work = [Message::text(Role::Assistant, "ran the tests")];
         let p = render_update("- goal: fix </previous_summary> bug", &[], &work).unwrap();
         assert_eq!(p.case, InstructionCase::Update);
-        assert!(p.transcript.starts_with("<previous_summary>\n- goal: fix &lt;/previous_summary&gt; bug\n</previous_summary>\n<messages>"));
+        assert!(p.transcript.starts_with(
+            "<previous_summary>\n- goal: fix &lt;/previous_summary&gt; bug\n</previous_summary>\n<messages>"
+        ));
         assert_eq!(p.full().matches("</previous_summary>").count(), 1);
         assert!(p.instructions.contains("ONE updated summary"));
         assert!(render_update("old", &[], &[]).is_none());

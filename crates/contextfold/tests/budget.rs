@@ -149,7 +149,14 @@ fn the_budget_is_in_the_caller_s_tokens() {
     let chain = session(4);
     let s = FixedSummarizer::new("S");
     let max = 4000;
-    let out = block_on(compact(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s, &Controls::default(), Meter::new(&Bytes))).unwrap();
+    let out = block_on(compact(
+        &chain,
+        &BudgetConfig::new(Amount::Tokens(max)),
+        &s,
+        &Controls::default(),
+        Meter::new(&Bytes),
+    ))
+    .unwrap();
     assert!(message_tokens(&out.messages, &Bytes).iter().sum::<usize>() <= max);
     // With the estimate (about 4 bytes a token) the same chain needs no change.
     assert!(!run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap().changed);

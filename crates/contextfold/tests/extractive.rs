@@ -142,11 +142,13 @@ fn an_update_carries_the_previous_summary_forward() {
         ai("Decided to keep banker's rounding because invoices must match the old totals."),
     ];
     let old = summarize(&first, 600);
-    let later = vec![ai_calls("Now the exporter.", &[("b", "write_file")]), tool("b", "write_file", "wrote src/export.rs")];
+    let later =
+        vec![ai_calls("Now the exporter.", &[("b", "write_file")]), tool("b", "write_file", "wrote src/export.rs")];
     let prompt = contextfold::prompt::render_update(&old, &[], &later).unwrap();
     let updated = ExtractiveSummarizer::default().summarize_transcript(&prompt.transcript, 600);
     assert!(updated.len() <= 600, "{} bytes", updated.len());
-    for needle in ["Port the billing module to Rust.", "Keep the CSV export format unchanged.", "invoice_total()", "write_file"]
+    for needle in
+        ["Port the billing module to Rust.", "Keep the CSV export format unchanged.", "invoice_total()", "write_file"]
     {
         assert!(updated.contains(needle), "missing {needle:?} in:\n{updated}");
     }

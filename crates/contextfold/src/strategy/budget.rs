@@ -366,6 +366,7 @@ fn finish(
         .map(|(section, actions)| SectionReport { section, actions })
         .collect();
     let report = Report {
+        provider_repairs: Vec::new(),
         strategy: "budget",
         before: Totals::of(original),
         after: Totals::of(&messages),

@@ -6,6 +6,7 @@
 //! unchanged with the errors in the report; nothing is ever lost silently.
 
 pub mod budget;
+pub mod run;
 pub mod sections;
 pub mod tiers;
 pub mod window;
@@ -120,6 +121,8 @@ pub struct Report {
     pub errors: Vec<SummarizeError>,
     /// Repairs parsing made to the input.
     pub repairs: Vec<RepairAction>,
+    /// What the final provider-validity pass changed in the strategy's result.
+    pub provider_repairs: Vec<crate::repair::RepairStep>,
     pub sections: Vec<SectionReport>,
     /// True when the result is the original chain because of errors or cancellation.
     pub rolled_back: bool,
@@ -157,6 +160,20 @@ impl CompactError {
             CompactError::Budget { .. } => "budget_exceeded",
         }
     }
+}
+
+/// Runs a future that never waits (every summary answered at once) to completion
+/// without an executor; `None` if it does wait.
+pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    // Instant futures finish in one poll; a few more cover internal yields.
+    for _ in 0..64 {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return Some(out);
+        }
+    }
+    None
 }
 
 /// A summary pair replacing `replaced`: a summarization pair when any of them used

@@ -65,6 +65,38 @@ impl Default for SectionsConfig {
     }
 }
 
+impl SectionsConfig {
+    /// Thresholds derived from a budget the result should fit (the seed's algorithm
+    /// works in bytes; a token budget is converted at about four bytes a token): the
+    /// recent section may take half of it, a pair a fifth (at most upstream's 16 KB),
+    /// and older sections fold into one QA section beyond 90% of it. A soft target:
+    /// the `budget` strategy is the one that guarantees a fit.
+    pub fn for_budget(max: crate::measure::Amount) -> Self {
+        let bytes = max.approx_bytes();
+        let d = SectionsConfig::default();
+        SectionsConfig {
+            last_sec_bytes: bytes / 2,
+            max_bp_bytes: (bytes / 5).min(d.max_bp_bytes),
+            use_qa: true,
+            max_qa_bytes: bytes.saturating_mul(9) / 10,
+            ..d
+        }
+    }
+}
+
+/// Whether compacting now would make a summary call: a dry run with an instant
+/// summarizer, so the answer is exactly what `compact` would do (in memory, no call).
+pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
+    let probe = crate::summarize::mock::FixedSummarizer::new("-");
+    let config = SectionsConfig { on_error: OnError::Rollback, ..config.clone() };
+    match super::run_ready(compact(messages, &config, &probe, &Controls::default())) {
+        Some(Ok(result)) => result.report.calls > 0,
+        // Unreadable input: compaction cannot help; `compact` reports the error.
+        Some(Err(_)) => false,
+        None => true,
+    }
+}
+
 /// Bytes kept under the QA byte limit for the summary section itself.
 const QA_HEADROOM: usize = 1000;
 
@@ -445,6 +477,7 @@ impl Run<'_> {
             .collect();
         let messages = if rolled_back { original.to_vec() } else { self.ast.into_messages() };
         let report = Report {
+            provider_repairs: Vec::new(),
             strategy: "sections",
             before: Totals::of(original),
             after: Totals::of(&messages),

@@ -241,10 +241,20 @@ fn bonus(text: &str) -> u32 {
 enum Item {
     Task(String),
     AssistantText(String),
-    Call { name: String, args: String },
-    Result { name: String, text: String, error: bool },
+    Call {
+        name: String,
+        args: String,
+    },
+    Result {
+        name: String,
+        text: String,
+        error: bool,
+    },
     /// A line of an earlier summary being updated, under the heading it was filed in.
-    Previous { kind: Kind, text: String },
+    Previous {
+        kind: Kind,
+        text: String,
+    },
 }
 
 const KINDS: [Kind; 6] = [Kind::Goal, Kind::Error, Kind::Decision, Kind::Action, Kind::Fact, Kind::LastState];

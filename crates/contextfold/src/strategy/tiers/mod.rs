@@ -356,6 +356,7 @@ impl Run<'_> {
             .collect();
         let messages = if rolled_back { original.to_vec() } else { result };
         let report = Report {
+            provider_repairs: Vec::new(),
             strategy: "tiers",
             before: Totals::of(original),
             after: Totals::of(&messages),

@@ -1,0 +1,118 @@
+// History: a conversation session for chat UIs. Messages are pushed as they happen;
+// with `auto` on (the default), every push checks the strategy's cheap trigger
+// (`needsCompaction`) and compacts when it fires. `compact()` compacts on demand.
+//
+// A compaction works on a snapshot: messages pushed while it runs are kept and appended
+// after the compacted chain, so nothing is lost. A failed or rolled-back compaction
+// leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
+// restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
+import { compact, needsCompaction } from "../glue/contextfold_wasm.js";
+
+const VERSION = 1;
+
+function contextfoldError(code, message, path) {
+  const error = new Error(message);
+  error.name = "ContextfoldError";
+  error.code = code;
+  error.path = path;
+  return error;
+}
+
+export class History {
+  #messages;
+  #options;
+  #auto;
+  #running = null;
+
+  /**
+   * @param {object} [init]
+   * @param {unknown[]} [init.messages] starting messages (copied)
+   * @param {boolean} [init.auto] compact automatically on push [true]
+   * @param {object} [init.options] options of `compact` and `needsCompaction`
+   */
+  constructor({ messages = [], auto = true, options = {} } = {}) {
+    if (!Array.isArray(messages)) {
+      throw contextfoldError("invalid_option", "options.messages: expected an array of messages", "options.messages");
+    }
+    this.#messages = [...messages];
+    this.#auto = auto !== false;
+    this.#options = { ...options };
+  }
+
+  /** A copy of the messages, in the format they were pushed in. */
+  messages() {
+    return [...this.#messages];
+  }
+
+  get length() {
+    return this.#messages.length;
+  }
+
+  /** Whether the strategy's trigger fires now. */
+  needsCompaction() {
+    return needsCompaction(this.#messages, this.#options);
+  }
+
+  /**
+   * Appends a message; with `auto`, compacts when the trigger fires. Resolves to the
+   * compaction's result when one ran (`null` otherwise). Rejects only when the
+   * compaction itself rejects (bad input, `onError: "throw"`); the message stays pushed.
+   */
+  async push(message) {
+    this.#messages.push(message);
+    if (!this.#auto || this.#running || !this.needsCompaction()) return null;
+    return this.compact();
+  }
+
+  /**
+   * Compacts now. Concurrent calls share one run. Resolves to the `CompactResult`; the
+   * history takes its messages only when the result changed something.
+   */
+  compact() {
+    if (!this.#running) {
+      this.#running = this.#run().finally(() => {
+        this.#running = null;
+      });
+    }
+    return this.#running;
+  }
+
+  async #run() {
+    const snapshot = this.#messages.slice();
+    const result = await compact(snapshot, this.#options);
+    if (result.changed) {
+      if (!Array.isArray(result.messages)) {
+        throw contextfoldError(
+          "unsupported_shape",
+          "History holds message arrays; give Anthropic's system prompt as a leading system message",
+          undefined,
+        );
+      }
+      // Messages pushed while the compaction ran come after the compacted chain.
+      this.#messages = [...result.messages, ...this.#messages.slice(snapshot.length)];
+    }
+    return result;
+  }
+
+  /** What to store: `History.fromJSON(JSON.parse(JSON.stringify(history)))` restores it. */
+  toJSON() {
+    const { summarizer, signal, tokenCounter, onProgress, ...storable } = this.#options;
+    return { version: VERSION, auto: this.#auto, options: storable, messages: this.#messages };
+  }
+
+  /**
+   * Restores a stored history. Functions and signals cannot be stored: pass them again
+   * in `options` (merged over the stored ones).
+   */
+  static fromJSON(data, options = {}) {
+    const value = typeof data === "string" ? JSON.parse(data) : data;
+    if (!value || typeof value !== "object" || value.version !== VERSION || !Array.isArray(value.messages)) {
+      throw contextfoldError("invalid_history", "not a stored History (expected { version: 1, messages: [...] })", "");
+    }
+    return new History({
+      messages: value.messages,
+      auto: value.auto,
+      options: { ...(value.options ?? {}), ...options },
+    });
+  }
+}
