@@ -385,6 +385,33 @@ export const cases = [
     },
   },
   {
+    name: "onProgress reports every wave and call, then done",
+    async run({ compact }) {
+      const events = [];
+      const result = await compact(openaiSections(6), {
+        strategy: { name: "window", window: 8, thresholdTokens: 800 },
+        summarizer: fakeSummarizer({ ms: 2 }),
+        onProgress: (e) => events.push(e),
+      });
+      const { calls, waves } = result.report;
+      check(calls > 1, `calls: ${calls}`);
+      same(events.filter((e) => e.phase === "wave").length, waves, "one wave event per wave");
+      same(events.filter((e) => e.phase === "call").length, calls, "one call event per call");
+      same(events.at(-1), { phase: "done", calls, waves }, "the last event");
+      for (const e of events.filter((e) => e.phase === "call")) {
+        check(e.done >= 1 && e.done <= e.total && e.ok === true, JSON.stringify(e));
+      }
+      // A throwing progress callback cannot fail the compaction.
+      const again = await compact(openaiSections(4), {
+        summarizer: fakeSummarizer({ ms: 1 }),
+        onProgress: () => {
+          throw new Error("UI bug");
+        },
+      });
+      check(again.changed, "compacted despite the throwing callback");
+    },
+  },
+  {
     name: "the module keeps working after errors",
     async run({ compact, parseChain }) {
       for (let i = 0; i < 3; i++) {

@@ -20,7 +20,7 @@ use contextfold::repair::{Provider, RepairOptions};
 use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
 use contextfold::strategy::{OnError, Report};
 use contextfold::summarize::extractive::ExtractiveSummarizer;
-use contextfold::summarize::{CancelFlag, Controls, Summarizer, DEFAULT_CONCURRENCY};
+use contextfold::summarize::{CancelFlag, Controls, Progress, ProgressSink, Summarizer, DEFAULT_CONCURRENCY};
 use js_sys::Reflect;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -158,7 +158,15 @@ export interface CompactOptions extends StrategyOptions {
     /** Aborting it cancels the compaction: the original chain comes back with `report.cancelled`. */
     signal?: AbortSignal;
     onError?: OnError;
+    /** Told when each wave of summary calls starts, when each call ends, and when all is done. */
+    onProgress?: (event: ProgressEvent) => void;
 }
+
+/** A progress event of `compact`; `done` / `total` count the calls of the current wave. */
+export type ProgressEvent =
+    | { phase: "wave"; wave: number; done: 0; total: number }
+    | { phase: "call"; wave: number; done: number; total: number; request: number; ok: boolean }
+    | { phase: "done"; calls: number; waves: number };
 
 /** A message in contextfold's native, provider-neutral format. */
 export interface NativeMessage {
@@ -307,15 +315,19 @@ pub async fn compact(
     messages: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "CompactOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
-    let JsCompactOptions { settings, summarizer, signal, counter } = JsCompactOptions::read(&options)?;
+    let JsCompactOptions { settings, summarizer, signal, counter, progress } = JsCompactOptions::read(&options)?;
     // The built-in summarizer runs in Rust: no crossing into JS for every call.
     let builtin = match &summarizer {
         None => Some(ExtractiveSummarizer::default()),
         Some(f) => crate::extractive::from_marked(f),
     };
     let value = messages_from_js(messages)?;
-    let controls =
-        Controls { concurrency: settings.concurrency, cancel: CancelFlag::new(), timeout_ms: settings.timeout_ms };
+    let controls = Controls {
+        concurrency: settings.concurrency,
+        cancel: CancelFlag::new(),
+        timeout_ms: settings.timeout_ms,
+        progress: progress.clone().map(progress_sink),
+    };
     // Dropped (listener removed) when this function returns, whatever the outcome.
     let _abort = match &signal {
         Some(signal) => Some(
@@ -338,7 +350,32 @@ pub async fn compact(
     if let Some(counter) = &counter {
         counter.check()?;
     }
-    to_js(&output?)
+    let output = output?;
+    if let Some(f) = &progress {
+        let done = ProgressDone { phase: "done", calls: output.report.calls, waves: output.report.waves };
+        notify(f, &done);
+    }
+    to_js(&output)
+}
+
+/// The last progress event: the compaction finished (also after a rollback).
+#[derive(Serialize)]
+struct ProgressDone {
+    phase: &'static str,
+    calls: usize,
+    waves: usize,
+}
+
+/// Calls the caller's `onProgress`. What it throws is ignored: a progress bar must not
+/// be able to fail a compaction.
+fn notify<T: Serialize>(f: &js_sys::Function, event: &T) {
+    if let Ok(value) = to_js(event) {
+        let _ = f.call1(&JsValue::UNDEFINED, &value);
+    }
+}
+
+fn progress_sink(f: js_sys::Function) -> ProgressSink {
+    ProgressSink(std::rc::Rc::new(move |event: Progress| notify(&f, &event)))
 }
 
 /// The built-in or a JS summarizer behind one type, so that every strategy is compiled
@@ -449,6 +486,7 @@ struct JsCompactOptions {
     signal: Option<AbortSignalLike>,
     /// `None`: the built-in estimate.
     counter: Option<JsTokenCounter>,
+    progress: Option<js_sys::Function>,
 }
 
 impl JsCompactOptions {
@@ -459,6 +497,7 @@ impl JsCompactOptions {
                 summarizer: None,
                 signal: None,
                 counter: None,
+                progress: None,
             });
         }
         if !options.is_object() {
@@ -478,6 +517,12 @@ impl JsCompactOptions {
             Some(f) => Some(JsTokenCounter::new(
                 f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".tokenCounter", "expected a function"))?,
             )),
+        };
+        let progress = match get(options, "onProgress")? {
+            None => None,
+            Some(f) => {
+                Some(f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".onProgress", "expected a function"))?)
+            }
         };
         let format = format_option(field::<String>(options, "format")?.as_deref())?;
         let provider = match field::<String>(options, "provider")? {
@@ -515,6 +560,7 @@ impl JsCompactOptions {
             summarizer,
             signal,
             counter,
+            progress,
         })
     }
 }

@@ -173,6 +173,26 @@ impl CancelFlag {
     }
 }
 
+/// What a running compaction reports as it goes, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "phase", rename_all = "camelCase")]
+pub enum Progress {
+    /// A wave of `total` calls starts.
+    Wave { wave: usize, done: usize, total: usize },
+    /// A call of the wave ended (`ok` false when it failed); `done` of `total` ended.
+    Call { wave: usize, done: usize, total: usize, request: usize, ok: bool },
+}
+
+/// Receives [`Progress`] events. A plain callback: it must not block.
+#[derive(Clone)]
+pub struct ProgressSink(pub Rc<dyn Fn(Progress)>);
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
+}
+
 /// How the engine calls the summarizer.
 #[derive(Debug, Clone)]
 pub struct Controls {
@@ -181,11 +201,21 @@ pub struct Controls {
     pub cancel: CancelFlag,
     /// Passed on in every request for the binding to enforce.
     pub timeout_ms: Option<u64>,
+    /// Told when each wave starts and each call ends.
+    pub progress: Option<ProgressSink>,
+}
+
+impl Controls {
+    fn report(&self, event: Progress) {
+        if let Some(sink) = &self.progress {
+            (sink.0)(event);
+        }
+    }
 }
 
 impl Default for Controls {
     fn default() -> Self {
-        Controls { concurrency: DEFAULT_CONCURRENCY, cancel: CancelFlag::new(), timeout_ms: None }
+        Controls { concurrency: DEFAULT_CONCURRENCY, cancel: CancelFlag::new(), timeout_ms: None, progress: None }
     }
 }
 
@@ -266,12 +296,74 @@ impl Engine {
             .collect();
         self.requests.extend(requests.iter().cloned());
         let cancel = &controls.cancel;
+        let total = requests.len();
+        controls.report(Progress::Wave { wave, done: 0, total });
+        let done = Cell::new(0usize);
+        let done = &done;
         let mut results: Vec<(usize, Result<String, SummarizeError>)> = stream::iter(requests.into_iter().enumerate())
-            .map(|(i, request)| async move { (i, call(summarizer, request, cancel).await) })
+            .map(|(i, request)| async move {
+                let id = request.id;
+                let result = call(summarizer, request, cancel).await;
+                done.set(done.get().saturating_add(1));
+                controls.report(Progress::Call { wave, done: done.get(), total, request: id, ok: result.is_ok() });
+                (i, result)
+            })
             .buffer_unordered(controls.concurrency.max(1))
             .collect()
             .await;
         results.sort_by_key(|(i, _)| *i);
         results.into_iter().map(|(_, r)| r).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prompt::render;
+
+    fn job(text: &str) -> Job {
+        let work = [crate::message::Message::text(crate::message::Role::Assistant, text)];
+        Job {
+            kind: RequestKind::Chunk,
+            prompt: render(&[], &work).unwrap_or_else(|| unreachable!()),
+            range: MessageRange { start: 0, end: 1 },
+            section: None,
+            target_bytes: 100,
+        }
+    }
+
+    #[test]
+    fn progress_reports_each_wave_and_each_call() {
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let sink = events.clone();
+        let controls = Controls {
+            concurrency: 2,
+            progress: Some(ProgressSink(Rc::new(move |e| sink.borrow_mut().push(e)))),
+            ..Controls::default()
+        };
+        let fail_second = mock::FnSummarizer(|r: SummaryRequest| async move {
+            if r.id == 1 {
+                Err(SummarizeError::failed("no"))
+            } else {
+                Ok("ok".to_string())
+            }
+        });
+        let mut engine = Engine::default();
+        futures::executor::block_on(engine.wave(&fail_second, &controls, vec![job("a"), job("b"), job("c")]));
+        futures::executor::block_on(engine.wave(&fail_second, &controls, vec![job("d")]));
+        let events = events.borrow();
+        assert_eq!(events.len(), 6, "{events:?}");
+        assert_eq!(events[0], Progress::Wave { wave: 0, done: 0, total: 3 });
+        let calls: Vec<(usize, bool)> = events[1..4]
+            .iter()
+            .map(|e| match e {
+                Progress::Call { done, request, ok, total: 3, wave: 0 } => (*done, *request == 1 && !ok || *ok),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+        assert!(calls.iter().all(|c| c.1));
+        assert_eq!(events[4], Progress::Wave { wave: 1, done: 0, total: 1 });
+        assert!(matches!(events[5], Progress::Call { wave: 1, done: 1, total: 1, request: 3, ok: true }));
     }
 }
