@@ -28,8 +28,11 @@ describe("core cases in headless Chromium", () => {
     assert.equal(manifest.exports["."].default, "./src/web.js", "the page imports what `default` names");
     assert.ok(result.requests.includes("/pkg/src/web.js"));
     assert.ok(result.requests.includes("/pkg/glue/contextfold_wasm_bg.wasm"), "init() fetched the .wasm");
+    // The panic hook logs the one deliberate panic of the reinit case; nothing else may.
+    const deliberate = (line) => line.startsWith("console.error") && line.includes("deliberate panic for the reinit test");
+    assert.equal(result.log.filter(deliberate).length, 1, "the deliberate panic is logged once");
     assert.deepEqual(
-      result.log.filter((line) => !line.startsWith("console.log") && !line.startsWith("console.info")),
+      result.log.filter((line) => !line.startsWith("console.log") && !line.startsWith("console.info") && !deliberate(line)),
       [],
       "no page error, failed request or console error",
     );

@@ -412,6 +412,19 @@ export const cases = [
     },
   },
   {
+    name: "after a panic the next call gets a fresh instance",
+    async run(api) {
+      const { compact, parseChain } = api;
+      check(typeof api.__contextfoldPanicForTests === "function", "the test hook is exported");
+      const before = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
+      const error = thrown(() => api.__contextfoldPanicForTests(), "deliberate panic");
+      check(error instanceof Error, `a panic surfaces as an Error: ${String(error)}`);
+      same(parseChain(openaiChain(), {}).outline.messages, 7, "parseChain after the panic");
+      const after = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
+      same(after.messages, before.messages, "compact after the panic gives the same result");
+    },
+  },
+  {
     name: "the module keeps working after errors",
     async run({ compact, parseChain }) {
       for (let i = 0; i < 3; i++) {

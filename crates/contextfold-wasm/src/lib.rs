@@ -44,3 +44,12 @@ fn start() {
         wasm_bindgen::handler::schedule_reinit();
     }));
 }
+
+/// Panics on purpose: the tests call it to prove that after a panic (which aborts the
+/// wasm instance) the next call gets a fresh instance. Not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __contextfoldPanicForTests, skip_typescript)]
+#[allow(clippy::panic)]
+pub fn panic_for_tests() {
+    panic!("deliberate panic for the reinit test");
+}
