@@ -6,7 +6,7 @@
 // after the compacted chain, so nothing is lost. A failed or rolled-back compaction
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
-import { compact, needsCompaction } from "../glue/contextfold_wasm.js";
+import { compact, needsCompaction } from "./api.js";
 
 const VERSION = 1;
 

@@ -425,6 +425,39 @@ export const cases = [
     },
   },
   {
+    name: "kept messages come back as the caller's own objects",
+    async run({ compact, repairChain }) {
+      const input = openaiSections(6);
+      const result = await compact(input, { summarizer: fakeSummarizer({ ms: 1 }) });
+      check(result.changed, "changed");
+      const kept = result.messages.filter((m) => input.includes(m));
+      const fresh = result.messages.filter((m) => !input.includes(m));
+      check(kept.length > 0 && fresh.length > 0, `kept ${kept.length}, new ${fresh.length}`);
+      same(result.messages.at(-1) === input.at(-1), true, "the last message is the very same object");
+      // Every new message is a summary pair or its result, nothing else was rebuilt.
+      check(fresh.length <= 2 * result.report.calls, `new messages ${fresh.length} for ${result.report.calls} calls`);
+      const small = openaiChain();
+      const unchanged = await compact(small, {});
+      same([unchanged.changed, unchanged.messages === small], [false, true], "unchanged: the same array");
+      same(repairChain(small).messages === small, true, "repairChain, nothing to repair: the same array");
+      const anthropic = {
+        system: "Be brief.",
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "hello ".repeat(400) },
+          { role: "user", content: "more" },
+          { role: "assistant", content: "ok" },
+        ],
+      };
+      const out = await compact(anthropic, { strategy: { name: "sections", keepQASections: 1 }, summarizer: fakeSummarizer({ ms: 1 }) });
+      check(out.changed && out.messages.system === "Be brief.", JSON.stringify(out.messages).slice(0, 200));
+      same(out.messages.messages.at(-1) === anthropic.messages.at(-1), true, "Anthropic: kept objects reused");
+      const cyclic = [{ role: "user", content: "x" }];
+      cyclic[0].self = cyclic[0];
+      contextfoldError(await rejection(compact(cyclic, {}), "cyclic input"), "invalid_shape", "", "cyclic input");
+    },
+  },
+  {
     name: "the module keeps working after errors",
     async run({ compact, parseChain }) {
       for (let i = 0; i < 3; i++) {

@@ -258,6 +258,8 @@ pub struct CompactSettings {
     pub provider: Option<Provider>,
     pub concurrency: usize,
     pub timeout_ms: Option<u64>,
+    /// Answer with a reuse plan instead of the messages (set by the JS layer).
+    pub reuse: bool,
 }
 
 impl Default for CompactSettings {
@@ -268,6 +270,7 @@ impl Default for CompactSettings {
             provider: None,
             concurrency: DEFAULT_CONCURRENCY,
             timeout_ms: None,
+            reuse: false,
         }
     }
 }
@@ -285,8 +288,13 @@ pub fn provider_of(format: Format) -> Provider {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactOutput {
-    /// The messages, written in the format they were read in.
+    /// The messages, written in the format they were read in (with a reuse plan: the
+    /// output without its message array, `null` for a bare array).
     pub messages: Value,
+    /// Asked for by the package's JS layer: the output message array as input indices
+    /// and new messages (see [`crate::reuse`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<Vec<crate::reuse::ReuseItem>>,
     pub changed: bool,
     pub format: &'static str,
     pub report: Report,
@@ -455,16 +463,24 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
     let options = CompactOptions { strategy: settings.strategy.clone(), repair: RepairOptions::for_provider(provider) };
     let result = run::compact(&messages, &options, summarizer, controls, meter).await?;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
-    let messages = if result.changed {
+    let (messages, reuse) = if result.changed {
         let mut out = result.messages.clone();
         if format != Format::Native {
             strip_tier_metadata(&mut out);
         }
-        contextfold::format::write(&out, format).map_err(|e| BindingError::Core(e.into()))?
+        let written = contextfold::format::write(&out, format).map_err(|e| BindingError::Core(e.into()))?;
+        if settings.reuse {
+            crate::reuse::plan(value, written)
+        } else {
+            (written, None)
+        }
+    } else if settings.reuse {
+        // The JS layer hands back the caller's own input.
+        (Value::Null, None)
     } else {
-        value.clone()
+        (value.clone(), None)
     };
-    Ok(CompactOutput { messages, changed: result.changed, format: format.as_str(), report: result.report })
+    Ok(CompactOutput { messages, reuse, changed: result.changed, format: format.as_str(), report: result.report })
 }
 
 /// Provider APIs reject unknown message fields (Anthropic does), so tier summaries keep
@@ -556,7 +572,14 @@ impl JsCompactOptions {
             t => t,
         };
         Ok(JsCompactOptions {
-            settings: CompactSettings { format, strategy, provider, concurrency, timeout_ms },
+            settings: CompactSettings {
+                format,
+                strategy,
+                provider,
+                concurrency,
+                timeout_ms,
+                reuse: field::<bool>(options, "__reuse")?.unwrap_or(false),
+            },
             summarizer,
             signal,
             counter,

@@ -9,6 +9,7 @@
 //! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
 //! - [`measure`] holds `estimateTokens` and `measureChain`;
 //! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
+//! - [`reuse`] hands kept messages back as the caller's own objects;
 //! - [`token_counter`] puts a JS tokenizer behind the core's `TokenCounter`;
 //! - [`validity`] holds `validateChain` and `repairChain`;
 //! - [`convert`] holds the conversions the exports share;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod extractive;
 pub mod measure;
 pub mod options;
+pub mod reuse;
 pub mod token_counter;
 pub mod validity;
 
