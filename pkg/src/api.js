@@ -17,6 +17,41 @@ function contextfoldError(code, message, path) {
   return error;
 }
 
+// A panic aborts the wasm call; inside an async export its Promise would never settle.
+// The panic hook calls the function registered under this symbol, which rejects every
+// pending call of this module (the next call gets a fresh instance).
+const PANIC = Symbol.for("contextfold.panic");
+const pending = new Set();
+const handlers = (globalThis[PANIC] ??= Object.assign((message) => handlers.handlers.forEach((h) => h(message)), {
+  handlers: new Set(),
+}));
+handlers.handlers.add((message) => {
+  const error = contextfoldError(
+    "internal",
+    `the wasm module panicked (a bug: please report it); the call was abandoned and the module reset: ${message}`,
+    undefined,
+  );
+  for (const reject of pending) reject(error);
+  pending.clear();
+});
+
+/** `promise`, rejected if the module panics before it settles. */
+function guarded(promise) {
+  return new Promise((resolve, reject) => {
+    pending.add(reject);
+    promise.then(
+      (value) => {
+        pending.delete(reject);
+        resolve(value);
+      },
+      (error) => {
+        pending.delete(reject);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** JSON text for object input; anything else goes to wasm as it is (and fails there). */
 function crossing(messages) {
   if (messages === null || typeof messages !== "object") return messages;
@@ -34,9 +69,9 @@ function isOptionsObject(options) {
 
 export async function compact(messages, options) {
   if (messages === null || typeof messages !== "object" || !(options === undefined || isOptionsObject(options))) {
-    return wasm.compact(messages, options);
+    return guarded(wasm.compact(messages, options));
   }
-  const result = await wasm.compact(crossing(messages), { ...options, __reuse: true });
+  const result = await guarded(wasm.compact(crossing(messages), { ...options, __reuse: true }));
   if (!result.changed) {
     result.messages = messages;
   } else if (result.reuse) {
@@ -69,4 +104,9 @@ export function repairChain(messages, options) {
   // Unchanged: the caller's own chain, not a copy.
   if (!result.changed && messages !== null && typeof messages === "object") result.messages = messages;
   return result;
+}
+
+/** Test hook: an async export that panics; must reject, not hang. Not part of the API. */
+export function __contextfoldAsyncPanicForTests() {
+  return guarded(wasm.__contextfoldAsyncPanicForTests());
 }

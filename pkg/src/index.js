@@ -2,5 +2,13 @@
 // web.js) re-exports this module after arranging for the wasm instance to exist.
 // The functions of api.js take precedence over the raw exports of the same name.
 export * from "../glue/contextfold_wasm.js";
-export { compact, needsCompaction, parseChain, validateChain, measureChain, repairChain } from "./api.js";
+export {
+  compact,
+  needsCompaction,
+  parseChain,
+  validateChain,
+  measureChain,
+  repairChain,
+  __contextfoldAsyncPanicForTests,
+} from "./api.js";
 export { History } from "./history.js";

@@ -422,6 +422,13 @@ export const cases = [
       same(parseChain(openaiChain(), {}).outline.messages, 7, "parseChain after the panic");
       const after = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
       same(after.messages, before.messages, "compact after the panic gives the same result");
+      // A panic inside an async export rejects its Promise instead of leaving it pending.
+      // (Node exits on the uncaught abort the wasm task queue rethrows; its runner checks
+      // this in a child process with a handler instead.)
+      if (api.skipAsyncPanic) return;
+      const asyncError = await rejection(api.__contextfoldAsyncPanicForTests(), "async panic");
+      contextfoldError(asyncError, "internal", undefined, "async panic");
+      same(parseChain(openaiChain(), {}).outline.messages, 7, "parseChain after the async panic");
     },
   },
   {

@@ -33,6 +33,7 @@ pub use error::{BindingError, JsResult};
 pub use extractive::extractive_summarizer;
 
 use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsCast;
 
 /// Runs once when the module is instantiated (and again after a reinit).
 ///
@@ -44,7 +45,20 @@ fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         wasm_bindgen::handler::schedule_reinit();
+        notify_js_of_panic(&info.to_string());
     }));
+}
+
+/// A panic inside an async export would leave its Promise unsettled forever: the JS
+/// layer (pkg/src/api.js) registers a function under `Symbol.for("contextfold.panic")`
+/// that rejects every pending call; the hook calls it.
+fn notify_js_of_panic(message: &str) {
+    let key = js_sys::Symbol::for_("contextfold.panic");
+    if let Ok(f) = js_sys::Reflect::get(&js_sys::global(), &key) {
+        if let Some(f) = f.dyn_ref::<js_sys::Function>() {
+            let _ = f.call1(&wasm_bindgen::JsValue::UNDEFINED, &wasm_bindgen::JsValue::from_str(message));
+        }
+    }
 }
 
 /// Panics on purpose: the tests call it to prove that after a panic (which aborts the
@@ -53,5 +67,16 @@ fn start() {
 #[wasm_bindgen(js_name = __contextfoldPanicForTests, skip_typescript)]
 #[allow(clippy::panic)]
 pub fn panic_for_tests() {
+    panic!("deliberate panic for the reinit test");
+}
+
+/// Panics on purpose after an await, inside an async export: the tests call it to prove
+/// that the returned Promise rejects instead of hanging. Not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __contextfoldAsyncPanicForTests, skip_typescript)]
+#[allow(clippy::panic)]
+pub async fn async_panic_for_tests() {
+    let tick = js_sys::Promise::resolve(&wasm_bindgen::JsValue::NULL);
+    let _ = wasm_bindgen_futures::JsFuture::from(tick).await;
     panic!("deliberate panic for the reinit test");
 }
