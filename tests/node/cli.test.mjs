@@ -148,3 +148,40 @@ describe("contextfold compact", () => {
     assert.match(stderr, /^error system_after_start at \[2\]: /m);
   });
 });
+
+describe("contextfold validate", () => {
+  it("exits 0 on a valid chain and 3 with code and path on each broken rule", () => {
+    const ok = run("validate", sampleOpenaiFile());
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /: valid/);
+    const broken = run("validate", scratchFile("orphan-validate.json", orphanResultChain()), "--json");
+    assert.equal(broken.code, 3, broken.stderr);
+    const diagnostics = JSON.parse(broken.stdout);
+    assert.ok(diagnostics.some((d) => d.code === "orphan_result" && d.path === "[2].parts[0]"), broken.stdout);
+    const twoUsers = scratchFile("two-users.json", [
+      { role: "user", content: "a" },
+      { role: "user", content: "b" },
+    ]);
+    assert.equal(run("validate", twoUsers).code, 0);
+    const strict = run("validate", twoUsers, "--provider", "anthropic");
+    assert.equal(strict.code, 3);
+    assert.match(strict.stdout, /^consecutive_same_role at \[1\]/m);
+    const bad = run("validate", twoUsers, "--provider", "cohere");
+    assert.equal(bad.code, 2);
+  });
+});
+
+describe("contextfold compact reporting", () => {
+  it("--report json prints the report alone; --progress draws on stderr", () => {
+    const r = run("compact", join(root, "examples/demo-session.openai.json"), "--report", "json", "--progress");
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(Object.keys(out), ["changed", "format", "report"]);
+    assert.match(r.stderr, /done: \d+ calls in \d+ wave\(s\)/);
+    // Not a terminal and not asked for: no progress output.
+    const quiet = run("compact", join(root, "examples/demo-session.openai.json"), "--report", "json");
+    assert.equal(quiet.stderr, "");
+    assert.equal(run("compact", join(root, "examples/demo-session.openai.json"), "--report", "yaml").code, 2);
+  });
+});
+

@@ -1,0 +1,116 @@
+// `contextfold compact`: fold old content into summaries, offline by default.
+import { writeFileSync } from "node:fs";
+import { compact, extractiveSummarizer, parseChain } from "../../src/node.js";
+import { UsageError, commandArgs, readInput, wholeNumber } from "./args.mjs";
+import { grouped, sectionTable } from "./tables.mjs";
+
+export async function compactCommand(args, usage) {
+  const parsed = commandArgs("compact", args, {
+    strategy: { type: "string", default: "sections" },
+    "max-tokens": { type: "string" },
+    "max-bytes": { type: "string" },
+    "keep-sections": { type: "string" },
+    "section-bytes": { type: "string" },
+    "pair-bytes": { type: "string" },
+    out: { type: "string" },
+    json: { type: "boolean", default: false },
+    report: { type: "string" },
+    progress: { type: "boolean" },
+  }, usage);
+  if (parsed === null) return 0;
+  const { values, file } = parsed;
+  const STRATEGIES = ["sections", "window", "tiers", "budget"];
+  if (!STRATEGIES.includes(values.strategy)) {
+    throw new UsageError(`--strategy must be one of ${STRATEGIES.join(", ")}, not ${JSON.stringify(values.strategy)}`);
+  }
+  const strategy = { name: values.strategy };
+  const maxTokens = wholeNumber("max-tokens", values["max-tokens"]);
+  const maxBytes = wholeNumber("max-bytes", values["max-bytes"]);
+  const sectionsOnly = ["keep-sections", "section-bytes", "pair-bytes"].filter((k) => values[k] !== undefined);
+  if (values.strategy !== "sections" && sectionsOnly.length > 0) {
+    throw new UsageError(`--${sectionsOnly[0]} applies to the sections strategy only`);
+  }
+  const keep = wholeNumber("keep-sections", values["keep-sections"]);
+  const sectionBytes = wholeNumber("section-bytes", values["section-bytes"]);
+  const pairBytes = wholeNumber("pair-bytes", values["pair-bytes"]);
+  if (keep !== undefined) strategy.keepQASections = keep;
+  if (sectionBytes !== undefined) strategy.lastSecBytes = sectionBytes;
+  if (pairBytes !== undefined) strategy.maxBpBytes = pairBytes;
+  const text = readInput(file);
+  const before = parseChain(text, { format: values.format, repair: true });
+  if (values.report !== undefined && values.report !== "json") {
+    throw new UsageError(`--report takes "json", not ${JSON.stringify(values.report)}`);
+  }
+  // A progress line on a terminal (stderr), never in pipes unless asked for.
+  const progress = values.progress ?? Boolean(process.stderr.isTTY);
+  const started = performance.now();
+  const result = await compact(text, {
+    format: values.format,
+    strategy,
+    maxTokens,
+    maxBytes,
+    summarizer: extractiveSummarizer(),
+    onProgress: progress ? progressLine(started) : undefined,
+  });
+  const ms = performance.now() - started;
+  if (progress) process.stderr.write("\n");
+  if (values.report === "json") {
+    // The report alone, for scripts; the messages go to --out.
+    if (values.out) writeFileSync(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
+    console.log(JSON.stringify({ changed: result.changed, format: result.format, report: result.report }, null, 2));
+    return 0;
+  }
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
+  if (values.json) {
+    console.log(JSON.stringify(result, null, 2));
+    return 0;
+  }
+  const after = parseChain(result.messages, { format: result.format, repair: true });
+  console.log(compactReport(file, before, after, result, ms, values.out));
+  return 0;
+}
+
+function compactReport(file, before, after, result, ms, out) {
+  const r = result.report;
+  const lines = [];
+  const pct = (a, b) => (b === 0 ? "" : ` (${Math.round((100 * (b - a)) / b)}% smaller)`);
+  lines.push(`file        ${file === "-" ? "(stdin)" : file}`);
+  lines.push(`format      ${before.format}; summarizer: built-in extractive (offline); strategy: ${r.strategy}`);
+  lines.push("");
+  lines.push(`             ${"before".padStart(12)}  ${"after".padStart(12)}`);
+  const row = (label, a, b) => lines.push(`${label.padEnd(12)} ${grouped(a).padStart(12)}  ${grouped(b).padStart(12)}`);
+  row("messages", r.before.messages, r.after.messages);
+  row("sections", before.outline.sections, after.outline.sections);
+  row("body pairs", before.outline.pairs, after.outline.pairs);
+  row("bytes", r.before.bytes, r.after.bytes);
+  row("~tokens", r.before.tokens, r.after.tokens);
+  lines.push("");
+  lines.push(
+    `${r.calls} summary calls in ${r.waves} wave(s), ${Math.round(ms)} ms; ${r.after.bytes < r.before.bytes ? "size" : "nothing"}${pct(r.after.bytes, r.before.bytes)}`,
+  );
+  if (r.errors.length > 0) lines.push(`errors: ${r.errors.length} (rolled back: ${r.rolledBack})`);
+  for (const s of r.sections) {
+    const actions = s.actions.map((a) => a.action).join(", ");
+    lines.push(`  section ${s.section}: ${actions}`);
+  }
+  lines.push("");
+  lines.push("after:");
+  lines.push(...sectionTable(after.outline.sectionList));
+  if (out) lines.push("", `wrote ${out} (${result.format})`);
+  return lines.join("\n");
+}
+
+
+/** A one-line progress bar on stderr: wave, calls done of the wave, elapsed time. */
+function progressLine(started) {
+  let calls = 0;
+  return (e) => {
+    if (e.phase === "call") calls++;
+    const width = 24;
+    const share = e.phase === "done" ? 1 : e.total ? e.done / e.total : 0;
+    const bar = "#".repeat(Math.round(share * width)).padEnd(width, ".");
+    const what = e.phase === "done" ? `done: ${e.calls} calls in ${e.waves} wave(s)` : `wave ${e.wave + 1}: ${e.done}/${e.total}`;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    process.stderr.write(`\r[${bar}] ${what}, ${calls} calls, ${seconds} s   `);
+  };
+}
