@@ -49,7 +49,7 @@ describe("npm pack", () => {
       /^package\.json$/,
       /^(README|LICENSE|LICENCE)(\.md|\.txt)?$/i,
       /^src\/[^/]+\.(js|d\.ts)$/,
-      /^bin\/[^/]+\.mjs$/,
+      /^bin\/(cli\/)?[^/]+\.mjs$/,
       /^glue\/contextfold_wasm\.(js|d\.ts)$/,
       /^glue\/contextfold_wasm_bg\.wasm$/,
     ];
