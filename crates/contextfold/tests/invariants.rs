@@ -42,11 +42,7 @@ fn strategies() -> Vec<StrategyConfig> {
 }
 
 fn provider(format: Format) -> Provider {
-    match format {
-        Format::OpenAi => Provider::OpenAi,
-        Format::Anthropic => Provider::Anthropic,
-        Format::Native => Provider::Generic,
-    }
+    contextfold::format::convert::provider_of(format)
 }
 
 fn inputs() -> Vec<(String, Vec<Message>, Format)> {

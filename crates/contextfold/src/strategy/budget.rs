@@ -18,7 +18,7 @@
 //! errors; `Throw` returns them as an error; `Partial` drops the content whose summary
 //! failed (listed in the report) and still guarantees the budget.
 
-use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use super::{Action, CompactError, CompactResult, OnError, Report, Totals};
 use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
 use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Role};
@@ -359,12 +359,7 @@ fn finish(
     controls: &Controls,
     repairs: Vec<crate::ast::RepairAction>,
 ) -> CompactResult {
-    let sections = actions
-        .into_iter()
-        .enumerate()
-        .filter(|(_, a)| !a.is_empty())
-        .map(|(section, actions)| SectionReport { section, actions })
-        .collect();
+    let sections = super::section_reports(actions);
     let report = Report {
         provider_repairs: Vec::new(),
         strategy: "budget",

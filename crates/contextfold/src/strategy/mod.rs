@@ -162,6 +162,60 @@ impl CompactError {
     }
 }
 
+/// Everything a strategy run ends with.
+pub(crate) struct Outcome<'a> {
+    pub strategy: &'static str,
+    pub original: &'a [Message],
+    /// The compacted chain; `None` when the strategy has none (it gave up).
+    pub result: Option<Vec<Message>>,
+    pub engine: &'a crate::summarize::Engine,
+    pub errors: Vec<SummarizeError>,
+    /// Per input section.
+    pub actions: Vec<Vec<Action>>,
+    pub repairs: Vec<RepairAction>,
+    pub on_error: OnError,
+    pub cancelled: bool,
+}
+
+/// The rules every strategy ends by: with `Throw`, failures are the error (not a
+/// cancellation); a cancellation, or a failure under `Rollback`, returns the original
+/// chain; otherwise the result, with the report.
+pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
+    let failed = !o.errors.is_empty();
+    if failed && o.on_error == OnError::Throw && !o.cancelled {
+        return Err(CompactError::Summarizer(o.errors));
+    }
+    let rolled_back = o.cancelled || (failed && o.on_error == OnError::Rollback);
+    let (messages, repairs) = match o.result {
+        Some(messages) if !rolled_back => (messages, o.repairs),
+        _ => (o.original.to_vec(), Vec::new()),
+    };
+    let report = Report {
+        strategy: o.strategy,
+        before: Totals::of(o.original),
+        after: Totals::of(&messages),
+        calls: o.engine.requests.len(),
+        waves: o.engine.waves,
+        errors: o.errors,
+        repairs,
+        provider_repairs: Vec::new(),
+        sections: section_reports(o.actions),
+        rolled_back,
+        cancelled: o.cancelled,
+    };
+    Ok(CompactResult { changed: messages != o.original, messages, report })
+}
+
+/// The sections that have actions, with their index.
+pub(crate) fn section_reports(actions: Vec<Vec<Action>>) -> Vec<SectionReport> {
+    actions
+        .into_iter()
+        .enumerate()
+        .filter(|(_, a)| !a.is_empty())
+        .map(|(section, actions)| SectionReport { section, actions })
+        .collect()
+}
+
 /// Runs a future that never waits (every summary answered at once) to completion
 /// without an executor; `None` if it does wait.
 pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> {

@@ -12,7 +12,7 @@
 //! THE LAST BODY PAIR OF A SECTION IS NEVER SUMMARIZED: it carries the reasoning
 //! signatures Gemini and Anthropic validate.
 
-use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use super::{Action, CompactError, CompactResult, OnError};
 use crate::ast::{BodyPair, ChainAst, Header, IdTemplate, Section};
 use crate::message::{Message, Role};
 use crate::prompt::render;
@@ -463,33 +463,17 @@ impl Run<'_> {
         repairs: Vec<crate::ast::RepairAction>,
     ) -> Result<CompactResult, CompactError> {
         let cancelled = self.controls.cancel.is_cancelled();
-        let failed = !self.errors.is_empty();
-        if failed && self.config.on_error == OnError::Throw && !cancelled {
-            return Err(CompactError::Summarizer(self.errors));
-        }
-        let rolled_back = cancelled || (failed && self.config.on_error == OnError::Rollback);
-        let sections = self
-            .actions
-            .into_iter()
-            .enumerate()
-            .filter(|(_, a)| !a.is_empty())
-            .map(|(section, actions)| SectionReport { section, actions })
-            .collect();
-        let messages = if rolled_back { original.to_vec() } else { self.ast.into_messages() };
-        let report = Report {
-            provider_repairs: Vec::new(),
+        super::conclude(super::Outcome {
             strategy: "sections",
-            before: Totals::of(original),
-            after: Totals::of(&messages),
-            calls: self.engine.requests.len(),
-            waves: self.engine.waves,
+            original,
+            result: Some(self.ast.into_messages()),
+            engine: &self.engine,
             errors: self.errors,
-            repairs: if rolled_back { Vec::new() } else { repairs },
-            sections,
-            rolled_back,
+            actions: self.actions,
+            repairs,
+            on_error: self.config.on_error,
             cancelled,
-        };
-        Ok(CompactResult { changed: messages != original, messages, report })
+        })
     }
 }
 

@@ -71,7 +71,7 @@ pub use marker::{
     is_bridge, summary_info, TierLevel, TierSummary, BRIDGE_TEXT, COMPRESSED_PREFIX, CONDENSED_PREFIX, METADATA_KEY,
 };
 
-use super::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use super::{Action, CompactError, CompactResult, OnError};
 use crate::ast::{ChainAst, RepairAction};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Role};
@@ -341,33 +341,16 @@ impl Run<'_> {
         result: Vec<Message>,
         repairs: Vec<RepairAction>,
     ) -> Result<CompactResult, CompactError> {
-        let cancelled = self.controls.cancel.is_cancelled();
-        let failed = !self.errors.is_empty();
-        if failed && self.config.on_error == OnError::Throw && !cancelled {
-            return Err(CompactError::Summarizer(self.errors));
-        }
-        let rolled_back = cancelled || (failed && self.config.on_error == OnError::Rollback);
-        let sections = self
-            .actions
-            .into_iter()
-            .enumerate()
-            .filter(|(_, a)| !a.is_empty())
-            .map(|(section, actions)| SectionReport { section, actions })
-            .collect();
-        let messages = if rolled_back { original.to_vec() } else { result };
-        let report = Report {
-            provider_repairs: Vec::new(),
+        super::conclude(super::Outcome {
             strategy: "tiers",
-            before: Totals::of(original),
-            after: Totals::of(&messages),
-            calls: self.engine.requests.len(),
-            waves: self.engine.waves,
+            original,
+            result: Some(result),
+            engine: &self.engine,
             errors: self.errors,
-            repairs: if rolled_back { Vec::new() } else { repairs },
-            sections,
-            rolled_back,
-            cancelled,
-        };
-        Ok(CompactResult { changed: messages != original, messages, report })
+            actions: self.actions,
+            repairs,
+            on_error: self.config.on_error,
+            cancelled: self.controls.cancel.is_cancelled(),
+        })
     }
 }

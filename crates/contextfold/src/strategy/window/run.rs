@@ -6,7 +6,7 @@ use super::WindowConfig;
 use crate::ast::{ChainAst, RepairAction};
 use crate::measure::Meter;
 use crate::message::Message;
-use crate::strategy::{Action, CompactError, CompactResult, OnError, Report, SectionReport, Totals};
+use crate::strategy::{Action, CompactError, CompactResult, OnError};
 use crate::summarize::{Controls, Engine, MessageRange, SummarizeError};
 
 /// Share of the threshold one call's piece of a long text may take, in percent.
@@ -85,35 +85,16 @@ impl<'a> Run<'a> {
         repairs: Vec<RepairAction>,
     ) -> Result<CompactResult, CompactError> {
         let cancelled = self.cancelled();
-        let failed = !self.errors.is_empty();
-        if failed && self.config.on_error == OnError::Throw && !cancelled {
-            return Err(CompactError::Summarizer(self.errors));
-        }
-        let rolled_back = cancelled || (failed && self.config.on_error == OnError::Rollback);
-        let sections = self
-            .actions
-            .into_iter()
-            .enumerate()
-            .filter(|(_, a)| !a.is_empty())
-            .map(|(section, actions)| SectionReport { section, actions })
-            .collect();
-        let (messages, repairs) = match result {
-            Some(messages) if !rolled_back => (messages, repairs),
-            _ => (original.to_vec(), Vec::new()),
-        };
-        let report = Report {
-            provider_repairs: Vec::new(),
+        crate::strategy::conclude(crate::strategy::Outcome {
             strategy: "window",
-            before: Totals::of(original),
-            after: Totals::of(&messages),
-            calls: self.engine.requests.len(),
-            waves: self.engine.waves,
+            original,
+            result,
+            engine: &self.engine,
             errors: self.errors,
+            actions: self.actions,
             repairs,
-            sections,
-            rolled_back,
+            on_error: self.config.on_error,
             cancelled,
-        };
-        Ok(CompactResult { changed: messages != original, messages, report })
+        })
     }
 }
