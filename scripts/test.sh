@@ -25,5 +25,5 @@ cargo test --workspace --quiet
 step "build the wasm package"
 node scripts/build-wasm.mjs
 
-step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack"
-node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/
+step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack, playground"
+node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/ tests/playground/
