@@ -2,6 +2,7 @@
 // needs and the Node and workerd entries provide as a no-op for portable code.
 export * from "../glue/contextfold_wasm.js";
 export { default } from "../glue/contextfold_wasm.js";
+export * from "./cache.js";
 import type { CompactOptions, CompactResult } from "../glue/contextfold_wasm.js";
 
 /** What `History.toJSON()` gives: plain JSON, for localStorage, IndexedDB or KV. */

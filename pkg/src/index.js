@@ -12,3 +12,4 @@ export {
   __contextfoldAsyncPanicForTests,
 } from "./api.js";
 export { History } from "./history.js";
+export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";

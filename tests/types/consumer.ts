@@ -125,3 +125,75 @@ await compact(messages, { summarizer, format: "yaml" });
 await compact(messages, { summarizer, signal: controller });
 // @ts-expect-error: the report has no such field
 void result.report.tokensSaved;
+
+// contextfold/summarizers, contextfold/worker and the summary cache (exported from both).
+import {
+  aiSdk,
+  anthropic,
+  openAICompatible,
+  workersAI,
+  SummarizerError,
+  type AdapterSummarizer,
+} from "contextfold/summarizers";
+import {
+  compactionMiddleware,
+  proxy,
+  kvCache as kvCacheFromWorker,
+  type CompactionMiddlewareOptions,
+  type MiddlewareReport,
+} from "contextfold/worker";
+import {
+  cachedSummarizer,
+  cacheApiCache,
+  kvCache,
+  memoryCache,
+  type CachedSummarizer,
+  type SummaryCache,
+} from "contextfold";
+// The AI SDK's own types need @types/node; stand-ins of the same shape.
+declare const generateText: (options: { model: unknown; system?: string; prompt: string }) => Promise<{ text: string; usage: object }>;
+declare const languageModel: { readonly specificationVersion: "v4"; readonly provider: string; readonly modelId: string };
+
+const openaiSummarizer: AdapterSummarizer = openAICompatible({ baseURL: "http://127.0.0.1:1/v1", apiKey: "k", model: "m", retries: 3 });
+await compact(messages, { summarizer: openaiSummarizer });
+const claude: Summarizer = anthropic({ apiKey: "k", model: "claude", maxTokens: 512, fetch });
+expectType<Equal<typeof openaiSummarizer.identity, string>>();
+// @ts-expect-error: the Anthropic adapter needs a key
+anthropic({ model: "claude" });
+// @ts-expect-error: retries is a number
+openAICompatible({ baseURL: "http://127.0.0.1:1", model: "m", retries: "3" });
+declare const env: { AI: { run(model: string, inputs: object): Promise<unknown> }; KV: { get(key: string, type: "text"): Promise<string | null>; put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void> } };
+workersAI({ binding: env.AI, model: "@cf/meta/llama-3.1-8b-instruct" });
+aiSdk({ model: languageModel, generateText });
+aiSdk({ model: languageModel, maxOutputTokens: 1024 });
+// @ts-expect-error: generateText resolves to { text }
+aiSdk({ model: languageModel, generateText: async () => "text" });
+const error = new Error() as SummarizerError;
+void (error.status satisfies number | undefined);
+
+const cache: SummaryCache = memoryCache({ maxEntries: 100 });
+const cached: CachedSummarizer = cachedSummarizer(claude, { cache, namespace: "claude" });
+expectType<Equal<typeof cached.stats, { hits: number; misses: number; errors: number }>>();
+await compact(messages, { summarizer: cached });
+kvCache(env.KV, { ttlSeconds: 3600 });
+kvCacheFromWorker(env.KV, { prefix: "s:" });
+declare const cacheStorage: { default: Cache };
+cacheApiCache(cacheStorage.default);
+// @ts-expect-error: a cache has get and put
+cachedSummarizer(claude, { cache: {}, namespace: "x" });
+
+const middlewareOptions: CompactionMiddlewareOptions<typeof env> = {
+  strategy: { name: "budget", keepRecent: 4 },
+  contextWindows: { "gpt-4o": 128_000 },
+  reserveTokens: 4096,
+  createSummarizer: (e) => workersAI({ binding: e.AI, model: "@cf/meta/llama-3.1-8b-instruct" }),
+  cache: (e) => kvCache(e.KV),
+  onMalformed: "reject",
+  onReport: (report: MiddlewareReport) => void report.afterTokens,
+};
+const handler = compactionMiddleware(middlewareOptions)(proxy({ upstream: "https://api.openai.com" }));
+const response: Response = await handler(new Request("http://localhost/v1/chat/completions"), env, {});
+compactionMiddleware({ maxTokens: 8000 })((request: Request) => new Response(request.body));
+// @ts-expect-error: onMalformed is "forward" or "reject"
+compactionMiddleware({ maxTokens: 8000, onMalformed: "drop" });
+void response;

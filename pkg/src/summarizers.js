@@ -1,0 +1,647 @@
+// Ready-made summarizers (`contextfold/summarizers`): each turns a `SummaryRequest` into
+// one chat call of an LLM API and resolves to the answer's text. They use `fetch` only
+// (no SDK), so they run in Node, browsers and Workers alike.
+//
+// Every adapter sends `request.instructions` as the system message and
+// `request.transcript` as the user message, passes the `signal` of the call on, and
+// bounds the call by `request.timeoutMs` when the compaction has one. Failures become a
+// `SummarizerError` whose message carries the HTTP status (`HTTP 429 ...`); transient
+// ones (429, 5xx, 408, network errors) are retried `retries` times with exponential
+// backoff, waiting what `retry-after` asks when the API says so. Other 4xx are never
+// retried. The API key is never part of an error message: any echo of it in an error
+// body is redacted.
+
+const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRY_DELAY_MS = 500;
+const DEFAULT_MAX_RETRY_DELAY_MS = 20_000;
+/** How much of an error body goes into a message. */
+const DETAIL_CHARS = 300;
+
+/** A summary call that failed: `status` is the HTTP status when there was one. */
+export class SummarizerError extends Error {
+  constructor(message, { status, code, retryable = false, attempts = 1, provider } = {}) {
+    super(message);
+    this.name = "SummarizerError";
+    /** HTTP status of the last attempt, if any. */
+    this.status = status;
+    /** `"http"`, `"network"`, `"empty"`, `"invalid_response"`, `"timeout"` or `"model"`. */
+    this.code = code;
+    this.retryable = retryable;
+    this.attempts = attempts;
+    this.provider = provider;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared machinery
+
+function requireString(value, name, adapter) {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new TypeError(`${adapter}: options.${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+function optionalNumber(value, name, adapter, { min = 0, integer = false } = {}) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new TypeError(`${adapter}: options.${name} must be ${integer ? "an integer" : "a number"} >= ${min}`);
+  }
+  return value;
+}
+
+/** An output token limit: a positive integer, `undefined` (default) or `null` (send none). */
+function tokenLimit(value, name, adapter) {
+  return value === null ? null : optionalNumber(value, name, adapter, { min: 1, integer: true });
+}
+
+function retrySettings(options, adapter) {
+  return {
+    retries: optionalNumber(options.retries, "retries", adapter, { integer: true }) ?? DEFAULT_RETRIES,
+    retryDelayMs: optionalNumber(options.retryDelayMs, "retryDelayMs", adapter) ?? DEFAULT_RETRY_DELAY_MS,
+    maxRetryDelayMs: optionalNumber(options.maxRetryDelayMs, "maxRetryDelayMs", adapter) ?? DEFAULT_MAX_RETRY_DELAY_MS,
+  };
+}
+
+/** Replaces every secret (and bearer tokens in general) in a text by `[redacted]`. */
+function redact(text, secrets) {
+  let out = String(text);
+  for (const secret of secrets) {
+    if (typeof secret === "string" && secret.length >= 4) out = out.split(secret).join("[redacted]");
+  }
+  return out.replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, "$1 [redacted]");
+}
+
+function oneLine(text, max = DETAIL_CHARS) {
+  const flat = String(text).replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
+}
+
+/** The readable part of an API's error body (OpenAI, Anthropic, Cloudflare shapes). */
+function errorDetail(text) {
+  try {
+    const body = JSON.parse(text);
+    const candidates = [
+      body?.error?.message,
+      typeof body?.error === "string" ? body.error : undefined,
+      body?.message,
+      body?.errors?.[0]?.message,
+      body?.detail,
+    ];
+    const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
+    if (found !== undefined) return found;
+  } catch {
+    // not JSON: the raw text
+  }
+  return text;
+}
+
+/** Milliseconds a response asks us to wait (`retry-after-ms`, `retry-after`), if any. */
+export function retryAfterMs(headers) {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get("retry-after");
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function isRetryableStatus(status) {
+  return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
+}
+
+function abortReason(signal) {
+  return signal.reason ?? Object.assign(new Error("This operation was aborted"), { name: "AbortError" });
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * One signal for one summary call: aborted when the caller's signal aborts, or when
+ * `timeoutMs` (the compaction's per-call limit) has passed. `done()` releases it.
+ */
+function callScope(outer, timeoutMs, provider) {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(abortReason(outer));
+  if (outer) {
+    if (outer.aborted) controller.abort(abortReason(outer));
+    else outer.addEventListener("abort", onAbort, { once: true });
+  }
+  let timer;
+  const deadline = typeof timeoutMs === "number" && timeoutMs > 0 ? Date.now() + timeoutMs : Infinity;
+  if (deadline !== Infinity) {
+    timer = setTimeout(() => {
+      controller.abort(
+        new SummarizerError(`${provider}: the summary call timed out after ${timeoutMs} ms`, {
+          code: "timeout",
+          provider,
+        }),
+      );
+    }, timeoutMs);
+  }
+  return {
+    signal: controller.signal,
+    deadline,
+    done() {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** Exponential backoff with jitter: base * 2^attempt, between half and all of it, capped. */
+function backoffMs(attempt, { retryDelayMs, maxRetryDelayMs }) {
+  const full = Math.min(maxRetryDelayMs, retryDelayMs * 2 ** attempt);
+  return full / 2 + Math.random() * (full / 2);
+}
+
+/**
+ * POSTs JSON and returns the parsed JSON answer, retrying transient failures. Errors are
+ * `SummarizerError`s whose messages never contain `secrets`.
+ */
+async function postJson({ fetchImpl, url, headers, body, signal, deadline, settings, provider, model, secrets }) {
+  const where = `${provider} summarizer (model "${model}")`;
+  const payload = JSON.stringify(body);
+  let attempt = 0;
+  for (;;) {
+    let failure; // { error, waitMs } of a retryable failure
+    let response;
+    try {
+      response = await fetchImpl(url, { method: "POST", headers, body: payload, signal });
+    } catch (error) {
+      if (signal.aborted) throw abortReason(signal);
+      const cause = error?.cause?.code ?? error?.cause?.message ?? "";
+      const message = redact(`${oneLine(error?.message ?? error)}${cause ? ` (${oneLine(cause, 80)})` : ""}`, secrets);
+      failure = {
+        error: new SummarizerError(`network error calling ${where}: ${message}`, {
+          code: "network",
+          retryable: true,
+          attempts: attempt + 1,
+          provider,
+        }),
+      };
+    }
+    if (response !== undefined) {
+      if (response.ok) {
+        let text;
+        try {
+          text = await response.text();
+        } catch (error) {
+          if (signal.aborted) throw abortReason(signal);
+          const detail = redact(oneLine(error?.message ?? error), secrets);
+          throw new SummarizerError(`${where}: reading the answer failed: ${detail}`, {
+            code: "network",
+            status: response.status,
+            attempts: attempt + 1,
+            provider,
+          });
+        }
+        try {
+          return JSON.parse(text);
+        } catch {
+          const start = redact(oneLine(text, 120), secrets);
+          throw new SummarizerError(`${where}: HTTP ${response.status} with an answer that is not JSON: ${start}`, {
+            code: "invalid_response",
+            status: response.status,
+            attempts: attempt + 1,
+            provider,
+          });
+        }
+      }
+      let text = "";
+      try {
+        text = await response.text();
+      } catch {
+        // the status says enough
+      }
+      const detail = redact(oneLine(errorDetail(text)), secrets);
+      const statusText = response.statusText ? ` ${oneLine(response.statusText, 60)}` : "";
+      const retryable = isRetryableStatus(response.status);
+      const error = new SummarizerError(
+        `HTTP ${response.status}${statusText} from ${where}${detail ? `: ${detail}` : ""}`,
+        { code: "http", status: response.status, retryable, attempts: attempt + 1, provider },
+      );
+      if (!retryable) throw error;
+      failure = { error, waitMs: retryAfterMs(response.headers) };
+    }
+    // A retryable failure: wait and try again, unless out of attempts or time.
+    if (attempt >= settings.retries) {
+      if (attempt > 0) failure.error.message += ` (after ${attempt + 1} attempts)`;
+      throw failure.error;
+    }
+    let waitMs = failure.waitMs ?? backoffMs(attempt, settings);
+    if (failure.waitMs !== undefined && failure.waitMs > settings.maxRetryDelayMs) {
+      failure.error.message += ` (retry-after ${Math.ceil(failure.waitMs / 1000)} s exceeds maxRetryDelayMs)`;
+      throw failure.error;
+    }
+    waitMs = Math.max(0, waitMs);
+    if (Date.now() + waitMs >= deadline) {
+      failure.error.message += " (no time left to retry)";
+      throw failure.error;
+    }
+    await sleep(waitMs, signal);
+    attempt += 1;
+  }
+}
+
+function emptyError(where, provider) {
+  return new SummarizerError(`${where} returned an empty summary`, { code: "empty", provider });
+}
+
+function invalidAnswer(where, provider, what) {
+  return new SummarizerError(`${where} answered without ${what}`, { code: "invalid_response", provider });
+}
+
+/** Text of an OpenAI-style `content`: a string, or an array of text parts. */
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === "string" ? part : typeof part?.text === "string" ? part.text : ""))
+      .join("");
+  }
+  return undefined;
+}
+
+function resolveFetch(option, adapter) {
+  if (option !== undefined && typeof option !== "function") {
+    throw new TypeError(`${adapter}: options.fetch must be a function`);
+  }
+  // Called through a wrapper so that a global fetch replaced later (tests, polyfills) is used.
+  return option ?? ((url, init) => globalThis.fetch(url, init));
+}
+
+function headerObject(extra, adapter) {
+  if (extra === undefined || extra === null) return {};
+  if (typeof extra !== "object") throw new TypeError(`${adapter}: options.headers must be an object`);
+  return Object.fromEntries(new Headers(extra).entries());
+}
+
+/** What error messages must never contain: the key, and header values long enough to be credentials. */
+function secretsOf(apiKey, headers) {
+  return [apiKey, ...Object.values(headers).filter((value) => value.length >= 8)].filter(Boolean);
+}
+
+function withIdentity(fn, identity) {
+  Object.defineProperty(fn, "identity", { value: identity, enumerable: true });
+  return fn;
+}
+
+/** A default output budget in tokens from the request's size hint (about 4 bytes a token, doubled). */
+function defaultMaxTokens(request) {
+  const target = Number(request?.targetBytes);
+  if (!Number.isFinite(target) || target <= 0) return 1024;
+  return Math.min(8192, Math.max(256, Math.ceil(target / 2)));
+}
+
+function outputTokens(option, request) {
+  if (option === null) return undefined;
+  return option ?? defaultMaxTokens(request);
+}
+
+function trimmedBase(url, adapter) {
+  requireString(url, "baseURL", adapter);
+  try {
+    new URL(url);
+  } catch {
+    throw new TypeError(`${adapter}: options.baseURL is not a URL`);
+  }
+  return url.replace(/\/+$/, "");
+}
+
+// ---------------------------------------------------------------------------------------
+// Adapters
+
+/**
+ * Any OpenAI-compatible chat completions API (OpenAI, Azure-style gateways, OpenRouter,
+ * Groq, Together, vLLM, Ollama, llama.cpp...): POST `${baseURL}/chat/completions`.
+ */
+export function openAICompatible(options = {}) {
+  const adapter = "openAICompatible";
+  const base = trimmedBase(options.baseURL, adapter);
+  const url = /\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`;
+  const model = requireString(options.model, "model", adapter);
+  const apiKey = options.apiKey;
+  if (apiKey !== undefined && apiKey !== null && typeof apiKey !== "string") {
+    throw new TypeError(`${adapter}: options.apiKey must be a string`);
+  }
+  const maxTokens = tokenLimit(options.maxTokens, "maxTokens", adapter);
+  const temperature = optionalNumber(options.temperature, "temperature", adapter);
+  const maxTokensField = options.maxTokensField ?? "max_tokens";
+  const settings = retrySettings(options, adapter);
+  const fetchImpl = resolveFetch(options.fetch, adapter);
+  const extraHeaders = headerObject(options.headers, adapter);
+  const extraBody = options.body ?? {};
+  const secrets = secretsOf(apiKey, extraHeaders);
+  const provider = "openai-compatible";
+  const where = `${provider} summarizer (model "${model}")`;
+
+  return withIdentity(async function openAICompatibleSummarizer(request, context = {}) {
+    const scope = callScope(context?.signal, request?.timeoutMs, provider);
+    try {
+      const body = {
+        ...extraBody,
+        model,
+        messages: [
+          { role: "system", content: request.instructions },
+          { role: "user", content: request.transcript },
+        ],
+      };
+      const limit = outputTokens(maxTokens, request);
+      if (limit !== undefined) body[maxTokensField] = limit;
+      if (temperature !== undefined) body.temperature = temperature;
+      const headers = { "content-type": "application/json", accept: "application/json", ...extraHeaders };
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      const answer = await postJson({
+        fetchImpl,
+        url,
+        headers,
+        body,
+        signal: scope.signal,
+        deadline: scope.deadline,
+        settings,
+        provider,
+        model,
+        secrets,
+      });
+      const choice = answer?.choices?.[0];
+      if (choice === undefined) throw invalidAnswer(where, provider, "choices");
+      const text = contentText(choice?.message?.content);
+      if (text === undefined && choice?.message?.refusal) {
+        throw new SummarizerError(`${where} refused: ${redact(oneLine(choice.message.refusal), secrets)}`, {
+          code: "model",
+          provider,
+        });
+      }
+      if (text === undefined || text.trim() === "") throw emptyError(where, provider);
+      return text;
+    } finally {
+      scope.done();
+    }
+  }, `openai-compatible:${model}`);
+}
+
+/** Anthropic's Messages API: POST `${baseURL}/v1/messages`. */
+export function anthropic(options = {}) {
+  const adapter = "anthropic";
+  const apiKey = requireString(options.apiKey, "apiKey", adapter);
+  const model = requireString(options.model, "model", adapter);
+  const base = trimmedBase(options.baseURL ?? "https://api.anthropic.com", adapter);
+  const url = /\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
+  const version = options.version ?? "2023-06-01";
+  const maxTokens = optionalNumber(options.maxTokens, "maxTokens", adapter, { min: 1, integer: true });
+  const temperature = optionalNumber(options.temperature, "temperature", adapter);
+  const settings = retrySettings(options, adapter);
+  const fetchImpl = resolveFetch(options.fetch, adapter);
+  const extraHeaders = headerObject(options.headers, adapter);
+  const extraBody = options.body ?? {};
+  const secrets = secretsOf(apiKey, extraHeaders);
+  const provider = "anthropic";
+  const where = `${provider} summarizer (model "${model}")`;
+
+  return withIdentity(async function anthropicSummarizer(request, context = {}) {
+    const scope = callScope(context?.signal, request?.timeoutMs, provider);
+    try {
+      const body = {
+        ...extraBody,
+        model,
+        // Anthropic requires max_tokens.
+        max_tokens: maxTokens ?? defaultMaxTokens(request),
+        system: request.instructions,
+        messages: [{ role: "user", content: request.transcript }],
+      };
+      if (temperature !== undefined) body.temperature = temperature;
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json",
+        "anthropic-version": version,
+        ...extraHeaders,
+        "x-api-key": apiKey,
+      };
+      const answer = await postJson({
+        fetchImpl,
+        url,
+        headers,
+        body,
+        signal: scope.signal,
+        deadline: scope.deadline,
+        settings,
+        provider,
+        model,
+        secrets,
+      });
+      if (!Array.isArray(answer?.content)) throw invalidAnswer(where, provider, "content");
+      const text = answer.content
+        .filter((block) => block?.type === "text" && typeof block.text === "string")
+        .map((block) => block.text)
+        .join("");
+      if (text.trim() === "") throw emptyError(where, provider);
+      return text;
+    } finally {
+      scope.done();
+    }
+  }, `anthropic:${model}`);
+}
+
+/** Workers AI errors worth another try: capacity, overload, timeouts, 429 / 5xx. */
+function workersAIRetryable(error) {
+  const status = Number(error?.status ?? error?.statusCode);
+  if (Number.isFinite(status) && status > 0) return isRetryableStatus(status);
+  const text = String(error?.message ?? error);
+  return /\b(3040|3043|3007|429|5\d\d)\b|capacity|overloaded|temporar|timed? ?out|internal server error|network/i.test(
+    text,
+  );
+}
+
+/** Cloudflare Workers AI through its binding (`env.AI`), for text generation models. */
+export function workersAI(options = {}) {
+  const adapter = "workersAI";
+  const binding = options.binding;
+  if (binding === null || typeof binding !== "object" || typeof binding.run !== "function") {
+    throw new TypeError(`${adapter}: options.binding must be the Workers AI binding (env.AI)`);
+  }
+  const model = requireString(options.model, "model", adapter);
+  const maxTokens = tokenLimit(options.maxTokens, "maxTokens", adapter);
+  const temperature = optionalNumber(options.temperature, "temperature", adapter);
+  const settings = retrySettings(options, adapter);
+  const runOptions = options.runOptions ?? {};
+  const provider = "workers-ai";
+  const where = `${provider} summarizer (model "${model}")`;
+
+  return withIdentity(async function workersAISummarizer(request, context = {}) {
+    const scope = callScope(context?.signal, request?.timeoutMs, provider);
+    const { signal } = scope;
+    try {
+      const inputs = {
+        messages: [
+          { role: "system", content: request.instructions },
+          { role: "user", content: request.transcript },
+        ],
+      };
+      const limit = outputTokens(maxTokens, request);
+      if (limit !== undefined) inputs.max_tokens = limit;
+      if (temperature !== undefined) inputs.temperature = temperature;
+      let attempt = 0;
+      for (;;) {
+        let answer;
+        try {
+          // The binding takes no signal (its options go into the request body): racing the
+          // call against the signal makes an abort take effect at once all the same.
+          answer = await new Promise((resolve, reject) => {
+            if (signal.aborted) {
+              reject(abortReason(signal));
+              return;
+            }
+            const onAbort = () => reject(abortReason(signal));
+            signal.addEventListener("abort", onAbort, { once: true });
+            Promise.resolve()
+              .then(() => binding.run(model, inputs, runOptions))
+              .then(resolve, reject)
+              .finally(() => signal.removeEventListener("abort", onAbort));
+          });
+        } catch (error) {
+          if (signal.aborted) throw abortReason(signal);
+          const status = Number(error?.status ?? error?.statusCode);
+          const hasStatus = Number.isFinite(status) && status > 0;
+          const retryable = workersAIRetryable(error);
+          const failure = new SummarizerError(
+            `${hasStatus ? `HTTP ${status} from ` : ""}${where}: ${oneLine(error?.message ?? error)}`,
+            {
+              code: hasStatus ? "http" : "model",
+              status: hasStatus ? status : undefined,
+              retryable,
+              attempts: attempt + 1,
+              provider,
+            },
+          );
+          if (!retryable) throw failure;
+          if (attempt >= settings.retries) {
+            if (attempt > 0) failure.message += ` (after ${attempt + 1} attempts)`;
+            throw failure;
+          }
+          const waitMs = backoffMs(attempt, settings);
+          if (Date.now() + waitMs >= scope.deadline) {
+            failure.message += " (no time left to retry)";
+            throw failure;
+          }
+          await sleep(waitMs, signal);
+          attempt += 1;
+          continue;
+        }
+        const text =
+          typeof answer === "string"
+            ? answer
+            : typeof answer?.response === "string"
+              ? answer.response
+              : (contentText(answer?.choices?.[0]?.message?.content) ??
+                (typeof answer?.result?.response === "string" ? answer.result.response : undefined));
+        if (text === undefined) throw invalidAnswer(where, provider, "a response text");
+        if (text.trim() === "") throw emptyError(where, provider);
+        return text;
+      }
+    } finally {
+      scope.done();
+    }
+  }, `workers-ai:${model}`);
+}
+
+/** The first HTTP status found on an AI SDK error (APICallError, RetryError, causes). */
+function aiSdkStatus(error) {
+  for (let e = error, depth = 0; e && depth < 5; depth++) {
+    const status = Number(e.statusCode ?? e.status);
+    if (Number.isFinite(status) && status > 0) return status;
+    e = e.lastError ?? e.cause;
+  }
+  return undefined;
+}
+
+const aiModule = "ai";
+
+/**
+ * A Vercel AI SDK `LanguageModel` through `generateText` (from the optional peer
+ * dependency `ai`, imported on first use, or given as `options.generateText`). The AI
+ * SDK retries transient failures itself: `retries` is its `maxRetries`.
+ */
+export function aiSdk(options = {}) {
+  const adapter = "aiSdk";
+  const model = options.model;
+  if (model === undefined || model === null || (typeof model !== "object" && typeof model !== "string")) {
+    throw new TypeError(`${adapter}: options.model must be an AI SDK LanguageModel (or a model id string)`);
+  }
+  if (options.generateText !== undefined && typeof options.generateText !== "function") {
+    throw new TypeError(`${adapter}: options.generateText must be a function`);
+  }
+  const maxOutputTokens = tokenLimit(options.maxOutputTokens ?? options.maxTokens, "maxOutputTokens", adapter);
+  const temperature = optionalNumber(options.temperature, "temperature", adapter);
+  const retries = optionalNumber(options.retries, "retries", adapter, { integer: true }) ?? DEFAULT_RETRIES;
+  const providerOptions = options.providerOptions;
+  const modelId = typeof model === "string" ? model : (model.modelId ?? "unknown");
+  const providerName = typeof model === "string" ? "gateway" : (model.provider ?? "unknown");
+  const provider = "ai-sdk";
+  const where = `${provider} summarizer (model "${providerName}:${modelId}")`;
+  let generateText = options.generateText;
+
+  return withIdentity(async function aiSdkSummarizer(request, context = {}) {
+    if (generateText === undefined) {
+      try {
+        // A computed specifier: bundlers must not require `ai` for users who never call this.
+        const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ aiModule);
+        generateText = mod.generateText;
+      } catch (error) {
+        throw new SummarizerError(
+          `${adapter}: the optional peer dependency "ai" could not be imported ` +
+            `(install it, or pass options.generateText): ${oneLine(error?.message ?? error)}`,
+          { code: "model", provider },
+        );
+      }
+    }
+    const scope = callScope(context?.signal, request?.timeoutMs, provider);
+    try {
+      const call = {
+        model,
+        system: request.instructions,
+        prompt: request.transcript,
+        abortSignal: scope.signal,
+        maxRetries: retries,
+      };
+      const limit = outputTokens(maxOutputTokens, request);
+      if (limit !== undefined) call.maxOutputTokens = limit;
+      if (temperature !== undefined) call.temperature = temperature;
+      if (providerOptions !== undefined) call.providerOptions = providerOptions;
+      let result;
+      try {
+        result = await generateText(call);
+      } catch (error) {
+        if (scope.signal.aborted) throw abortReason(scope.signal);
+        const status = aiSdkStatus(error);
+        throw new SummarizerError(
+          `${status !== undefined ? `HTTP ${status} from ` : ""}${where}: ${oneLine(error?.message ?? error)}`,
+          { code: status !== undefined ? "http" : "model", status, retryable: false, provider },
+        );
+      }
+      const text = result?.text;
+      if (typeof text !== "string") throw invalidAnswer(where, provider, "text");
+      if (text.trim() === "") throw emptyError(where, provider);
+      return text;
+    } finally {
+      scope.done();
+    }
+  }, `ai-sdk:${providerName}:${modelId}`);
+}

@@ -1,0 +1,494 @@
+// `contextfold/worker`: compaction middleware for a Worker (or any fetch-style server) in
+// front of an LLM API. For POST bodies of OpenAI `/chat/completions` and Anthropic
+// `/messages` shape it compacts `messages` to the configured budget, rebuilds the request
+// with everything else in the body untouched, and calls the wrapped handler (which
+// forwards upstream). Responses, streaming or not, pass through with their body never
+// read; `x-contextfold-*` headers carry the figures.
+//
+// Failure policy: the request always goes on. A body too large gets 413, a malformed one
+// is forwarded untouched (or rejected with 400, per `onMalformed`), and a compaction that
+// fails forwards the original bytes with `x-contextfold-error`. Request headers (and so
+// the client's API key) are never read beyond routing, never logged, never echoed and
+// never given to the summarizer, which sees only the summary requests.
+//
+// This module expects the wasm to be initialized: the `workerd` and `node` conditions of
+// `contextfold/worker` load entry files that do so (and hand their API in, so that a
+// bundler honouring `"sideEffects": false` keeps them); elsewhere `await init()` from
+// `contextfold` first.
+import * as packageApi from "./index.js";
+import { cachedSummarizer } from "./cache.js";
+
+export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";
+
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const DEFAULT_RESERVE_RATIO = 0.25;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const HEADER = "x-contextfold-";
+
+function jsonError(status, code, message, type) {
+  return new Response(JSON.stringify({ error: { type, code, message } }), {
+    status,
+    headers: { "content-type": "application/json", [`${HEADER}error`]: code },
+  });
+}
+
+/** A header value from any text: printable ASCII, one line, bounded. */
+function headerValue(text) {
+  const flat = String(text)
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .trim();
+  return flat.length > 240 ? `${flat.slice(0, 240)}...` : flat;
+}
+
+function describeError(error) {
+  if (error?.name === "ContextfoldError" && error.code) return `${error.code}: ${error.message}`;
+  return `${error?.name ?? "Error"}: ${error?.message ?? error}`;
+}
+
+/** The default routing: the last path segments name the API. */
+export function defaultRoute(url) {
+  const path = url.pathname.replace(/\/+$/, "");
+  if (path.endsWith("/chat/completions")) return "openai";
+  if (path.endsWith("/messages")) return "anthropic";
+  return null;
+}
+
+/** Beyond the limit, at most this much more is read (and dropped) before giving up on a body. */
+const DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads and drops the rest of a body that is too large, so the client, still sending,
+ * gets the 413 rather than a reset connection; past `DRAIN_BYTES` the upload is cancelled.
+ */
+async function drain(reader) {
+  let dropped = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      dropped += value.byteLength;
+      if (dropped > DRAIN_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // the client went away: nothing left to drain
+  }
+}
+
+/** The body as bytes, or `null` when it is larger than `limit`. */
+async function readLimited(request, limit) {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) {
+    await drain(reader);
+    return null;
+  }
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await drain(reader);
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function isPlainObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Why a parsed body is not one we can compact, or `null` when it is fine. */
+function shapeProblem(body, format) {
+  if (!isPlainObject(body)) return "the body is not a JSON object";
+  if (body.model !== undefined && typeof body.model !== "string") return "`model` is not a string";
+  if (!Array.isArray(body.messages)) return "`messages` is not an array";
+  if (body.messages.some((m) => !isPlainObject(m) || typeof m.role !== "string")) {
+    return "`messages` holds an item without a string `role`";
+  }
+  const system = body.system;
+  if (format === "anthropic" && system !== undefined && typeof system !== "string" && !Array.isArray(system)) {
+    return "`system` is neither a string nor an array of blocks";
+  }
+  return null;
+}
+
+/** The entry of `table` for `model`: an exact key, else the longest key that prefixes it. */
+function lookupWindow(table, model) {
+  if (!table || typeof model !== "string") return undefined;
+  if (Object.hasOwn(table, model)) return table[model];
+  let best;
+  for (const key of Object.keys(table)) {
+    if (model.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : table[best];
+}
+
+function positive(value) {
+  return typeof value === "number" && Number.isFinite(value) && value > 0;
+}
+
+function validateOptions(options) {
+  const fail = (message) => {
+    throw new TypeError(`compactionMiddleware: ${message}`);
+  };
+  if (!isPlainObject(options)) fail("options must be an object");
+  const o = options;
+  if (o.maxTokens !== undefined && !positive(o.maxTokens)) fail("options.maxTokens must be a positive number");
+  if (o.contextWindows !== undefined) {
+    if (!isPlainObject(o.contextWindows)) fail("options.contextWindows must map model names to token counts");
+    for (const [model, tokens] of Object.entries(o.contextWindows)) {
+      if (!positive(tokens)) fail(`options.contextWindows["${model}"] must be a positive number`);
+    }
+  }
+  if (o.maxTokens === undefined && o.contextWindows === undefined) {
+    fail("give options.maxTokens or options.contextWindows");
+  }
+  if (o.reserveTokens !== undefined && !(typeof o.reserveTokens === "number" && o.reserveTokens >= 0)) {
+    fail("options.reserveTokens must be a number >= 0");
+  }
+  const ratio = o.reserveRatio;
+  if (ratio !== undefined && !(typeof ratio === "number" && ratio >= 0 && ratio < 1)) {
+    fail("options.reserveRatio must be a number in [0, 1)");
+  }
+  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes)) fail("options.maxBodyBytes must be a positive number");
+  if (o.onMalformed !== undefined && o.onMalformed !== "forward" && o.onMalformed !== "reject") {
+    fail('options.onMalformed must be "forward" or "reject"');
+  }
+  if (o.summarizer !== undefined && typeof o.summarizer !== "function") fail("options.summarizer must be a function");
+  if (o.createSummarizer !== undefined && typeof o.createSummarizer !== "function") {
+    fail("options.createSummarizer must be a function (env, request) => summarizer");
+  }
+  if (o.summarizer !== undefined && o.createSummarizer !== undefined) {
+    fail("give options.summarizer or options.createSummarizer, not both");
+  }
+  const cache = o.cache;
+  const isCache =
+    cache !== null && typeof cache === "object" && typeof cache.get === "function" && typeof cache.put === "function";
+  if (cache !== undefined && typeof cache !== "function" && !isCache) {
+    fail("options.cache must be a cache ({ get, put }) or a function (env) => cache");
+  }
+  if (
+    o.cache !== undefined &&
+    o.namespace === undefined &&
+    o.summarizer !== undefined &&
+    typeof o.summarizer.identity !== "string"
+  ) {
+    fail("options.namespace (the summarizer's identity, e.g. its model) is required to cache a custom summarizer");
+  }
+  if (o.route !== undefined && typeof o.route !== "function") fail("options.route must be a function");
+  if (o.onReport !== undefined && typeof o.onReport !== "function") fail("options.onReport must be a function");
+}
+
+function strategyName(strategy) {
+  if (typeof strategy === "string") return strategy;
+  if (isPlainObject(strategy) && typeof strategy.name === "string") return strategy.name;
+  return "budget";
+}
+
+/** Tokens the request spends outside the messages: tool definitions and similar. */
+function overheadTokens(body, estimateTokens) {
+  let tokens = 0;
+  for (const field of ["tools", "functions", "response_format", "tool_choice"]) {
+    if (body[field] !== undefined) tokens += estimateTokens(JSON.stringify(body[field]));
+  }
+  return tokens;
+}
+
+/** The token budget of this request's messages, or a reason why there is none. */
+function budgetOf(options, body, estimateTokens) {
+  const window = lookupWindow(options.contextWindows, body.model);
+  if (window === undefined) {
+    if (options.maxTokens !== undefined) return { tokens: options.maxTokens };
+    return { skip: `no context window configured for model ${JSON.stringify(body.model ?? null)}` };
+  }
+  const asked = [body.max_tokens, body.max_completion_tokens, body.max_output_tokens].find(positive) ?? 0;
+  const ratio = options.reserveRatio ?? DEFAULT_RESERVE_RATIO;
+  const reserve = Math.max(asked, options.reserveTokens ?? Math.ceil(window * ratio));
+  const tokens = Math.floor(window - reserve - overheadTokens(body, estimateTokens));
+  if (tokens <= 0) {
+    return { error: `budget_too_small: the ${window}-token window leaves no room after a ${reserve}-token reserve` };
+  }
+  return { tokens };
+}
+
+/**
+ * Wraps a fetch handler with compaction. `handler` is a Worker `fetch(request, env, ctx)`
+ * function, a plain `(request) => Response` function, or an object with a `fetch` method.
+ */
+export function compactionMiddleware(options = {}, api = packageApi) {
+  validateOptions(options);
+  const { compact, extractiveSummarizer, estimateTokens, measureChain, needsCompaction } = api;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const onMalformed = options.onMalformed ?? "forward";
+  const route = options.route ?? defaultRoute;
+  const strategy = options.strategy ?? "budget";
+  const name = strategyName(strategy);
+  const caches = new WeakMap(); // env -> the cache a factory made for it
+  let defaultSummarizer;
+
+  function cacheFor(env) {
+    if (typeof options.cache !== "function") return options.cache;
+    const key = env !== null && typeof env === "object" ? env : caches;
+    if (!caches.has(key)) caches.set(key, options.cache(env));
+    return caches.get(key);
+  }
+
+  function summarizerFor(env, request) {
+    if (options.createSummarizer) return options.createSummarizer(env, request);
+    if (options.summarizer) return options.summarizer;
+    defaultSummarizer ??= Object.defineProperty(extractiveSummarizer(), "identity", {
+      value: "contextfold:extractive",
+    });
+    return defaultSummarizer;
+  }
+
+  function report(info) {
+    if (!options.onReport) return;
+    try {
+      options.onReport(info);
+    } catch {
+      // a logging hook never breaks a request
+    }
+  }
+
+  return function wrap(handler) {
+    const next =
+      typeof handler === "function"
+        ? handler
+        : handler !== null && typeof handler === "object" && typeof handler.fetch === "function"
+          ? (request, env, ctx) => handler.fetch(request, env, ctx)
+          : null;
+    if (next === null) {
+      throw new TypeError("compactionMiddleware: the handler must be a function or have a fetch method");
+    }
+
+    /** Forwards `bytes` (the body as received) with the request's own headers. */
+    const forwardOriginal = (request, bytes, env, ctx) => next(new Request(request, { body: bytes }), env, ctx);
+
+    return async function compactingFetch(request, env, ctx) {
+      let url;
+      try {
+        url = new URL(request.url);
+      } catch {
+        return next(request, env, ctx);
+      }
+      const format = request.method === "POST" ? route(url, request) : null;
+      if (format !== "openai" && format !== "anthropic") return next(request, env, ctx);
+
+      const bytes = await readLimited(request, maxBodyBytes).catch(() => undefined);
+      if (bytes === null) {
+        const message = `the request body exceeds ${maxBodyBytes} bytes`;
+        return jsonError(413, "contextfold_body_too_large", message, "request_too_large");
+      }
+      if (bytes === undefined) {
+        const message = "the request body could not be read";
+        return jsonError(400, "contextfold_body_unreadable", message, "invalid_request_error");
+      }
+
+      // Parse and check the shape; a malformed body is forwarded untouched or rejected.
+      let body;
+      let problem;
+      try {
+        body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+        problem = shapeProblem(body, format);
+      } catch (error) {
+        problem = `the body is not JSON (${error?.message ?? error})`;
+      }
+      if (problem !== null) {
+        if (onMalformed === "reject") {
+          const message = `malformed ${format} request: ${problem}`;
+          return jsonError(400, "contextfold_malformed_body", message, "invalid_request_error");
+        }
+        const response = await forwardOriginal(request, bytes, env, ctx);
+        return withHeaders(response, { error: `malformed_body: ${problem}` });
+      }
+
+      const figures = { strategy: name };
+      let outgoing = null;
+      let info;
+      try {
+        const budget = budgetOf(options, body, estimateTokens);
+        if (budget.skip !== undefined) {
+          figures.skipped = budget.skip;
+        } else if (budget.error !== undefined) {
+          figures.error = budget.error;
+        } else {
+          const input =
+            format === "anthropic" && body.system !== undefined
+              ? { system: body.system, messages: body.messages }
+              : body.messages;
+          const settings = { format, strategy, maxTokens: budget.tokens, tokenCounter: options.tokenCounter };
+          if (!needsCompaction(input, settings)) {
+            const tokens = measureChain(input, { format }).total.tokens;
+            Object.assign(figures, { before: tokens, after: tokens, calls: 0 });
+          } else {
+            const base = summarizerFor(env, request);
+            const cache = options.cache === undefined ? undefined : cacheFor(env);
+            const summarizer =
+              cache === undefined
+                ? base
+                : cachedSummarizer(base, { cache, namespace: options.namespace ?? base.identity });
+            const signal = request.signal instanceof AbortSignal ? request.signal : undefined;
+            const result = await compact(input, {
+              ...settings,
+              summarizer,
+              provider: options.provider,
+              concurrency: options.concurrency,
+              timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+              onError: options.onError,
+              signal,
+            });
+            const { report: r } = result;
+            Object.assign(figures, { before: r.before.tokens, after: r.after.tokens, calls: r.calls });
+            if (summarizer.stats) {
+              figures.hits = summarizer.stats.hits;
+              figures.misses = summarizer.stats.misses;
+            }
+            if (r.rolledBack || r.cancelled) {
+              const first = r.errors[0];
+              figures.error = r.cancelled
+                ? "cancelled"
+                : `summarizer_failed: ${r.errors.length} call(s) failed${first ? `; first: ${first.message}` : ""}`;
+              figures.after = figures.before;
+            } else if (result.changed) {
+              const rebuilt = { ...body };
+              if (Array.isArray(result.messages)) {
+                rebuilt.messages = result.messages;
+              } else {
+                rebuilt.messages = result.messages.messages;
+                if (result.messages.system !== undefined) rebuilt.system = result.messages.system;
+              }
+              outgoing = JSON.stringify(rebuilt);
+            }
+            info = r;
+          }
+        }
+      } catch (error) {
+        figures.error = describeError(error);
+        if (figures.before !== undefined) figures.after = figures.before;
+      }
+
+      report({
+        format,
+        model: typeof body.model === "string" ? body.model : undefined,
+        strategy: name,
+        beforeTokens: figures.before,
+        afterTokens: figures.after,
+        calls: figures.calls ?? 0,
+        cacheHits: figures.hits,
+        cacheMisses: figures.misses,
+        compacted: outgoing !== null,
+        error: figures.error,
+        skipped: figures.skipped,
+        report: info,
+      });
+
+      let response;
+      if (outgoing === null) {
+        response = await forwardOriginal(request, bytes, env, ctx);
+      } else {
+        const headers = new Headers(request.headers);
+        headers.delete("content-length");
+        headers.set("content-type", "application/json");
+        response = await next(new Request(request, { body: outgoing, headers }), env, ctx);
+      }
+      return withHeaders(response, figures);
+    };
+  };
+}
+
+/** The response with the figures as headers; its body is passed on, never read. */
+function withHeaders(response, figures) {
+  if (!(response instanceof Response) || response.status === 101 || response.webSocket) return response;
+  const out = new Response(response.body, response);
+  const set = (name, value) => {
+    if (value !== undefined) out.headers.set(HEADER + name, headerValue(value));
+  };
+  set("before-tokens", figures.before);
+  set("after-tokens", figures.after);
+  set("calls", figures.calls);
+  set("cache-hits", figures.hits);
+  set("cache-misses", figures.misses);
+  set("strategy", figures.strategy);
+  set("skipped", figures.skipped);
+  set("error", figures.error);
+  return out;
+}
+
+const DROPPED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "x-real-ip",
+]);
+
+/**
+ * A handler that forwards every request to `upstream` (a base URL, or `(env) => URL`):
+ * the request's path and query are appended to it; method, body and headers go along
+ * (client-specific ones such as `host`, `cf-*` and `x-forwarded-*` are dropped, and
+ * `headers` can add or replace some, e.g. the API key from a secret). The response
+ * comes back as is.
+ */
+export function proxy(options = {}) {
+  const { upstream, headers: extra, fetch: fetchOption } = options;
+  if (typeof upstream !== "string" && typeof upstream !== "function") {
+    throw new TypeError("proxy: options.upstream must be a base URL or a function (env) => base URL");
+  }
+  if (typeof upstream === "string") {
+    try {
+      new URL(upstream);
+    } catch {
+      throw new TypeError("proxy: options.upstream is not a URL");
+    }
+  }
+  if (extra !== undefined && typeof extra !== "function" && !isPlainObject(extra)) {
+    throw new TypeError("proxy: options.headers must be an object or a function (env, request) => object");
+  }
+  const send = fetchOption ?? ((input, init) => globalThis.fetch(input, init));
+
+  return async function proxyFetch(request, env) {
+    const base = new URL(typeof upstream === "function" ? upstream(env) : upstream);
+    const incoming = new URL(request.url);
+    const target = new URL(base);
+    target.pathname = base.pathname.replace(/\/+$/, "") + incoming.pathname;
+    target.search = incoming.search;
+    const headers = new Headers();
+    for (const [name, value] of request.headers) {
+      if (DROPPED_HEADERS.has(name) || name.startsWith("cf-") || name.startsWith("x-forwarded-")) continue;
+      headers.set(name, value);
+    }
+    const added = typeof extra === "function" ? extra(env, request) : extra;
+    if (added) for (const [name, value] of new Headers(added)) headers.set(name, value);
+    const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
+    return send(target.toString(), {
+      method: request.method,
+      headers,
+      body: hasBody ? request.body : undefined,
+      duplex: hasBody ? "half" : undefined,
+      redirect: "manual",
+      signal: request.signal instanceof AbortSignal ? request.signal : undefined,
+    });
+  };
+}

@@ -1,0 +1,616 @@
+// The summarizer adapters of `contextfold/summarizers` and the summary cache, against a
+// mock LLM API served by this test on loopback (node:http on 127.0.0.1, random port):
+// real fetch, real sockets. Delays are small so every retry test stays well under a second
+// (except the one honouring a 1 s `retry-after`).
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { APICallError } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { cachedSummarizer, compact, memoryCache, summaryCacheKey } from "contextfold";
+import { SummarizerError, aiSdk, anthropic, openAICompatible, retryAfterMs, workersAI } from "contextfold/summarizers";
+import { compactionMiddleware, proxy } from "contextfold/worker";
+import { openaiSections } from "../shared/chains.mjs";
+
+const KEY = "sk-test-7f3a9c2e1b8d4f60a5e2";
+
+/** A summary request as contextfold makes them. */
+const request = (overrides = {}) => ({
+  id: 0,
+  kind: "section",
+  prompt: "INSTRUCTIONS\n<transcript>user: hello</transcript>",
+  instructions: "Summarize the transcript.",
+  transcript: "<transcript>user: hello</transcript>",
+  range: { start: 1, end: 3 },
+  section: 0,
+  targetBytes: 1000,
+  wave: 0,
+  ...overrides,
+});
+
+// --- the mock API -------------------------------------------------------------------------
+let server;
+let base;
+/** Every request received: { method, url, headers, body, closedEarly }. */
+let received;
+/** Answers in order, each `(req, res, body) => void`; the last one repeats. */
+let script;
+/** Sockets of requests still open, so `after` can close them. */
+const sockets = new Set();
+
+function reply(status, json, headers = {}) {
+  return (req, res) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(typeof json === "string" ? json : JSON.stringify(json));
+  };
+}
+const openAIAnswer = (text) => reply(200, { choices: [{ index: 0, message: { role: "assistant", content: text } }] });
+
+before(async () => {
+  server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const record = { method: req.method, url: req.url, headers: req.headers, body: text ? JSON.parse(text) : null, closedEarly: false };
+      received.push(record);
+      res.on("close", () => {
+        if (!res.writableFinished) record.closedEarly = true;
+      });
+      const step = script[Math.min(received.length - 1, script.length - 1)];
+      step(req, res, record);
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+
+after(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received = [];
+  script = [openAIAnswer("A summary.")];
+});
+
+const fast = { retryDelayMs: 5, maxRetryDelayMs: 2000 };
+
+/** The error a promise rejects with. */
+async function rejection(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
+function assertNoKey(error) {
+  for (const text of [error.message, String(error.stack), JSON.stringify(error), String(error)]) {
+    assert.ok(!text.includes(KEY), `the API key leaked: ${text}`);
+  }
+}
+
+describe("openAICompatible", () => {
+  it("sends instructions as the system message and the transcript as the user message", async () => {
+    const summarize = openAICompatible({
+      baseURL: `${base}/v1/`,
+      apiKey: KEY,
+      model: "gpt-test",
+      headers: { "x-extra": "yes" },
+      temperature: 0.2,
+    });
+    assert.equal(summarize.identity, "openai-compatible:gpt-test");
+    assert.equal(await summarize(request(), {}), "A summary.");
+    assert.equal(received.length, 1);
+    const [r] = received;
+    assert.equal(r.method, "POST");
+    assert.equal(r.url, "/v1/chat/completions");
+    assert.equal(r.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(r.headers["content-type"], "application/json");
+    assert.equal(r.headers["x-extra"], "yes");
+    assert.equal(r.body.model, "gpt-test");
+    assert.deepEqual(r.body.messages, [
+      { role: "system", content: "Summarize the transcript." },
+      { role: "user", content: "<transcript>user: hello</transcript>" },
+    ]);
+    assert.equal(r.body.temperature, 0.2);
+    assert.equal(r.body.max_tokens, 500, "derived from targetBytes");
+  });
+
+  it("sends no Authorization header without a key, and honours maxTokens / maxTokensField", async () => {
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, model: "local", maxTokens: 77, maxTokensField: "max_completion_tokens" });
+    await summarize(request(), {});
+    assert.equal(received[0].headers.authorization, undefined);
+    assert.equal(received[0].body.max_completion_tokens, 77);
+    assert.equal(received[0].body.max_tokens, undefined);
+  });
+
+  it("retries 429 and 503 with backoff, honouring retry-after", async () => {
+    script = [
+      reply(429, { error: { message: "Rate limit reached" } }, { "retry-after": "1" }),
+      reply(503, { error: { message: "overloaded" } }),
+      openAIAnswer("Third time lucky."),
+    ];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 3, ...fast });
+    const started = Date.now();
+    assert.equal(await summarize(request(), {}), "Third time lucky.");
+    const elapsed = Date.now() - started;
+    assert.equal(received.length, 3);
+    assert.ok(elapsed >= 950, `waited what retry-after asked (${elapsed} ms)`);
+    assert.ok(elapsed < 3000, `and not much more (${elapsed} ms)`);
+  });
+
+  it("waits longer after each failure (exponential backoff)", async () => {
+    const times = [];
+    script = [
+      (req, res) => {
+        times.push(Date.now());
+        reply(503, { error: { message: "busy" } })(req, res);
+      },
+    ];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 3, retryDelayMs: 40, maxRetryDelayMs: 1000 });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(received.length, 4, "1 attempt + 3 retries");
+    assert.ok(error instanceof SummarizerError);
+    assert.equal(error.status, 503);
+    assert.match(error.message, /^HTTP 503 /);
+    assert.match(error.message, /after 4 attempts/);
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    // Jittered between half and all of 40, 80, 160 ms.
+    assert.ok(gaps[0] >= 15, `first gap ${gaps[0]}`);
+    assert.ok(gaps[2] >= 70, `third gap ${gaps[2]}`);
+    assert.ok(gaps[2] > gaps[0], `gaps grow: ${gaps}`);
+  });
+
+  it("never retries another 4xx", async () => {
+    script = [reply(400, { error: { message: "messages: invalid" } })];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 5, ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(received.length, 1);
+    assert.equal(error.name, "SummarizerError");
+    assert.equal(error.status, 400);
+    assert.equal(error.retryable, false);
+    assert.match(error.message, /^HTTP 400 Bad Request .*messages: invalid/);
+  });
+
+  it("gives up at once when retry-after asks more than maxRetryDelayMs", async () => {
+    script = [reply(429, { error: { message: "slow down" } }, { "retry-after": "120" })];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 3, ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(received.length, 1);
+    assert.match(error.message, /HTTP 429 .*retry-after 120 s exceeds maxRetryDelayMs/);
+  });
+
+  it("never puts the API key in an error, even when the API echoes it", async () => {
+    script = [reply(401, { error: { message: `Incorrect API key provided: ${KEY}. Header was Bearer ${KEY}` } })];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.match(error.message, /^HTTP 401 /);
+    assert.match(error.message, /\[redacted\]/);
+    assertNoKey(error);
+
+    // A network error (nothing listens on the port) is retried, then reported without the key.
+    const closed = createServer();
+    await new Promise((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = closed.address().port;
+    await new Promise((resolve) => closed.close(resolve));
+    const offline = openAICompatible({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: KEY, model: "m", retries: 1, ...fast });
+    const networkError = await rejection(offline(request(), {}));
+    assert.equal(networkError.code, "network");
+    assert.equal(networkError.attempts, 2);
+    assertNoKey(networkError);
+  });
+
+  it("forwards the abort signal: the HTTP request is cancelled", async () => {
+    script = [() => {}]; // never answers
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = summarize(request(), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const error = await rejection(pending);
+    assert.equal(error.name, "AbortError");
+    assert.ok(Date.now() - started < 1000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(received.length, 1);
+    assert.equal(received[0].closedEarly, true, "the server saw the request cancelled");
+  });
+
+  it("an already aborted signal makes no request; an abort during backoff stops the retries", async () => {
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 5, retryDelayMs: 10_000, maxRetryDelayMs: 10_000 });
+    const error = await rejection(summarize(request(), { signal: AbortSignal.abort() }));
+    assert.equal(error.name, "AbortError");
+    assert.equal(received.length, 0);
+
+    script = [reply(503, { error: { message: "busy" } })];
+    const controller = new AbortController();
+    const pending = summarize(request(), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    assert.equal((await rejection(pending)).name, "AbortError");
+    assert.ok(Date.now() - started < 2000);
+    assert.equal(received.length, 1);
+  });
+
+  it("bounds a call by request.timeoutMs", async () => {
+    script = [() => {}];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const error = await rejection(summarize(request({ timeoutMs: 80 }), {}));
+    assert.equal(error.code, "timeout");
+    assert.match(error.message, /timed out after 80 ms/);
+  });
+
+  it("an empty answer is an error", async () => {
+    script = [openAIAnswer("  \n")];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(error.code, "empty");
+    assert.equal(received.length, 1);
+    script = [reply(200, "not json")];
+    assert.equal((await rejection(summarize(request(), {}))).code, "invalid_response");
+  });
+
+  it("rejects bad options when created", () => {
+    assert.throws(() => openAICompatible({ apiKey: KEY, model: "m" }), TypeError);
+    assert.throws(() => openAICompatible({ baseURL: "not a url", model: "m" }), TypeError);
+    assert.throws(() => openAICompatible({ baseURL: base, apiKey: KEY }), TypeError);
+    assert.throws(() => openAICompatible({ baseURL: base, model: "m", retries: -1 }), TypeError);
+  });
+
+  it("compacts a chain through compact()", async () => {
+    script = [
+      (req, res, record) => {
+        openAIAnswer(`Summary of ${record.body.messages[1].content.length} bytes.`)(req, res);
+      },
+    ];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const result = await compact(openaiSections(4), { summarizer: summarize, concurrency: 2 });
+    assert.equal(result.changed, true);
+    assert.deepEqual(result.report.errors, []);
+    assert.equal(received.length, result.report.calls);
+    assert.ok(result.report.after.bytes < result.report.before.bytes);
+  });
+});
+
+describe("anthropic", () => {
+  const anthropicAnswer = (blocks) => reply(200, { type: "message", role: "assistant", content: blocks });
+
+  it("calls the Messages API with the system prompt, version and key headers", async () => {
+    script = [anthropicAnswer([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "Part one. " }, { type: "text", text: "Part two." }])];
+    const summarize = anthropic({ apiKey: KEY, model: "claude-test", baseURL: base, maxTokens: 300 });
+    assert.equal(summarize.identity, "anthropic:claude-test");
+    assert.equal(await summarize(request(), {}), "Part one. Part two.");
+    const [r] = received;
+    assert.equal(r.url, "/v1/messages");
+    assert.equal(r.headers["x-api-key"], KEY);
+    assert.equal(r.headers["anthropic-version"], "2023-06-01");
+    assert.equal(r.headers.authorization, undefined);
+    assert.deepEqual(r.body, {
+      model: "claude-test",
+      max_tokens: 300,
+      system: "Summarize the transcript.",
+      messages: [{ role: "user", content: "<transcript>user: hello</transcript>" }],
+    });
+  });
+
+  it("retries 529 (overloaded) and maps the final error with its status", async () => {
+    script = [reply(529, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } })];
+    const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, retries: 2, ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(received.length, 3);
+    assert.equal(error.status, 529);
+    assert.match(error.message, /^HTTP 529 .*Overloaded .*after 3 attempts/);
+    assertNoKey(error);
+  });
+
+  it("does not retry 401 and never shows the key", async () => {
+    script = [reply(401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })];
+    const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(received.length, 1);
+    assert.match(error.message, /^HTTP 401 /);
+    assertNoKey(error);
+  });
+
+  it("an answer without text is an error", async () => {
+    script = [anthropicAnswer([])];
+    const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
+    assert.equal((await rejection(summarize(request(), {}))).code, "empty");
+  });
+});
+
+describe("workersAI", () => {
+  it("runs the model with system and user messages, and retries capacity errors", async () => {
+    const calls = [];
+    const binding = {
+      async run(model, inputs, options) {
+        calls.push({ model, inputs, options });
+        if (calls.length === 1) throw new Error("3040: Capacity temporarily exceeded, please try again.");
+        return { response: "A Workers AI summary." };
+      },
+    };
+    const summarize = workersAI({ binding, model: "@cf/meta/llama-3.1-8b-instruct", ...fast });
+    assert.equal(summarize.identity, "workers-ai:@cf/meta/llama-3.1-8b-instruct");
+    const controller = new AbortController();
+    assert.equal(await summarize(request(), { signal: controller.signal }), "A Workers AI summary.");
+    assert.equal(calls.length, 2);
+    assert.equal(calls[0].model, "@cf/meta/llama-3.1-8b-instruct");
+    assert.deepEqual(calls[0].inputs.messages, [
+      { role: "system", content: "Summarize the transcript." },
+      { role: "user", content: "<transcript>user: hello</transcript>" },
+    ]);
+    assert.deepEqual(calls[0].options, {}, "no signal in the options: the binding sends them upstream");
+  });
+
+  it("does not retry a bad request, and an abort wins over a slow binding", async () => {
+    let count = 0;
+    const failing = workersAI({
+      binding: { run: async () => { count++; throw Object.assign(new Error("5006: bad input"), { status: 400 }); } },
+      model: "m",
+      ...fast,
+    });
+    const error = await rejection(failing(request(), {}));
+    assert.equal(count, 1);
+    assert.match(error.message, /^HTTP 400 /);
+
+    const slow = workersAI({ binding: { run: () => new Promise(() => {}) }, model: "m" });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    assert.equal((await rejection(slow(request(), { signal: controller.signal }))).name, "AbortError");
+  });
+});
+
+describe("aiSdk", () => {
+  const generated = (text) => ({
+    content: [{ type: "text", text }],
+    finishReason: { unified: "stop", raw: undefined },
+    usage: {
+      inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 5, text: 5, reasoning: undefined },
+    },
+    warnings: [],
+  });
+
+  it("calls generateText (imported from `ai`) with the system prompt and the transcript", async () => {
+    const model = new MockLanguageModelV4({ provider: "mock", modelId: "mock-1", doGenerate: async () => generated("An SDK summary.") });
+    const summarize = aiSdk({ model, maxOutputTokens: 123 });
+    assert.equal(summarize.identity, "ai-sdk:mock:mock-1");
+    const controller = new AbortController();
+    assert.equal(await summarize(request(), { signal: controller.signal }), "An SDK summary.");
+    assert.equal(model.doGenerateCalls.length, 1);
+    const call = model.doGenerateCalls[0];
+    assert.equal(call.maxOutputTokens, 123);
+    assert.ok(call.abortSignal instanceof AbortSignal);
+    const system = call.prompt.find((m) => m.role === "system");
+    const user = call.prompt.find((m) => m.role === "user");
+    assert.equal(system.content, "Summarize the transcript.");
+    assert.deepEqual(user.content, [{ type: "text", text: "<transcript>user: hello</transcript>" }]);
+  });
+
+  it("maps an API error to its status; the signal aborts the call", async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        throw new APICallError({
+          message: "Too Many Requests",
+          url: "http://127.0.0.1/x",
+          requestBodyValues: {},
+          statusCode: 429,
+          isRetryable: false,
+        });
+      },
+    });
+    const error = await rejection(aiSdk({ model, retries: 0 })(request(), {}));
+    assert.equal(error.name, "SummarizerError");
+    assert.equal(error.status, 429);
+    assert.match(error.message, /^HTTP 429 /);
+
+    const hanging = new MockLanguageModelV4({
+      doGenerate: ({ abortSignal }) =>
+        new Promise((resolve, reject) => abortSignal.addEventListener("abort", () => reject(abortSignal.reason))),
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    assert.equal((await rejection(aiSdk({ model: hanging })(request(), { signal: controller.signal }))).name, "AbortError");
+  });
+
+  it("takes generateText as an option; an empty text is an error", async () => {
+    let seen;
+    const summarize = aiSdk({
+      model: { provider: "p", modelId: "x" },
+      generateText: async (options) => {
+        seen = options;
+        return { text: "" };
+      },
+    });
+    assert.equal((await rejection(summarize(request(), {}))).code, "empty");
+    assert.equal(seen.system, "Summarize the transcript.");
+    assert.equal(seen.prompt, "<transcript>user: hello</transcript>");
+  });
+});
+
+describe("retryAfterMs", () => {
+  it("reads retry-after-ms, seconds and HTTP dates", () => {
+    assert.equal(retryAfterMs(new Headers({ "retry-after-ms": "250" })), 250);
+    assert.equal(retryAfterMs(new Headers({ "retry-after": "2" })), 2000);
+    const date = retryAfterMs(new Headers({ "retry-after": new Date(Date.now() + 5000).toUTCString() }));
+    assert.ok(date > 3000 && date <= 5000, String(date));
+    assert.equal(retryAfterMs(new Headers({ "retry-after": "soon" })), undefined);
+    assert.equal(retryAfterMs(new Headers()), undefined);
+  });
+});
+
+describe("cachedSummarizer", () => {
+  it("calls the summarizer once per distinct request and counts hits and misses", async () => {
+    let calls = 0;
+    const inner = async (r) => {
+      calls++;
+      return `summary of ${r.prompt.length}`;
+    };
+    const summarize = cachedSummarizer(inner, { cache: memoryCache(), namespace: "m1" });
+    assert.equal(await summarize(request(), {}), await summarize(request({ id: 7, wave: 2 }), {}));
+    assert.equal(calls, 1, "id and wave are not part of the key");
+    await summarize(request({ prompt: "other" }), {});
+    await summarize(request({ kind: "pair" }), {});
+    await summarize(request({ targetBytes: 10 }), {});
+    assert.equal(calls, 4);
+    assert.deepEqual({ ...summarize.stats }, { hits: 1, misses: 4, errors: 0 });
+  });
+
+  it("keys by namespace, kind, targetBytes and prompt (SHA-256)", async () => {
+    const key = await summaryCacheKey("m1", request());
+    assert.match(key, /^[0-9a-f]{64}$/);
+    assert.equal(key, await summaryCacheKey("m1", request({ id: 3 })));
+    assert.notEqual(key, await summaryCacheKey("m2", request()));
+    assert.notEqual(key, await summaryCacheKey("m1", request({ kind: "pair" })));
+    assert.notEqual(key, await summaryCacheKey("m1", request({ prompt: "x" })));
+  });
+
+  it("shares one call between identical concurrent requests", async () => {
+    let calls = 0;
+    const inner = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return "shared";
+    };
+    const cache = memoryCache();
+    const a = cachedSummarizer(inner, { cache, namespace: "n" });
+    const b = cachedSummarizer(inner, { cache, namespace: "n" });
+    const results = await Promise.all([a(request(), {}), b(request(), {}), a(request(), {})]);
+    assert.deepEqual(results, ["shared", "shared", "shared"]);
+    assert.equal(calls, 1);
+    assert.equal(a.stats.misses + b.stats.misses, 1);
+  });
+
+  it("does not cache failures or empty answers, and survives a broken cache", async () => {
+    let answer = "";
+    const summarize = cachedSummarizer(async () => answer, { cache: memoryCache(), namespace: "n" });
+    assert.equal(await summarize(request(), {}), "");
+    answer = "now";
+    assert.equal(await summarize(request(), {}), "now");
+    const broken = {
+      get: async () => {
+        throw new Error("down");
+      },
+      put: async () => {
+        throw new Error("down");
+      },
+    };
+    const resilient = cachedSummarizer(async () => "ok", { cache: broken, namespace: "n" });
+    assert.equal(await resilient(request(), {}), "ok");
+    assert.equal(resilient.stats.errors, 2);
+  });
+
+  it("uses the adapter's identity as namespace and requires one otherwise", async () => {
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, model: "m" });
+    assert.equal(cachedSummarizer(summarize, { cache: memoryCache() }).identity, "openai-compatible:m");
+    assert.throws(() => cachedSummarizer(async () => "x", { cache: memoryCache() }), TypeError);
+    assert.throws(() => cachedSummarizer(async () => "x", { namespace: "n" }), TypeError);
+  });
+
+  it("memoryCache evicts the least recently used entry", async () => {
+    const cache = memoryCache({ maxEntries: 2 });
+    await cache.put("a", "1");
+    await cache.put("b", "2");
+    await cache.get("a");
+    await cache.put("c", "3");
+    assert.equal(await cache.get("b"), undefined);
+    assert.equal(await cache.get("a"), "1");
+    assert.equal(await cache.get("c"), "3");
+    assert.equal(cache.size, 2);
+  });
+
+  it("replaying a growing conversation makes each summary call once", async () => {
+    const prompts = new Map();
+    const summarize = cachedSummarizer(
+      async (r) => {
+        prompts.set(r.prompt, (prompts.get(r.prompt) ?? 0) + 1);
+        return `Summary ${prompts.size}.`;
+      },
+      { cache: memoryCache(), namespace: "n" },
+    );
+    let calls = 0;
+    for (let turn = 3; turn <= 12; turn++) {
+      calls += (await compact(openaiSections(turn), { summarizer: summarize })).report.calls;
+    }
+    assert.ok(prompts.size > 0);
+    assert.deepEqual([...prompts.values()].filter((n) => n !== 1), [], "every distinct prompt summarized once");
+    assert.equal(summarize.stats.misses, prompts.size);
+    assert.equal(summarize.stats.hits, calls - prompts.size);
+    assert.ok(summarize.stats.hits > summarize.stats.misses);
+  });
+});
+
+describe("contextfold/worker in Node (a fetch-style server)", () => {
+  it("wraps a plain (request) => Response handler; onReport gets figures, never headers", async () => {
+    const reports = [];
+    let forwarded;
+    const handler = compactionMiddleware({
+      maxTokens: 1500,
+      summarizer: openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast }),
+      cache: memoryCache(),
+      onReport: (r) => reports.push(r),
+    })(async (incoming) => {
+      forwarded = await incoming.json();
+      return new Response("upstream answer", { status: 201 });
+    });
+    const body = { model: "gpt", messages: openaiSections(10), temperature: 0 };
+    const response = await handler(
+      new Request("http://localhost/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: "Bearer sk-client-secret-123456" },
+        body: JSON.stringify(body),
+      }),
+    );
+    assert.equal(response.status, 201);
+    assert.equal(await response.text(), "upstream answer");
+    assert.equal(reports.length, 1);
+    const [r] = reports;
+    assert.equal(r.compacted, true);
+    assert.equal(r.model, "gpt");
+    assert.equal(String(r.afterTokens), response.headers.get("x-contextfold-after-tokens"));
+    assert.ok(r.afterTokens <= 1500);
+    assert.equal(r.cacheMisses, received.length, "each miss was one summarizer call");
+    assert.ok(!JSON.stringify(r).includes("sk-client-secret-123456"));
+    assert.ok(!JSON.stringify(received).includes("sk-client-secret-123456"), "the client's key never reaches the summarizer");
+    assert.equal(forwarded.temperature, 0);
+    assert.ok(forwarded.messages.length < body.messages.length);
+  });
+
+  it("rejects bad options when created", () => {
+    assert.throws(() => compactionMiddleware({}), /maxTokens or options.contextWindows/);
+    assert.throws(() => compactionMiddleware({ maxTokens: 100, onMalformed: "drop" }), TypeError);
+    assert.throws(() => compactionMiddleware({ maxTokens: 100, cache: memoryCache(), summarizer: async () => "x" }), /namespace/);
+    assert.throws(() => compactionMiddleware({ maxTokens: 100 })(42), TypeError);
+    assert.throws(() => proxy({ upstream: "nope" }), TypeError);
+  });
+
+  it("proxy forwards path, query, body and headers (minus the client's hop headers) upstream", async () => {
+    script = [reply(200, { ok: true }, { "x-answer": "1" })];
+    const forward = proxy({ upstream: `${base}/base/`, headers: (env) => ({ "x-injected": env.VALUE }) });
+    const response = await forward(
+      new Request("http://client.example/v1/chat/completions?x=1", {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "203.0.113.1", "x-forwarded-for": "203.0.113.1", "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [] }),
+      }),
+      { VALUE: "from-env" },
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("x-answer"), "1");
+    const [r] = received;
+    assert.equal(r.url, "/base/v1/chat/completions?x=1");
+    assert.equal(r.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(r.headers["x-injected"], "from-env");
+    assert.equal(r.headers["cf-connecting-ip"], undefined);
+    assert.equal(r.headers["x-forwarded-for"], undefined);
+    assert.equal(r.headers.host, `127.0.0.1:${server.address().port}`);
+    assert.deepEqual(r.body, { model: "m", messages: [] });
+  });
+});
