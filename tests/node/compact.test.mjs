@@ -319,7 +319,7 @@ describe("compact", () => {
       [{ summarizer, concurrency: 0 }, "options.concurrency"],
       [{ summarizer, concurrency: 1.5 }, "options.concurrency"],
       [{ summarizer, timeoutMs: -1 }, "options.timeoutMs"],
-      [{ summarizer, format: "gemini" }, "options.format"],
+      [{ summarizer, format: "gemini-ultra" }, "options.format"],
       [{ summarizer, format: 3 }, "options.format"],
       [{ summarizer, onError: "discard" }, "options.onError"],
       [{ summarizer, strategy: "windows" }, "options.strategy"],

@@ -12,7 +12,7 @@
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
-use crate::options::{amount, invalid, StrategySettings};
+use crate::options::{amount, invalid, provider_option, StrategySettings};
 use crate::token_counter::JsTokenCounter;
 use contextfold::format::Format;
 use contextfold::measure::Meter;
@@ -275,14 +275,8 @@ impl Default for CompactSettings {
     }
 }
 
-/// The provider whose rules a chain read in `format` must keep.
-pub fn provider_of(format: Format) -> Provider {
-    match format {
-        Format::OpenAi => Provider::OpenAi,
-        Format::Anthropic => Provider::Anthropic,
-        Format::Native => Provider::Generic,
-    }
-}
+/// The provider whose rules a chain read in a format must keep.
+pub use contextfold::format::convert::provider_of;
 
 /// What `compact` returns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -541,15 +535,7 @@ impl JsCompactOptions {
             }
         };
         let format = format_option(field::<String>(options, "format")?.as_deref())?;
-        let provider = match field::<String>(options, "provider")? {
-            None => None,
-            Some(name) => Some(Provider::from_name(&name).ok_or_else(|| {
-                invalid(
-                    ".provider",
-                    format!("unknown provider {name:?}; expected \"generic\", \"openai\", \"anthropic\" or \"gemini\""),
-                )
-            })?),
-        };
+        let provider = provider_option(field::<String>(options, "provider")?.as_deref())?;
         let on_error = match field::<String>(options, "onError")?.as_deref() {
             None | Some("rollback") => OnError::Rollback,
             Some("throw") => OnError::Throw,

@@ -13,7 +13,7 @@ pub fn format_option(name: Option<&str>) -> Result<Option<Format>, BindingError>
         None | Some("auto") => Ok(None),
         Some(name) => Format::from_name(name).map(Some).ok_or_else(|| BindingError::InvalidOption {
             path: ".format".to_string(),
-            message: format!("unknown format {name:?}; expected \"auto\", \"native\", \"openai\" or \"anthropic\""),
+            message: format!("unknown format {name:?}; expected \"auto\", \"native\", \"openai\", \"anthropic\", \"gemini\", \"aisdk\", \"aisdk-ui\" or \"langchain\""),
         }),
     }
 }

@@ -12,6 +12,7 @@
 //! - [`reuse`] hands kept messages back as the caller's own objects;
 //! - [`token_counter`] puts a JS tokenizer behind the core's `TokenCounter`;
 //! - [`validity`] holds `validateChain` and `repairChain`;
+//! - [`formats`] holds `convert`, from one message format to another;
 //! - [`convert`] holds the conversions the exports share;
 //! - [`error`] holds the boundary's error type and its JS form (`ContextfoldError`).
 
@@ -21,6 +22,7 @@ pub mod compact;
 pub mod convert;
 pub mod error;
 pub mod extractive;
+pub mod formats;
 pub mod measure;
 pub mod options;
 pub mod reuse;

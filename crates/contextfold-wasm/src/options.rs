@@ -24,6 +24,19 @@ pub fn invalid(path: &str, message: impl Into<String>) -> BindingError {
     BindingError::InvalidOption { path: path.to_string(), message: message.into() }
 }
 
+/// The `provider` option: whose rules apply (`None`: the provider of the format read).
+pub fn provider_option(name: Option<&str>) -> Result<Option<contextfold::repair::Provider>, BindingError> {
+    name.map(|name| {
+        contextfold::repair::Provider::from_name(name).ok_or_else(|| {
+            invalid(
+                ".provider",
+                format!("unknown provider {name:?}; expected \"generic\", \"openai\", \"anthropic\" or \"gemini\""),
+            )
+        })
+    })
+    .transpose()
+}
+
 /// The strategy names, for messages.
 const NAMES: &str = "\"sections\", \"window\", \"tiers\" or \"budget\"";
 

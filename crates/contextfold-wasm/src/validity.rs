@@ -7,7 +7,7 @@
 use crate::compact::{field, provider_of};
 use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
-use crate::options::invalid;
+use crate::options::{invalid, provider_option};
 use contextfold::format::Format;
 use contextfold::repair::{self, Diagnostic, OrphanResults, Provider, RepairOptions, RepairStep};
 use serde::Serialize;
@@ -92,15 +92,7 @@ fn read_common(options: &JsValue) -> Result<(Option<Format>, Option<Provider>), 
         return Err(invalid("", "expected an object"));
     }
     let format = format_option(field::<String>(options, "format")?.as_deref())?;
-    let provider = match field::<String>(options, "provider")? {
-        None => None,
-        Some(name) => Some(Provider::from_name(&name).ok_or_else(|| {
-            invalid(
-                ".provider",
-                format!("unknown provider {name:?}; expected \"generic\", \"openai\", \"anthropic\" or \"gemini\""),
-            )
-        })?),
-    };
+    let provider = provider_option(field::<String>(options, "provider")?.as_deref())?;
     Ok((format, provider))
 }
 

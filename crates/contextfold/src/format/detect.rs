@@ -1,30 +1,44 @@
-//! Telling native, OpenAI Chat and Anthropic Messages input apart by its shape.
+//! Telling the formats apart by their shape.
 //!
-//! Every message is matched against the three formats and the formats all messages fit
-//! are kept:
-//! - a message with `parts` is native;
-//! - roles `system`, `developer`, `tool`, `function`, the fields `tool_calls`,
-//!   `tool_call_id`, `function_call`, `reasoning_content`, `name`, `refusal`, `audio`,
-//!   a `null` or missing `content`, and `image_url` / `input_audio` / `file` / `refusal`
-//!   parts are OpenAI only;
-//! - `tool_use`, `tool_result`, `thinking`, `image` (with a `source`), `document` and the
+//! Every message is matched against every format and the formats all messages fit are
+//! kept:
+//! - a message with `parts` is native (roles system/user/assistant/tool, parts typed
+//!   `text`, `reasoning`, `image`, `file`, `toolCall`, `toolResult`), a Gemini content
+//!   (roles `user` / `model`, parts without `type`) or an AI SDK `UIMessage` (a string
+//!   `id`, roles system/user/assistant, parts typed `text`, `reasoning`, `file`,
+//!   `step-start`, `tool-<name>`, `dynamic-tool`, `source-*`, `data-*`);
+//! - a LangChain message is `{type, data}` (`toDict`) or `{lc: 1, type: "constructor",
+//!   id, kwargs}` (`toJSON`);
+//! - roles `developer`, `function`, the fields `tool_calls`, `tool_call_id`,
+//!   `function_call`, `reasoning_content`, `name`, `refusal`, `audio`, a `null` or
+//!   missing `content`, and `image_url` / `input_audio` / `refusal` parts and `file`
+//!   parts with a `file` object are OpenAI only;
+//! - `tool_use`, `tool_result`, `thinking`, `image` with a `source`, `document` and the
 //!   other Anthropic block types are Anthropic only;
-//! - `user` / `assistant` messages with a string content or `text` parts fit both.
+//! - `tool-call`, `tool-result`, `reasoning` parts, `image` parts with an `image` field,
+//!   `file` parts with `data`, a message-level `providerOptions` and `tool` messages with
+//!   a part array are AI SDK `ModelMessage` only;
+//! - `system` / `tool` messages with a string content fit OpenAI and the AI SDK;
+//!   `user` / `assistant` messages with a string content or `text` parts fit OpenAI,
+//!   Anthropic and the AI SDK.
 //!
-//! A plain text chat therefore fits OpenAI and Anthropic, and is read as OpenAI: both
-//! readers turn it into the very same parts (only the namespace of restoration markers
-//! would differ), so the choice merely decides which format a writer answers in, and
-//! OpenAI's is the shape most text chats come in. An empty array is OpenAI for the same
-//! reason. An object is only ever an Anthropic request `{system, messages}`.
+//! When several formats fit every message, the first of OpenAI, Anthropic, AI SDK,
+//! AI SDK UI, native, Gemini is picked. A plain text chat is therefore read as OpenAI:
+//! every reader turns it into the very same parts (only the namespace of restoration
+//! markers would differ), so the choice merely decides which format a writer answers in,
+//! and OpenAI's is the shape most text chats come in. An empty array is OpenAI for the
+//! same reason; `UIMessage`s (which have ids) win over native messages, and native over
+//! Gemini (`{role: "user", parts: []}` fits both). An object is an Anthropic request
+//! `{system, messages}` or a Gemini request `{systemInstruction, contents}`.
 
 use super::fields::json_kind;
 use super::path::JsonPath;
 use super::{Format, FormatError};
 use serde_json::{Map, Value};
 
-/// Detects the format of `value` (an array of messages, or an Anthropic request object).
-/// The first message that fits no format, or none the earlier messages fit, is named in
-/// an [`FormatError::UnknownFormat`].
+/// Detects the format of `value` (an array of messages, or a request object). The first
+/// message that fits no format, or none the earlier messages fit, is named in an
+/// [`FormatError::UnknownFormat`].
 pub fn detect(value: &Value) -> Result<Format, FormatError> {
     let root = JsonPath::root();
     match value {
@@ -33,66 +47,83 @@ pub fn detect(value: &Value) -> Result<Format, FormatError> {
             Ok(fits.pick().unwrap_or(Format::OpenAi))
         }
         Value::Object(request) if request.contains_key("messages") => {
-            let path = root.key("messages");
-            let Some(Value::Array(items)) = request.get("messages") else {
-                return Err(path.unknown_format("`messages` of a request object must be an array"));
-            };
-            common_fits(items, &path, Fits::ANTHROPIC)?;
+            request_fits(request, "messages", &root, Fits::ANTHROPIC)?;
             Ok(Format::Anthropic)
         }
+        Value::Object(request) if request.contains_key("contents") => {
+            request_fits(request, "contents", &root, Fits::GEMINI)?;
+            Ok(Format::Gemini)
+        }
         other => Err(root.unknown_format(format!(
-            "expected an array of messages (or an Anthropic request object {{system, messages}}), found {}",
+            "expected an array of messages (or a request object: Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}), found {}",
             json_kind(other)
         ))),
     }
 }
 
-/// The formats a message may belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fits {
-    native: bool,
-    openai: bool,
-    anthropic: bool,
+fn request_fits(request: &Map<String, Value>, key: &str, root: &JsonPath, fits: Fits) -> Result<(), FormatError> {
+    let path = root.key(key);
+    let Some(Value::Array(items)) = request.get(key) else {
+        return Err(path.unknown_format(format!("`{key}` of a request object must be an array")));
+    };
+    common_fits(items, &path, fits).map(|_| ())
 }
 
-impl Fits {
-    const ALL: Fits = Fits::new(true, true, true);
-    const NATIVE: Fits = Fits::new(true, false, false);
-    const OPENAI: Fits = Fits::new(false, true, false);
-    const ANTHROPIC: Fits = Fits::new(false, false, true);
-    const CHAT: Fits = Fits::new(false, true, true);
+/// The formats a message may belong to, one bit each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fits(u8);
 
-    const fn new(native: bool, openai: bool, anthropic: bool) -> Fits {
-        Fits { native, openai, anthropic }
-    }
+/// Every format, in the order [`Fits::pick`] prefers them, with its name for errors.
+const ORDER: [(Fits, Format, &str); 7] = [
+    (Fits::OPENAI, Format::OpenAi, "OpenAI"),
+    (Fits::ANTHROPIC, Format::Anthropic, "Anthropic"),
+    (Fits::AISDK, Format::AiSdk, "AI SDK"),
+    (Fits::AISDK_UI, Format::AiSdkUi, "AI SDK UI"),
+    (Fits::NATIVE, Format::Native, "native"),
+    (Fits::GEMINI, Format::Gemini, "Gemini"),
+    (Fits::LANGCHAIN, Format::LangChain, "LangChain"),
+];
+
+impl Fits {
+    const NONE: Fits = Fits(0);
+    const NATIVE: Fits = Fits(1);
+    const OPENAI: Fits = Fits(2);
+    const ANTHROPIC: Fits = Fits(4);
+    const GEMINI: Fits = Fits(8);
+    const AISDK: Fits = Fits(16);
+    const AISDK_UI: Fits = Fits(32);
+    const LANGCHAIN: Fits = Fits(64);
+    const ALL: Fits = Fits(127);
+    /// Text chat messages: OpenAI, Anthropic and AI SDK alike.
+    const CHAT: Fits = Fits(2 | 4 | 16);
 
     fn and(self, other: Fits) -> Fits {
-        Fits::new(self.native && other.native, self.openai && other.openai, self.anthropic && other.anthropic)
+        Fits(self.0 & other.0)
+    }
+
+    fn or(self, other: Fits) -> Fits {
+        Fits(self.0 | other.0)
+    }
+
+    fn without(self, other: Fits) -> Fits {
+        Fits(self.0 & !other.0)
+    }
+
+    fn has(self, other: Fits) -> bool {
+        self.0 & other.0 != 0
     }
 
     fn is_empty(self) -> bool {
-        !(self.native || self.openai || self.anthropic)
+        self.0 == 0
     }
 
-    /// OpenAI first when a text chat fits both chat formats (see the module doc).
+    /// The preferred format among those that fit (see the module doc).
     fn pick(self) -> Option<Format> {
-        if self.openai {
-            Some(Format::OpenAi)
-        } else if self.anthropic {
-            Some(Format::Anthropic)
-        } else if self.native {
-            Some(Format::Native)
-        } else {
-            None
-        }
+        ORDER.iter().find(|(bit, _, _)| self.has(*bit)).map(|(_, format, _)| *format)
     }
 
     fn describe(self) -> String {
-        let names: Vec<&str> = [(self.native, "native"), (self.openai, "OpenAI"), (self.anthropic, "Anthropic")]
-            .iter()
-            .filter(|(fits, _)| *fits)
-            .map(|(_, name)| *name)
-            .collect();
+        let names: Vec<&str> = ORDER.iter().filter(|(bit, _, _)| self.has(*bit)).map(|(_, _, name)| *name).collect();
         names.join(" or ")
     }
 }
@@ -106,6 +137,7 @@ fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, Fo
         let both = common.and(fits);
         if both.is_empty() {
             let expected = if start == Fits::ALL { "earlier messages" } else { "a request object" };
+            let fits = if fits.and(start).is_empty() { fits } else { fits.and(start) };
             return Err(path.index(i).unknown_format(format!(
                 "this message is {} but {expected} are {}",
                 fits.describe(),
@@ -122,9 +154,8 @@ const OPENAI_FIELDS: &[&str] =
     &["tool_calls", "tool_call_id", "function_call", "reasoning_content", "name", "refusal", "audio"];
 
 /// Block types only Anthropic has (the reader rejects the ones it cannot carry yet,
-/// with a precise error).
+/// with a precise error). `image` is told apart from the AI SDK's by its fields.
 const ANTHROPIC_BLOCKS: &[&str] = &[
-    "image",
     "document",
     "tool_use",
     "tool_result",
@@ -140,30 +171,145 @@ const ANTHROPIC_BLOCKS: &[&str] = &[
     "search_result",
 ];
 
-const OPENAI_PARTS: &[&str] = &["image_url", "input_audio", "file", "refusal"];
+/// OpenAI part types; `file` is told apart from the AI SDK's by its fields.
+const OPENAI_PARTS: &[&str] = &["image_url", "input_audio", "refusal"];
+
+/// AI SDK `ModelMessage` part types (besides `text`, `image` and `file`).
+const AISDK_PARTS: &[&str] =
+    &["reasoning", "tool-call", "tool-result", "tool-approval-request", "tool-approval-response"];
+
+/// Native part types.
+const NATIVE_PARTS: &[&str] = &["text", "reasoning", "image", "file", "toolCall", "toolResult"];
+
+/// AI SDK `UIMessage` part types (besides `tool-<name>` and `data-<name>`).
+const UI_PARTS: &[&str] = &["text", "reasoning", "file", "step-start", "dynamic-tool", "source-url", "source-document"];
+
+/// LangChain `toDict` message types.
+const LANGCHAIN_TYPES: &[&str] = &[
+    "human",
+    "ai",
+    "tool",
+    "system",
+    "chat",
+    "function",
+    "developer",
+    "HumanMessageChunk",
+    "AIMessageChunk",
+    "ToolMessageChunk",
+    "SystemMessageChunk",
+];
 
 /// The formats one message fits, or why it fits none.
 fn classify(message: &Value) -> Result<Fits, String> {
     let Value::Object(fields) = message else {
         return Err(format!("expected an object, found {}", json_kind(message)));
     };
+    if let Some(fits) = classify_langchain(fields) {
+        return fits;
+    }
     if fields.contains_key("parts") {
-        return Ok(Fits::NATIVE);
+        return classify_parts_message(fields);
     }
     let Some(role) = fields.get("role").and_then(Value::as_str) else {
         return Err("no string `role`".to_string());
     };
     let mut fits = match role {
         "user" | "assistant" => Fits::CHAT,
-        "system" | "developer" | "tool" | "function" => Fits::OPENAI,
+        "system" | "tool" => Fits::OPENAI.or(Fits::AISDK),
+        "developer" | "function" => Fits::OPENAI,
         other => return Err(format!("unknown role `{other}`")),
     };
     if OPENAI_FIELDS.iter().any(|k| fields.contains_key(*k)) {
         fits = fits.and(Fits::OPENAI);
     }
-    fits = fits.and(classify_content(fields)?);
+    if fields.contains_key("providerOptions") {
+        fits = fits.and(Fits::AISDK);
+    }
+    let content = classify_content(fields)?;
+    fits = fits.and(content);
+    match (role, fields.get("content")) {
+        ("system", Some(Value::Array(_))) => fits = fits.without(Fits::AISDK),
+        ("tool", Some(Value::String(_))) => fits = fits.without(Fits::AISDK),
+        _ => {}
+    }
     if fits.is_empty() {
-        return Err("it mixes OpenAI and Anthropic fields".to_string());
+        return Err("it mixes fields of different formats".to_string());
+    }
+    Ok(fits)
+}
+
+/// `Some` for a LangChain-looking object (`{type, data}` or `{lc, type, id, kwargs}`).
+fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String>> {
+    if fields.contains_key("lc") && fields.contains_key("kwargs") {
+        let constructor = fields.get("type").and_then(Value::as_str) == Some("constructor");
+        let id_ok = fields.get("id").and_then(Value::as_array).is_some_and(|id| {
+            id.last()
+                .and_then(Value::as_str)
+                .is_some_and(|name| name.ends_with("Message") || name.ends_with("MessageChunk"))
+        });
+        return Some(if constructor && id_ok {
+            Ok(Fits::LANGCHAIN)
+        } else {
+            Err("a LangChain `toJSON` object needs `type: \"constructor\"` and an `id` naming a message class".into())
+        });
+    }
+    if fields.contains_key("role") || !fields.contains_key("data") {
+        return None;
+    }
+    let kind = fields.get("type").and_then(Value::as_str)?;
+    Some(if LANGCHAIN_TYPES.contains(&kind) {
+        Ok(Fits::LANGCHAIN)
+    } else {
+        Err(format!("unknown LangChain message type `{kind}`"))
+    })
+}
+
+/// A message with `parts`: native, Gemini or AI SDK UI.
+fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
+    let role = match fields.get("role") {
+        None => None,
+        Some(Value::String(role)) => Some(role.as_str()),
+        Some(other) => return Err(format!("`role` is {}, not a string", json_kind(other))),
+    };
+    let mut fits = match role {
+        None => Fits::GEMINI,
+        Some("user") => Fits::NATIVE.or(Fits::GEMINI).or(Fits::AISDK_UI),
+        Some("system" | "assistant") => Fits::NATIVE.or(Fits::AISDK_UI),
+        Some("tool") => Fits::NATIVE.or(Fits::GEMINI),
+        Some("model" | "function") => Fits::GEMINI,
+        Some(other) => return Err(format!("unknown role `{other}`")),
+    };
+    if !fields.get("id").is_some_and(Value::is_string) {
+        fits = fits.without(Fits::AISDK_UI);
+    }
+    let Some(Value::Array(parts)) = fields.get("parts") else {
+        return Err("`parts` is not an array".to_string());
+    };
+    for (j, part) in parts.iter().enumerate() {
+        let Value::Object(part) = part else {
+            return Err(format!("parts[{j}]: expected an object, found {}", json_kind(part)));
+        };
+        let part_fits = match part.get("type") {
+            None => Fits::GEMINI,
+            Some(Value::String(t)) => {
+                let mut f = Fits::NONE;
+                if NATIVE_PARTS.contains(&t.as_str()) {
+                    f = f.or(Fits::NATIVE);
+                }
+                if UI_PARTS.contains(&t.as_str()) || t.starts_with("tool-") || t.starts_with("data-") {
+                    f = f.or(Fits::AISDK_UI);
+                }
+                if f.is_empty() {
+                    return Err(format!("parts[{j}]: unknown part type `{t}`"));
+                }
+                f
+            }
+            Some(other) => return Err(format!("parts[{j}]: `type` is {}, not a string", json_kind(other))),
+        };
+        fits = fits.and(part_fits);
+    }
+    if fits.is_empty() {
+        return Err("its role and parts belong to different formats".to_string());
     }
     Ok(fits)
 }
@@ -187,15 +333,19 @@ fn classify_part(part: &Value) -> Result<Fits, String> {
     let Some(part_type) = part.get("type").and_then(Value::as_str) else {
         return Err("no string `type`".to_string());
     };
-    if part_type == "text" {
-        Ok(Fits::CHAT)
-    } else if OPENAI_PARTS.contains(&part_type) {
-        Ok(Fits::OPENAI)
-    } else if ANTHROPIC_BLOCKS.contains(&part_type) {
-        Ok(Fits::ANTHROPIC)
-    } else {
-        Err(format!("unknown part type `{part_type}`"))
-    }
+    let has = |key: &str| part.get(key).is_some();
+    Ok(match part_type {
+        "text" => Fits::CHAT,
+        "image" if has("image") && !has("source") => Fits::AISDK,
+        "image" => Fits::ANTHROPIC,
+        "file" if has("file") => Fits::OPENAI,
+        "file" if has("data") || has("mediaType") => Fits::AISDK,
+        "file" => Fits::OPENAI,
+        t if OPENAI_PARTS.contains(&t) => Fits::OPENAI,
+        t if ANTHROPIC_BLOCKS.contains(&t) => Fits::ANTHROPIC,
+        t if AISDK_PARTS.contains(&t) => Fits::AISDK,
+        t => return Err(format!("unknown part type `{t}`")),
+    })
 }
 
 #[cfg(test)]

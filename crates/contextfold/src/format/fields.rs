@@ -19,7 +19,7 @@ pub(crate) const SHADOWED: &str = "shadowed";
 
 /// Every format's marker namespace. A wire field named like one is shadowed when read,
 /// so that a writer can drop the namespaces of other formats from `extra`.
-pub(crate) const NAMESPACES: &[&str] = &["_openai", "_anthropic"];
+pub(crate) const NAMESPACES: &[&str] = &["_openai", "_anthropic", "_gemini", "_aisdk", "_langchain"];
 
 /// Adds one marker to an `extra` under `namespace`.
 pub(crate) fn add_marker(extra: &mut Extra, namespace: &str, key: &str, value: Value) {

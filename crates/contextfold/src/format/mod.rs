@@ -10,16 +10,21 @@
 //! the very same JSON, while messages without markers (made by compaction, or read from
 //! another format) get the provider's natural shape.
 
+pub mod aisdk;
 pub mod anthropic;
 mod content_shape;
+pub mod convert;
 mod data_url;
 pub mod detect;
 mod fields;
+pub mod gemini;
+pub mod langchain;
 pub mod native;
 pub mod openai;
 mod path;
 mod wire;
 
+pub use convert::{convert, Change, Converted};
 pub use detect::detect;
 
 use crate::message::{Message, Role};
@@ -36,14 +41,40 @@ pub enum Format {
     OpenAi,
     /// Anthropic Messages `messages`, or a request `{system, messages}` (see [`anthropic`]).
     Anthropic,
+    /// Gemini `contents`, or a request `{systemInstruction, contents}` (see [`gemini`]).
+    Gemini,
+    /// Vercel AI SDK `ModelMessage`s (see [`aisdk`]).
+    #[serde(rename = "aisdk")]
+    AiSdk,
+    /// Vercel AI SDK `UIMessage`s: detected, not read or written yet (see [`aisdk::ui`]).
+    #[serde(rename = "aisdk-ui")]
+    AiSdkUi,
+    /// LangChain serialized messages, `toDict()` or `toJSON()` form (see [`langchain`]).
+    #[serde(rename = "langchain")]
+    LangChain,
 }
 
 impl Format {
+    /// Every format, in a stable order.
+    pub const ALL: [Format; 7] = [
+        Format::Native,
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::AiSdk,
+        Format::AiSdkUi,
+        Format::LangChain,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Native => "native",
             Format::OpenAi => "openai",
             Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::AiSdk => "aisdk",
+            Format::AiSdkUi => "aisdk-ui",
+            Format::LangChain => "langchain",
         }
     }
 
@@ -52,6 +83,10 @@ impl Format {
             "native" | "contextfold" => Some(Format::Native),
             "openai" => Some(Format::OpenAi),
             "anthropic" => Some(Format::Anthropic),
+            "gemini" => Some(Format::Gemini),
+            "aisdk" => Some(Format::AiSdk),
+            "aisdk-ui" => Some(Format::AiSdkUi),
+            "langchain" => Some(Format::LangChain),
             _ => None,
         }
     }
@@ -109,6 +144,10 @@ pub fn read(value: &serde_json::Value, format: Format) -> Result<Vec<Message>, F
         Format::Native => native::read(value),
         Format::OpenAi => openai::read(value),
         Format::Anthropic => anthropic::read(value),
+        Format::Gemini => gemini::read(value),
+        Format::AiSdk => aisdk::read(value),
+        Format::AiSdkUi => aisdk::ui::read(value),
+        Format::LangChain => langchain::read(value),
     }
 }
 
@@ -128,6 +167,11 @@ pub fn write(messages: &[Message], format: Format) -> Result<serde_json::Value, 
         Format::OpenAi => openai::write(messages),
         Format::Anthropic if messages.iter().any(|m| m.role == Role::System) => anthropic::write_request(messages),
         Format::Anthropic => anthropic::write(messages),
+        Format::Gemini if messages.iter().any(|m| m.role == Role::System) => gemini::write_request(messages),
+        Format::Gemini => gemini::write(messages),
+        Format::AiSdk => aisdk::write(messages),
+        Format::AiSdkUi => aisdk::ui::write(messages),
+        Format::LangChain => langchain::write(messages),
     }
 }
 
@@ -138,11 +182,11 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for format in [Format::Native, Format::OpenAi, Format::Anthropic] {
+        for format in Format::ALL {
             assert_eq!(Format::from_name(format.as_str()), Some(format));
             assert_eq!(serde_json::to_value(format).unwrap(), json!(format.as_str()));
         }
-        assert_eq!(Format::from_name("gemini"), None);
+        assert_eq!(Format::from_name("gemini-ultra"), None);
     }
 
     #[test]

@@ -1,0 +1,521 @@
+//! Vercel AI SDK `ModelMessage`s -> native [`Message`]s ([`read`]), and back
+//! ([`write()`]). `UIMessage`s have their own module, [`ui`].
+//!
+//! Mapping:
+//! - roles `system`, `user`, `assistant`, `tool` map one to one; `content` is a string or
+//!   an array of parts (a system message's content is always a string);
+//! - parts: `text` -> text; `image` (`image`: a URL or base64 data, `mediaType?`) ->
+//!   image; `file` (`data`: a URL or base64 data, `mediaType`, `filename?`) -> file
+//!   (a string with `:` in it is a URL, base64 never has one); `reasoning` -> reasoning;
+//!   `tool-call` (`toolCallId`, `toolName`, `input`) -> a tool call whose arguments are
+//!   `input` as compact JSON; `tool-result` (`toolCallId`, `toolName`, `output`) -> a tool
+//!   result: output `text` / `error-text` give their text (the latter with the error
+//!   flag), `json` / `error-json` the compact JSON of their value, `content` its text and
+//!   media items;
+//! - `providerOptions` and every other unknown field stay verbatim in the `extra` of the
+//!   message or part they were found on (signatures the SDK keeps there, such as
+//!   `providerOptions.anthropic.signature`, included).
+//!
+//! Restoration markers, under `"_aisdk"`: message `content` (`"string"` / `"array"`)
+//! when it is not the natural shape (a string for one plain text part, an array
+//! otherwise); tool call `input` (the original, when its compact JSON does not read back
+//! the same); tool result `output` (`"json"`, `"error-json"` or `"content"`: the output
+//! type when a writer would not pick it) and `value` (the original JSON value, as for
+//! `input`); `shadowed` as in every format.
+//!
+//! # Writing
+//!
+//! [`write()`] reverses the mapping: natural shapes for unmarked messages, tool results
+//! as `text` (or `error-text`) outputs for a single text, `content` outputs otherwise,
+//! and `toolName` from the result's name or its call's. A system message's text parts
+//! are joined by a newline. What the wire cannot carry: reasoning signatures and
+//! redacted data (the SDK keeps them in `providerOptions`, which is written verbatim when
+//! it was read), a tool call's signature; errors ([`FormatError::Unwritable`]) for
+//! arguments that are not JSON, media without URL or data, a non-text system part, a
+//! result whose tool name is unknown, parts outside the role that takes them.
+
+pub mod ui;
+
+use super::content_shape::{is_plain_text, ContentShape};
+use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::path::JsonPath;
+use super::wire::{object, Restore};
+use super::FormatError;
+use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
+use serde_json::{Map, Value};
+use std::borrow::Borrow;
+use std::collections::HashMap;
+
+/// The `extra` key holding AI SDK restoration markers (both `ModelMessage` and
+/// `UIMessage`).
+pub const NAMESPACE: &str = "_aisdk";
+
+/// Reads an array of AI SDK `ModelMessage`s.
+pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    let Value::Array(items) = value else {
+        return Err(root.shape_error(format!("expected an array of AI SDK messages, found {}", json_kind(value))));
+    };
+    items.iter().enumerate().map(|(i, item)| read_message(item, root.index(i))).collect()
+}
+
+fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
+    let mut obj = WireObject::new(item, path, "a message")?;
+    let role = match obj.required_string("role")? {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => {
+            return Err(obj
+                .field_path("role")
+                .shape_error(format!("unknown AI SDK role `{other}` (expected system, user, assistant or tool)")))
+        }
+    };
+    let content_path = obj.field_path("content");
+    let (parts, shape) = match obj.take("content") {
+        Some(Value::String(text)) if role != Role::Tool => {
+            let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] };
+            (parts, ContentShape::String)
+        }
+        Some(Value::Array(items)) if role != Role::System => {
+            let parts = items
+                .iter()
+                .enumerate()
+                .map(|(j, item)| read_part(item, content_path.index(j), role))
+                .collect::<Result<Vec<_>, _>>()?;
+            (parts, ContentShape::Array)
+        }
+        Some(other) => {
+            let expected = match role {
+                Role::System => "a string",
+                Role::Tool => "an array of tool-result parts",
+                _ => "a string or an array of parts",
+            };
+            return Err(content_path.shape_error(format!("`content` must be {expected}, found {}", json_kind(other))));
+        }
+        None => return Err(content_path.shape_error("missing field `content`")),
+    };
+    let mut markers = Markers::default();
+    if role != Role::System && shape != natural_shape(&parts) {
+        markers.set("content", shape);
+    }
+    Ok(Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) })
+}
+
+/// A string for one plain text part, an array otherwise.
+fn natural_shape<P: Borrow<Part>>(parts: &[P]) -> ContentShape {
+    match parts {
+        [one] if is_plain_text(one.borrow()) => ContentShape::String,
+        _ => ContentShape::Array,
+    }
+}
+
+/// Which part types each role takes.
+fn allowed(role: Role, part_type: &str) -> bool {
+    match part_type {
+        "text" => role != Role::Tool,
+        "image" => role == Role::User,
+        "file" => matches!(role, Role::User | Role::Assistant),
+        "reasoning" | "tool-call" => role == Role::Assistant,
+        "tool-result" => role == Role::Tool,
+        _ => false,
+    }
+}
+
+fn read_part(item: &Value, path: JsonPath, role: Role) -> Result<Part, FormatError> {
+    let mut obj = WireObject::new(item, path, "a content part")?;
+    let part_type = obj.required_string("type")?;
+    if !allowed(role, part_type) {
+        const KNOWN: &[&str] = &["text", "image", "file", "reasoning", "tool-call", "tool-result"];
+        let why = if KNOWN.contains(&part_type) {
+            format!("`{part_type}` parts are not allowed in a {} message", role.as_str())
+        } else {
+            format!("unsupported AI SDK part type `{part_type}`")
+        };
+        return Err(obj.field_path("type").shape_error(why));
+    }
+    let mut markers = Markers::default();
+    let owned = |s: Option<&str>| s.map(str::to_string);
+    match part_type {
+        "text" | "reasoning" => {
+            let text = obj.required_string("text")?.to_string();
+            if part_type == "text" {
+                return Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, markers) }));
+            }
+            Ok(Part::Reasoning(ReasoningPart {
+                text,
+                extra: obj.into_extra(native_keys::REASONING, NAMESPACE, markers),
+                ..ReasoningPart::default()
+            }))
+        }
+        "image" => {
+            let (url, data) = url_or_data(obj.required_string("image")?);
+            let media_type = owned(obj.string("mediaType")?);
+            Ok(Part::Image(ImagePart {
+                url,
+                data,
+                media_type,
+                extra: obj.into_extra(native_keys::IMAGE, NAMESPACE, markers),
+            }))
+        }
+        "file" => {
+            let (url, data) = url_or_data(obj.required_string("data")?);
+            let media_type = owned(obj.string("mediaType")?);
+            let name = owned(obj.string("filename")?);
+            Ok(Part::File(FilePart {
+                url,
+                data,
+                media_type,
+                name,
+                extra: obj.into_extra(native_keys::FILE, NAMESPACE, markers),
+            }))
+        }
+        "tool-call" => {
+            let id = obj.required_string("toolCallId")?.to_string();
+            let name = obj.required_string("toolName")?.to_string();
+            let input_path = obj.field_path("input");
+            let input = obj.take("input").ok_or_else(|| input_path.shape_error("missing field `input`"))?;
+            let arguments = compact_json(input, &mut markers, "input");
+            Ok(Part::ToolCall(ToolCallPart {
+                id,
+                name,
+                arguments,
+                signature: None,
+                extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
+            }))
+        }
+        _ => {
+            let call_id = obj.required_string("toolCallId")?.to_string();
+            let name = obj.required_string("toolName")?.to_string();
+            let mut output = obj.required_object("output", "an output object")?;
+            let (content, is_error) = read_output(&mut output, &mut markers)?;
+            markers.nested_leftovers("outputFields", &output);
+            Ok(Part::ToolResult(ToolResultPart {
+                call_id,
+                name: Some(name),
+                content,
+                is_error,
+                extra: obj.into_extra(native_keys::TOOL_RESULT, NAMESPACE, markers),
+            }))
+        }
+    }
+}
+
+/// A URL (it has a `:`) or base64 data.
+fn url_or_data(text: &str) -> (Option<String>, Option<String>) {
+    if text.contains(':') {
+        (Some(text.to_string()), None)
+    } else {
+        (None, Some(text.to_string()))
+    }
+}
+
+/// The compact JSON text of `value`; the original under `key` when the text would not
+/// read back to it.
+fn compact_json(value: &Value, markers: &mut Markers, key: &str) -> String {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(value) {
+        markers.set(key, value.clone());
+    }
+    text
+}
+
+/// `{type, value}` -> content parts and the error flag.
+fn read_output(output: &mut WireObject<'_>, markers: &mut Markers) -> Result<(Vec<Part>, bool), FormatError> {
+    let output_type = output.required_string("type")?;
+    let value_path = output.field_path("value");
+    let value = output.take("value").ok_or_else(|| value_path.shape_error("missing field `value`"))?;
+    match (output_type, value) {
+        ("text" | "error-text", Value::String(text)) => {
+            Ok((vec![Part::text(text.as_str())], output_type == "error-text"))
+        }
+        ("json" | "error-json", value) => {
+            markers.set("output", output_type);
+            let text = compact_json(value, markers, "value");
+            Ok((vec![Part::text(text)], output_type == "error-json"))
+        }
+        ("content", Value::Array(items)) => {
+            let mut parts = Vec::with_capacity(items.len());
+            for (k, item) in items.iter().enumerate() {
+                parts.push(read_output_item(item, value_path.index(k))?);
+            }
+            if natural_output(&parts, false) != "content" {
+                markers.set("output", "content");
+            }
+            Ok((parts, false))
+        }
+        ("text" | "error-text", other) | ("content", other) => {
+            Err(value_path.shape_error(format!("the value of a `{output_type}` output cannot be {}", json_kind(other))))
+        }
+        (other, _) => {
+            Err(output.field_path("type").shape_error(format!("unsupported AI SDK tool output type `{other}`")))
+        }
+    }
+}
+
+/// An item of a `content` output: `{type: "text", text}` or `{type: "media", data, mediaType}`.
+fn read_output_item(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+    let mut obj = WireObject::new(item, path, "a content item")?;
+    match obj.required_string("type")? {
+        "text" => {
+            let text = obj.required_string("text")?.to_string();
+            Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()) }))
+        }
+        "media" => {
+            let data = Some(obj.required_string("data")?.to_string());
+            let media_type = Some(obj.required_string("mediaType")?.to_string());
+            if media_type.as_deref().is_some_and(|m| m.starts_with("image/")) {
+                let extra = obj.into_extra(native_keys::IMAGE, NAMESPACE, Markers::default());
+                return Ok(Part::Image(ImagePart { url: None, data, media_type, extra }));
+            }
+            let extra = obj.into_extra(native_keys::FILE, NAMESPACE, Markers::default());
+            Ok(Part::File(FilePart { url: None, data, media_type, name: None, extra }))
+        }
+        other => Err(obj.field_path("type").shape_error(format!("unsupported content item type `{other}`"))),
+    }
+}
+
+/// The output type a writer picks by itself for these content parts.
+fn natural_output(content: &[Part], is_error: bool) -> &'static str {
+    match (content, is_error) {
+        (_, true) => "error-text",
+        ([one], false) if is_plain_text(one) => "text",
+        _ => "content",
+    }
+}
+
+/// Writes messages as an array of AI SDK `ModelMessage`s.
+pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
+    let root = JsonPath::root();
+    let names: HashMap<&str, &str> =
+        messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c.name.as_str())).collect();
+    let mut out = Vec::with_capacity(messages.len());
+    for (i, message) in messages.iter().enumerate() {
+        let path = root.index(i);
+        let parts_path = path.key("parts");
+        let restore = Restore::new(&message.extra, NAMESPACE);
+        let mut mapped = object([("role", Value::from(message.role.as_str()))]);
+        if message.role == Role::System {
+            let mut texts = Vec::new();
+            for (j, part) in message.parts.iter().enumerate() {
+                match part {
+                    Part::Text(text) => texts.push(text.text.as_str()),
+                    other => {
+                        return Err(parts_path.index(j).unwritable(format!(
+                            "a `{}` part cannot be written in an AI SDK system message, whose content is a string",
+                            other.kind()
+                        )))
+                    }
+                }
+            }
+            mapped.insert("content".into(), texts.join("\n").into());
+            out.push(restore.finish(mapped));
+            continue;
+        }
+        let parts: Vec<Value> = message
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(j, part)| write_part(&parts_path.index(j), part, message.role, &names))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        let kept: Vec<&Part> = message.parts.iter().collect();
+        let shape = if message.role == Role::Tool {
+            ContentShape::Array
+        } else {
+            ContentShape::restore(restore.marker("content"), natural_shape(&kept), &kept)
+        };
+        let content = match (shape, message.parts.first()) {
+            (ContentShape::String, Some(Part::Text(t))) => Value::from(t.text.as_str()),
+            (ContentShape::String, _) => Value::from(""),
+            _ => Value::Array(parts),
+        };
+        mapped.insert("content".into(), content);
+        out.push(restore.finish(mapped));
+    }
+    Ok(Value::Array(out))
+}
+
+fn write_part(
+    path: &JsonPath,
+    part: &Part,
+    role: Role,
+    names: &HashMap<&str, &str>,
+) -> Result<Option<Value>, FormatError> {
+    let part_type = match part {
+        Part::Text(_) => "text",
+        Part::Reasoning(_) => "reasoning",
+        Part::Image(_) if role == Role::Assistant => "file",
+        Part::Image(_) => "image",
+        Part::File(_) => "file",
+        Part::ToolCall(_) => "tool-call",
+        Part::ToolResult(_) => "tool-result",
+    };
+    if !allowed(role, part_type) {
+        return Err(path.unwritable(format!(
+            "a `{}` part cannot be written in an AI SDK {} message",
+            part.kind(),
+            role.as_str()
+        )));
+    }
+    let written = match part {
+        Part::Text(text) => Restore::new(&text.extra, NAMESPACE)
+            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])),
+        Part::Reasoning(reasoning) => {
+            if reasoning.text.is_empty() && reasoning.redacted_data.is_some() {
+                return Ok(None);
+            }
+            Restore::new(&reasoning.extra, NAMESPACE)
+                .finish(object([("type", "reasoning".into()), ("text", reasoning.text.as_str().into())]))
+        }
+        Part::Image(image) if part_type == "image" => {
+            let restore = Restore::new(&image.extra, NAMESPACE);
+            let mut mapped =
+                object([("type", "image".into()), ("image", media_source(path, &image.url, &image.data)?)]);
+            if let Some(media_type) = &image.media_type {
+                mapped.insert("mediaType".into(), media_type.as_str().into());
+            }
+            restore.finish(mapped)
+        }
+        Part::Image(image) => write_file(path, &image.extra, &image.url, &image.data, &image.media_type, &None)?,
+        Part::File(file) => write_file(path, &file.extra, &file.url, &file.data, &file.media_type, &file.name)?,
+        Part::ToolCall(call) => {
+            let restore = Restore::new(&call.extra, NAMESPACE);
+            let kept = restore
+                .marker("input")
+                .filter(|input| serde_json::to_string(input).ok().as_deref() == Some(call.arguments.as_str()));
+            let input = match kept {
+                Some(input) => input.clone(),
+                None if call.arguments.trim().is_empty() => Value::Object(Map::new()),
+                None => serde_json::from_str(&call.arguments).map_err(|e| {
+                    path.key("arguments")
+                        .unwritable(format!("tool call arguments must be JSON to be written as an AI SDK `input`: {e}"))
+                })?,
+            };
+            restore.finish(object([
+                ("type", "tool-call".into()),
+                ("toolCallId", call.id.as_str().into()),
+                ("toolName", call.name.as_str().into()),
+                ("input", input),
+            ]))
+        }
+        Part::ToolResult(result) => write_result(path, result, names)?,
+    };
+    Ok(Some(written))
+}
+
+/// The URL or the data of a media part.
+fn media_source(path: &JsonPath, url: &Option<String>, data: &Option<String>) -> Result<Value, FormatError> {
+    match (url, data) {
+        (Some(url), None) => Ok(url.as_str().into()),
+        (None, Some(data)) => Ok(data.as_str().into()),
+        _ => Err(path.unwritable("an image or file needs exactly one of a URL and data to be written to the AI SDK")),
+    }
+}
+
+fn write_file(
+    path: &JsonPath,
+    extra: &crate::message::Extra,
+    url: &Option<String>,
+    data: &Option<String>,
+    media_type: &Option<String>,
+    name: &Option<String>,
+) -> Result<Value, FormatError> {
+    let restore = Restore::new(extra, NAMESPACE);
+    let mut mapped = object([("type", "file".into()), ("data", media_source(path, url, data)?)]);
+    mapped.insert("mediaType".into(), media_type.as_deref().unwrap_or("application/octet-stream").into());
+    if let Some(name) = name {
+        mapped.insert("filename".into(), name.as_str().into());
+    }
+    Ok(restore.finish(mapped))
+}
+
+/// `{type: "tool-result", toolCallId, toolName, output: {type, value}}`.
+fn write_result(path: &JsonPath, result: &ToolResultPart, names: &HashMap<&str, &str>) -> Result<Value, FormatError> {
+    let restore = Restore::new(&result.extra, NAMESPACE);
+    let name = match (&result.name, names.get(result.call_id.as_str())) {
+        (Some(name), _) => name.as_str(),
+        (None, Some(name)) => name,
+        (None, None) => {
+            return Err(path.unwritable(
+                "a tool result without a name, answering no call of the chain, cannot be written to the AI SDK (a tool-result needs the tool name)",
+            ))
+        }
+    };
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = texts.join("\n");
+    let marked = restore.marker_str("output");
+    let json_ok = |v: &Value| serde_json::to_string(v).ok().as_deref() == Some(text.as_str());
+    let output = match marked {
+        Some(kind @ ("json" | "error-json")) if (kind == "error-json") == result.is_error => {
+            let value = match restore.marker("value").filter(|v| json_ok(v)) {
+                Some(kept) => Some(kept.clone()),
+                None => serde_json::from_str::<Value>(&text).ok(),
+            };
+            value.map(|value| object([("type", kind.into()), ("value", value)]))
+        }
+        _ => None,
+    };
+    let output = match output {
+        Some(output) => output,
+        None => {
+            let kind = if marked == Some("content") && !result.is_error {
+                "content"
+            } else {
+                natural_output(&result.content, result.is_error)
+            };
+            if kind == "content" {
+                let content_path = path.key("content");
+                let items = result
+                    .content
+                    .iter()
+                    .enumerate()
+                    .map(|(k, part)| write_output_item(&content_path.index(k), part))
+                    .collect::<Result<Vec<_>, _>>()?;
+                object([("type", "content".into()), ("value", Value::Array(items))])
+            } else {
+                object([("type", kind.into()), ("value", text.into())])
+            }
+        }
+    };
+    let mut output = output;
+    crate::format::wire::extend_nested(&mut output, restore.marker_object("outputFields"));
+    Ok(restore.finish(object([
+        ("type", "tool-result".into()),
+        ("toolCallId", result.call_id.as_str().into()),
+        ("toolName", name.into()),
+        ("output", Value::Object(output)),
+    ])))
+}
+
+fn write_output_item(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
+    let (extra, data, media_type) = match part {
+        Part::Text(text) => {
+            return Ok(Restore::new(&text.extra, NAMESPACE)
+                .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])))
+        }
+        Part::Image(image) => (&image.extra, &image.data, &image.media_type),
+        Part::File(file) => (&file.extra, &file.data, &file.media_type),
+        other => {
+            return Err(path.unwritable(format!("a `{}` part cannot be written in an AI SDK tool output", other.kind())))
+        }
+    };
+    let (Some(data), Some(media_type)) = (data, media_type) else {
+        return Err(path.unwritable("media in an AI SDK tool output need inline data and a media type"));
+    };
+    Ok(Restore::new(extra, NAMESPACE).finish(object([
+        ("type", "media".into()),
+        ("data", data.as_str().into()),
+        ("mediaType", media_type.as_str().into()),
+    ])))
+}

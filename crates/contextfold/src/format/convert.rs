@@ -1,0 +1,414 @@
+//! Converting a conversation from one format to another, following the target
+//! provider's rules (SEMANTICS.md section 6).
+//!
+//! [`convert`] reads the input (in `from`, or the detected format), runs
+//! [`convert_messages`] and writes the result in `to`. [`convert_messages`] works on
+//! native messages and lists every change it makes as a [`Change`]; every `index` is a
+//! position in the messages as read (native), every `part` a position in that message's
+//! parts. When the source and the target are the same format, only the repair pass runs
+//! (a provider's own ids, signatures and fields are valid for it). Otherwise, in order:
+//!
+//! 1. restoration markers of other formats are dropped (they only serve lossless round
+//!    trips of the format that wrote them), and, unless the target is native, so are the
+//!    provider fields read from the source's wire (`cache_control`, `annotations`, ...):
+//!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
+//!    fields. A native source keeps its fields: they are the caller's;
+//! 2. reasoning, per target:
+//!    - Anthropic: thinking must carry an Anthropic signature (or be redacted Anthropic
+//!      data); signatures from another provider are dropped, and reasoning left without
+//!      one is dropped, since Anthropic rejects unsigned thinking;
+//!    - Gemini: thoughts must carry a Gemini signature; signatures from another provider
+//!      are dropped, reasoning left without one is dropped, redacted data too; the first
+//!      function call of each model message that has no signature gets the placeholder
+//!      [`FAKE_REASONING_SIGNATURE`], which Gemini accepts for history it did not produce;
+//!    - OpenAI: signatures are dropped (OpenAI Chat has no field for them); reasoning
+//!      text stays, written as `reasoning_content` (the field DeepSeek-style APIs use);
+//!    - native, AI SDK, LangChain: carriers, not APIs: reasoning and signatures stay for
+//!      the writer (the AI SDK writers keep what their wire can hold).
+//!
+//!    A signature counts as foreign when the source is a provider format other than the
+//!    target (Anthropic signatures are not valid for Gemini and vice versa). Signatures
+//!    read from native, AI SDK or LangChain input have no known owner and are kept;
+//! 3. tool call arguments are made valid JSON for targets that take them as JSON
+//!    (everything but OpenAI and native; raw control characters escaped, else `{}`),
+//!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain);
+//! 4. media the target cannot carry are dropped: a file by URL for OpenAI, inline data
+//!    without a media type for Gemini, media by URL in an AI SDK tool output, files for
+//!    LangChain;
+//! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
+//!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
+//!    and so are the results answering them;
+//! 6. the repair pass of the target's provider ([`provider_of`]): system placement, role
+//!    alternation, tool results grouped after their call, empty text, ...
+//!
+//! A summarization pair needs nothing special: it is a tool call and its result, and the
+//! writer gives it the target's native shape.
+
+use super::fields::NAMESPACES;
+use super::{detect, read, write, Format, FormatError};
+use crate::ast::tool_id::{seed_from, IdTemplate};
+use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
+use crate::message::{Extra, Message, Part, Role};
+use crate::repair::{repair, Provider, RepairOptions, RepairStep};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// The provider whose rules a chain written in `format` must keep: the API itself for
+/// OpenAI, Anthropic and Gemini, the shared rules for the others.
+pub fn provider_of(format: Format) -> Provider {
+    match format {
+        Format::OpenAi => Provider::OpenAi,
+        Format::Anthropic => Provider::Anthropic,
+        Format::Gemini => Provider::Gemini,
+        Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => Provider::Generic,
+    }
+}
+
+/// The restoration marker namespace of a format (`None` for native).
+pub fn namespace_of(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Native => None,
+        Format::OpenAi => Some(super::openai::NAMESPACE),
+        Format::Anthropic => Some(super::anthropic::NAMESPACE),
+        Format::Gemini => Some(super::gemini::NAMESPACE),
+        Format::AiSdk | Format::AiSdkUi => Some(super::aisdk::NAMESPACE),
+        Format::LangChain => Some(super::langchain::NAMESPACE),
+    }
+}
+
+/// The tool-call id template of a provider API; `None` where ids are free.
+pub fn id_template(format: Format) -> Option<&'static str> {
+    match format {
+        Format::OpenAi | Format::Gemini => Some("call_{r:24:x}"),
+        Format::Anthropic => Some("toolu_{r:24:b}"),
+        Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
+    }
+}
+
+/// One change [`convert_messages`] made. `index` is a message of the chain as read,
+/// `part` a position in its parts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "change", rename_all = "camelCase")]
+pub enum Change {
+    /// Provider fields the target does not know were dropped (`part`: on a part; else
+    /// on the message).
+    #[serde(rename_all = "camelCase")]
+    DroppedFields {
+        index: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        part: Option<usize>,
+        fields: Vec<String>,
+    },
+    /// A reasoning or tool-call signature of another provider was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedSignature { index: usize, part: usize },
+    /// Reasoning the target would reject (unsigned, or redacted data it cannot carry)
+    /// was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedReasoning { index: usize, part: usize },
+    /// The placeholder signature was put on a function call for Gemini.
+    #[serde(rename_all = "camelCase")]
+    AddedSignature { index: usize, part: usize },
+    /// Media the target cannot carry was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedMedia { index: usize, part: usize, reason: String },
+    /// Tool call arguments were made valid JSON (`replaced`: by `{}`).
+    #[serde(rename_all = "camelCase")]
+    SanitizedArguments { index: usize, part: usize, replaced: bool },
+    /// A tool-call id that did not fit the target's template was renamed, and the
+    /// results answering it.
+    #[serde(rename_all = "camelCase")]
+    RenamedToolCallId { index: usize, part: usize, old: String, new: String },
+    /// A change made by the target provider's repair pass.
+    Repaired {
+        #[serde(flatten)]
+        step: RepairStep,
+    },
+}
+
+/// The result of [`convert`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted {
+    /// The conversation written in `to`.
+    pub value: Value,
+    /// The native messages that were written.
+    pub messages: Vec<Message>,
+    pub from: Format,
+    pub to: Format,
+    pub changes: Vec<Change>,
+}
+
+/// Reads `value` in `from` (detected when `None`), converts it for `to` and writes it.
+pub fn convert(value: &Value, from: Option<Format>, to: Format) -> Result<Converted, FormatError> {
+    let from = match from {
+        Some(from) => from,
+        None => detect(value)?,
+    };
+    let messages = read(value, from)?;
+    let (messages, changes) = convert_messages(&messages, from, to);
+    let value = write(&messages, to)?;
+    Ok(Converted { value, messages, from, to, changes })
+}
+
+/// Native messages read from `from`, made fit for `to` (see the module doc).
+pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<Message>, Vec<Change>) {
+    let mut changes = Vec::new();
+    let mut out = messages.to_vec();
+    if from != to {
+        for (index, message) in out.iter_mut().enumerate() {
+            clean_message(index, message, from, to, &mut changes);
+        }
+        if to == Format::Gemini {
+            add_gemini_signatures(&mut out, &mut changes);
+        }
+        if let Some(template) = id_template(to).and_then(|t| IdTemplate::parse(t).ok()) {
+            normalize_ids(&mut out, &template, &mut changes);
+        }
+    }
+    let repaired = repair(&out, &RepairOptions::for_provider(provider_of(to)));
+    changes.extend(repaired.steps.into_iter().map(|step| Change::Repaired { step }));
+    (repaired.messages, changes)
+}
+
+/// Whose signatures a format's reader produces; `None` when unknown.
+fn signature_owner(format: Format) -> Option<Provider> {
+    match format {
+        Format::OpenAi | Format::Anthropic | Format::Gemini => Some(provider_of(format)),
+        Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
+    }
+}
+
+/// Drops the markers and fields of other formats from an `extra`; `keep_fields` keeps
+/// plain fields. Returns the names of the dropped plain fields.
+fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> {
+    let own = namespace_of(to);
+    let mut dropped = Vec::new();
+    extra.retain(|key, _| {
+        if NAMESPACES.contains(&key.as_str()) {
+            return Some(key.as_str()) == own;
+        }
+        if !keep_fields {
+            dropped.push(key.clone());
+        }
+        keep_fields
+    });
+    dropped
+}
+
+fn part_extra(part: &mut Part) -> &mut Extra {
+    match part {
+        Part::Text(p) => &mut p.extra,
+        Part::Reasoning(p) => &mut p.extra,
+        Part::Image(p) => &mut p.extra,
+        Part::File(p) => &mut p.extra,
+        Part::ToolCall(p) => &mut p.extra,
+        Part::ToolResult(p) => &mut p.extra,
+    }
+}
+
+/// Steps 1 to 4 of the module doc on one message.
+fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, changes: &mut Vec<Change>) {
+    let keep_fields = from == Format::Native || to == Format::Native;
+    let fields = clean_extra(&mut message.extra, to, keep_fields);
+    if !fields.is_empty() {
+        changes.push(Change::DroppedFields { index, part: None, fields });
+    }
+    let owner = signature_owner(from);
+    let target = provider_of(to);
+    let foreign = |owner: Option<Provider>| match (to, owner) {
+        (Format::OpenAi, _) => true,
+        (Format::Anthropic | Format::Gemini, Some(owner)) => owner != target,
+        _ => false,
+    };
+    let parts = std::mem::take(&mut message.parts);
+    for (part_index, mut part) in parts.into_iter().enumerate() {
+        let fields = clean_extra(part_extra(&mut part), to, keep_fields);
+        if let Part::ToolResult(result) = &mut part {
+            for inner in &mut result.content {
+                clean_extra(part_extra(inner), to, keep_fields);
+            }
+            let before = result.content.len();
+            result.content.retain(|inner| unsupported_media(to, inner, true).is_none());
+            if result.content.len() != before {
+                let reason = format!("{} cannot carry this media in a tool result", to.as_str());
+                changes.push(Change::DroppedMedia { index, part: part_index, reason });
+            }
+        }
+        if !fields.is_empty() {
+            changes.push(Change::DroppedFields { index, part: Some(part_index), fields });
+        }
+        let keep = match &mut part {
+            Part::Reasoning(reasoning) => {
+                if foreign(owner) && (reasoning.signature.is_some() || reasoning.redacted_data.is_some()) {
+                    reasoning.signature = None;
+                    reasoning.redacted_data = None;
+                    changes.push(Change::DroppedSignature { index, part: part_index });
+                }
+                let rejected = match to {
+                    Format::Anthropic => reasoning.signature.is_none() && reasoning.redacted_data.is_none(),
+                    Format::Gemini => reasoning.signature.is_none(),
+                    Format::OpenAi => reasoning.text.trim().is_empty(),
+                    _ => false,
+                };
+                if rejected {
+                    changes.push(Change::DroppedReasoning { index, part: part_index });
+                }
+                !rejected
+            }
+            Part::ToolCall(call) => {
+                if foreign(owner) && call.signature.take().is_some() {
+                    changes.push(Change::DroppedSignature { index, part: part_index });
+                }
+                sanitize_call(index, part_index, &mut call.arguments, to, changes);
+                true
+            }
+            media @ (Part::Image(_) | Part::File(_)) => match unsupported_media(to, media, false) {
+                Some(reason) => {
+                    changes.push(Change::DroppedMedia { index, part: part_index, reason: reason.to_string() });
+                    false
+                }
+                None => true,
+            },
+            _ => true,
+        };
+        if keep {
+            message.parts.push(part);
+        }
+    }
+}
+
+/// Why the target cannot carry this media part (`nested`: in a tool result), if it
+/// cannot.
+fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
+    let (url, data, media_type, is_file) = match part {
+        Part::Image(i) => (&i.url, &i.data, &i.media_type, false),
+        Part::File(f) => (&f.url, &f.data, &f.media_type, true),
+        _ => return None,
+    };
+    match to {
+        Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
+        Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
+        Format::AiSdk if nested && (data.is_none() || media_type.is_none()) => {
+            Some("AI SDK tool outputs take media as inline data with a media type")
+        }
+        Format::LangChain if is_file => Some("LangChain has no common file block"),
+        Format::LangChain if url.is_none() && media_type.is_none() => {
+            Some("LangChain images need a URL or a media type")
+        }
+        _ => None,
+    }
+}
+
+/// Step 3: arguments as JSON (an object where the target requires one).
+fn sanitize_call(index: usize, part: usize, arguments: &mut String, to: Format, changes: &mut Vec<Change>) {
+    if matches!(to, Format::OpenAi | Format::Native) || arguments.trim().is_empty() {
+        return;
+    }
+    let mut replaced = false;
+    let mut changed = false;
+    match sanitize_arguments_text(arguments) {
+        SanitizeOutcome::Valid => {}
+        SanitizeOutcome::Escaped(text) => {
+            *arguments = text;
+            changed = true;
+        }
+        SanitizeOutcome::Replaced => {
+            *arguments = "{}".to_string();
+            replaced = true;
+        }
+    }
+    let needs_object = matches!(to, Format::Anthropic | Format::Gemini | Format::LangChain);
+    if needs_object && !matches!(serde_json::from_str::<Value>(arguments), Ok(Value::Object(_))) {
+        *arguments = "{}".to_string();
+        replaced = true;
+    }
+    if changed || replaced {
+        changes.push(Change::SanitizedArguments { index, part, replaced });
+    }
+}
+
+/// The first function call of each model message without a signature gets the
+/// placeholder Gemini accepts for history it did not produce.
+fn add_gemini_signatures(messages: &mut [Message], changes: &mut Vec<Change>) {
+    for (index, message) in messages.iter_mut().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
+        let first = message.parts.iter_mut().enumerate().find_map(|(j, p)| match p {
+            Part::ToolCall(call) => Some((j, call)),
+            _ => None,
+        });
+        if let Some((part, call)) = first {
+            if call.signature.is_none() {
+                call.signature = Some(FAKE_REASONING_SIGNATURE.to_string());
+                changes.push(Change::AddedSignature { index, part });
+            }
+        }
+    }
+}
+
+/// Step 5: ids that do not fit `template` renamed, with the results answering them
+/// (results after the call, up to the next call with the same old id).
+fn normalize_ids(messages: &mut [Message], template: &IdTemplate, changes: &mut Vec<Change>) {
+    let mut taken: HashSet<String> = messages.iter().flat_map(Message::tool_calls).map(|c| c.id.clone()).collect();
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for (index, message) in messages.iter_mut().enumerate() {
+        for (part, p) in message.parts.iter_mut().enumerate() {
+            match p {
+                Part::ToolCall(call) if message.role == Role::Assistant => {
+                    if template.validate(&call.id, &call.name).is_ok() {
+                        renamed.remove(&call.id);
+                        continue;
+                    }
+                    let new = fresh_id(template, &call.id, &call.name, &taken);
+                    taken.insert(new.clone());
+                    renamed.insert(call.id.clone(), new.clone());
+                    let old = std::mem::replace(&mut call.id, new.clone());
+                    changes.push(Change::RenamedToolCallId { index, part, old, new });
+                }
+                Part::ToolResult(result) => {
+                    if let Some(new) = renamed.get(&result.call_id) {
+                        result.call_id = new.clone();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A new id for the call `old` of `function`: deterministic, not in `taken`.
+fn fresh_id(template: &IdTemplate, old: &str, function: &str, taken: &HashSet<String>) -> String {
+    let base = seed_from(&[old.as_bytes(), function.as_bytes()]);
+    let mut attempt = 0u64;
+    loop {
+        let id = template.generate(function, base.wrapping_add(attempt));
+        if !taken.contains(&id) || !template.has_random() || attempt >= 1024 {
+            return id;
+        }
+        attempt = attempt.saturating_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn changes_serialize_flat() {
+        let change = Change::Repaired { step: RepairStep::RemovedEmptyMessage { index: 3 } };
+        assert_eq!(
+            serde_json::to_value(change).unwrap(),
+            json!({"change": "repaired", "step": "removedEmptyMessage", "index": 3})
+        );
+        let change = Change::DroppedSignature { index: 1, part: 0 };
+        assert_eq!(serde_json::to_value(change).unwrap(), json!({"change": "droppedSignature", "index": 1, "part": 0}));
+    }
+
+    #[test]
+    fn every_format_maps_to_a_provider_and_a_namespace() {
+        for format in Format::ALL {
+            let _ = provider_of(format);
+            assert_eq!(namespace_of(format).is_none(), format == Format::Native);
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! Gemini `contents` -> native [`Message`]s ([`read`]), and back ([`write()`],
+//! [`write_request`]).
+//!
+//! Input: a `contents` array, or a request object `{systemInstruction?, contents, ...}`
+//! whose `systemInstruction` (a `Content` with text parts, or a plain string as the JS
+//! SDK takes it) becomes one leading system message. Other request fields
+//! (`generationConfig`, `tools`, ...) are not messages and are not read. Field names are
+//! the REST API's camelCase ones.
+//!
+//! Mapping:
+//! - roles `user` -> user, `model` -> assistant; a missing role -> user; `function` and
+//!   `tool` (older SDKs put function responses there) -> tool;
+//! - parts keep their order: `text` -> text; `thought: true` -> reasoning; `inlineData`
+//!   (`mimeType`, base64 `data`) and `fileData` (`mimeType`, `fileUri`) -> an image part
+//!   for an `image/*` media type, a file part otherwise (`displayName` -> the file
+//!   name); `functionCall` (`id?`, `name`, `args`) -> a tool call whose arguments are
+//!   `args` as compact JSON (key order kept); `functionResponse` (`id?`, `name`,
+//!   `response`, `parts?`) -> a tool result: `{output: "..."}` gives its text,
+//!   `{error: "..."}` its text with the error flag, `{}` no content, any other response
+//!   its compact JSON as text; the media of `parts` (multimodal function responses)
+//!   follow as content;
+//! - `thoughtSignature` stays with the part it came with: the signature of a reasoning
+//!   part or of a tool call (Gemini validates those), a marker on any other part. A part
+//!   holding only a signature (`{thoughtSignature}` or `{text: "", thoughtSignature}`,
+//!   as Gemini sends at the end of a turn) is a reasoning part without text;
+//! - function calls may come without an id: one is made up, deterministic, in the
+//!   OpenAI / Gemini template `call_{r:24:x}` (seeded by the message and part position
+//!   and the function name), and a response without an id answers the first unanswered
+//!   call of the same name in the latest model turn (it gets that call's id). Made-up
+//!   ids are never written back;
+//! - a user content holding function responses becomes a tool message (the results, in
+//!   order); if it also holds other parts, these follow in a user message of their own,
+//!   marked to merge back, as for Anthropic.
+//!
+//! Nothing is lost: unknown fields (`videoMetadata`, `thought: false`, `willContinue`,
+//! ...) are kept verbatim in the `extra` of the message or part they were found on, or
+//! under a marker for nested objects.
+//!
+//! Restoration markers, under the `"_gemini"` key of an `extra`, only where the wire
+//! differs from what a writer would choose by itself:
+//! - message `role`: `"absent"`, `"function"` or `"tool"`; on a system message, the
+//!   `role` of the `systemInstruction` content when it had one; `systemInstruction:
+//!   "string"` when it was a plain string;
+//! - `mergeWithPrevious: [positions]` and `newMessage: true`, as for Anthropic;
+//! - part `thoughtSignature` on a text, media or function-response part;
+//! - reasoning `thought: false` (a signature-only part not flagged `thought`) and
+//!   `text: "absent"` (no `text` field);
+//! - tool call `idGenerated: true` (the id was made up), `args: "absent"` or the
+//!   original `args` when its compact JSON does not read back to the same value;
+//! - tool result `idGenerated: true`, `response: "absent"` / `"json"` (the text is the
+//!   response object's JSON), `responseValue` (the original when its compact JSON does
+//!   not read back to the same value);
+//! - `inlineData`, `fileData`, `functionCall`, `functionResponse`: unmapped fields of
+//!   these nested objects; `uri: true` on a part whose `fileUri` is a `data:` URL;
+//! - `shadowed`: unknown fields whose names clash with native field names.
+//!
+//! # Writing
+//!
+//! As for Anthropic, a system prompt is not a content: [`write()`] gives a `contents`
+//! array and fails on a system message, [`write_request`] gives `{systemInstruction,
+//! contents}`, and [`crate::format::write`] picks the inverse of [`read`]. Messages
+//! without markers get the natural shape: roles `user` / `model`; tool messages a
+//! `user` content of `functionResponse` parts (consecutive tool messages share one
+//! unless marked `newMessage`), each `{id, name, response: {output | error: text}}`
+//! (media content under `parts`; several texts joined by a newline); tool calls
+//! `{functionCall: {id, name, args}, thoughtSignature?}` with `args` the arguments
+//! parsed (`{}` when empty); reasoning `{text, thought: true, thoughtSignature?}`; media
+//! `inlineData` for data (a `data:` URL is split), `fileData` for a URL. Gemini ->
+//! native -> Gemini gives back the very same JSON. What the wire cannot carry:
+//! - redacted reasoning data is dropped (Gemini has no such part);
+//! - a result's name comes from its call when the result has none;
+//! - errors ([`FormatError::Unwritable`], with the path of the part): arguments that are
+//!   not a JSON object, media with neither URL nor data or with both, a non-text part in a system message, a system message after the start, a
+//!   result whose call (and so name) is unknown, a tool message without a result.
+
+mod parts;
+mod writer;
+
+use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
+use super::path::JsonPath;
+use super::FormatError;
+use crate::ast::tool_id::{seed_from, IdTemplate};
+use crate::message::{Extra, Message, Part, Role};
+use serde_json::Value;
+
+pub use writer::{write, write_request};
+
+/// The `extra` key holding Gemini restoration markers.
+pub const NAMESPACE: &str = "_gemini";
+
+/// Template of the ids made up for function calls that have none.
+pub const ID_TEMPLATE: &str = "call_{r:24:x}";
+
+/// Reads a Gemini `contents` array or a request object `{systemInstruction, contents}`.
+pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    match value {
+        Value::Array(items) => read_contents(items, &root, Vec::new()),
+        Value::Object(_) => read_request(value),
+        other => Err(root.shape_error(format!(
+            "expected an array of Gemini contents or a request object {{systemInstruction, contents}}, found {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+fn read_request(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let mut request = WireObject::new(value, JsonPath::root(), "a request")?;
+    let mut out = Vec::new();
+    let system_path = request.field_path("systemInstruction");
+    if let Some(system) = read_system(request.take("systemInstruction"), &system_path)? {
+        out.push(system);
+    }
+    let path = request.field_path("contents");
+    match request.take("contents") {
+        Some(Value::Array(items)) => read_contents(items, &path, out),
+        Some(other) => Err(path.shape_error(format!("`contents` must be an array, found {}", json_kind(other)))),
+        None => Err(path.shape_error("missing array field `contents`")),
+    }
+}
+
+/// The request's `systemInstruction` (a content of text parts, or a string) as one
+/// system message.
+fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => {
+            let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] };
+            let mut message = Message::new(Role::System, parts);
+            add_marker(&mut message.extra, NAMESPACE, "systemInstruction", Value::from("string"));
+            Ok(Some(message))
+        }
+        Some(content @ Value::Object(_)) => {
+            let mut obj = WireObject::new(content, path.clone(), "a system instruction")?;
+            let mut markers = Markers::default();
+            if let Some(role) = obj.string("role")? {
+                markers.set("role", role);
+            }
+            let items = required_parts(&mut obj)?;
+            let parts_path = obj.field_path("parts");
+            let mut ids = parts::Ids::default();
+            let mut parts = Vec::with_capacity(items.len());
+            for (j, item) in items.iter().enumerate() {
+                let part_path = parts_path.index(j);
+                let part = parts::read_part(item, part_path.clone(), &mut ids, (0, j))?;
+                if !matches!(part, Part::Text(_)) {
+                    return Err(part_path.shape_error(format!(
+                        "a `{}` part cannot be in a `systemInstruction`, which holds text only",
+                        part.kind()
+                    )));
+                }
+                parts.push(part);
+            }
+            Ok(Some(Message {
+                role: Role::System,
+                parts,
+                extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
+            }))
+        }
+        Some(other) => Err(path.shape_error(format!(
+            "`systemInstruction` must be a content {{parts}} or a string, found {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+/// The `parts` array of a content (required).
+fn required_parts<'a>(obj: &mut WireObject<'a>) -> Result<&'a [Value], FormatError> {
+    let path = obj.field_path("parts");
+    match obj.take("parts") {
+        Some(Value::Array(items)) => Ok(items.as_slice()),
+        Some(other) => Err(path.shape_error(format!("`parts` must be an array, found {}", json_kind(other)))),
+        None => Err(path.shape_error("missing array field `parts`")),
+    }
+}
+
+fn read_contents(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
+    out.reserve(items.len());
+    let mut ids = parts::Ids::default();
+    for (i, item) in items.iter().enumerate() {
+        let mut read = read_content(item, path.index(i), i, &mut ids)?;
+        let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
+        if let Some(first) = read.first_mut().filter(|m| after_results && m.role == Role::Tool) {
+            add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
+        }
+        out.extend(read);
+    }
+    Ok(out)
+}
+
+/// One content: one neutral message, or two for a user content holding function
+/// responses and other parts.
+fn read_content(item: &Value, path: JsonPath, index: usize, ids: &mut parts::Ids) -> Result<Vec<Message>, FormatError> {
+    let mut obj = WireObject::new(item, path, "a content")?;
+    let mut markers = Markers::default();
+    let role = match obj.string("role")? {
+        None => {
+            markers.set("role", "absent");
+            Role::User
+        }
+        Some("user") => Role::User,
+        Some("model") => Role::Assistant,
+        Some(name @ ("function" | "tool")) => {
+            markers.set("role", name);
+            Role::User
+        }
+        Some(other) => {
+            return Err(obj.field_path("role").shape_error(format!(
+                "unknown Gemini role `{other}` (expected user or model; a system prompt goes in the request's `systemInstruction`)"
+            )))
+        }
+    };
+    let items = required_parts(&mut obj)?;
+    let parts_path = obj.field_path("parts");
+    if role == Role::Assistant {
+        ids.new_turn();
+    }
+    let parts = items
+        .iter()
+        .enumerate()
+        .map(|(j, item)| parts::read_part(item, parts_path.index(j), ids, (index, j)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if role == Role::User && parts.iter().any(|p| matches!(p, Part::ToolResult(_))) {
+        return Ok(split_tool_results(obj, parts, markers));
+    }
+    Ok(vec![Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) }])
+}
+
+/// A user content holding function responses -> a tool message with the results,
+/// followed by a user message with the other parts (if any) marked with their positions.
+fn split_tool_results(obj: WireObject<'_>, parts: Vec<Part>, markers: Markers) -> Vec<Message> {
+    let mut results = Vec::new();
+    let mut others = Vec::new();
+    let mut positions = Vec::new();
+    for (position, part) in parts.into_iter().enumerate() {
+        match part {
+            Part::ToolResult(_) => results.push(part),
+            other => {
+                positions.push(position);
+                others.push(other);
+            }
+        }
+    }
+    let tool =
+        Message { role: Role::Tool, parts: results, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) };
+    if others.is_empty() {
+        return vec![tool];
+    }
+    let mut rest = Message::new(Role::User, others);
+    let mut extra = Extra::new();
+    add_marker(&mut extra, NAMESPACE, "mergeWithPrevious", Value::from(positions));
+    rest.extra = extra;
+    vec![tool, rest]
+}
+
+/// A deterministic id in [`ID_TEMPLATE`] for the call at `(message, part)`.
+pub(crate) fn made_up_id(name: &str, position: (usize, usize)) -> String {
+    let (message, part) = position;
+    let seed = seed_from(&[b"gemini", &message.to_le_bytes(), &part.to_le_bytes(), name.as_bytes()]);
+    match IdTemplate::parse(ID_TEMPLATE) {
+        Ok(template) => template.generate(name, seed),
+        Err(_) => format!("call_{message}_{part}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,395 @@
+//! LangChain serialized messages -> native [`Message`]s ([`read`]), and back
+//! ([`write()`]).
+//!
+//! Two forms are read, message by message:
+//! - Python `message_to_dict` / `messages_to_dict`: `{type, data: {content, ...}}` with
+//!   `type` `human`, `ai`, `tool`, `system` (or `developer`);
+//! - JS `toJSON()`: `{lc: 1, type: "constructor", id: ["langchain_core", "messages",
+//!   "HumanMessage"], kwargs: {content, ...}}` with the classes `HumanMessage`,
+//!   `AIMessage`, `ToolMessage`, `SystemMessage` (and their `Chunk`s).
+//!
+//! Mapping of `data` / `kwargs`: `content` (a string, or blocks `text`, `image_url`
+//! (`{url}` or a string), `thinking` with its `signature`) -> text, image and reasoning
+//! parts; an AI message's `tool_calls` (`{id, name, args}`) -> tool calls after the
+//! content, arguments being `args` as compact JSON; a tool message -> one tool result
+//! (`tool_call_id`, `name`, the content, `status: "error"` as the error flag). Every
+//! other field (`additional_kwargs`, `response_metadata`, `id`, `usage_metadata`,
+//! `invalid_tool_calls`, ...) stays verbatim in the message's `extra`, each tool call's
+//! extra fields (`type: "tool_call"`) in the tool call's.
+//!
+//! Restoration markers, under `"_langchain"`: `form: "constructor"` with the wire `lc`
+//! and `id` for the JS form (the Python form is the natural one), the outer fields that
+//! are not `type` / `data` (`outer`), `content` (`"string"` / `"array"`) when not the
+//! natural shape (a string for no part or one plain text part), tool call `args` (the
+//! original, when its compact JSON does not read back the same), `shadowed`.
+//!
+//! # Writing
+//!
+//! [`write()`] reverses the mapping; unmarked messages get the Python `toDict` form with
+//! only the fields they have: `{type, data: {content, tool_calls?, tool_call_id?, name?,
+//! status?}}`. A tool message holding several results becomes one message each.
+//! Reasoning is written as a `thinking` block (with its signature), which LangChain's
+//! Anthropic integration sends back; redacted data and tool call signatures are dropped.
+//! Errors ([`FormatError::Unwritable`]): arguments that are not a JSON object, a file
+//! part (LangChain has no common file block), media without a URL or data, parts outside
+//! the role that takes them.
+
+use super::content_shape::{is_plain_text, ContentShape};
+use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::path::JsonPath;
+use super::wire::{object, Restore};
+use super::FormatError;
+use crate::message::{Extra, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
+use serde_json::{Map, Value};
+
+/// The `extra` key holding LangChain restoration markers.
+pub const NAMESPACE: &str = "_langchain";
+
+/// Reads an array of serialized LangChain messages.
+pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    let Value::Array(items) = value else {
+        return Err(root.shape_error(format!("expected an array of LangChain messages, found {}", json_kind(value))));
+    };
+    items.iter().enumerate().map(|(i, item)| read_message(item, root.index(i))).collect()
+}
+
+fn role_of_type(kind: &str) -> Option<Role> {
+    match kind {
+        "human" | "HumanMessageChunk" => Some(Role::User),
+        "ai" | "AIMessageChunk" => Some(Role::Assistant),
+        "tool" | "ToolMessageChunk" => Some(Role::Tool),
+        "system" | "developer" | "SystemMessageChunk" => Some(Role::System),
+        _ => None,
+    }
+}
+
+fn role_of_class(class: &str) -> Option<Role> {
+    match class.strip_suffix("Chunk").unwrap_or(class) {
+        "HumanMessage" => Some(Role::User),
+        "AIMessage" => Some(Role::Assistant),
+        "ToolMessage" => Some(Role::Tool),
+        "SystemMessage" => Some(Role::System),
+        _ => None,
+    }
+}
+
+fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
+    let mut outer = WireObject::new(item, path, "a message")?;
+    let mut markers = Markers::default();
+    let (role, inner_key, wire_type) = if outer.peek("lc").is_some() {
+        let lc = outer.take("lc").cloned().unwrap_or(Value::Null);
+        let kind = outer.required_string("type")?;
+        if kind != "constructor" {
+            return Err(outer.field_path("type").shape_error(format!("expected `constructor`, found `{kind}`")));
+        }
+        let id_path = outer.field_path("id");
+        let id = outer.take("id").cloned().unwrap_or(Value::Null);
+        let class = id.as_array().and_then(|a| a.last()).and_then(Value::as_str).unwrap_or_default();
+        let role = role_of_class(class)
+            .ok_or_else(|| id_path.shape_error(format!("unknown LangChain message class `{class}`")))?;
+        markers.set("form", "constructor");
+        markers.set("lc", lc);
+        markers.set("id", id);
+        (role, "kwargs", None)
+    } else {
+        let kind = outer.required_string("type")?;
+        let role = role_of_type(kind).ok_or_else(|| {
+            outer
+                .field_path("type")
+                .shape_error(format!("unknown LangChain message type `{kind}` (expected human, ai, tool or system)"))
+        })?;
+        (role, "data", Some(kind))
+    };
+    if let Some(kind) = wire_type.filter(|k| !matches!(*k, "human" | "ai" | "tool" | "system")) {
+        markers.set("type", kind);
+    }
+    let mut inner = outer.required_object(inner_key, "a message body")?;
+    let rest = outer.leftovers();
+    if !rest.is_empty() {
+        markers.set("outer", Value::Object(rest));
+    }
+    let content_path = inner.field_path("content");
+    let (mut parts, shape) = match inner.take("content") {
+        Some(Value::String(text)) => {
+            (if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] }, ContentShape::String)
+        }
+        Some(Value::Array(items)) => (
+            items
+                .iter()
+                .enumerate()
+                .map(|(j, block)| read_block(block, content_path.index(j)))
+                .collect::<Result<Vec<_>, _>>()?,
+            ContentShape::Array,
+        ),
+        Some(other) => {
+            return Err(content_path
+                .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))
+        }
+        None => return Err(content_path.shape_error("missing field `content`")),
+    };
+    if shape != natural_shape(&parts) {
+        markers.set("content", shape);
+    }
+    match role {
+        Role::Assistant => {
+            if let Some(calls) = inner.nonempty_array("tool_calls")? {
+                let calls_path = inner.field_path("tool_calls");
+                for (k, call) in calls.iter().enumerate() {
+                    parts.push(read_tool_call(call, calls_path.index(k))?);
+                }
+            }
+        }
+        Role::Tool => {
+            let call_id = inner.required_string("tool_call_id")?.to_string();
+            let name = inner.string("name")?.map(str::to_string);
+            let is_error = inner.peek("status").and_then(Value::as_str) == Some("error");
+            if is_error {
+                inner.take("status");
+            }
+            let content = std::mem::take(&mut parts);
+            parts.push(Part::ToolResult(ToolResultPart { call_id, name, content, is_error, extra: Extra::new() }));
+        }
+        Role::System | Role::User => {}
+    }
+    Ok(Message { role, parts, extra: inner.into_extra(native_keys::MESSAGE, NAMESPACE, markers) })
+}
+
+/// No part or one plain text part: a string; an array otherwise.
+fn natural_shape(parts: &[Part]) -> ContentShape {
+    match parts {
+        [] => ContentShape::String,
+        [one] if is_plain_text(one) => ContentShape::String,
+        _ => ContentShape::Array,
+    }
+}
+
+fn read_block(block: &Value, path: JsonPath) -> Result<Part, FormatError> {
+    let mut obj = WireObject::new(block, path, "a content block")?;
+    let markers = Markers::default();
+    match obj.required_string("type")? {
+        "text" => {
+            let text = obj.required_string("text")?.to_string();
+            Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, markers) }))
+        }
+        "thinking" => {
+            let text = obj.required_string("thinking")?.to_string();
+            let signature = obj.string("signature")?.map(str::to_string);
+            Ok(Part::Reasoning(ReasoningPart {
+                text,
+                signature,
+                redacted_data: None,
+                extra: obj.into_extra(native_keys::REASONING, NAMESPACE, markers),
+            }))
+        }
+        "image_url" => {
+            let mut markers = markers;
+            let url = match obj.take("image_url") {
+                Some(Value::String(url)) => {
+                    markers.set("imageUrl", "string");
+                    url.clone()
+                }
+                Some(Value::Object(_)) => {
+                    let mut nested = obj.required_object("image_url", "an image_url object")?;
+                    let url = nested.required_string("url")?.to_string();
+                    markers.nested_leftovers("image_url", &nested);
+                    url
+                }
+                _ => return Err(obj.field_path("image_url").shape_error("`image_url` must be a string or {url}")),
+            };
+            Ok(Part::Image(ImagePart {
+                url: Some(url),
+                data: None,
+                media_type: None,
+                extra: obj.into_extra(native_keys::IMAGE, NAMESPACE, markers),
+            }))
+        }
+        other => Err(obj.field_path("type").shape_error(format!("unsupported LangChain content block type `{other}`"))),
+    }
+}
+
+fn read_tool_call(call: &Value, path: JsonPath) -> Result<Part, FormatError> {
+    let mut obj = WireObject::new(call, path, "a tool call")?;
+    let id = obj.required_string("id")?.to_string();
+    let name = obj.required_string("name")?.to_string();
+    let mut markers = Markers::default();
+    let args = obj.take("args").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+    let arguments = serde_json::to_string(&args).unwrap_or_default();
+    if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(&args) {
+        markers.set("args", args);
+    }
+    Ok(Part::ToolCall(ToolCallPart {
+        id,
+        name,
+        arguments,
+        signature: None,
+        extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
+    }))
+}
+
+/// Writes messages as an array of serialized LangChain messages.
+pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
+    let root = JsonPath::root();
+    let mut out = Vec::with_capacity(messages.len());
+    for (i, message) in messages.iter().enumerate() {
+        let path = root.index(i);
+        let parts_path = path.key("parts");
+        if message.role == Role::Tool {
+            if message.parts.is_empty() {
+                return Err(path.unwritable("a tool message without a tool result cannot be written to LangChain"));
+            }
+            for (j, part) in message.parts.iter().enumerate() {
+                let Part::ToolResult(result) = part else {
+                    return Err(parts_path.index(j).unwritable(format!(
+                        "a `{}` part cannot be written in a LangChain tool message, which holds one result",
+                        part.kind()
+                    )));
+                };
+                let restore = Restore::new(&message.extra, NAMESPACE);
+                let content_path = parts_path.index(j).key("content");
+                let refs: Vec<&Part> = result.content.iter().collect();
+                let mut mapped = Map::new();
+                mapped.insert("content".into(), content_value(&refs, &restore, &content_path)?);
+                mapped.insert("tool_call_id".into(), result.call_id.as_str().into());
+                if let Some(name) = &result.name {
+                    mapped.insert("name".into(), name.as_str().into());
+                }
+                if result.is_error {
+                    mapped.insert("status".into(), "error".into());
+                }
+                out.push(envelope(Role::Tool, restore, mapped));
+            }
+            continue;
+        }
+        let restore = Restore::new(&message.extra, NAMESPACE);
+        let mut content = Vec::new();
+        let mut calls = Vec::new();
+        for (j, part) in message.parts.iter().enumerate() {
+            match part {
+                Part::ToolCall(call) if message.role == Role::Assistant => {
+                    calls.push(write_call(&parts_path.index(j), call)?)
+                }
+                Part::ToolCall(_) | Part::ToolResult(_) => {
+                    return Err(parts_path.index(j).unwritable(format!(
+                        "a `{}` part cannot be written in a LangChain {} message",
+                        part.kind(),
+                        message.role.as_str()
+                    )))
+                }
+                Part::Reasoning(r) if r.text.is_empty() && r.signature.is_none() => {}
+                other => content.push(other),
+            }
+        }
+        let mut mapped = Map::new();
+        mapped.insert("content".into(), content_value(&content, &restore, &parts_path)?);
+        if !calls.is_empty() {
+            mapped.insert("tool_calls".into(), Value::Array(calls));
+        }
+        out.push(envelope(message.role, restore, mapped));
+    }
+    Ok(Value::Array(out))
+}
+
+/// `{type, data}` or, marked, `{lc, type: "constructor", id, kwargs}`.
+fn envelope(role: Role, restore: Restore<'_>, mapped: Map<String, Value>) -> Value {
+    let form = restore.marker_str("form");
+    let kind = restore.marker("type").cloned();
+    let lc = restore.marker("lc").cloned();
+    let id = restore.marker("id").cloned();
+    let outer = restore.marker_object("outer").cloned();
+    let inner = restore.finish(mapped);
+    let mut wrapper = if form == Some("constructor") {
+        let class = match role {
+            Role::System => "SystemMessage",
+            Role::User => "HumanMessage",
+            Role::Assistant => "AIMessage",
+            Role::Tool => "ToolMessage",
+        };
+        let id = id.unwrap_or_else(|| Value::from(vec!["langchain_core", "messages", class]));
+        object([("lc", lc.unwrap_or(Value::from(1))), ("type", "constructor".into()), ("id", id), ("kwargs", inner)])
+    } else {
+        let natural = match role {
+            Role::System => "system",
+            Role::User => "human",
+            Role::Assistant => "ai",
+            Role::Tool => "tool",
+        };
+        object([("type", kind.unwrap_or(Value::from(natural))), ("data", inner)])
+    };
+    for (k, v) in outer.into_iter().flatten() {
+        wrapper.entry(k).or_insert(v);
+    }
+    Value::Object(wrapper)
+}
+
+fn content_value(parts: &[&Part], restore: &Restore<'_>, path: &JsonPath) -> Result<Value, FormatError> {
+    let owned: Vec<Part> = parts.iter().map(|p| (*p).clone()).collect();
+    let shape = ContentShape::restore(restore.marker("content"), natural_shape(&owned), &owned);
+    match (shape, parts.first()) {
+        (ContentShape::String, Some(Part::Text(t))) => return Ok(Value::from(t.text.as_str())),
+        (ContentShape::String, _) => return Ok(Value::from("")),
+        _ => {}
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(j, part)| write_block(&path.index(j), part))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
+}
+
+fn write_block(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
+    match part {
+        Part::Text(text) => Ok(Restore::new(&text.extra, NAMESPACE)
+            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())]))),
+        Part::Reasoning(reasoning) => {
+            let restore = Restore::new(&reasoning.extra, NAMESPACE);
+            let mut mapped = object([("type", "thinking".into()), ("thinking", reasoning.text.as_str().into())]);
+            if let Some(signature) = &reasoning.signature {
+                mapped.insert("signature".into(), signature.as_str().into());
+            }
+            Ok(restore.finish(mapped))
+        }
+        Part::Image(image) => {
+            let restore = Restore::new(&image.extra, NAMESPACE);
+            let url = match (&image.url, &image.data, &image.media_type) {
+                (Some(url), None, _) => url.clone(),
+                (None, Some(data), Some(media_type)) => format!("data:{media_type};base64,{data}"),
+                _ => {
+                    return Err(
+                        path.unwritable("an image needs a URL, or data with a media type, to be written to LangChain")
+                    )
+                }
+            };
+            let value = if restore.marker_str("imageUrl") == Some("string") {
+                Value::from(url)
+            } else {
+                let mut nested = object([("url", Value::from(url))]);
+                crate::format::wire::extend_nested(&mut nested, restore.marker_object("image_url"));
+                Value::Object(nested)
+            };
+            Ok(restore.finish(object([("type", "image_url".into()), ("image_url", value)])))
+        }
+        other => Err(path.unwritable(format!("a `{}` part cannot be written in LangChain content", other.kind()))),
+    }
+}
+
+/// `{name, args, id}` plus the fields the reader kept (`type: "tool_call"`).
+fn write_call(path: &JsonPath, call: &ToolCallPart) -> Result<Value, FormatError> {
+    let restore = Restore::new(&call.extra, NAMESPACE);
+    let kept =
+        restore.marker("args").filter(|a| serde_json::to_string(a).ok().as_deref() == Some(call.arguments.as_str()));
+    let args = match kept {
+        Some(args) => args.clone(),
+        None if call.arguments.trim().is_empty() => Value::Object(Map::new()),
+        None => match serde_json::from_str::<Value>(&call.arguments) {
+            Ok(args @ Value::Object(_)) => args,
+            _ => {
+                return Err(path
+                    .key("arguments")
+                    .unwritable("tool call arguments must be a JSON object to be written as LangChain `args`"))
+            }
+        },
+    };
+    Ok(restore.finish(object([("name", call.name.as_str().into()), ("args", args), ("id", call.id.as_str().into())])))
+}

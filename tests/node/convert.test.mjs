@@ -1,0 +1,107 @@
+// convert through the BUILT package, imported by its name.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { describe, it } from "node:test";
+import { convert, validateChain } from "contextfold";
+import { fixtureFiles, openaiChain } from "./helpers.mjs";
+
+/** Runs `fn`, asserts it throws, and returns what it threw. */
+function thrown(fn) {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected an error");
+}
+
+const TARGETS = ["native", "openai", "anthropic", "gemini", "aisdk", "langchain"];
+
+const geminiRequest = () => ({
+  systemInstruction: { parts: [{ text: "Be brief." }] },
+  contents: [
+    { role: "user", parts: [{ text: "List files" }] },
+    {
+      role: "model",
+      parts: [
+        { text: "Thinking", thought: true, thoughtSignature: "gemThought" },
+        { functionCall: { name: "ls", args: { dir: "." } }, thoughtSignature: "gemCall" },
+      ],
+    },
+    { role: "user", parts: [{ functionResponse: { name: "ls", response: { output: "a.rs" } } }] },
+    { role: "model", parts: [{ text: "One file." }] },
+  ],
+});
+
+describe("convert", () => {
+  it("converts OpenAI to every format, each valid for its provider", () => {
+    for (const to of TARGETS) {
+      const { messages, from, to: written, changes } = convert(openaiChain(), { to });
+      assert.equal(from, "openai");
+      assert.equal(written, to);
+      assert.ok(Array.isArray(changes));
+      assert.deepEqual(validateChain(messages, { format: to }), [], to);
+    }
+  });
+
+  it("keeps a Gemini chain exactly when staying Gemini", () => {
+    const input = geminiRequest();
+    const { messages, from, changes } = convert(input, { to: "gemini" });
+    assert.equal(from, "gemini");
+    assert.deepEqual(changes, []);
+    assert.deepEqual(messages, input);
+  });
+
+  it("drops Gemini signatures and renames ids for Anthropic", () => {
+    const { messages, changes } = convert(geminiRequest(), { from: "gemini", to: "anthropic" });
+    assert.equal(messages.system, "Be brief.");
+    const call = messages.messages[1].content[0];
+    assert.equal(call.type, "tool_use");
+    assert.match(call.id, /^toolu_[0-9A-Za-z]{24}$/);
+    assert.equal(messages.messages[2].content[0].tool_use_id, call.id);
+    assert.ok(!JSON.stringify(messages).includes("gem"));
+    assert.ok(changes.some((c) => c.change === "droppedSignature"));
+    assert.ok(changes.some((c) => c.change === "renamedToolCallId"));
+  });
+
+  it("reports repair steps as changes", () => {
+    const chain = [
+      { role: "user", content: "a" },
+      { role: "user", content: "b" },
+      { role: "assistant", content: "c" },
+    ];
+    const { messages, changes } = convert(chain, { to: "anthropic" });
+    assert.equal(messages.length, 2);
+    assert.ok(changes.some((c) => c.change === "repaired" && c.step === "mergedSameRole"));
+  });
+
+  it("accepts JSON text", () => {
+    assert.deepEqual(convert(JSON.stringify(openaiChain()), { to: "gemini" }), convert(openaiChain(), { to: "gemini" }));
+  });
+
+  it("converts every real transcript to every format and back", { skip: fixtureFiles().length === 0 }, () => {
+    for (const file of fixtureFiles()) {
+      const input = JSON.parse(readFileSync(file, "utf8"));
+      for (const to of TARGETS) {
+        const { messages, from } = convert(input, { to });
+        assert.deepEqual(validateChain(messages, { format: to }), [], `${basename(file)} -> ${to}`);
+        const back = convert(messages, { from: to, to: from });
+        assert.deepEqual(validateChain(back.messages, { format: from }), [], `${basename(file)} -> ${to} -> ${from}`);
+      }
+    }
+  });
+
+  it("throws ContextfoldErrors with codes and paths", () => {
+    let error = thrown(() => convert(openaiChain(), {}));
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, "ContextfoldError");
+    assert.equal(error.code, "invalid_option");
+    assert.equal(error.path, "options.to");
+    error = thrown(() => convert(openaiChain(), { from: "nope", to: "openai" }));
+    assert.equal(error.path, "options.from");
+    error = thrown(() => convert([{ role: "user", content: "a" }, { role: "model", parts: [{ text: "b" }] }], { to: "openai" }));
+    assert.equal(error.code, "unknown_format");
+    assert.equal(error.path, "[1]");
+  });
+});
