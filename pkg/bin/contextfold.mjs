@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { FORMATS, UsageError } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
+import { convertCommand } from "./cli/convert.mjs";
 import { inspect } from "./cli/inspect.mjs";
 import { validateCommand } from "./cli/validate.mjs";
 
@@ -12,7 +13,9 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
        contextfold compact <file|-> [--format F] [--strategy S] [--max-tokens N | --max-bytes N]
                                     [--keep-sections N] [--section-bytes N] [--pair-bytes N]
                                     [--out FILE] [--json | --report json] [--progress]
+                                    [--summarizer extractive|openai-compatible --base-url URL --model M]
        contextfold validate <file|-> [--format F] [--provider generic|openai|anthropic|gemini] [--json]
+       contextfold convert <file|-> --to FORMAT [--format F] [--out FILE] [--json]
 
   inspect          read a conversation (a JSON array of messages; - reads stdin) and print
                    its structure: format, sections, body pairs, tool calls and sizes
@@ -29,9 +32,15 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   --out            write the compacted messages (in the input's format) to FILE
   --json           print the raw result as JSON (messages included)
   --report json    print only { changed, format, report } as JSON
+  --summarizer     extractive (built-in, offline; default) or openai-compatible: --base-url
+                   (e.g. http://127.0.0.1:11434/v1) and --model; the key is read from
+                   CONTEXTFOLD_API_KEY or OPENAI_API_KEY
+  --concurrency    summary calls in flight [4]
   --progress       show the progress line on stderr (default: when stderr is a terminal)
   validate         list every rule the provider would reject (code, path, reason);
   --provider       whose rules (default: the provider of the format read)
+  convert          write the chain in another format (--to), following that provider's rules,
+                   and list what had to change; to stdout unless --out
 
 exit codes: 0 ok, 2 bad input (the error's code and path are printed), 3 the chain breaks
 provider rules (validate), 1 anything else`;
@@ -50,6 +59,7 @@ async function main(argv) {
   if (command === "inspect") return inspect(rest, USAGE);
   if (command === "compact") return compactCommand(rest, USAGE);
   if (command === "validate") return validateCommand(rest, USAGE);
+  if (command === "convert") return convertCommand(rest, USAGE);
   throw new UsageError(`unknown command ${JSON.stringify(command)}`);
 }
 
@@ -60,6 +70,12 @@ function exitCodeOf(error) {
   if (error?.name === "ContextfoldError") return error.code === "internal" ? 1 : 2;
   return 1;
 }
+
+// `contextfold convert x --to y | head`: a closed pipe ends the command quietly.
+process.stdout.on("error", (e) => {
+  if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw e;
+});
 
 try {
   process.exitCode = await main(process.argv.slice(2));

@@ -185,3 +185,62 @@ describe("contextfold compact reporting", () => {
   });
 });
 
+describe("contextfold convert", () => {
+  it("writes another provider's shape that validates there, and lists what changed", () => {
+    const out = join(scratch, "demo.anthropic.json");
+    const r = run("convert", sampleOpenaiFile(), "--to", "anthropic", "--out", out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^openai -> anthropic: wrote /);
+    const valid = run("validate", out, "--json");
+    assert.equal(valid.code, 0, valid.stdout);
+    const back = run("convert", out, "--to", "gemini", "--json");
+    assert.equal(back.code, 0, back.stderr);
+    const result = JSON.parse(back.stdout);
+    assert.deepEqual([result.from, result.to], ["anthropic", "gemini"]);
+    assert.ok(Array.isArray(result.messages.contents), "Gemini contents");
+    assert.equal(run("convert", out).code, 2, "--to is required");
+    assert.equal(run("convert", out, "--to", "cohere").code, 2);
+  });
+});
+
+describe("contextfold compact --summarizer openai-compatible", () => {
+  it("calls the endpoint with the key from the environment, never from argv", async () => {
+    const { createServer } = await import("node:http");
+    const seen = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        seen.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "Summary from the mock model." } }] }));
+      });
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
+    try {
+      const { spawn } = await import("node:child_process");
+      const child = spawn(
+        process.execPath,
+        [cli, "compact", join(root, "examples/demo-session.openai.json"), "--summarizer", "openai-compatible", "--base-url", baseURL, "--model", "mock-1", "--report", "json"],
+        { env: { ...process.env, CONTEXTFOLD_API_KEY: "sk-test-123" } },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c) => (stdout += c));
+      child.stderr.on("data", (c) => (stderr += c));
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      assert.equal(code, 0, stderr);
+      const report = JSON.parse(stdout).report;
+      assert.ok(report.calls > 0 && report.calls === seen.length, `${report.calls} calls, ${seen.length} seen`);
+      assert.ok(seen.every((s) => s.url === "/v1/chat/completions" && s.auth === "Bearer sk-test-123" && s.body.model === "mock-1"));
+      assert.deepEqual(seen[0].body.messages.map((m) => m.role), ["system", "user"]);
+    } finally {
+      server.close();
+    }
+    const missing = run("compact", join(root, "examples/demo-session.openai.json"), "--summarizer", "openai-compatible");
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /needs --base-url and --model/);
+  });
+});
+

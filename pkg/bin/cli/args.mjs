@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-export const FORMATS = ["auto", "native", "openai", "anthropic"];
+export const FORMATS = ["auto", "native", "openai", "anthropic", "gemini", "aisdk", "langchain"];
 
 export class UsageError extends Error {}
 

@@ -1,6 +1,7 @@
 // `contextfold compact`: fold old content into summaries, offline by default.
 import { writeFileSync } from "node:fs";
 import { compact, extractiveSummarizer, parseChain } from "../../src/node.js";
+import { openAICompatible } from "../../src/summarizers.js";
 import { UsageError, commandArgs, readInput, wholeNumber } from "./args.mjs";
 import { grouped, sectionTable } from "./tables.mjs";
 
@@ -16,6 +17,10 @@ export async function compactCommand(args, usage) {
     json: { type: "boolean", default: false },
     report: { type: "string" },
     progress: { type: "boolean" },
+    summarizer: { type: "string", default: "extractive" },
+    "base-url": { type: "string" },
+    model: { type: "string" },
+    concurrency: { type: "string" },
   }, usage);
   if (parsed === null) return 0;
   const { values, file } = parsed;
@@ -36,6 +41,8 @@ export async function compactCommand(args, usage) {
   if (keep !== undefined) strategy.keepQASections = keep;
   if (sectionBytes !== undefined) strategy.lastSecBytes = sectionBytes;
   if (pairBytes !== undefined) strategy.maxBpBytes = pairBytes;
+  const summarizer = chooseSummarizer(values);
+  const concurrency = wholeNumber("concurrency", values.concurrency);
   const text = readInput(file);
   const before = parseChain(text, { format: values.format, repair: true });
   if (values.report !== undefined && values.report !== "json") {
@@ -49,7 +56,8 @@ export async function compactCommand(args, usage) {
     strategy,
     maxTokens,
     maxBytes,
-    summarizer: extractiveSummarizer(),
+    summarizer: summarizer.call,
+    concurrency,
     onProgress: progress ? progressLine(started) : undefined,
   });
   const ms = performance.now() - started;
@@ -66,16 +74,39 @@ export async function compactCommand(args, usage) {
     return 0;
   }
   const after = parseChain(result.messages, { format: result.format, repair: true });
-  console.log(compactReport(file, before, after, result, ms, values.out));
+  console.log(compactReport(file, before, after, result, ms, values.out, summarizer.label));
   return 0;
 }
 
-function compactReport(file, before, after, result, ms, out) {
+/**
+ * The built-in extractive summarizer (offline, the default), or an OpenAI-compatible
+ * endpoint: `--base-url`, `--model`, the key from CONTEXTFOLD_API_KEY or OPENAI_API_KEY
+ * (never from the command line, where it would land in shell history).
+ */
+function chooseSummarizer(values) {
+  if (values.summarizer === "extractive") {
+    for (const flag of ["base-url", "model"]) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --summarizer openai-compatible`);
+    }
+    return { call: extractiveSummarizer(), label: "built-in extractive (offline)" };
+  }
+  if (values.summarizer !== "openai-compatible") {
+    throw new UsageError(`--summarizer must be extractive or openai-compatible, not ${JSON.stringify(values.summarizer)}`);
+  }
+  if (!values["base-url"] || !values.model) {
+    throw new UsageError("--summarizer openai-compatible needs --base-url and --model");
+  }
+  const apiKey = process.env.CONTEXTFOLD_API_KEY ?? process.env.OPENAI_API_KEY;
+  const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey });
+  return { call, label: `openai-compatible ${values.model} at ${values["base-url"]}` };
+}
+
+function compactReport(file, before, after, result, ms, out, summarizer) {
   const r = result.report;
   const lines = [];
   const pct = (a, b) => (b === 0 ? "" : ` (${Math.round((100 * (b - a)) / b)}% smaller)`);
   lines.push(`file        ${file === "-" ? "(stdin)" : file}`);
-  lines.push(`format      ${before.format}; summarizer: built-in extractive (offline); strategy: ${r.strategy}`);
+  lines.push(`format      ${before.format}; summarizer: ${summarizer}; strategy: ${r.strategy}`);
   lines.push("");
   lines.push(`             ${"before".padStart(12)}  ${"after".padStart(12)}`);
   const row = (label, a, b) => lines.push(`${label.padEnd(12)} ${grouped(a).padStart(12)}  ${grouped(b).padStart(12)}`);
