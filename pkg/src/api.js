@@ -52,6 +52,8 @@ function guarded(promise) {
   });
 }
 
+const describe = (e) => (e instanceof Error ? e.message : String(e));
+
 /** JSON text for object input; anything else goes to wasm as it is (and fails there). */
 function crossing(messages) {
   if (messages === null || typeof messages !== "object") return messages;
@@ -59,7 +61,44 @@ function crossing(messages) {
     return JSON.stringify(messages);
   } catch (e) {
     // Cycles, BigInt, throwing toJSON: no JSON value to read.
-    throw contextfoldError("invalid_shape", `messages are not JSON data: ${e?.message ?? e}`, "");
+    throw contextfoldError("invalid_shape", `messages are not JSON data: ${describe(e)}`, "");
+  }
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Path of the first string (or key) holding a lone surrogate, as `[3].content`. */
+function loneSurrogatePath(value, path = "", seen = new Set()) {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path : undefined;
+  if (value === null || typeof value !== "object" || seen.has(value)) return undefined;
+  seen.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${path}[${key}]` : `${path}${path ? "." : ""}${key}`;
+    if (!Array.isArray(value) && LONE_SURROGATE.test(key)) return at;
+    const found = loneSurrogatePath(item, at, seen);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A lone surrogate is no Unicode text: JSON text cannot carry it and the reader rejects
+ * it. Say where it is in the caller's own value, not where it fell in JSON text the
+ * caller never saw.
+ */
+function located(error, messages) {
+  if (error?.code !== "invalid_json" || messages === null || typeof messages !== "object") return error;
+  const path = loneSurrogatePath(messages);
+  if (path === undefined) return error;
+  return contextfoldError("invalid_text", `${path}: a lone surrogate (half a UTF-16 pair) is not valid text`, path);
+}
+
+/** Runs `fn`, translating a lone-surrogate failure into its located error. */
+function reading(messages, fn) {
+  try {
+    return fn();
+  } catch (e) {
+    throw located(e, messages);
   }
 }
 
@@ -67,11 +106,42 @@ function isOptionsObject(options) {
   return options !== null && typeof options === "object" && !Array.isArray(options);
 }
 
+/**
+ * A copy of the caller's options (own enumerable keys, as a spread would take). A
+ * throwing getter or proxy trap is an invalid option with its path, not an escaped
+ * exception; keys such as `__proto__` are copied as plain data.
+ */
+function copyOptions(options) {
+  let keys;
+  try {
+    keys = Object.keys(options);
+  } catch (e) {
+    throw contextfoldError("invalid_option", `options: ${describe(e)}`, "options");
+  }
+  const copy = {};
+  for (const key of keys) {
+    let value;
+    try {
+      value = options[key];
+    } catch (e) {
+      throw contextfoldError("invalid_option", `options.${key}: ${describe(e)}`, `options.${key}`);
+    }
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
 export async function compact(messages, options) {
   if (messages === null || typeof messages !== "object" || !(options === undefined || isOptionsObject(options))) {
     return guarded(wasm.compact(messages, options));
   }
-  const result = await guarded(wasm.compact(crossing(messages), { ...options, __reuse: true }));
+  const settings = { ...(options === undefined ? {} : copyOptions(options)), __reuse: true };
+  let result;
+  try {
+    result = await guarded(wasm.compact(crossing(messages), settings));
+  } catch (e) {
+    throw located(e, messages);
+  }
   if (!result.changed) {
     result.messages = messages;
   } else if (result.reuse) {
@@ -84,23 +154,27 @@ export async function compact(messages, options) {
 }
 
 export function needsCompaction(messages, options) {
-  return wasm.needsCompaction(crossing(messages), options);
+  return reading(messages, () => wasm.needsCompaction(crossing(messages), options));
 }
 
 export function parseChain(messages, options) {
-  return wasm.parseChain(crossing(messages), options);
+  return reading(messages, () => wasm.parseChain(crossing(messages), options));
 }
 
 export function validateChain(messages, options) {
-  return wasm.validateChain(crossing(messages), options);
+  return reading(messages, () => wasm.validateChain(crossing(messages), options));
 }
 
 export function measureChain(messages, options) {
-  return wasm.measureChain(crossing(messages), options);
+  return reading(messages, () => wasm.measureChain(crossing(messages), options));
+}
+
+export function convert(messages, options) {
+  return reading(messages, () => wasm.convert(crossing(messages), options));
 }
 
 export function repairChain(messages, options) {
-  const result = wasm.repairChain(crossing(messages), options);
+  const result = reading(messages, () => wasm.repairChain(crossing(messages), options));
   // Unchanged: the caller's own chain, not a copy.
   if (!result.changed && messages !== null && typeof messages === "object") result.messages = messages;
   return result;

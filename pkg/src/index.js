@@ -9,6 +9,7 @@ export {
   validateChain,
   measureChain,
   repairChain,
+  convert,
   __contextfoldAsyncPanicForTests,
 } from "./api.js";
 export { History } from "./history.js";

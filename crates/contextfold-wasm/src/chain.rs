@@ -4,7 +4,7 @@
 //! The work happens in [`parse_chain_value`], plain Rust that the host tests exercise;
 //! the export only converts between JS values and Rust ones.
 
-use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
+use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use contextfold::ast::RepairAction;
 use contextfold::inspect::{self, Outline};
@@ -139,8 +139,15 @@ fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, Bindin
     match options {
         None => Ok(ParseChainOptions::default()),
         Some(v) if v.is_null() || v.is_undefined() => Ok(ParseChainOptions::default()),
-        Some(v) => serde_wasm_bindgen::from_value(v)
-            .map_err(|e| BindingError::InvalidOption { path: String::new(), message: describe(&e) }),
+        Some(v) if !v.is_object() => {
+            Err(BindingError::InvalidOption { path: String::new(), message: "expected an object".to_string() })
+        }
+        // Field by field, like every options object: each error names its field, and a
+        // throwing getter is an invalid option, not an escaped exception.
+        Some(v) => Ok(ParseChainOptions {
+            format: crate::compact::field::<String>(&v, "format")?,
+            repair: crate::compact::field::<bool>(&v, "repair")?,
+        }),
     }
 }
 

@@ -47,7 +47,8 @@ impl Role {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,
-    #[serde(default)]
+    /// Required: a message read as native without `parts` is some other format's message
+    /// (`{ role, content }`), and reading it as empty would lose its content silently.
     pub parts: Vec<Part>,
     #[serde(flatten)]
     pub extra: Extra,

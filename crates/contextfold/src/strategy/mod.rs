@@ -187,7 +187,10 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
     }
     let rolled_back = o.cancelled || (failed && o.on_error == OnError::Rollback);
     let (messages, repairs) = match o.result {
-        Some(messages) if !rolled_back => (messages, o.repairs),
+        // A result no smaller than the input gains nothing: what remains of it is only
+        // the parse repairs (merged user messages, answered calls), and kept messages
+        // must come back as they were.
+        Some(messages) if !rolled_back && messages_size(&messages) < messages_size(o.original) => (messages, o.repairs),
         _ => (o.original.to_vec(), Vec::new()),
     };
     let report = Report {

@@ -9,7 +9,7 @@ use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::Meter;
 use crate::message::Message;
-use crate::repair::{repair_compacted, RepairOptions};
+use crate::repair::{repair, repair_compacted, validate, RepairOptions};
 use crate::summarize::{Controls, Summarizer};
 
 /// A strategy with its settings.
@@ -46,9 +46,11 @@ pub struct CompactOptions {
     pub repair: RepairOptions,
 }
 
-/// Compacts with the chosen strategy, then repairs the result for the provider. The
-/// repair pass runs only when the strategy changed the chain: an unchanged chain (nothing
-/// to do, or a rollback) comes back exactly as given.
+/// Compacts with the chosen strategy, then repairs the result for the provider: a
+/// changed chain always goes through the repair pass; an unchanged one (nothing to do,
+/// or a rollback) comes back exactly as given when the provider accepts it, and
+/// repaired (every step listed in `report.provider_repairs`) when it does not, so the
+/// output is always valid for the provider.
 pub async fn compact<S: Summarizer + ?Sized>(
     messages: &[Message],
     options: &CompactOptions,
@@ -62,14 +64,18 @@ pub async fn compact<S: Summarizer + ?Sized>(
         StrategyConfig::Tiers(c) => tiers::compact(messages, c, summarizer, controls, meter).await?,
         StrategyConfig::Budget(c) => budget::compact(messages, c, summarizer, controls, meter).await?,
     };
-    if result.changed {
-        let repaired = repair_compacted(messages, &result.messages, &options.repair);
-        if !repaired.steps.is_empty() {
-            result.messages = repaired.messages;
-            result.report.after = Totals::of(&result.messages);
-            result.report.provider_repairs = repaired.steps;
-            result.changed = result.messages != messages;
-        }
+    let repaired = if result.changed {
+        repair_compacted(messages, &result.messages, &options.repair)
+    } else if validate(messages, options.repair.provider).is_empty() {
+        return Ok(result);
+    } else {
+        repair(messages, &options.repair)
+    };
+    if !repaired.steps.is_empty() {
+        result.messages = repaired.messages;
+        result.report.after = Totals::of(&result.messages);
+        result.report.provider_repairs = repaired.steps;
+        result.changed = result.messages != messages;
     }
     Ok(result)
 }

@@ -37,9 +37,10 @@ pub struct SectionsConfig {
     pub keep_qa_sections: usize,
     /// Share of `last_sec_bytes` left free for new messages after a rotation, in percent.
     pub reserve_percent: usize,
-    /// Content smaller than this is never sent to the summarizer: a summary could hardly
-    /// beat it, and skipping it by size (not by a failed attempt) keeps a second run
-    /// free of calls.
+    /// Content whose bytes beyond the fixed cost of its summary pair (ids, tool name,
+    /// carried reasoning) are fewer than this is never sent to the summarizer: a summary
+    /// could hardly beat it, and skipping it by size (not by a failed attempt) keeps a
+    /// second run free of calls.
     pub min_summarize_bytes: usize,
     /// Template of the ids of created summarization calls.
     pub id_template: String,
@@ -191,9 +192,10 @@ impl Run<'_> {
         let replaced = s.body().get(pairs.clone())?;
         let bytes: usize = replaced.iter().map(BodyPair::size).sum();
         // The pair carrying a summary has a fixed cost (ids, tool name, arguments, carried
-        // reasoning): content no larger than that plus one byte can never shrink.
+        // reasoning): only what exceeds it can shrink, and it must be worth a call. Judged
+        // by size, never by a failed attempt, so a second run makes the same choice.
         let overhead = super::summary_pair_for("", replaced, &self.template).size();
-        if bytes < self.config.min_summarize_bytes || bytes <= overhead.saturating_add(1) {
+        if bytes.saturating_sub(overhead) < self.config.min_summarize_bytes.max(1) {
             return None;
         }
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
@@ -373,7 +375,7 @@ impl Run<'_> {
         let fixed = Header::build(system.clone(), fixed_human)
             .size()
             .saturating_add(super::summary_pair_for("", &replaced, &self.template).size());
-        if bytes_before < self.config.min_summarize_bytes || fixed.saturating_add(1) >= bytes_before {
+        if bytes_before.saturating_sub(fixed) < self.config.min_summarize_bytes.max(1) {
             return;
         }
         let target = target_for(bytes_before);
