@@ -8,7 +8,9 @@
 #     into the project-local .tools/ (git-ignored);
 #   - the npm dev dependencies (binaryen's wasm-opt, ...);
 #   - Debian chromium + chromium-driver for the browser tests (skip with
-#     CONTEXTFOLD_SKIP_BROWSER=1).
+#     CONTEXTFOLD_SKIP_BROWSER=1);
+#   - cargo-fuzz into .tools/, only where a nightly toolchain already exists (the short
+#     fuzz run of the tests needs both; without nightly it is skipped with a notice).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -90,6 +92,18 @@ else
             say "chromium: apt-get failed: browser tests will be skipped"
         fi
     fi
+fi
+
+# 5. cargo-fuzz, only useful (and only installed) beside a nightly toolchain.
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    say "cargo-fuzz: not needed (no nightly toolchain; the fuzz run will be skipped)"
+elif [ -x "$ROOT/.tools/bin/cargo-fuzz" ] || command -v cargo-fuzz >/dev/null 2>&1; then
+    say "cargo-fuzz: present"
+elif [ "${CONTEXTFOLD_SKIP_FUZZ:-0}" = 1 ]; then
+    say "cargo-fuzz: missing, not installed (CONTEXTFOLD_SKIP_FUZZ=1)"
+else
+    say "cargo-fuzz: installing into .tools/ (about a minute)"
+    cargo install --quiet --locked --root "$ROOT/.tools" cargo-fuzz || say "cargo-fuzz: install failed: the fuzz run will be skipped"
 fi
 
 say "done"

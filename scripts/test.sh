@@ -27,3 +27,9 @@ node scripts/build-wasm.mjs
 
 step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack, playground"
 node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/ tests/playground/
+
+step "reliability suite: properties over every format, bad-input corpus, prompt injection, soak"
+node --test --test-reporter=spec tests/reliability/
+
+step "fuzz: a short cargo-fuzz run of each target (a notice and nothing else without nightly)"
+bash scripts/fuzz.sh 10

@@ -1,0 +1,183 @@
+// One benchmark job, run by bench/run.mjs in a fresh Node process (so that peak memory
+// and the wasm heap belong to one input): `node --expose-gc bench/case.mjs '<job JSON>'`.
+// Prints the figures as one JSON line on stdout.
+//
+// Jobs:
+//   { job: "overhead", input, iterations, langchainTrim }  engine overhead side by side
+//   { job: "waves", input, latencyMs }                     waves and wall time per strategy
+// `input` is "synthetic:<messages>" (bench/generate.mjs, seed 42) or a file path.
+
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import init, { compact, parseChain } from "contextfold";
+import { openaiChain } from "./generate.mjs";
+
+export const STRATEGIES = ["sections", "window", "tiers", "budget"];
+export const SEED = 42;
+
+const instant = async (request) => `Summary ${request.id}: the work so far.`;
+
+export function loadInput(input) {
+  if (input.startsWith("synthetic:")) {
+    const n = Number(input.slice("synthetic:".length));
+    return { name: `synthetic ${n.toLocaleString("en-US")}`, chain: openaiChain(n, SEED) };
+  }
+  return { name: basename(input).replace(/\.json$/, ""), chain: JSON.parse(readFileSync(input, "utf8")) };
+}
+
+/**
+ * The budget every contender is asked to fit: a quarter of the chain, at about 4 bytes
+ * a token (computed in JS, so that the wasm heap is untouched before the memory figure).
+ */
+export function budgetOf(bytes) {
+  return Math.max(1000, Math.floor(bytes / 16));
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+async function time(f) {
+  const t = performance.now();
+  const out = await f();
+  return [performance.now() - t, out];
+}
+
+// ---- LangChain contenders, on the same chain converted to LangChain messages --------
+
+async function langchain() {
+  const [{ summarizationMiddleware, trimMessages }, { FakeListChatModel }, { coerceMessageLikeToMessage }] =
+    await Promise.all([import("langchain"), import("@langchain/core/utils/testing"), import("@langchain/core/messages")]);
+  // A per-message token count (about 4 characters a token), memoized as a user would.
+  const cache = new WeakMap();
+  const tokens = (m) => {
+    let v = cache.get(m);
+    if (v === undefined) {
+      const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      v = 3 + Math.ceil(text.length / 4) + (m.tool_calls?.length ? Math.ceil(JSON.stringify(m.tool_calls).length / 4) : 0);
+      cache.set(m, v);
+    }
+    return v;
+  };
+  const tokenCounter = (messages) => messages.reduce((n, m) => n + tokens(m), 0);
+  return {
+    convert: (chain) => chain.map((m) => coerceMessageLikeToMessage(m)),
+    trim: (messages, maxTokens) =>
+      trimMessages(messages, { maxTokens, strategy: "last", tokenCounter, startOn: "human", includeSystem: true }),
+    summarize: async (messages, maxTokens) => {
+      const model = new FakeListChatModel({ responses: ["Summary: the work so far."] });
+      const middleware = summarizationMiddleware({
+        model,
+        trigger: { tokens: maxTokens },
+        keep: { tokens: Math.floor(maxTokens / 2) },
+        tokenCounter,
+      });
+      // The middleware assigns ids to the messages it sees: give it fresh copies.
+      return middleware.beforeModel({ messages: messages.slice() }, { context: {} });
+    },
+  };
+}
+
+async function overhead({ input, iterations, langchainTrim, langchainSummarize = true }) {
+  const { name, chain } = loadInput(input);
+  const bytes = Buffer.byteLength(JSON.stringify(chain));
+  const maxTokens = budgetOf(bytes);
+  const wasm = await init();
+
+  // Memory first, on a clean heap: the sections compaction at the budget.
+  globalThis.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const peakBefore = process.resourceUsage().maxRSS * 1024;
+  const wasmBefore = wasm.memory.buffer.byteLength;
+  const first = await compact(chain, { summarizer: instant, strategy: "sections", maxTokens });
+  const memory = {
+    rssBefore,
+    peakBefore,
+    peakAfter: process.resourceUsage().maxRSS * 1024,
+    wasmBefore,
+    wasmAfter: wasm.memory.buffer.byteLength,
+  };
+
+  const format = parseChain(chain, { repair: true }).format;
+  const lc = format === "openai" && (langchainTrim || langchainSummarize) ? await langchain() : null;
+  const samples = { floor: [], lcConvert: [], lcTrim: [], lcSummarize: [] };
+  const results = {};
+  for (const s of STRATEGIES) samples[s] = [];
+  for (let i = 0; i < iterations; i++) {
+    samples.floor.push((await time(() => JSON.parse(JSON.stringify(chain))))[0]);
+    for (const s of STRATEGIES) {
+      try {
+        const [ms, r] = await time(() => compact(chain, { summarizer: instant, strategy: s, maxTokens }));
+        samples[s].push(ms);
+        results[s] = { changed: r.changed, calls: r.report.calls, waves: r.report.waves, afterBytes: r.report.after.bytes, afterMessages: r.report.after.messages };
+      } catch (e) {
+        // `budget` throws budget_exceeded when the kept part alone is over the budget.
+        results[s] = { error: e.code ?? String(e) };
+      }
+    }
+    if (lc) {
+      const [convertMs, messages] = await time(() => lc.convert(chain));
+      samples.lcConvert.push(convertMs);
+      if (langchainTrim) {
+        const [ms, out] = await time(() => lc.trim(messages, maxTokens));
+        samples.lcTrim.push(ms);
+        results.lcTrim = { afterMessages: out.length };
+      }
+      if (langchainSummarize) {
+        const [ms, out] = await time(() => lc.summarize(lc.convert(chain), maxTokens));
+        samples.lcSummarize.push(ms);
+        results.lcSummarize = { afterMessages: out ? out.messages.length - 1 : chain.length };
+      }
+    }
+  }
+  const medians = {};
+  for (const [k, xs] of Object.entries(samples)) medians[k] = xs.length ? median(xs) : null;
+  return {
+    name,
+    input,
+    messages: Array.isArray(chain) ? chain.length : chain.messages.length + (chain.system ? 1 : 0),
+    bytes,
+    format,
+    maxTokens,
+    iterations,
+    medians,
+    results,
+    memory: { ...memory, firstCompact: { calls: first.report.calls, changed: first.changed } },
+  };
+}
+
+async function waves({ input, latencyMs }) {
+  const { name, chain } = loadInput(input);
+  const maxTokens = budgetOf(Buffer.byteLength(JSON.stringify(chain)));
+  const slow = (request, { signal } = {}) =>
+    new Promise((resolve) => {
+      const t = setTimeout(() => resolve(`Summary ${request.id}: the work so far.`), latencyMs);
+      signal?.addEventListener?.("abort", () => clearTimeout(t), { once: true });
+    });
+  const rows = [];
+  for (const strategy of STRATEGIES) {
+    const row = { strategy };
+    for (const [label, concurrency] of [["c1", 1], ["default", undefined]]) {
+      const options = { summarizer: slow, strategy, maxTokens };
+      if (concurrency !== undefined) options.concurrency = concurrency;
+      try {
+        const [ms, r] = await time(() => compact(chain, options));
+        row[label] = { ms, calls: r.report.calls, waves: r.report.waves, changed: r.changed };
+      } catch (e) {
+        row[label] = { error: e.code ?? String(e) };
+      }
+    }
+    rows.push(row);
+  }
+  return { name, input, maxTokens, latencyMs, rows };
+}
+
+const job = JSON.parse(process.argv[2] ?? "{}");
+const run = { overhead, waves }[job.job];
+if (!run) {
+  console.error(`unknown job ${JSON.stringify(job)}`);
+  process.exit(2);
+}
+console.log(JSON.stringify(await run(job)));

@@ -1,0 +1,295 @@
+// `npm run bench`: every figure of bench/RESULTS.md, measured in one run, side by side,
+// on the same inputs. Each measurement job runs in a fresh Node process (bench/case.mjs)
+// so that timings, peak memory and the wasm heap belong to one input. About 3-5 minutes.
+//
+//   node bench/run.mjs            full run, writes bench/RESULTS.md
+//   node bench/run.mjs --quick    1k synthetic + demo only, prints, writes nothing
+//   node bench/run.mjs --out FILE write elsewhere
+//
+// Inputs: synthetic OpenAI chains of 1k, 10k and 100k messages with tool calls
+// (bench/generate.mjs, seed 42), the shipped demo session, and the real transcripts of
+// ../shared/fixtures/real when present (skipped with a notice when absent).
+
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus, release, type, totalmem } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import * as accuracy from "./token-accuracy.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const outFile = args.includes("--out") ? args[args.indexOf("--out") + 1] : join(here, "RESULTS.md");
+const LATENCY_MS = 20;
+const started = Date.now();
+
+const log = (...xs) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s]`, ...xs);
+
+// ---- inputs ---------------------------------------------------------------------------
+
+const demo = join(root, "examples", "demo-session.openai.json");
+const realDir = join(root, "..", "shared", "fixtures", "real");
+const realFiles = existsSync(realDir)
+  ? readdirSync(realDir)
+      .filter((f) => /\.(openai|anthropic)\.json$/.test(f) && !f.includes("reference_summary"))
+      .sort()
+      .map((f) => join(realDir, f))
+  : [];
+const notices = [];
+if (!existsSync(realDir)) notices.push(`${relative(root, realDir)} not found: the real transcripts were skipped.`);
+
+const synthetic = quick ? [1000] : [1000, 10000, 100000];
+const iterationsFor = (n) => (n >= 100000 ? 1 : n >= 10000 ? 3 : 7);
+
+function job(spec) {
+  const r = spawnSync(process.execPath, ["--expose-gc", "--max-old-space-size=8192", join(here, "case.mjs"), JSON.stringify(spec)], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`bench job ${JSON.stringify(spec)} failed:\n${r.stderr}`);
+  const lines = r.stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+// ---- measurements ---------------------------------------------------------------------
+
+const overhead = [];
+for (const n of synthetic) {
+  log(`overhead: synthetic ${n}`);
+  // trimMessages is quadratic in the number of messages (one token-counter call per
+  // candidate suffix), and summarizationMiddleware calls it on everything it summarizes:
+  // both run up to 10k messages only (100k would take many minutes).
+  const lc = n <= 10000;
+  overhead.push(job({ job: "overhead", input: `synthetic:${n}`, iterations: iterationsFor(n), langchainTrim: lc, langchainSummarize: lc }));
+}
+for (const file of quick ? [demo] : [demo, ...realFiles]) {
+  log(`overhead: ${relative(root, file)}`);
+  overhead.push(job({ job: "overhead", input: file, iterations: 7, langchainTrim: true }));
+}
+
+const waves = [];
+const waveInputs = quick
+  ? [demo]
+  : ["synthetic:1000", demo, ...realFiles.filter((f) => /precompact|thinking_signatures|swe_agent|tau_bench_gpt4o_airline_tools/.test(f))];
+for (const input of waveInputs) {
+  log(`waves: ${input.startsWith("synthetic") ? input : relative(root, input)}`);
+  waves.push(job({ job: "waves", input, latencyMs: LATENCY_MS }));
+}
+
+log("sizes");
+const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
+function dirSizes(dir, filter = () => true) {
+  let raw = 0;
+  let gzip = 0;
+  let files = 0;
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (filter(p)) {
+        raw += statSync(p).size;
+        gzip += gz(p);
+        files++;
+      }
+    }
+  };
+  walk(dir);
+  return { raw, gzip, files };
+}
+const fileSizes = (file) => ({ raw: statSync(file).size, gzip: gz(file), files: 1 });
+const nm = (p) => join(root, "node_modules", p);
+const version = (p) => JSON.parse(readFileSync(nm(`${p}/package.json`), "utf8")).version;
+const sizes = [
+  { what: "contextfold `.wasm`", ...fileSizes(join(root, "pkg/glue/contextfold_wasm_bg.wasm")) },
+  { what: "contextfold JS glue + entry files", ...sumSizes([fileSizes(join(root, "pkg/glue/contextfold_wasm.js")), dirSizes(join(root, "pkg/src"), (p) => p.endsWith(".js"))]) },
+  { what: `tiktoken ${version("tiktoken")} lite \`.wasm\` (tiktoken/lite)`, ...fileSizes(nm("tiktoken/lite/tiktoken_bg.wasm")) },
+  { what: `tiktoken ${version("tiktoken")} full \`.wasm\` (with its encodings)`, ...fileSizes(nm("tiktoken/tiktoken_bg.wasm")) },
+  { what: `@langchain/core ${version("@langchain/core")} dist, \`.js\` only (ESM)`, ...dirSizes(nm("@langchain/core/dist"), (p) => p.endsWith(".js")) },
+  { what: `@langchain/core ${version("@langchain/core")} dist as shipped (all files)`, ...dirSizes(nm("@langchain/core/dist")) },
+  { what: `langchain ${version("langchain")} dist, \`.js\` only (ESM)`, ...dirSizes(nm("langchain/dist"), (p) => p.endsWith(".js")) },
+];
+function sumSizes(list) {
+  return list.reduce((a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, files: a.files + b.files }), { raw: 0, gzip: 0, files: 0 });
+}
+
+log("node init");
+const INIT_RUNS = quick ? 3 : 7;
+const initTargets = [
+  { what: "contextfold (import: reads and instantiates the wasm)", code: `await import("contextfold")` },
+  { what: "contextfold, import + first call (`estimateTokens`)", code: `const m = await import("contextfold"); m.estimateTokens("hello world")` },
+  { what: "tiktoken lite (import: instantiates its wasm)", code: `await import("tiktoken/lite")` },
+  {
+    what: "tiktoken lite + o200k_base ranks (ready to count)",
+    code: `const { Tiktoken } = await import("tiktoken/lite"); const { default: r } = await import("tiktoken/encoders/o200k_base.json", { with: { type: "json" } }); new Tiktoken(r.bpe_ranks, r.special_tokens, r.pat_str).free()`,
+  },
+  { what: "gpt-tokenizer o200k_base (pure JS)", code: `await import("gpt-tokenizer/encoding/o200k_base")` },
+  { what: "@langchain/core/messages", code: `await import("@langchain/core/messages")` },
+  { what: "langchain (trimMessages, summarizationMiddleware)", code: `await import("langchain")` },
+];
+const init = initTargets.map((t) => {
+  const runs = [];
+  for (let i = 0; i < INIT_RUNS; i++) {
+    const script = `const t0 = performance.now(); ${t.code}; console.log(performance.now() - t0)`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" });
+    runs.push(Number(out.trim().split("\n").pop()));
+  }
+  // Whole process, start to exit, for the first target only adds nothing: keep import time.
+  return { ...t, median: median(runs), min: Math.min(...runs), max: Math.max(...runs) };
+});
+
+log("token accuracy");
+const accuracyTable = accuracy.table(accuracy.summarize(accuracy.sources().flatMap(accuracy.measureFile)));
+
+// ---- report ---------------------------------------------------------------------------
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+const ms = (x) => (x == null ? "n/a" : x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`);
+const ratio = (a, b) => (a == null || b == null || b === 0 ? "n/a" : `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}x`);
+const kb = (b) => (b >= 10 * 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(0)} MiB` : b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : `${(b / 1024).toFixed(1)} KiB`);
+const num = (n) => n.toLocaleString("en-US");
+const us = (x) => (x == null ? "n/a" : `${x.toFixed(1)} µs`);
+
+const cpu = cpus();
+const machine = [
+  `- date: ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}`,
+  `- CPU: ${cpu[0]?.model ?? "unknown"}, ${cpu.length} cores; RAM ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+  `- Node ${process.version}; ${type()} ${release()}`,
+  `- contextfold ${JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8")).version} (this checkout, release wasm), langchain ${version("langchain")}, @langchain/core ${version("@langchain/core")}, tiktoken ${version("tiktoken")}, gpt-tokenizer ${version("gpt-tokenizer")}`,
+];
+
+const md = [];
+md.push("# Benchmarks", "");
+md.push("Written by `npm run bench` (`node bench/run.mjs`); every figure below comes from one run on one machine:", "");
+md.push(...machine, "");
+for (const n of notices) md.push(`> notice: ${n}`, "");
+md.push(
+  "Inputs: synthetic OpenAI chains with tool calls (`bench/generate.mjs`, seed 42: 1-6 steps per user turn, 1-3 parallel calls per step, tool outputs of 60 B-2.5 KB), the shipped demo session and the real transcripts of `../shared/fixtures/real`. " +
+    "Every contender gets the same chain and the same budget: a quarter of the chain, at 4 bytes a token (`maxTokens` = JSON bytes / 16). " +
+    "Summarizers are instant mocks unless stated (contextfold: an async function; LangChain: `FakeListChatModel`). " +
+    "Times are medians over the iterations shown (the 100k case runs once); each input runs in a fresh Node process.",
+  "",
+);
+
+md.push("## Engine overhead, side by side", "");
+md.push(
+  "The floor is a `JSON.parse(JSON.stringify(chain))` round trip of the same chain: what any JS -> wasm -> JS pass must at least pay. " +
+    "`compact` times include reading the JS chain into wasm, compaction, the provider-validity pass and writing the result back. " +
+    "LangChain times include converting the OpenAI messages to LangChain messages (`coerceMessageLikeToMessage`, its own column); `trimMessages` (strategy `last`, a memoized 4-characters-a-token counter) only drops messages, it makes no summary; " +
+    "`summarizationMiddleware` (trigger at the budget, keep half of it) makes one summary of everything older.",
+  "",
+);
+md.push(
+  "| input | msgs | bytes | iter | floor | compact `sections` | compact `budget` | LangChain convert | `trimMessages` | `summarizationMiddleware` | `budget` / `trimMessages` | `sections` / `summarizationMiddleware` |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+);
+const cell = (r, s) => (r.results[s]?.error ? `error \`${r.results[s].error}\`` : `${ms(r.medians[s])} (${ratio(r.medians[s], r.medians.floor)})`);
+for (const r of overhead) {
+  const m = r.medians;
+  const lcTrim = m.lcTrim == null ? null : m.lcTrim + m.lcConvert;
+  const lcSum = m.lcSummarize == null ? null : m.lcSummarize + m.lcConvert;
+  md.push(
+    `| ${r.name} | ${num(r.messages)} | ${kb(r.bytes)} | ${r.iterations} | ${ms(m.floor)} | ${cell(r, "sections")} | ${cell(r, "budget")} | ` +
+      `${r.format === "openai" ? ms(m.lcConvert) : "n/a (OpenAI only)"} | ${lcTrim == null ? (r.format === "openai" ? "not run (quadratic)" : "n/a") : `${ms(lcTrim)} (${ratio(lcTrim, m.floor)})`} | ` +
+      `${lcSum == null ? (r.format === "openai" ? "not run (quadratic)" : "n/a") : `${ms(lcSum)} (${ratio(lcSum, m.floor)})`} | ${ratio(m.budget, lcTrim)} | ${ratio(m.sections, lcSum)} |`,
+  );
+}
+md.push("", "(x) = times the floor of the same input. The last two columns: below 1x, contextfold is faster.", "");
+md.push("What each contender produced (messages after; contextfold: summary calls made):", "");
+md.push("| input | `sections` | `window` | `tiers` | `budget` | `trimMessages` | `summarizationMiddleware` |", "|---|---|---|---|---|---|---|");
+for (const r of overhead) {
+  const c = (s) => (r.results[s]?.error ? `error \`${r.results[s].error}\`` : r.results[s] ? `${num(r.results[s].afterMessages)} msgs, ${r.results[s].calls} calls` : "n/a");
+  md.push(`| ${r.name} | ${c("sections")} | ${c("window")} | ${c("tiers")} | ${c("budget")} | ${r.results.lcTrim ? `${num(r.results.lcTrim.afterMessages)} msgs` : "n/a"} | ${r.results.lcSummarize ? `${num(r.results.lcSummarize.afterMessages)} msgs, 1 call` : "n/a"} |`);
+}
+md.push("");
+
+md.push("## Scaling: time per message", "");
+md.push("The synthetic chains above; per-message time should stay flat from 1k to 100k messages.", "");
+const syn = overhead.filter((r) => r.input.startsWith("synthetic:"));
+md.push(`| contender | ${syn.map((r) => r.name.replace("synthetic ", "") + " msgs").join(" | ")} | ${syn.length > 1 ? `${syn[syn.length - 1].name.replace("synthetic ", "")} / ${syn[0].name.replace("synthetic ", "")} per message |` : ""}`);
+md.push(`|---|${syn.map(() => "---:").join("|")}|${syn.length > 1 ? "---:|" : ""}`);
+const perMsg = (r, key) => {
+  const m = r.medians;
+  const v = key === "lcTrim" ? (m.lcTrim == null ? null : m.lcTrim + m.lcConvert) : key === "lcSummarize" ? (m.lcSummarize == null ? null : m.lcSummarize + m.lcConvert) : m[key];
+  return v == null ? null : (v * 1000) / r.messages;
+};
+for (const [key, label] of [
+  ["floor", "floor (JSON round trip)"],
+  ["sections", "compact `sections`"],
+  ["window", "compact `window`"],
+  ["tiers", "compact `tiers`"],
+  ["budget", "compact `budget`"],
+  ["lcTrim", "LangChain `trimMessages`"],
+  ["lcSummarize", "LangChain `summarizationMiddleware`"],
+]) {
+  const vals = syn.map((r) => perMsg(r, key));
+  md.push(`| ${label} | ${vals.map(us).join(" | ")} | ${syn.length > 1 ? `${ratio(vals[vals.length - 1], vals[0])} |` : ""}`);
+}
+md.push("");
+
+md.push(`## Waves: summary calls with a ${LATENCY_MS} ms summarizer`, "");
+md.push(
+  `Every summary call takes ${LATENCY_MS} ms. Waves are the sequential rounds of calls contextfold made; the seed ran its phases one call at a time, ` +
+    `so its wall time is at least calls x ${LATENCY_MS} ms ("sequential" column, the same calls). Measured: \`concurrency: 1\` (one call at a time) and the default (4 in flight).`,
+  "",
+);
+md.push("| input | strategy | calls | waves | sequential (calls x latency) | measured, concurrency 1 | measured, default | default vs sequential |", "|---|---|---:|---:|---:|---:|---:|---:|");
+for (const w of waves) {
+  for (const r of w.rows) {
+    if (r.c1.error || r.default.error) {
+      md.push(`| ${w.name} | ${r.strategy} | error \`${r.c1.error ?? r.default.error}\` | | | | | |`);
+      continue;
+    }
+    const seq = r.c1.calls * LATENCY_MS;
+    md.push(`| ${w.name.replace("synthetic ", "synthetic ")} | ${r.strategy} | ${r.default.calls} | ${r.default.waves} | ${ms(seq)} | ${ms(r.c1.ms)} | ${ms(r.default.ms)} | ${ratio(r.default.ms, seq)} |`);
+  }
+}
+md.push("");
+
+md.push("## Peak memory vs input size", "");
+md.push(
+  "One fresh process per input: the chain is loaded (as JS objects), then one `sections` compaction at the budget. " +
+    "RSS: the process before the compaction and its peak (`maxRSS`, which also covers loading the chain); wasm heap: `memory.buffer` size (a high-water mark: wasm memory never shrinks).",
+  "",
+);
+md.push("| input | JSON bytes | RSS, chain loaded | peak RSS | peak RSS - loaded | wasm heap before | wasm heap after | wasm growth / input |", "|---|---:|---:|---:|---:|---:|---:|---:|");
+for (const r of overhead) {
+  const m = r.memory;
+  md.push(`| ${r.name} | ${kb(r.bytes)} | ${kb(m.rssBefore)} | ${kb(m.peakAfter)} | ${kb(Math.max(0, m.peakAfter - m.rssBefore))} | ${kb(m.wasmBefore)} | ${kb(m.wasmAfter)} | ${ratio(m.wasmAfter - m.wasmBefore, r.bytes)} |`);
+}
+md.push("");
+
+md.push("## Download size", "");
+const cf = sizes[0];
+md.push("| artifact | files | raw | gzip -9 | gzip vs contextfold `.wasm` |", "|---|---:|---:|---:|---:|");
+for (const s of sizes) md.push(`| ${s.what} | ${s.files} | ${kb(s.raw)} | ${kb(s.gzip)} | ${ratio(s.gzip, cf.gzip)} |`);
+md.push("", "Directory sizes sum the gzip size of each file (what a CDN serves one by one).", "");
+
+md.push("## Node init time", "");
+md.push(`A fresh \`node -e\` per run: time from before the first \`import()\` to after it resolves (and the extra step shown); median of ${INIT_RUNS} runs.`, "");
+md.push("| module | median | min - max | vs contextfold |", "|---|---:|---:|---:|");
+for (const t of init) md.push(`| ${t.what} | ${ms(t.median)} | ${ms(t.min)} - ${ms(t.max)} | ${ratio(t.median, init[0].median)} |`);
+md.push("");
+
+md.push("## Token estimate accuracy vs gpt-tokenizer (o200k_base)", "");
+md.push(
+  "`bench/token-accuracy.mjs` (also runnable alone): contextfold's built-in estimate against `gpt-tokenizer` on the texts of every message of the demo session and the real transcripts; relative error = (estimate - real) / real, messages of at least 8 tokens.",
+  "",
+);
+md.push(accuracyTable, "");
+md.push(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`, "");
+
+const text = md.join("\n");
+if (quick) {
+  console.log(text);
+} else {
+  writeFileSync(outFile, text);
+  log(`wrote ${relative(root, outFile)}`);
+}

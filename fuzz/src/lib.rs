@@ -1,0 +1,2 @@
+//! Fuzz target bodies of contextfold (see `bodies`).
+pub mod bodies;

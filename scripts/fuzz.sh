@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target of fuzz/ for N seconds each (default 20):
+#   bash scripts/fuzz.sh [seconds]
+# Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`); without them it
+# prints a notice and exits 0 (the stable test crates/contextfold/tests/fuzz_smoke.rs
+# runs the same target bodies in `cargo test`). A crash leaves its input in
+# fuzz/artifacts/<target>/ and exits non-zero; see fuzz/README.md to replay it.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+SECONDS_PER_TARGET="${1:-20}"
+# scripts/setup.sh installs cargo-fuzz into .tools/ where a nightly toolchain exists.
+export PATH="$ROOT/.tools/bin:$PATH"
+
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  echo "fuzz: notice: no nightly toolchain (rustup toolchain install nightly); skipping the cargo-fuzz run."
+  exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "fuzz: notice: cargo-fuzz is not installed (cargo install cargo-fuzz); skipping the cargo-fuzz run."
+  exit 0
+fi
+
+for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
+  corpus="fuzz/corpus/$target"
+  mkdir -p "$corpus"
+  seeds=()
+  [ -d "fuzz/seeds/$target" ] && seeds=("fuzz/seeds/$target")
+  echo "==> fuzz $target for ${SECONDS_PER_TARGET}s"
+  cargo +nightly fuzz run --fuzz-dir fuzz "$target" "$corpus" "${seeds[@]}" -- \
+    -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -print_final_stats=1
+done
