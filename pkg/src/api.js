@@ -8,14 +8,7 @@
 // the very same object is put in its place; an unchanged chain comes back as the same
 // array. Only new messages (summaries) are converted from Rust.
 import * as wasm from "../glue/contextfold_wasm.js";
-
-function contextfoldError(code, message, path) {
-  const error = new Error(message);
-  error.name = "ContextfoldError";
-  error.code = code;
-  error.path = path;
-  return error;
-}
+import { contextfoldError } from "./errors.js";
 
 // A panic aborts the wasm call; inside an async export its Promise would never settle.
 // The panic hook calls the function registered under this symbol, which rejects every

@@ -7,16 +7,9 @@
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
 import { compact, needsCompaction } from "./api.js";
+import { contextfoldError } from "./errors.js";
 
 const VERSION = 1;
-
-function contextfoldError(code, message, path) {
-  const error = new Error(message);
-  error.name = "ContextfoldError";
-  error.code = code;
-  error.path = path;
-  return error;
-}
 
 export class History {
   #messages;

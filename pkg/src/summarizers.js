@@ -329,6 +329,20 @@ function trimmedBase(url, adapter) {
 // ---------------------------------------------------------------------------------------
 // Adapters
 
+/** The settings every HTTP adapter reads the same way, checked with `adapter` in errors. */
+function httpSettings(options, adapter, provider, model, apiKey) {
+  const extraHeaders = headerObject(options.headers, adapter);
+  return {
+    temperature: optionalNumber(options.temperature, "temperature", adapter),
+    settings: retrySettings(options, adapter),
+    fetchImpl: resolveFetch(options.fetch, adapter),
+    extraHeaders,
+    extraBody: options.body ?? {},
+    secrets: secretsOf(apiKey, extraHeaders),
+    where: `${provider} summarizer (model "${model}")`,
+  };
+}
+
 /**
  * Any OpenAI-compatible chat completions API (OpenAI, Azure-style gateways, OpenRouter,
  * Groq, Together, vLLM, Ollama, llama.cpp...): POST `${baseURL}/chat/completions`.
@@ -343,15 +357,15 @@ export function openAICompatible(options = {}) {
     throw new TypeError(`${adapter}: options.apiKey must be a string`);
   }
   const maxTokens = tokenLimit(options.maxTokens, "maxTokens", adapter);
-  const temperature = optionalNumber(options.temperature, "temperature", adapter);
   const maxTokensField = options.maxTokensField ?? "max_tokens";
-  const settings = retrySettings(options, adapter);
-  const fetchImpl = resolveFetch(options.fetch, adapter);
-  const extraHeaders = headerObject(options.headers, adapter);
-  const extraBody = options.body ?? {};
-  const secrets = secretsOf(apiKey, extraHeaders);
   const provider = "openai-compatible";
-  const where = `${provider} summarizer (model "${model}")`;
+  const { temperature, settings, fetchImpl, extraHeaders, extraBody, secrets, where } = httpSettings(
+    options,
+    adapter,
+    provider,
+    model,
+    apiKey,
+  );
 
   return withIdentity(async function openAICompatibleSummarizer(request, context = {}) {
     const scope = callScope(context?.signal, request?.timeoutMs, provider);
@@ -407,14 +421,14 @@ export function anthropic(options = {}) {
   const url = /\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
   const version = options.version ?? "2023-06-01";
   const maxTokens = optionalNumber(options.maxTokens, "maxTokens", adapter, { min: 1, integer: true });
-  const temperature = optionalNumber(options.temperature, "temperature", adapter);
-  const settings = retrySettings(options, adapter);
-  const fetchImpl = resolveFetch(options.fetch, adapter);
-  const extraHeaders = headerObject(options.headers, adapter);
-  const extraBody = options.body ?? {};
-  const secrets = secretsOf(apiKey, extraHeaders);
   const provider = "anthropic";
-  const where = `${provider} summarizer (model "${model}")`;
+  const { temperature, settings, fetchImpl, extraHeaders, extraBody, secrets, where } = httpSettings(
+    options,
+    adapter,
+    provider,
+    model,
+    apiKey,
+  );
 
   return withIdentity(async function anthropicSummarizer(request, context = {}) {
     const scope = callScope(context?.signal, request?.timeoutMs, provider);

@@ -93,30 +93,14 @@ pub const NAMESPACE: &str = "_anthropic";
 
 /// Reads an Anthropic `messages` array or a request object `{system, messages}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
-    let root = JsonPath::root();
-    match value {
-        Value::Array(items) => read_messages(items, &root, Vec::new()),
-        Value::Object(_) => read_request(value),
-        other => Err(root.shape_error(format!(
-            "expected an array of Anthropic messages or a request object {{system, messages}}, found {}",
-            json_kind(other)
-        ))),
+    super::wire::RequestShape {
+        list_name: "Anthropic messages",
+        system_field: "system",
+        list_field: "messages",
+        read_system,
+        read_list: read_messages,
     }
-}
-
-fn read_request(value: &Value) -> Result<Vec<Message>, FormatError> {
-    let mut request = WireObject::new(value, JsonPath::root(), "a request")?;
-    let mut out = Vec::new();
-    let system_path = request.field_path("system");
-    if let Some(system) = read_system(request.take("system"), &system_path)? {
-        out.push(system);
-    }
-    let path = request.field_path("messages");
-    match request.take("messages") {
-        Some(Value::Array(items)) => read_messages(items, &path, out),
-        Some(other) => Err(path.shape_error(format!("`messages` must be an array, found {}", json_kind(other)))),
-        None => Err(path.shape_error("missing array field `messages`")),
-    }
+    .read(value)
 }
 
 /// The request's `system` (a string or text blocks) as one system message.

@@ -93,30 +93,14 @@ pub const ID_TEMPLATE: &str = "call_{r:24:x}";
 
 /// Reads a Gemini `contents` array or a request object `{systemInstruction, contents}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
-    let root = JsonPath::root();
-    match value {
-        Value::Array(items) => read_contents(items, &root, Vec::new()),
-        Value::Object(_) => read_request(value),
-        other => Err(root.shape_error(format!(
-            "expected an array of Gemini contents or a request object {{systemInstruction, contents}}, found {}",
-            json_kind(other)
-        ))),
+    super::wire::RequestShape {
+        list_name: "Gemini contents",
+        system_field: "systemInstruction",
+        list_field: "contents",
+        read_system,
+        read_list: read_contents,
     }
-}
-
-fn read_request(value: &Value) -> Result<Vec<Message>, FormatError> {
-    let mut request = WireObject::new(value, JsonPath::root(), "a request")?;
-    let mut out = Vec::new();
-    let system_path = request.field_path("systemInstruction");
-    if let Some(system) = read_system(request.take("systemInstruction"), &system_path)? {
-        out.push(system);
-    }
-    let path = request.field_path("contents");
-    match request.take("contents") {
-        Some(Value::Array(items)) => read_contents(items, &path, out),
-        Some(other) => Err(path.shape_error(format!("`contents` must be an array, found {}", json_kind(other)))),
-        None => Err(path.shape_error("missing array field `contents`")),
-    }
+    .read(value)
 }
 
 /// The request's `systemInstruction` (a content of text parts, or a string) as one

@@ -92,3 +92,59 @@ pub(crate) fn extend_nested(target: &mut Map<String, Value>, nested: Option<&Map
 pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
+
+type ReadSystem =
+    fn(Option<&Value>, &super::path::JsonPath) -> Result<Option<crate::message::Message>, super::FormatError>;
+type ReadList = fn(
+    &[Value],
+    &super::path::JsonPath,
+    Vec<crate::message::Message>,
+) -> Result<Vec<crate::message::Message>, super::FormatError>;
+
+/// How a provider's chain comes: a bare message list, or a request object holding a
+/// separate system prompt field and the list (Anthropic `{system, messages}`, Gemini
+/// `{systemInstruction, contents}`). Other fields of a request are not read.
+pub(crate) struct RequestShape {
+    /// "Anthropic messages", "Gemini contents": for errors.
+    pub list_name: &'static str,
+    pub system_field: &'static str,
+    pub list_field: &'static str,
+    pub read_system: ReadSystem,
+    pub read_list: ReadList,
+}
+
+impl RequestShape {
+    /// Reads a bare list or a request object: its system prompt first, then the list.
+    pub(crate) fn read(&self, value: &Value) -> Result<Vec<crate::message::Message>, super::FormatError> {
+        use super::fields::{json_kind, WireObject};
+        let root = super::path::JsonPath::root();
+        match value {
+            Value::Array(items) => (self.read_list)(items, &root, Vec::new()),
+            Value::Object(_) => {
+                let mut request = WireObject::new(value, root, "a request")?;
+                let mut out = Vec::new();
+                let system_path = request.field_path(self.system_field);
+                if let Some(system) = (self.read_system)(request.take(self.system_field), &system_path)? {
+                    out.push(system);
+                }
+                let path = request.field_path(self.list_field);
+                match request.take(self.list_field) {
+                    Some(Value::Array(items)) => (self.read_list)(items, &path, out),
+                    Some(other) => Err(path.shape_error(format!(
+                        "`{}` must be an array, found {}",
+                        self.list_field,
+                        json_kind(other)
+                    ))),
+                    None => Err(path.shape_error(format!("missing array field `{}`", self.list_field))),
+                }
+            }
+            other => Err(root.shape_error(format!(
+                "expected an array of {} or a request object {{{}, {}}}, found {}",
+                self.list_name,
+                self.system_field,
+                self.list_field,
+                json_kind(other)
+            ))),
+        }
+    }
+}
