@@ -65,8 +65,15 @@ fn check_conversion(wire: &Value, from: Format, to: Format, what: &str) -> (Valu
     (converted.value, converted.messages, converted.changes)
 }
 
-const TARGETS: [Format; 6] =
-    [Format::Native, Format::OpenAi, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::LangChain];
+const TARGETS: [Format; 7] = [
+    Format::Native,
+    Format::OpenAi,
+    Format::Anthropic,
+    Format::Gemini,
+    Format::AiSdk,
+    Format::AiSdkUi,
+    Format::LangChain,
+];
 
 #[test]
 fn real_transcripts_convert_to_every_format() {
@@ -211,6 +218,32 @@ fn openai_to_anthropic_merges_systems_and_users_and_fixes_arguments() {
     assert!(changes.iter().any(|c| matches!(c, Change::Repaired { .. })));
     // The last two user messages joined the results' turn or each other: alternation holds.
     assert!(validate(&format::read(&value, Format::Anthropic).unwrap(), provider_of(Format::Anthropic)).is_empty());
+}
+
+#[test]
+fn openai_to_aisdk_ui_to_anthropic_validates_clean() {
+    let (ui, messages, _) = check_conversion(&openai_chain(), Format::OpenAi, Format::AiSdkUi, "o->ui");
+    assert_eq!(format::detect(&ui).unwrap(), Format::AiSdkUi);
+    // The two systems stay, the users stay apart (no alternation rule for the AI SDK),
+    // and the calls and their results are one assistant UIMessage.
+    let roles: Vec<&str> = ui.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "system", "user", "assistant", "user", "user"]);
+    let parts = ui[3]["parts"].as_array().unwrap();
+    let types: Vec<&str> = parts.iter().map(|p| p["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["step-start", "reasoning", "tool-ls", "tool-cat"]);
+    assert_eq!(parts[2]["state"], "output-available");
+    assert_eq!(parts[2]["output"], "a.rs");
+    assert_eq!(parts[3]["input"], json!({}), "arguments that were not JSON are sanitized");
+    assert!(ui.as_array().unwrap().iter().all(|m| m["id"].is_string()));
+    assert_eq!(messages.iter().flat_map(Message::tool_results).count(), 2);
+    let (value, anthropic, _) = check_conversion(&ui, Format::AiSdkUi, Format::Anthropic, "o->ui->a");
+    assert_eq!(value["system"], json!([{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Really."}]));
+    let calls: Vec<&str> = anthropic.iter().flat_map(Message::tool_calls).map(|c| c.id.as_str()).collect();
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|id| id.starts_with("toolu_")));
+    // UIMessage fields (ids, step-start) do not leak into Anthropic.
+    let text = value.to_string();
+    assert!(!text.contains("msg-") && !text.contains("step-start") && !text.contains("_aisdk"), "{text}");
 }
 
 #[test]

@@ -1,11 +1,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
-//! Property tests of the Gemini, AI SDK and LangChain writers: a random valid native
+//! Property tests of the Gemini, AI SDK (`ModelMessage` and `UIMessage`) and LangChain writers: a random valid native
 //! chain, in the shape the wire can carry, written and read back gives the same messages
 //! modulo restoration markers, and the written JSON is a fixed point. Then the same
 //! chains converted to every format validate clean for the target provider.
 //!
 //! Wire limits the generator respects: Gemini results hold one text (`{output}`), and
-//! every result has its call's name; AI SDK reasoning has no signature; LangChain has
+//! every result has its call's name; AI SDK reasoning (both forms) has no signature; LangChain has
 //! one result per tool message; all arguments are compact JSON objects.
 
 use contextfold::format::convert::{convert_messages, provider_of};
@@ -76,7 +76,8 @@ fn build(spec: &Spec, format: Format) -> Vec<Message> {
         for step in steps {
             let mut parts = Vec::new();
             if let Some((text, signature)) = &step.reasoning {
-                let signature = if format == Format::AiSdk { None } else { signature.clone() };
+                let signature =
+                    if matches!(format, Format::AiSdk | Format::AiSdkUi) { None } else { signature.clone() };
                 parts.push(Part::Reasoning(ReasoningPart {
                     text: text.clone(),
                     signature,
@@ -133,11 +134,25 @@ fn check_round_trip(spec: &Spec, format: Format) -> Result<(), TestCaseError> {
     let messages = build(spec, format);
     let wire = format::write(&messages, format).unwrap();
     let back = format::read(&wire, format).unwrap();
-    prop_assert_eq!(strip(native::write(&back)), strip(native::write(&messages)));
+    let mut bare = back.clone();
+    if format == Format::AiSdkUi {
+        // The writer gives every UIMessage an id, which reads back as a message field.
+        for message in &mut bare {
+            message.extra.remove("id");
+        }
+    }
+    prop_assert_eq!(strip(native::write(&bare)), strip(native::write(&messages)));
     prop_assert_eq!(format::write(&back, format).unwrap(), wire.clone());
     // A plain text AI SDK chat fits OpenAI too, which detection prefers.
     let detected = format::detect(&wire).unwrap();
     prop_assert!(detected == format || (format == Format::AiSdk && detected == Format::OpenAi), "{:?}", detected);
+    if format == Format::AiSdkUi {
+        // A step continues the turn's UIMessage when the step before it had results.
+        let expected: usize =
+            spec.turns.iter().map(|(_, steps)| 1 + steps.windows(2).filter(|w| w[0].calls.is_empty()).count()).sum();
+        let assistants = wire.as_array().unwrap().iter().filter(|m| m["role"] == "assistant").count();
+        prop_assert_eq!(assistants, expected);
+    }
     Ok(())
 }
 
@@ -155,6 +170,11 @@ proptest! {
     }
 
     #[test]
+    fn aisdk_ui_write_then_read_gives_the_chain_back(spec in spec()) {
+        check_round_trip(&spec, Format::AiSdkUi)?;
+    }
+
+    #[test]
     fn langchain_write_then_read_gives_the_chain_back(spec in spec()) {
         check_round_trip(&spec, Format::LangChain)?;
     }
@@ -163,7 +183,7 @@ proptest! {
     /// the target accepts and that its writer can write.
     #[test]
     fn conversions_validate_for_the_target(spec in spec()) {
-        let from_formats = [Format::Native, Format::OpenAi, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::LangChain];
+        let from_formats = [Format::Native, Format::OpenAi, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::AiSdkUi, Format::LangChain];
         let targets = from_formats;
         for from in from_formats {
             let messages = build(&spec, from);

@@ -465,3 +465,150 @@ fn langchain_features_round_trip_exactly() {
         assert_eq!(format::detect(&wire).unwrap(), Format::LangChain, "{name}");
     }
 }
+
+/// A hand-written AI SDK v5 `UIMessage` chat with every part kind and tool state.
+fn aisdk_ui_chat() -> Value {
+    json!([
+        {"id": "s1", "role": "system", "parts": [{"type": "text", "text": "Be brief."}]},
+        {"id": "u1", "role": "user", "metadata": {"createdAt": 1_700_000_000}, "parts": [
+            {"type": "text", "text": "Look at these"},
+            {"type": "file", "mediaType": "image/png", "url": "data:image/png;base64,iVBOR"},
+            {"type": "file", "mediaType": "image/jpeg", "url": "https://x/a.jpg"},
+            {"type": "file", "mediaType": "application/pdf", "filename": "a.pdf", "url": "data:application/pdf;base64,JVBERi0="},
+            {"type": "file", "mediaType": "image/png", "filename": "shot.png", "url": "https://x/shot.png"},
+            {"type": "file", "mediaType": "text/plain", "url": "data:image/png;base64,mismatch"},
+            {"type": "data-weather", "id": "w1", "data": {"city": "Paris"}}]},
+        {"id": "a1", "role": "assistant", "metadata": {"model": "gpt-5"}, "custom": [1, 2], "parts": [
+            {"type": "step-start"},
+            {"type": "reasoning", "text": "Let me look.", "state": "done", "providerMetadata": {"anthropic": {"signature": "sig"}}},
+            {"type": "text", "text": "Checking.", "state": "done"},
+            {"type": "tool-ls", "toolCallId": "c1", "state": "output-available", "input": {"dir": "."}, "output": "a.rs\nb.rs"},
+            {"type": "tool-stat", "toolCallId": "c2", "state": "output-available", "input": {"path": "a.rs"},
+             "output": {"size": 12, "deep": [1.5, null]}, "providerExecuted": true, "callProviderMetadata": {"x": {"y": 1}}},
+            {"type": "tool-cat", "toolCallId": "c3", "state": "output-error", "input": {"path": "nope"}, "errorText": "not found"},
+            {"type": "source-url", "sourceId": "src1", "url": "https://docs", "title": "Docs"},
+            {"type": "step-start"},
+            {"type": "dynamic-tool", "toolName": "mcp_search", "toolCallId": "c4", "state": "output-available",
+             "input": {"q": "rust"}, "output": [{"hit": 1}]},
+            {"type": "tool-void", "toolCallId": "c5", "state": "output-available", "input": {}},
+            {"type": "step-start"},
+            {"type": "text", "text": "Still working."},
+            {"type": "step-start"},
+            {"type": "source-document", "sourceId": "d1", "mediaType": "application/pdf", "title": "Spec"},
+            {"type": "step-start"},
+            {"type": "tool-write", "toolCallId": "c6", "state": "input-available", "input": {"path": "c.rs"}},
+            {"type": "tool-edit", "toolCallId": "c7", "state": "input-streaming", "input": {"pa": null}},
+            {"type": "tool-move", "toolCallId": "c8", "state": "input-streaming"},
+            {"type": "dynamic-tool", "toolName": "mcp_ask", "toolCallId": "c9", "state": "output-error", "input": {}, "errorText": "denied"},
+            {"type": "data-progress", "data": {"pct": 50}, "transient": false}]},
+        {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "And?"}]},
+        {"id": "a2", "role": "assistant", "parts": [{"type": "text", "text": "No step-start here."}]},
+        {"id": "a3", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-ls", "toolCallId": "c10", "state": "output-available", "input": {}, "output": ""}]},
+        {"id": "a4", "role": "assistant", "parts": [{"type": "step-start"}, {"type": "text", "text": "A new message after results."}]},
+        {"id": "a5", "role": "assistant", "parts": []},
+        {"id": "u3", "role": "user", "_openai": 1, "parts": [{"type": "text", "text": "x", "_aisdk": "clash", "name": "n"}]}
+    ])
+}
+
+#[test]
+fn aisdk_ui_features_round_trip_exactly() {
+    let wire = aisdk_ui_chat();
+    assert_eq!(format::detect(&wire).unwrap(), Format::AiSdkUi);
+    assert_same(&wire, &round_trip(&wire, Format::AiSdkUi), "UIMessage chat");
+}
+
+#[test]
+fn aisdk_ui_splits_steps_into_calls_and_results() {
+    use contextfold::message::{Part, Role};
+    let messages = format::read(&aisdk_ui_chat(), Format::AiSdkUi).unwrap();
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    use Role::*;
+    assert_eq!(
+        roles,
+        [
+            System, User, Assistant, Tool, Assistant, Tool, Assistant, Assistant, Tool, User, Assistant, Assistant,
+            Tool, Assistant, Assistant, User
+        ]
+    );
+    // Step 1: reasoning, text, three calls; their results follow.
+    let kinds: Vec<&str> = messages[2].parts.iter().map(Part::kind).collect();
+    assert_eq!(kinds, ["reasoning", "text", "toolCall", "toolCall", "toolCall"]);
+    let results: Vec<(String, bool, String)> = messages[3]
+        .tool_results()
+        .map(|r| (r.call_id.clone(), r.is_error, serde_json::to_string(&r.content).unwrap()))
+        .collect();
+    assert_eq!(results[0].0, "c1");
+    assert!(results[0].2.contains("a.rs\\nb.rs"));
+    let stat = messages[3].tool_results().nth(1).unwrap();
+    match stat.content.as_slice() {
+        [Part::Text(t)] => {
+            assert_eq!(serde_json::from_str::<Value>(&t.text).unwrap(), json!({"size": 12, "deep": [1.5, null]}))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!((results[2].0.as_str(), results[2].1), ("c3", true));
+    // Pending calls have no result: the last step has four calls and one result.
+    assert_eq!(messages[8].tool_results().map(|r| r.call_id.as_str()).collect::<Vec<_>>(), ["c9"]);
+    let last_calls: Vec<&str> = messages[7].tool_calls().map(|c| c.id.as_str()).collect();
+    assert_eq!(last_calls, ["c6", "c7", "c8", "c9"]);
+    assert_eq!(messages[7].tool_calls().nth(2).unwrap().arguments, "");
+    // The user message: text, an inline image, an image by URL, two files, a file whose
+    // data URL does not match its media type (kept as a URL).
+    let kinds: Vec<&str> = messages[1].parts.iter().map(Part::kind).collect();
+    assert_eq!(kinds, ["text", "image", "image", "file", "file", "file"]);
+    match &messages[1].parts[1] {
+        Part::Image(image) => assert_eq!((image.data.as_deref(), image.url.as_deref()), (Some("iVBOR"), None)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(messages[1].extra["id"], json!("u1"));
+}
+
+#[test]
+fn aisdk_ui_writes_foreign_chains_in_the_natural_shape() {
+    let openai = json!([
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "List files"},
+        {"role": "assistant", "content": "Listing.", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{\"dir\":\".\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "a.rs"},
+        {"role": "assistant", "content": "One file."}]);
+    let messages = format::read(&openai, Format::OpenAi).unwrap();
+    let written = format::write(&messages, Format::AiSdkUi).unwrap();
+    assert_eq!(
+        written,
+        json!([
+            {"id": "msg-0", "role": "system", "parts": [{"type": "text", "text": "Be brief."}]},
+            {"id": "msg-1", "role": "user", "parts": [{"type": "text", "text": "List files"}]},
+            {"id": "msg-2", "role": "assistant", "parts": [
+                {"type": "step-start"},
+                {"type": "text", "text": "Listing."},
+                {"type": "tool-ls", "toolCallId": "call_1", "state": "output-available", "input": {"dir": "."}, "output": "a.rs"},
+                {"type": "step-start"},
+                {"type": "text", "text": "One file."}]}])
+    );
+    assert_eq!(format::detect(&written).unwrap(), Format::AiSdkUi);
+    // And back: the same calls, results and texts.
+    let back = format::read(&written, Format::AiSdkUi).unwrap();
+    assert_eq!(back.len(), messages.len());
+    assert_eq!(format::write(&back, Format::AiSdkUi).unwrap(), written);
+}
+
+#[test]
+fn aisdk_ui_errors_name_the_culprit() {
+    let err = format::read(&json!([{"id": "a", "role": "tool", "parts": []}]), Format::AiSdkUi).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[0].role")));
+    let err = format::read(
+        &json!([{"id": "a", "role": "user", "parts": [{"type": "tool-x", "toolCallId": "c"}]}]),
+        Format::AiSdkUi,
+    )
+    .unwrap_err();
+    assert_eq!(err.path(), Some("[0].parts[0].type"));
+    let err = format::read(&json!([{"id": "a", "role": "assistant", "parts": [{"type": "tool-x"}]}]), Format::AiSdkUi)
+        .unwrap_err();
+    assert_eq!(err.path(), Some("[0].parts[0].toolCallId"));
+    let orphan = vec![contextfold::message::Message::tool_result("c9", "f", "r")];
+    let err = format::write(&orphan, Format::AiSdkUi).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("unwritable", Some("[0].parts[0]")));
+}

@@ -33,8 +33,8 @@
 //!    (everything but OpenAI and native; raw control characters escaped, else `{}`),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain);
 //! 4. media the target cannot carry are dropped: a file by URL for OpenAI, inline data
-//!    without a media type for Gemini, media by URL in an AI SDK tool output, files for
-//!    LangChain;
+//!    without a media type for Gemini, media by URL in an AI SDK tool output, any media
+//!    in an AI SDK UIMessage tool output, files for LangChain;
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
 //!    and so are the results answering them;
@@ -292,6 +292,7 @@ fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static s
         Format::AiSdk if nested && (data.is_none() || media_type.is_none()) => {
             Some("AI SDK tool outputs take media as inline data with a media type")
         }
+        Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
         Format::LangChain if is_file => Some("LangChain has no common file block"),
         Format::LangChain if url.is_none() && media_type.is_none() => {
             Some("LangChain images need a URL or a media type")

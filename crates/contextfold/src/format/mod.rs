@@ -46,7 +46,7 @@ pub enum Format {
     /// Vercel AI SDK `ModelMessage`s (see [`aisdk`]).
     #[serde(rename = "aisdk")]
     AiSdk,
-    /// Vercel AI SDK `UIMessage`s: detected, not read or written yet (see [`aisdk::ui`]).
+    /// Vercel AI SDK `UIMessage`s (v5+), the shape chat UIs hold (see [`aisdk::ui`]).
     #[serde(rename = "aisdk-ui")]
     AiSdkUi,
     /// LangChain serialized messages, `toDict()` or `toJSON()` form (see [`langchain`]).

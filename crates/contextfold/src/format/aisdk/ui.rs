@@ -1,24 +1,662 @@
-//! Vercel AI SDK `UIMessage`s (`{id, role, parts}` with `text`, `reasoning`, `file`,
-//! `step-start`, `tool-<name>` / `dynamic-tool` parts): detected, not read yet.
+//! Vercel AI SDK `UIMessage`s (AI SDK v5+) -> native [`Message`]s ([`read`]), and back
+//! ([`write()`]).
 //!
-//! The name `aisdk-ui` is reserved and detection recognizes the shape, so that such
-//! input gets a precise error instead of being read as another format; [`read`] and
-//! [`write()`] report that the format is not supported yet.
+//! A `UIMessage` is `{id, role, metadata?, parts}` with roles `system`, `user` and
+//! `assistant`. One assistant `UIMessage` holds a whole agent turn: its steps (each
+//! opened by a `step-start` part), and in each step the tool calls together with their
+//! results. Reading splits it the way the AI SDK's `convertToModelMessages` does: per
+//! step, an assistant message (text, reasoning, files and tool calls in order) followed
+//! by a tool message with the results of that step's calls, when there are any.
+//!
+//! Mapping:
+//! - `text` -> text, `reasoning` -> reasoning (`state`, `providerMetadata` and every
+//!   other field stay in the part's `extra`);
+//! - `file` (`mediaType`, `filename?`, `url`) -> an image (an `image/*` media type and no
+//!   file name) or a file; a `data:<mediaType>;base64,` URL becomes inline data;
+//! - `tool-<name>` and `dynamic-tool` (`toolName`) -> a tool call (`toolCallId`, `input`
+//!   as compact JSON), and a result when the part has an outcome: state
+//!   `output-available` (or any `output`) -> a result whose content is the output's text
+//!   (a string output) or compact JSON (any other output); `output-error` -> an error
+//!   result with `errorText`; `input-streaming` / `input-available` -> a pending call
+//!   (no result). Every other field of the tool part (`providerExecuted`,
+//!   `callProviderMetadata`, `preliminary`, ...) stays in the call's `extra`;
+//! - `step-start`, `source-url`, `source-document`, `data-*` and any other part type are
+//!   kept verbatim (see the `uiParts` marker);
+//! - `id`, `metadata` and every other message field stay in the `extra` of the first
+//!   native message made from the `UIMessage`.
+//!
+//! Restoration markers, under `"_aisdk"` (shared with [`super`], whose `input`,
+//! `output` and `value` markers mean the same here):
+//! - message `uiParts`: the parts kept verbatim, as `[position, part]` pairs (position in
+//!   the `UIMessage` parts of that step), when not the natural `[[0, step-start]]` of an
+//!   assistant step or `[]` of another message; `turn`: `"new"` on an assistant message
+//!   that opens a `UIMessage` where the writer would continue the previous one (it follows
+//!   that one's results), `"step"` on one that continues a `UIMessage` where the writer
+//!   would open one (the step before had no results); `noId` when the message had no
+//!   `id`;
+//! - tool call `dynamic` (a `dynamic-tool` part), `state` (the state when not the natural
+//!   one, `null` when absent), `noInput` (no `input` field), `input` (the original input
+//!   when its compact JSON does not read back the same);
+//! - tool result `output`: `"json"` for an output that is not a string, `"absent"` for an
+//!   `output-available` part without `output`; `value` (the original output, as for
+//!   `input`); `noErrorText` for an `output-error` part without `errorText`;
+//! - file and image `noMediaType`; `shadowed` as in every format.
+//!
+//! # Writing
+//!
+//! [`write()`] reverses the mapping. System and user messages become one `UIMessage`
+//! each; an assistant message opens a `UIMessage` unless it follows the results of the
+//! `UIMessage` being built (a later step of the same turn), and each step starts with a
+//! `step-start` part. Tool results go into their call's tool part (state
+//! `output-available` with the text as a string output, or the JSON value for a `json`
+//! output; `output-error` with `errorText` for an error), calls without a result are
+//! written `input-available`. Messages without an `id` get `msg-<n>`. Errors
+//! ([`FormatError::Unwritable`]): a tool result answering no call written before, media
+//! in a tool result (a `UIMessage` tool output is JSON), tool calls outside an assistant
+//! message, tool results outside a tool message, arguments that are not JSON, media
+//! without URL or data. Reasoning signatures and redacted reasoning have no field (the
+//! AI SDK keeps them in `providerMetadata`, written verbatim when it was read).
 
+use super::{compact_json, NAMESPACE};
+use crate::format::data_url;
+use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
+use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
-use crate::message::Message;
-use serde_json::Value;
+use crate::message::{
+    Extra, FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart,
+};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 
-const NOT_YET: &str =
-    "AI SDK UIMessages are not supported yet: convert them with the AI SDK's `convertToModelMessages` and use format \"aisdk\"";
+/// The part that opens each step of an assistant `UIMessage`.
+const STEP_START: &str = "step-start";
+/// Default media types for media without one (`image/*` is what the AI SDK itself uses).
+const IMAGE_ANY: &str = "image/*";
+const FILE_ANY: &str = "application/octet-stream";
 
-/// Not supported yet: always a [`FormatError::UnknownFormat`].
-pub fn read(_value: &Value) -> Result<Vec<Message>, FormatError> {
-    Err(JsonPath::root().unknown_format(NOT_YET))
+/// Reads an array of AI SDK `UIMessage`s.
+pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    let Value::Array(items) = value else {
+        return Err(root.shape_error(format!("expected an array of AI SDK UIMessages, found {}", json_kind(value))));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    let mut turn = Turn::default();
+    for (i, item) in items.iter().enumerate() {
+        read_message(item, root.index(i), &mut out, &mut turn)?;
+    }
+    Ok(out)
 }
 
-/// Not supported yet: always a [`FormatError::Unwritable`].
-pub fn write(_messages: &[Message]) -> Result<Value, FormatError> {
-    Err(JsonPath::root().unwritable(NOT_YET))
+/// Where the writer stands: inside an assistant `UIMessage`, right after its results.
+#[derive(Debug, Default, Clone, Copy)]
+struct Turn {
+    assistant: bool,
+    after_results: bool,
+}
+
+/// One step of a `UIMessage`: the native parts, the results of its calls, the parts
+/// kept verbatim with their positions, and how many `UIMessage` parts it spans.
+#[derive(Default)]
+struct Step {
+    parts: Vec<Part>,
+    results: Vec<Part>,
+    verbatim: Vec<Value>,
+    len: usize,
+}
+
+enum Kind {
+    Text,
+    Reasoning,
+    File,
+    Tool,
+    Verbatim,
+}
+
+fn kind_of(part_type: &str) -> Kind {
+    match part_type {
+        "text" => Kind::Text,
+        "reasoning" => Kind::Reasoning,
+        "file" => Kind::File,
+        "dynamic-tool" => Kind::Tool,
+        t if t.starts_with("tool-") => Kind::Tool,
+        _ => Kind::Verbatim,
+    }
+}
+
+fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut Turn) -> Result<(), FormatError> {
+    let mut obj = WireObject::new(item, path, "a UIMessage")?;
+    let role = match obj.required_string("role")? {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => {
+            return Err(obj
+                .field_path("role")
+                .shape_error(format!("unknown UIMessage role `{other}` (expected system, user or assistant)")))
+        }
+    };
+    let mut markers = Markers::default();
+    if obj.peek("id").is_none() {
+        markers.set("noId", true);
+    }
+    let parts_path = obj.field_path("parts");
+    let items = match obj.take("parts") {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(parts_path.shape_error(format!("`parts` must be an array, found {}", json_kind(other))))
+        }
+        None => return Err(parts_path.shape_error("missing array field `parts`")),
+    };
+    let mut steps = Vec::new();
+    let mut step = Step::default();
+    for (j, item) in items.iter().enumerate() {
+        let part_path = parts_path.index(j);
+        let part_type = match item.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(other) => {
+                return Err(part_path
+                    .key("type")
+                    .shape_error(format!("`type` must be a string, found {}", json_kind(other))))
+            }
+            None if item.is_object() => return Err(part_path.key("type").shape_error("missing string field `type`")),
+            None => {
+                return Err(part_path.shape_error(format!("expected a part (a JSON object), found {}", json_kind(item))))
+            }
+        };
+        if part_type == STEP_START && role == Role::Assistant && !step.parts.is_empty() {
+            steps.push(std::mem::take(&mut step));
+        }
+        match kind_of(part_type) {
+            Kind::Text => step.parts.push(read_text(item, part_path, false)?),
+            Kind::Reasoning => step.parts.push(read_text(item, part_path, true)?),
+            Kind::File => step.parts.push(read_file(item, part_path)?),
+            Kind::Tool if role != Role::Assistant => {
+                return Err(part_path.key("type").shape_error(format!(
+                    "tool parts are only read in assistant UIMessages, not in a {} message",
+                    role.as_str()
+                )))
+            }
+            Kind::Tool => {
+                let (call, result) = read_tool(item, part_path, part_type)?;
+                step.parts.push(call);
+                step.results.extend(result);
+            }
+            Kind::Verbatim => step.verbatim.push(Value::Array(vec![Value::from(step.len), item.clone()])),
+        }
+        step.len = step.len.saturating_add(1);
+    }
+    steps.push(step);
+
+    let natural_parts = if role == Role::Assistant {
+        vec![Value::Array(vec![Value::from(0), object([("type", STEP_START.into())]).into()])]
+    } else {
+        Vec::new()
+    };
+    let mut first = Some((obj, markers));
+    for (k, step) in steps.into_iter().enumerate() {
+        let (obj, mut markers) = match first.take() {
+            Some((obj, markers)) => (Some(obj), markers),
+            None => (None, Markers::default()),
+        };
+        if step.verbatim != natural_parts {
+            markers.set("uiParts", Value::Array(step.verbatim));
+        }
+        if role == Role::Assistant {
+            let natural_continue = turn.assistant && turn.after_results;
+            if k == 0 && natural_continue {
+                markers.set("turn", "new");
+            } else if k > 0 && !natural_continue {
+                markers.set("turn", "step");
+            }
+        }
+        let extra = match obj {
+            Some(obj) => obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
+            None => marker_extra(markers),
+        };
+        out.push(Message { role, parts: step.parts, extra });
+        turn.assistant = role == Role::Assistant;
+        turn.after_results = !step.results.is_empty();
+        if !step.results.is_empty() {
+            out.push(Message::new(Role::Tool, step.results));
+        }
+    }
+    Ok(())
+}
+
+/// An `extra` holding only markers.
+fn marker_extra(markers: Markers) -> Extra {
+    let mut extra = Extra::new();
+    if let Value::Object(map) = markers.into_value() {
+        if !map.is_empty() {
+            extra.insert(NAMESPACE.to_string(), Value::Object(map));
+        }
+    }
+    extra
+}
+
+fn read_text(item: &Value, path: JsonPath, reasoning: bool) -> Result<Part, FormatError> {
+    let mut obj = WireObject::new(item, path, "a part")?;
+    obj.take("type");
+    let text = obj.required_string("text")?.to_string();
+    if reasoning {
+        let extra = obj.into_extra(native_keys::REASONING, NAMESPACE, Markers::default());
+        return Ok(Part::Reasoning(ReasoningPart { text, extra, ..ReasoningPart::default() }));
+    }
+    Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()) }))
+}
+
+fn read_file(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+    let mut obj = WireObject::new(item, path, "a file part")?;
+    obj.take("type");
+    let url = obj.required_string("url")?;
+    let media_type = obj.string("mediaType")?.map(str::to_string);
+    let name = obj.string("filename")?.map(str::to_string);
+    let mut markers = Markers::default();
+    if media_type.is_none() {
+        markers.set("noMediaType", true);
+    }
+    let (url, data) = match data_url::split(url) {
+        Some(split) if Some(split.media_type) == media_type.as_deref() => (None, Some(split.data.to_string())),
+        _ => (Some(url.to_string()), None),
+    };
+    if name.is_none() && media_type.as_deref().is_some_and(|m| m.starts_with("image/")) {
+        let extra = obj.into_extra(native_keys::IMAGE, NAMESPACE, markers);
+        return Ok(Part::Image(ImagePart { url, data, media_type, extra }));
+    }
+    let extra = obj.into_extra(native_keys::FILE, NAMESPACE, markers);
+    Ok(Part::File(FilePart { url, data, media_type, name, extra }))
+}
+
+/// The state a writer gives a tool part by itself.
+fn natural_state(result: Option<&ToolResultPart>) -> &'static str {
+    match result {
+        Some(r) if r.is_error => "output-error",
+        Some(_) => "output-available",
+        None => "input-available",
+    }
+}
+
+/// Whether a recorded state still fits the call (it may have got a result since).
+fn state_fits(state: &str, result: Option<&ToolResultPart>) -> bool {
+    match state {
+        "output-available" => result.is_some_and(|r| !r.is_error),
+        "output-error" => result.is_some_and(|r| r.is_error),
+        "input-available" | "input-streaming" => result.is_none(),
+        _ => true,
+    }
+}
+
+/// A tool part -> its call, and its result when it has an outcome.
+fn read_tool(item: &Value, path: JsonPath, part_type: &str) -> Result<(Part, Option<Part>), FormatError> {
+    let mut obj = WireObject::new(item, path, "a tool part")?;
+    obj.take("type");
+    let mut markers = Markers::default();
+    let name = match part_type.strip_prefix("tool-") {
+        Some(name) => name.to_string(),
+        None => {
+            markers.set("dynamic", true);
+            obj.required_string("toolName")?.to_string()
+        }
+    };
+    let id = obj.required_string("toolCallId")?.to_string();
+    let state = obj.string("state")?;
+    let arguments = match obj.take("input") {
+        Some(input) => compact_json(input, &mut markers, "input"),
+        None => {
+            markers.set("noInput", true);
+            String::new()
+        }
+    };
+    let mut result_markers = Markers::default();
+    let outcome = if state == Some("output-error") {
+        let text = obj.string("errorText")?;
+        if text.is_none() {
+            result_markers.set("noErrorText", true);
+        }
+        Some((text_content(text.unwrap_or_default()), true))
+    } else if state == Some("output-available") || obj.peek("output").is_some() {
+        let content = match obj.take("output") {
+            Some(Value::String(text)) => text_content(text),
+            Some(output) => {
+                result_markers.set("output", "json");
+                vec![Part::text(compact_json(output, &mut result_markers, "value"))]
+            }
+            None => {
+                result_markers.set("output", "absent");
+                Vec::new()
+            }
+        };
+        Some((content, false))
+    } else {
+        None
+    };
+    let result = outcome.map(|(content, is_error)| {
+        let mut extra = Extra::new();
+        if let Value::Object(map) = result_markers.into_value() {
+            if !map.is_empty() {
+                extra.insert(NAMESPACE.to_string(), Value::Object(map));
+            }
+        }
+        Part::ToolResult(ToolResultPart { call_id: id.clone(), name: Some(name.clone()), content, is_error, extra })
+    });
+    let natural = natural_state(match &result {
+        Some(Part::ToolResult(r)) => Some(r),
+        _ => None,
+    });
+    match state {
+        Some(state) if state == natural => {}
+        Some(state) => markers.set("state", state),
+        None => markers.set("state", Value::Null),
+    }
+    let call = Part::ToolCall(ToolCallPart {
+        id,
+        name,
+        arguments,
+        signature: None,
+        extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
+    });
+    Ok((call, result))
+}
+
+/// A string output or error text as content: one text part, none for `""`.
+fn text_content(text: &str) -> Vec<Part> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![Part::text(text)]
+    }
+}
+
+/// A `UIMessage` being written.
+struct UiMessage {
+    fields: Map<String, Value>,
+    id: Option<Value>,
+    role: Role,
+    parts: Vec<Value>,
+}
+
+/// Where a call's tool part was written, to put its result in later.
+struct Slot<'a> {
+    message: usize,
+    part: usize,
+    call: &'a ToolCallPart,
+    path: JsonPath,
+}
+
+/// Writes messages as an array of AI SDK `UIMessage`s.
+pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
+    let root = JsonPath::root();
+    let mut taken: HashSet<&str> = messages.iter().filter_map(|m| m.extra.get("id").and_then(Value::as_str)).collect();
+    let mut out: Vec<UiMessage> = Vec::new();
+    let mut open: HashMap<&str, Slot<'_>> = HashMap::new();
+    let mut current: Option<usize> = None;
+    let mut after_results = false;
+    for (i, message) in messages.iter().enumerate() {
+        let path = root.index(i);
+        let parts_path = path.key("parts");
+        let restore = Restore::new(&message.extra, NAMESPACE);
+        if message.role == Role::Tool {
+            for (j, part) in message.parts.iter().enumerate() {
+                let part_path = parts_path.index(j);
+                let Part::ToolResult(result) = part else {
+                    return Err(part_path.unwritable(format!(
+                        "a `{}` part cannot be written from a tool message: UIMessages carry only tool results there",
+                        part.kind()
+                    )));
+                };
+                let Some(slot) = open.remove(result.call_id.as_str()) else {
+                    return Err(part_path.unwritable(format!(
+                        "the result for {} answers no call written before it: a UIMessage keeps a result in its call's tool part",
+                        result.call_id
+                    )));
+                };
+                let written = write_tool(&slot.path, slot.call, Some((result, &part_path)))?;
+                if let Some(target) = out.get_mut(slot.message).and_then(|m| m.parts.get_mut(slot.part)) {
+                    *target = written;
+                }
+            }
+            after_results = true;
+            continue;
+        }
+        let continues = message.role == Role::Assistant
+            && current.is_some()
+            && match restore.marker_str("turn") {
+                Some("new") => false,
+                Some("step") => true,
+                _ => after_results,
+            };
+        let index = match (continues, current) {
+            (true, Some(index)) => index,
+            _ => {
+                out.push(UiMessage { fields: Map::new(), id: None, role: message.role, parts: Vec::new() });
+                out.len().saturating_sub(1)
+            }
+        };
+        let no_id = restore.marker_flag("noId");
+        let markers_parts = restore.marker("uiParts").cloned();
+        let fields = restore.into_fields();
+        if let Some(ui) = out.get_mut(index) {
+            if !continues {
+                ui.id = match fields.get("id") {
+                    Some(id) => Some(id.clone()),
+                    None if no_id => None,
+                    None => Some(Value::from(fresh_id(index, &mut taken))),
+                };
+            }
+            for (k, v) in fields {
+                ui.fields.entry(k).or_insert(v);
+            }
+        }
+        // The step's parts, then the verbatim ones at their positions.
+        let mut step: Vec<(Value, Option<(&ToolCallPart, JsonPath)>)> = Vec::with_capacity(message.parts.len());
+        for (j, part) in message.parts.iter().enumerate() {
+            let part_path = parts_path.index(j);
+            match part {
+                Part::ToolCall(call) if message.role == Role::Assistant => {
+                    step.push((write_tool(&part_path, call, None)?, Some((call, part_path))));
+                }
+                other => {
+                    if let Some(value) = write_part(&part_path, other, message.role)? {
+                        step.push((value, None));
+                    }
+                }
+            }
+        }
+        let verbatim = match markers_parts {
+            Some(Value::Array(items)) => items,
+            _ if message.role == Role::Assistant => {
+                vec![Value::Array(vec![Value::from(0), object([("type", STEP_START.into())]).into()])]
+            }
+            _ => Vec::new(),
+        };
+        for entry in verbatim {
+            let (Some(at), Some(part)) = (entry.get(0).and_then(Value::as_u64), entry.get(1)) else {
+                continue;
+            };
+            let at = usize::try_from(at).unwrap_or(usize::MAX).min(step.len());
+            step.insert(at, (part.clone(), None));
+        }
+        if let Some(ui) = out.get_mut(index) {
+            for (value, call) in step {
+                if let Some((call, path)) = call {
+                    open.insert(call.id.as_str(), Slot { message: index, part: ui.parts.len(), call, path });
+                }
+                ui.parts.push(value);
+            }
+        }
+        current = (message.role == Role::Assistant).then_some(index);
+        after_results = false;
+    }
+    let written = out
+        .into_iter()
+        .map(|ui| {
+            let mut mapped = Map::new();
+            if let Some(id) = ui.id {
+                mapped.insert("id".into(), id);
+            }
+            mapped.insert("role".into(), ui.role.as_str().into());
+            mapped.insert("parts".into(), Value::Array(ui.parts));
+            for (k, v) in ui.fields {
+                mapped.entry(k).or_insert(v);
+            }
+            Value::Object(mapped)
+        })
+        .collect();
+    Ok(Value::Array(written))
+}
+
+/// `msg-<n>`, or the first free `msg-<n>-<k>`.
+fn fresh_id(index: usize, taken: &mut HashSet<&str>) -> String {
+    let base = format!("msg-{index}");
+    let mut id = base.clone();
+    let mut k = 0usize;
+    while taken.contains(id.as_str()) {
+        k = k.saturating_add(1);
+        id = format!("{base}-{k}");
+    }
+    id
+}
+
+/// A text, reasoning, image or file part; `None` for reasoning with no text to write
+/// (redacted data only).
+fn write_part(path: &JsonPath, part: &Part, role: Role) -> Result<Option<Value>, FormatError> {
+    let written = match part {
+        Part::Text(text) => Restore::new(&text.extra, NAMESPACE)
+            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])),
+        Part::Reasoning(reasoning) => {
+            if reasoning.text.is_empty() && reasoning.redacted_data.is_some() {
+                return Ok(None);
+            }
+            Restore::new(&reasoning.extra, NAMESPACE)
+                .finish(object([("type", "reasoning".into()), ("text", reasoning.text.as_str().into())]))
+        }
+        Part::Image(image) => write_file(path, &image.extra, &image.url, &image.data, &image.media_type, &None, true)?,
+        Part::File(file) => write_file(path, &file.extra, &file.url, &file.data, &file.media_type, &file.name, false)?,
+        Part::ToolCall(_) | Part::ToolResult(_) => {
+            let what = if matches!(part, Part::ToolCall(_)) { "assistant" } else { "tool" };
+            return Err(path.unwritable(format!(
+                "a `{}` part cannot be written in a {} UIMessage (only in an {what} message)",
+                part.kind(),
+                role.as_str()
+            )));
+        }
+    };
+    Ok(Some(written))
+}
+
+fn write_file(
+    path: &JsonPath,
+    extra: &Extra,
+    url: &Option<String>,
+    data: &Option<String>,
+    media_type: &Option<String>,
+    name: &Option<String>,
+    image: bool,
+) -> Result<Value, FormatError> {
+    let restore = Restore::new(extra, NAMESPACE);
+    let default = if image { IMAGE_ANY } else { FILE_ANY };
+    let url = match (url, data) {
+        (Some(url), _) => url.clone(),
+        (None, Some(data)) => format!("data:{};base64,{data}", media_type.as_deref().unwrap_or(default)),
+        (None, None) => {
+            return Err(path.unwritable("an image or file needs a URL or data to be written as a UIMessage part"))
+        }
+    };
+    let mut mapped = object([("type", "file".into())]);
+    match media_type {
+        Some(media_type) => {
+            mapped.insert("mediaType".into(), media_type.as_str().into());
+        }
+        None if restore.marker_flag("noMediaType") => {}
+        None => {
+            mapped.insert("mediaType".into(), default.into());
+        }
+    }
+    if let Some(name) = name {
+        mapped.insert("filename".into(), name.as_str().into());
+    }
+    mapped.insert("url".into(), url.into());
+    Ok(restore.finish(mapped))
+}
+
+/// A `tool-<name>` or `dynamic-tool` part for a call and its result, if any.
+fn write_tool(
+    path: &JsonPath,
+    call: &ToolCallPart,
+    result: Option<(&ToolResultPart, &JsonPath)>,
+) -> Result<Value, FormatError> {
+    let mut restore = Restore::new(&call.extra, NAMESPACE);
+    let mut mapped = if restore.marker_flag("dynamic") {
+        object([("type", "dynamic-tool".into()), ("toolName", call.name.as_str().into())])
+    } else {
+        object([("type", format!("tool-{}", call.name).into())])
+    };
+    mapped.insert("toolCallId".into(), call.id.as_str().into());
+    let natural = natural_state(result.map(|(r, _)| r));
+    match restore.marker("state") {
+        Some(Value::Null) => {}
+        Some(Value::String(state)) if state_fits(state, result.map(|(r, _)| r)) => {
+            mapped.insert("state".into(), state.as_str().into());
+        }
+        _ => {
+            mapped.insert("state".into(), natural.into());
+        }
+    }
+    let kept = restore
+        .marker("input")
+        .filter(|input| serde_json::to_string(input).ok().as_deref() == Some(call.arguments.as_str()));
+    let input = match kept {
+        Some(input) => Some(input.clone()),
+        None if call.arguments.trim().is_empty() && restore.marker_flag("noInput") => None,
+        None if call.arguments.trim().is_empty() => Some(Value::Object(Map::new())),
+        None => Some(serde_json::from_str(&call.arguments).map_err(|e| {
+            path.key("arguments")
+                .unwritable(format!("tool call arguments must be JSON to be written as a UIMessage `input`: {e}"))
+        })?),
+    };
+    if let Some(input) = input {
+        mapped.insert("input".into(), input);
+    }
+    if let Some((result, result_path)) = result {
+        let result_restore = Restore::new(&result.extra, NAMESPACE);
+        let mut texts = Vec::with_capacity(result.content.len());
+        for (k, part) in result.content.iter().enumerate() {
+            match part {
+                Part::Text(t) => texts.push(t.text.as_str()),
+                other => {
+                    return Err(result_path.key("content").index(k).unwritable(format!(
+                        "a `{}` part cannot be written in a UIMessage tool output, which is JSON",
+                        other.kind()
+                    )))
+                }
+            }
+        }
+        let text = texts.join("\n");
+        if result.is_error {
+            if !(text.is_empty() && result_restore.marker_flag("noErrorText")) {
+                mapped.insert("errorText".into(), text.into());
+            }
+        } else {
+            let output = match result_restore.marker_str("output") {
+                Some("absent") if text.is_empty() => None,
+                Some("json" | "error-json") => {
+                    let same = |v: &&Value| serde_json::to_string(v).ok().as_deref() == Some(text.as_str());
+                    match result_restore.marker("value").filter(same) {
+                        Some(value) => Some(value.clone()),
+                        None => {
+                            Some(serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::from(text.clone())))
+                        }
+                    }
+                }
+                _ => Some(Value::from(text)),
+            };
+            if let Some(output) = output {
+                mapped.insert("output".into(), output);
+            }
+        }
+        restore.absorb(result_restore.into_fields());
+    }
+    Ok(restore.finish(mapped))
 }
