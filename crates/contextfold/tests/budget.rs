@@ -7,10 +7,12 @@ use common::*;
 use contextfold::ast::{ChainAst, PairKind};
 use contextfold::measure::{message_tokens, Amount, EstimateCounter, Meter, TokenCounter};
 use contextfold::message::{Message, Role};
+use contextfold::repair::{validate, Provider, RepairOptions};
 use contextfold::strategy::budget::{compact, BudgetConfig, CONDENSED_PREFIX};
+use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
 use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
 use contextfold::summarize::mock::{FixedSummarizer, FnSummarizer};
-use contextfold::summarize::{Controls, SummarizeError, Summarizer, SummaryRequest};
+use contextfold::summarize::{Controls, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
 use contextfold::testing::{generate_chain, ChainConfig};
 use futures::executor::block_on;
 use proptest::prelude::*;
@@ -93,9 +95,11 @@ fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
 
 #[test]
 fn summaries_too_large_are_dropped_oldest_first() {
+    // Each summary is smaller than its chunk (else it would not be used), but together
+    // they do not fit.
     let chain = session(6);
-    let max = 2200;
-    let s = FixedSummarizer::new("a very detailed summary ".repeat(200));
+    let max = 1500;
+    let s = FixedSummarizer::new("a very detailed summary ".repeat(85));
     let out = run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap();
     assert!(tokens(&out.messages) <= max);
     let trimmed = out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::Trimmed { .. }));
@@ -117,13 +121,14 @@ fn a_budget_that_cannot_be_met_says_why() {
 }
 
 #[test]
-fn summarizer_failures_roll_back_or_degrade_within_budget() {
+fn summarizer_failures_fail_the_call_or_trim_within_budget() {
     let chain = session(6);
+    assert!(tokens(&chain) > 3000);
     let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("down")) });
-    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(3000)), &fail).unwrap();
-    assert!(out.report.rolled_back && !out.changed);
-    assert_eq!(out.messages, chain);
-    assert!(!out.report.errors.is_empty());
+    // Rollback cannot return the original: it is over the budget. The call fails instead.
+    let err = run(&chain, &BudgetConfig::new(Amount::Tokens(3000)), &fail).unwrap_err();
+    assert_eq!(err.code(), "summarizer_failed");
+    assert!(err.to_string().contains("down"), "{err}");
 
     let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(Amount::Tokens(3000)) };
     let out = run(&chain, &config, &fail).unwrap();
@@ -133,6 +138,23 @@ fn summarizer_failures_roll_back_or_degrade_within_budget() {
 
     let config = BudgetConfig { on_error: OnError::Throw, ..BudgetConfig::new(Amount::Tokens(3000)) };
     assert_eq!(run(&chain, &config, &fail).unwrap_err().code(), "summarizer_failed");
+}
+
+#[test]
+fn a_summary_not_smaller_than_its_content_is_never_used() {
+    let chain = session(6);
+    // Answers with more text than any chunk holds.
+    let huge = FnSummarizer(|r: SummaryRequest| async move { Ok("x".repeat(r.prompt.len() * 2)) });
+    let err = run(&chain, &BudgetConfig::new(Amount::Tokens(3000)), &huge).unwrap_err();
+    assert_eq!(err.code(), "summarizer_failed");
+    assert!(err.to_string().contains("not smaller than the content"), "{err}");
+    // Trimming instead: the oversized summaries are not in the result, which fits.
+    let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(Amount::Tokens(3000)) };
+    let out = run(&chain, &config, &huge).unwrap();
+    assert!(tokens(&out.messages) <= 3000);
+    assert!(out.messages.iter().all(|m| !m.joined_text().contains("xxxxxxxx")), "an oversized summary was kept");
+    assert!(out.report.errors.iter().all(|e| e.kind == SummarizeErrorKind::InvalidResult));
+    ChainAst::parse(&out.messages).unwrap();
 }
 
 /// A counter that counts every text as 1 token per byte: the strategy must use it.
@@ -190,6 +212,42 @@ proptest! {
                 prop_assert!(ChainAst::parse(&out.messages).is_ok());
                 prop_assert_eq!(out.messages.last(), chain.last());
                 prop_assert!(out.messages.iter().filter(|m| m.role == Role::System).count() >= 1);
+            }
+            // A fixed summary longer than a small chunk is not used (no gain).
+            Err(e) => prop_assert!(
+                e.code() == "budget_exceeded" || e.to_string().contains("not smaller than the content"),
+                "{e}"
+            ),
+        }
+    }
+
+    /// The same guarantee through the one entry point, after the provider repair pass
+    /// (which may merge, answer or add messages), for every provider.
+    #[test]
+    fn the_guarantee_holds_after_the_provider_repair_pass(
+        sections in 1usize..6,
+        pairs in 1usize..4,
+        tools in any::<bool>(),
+        max in 20usize..2000,
+        provider in prop::sample::select(vec![Provider::Generic, Provider::OpenAi, Provider::Anthropic, Provider::Gemini]),
+    ) {
+        let chain = generate_chain(&ChainConfig {
+            include_system: true,
+            sections,
+            pairs_per_section: vec![pairs; sections],
+            tools_for_pairs: vec![tools; sections * pairs],
+            tool_calls_per_pair: vec![2; sections * pairs],
+            include_all_tool_responses: true,
+        });
+        let options = CompactOptions {
+            strategy: StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(max))),
+            repair: RepairOptions { provider, ..RepairOptions::default() },
+        };
+        let s = FixedSummarizer::new("S");
+        match block_on(run::compact(&chain, &options, &s, &Controls::default(), Meter::default())) {
+            Ok(out) => {
+                prop_assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
+                prop_assert!(validate(&out.messages, provider).is_empty());
             }
             Err(e) => prop_assert_eq!(e.code(), "budget_exceeded"),
         }

@@ -1,11 +1,13 @@
 //! The DESIGN.md invariants, asserted for every strategy on every real transcript (and the
 //! shipped demo session) through the one entry point users reach, `strategy::run`:
-//! valid output for the provider, the latest message kept, signatures never altered,
-//! smaller when changed, idempotent, rollback on failure, input never mutated.
+//! valid output for the provider, the latest exchange kept, signatures never altered,
+//! every summary smaller than what it replaced, kept content unchanged, idempotent,
+//! rollback on failure, input never mutated.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
 
+use contextfold::ast::{ChainAst, SUMMARIZATION_TOOL_NAME};
 use contextfold::format::{parse_json, read_auto, Format};
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Message, Part};
@@ -17,8 +19,9 @@ use contextfold::strategy::tiers::TiersConfig;
 use contextfold::strategy::window::WindowConfig;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::mock::FnSummarizer;
-use contextfold::summarize::{Controls, SummarizeError, SummaryRequest};
+use contextfold::summarize::{Controls, SummarizeError, Summarizer, SummaryRequest};
 use futures::executor::block_on;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -77,9 +80,70 @@ fn signatures(messages: &[Message]) -> HashSet<String> {
     out
 }
 
+/// The extractive summarizer, remembering every summary it gave.
+#[derive(Default)]
+struct Recording {
+    inner: ExtractiveSummarizer,
+    given: RefCell<Vec<(String, usize)>>,
+}
+
+impl Summarizer for Recording {
+    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
+        let transcript = request.transcript.len();
+        let text = self.inner.summarize(request).await?;
+        self.given.borrow_mut().push((text.clone(), transcript));
+        Ok(text)
+    }
+}
+
+/// A part with its reasoning removed, as the thinking rule may drop it from a call.
+fn without_reasoning(part: &Part) -> Part {
+    let mut part = part.clone();
+    if let Part::ToolCall(c) = &mut part {
+        c.signature = None;
+    }
+    part
+}
+
+/// Invariant 6, kept content comes back unchanged: every part of the output is a part of the input
+/// (possibly with its reasoning dropped by the provider rule), a summary the summarizer
+/// gave, the call of a summarization pair, or a placeholder the repair pass adds.
+fn assert_kept_parts_unchanged(what: &str, input: &[Message], output: &[Message], summaries: &[(String, usize)]) {
+    let known: Vec<Part> = input.iter().flat_map(|m| m.parts.iter().map(without_reasoning)).collect();
+    let is_summary = |text: &str| summaries.iter().any(|(s, _)| !s.trim().is_empty() && text.contains(s.trim()));
+    for (i, m) in output.iter().enumerate() {
+        for part in &m.parts {
+            let ok = match part {
+                Part::ToolCall(c) if c.name == SUMMARIZATION_TOOL_NAME => true,
+                Part::ToolResult(r) => {
+                    known.contains(&without_reasoning(part))
+                        || r.content.iter().any(|p| matches!(p, Part::Text(t) if is_summary(&t.text)))
+                        || r.content.iter().all(|p| matches!(p, Part::Text(t) if t.text.len() < 200))
+                }
+                Part::Text(t) => known.contains(part) || is_summary(&t.text) || t.text.len() < 200,
+                other => known.contains(&without_reasoning(other)),
+            };
+            assert!(ok, "{what}: output message {i} has a part that is neither kept nor a summary: {part:?}");
+        }
+    }
+}
+
+/// Invariant 2: the latest exchange (the last body pair) comes back whole.
+fn assert_latest_pair_kept(what: &str, input: &[Message], output: &[Message]) {
+    let Ok(ast) = ChainAst::parse(input) else { return };
+    let Some(pair) = ast.sections().last().and_then(|s| s.body().last()) else { return };
+    let latest = pair.messages();
+    let tail = output.get(output.len().saturating_sub(latest.len())..).unwrap_or_default();
+    let strip = |ms: &[Message]| -> Vec<Vec<Part>> {
+        ms.iter()
+            .map(|m| m.parts.iter().filter(|p| !matches!(p, Part::Reasoning(_))).map(without_reasoning).collect())
+            .collect()
+    };
+    assert_eq!(strip(tail), strip(&latest), "{what}: the latest exchange changed");
+}
+
 #[test]
 fn every_strategy_keeps_every_invariant_on_every_transcript() {
-    let summarizer = ExtractiveSummarizer::default();
     for (name, messages, format) in inputs() {
         let provider = provider(format);
         let original = messages.clone();
@@ -87,27 +151,42 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
         for strategy in strategies() {
             let what = format!("{name} / {}", strategy.name());
             let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider) };
+            let summarizer = Recording::default();
             let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let given = summarizer.given.borrow().clone();
             // 8. The input is never mutated.
             assert_eq!(messages, original, "{what}: input mutated");
             // 1. Valid for the provider.
             let diagnostics = validate(&out.messages, provider);
             assert!(diagnostics.is_empty(), "{what}: {diagnostics:?}");
-            // The latest message is never summarized away.
+            // 2. The latest exchange is never summarized away.
             assert_eq!(out.messages.last(), messages.last(), "{what}: the latest message changed");
+            assert_latest_pair_kept(&what, &messages, &out.messages);
+            // 6. Kept content unchanged.
+            assert_kept_parts_unchanged(&what, &messages, &out.messages, &given);
             // 2. Signatures pass through unaltered (or are dropped); the only new one is the
             // documented fake signature of summarization calls.
             for s in signatures(&out.messages) {
                 assert!(known.contains(&s) || s == "skip_thought_signature_validator", "{what}: new signature {s}");
             }
-            // 4. A change makes the chain smaller.
+            // 4. Every summary is smaller than the transcript it was made from, and a
+            // change makes the chain smaller.
+            for (text, transcript) in &given {
+                assert!(text.len() < *transcript, "{what}: a summary of {} bytes for {transcript}", text.len());
+            }
             if out.changed {
                 assert!(out.report.after.bytes < out.report.before.bytes, "{what}: {:?}", out.report);
             }
             // 5. Idempotent: nothing new, no call.
-            let again = block_on(compact(&out.messages, &options, &summarizer, &Controls::default(), Meter::default()))
-                .unwrap_or_else(|e| panic!("{what} (second run): {e}"));
+            let again = block_on(compact(
+                &out.messages,
+                &options,
+                &Recording::default(),
+                &Controls::default(),
+                Meter::default(),
+            ))
+            .unwrap_or_else(|e| panic!("{what} (second run): {e}"));
             assert_eq!(again.report.calls, 0, "{what}: the second run made calls");
             println!(
                 "{what}: {} -> {} messages, {} -> {} bytes, {} calls in {} waves, changed {}",
@@ -124,13 +203,22 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
 }
 
 #[test]
-fn a_failing_summarizer_returns_the_original_chain_for_every_strategy() {
+fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("model down")) });
     for (name, messages, format) in inputs() {
         for strategy in strategies() {
             let what = format!("{name} / {}", strategy.name());
             let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)) };
-            let out = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default())).unwrap();
+            let result = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default()));
+            // The budget is hard: the original does not fit it, so the call fails instead.
+            if matches!(options.strategy, StrategyConfig::Budget(_)) {
+                if let Err(e) = &result {
+                    assert_eq!(e.code(), "summarizer_failed", "{what}: {e}");
+                    assert!(e.to_string().contains("model down"), "{what}: {e}");
+                    continue;
+                }
+            }
+            let out = result.unwrap_or_else(|e| panic!("{what}: {e}"));
             // 3. Nothing is lost: the original chain, the errors reported.
             if out.report.calls > 0 {
                 assert!(out.report.rolled_back, "{what}");

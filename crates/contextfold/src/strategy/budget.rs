@@ -14,16 +14,22 @@
 //! exchange. If even that (with the system prompt) does not fit, the call fails with
 //! [`CompactError::Budget`], saying what alone is too large. The result always fits.
 //!
-//! On a summarizer failure: `Rollback` (default) returns the original chain with the
-//! errors; `Throw` returns them as an error; `Partial` drops the content whose summary
-//! failed (listed in the report) and still guarantees the budget.
+//! On a summarizer failure the result still never exceeds the budget, so the original
+//! chain (which does not fit, or there would be nothing to do) is never returned:
+//! `Rollback` (default) and `Throw` fail with the errors (`summarizer_failed`; the
+//! caller's chain is untouched); `Partial` falls back to trimming, as RA.Aid does: the
+//! content whose summary failed is dropped, listed in the report. A summary that is not
+//! smaller than the content it condenses counts as a failed call (invariant 4).
+//! A cancelled compaction returns the original chain with `report.cancelled`.
 
 use super::{Action, CompactError, CompactResult, OnError, Report, Totals};
 use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
 use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Role};
 use crate::prompt::render;
-use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, Summarizer};
+use crate::summarize::{
+    Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, SummarizeErrorKind, Summarizer,
+};
 
 /// Marks a system message that carries condensed history.
 pub const CONDENSED_PREFIX: &str = "[CONDENSED CONTEXT] ";
@@ -113,10 +119,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let starts = parsed.ast.section_starts();
     let (chunks, jobs): (Vec<Chunk>, Vec<Job>) =
         chunks.into_iter().filter_map(|c| chunk_job(sections, &c, &starts, target).map(|j| (c, j))).unzip();
+    let content_bytes: Vec<usize> = chunks.iter().map(|c| chunk_bytes_of(sections, c)).collect();
     let results = engine.wave(summarizer, controls, jobs).await;
+    let first_request = engine.requests.len().saturating_sub(results.len());
     let mut errors = Vec::new();
     let mut summaries: Vec<Option<String>> = Vec::new();
-    for (chunk, result) in chunks.iter().zip(results) {
+    for (i, (chunk, result)) in chunks.iter().zip(results).enumerate() {
+        let bytes = content_bytes.get(i).copied().unwrap_or(0);
+        let result = result.and_then(|text| no_gain(text, bytes, first_request.saturating_add(i)));
         match result {
             Ok(text) => summaries.push(Some(text)),
             Err(e) => {
@@ -129,11 +139,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
         }
     }
     let cancelled = controls.cancel.is_cancelled();
-    if cancelled || (!errors.is_empty() && config.on_error != OnError::Partial) {
-        if config.on_error == OnError::Throw && !cancelled {
-            return Err(CompactError::Summarizer(errors));
-        }
+    if cancelled {
         return Ok(finish(messages, messages.to_vec(), &engine, errors, actions, true, controls, Vec::new()));
+    }
+    if !errors.is_empty() && config.on_error != OnError::Partial {
+        return Err(CompactError::Summarizer(errors));
     }
 
     // Assemble: systems, condensed summaries, the cut section from its user message.
@@ -165,6 +175,36 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let mut out = Assembly { systems, condensed, in_section, kept };
     enforce(&mut out, config.max, meter, &mut actions, cut_section)?;
     Ok(finish(messages, out.messages(), &engine, errors, actions, false, controls, parsed.repairs))
+}
+
+/// Bytes of the content a chunk condenses (its pairs, and the user messages condensed
+/// with them).
+fn chunk_bytes_of(sections: &[Section], chunk: &Chunk) -> usize {
+    chunk
+        .segments
+        .iter()
+        .filter_map(|seg| {
+            let s = sections.get(seg.section)?;
+            let human = if seg.with_human { s.header().human().map_or(0, Message::size) } else { 0 };
+            let pairs: usize = s.body().get(seg.pairs.clone())?.iter().map(BodyPair::size).sum();
+            Some(human.saturating_add(pairs))
+        })
+        .sum()
+}
+
+/// A summary that is not smaller than what it condenses is an unusable answer.
+fn no_gain(text: String, content_bytes: usize, request: usize) -> Result<String, SummarizeError> {
+    if text.len() < content_bytes {
+        return Ok(text);
+    }
+    Err(SummarizeError {
+        kind: SummarizeErrorKind::InvalidResult,
+        message: format!(
+            "the summary ({} bytes) is not smaller than the content it condenses ({content_bytes} bytes)",
+            text.len()
+        ),
+        request,
+    })
 }
 
 /// The parts of the result, kept apart so enforcement can drop them in order.
@@ -353,7 +393,7 @@ fn finish(
     original: &[Message],
     messages: Vec<Message>,
     engine: &Engine,
-    errors: Vec<crate::summarize::SummarizeError>,
+    errors: Vec<SummarizeError>,
     actions: Vec<Vec<Action>>,
     rolled_back: bool,
     controls: &Controls,

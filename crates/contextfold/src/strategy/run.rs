@@ -76,6 +76,19 @@ pub async fn compact<S: Summarizer + ?Sized>(
         result.report.after = Totals::of(&result.messages);
         result.report.provider_repairs = repaired.steps;
         result.changed = result.messages != messages;
+        // The budget is hard: a repair that pushes the result over it (a placeholder
+        // answer, say) fails the call rather than breaking the guarantee.
+        if let StrategyConfig::Budget(c) = &options.strategy {
+            let cost = meter.total(c.max.unit(), &result.messages);
+            if result.changed && !result.report.cancelled && cost > c.max.value() {
+                let reason = format!(
+                    "the provider repair pass ({} step(s)) made the result {}",
+                    result.report.provider_repairs.len(),
+                    c.max.with_value(cost)
+                );
+                return Err(CompactError::Budget { max: c.max, reason });
+            }
+        }
     }
     Ok(result)
 }

@@ -136,7 +136,8 @@ pub(crate) fn split_text(text: &str, limit: Amount, meter: Meter<'_>) -> Vec<Str
     if cost <= max || text.is_empty() {
         return vec![text.to_string()];
     }
-    let pieces = cost.div_ceil(max);
+    // A caller's counter may claim any count: never more pieces than bytes.
+    let pieces = cost.div_ceil(max).min(text.len());
     let piece_bytes = text.len().div_ceil(pieces).max(1);
     let mut out = Vec::with_capacity(pieces);
     let mut rest = text;
@@ -368,6 +369,22 @@ mod tests {
         let pieces = split_text(&wide, bytes(7), Meter::default());
         assert_eq!(pieces.concat(), wide);
         assert_eq!(split_text("short", bytes(100), Meter::default()), vec!["short".to_string()]);
+    }
+
+    /// A caller's counter that claims absurd counts (a JS counter may return 9e15).
+    struct Absurd;
+    impl crate::measure::TokenCounter for Absurd {
+        fn count_texts(&self, texts: &[&str]) -> Vec<usize> {
+            vec![usize::MAX / 2; texts.len()]
+        }
+    }
+
+    #[test]
+    fn split_text_survives_a_counter_claiming_absurd_counts() {
+        let text = "a few words\n".repeat(10);
+        let pieces = split_text(&text, Amount::Tokens(1), Meter::new(&Absurd));
+        assert_eq!(pieces.concat(), text);
+        assert!(pieces.len() <= text.len());
     }
 
     #[test]
