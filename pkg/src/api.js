@@ -166,11 +166,25 @@ export function convert(messages, options) {
   return reading(messages, () => wasm.convert(crossing(messages), options));
 }
 
-export function repairChain(messages, options) {
-  const result = reading(messages, () => wasm.repairChain(crossing(messages), options));
-  // Unchanged: the caller's own chain, not a copy.
+/** An unchanged result holds the caller's own chain, not a copy. */
+function unchangedAsGiven(messages, result) {
   if (!result.changed && messages !== null && typeof messages === "object") result.messages = messages;
   return result;
+}
+
+export function repairChain(messages, options) {
+  return unchangedAsGiven(messages, reading(messages, () => wasm.repairChain(crossing(messages), options)));
+}
+
+export function normalizeToolCallIds(messages, template, options) {
+  return unchangedAsGiven(
+    messages,
+    reading(messages, () => wasm.normalizeToolCallIds(crossing(messages), template, options)),
+  );
+}
+
+export function clearReasoning(messages, options) {
+  return unchangedAsGiven(messages, reading(messages, () => wasm.clearReasoning(crossing(messages), options)));
 }
 
 /** Test hook: an async export that panics; must reject, not hang. Not part of the API. */

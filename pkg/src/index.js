@@ -10,6 +10,8 @@ export {
   measureChain,
   repairChain,
   convert,
+  normalizeToolCallIds,
+  clearReasoning,
   __contextfoldAsyncPanicForTests,
 } from "./api.js";
 export { History } from "./history.js";

@@ -9,6 +9,8 @@ import init, {
   needsCompaction,
   parseChain,
   repairChain,
+  normalizeToolCallIds,
+  clearReasoning,
   validateChain,
   type Diagnostic,
   type RepairResult,
@@ -108,6 +110,15 @@ const diagnostics: Diagnostic[] = validateChain(messages, { provider: "anthropic
 // @ts-expect-error: no such provider
 validateChain(messages, { provider: "cohere" });
 const repaired: RepairResult = repairChain(messages, { orphanResults: "answer" });
+const normalized = normalizeToolCallIds(messages, "toolu_{r:24:b}", { format: "anthropic" });
+expectType<Equal<typeof normalized.renamed, { old: string; new: string }[]>>();
+expectType<Equal<typeof normalized.format, ChainFormat>>();
+const cleared = clearReasoning(messages);
+expectType<Equal<typeof cleared.removed, number>>();
+// @ts-expect-error: the template is a string
+normalizeToolCallIds(messages, 24);
+// @ts-expect-error: no such format
+clearReasoning(messages, { format: "yaml" });
 const history = new History<{ role: string; content: string }>({ options: { strategy: "tiers" } });
 await history.push({ role: "user", content: "hi" });
 const stored: StoredHistory<{ role: string; content: string }> = history.toJSON();

@@ -15,9 +15,6 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
-/** A message format contextfold reads. */
-export type ChainFormat = "native" | "openai" | "anthropic" | "gemini" | "aisdk" | "aisdk-ui" | "langchain";
-
 /** Options of `parseChain`. Unknown keys are ignored, so one options object can serve every function. */
 export interface ParseChainOptions {
     /** The format of `messages`; `"auto"` (default) detects it. */

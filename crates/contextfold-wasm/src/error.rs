@@ -37,6 +37,9 @@ pub enum BindingError {
     /// non-negative integer per text.
     #[error("the token counter failed: {0}")]
     TokenCounter(String),
+    /// The tool-call id template of `normalizeToolCallIds` is not one (path `template`).
+    #[error("{0}")]
+    InvalidTemplate(String),
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -48,6 +51,7 @@ impl BindingError {
         match self {
             BindingError::Core(e) => e.code(),
             BindingError::InvalidOption { .. } => "invalid_option",
+            BindingError::InvalidTemplate(_) => "invalid_template",
             BindingError::Summarizer(_) => "summarizer_failed",
             BindingError::Cancelled => "cancelled",
             BindingError::Budget { .. } => "budget_exceeded",
@@ -67,6 +71,7 @@ impl BindingError {
             | BindingError::Budget { .. }
             | BindingError::Internal(_) => None,
             BindingError::TokenCounter(_) => Some("options.tokenCounter".to_string()),
+            BindingError::InvalidTemplate(_) => Some("template".to_string()),
         }
     }
 

@@ -612,3 +612,38 @@ fn aisdk_ui_errors_name_the_culprit() {
     let err = format::write(&orphan, Format::AiSdkUi).unwrap_err();
     assert_eq!((err.code(), err.path()), ("unwritable", Some("[0].parts[0]")));
 }
+
+/// The system prompt as leading `{"role": "system"}` messages inside Anthropic
+/// `messages` (as SDK wrappers and proxies send it): read as system messages, detected
+/// as Anthropic, written back in place, and kept in place by a compaction that adds a
+/// system summary of its own.
+#[test]
+fn anthropic_leading_system_messages_round_trip_in_place() {
+    use contextfold::message::Role;
+    let wire = json!([
+        {"role": "system", "content": "You are terse."},
+        {"role": "system", "content": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral"}}]},
+        {"role": "user", "content": "list"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.rs"}]},
+        {"role": "assistant", "content": "One file."}
+    ]);
+    assert_eq!(format::detect(&wire).unwrap(), Format::Anthropic);
+    let messages = format::read(&wire, Format::Anthropic).unwrap();
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::System, Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
+    assert_same(&wire, &round_trip(&wire, Format::Anthropic), "leading system messages");
+    // A request object keeps its own convention: `system` stays a field.
+    let request = json!({"system": "S", "messages": [{"role": "user", "content": "q"}]});
+    assert_same(&request, &round_trip(&request, Format::Anthropic), "request form");
+    // A summary system message added after the leading run goes with it, in place.
+    let mut more = messages.clone();
+    more.insert(2, contextfold::message::Message::text(Role::System, "[CONDENSED CONTEXT] earlier work"));
+    let written = format::write(&more, Format::Anthropic).unwrap();
+    assert_eq!(written[2], json!({"role": "system", "content": "[CONDENSED CONTEXT] earlier work"}));
+    assert_eq!(written[3], wire[2]);
+    // A system message after the conversation started is refused with its path.
+    let late = json!([{"role": "user", "content": "q"}, {"role": "system", "content": "x"}]);
+    let err = format::read(&late, Format::Anthropic).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[1].role")));
+}

@@ -2,7 +2,11 @@
 //!
 //! Input: a `messages` array, or a request object `{system, messages, ...}` whose
 //! `system` (a string or text blocks) becomes one leading system message. Other request
-//! fields (`model`, `tools`, ...) are not messages and are not read.
+//! fields (`model`, `tools`, ...) are not messages and are not read. Leading
+//! `{"role": "system"}` messages inside `messages` (as many SDK wrappers and proxies
+//! send the system prompt) are read as system messages too, marked `inMessages` so they
+//! are written back where they were; a system message after the first user or
+//! assistant message is an error.
 //!
 //! Mapping:
 //! - `content` as a string or blocks; `text` -> text, `image` / `document` -> image /
@@ -37,6 +41,9 @@
 //!   its `type` unless that is `base64` (data) or `url` (url), so `text`, `file` or
 //!   `content` sources survive (a part with neither URL nor data is then reported by the
 //!   chain parser);
+//! - `inMessages: true` on a system message read from inside `messages`: when the
+//!   first message carries it, the writer puts the whole leading run of system
+//!   messages (a summary a strategy added included) inside `messages`;
 //! - `input`: the original `tool_use` input, only if the compact JSON of `arguments` does
 //!   not read back to the same value;
 //! - `shadowed`: unknown fields whose names clash with native field names.
@@ -126,7 +133,8 @@ fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>
 fn read_messages(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     out.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
-        let mut read = read_message(item, path.index(i))?;
+        let leading = out.iter().all(|m| m.role == Role::System);
+        let mut read = read_message(item, path.index(i), leading)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
         if let Some(first) = read.first_mut().filter(|m| after_results && m.role == Role::Tool) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
@@ -138,12 +146,19 @@ fn read_messages(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Res
 
 /// One wire message: one neutral message, or two for a user message holding tool
 /// results and other blocks.
-fn read_message(item: &Value, path: JsonPath) -> Result<Vec<Message>, FormatError> {
+/// `leading`: no user or assistant message came before, so a system message may.
+fn read_message(item: &Value, path: JsonPath, leading: bool) -> Result<Vec<Message>, FormatError> {
     let mut obj = WireObject::new(item, path, "a message")?;
     let role_name = obj.required_string("role")?;
     let (role, context) = match role_name {
         "user" => (Role::User, BlockContext::User),
         "assistant" => (Role::Assistant, BlockContext::Assistant),
+        "system" if leading => (Role::System, BlockContext::System),
+        "system" => {
+            return Err(obj.field_path("role").shape_error(
+                "a system message after the first user or assistant message: Anthropic takes the system prompt only before all messages (or in the request's `system` field)",
+            ))
+        }
         other => {
             return Err(obj.field_path("role").shape_error(format!(
                 "unknown Anthropic role `{other}` (expected user or assistant; a system prompt goes in the request's `system` field)"
@@ -166,6 +181,9 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Vec<Message>, FormatErro
     let mut markers = Markers::default();
     if shape != natural_content_shape(&parts) {
         markers.set("content", shape);
+    }
+    if role == Role::System {
+        markers.set("inMessages", true);
     }
     Ok(vec![Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) }])
 }
@@ -213,6 +231,15 @@ fn natural_content_shape<P: Borrow<Part>>(parts: &[P]) -> ContentShape {
         [one] if is_plain_text(one.borrow()) => ContentShape::String,
         _ => ContentShape::Array,
     }
+}
+
+/// Whether the chain's system prompt was read from inside `messages` (its first message
+/// is a system message marked `inMessages`), so the writer puts the leading system
+/// messages back there rather than in the request's `system` field.
+pub(crate) fn systems_in_messages(messages: &[Message]) -> bool {
+    messages.first().is_some_and(|m| {
+        m.role == Role::System && super::wire::Restore::new(&m.extra, NAMESPACE).marker_flag("inMessages")
+    })
 }
 
 /// An `extra` holding a single marker.

@@ -18,7 +18,9 @@
 //! - `tool-call`, `tool-result`, `reasoning` parts, `image` parts with an `image` field,
 //!   `file` parts with `data`, a message-level `providerOptions` and `tool` messages with
 //!   a part array are AI SDK `ModelMessage` only;
-//! - `system` / `tool` messages with a string content fit OpenAI and the AI SDK;
+//! - `system` messages with a string content fit OpenAI, Anthropic (a leading system
+//!   message inside `messages`) and the AI SDK; `tool` messages with a string content
+//!   fit OpenAI and the AI SDK;
 //!   `user` / `assistant` messages with a string content or `text` parts fit OpenAI,
 //!   Anthropic and the AI SDK.
 //!
@@ -215,7 +217,9 @@ fn classify(message: &Value) -> Result<Fits, String> {
     };
     let mut fits = match role {
         "user" | "assistant" => Fits::CHAT,
-        "system" | "tool" => Fits::OPENAI.or(Fits::AISDK),
+        // Anthropic: a leading system message inside `messages` (the reader checks where).
+        "system" => Fits::OPENAI.or(Fits::AISDK).or(Fits::ANTHROPIC),
+        "tool" => Fits::OPENAI.or(Fits::AISDK),
         "developer" | "function" => Fits::OPENAI,
         other => return Err(format!("unknown role `{other}`")),
     };
@@ -435,7 +439,7 @@ mod tests {
             ),
             (
                 "openai messages in a request object",
-                json!({"messages": [{"role": "user", "content": "a"}, {"role": "system", "content": "s"}]}),
+                json!({"messages": [{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "c", "content": "s"}]}),
                 "messages[1]",
             ),
             ("messages not an array", json!({"messages": {}}), "messages"),

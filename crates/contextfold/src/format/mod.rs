@@ -160,12 +160,17 @@ pub fn read_auto(value: &serde_json::Value) -> Result<(Vec<Message>, Format), Fo
 /// Writes messages in `format`. For Anthropic this is the inverse of [`read`]: a
 /// `messages` array ([`anthropic::write`]), or the request form `{system, messages}`
 /// ([`anthropic::write_request`]) when the messages hold a system message, since
-/// Anthropic keeps the system prompt out of `messages`.
+/// Anthropic keeps the system prompt out of `messages`, unless it was read from inside
+/// `messages` (then it goes back there).
 pub fn write(messages: &[Message], format: Format) -> Result<serde_json::Value, FormatError> {
     match format {
         Format::Native => Ok(native::write(messages)),
         Format::OpenAi => openai::write(messages),
-        Format::Anthropic if messages.iter().any(|m| m.role == Role::System) => anthropic::write_request(messages),
+        Format::Anthropic
+            if messages.iter().any(|m| m.role == Role::System) && !anthropic::systems_in_messages(messages) =>
+        {
+            anthropic::write_request(messages)
+        }
         Format::Anthropic => anthropic::write(messages),
         Format::Gemini if messages.iter().any(|m| m.role == Role::System) => gemini::write_request(messages),
         Format::Gemini => gemini::write(messages),

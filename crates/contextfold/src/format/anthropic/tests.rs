@@ -162,7 +162,7 @@ fn tool_use_input_is_compact_json_in_key_order() {
 fn errors_name_the_culprit() {
     let cases = [
         (json!("x"), ""),
-        (json!([{"role": "system", "content": "x"}]), "[0].role"),
+        (json!([{"role": "user", "content": "q"}, {"role": "system", "content": "x"}]), "[1].role"),
         (json!([{"role": "user"}]), "[0].content"),
         (json!([{"role": "user", "content": null}]), "[0].content"),
         (

@@ -15,7 +15,13 @@ use serde_json::{Map, Value};
 /// [`write_request`] for those, or [`crate::format::write`], which picks the form.
 pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
-    if let Some(i) = messages.iter().position(|m| m.role == Role::System) {
+    // System messages read from inside `messages` go back there: the whole leading run.
+    let lead = if super::systems_in_messages(messages) {
+        messages.iter().take_while(|m| m.role == Role::System).count()
+    } else {
+        0
+    };
+    if let Some(i) = messages.iter().skip(lead).position(|m| m.role == Role::System).map(|i| i.saturating_add(lead)) {
         return Err(root.index(i).unwritable(
             "a system message cannot be written in Anthropic `messages`: the system prompt is the request's top-level `system` (write the request form {system, messages} instead)",
         ));
@@ -151,7 +157,23 @@ fn write_messages<'a>(
                     }
                 }
             }
-            Role::System => return Err(path.unwritable("a system message cannot be written in Anthropic `messages`")),
+            // Only the leading run reaches here, when it was read from `messages` (see `write`).
+            Role::System => {
+                let parts: Vec<&Part> = message.parts.iter().collect();
+                let parts_path = path.key("parts");
+                let blocks = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(j, part)| write_block(&parts_path.index(j), part, BlockContext::System))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let shape = ContentShape::restore(restore.marker("content"), natural_content_shape(&parts), &parts);
+                out.push(WireMessage {
+                    role: "system",
+                    content: content_value(shape, &parts, blocks),
+                    fields: restore.into_fields(),
+                    open: false,
+                });
+            }
         }
     }
     Ok(out.into_iter().map(WireMessage::into_value).collect())

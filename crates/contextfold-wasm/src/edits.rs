@@ -1,0 +1,229 @@
+//! `normalizeToolCallIds` and `clearReasoning`: the chain edits of the core on their own.
+//!
+//! Both read any supported format (auto-detected by default), parse the chain strictly
+//! (a chain that breaks a rule throws with its code and path: `repairChain` it first),
+//! apply the core's edit (`ChainAst::normalize_tool_call_ids`, `ChainAst::clear_reasoning`)
+//! and write the result back in the format read. An unchanged chain comes back as given.
+//!
+//! The work happens in [`normalize_value`] and [`clear_reasoning_value`], plain Rust
+//! that the host tests exercise; the exports only convert between JS values and Rust.
+
+use crate::compact::field;
+use crate::convert::{format_option, messages_from_js, read_messages, to_js};
+use crate::error::{BindingError, JsResult};
+use crate::options::invalid;
+use crate::types::ChainFormat;
+use contextfold::ast::IdTemplate;
+use contextfold::format::Format;
+use contextfold::{ChainAst, Message};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsify::Tsify;
+use wasm_bindgen::prelude::*;
+
+/// Options of `normalizeToolCallIds` and `clearReasoning`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct EditOptions {
+    /// The format of `messages`; `"auto"` (default) detects it.
+    #[tsify(optional, type = "\"auto\" | ChainFormat")]
+    pub format: Option<String>,
+}
+
+/// A tool-call id `normalizeToolCallIds` rewrote, in its calls and in their results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
+pub struct RenamedId {
+    pub old: String,
+    pub new: String,
+}
+
+impl From<contextfold::ast::RenamedId> for RenamedId {
+    fn from(r: contextfold::ast::RenamedId) -> Self {
+        RenamedId { old: r.old, new: r.new }
+    }
+}
+
+/// What `normalizeToolCallIds` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct NormalizeResult {
+    /// The chain, in the format it was read in; the caller's own value when unchanged.
+    #[tsify(type = "unknown")]
+    pub messages: Value,
+    /// Whether any id was rewritten (`renamed` is not empty).
+    pub changed: bool,
+    /// The format that was read (the detected one with `format: "auto"`).
+    pub format: ChainFormat,
+    /// Every id rewritten, in chain order.
+    pub renamed: Vec<RenamedId>,
+}
+
+/// What `clearReasoning` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct ClearReasoningResult {
+    /// The chain, in the format it was read in; the caller's own value when unchanged.
+    #[tsify(type = "unknown")]
+    pub messages: Value,
+    /// Whether anything was removed.
+    pub changed: bool,
+    /// The format that was read (the detected one with `format: "auto"`).
+    pub format: ChainFormat,
+    /// Reasoning parts and tool-call signatures removed.
+    pub removed: usize,
+}
+
+fn read_format(options: &JsValue) -> Result<Option<Format>, BindingError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    if !options.is_object() {
+        return Err(invalid("", "expected an object"));
+    }
+    format_option(field::<String>(options, "format")?.as_deref())
+}
+
+/// Rewrites every tool-call id that does not fit `template` (e.g. `"toolu_{r:24:b}"`:
+/// literal text, `{r:N:charset}` random characters, `{f}` the function name) with a
+/// new one, unique in the chain and deterministic, and renames the results answering
+/// it. Ids that already fit are kept. A bad template throws `invalid_template` with
+/// path `template`.
+///
+/// @example
+/// ```js
+/// const { messages, renamed } = normalizeToolCallIds(chain, "call_{r:24:x}");
+/// ```
+#[wasm_bindgen(js_name = normalizeToolCallIds, unchecked_return_type = "NormalizeResult")]
+pub fn normalize_tool_call_ids(
+    #[wasm_bindgen(unchecked_param_type = "unknown", param_description = "an array of messages, or its JSON text")]
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] template: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "EditOptions")] options: JsValue,
+) -> JsResult<JsValue> {
+    let Some(template) = template.as_string() else {
+        return Err(BindingError::InvalidTemplate("expected a template string, e.g. \"call_{r:24:x}\"".into()).into());
+    };
+    let format = read_format(&options)?;
+    let value = messages_from_js(messages)?;
+    to_js(&normalize_value(&value, &template, format)?)
+}
+
+pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) -> Result<NormalizeResult, BindingError> {
+    let template = IdTemplate::parse(template).map_err(|e| BindingError::InvalidTemplate(e.to_string()))?;
+    let (messages, format) = read_messages(value, format)?;
+    let mut ast = ChainAst::parse(&messages)?;
+    let renamed = ast.normalize_tool_call_ids(&template)?;
+    let changed = !renamed.is_empty();
+    Ok(NormalizeResult {
+        messages: written(value, changed, &ast.messages(), format)?,
+        changed,
+        format: format.into(),
+        renamed: renamed.into_iter().map(RenamedId::from).collect(),
+    })
+}
+
+/// Removes all reasoning: thinking / reasoning parts and tool-call signatures (Gemini's
+/// `thoughtSignature`), as a chain moving to another provider needs; everything else is
+/// kept as it was.
+///
+/// @example
+/// ```js
+/// const { messages, removed } = clearReasoning(chain);
+/// ```
+#[wasm_bindgen(js_name = clearReasoning, unchecked_return_type = "ClearReasoningResult")]
+pub fn clear_reasoning(
+    #[wasm_bindgen(unchecked_param_type = "unknown", param_description = "an array of messages, or its JSON text")]
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "EditOptions")] options: JsValue,
+) -> JsResult<JsValue> {
+    let format = read_format(&options)?;
+    let value = messages_from_js(messages)?;
+    to_js(&clear_reasoning_value(&value, format)?)
+}
+
+pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<ClearReasoningResult, BindingError> {
+    let (messages, format) = read_messages(value, format)?;
+    let mut ast = ChainAst::parse(&messages)?;
+    let removed = ast.clear_reasoning();
+    let changed = removed > 0;
+    Ok(ClearReasoningResult {
+        messages: written(value, changed, &ast.messages(), format)?,
+        changed,
+        format: format.into(),
+        removed,
+    })
+}
+
+/// The edited messages in `format`, or the input as it came when nothing changed.
+fn written(value: &Value, changed: bool, messages: &[Message], format: Format) -> Result<Value, BindingError> {
+    if !changed {
+        return Ok(value.clone());
+    }
+    contextfold::format::write(messages, format).map_err(|e| BindingError::Core(e.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn openai_with_calls() -> Value {
+        json!([
+            { "role": "user", "content": "list and read" },
+            { "role": "assistant", "content": null, "tool_calls": [
+                { "id": "A1", "type": "function", "function": { "name": "ls", "arguments": "{}" } },
+                { "id": "call_abcdefghijklmnopqrstuvwx", "type": "function",
+                  "function": { "name": "cat", "arguments": "{}" } } ] },
+            { "role": "tool", "tool_call_id": "A1", "content": "a.rs" },
+            { "role": "tool", "tool_call_id": "call_abcdefghijklmnopqrstuvwx", "content": "fn main() {}" },
+            { "role": "assistant", "content": "done" }
+        ])
+    }
+
+    #[test]
+    fn ids_not_fitting_are_renamed_in_calls_and_results() {
+        let out = normalize_value(&openai_with_calls(), "call_{r:24:x}", None).unwrap();
+        assert!(out.changed);
+        assert_eq!(out.format, ChainFormat::OpenAi);
+        assert_eq!(out.renamed.len(), 1);
+        let new = &out.renamed.first().unwrap().new;
+        assert!(new.starts_with("call_") && new.len() == 29, "{new}");
+        assert_eq!(out.messages[1]["tool_calls"][0]["id"], json!(new));
+        assert_eq!(out.messages[2]["tool_call_id"], json!(new));
+        // The id that fits is kept.
+        assert_eq!(out.messages[3]["tool_call_id"], json!("call_abcdefghijklmnopqrstuvwx"));
+        // Deterministic.
+        assert_eq!(normalize_value(&openai_with_calls(), "call_{r:24:x}", None).unwrap(), out);
+    }
+
+    #[test]
+    fn a_fitting_chain_comes_back_as_given_and_a_bad_template_has_a_path() {
+        let chain =
+            json!([{ "role": "user", "content": "hi", "x-extra": 1 }, { "role": "assistant", "content": "yo" }]);
+        let out = normalize_value(&chain, "call_{r:24:x}", None).unwrap();
+        assert!(!out.changed && out.renamed.is_empty());
+        assert_eq!(out.messages, chain);
+        let err = normalize_value(&chain, "call_{r:24:q}", None).unwrap_err();
+        assert_eq!((err.code(), err.path().as_deref()), ("invalid_template", Some("template")));
+        let err = normalize_value(&json!([{ "role": "tool", "tool_call_id": "x", "content": "?" }]), "c{r:4:d}", None)
+            .unwrap_err();
+        assert_eq!(err.path().as_deref(), Some("[0]"));
+    }
+
+    #[test]
+    fn reasoning_is_removed_and_the_rest_kept() {
+        let chain = json!([
+            { "role": "user", "content": "2+2?" },
+            { "role": "assistant", "content": [
+                { "type": "thinking", "thinking": "add them", "signature": "sig" },
+                { "type": "text", "text": "4" } ] }
+        ]);
+        let out = clear_reasoning_value(&chain, None).unwrap();
+        assert_eq!((out.changed, out.removed, out.format), (true, 1, ChainFormat::Anthropic));
+        assert_eq!(
+            out.messages,
+            json!([{ "role": "user", "content": "2+2?" }, { "role": "assistant", "content": "4" }])
+        );
+        let again = clear_reasoning_value(&out.messages, None).unwrap();
+        assert!(!again.changed);
+        assert_eq!(again.messages, out.messages);
+    }
+}
