@@ -647,3 +647,25 @@ fn anthropic_leading_system_messages_round_trip_in_place() {
     let err = format::read(&late, Format::Anthropic).unwrap_err();
     assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[1].role")));
 }
+
+/// Diagnostics point into the caller's JSON: the source map of every real transcript,
+/// the demo and the UIMessage chat adds up to the chain as read.
+#[test]
+fn every_message_read_knows_its_wire_path() {
+    use contextfold::format::source_map::message_paths;
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-session.openai.json");
+    let mut files = vec![demo];
+    files.extend(common::real_fixtures().unwrap_or_default());
+    let mut inputs: Vec<(String, Value)> =
+        files.iter().map(|f| (f.file_name().unwrap().to_string_lossy().into_owned(), load(f))).collect();
+    inputs.push(("UIMessage chat".into(), aisdk_ui_chat()));
+    for (name, wire) in inputs {
+        let (messages, format) = format::read_auto(&wire).unwrap();
+        let paths = message_paths(&wire, format, messages.len()).unwrap_or_else(|| panic!("{name}: no source map"));
+        assert_eq!(paths.len(), messages.len(), "{name}");
+        // Paths never go backwards: wire messages are read in order.
+        let index = |p: &str| p.rsplit('[').next().and_then(|s| s.trim_end_matches(']').parse::<usize>().ok());
+        let indices: Vec<usize> = paths.iter().filter_map(|p| index(p)).collect();
+        assert!(indices.windows(2).all(|w| w[0] <= w[1]), "{name}: {paths:?}");
+    }
+}

@@ -22,6 +22,7 @@ pub mod langchain;
 pub mod native;
 pub mod openai;
 mod path;
+pub mod source_map;
 mod wire;
 
 pub use convert::{convert, Change, Converted};
