@@ -98,7 +98,7 @@ export class History {
    * in `options` (merged over the stored ones).
    */
   static fromJSON(data, options = {}) {
-    const value = typeof data === "string" ? JSON.parse(data) : data;
+    const value = typeof data === "string" ? parseStored(data) : data;
     if (!value || typeof value !== "object" || value.version !== VERSION || !Array.isArray(value.messages)) {
       throw contextfoldError("invalid_history", "not a stored History (expected { version: 1, messages: [...] })", "");
     }
@@ -107,5 +107,14 @@ export class History {
       auto: value.auto,
       options: { ...(value.options ?? {}), ...options },
     });
+  }
+}
+
+/** Stored JSON text, or the package's error (not a bare SyntaxError) when it is not JSON. */
+function parseStored(text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw contextfoldError("invalid_json", `not a stored History: invalid JSON (${e.message})`, "");
   }
 }

@@ -10,7 +10,7 @@ export interface StoredHistory<M = unknown> {
     version: 1;
     auto: boolean;
     /** The options without functions or signals (those cannot be stored). */
-    options: Omit<CompactOptions, "summarizer" | "signal" | "tokenCounter">;
+    options: Omit<CompactOptions, "summarizer" | "signal" | "tokenCounter" | "onProgress">;
     messages: M[];
 }
 
