@@ -11,47 +11,25 @@ use crate::convert::to_js;
 use contextfold::summarize::{CancelFlag, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
 use futures::future::{self, Either};
 use js_sys::{Function, Object, Promise, Reflect};
+use tsify::Tsify;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+/// The second argument of every summarizer call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+pub struct SummarizerContext {
+    /// The `signal` given to `compact`, to pass on to `fetch`.
+    #[tsify(optional, type = "AbortSignal")]
+    pub signal: Option<()>,
+}
+
+// A function type is the one thing tsify cannot declare (it derives data types from
+// structs and enums), so the summarizer's signature stays hand-written; its parameter
+// types are generated (`SummaryRequest` in crate::report, `SummarizerContext` above).
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SUMMARIZER: &str = r#"
-/** What a summary call is for. */
-export type SummaryRequestKind =
-    | "section" | "pair" | "rotation" | "qaHuman" | "qaAi"
-    | "chunk" | "consolidate" | "tierCondensed" | "tierCompressed" | "message";
-
-/** One call to the summarizer. */
-export interface SummaryRequest {
-    /** Number of this call within the compaction, from 0. */
-    id: number;
-    kind: SummaryRequestKind;
-    /** The full prompt: instructions envelope and transcript. Send it as the user message. */
-    prompt: string;
-    /** The instructions alone (for callers that send them as a system message)... */
-    instructions: string;
-    /** ...and the transcript alone. */
-    transcript: string;
-    /** Input messages covered: `start..end` (end excluded). */
-    range: { start: number; end: number };
-    /** The section concerned, where there is one. */
-    section: number | null;
-    /** Size the summary should stay under, in bytes (a hint). */
-    targetBytes: number;
-    /** The sequential round this call belongs to, from 0. */
-    wave: number;
-    /** The `timeoutMs` of the compaction, if any (contextfold enforces it). */
-    timeoutMs?: number;
-}
-
-/** The second argument of every summarizer call. */
-export interface SummarizerContext {
-    /** The `signal` given to `compact`, to pass on to `fetch`. */
-    signal?: AbortSignal;
-}
-
 /**
  * Turns a summary request into summary text. A rejection, a thrown error, a
  * non-string or blank answer, or a timeout fails that call (see `onError`).
@@ -118,7 +96,7 @@ impl JsSummarizer {
 impl Summarizer for JsSummarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         let timeout_ms = request.timeout_ms;
-        let js_request = to_js(&request)
+        let js_request = to_js(&crate::report::SummaryRequest::from(request))
             .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
         let returned = self
             .function

@@ -6,90 +6,127 @@
 
 use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
-use contextfold::ast::RepairAction;
+use crate::types::{ChainFormat, RepairAction};
 use contextfold::inspect::{self, Outline};
 use contextfold::ChainAst;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &str = r#"
-/** Options of `parseChain`. Unknown keys are ignored, so one options object can serve every function. */
-export interface ParseChainOptions {
-    /** The format of `messages`; `"auto"` (default) detects it. */
-    format?: "auto" | ChainFormat;
-    /** Repair what can be repaired (listed in `repairs`) instead of throwing. Default `false`. */
-    repair?: boolean;
-}
-
-/** What `parseChain` returns. */
-export interface ParsedChain {
-    /** The format that was read (the detected one with `format: "auto"`). */
-    format: ChainFormat;
-    outline: ChainOutline;
-    /** What repair mode changed, in input order; always empty in strict mode. */
-    repairs: RepairAction[];
-}
-
-export type PairKind = "completion" | "requestResponse" | "summarization";
-
-export interface ChainOutline {
-    messages: number;
-    sections: number;
-    pairs: number;
-    /** Size of the whole chain in bytes. */
-    bytes: number;
-    completions: number;
-    requestResponses: number;
-    summarizations: number;
-    toolCalls: number;
-    sectionList: SectionOutline[];
-}
-
-export interface SectionOutline {
-    systemMessages: number;
-    hasHuman: boolean;
-    headerBytes: number;
-    bytes: number;
-    pairs: PairOutline[];
-}
-
-export interface PairOutline {
-    kind: PairKind;
-    toolCalls: number;
-    toolMessages: number;
-    hasReasoning: boolean;
-    bytes: number;
-}
-
-/** One change made by repair mode; `index` is the input message concerned. */
-export type RepairAction =
-    | { action: "mergedConsecutiveHuman"; index: number }
-    | { action: "movedHumanIntoHeader"; index: number }
-    | { action: "droppedToolMessage"; index: number }
-    | { action: "droppedDuplicateResult"; index: number; callId: string }
-    | { action: "addedMissingResult"; index: number; callId: string; name: string }
-    | { action: "addedMissingCall"; index: number; callId: string; name: string };
-"#;
-
-/// The options `parseChain` understands; other keys are ignored.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// Options of `parseChain`. Unknown keys are ignored, so one options object can serve every function.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ParseChainOptions {
+    /// The format of `messages`; `"auto"` (default) detects it.
     #[serde(default)]
+    #[tsify(optional, type = "\"auto\" | ChainFormat")]
     pub format: Option<String>,
+    /// Repair what can be repaired (listed in `repairs`) instead of throwing. Default `false`.
     #[serde(default)]
+    #[tsify(optional)]
     pub repair: Option<bool>,
 }
 
-/// The result of `parseChain`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// What `parseChain` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 pub struct ParsedChain {
-    pub format: &'static str,
-    pub outline: Outline,
+    /// The format that was read (the detected one with `format: "auto"`).
+    pub format: ChainFormat,
+    pub outline: ChainOutline,
+    /// What repair mode changed, in input order; always empty in strict mode.
     pub repairs: Vec<RepairAction>,
+}
+
+/// What a body pair is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum PairKind {
+    Completion,
+    RequestResponse,
+    Summarization,
+}
+
+impl From<contextfold::PairKind> for PairKind {
+    fn from(k: contextfold::PairKind) -> Self {
+        match k {
+            contextfold::PairKind::Completion => PairKind::Completion,
+            contextfold::PairKind::RequestResponse => PairKind::RequestResponse,
+            contextfold::PairKind::Summarization => PairKind::Summarization,
+        }
+    }
+}
+
+/// The outline of a chain: counts and sizes, section by section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ChainOutline {
+    pub messages: usize,
+    pub sections: usize,
+    pub pairs: usize,
+    /// Size of the whole chain in bytes.
+    pub bytes: usize,
+    pub completions: usize,
+    pub request_responses: usize,
+    pub summarizations: usize,
+    pub tool_calls: usize,
+    pub section_list: Vec<SectionOutline>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionOutline {
+    pub system_messages: usize,
+    pub has_human: bool,
+    pub header_bytes: usize,
+    pub bytes: usize,
+    pub pairs: Vec<PairOutline>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct PairOutline {
+    pub kind: PairKind,
+    pub tool_calls: usize,
+    pub tool_messages: usize,
+    pub has_reasoning: bool,
+    pub bytes: usize,
+}
+
+impl From<Outline> for ChainOutline {
+    fn from(o: Outline) -> Self {
+        ChainOutline {
+            messages: o.messages,
+            sections: o.sections,
+            pairs: o.pairs,
+            bytes: o.bytes,
+            completions: o.completions,
+            request_responses: o.request_responses,
+            summarizations: o.summarizations,
+            tool_calls: o.tool_calls,
+            section_list: o
+                .section_list
+                .into_iter()
+                .map(|s| SectionOutline {
+                    system_messages: s.system_messages,
+                    has_human: s.has_human,
+                    header_bytes: s.header_bytes,
+                    bytes: s.bytes,
+                    pairs: s
+                        .pairs
+                        .into_iter()
+                        .map(|p| PairOutline {
+                            kind: p.kind.into(),
+                            tool_calls: p.tool_calls,
+                            tool_messages: p.tool_messages,
+                            has_reasoning: p.has_reasoning,
+                            bytes: p.bytes,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Parses a conversation and returns its outline: sections, body pairs, sizes.
@@ -129,7 +166,11 @@ pub fn parse_chain_value(value: &Value, options: &ParseChainOptions) -> Result<P
     } else {
         (ChainAst::parse(&messages)?, Vec::new())
     };
-    Ok(ParsedChain { format: format.as_str(), outline: inspect::outline(&ast), repairs })
+    Ok(ParsedChain {
+        format: format.into(),
+        outline: inspect::outline(&ast).into(),
+        repairs: repairs.into_iter().map(Into::into).collect(),
+    })
 }
 
 fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, BindingError> {
@@ -179,11 +220,25 @@ mod tests {
             { "role": "assistant", "parts": [{ "type": "text", "text": "hello" }] }
         ]);
         let parsed = parse_chain_value(&chain, &native_options(false)).unwrap();
-        assert_eq!(parsed.format, "native");
+        assert_eq!(parsed.format, ChainFormat::Native);
         assert_eq!(parsed.outline.messages, 3);
         assert_eq!(parsed.outline.sections, 1);
         assert_eq!(parsed.outline.completions, 1);
         assert!(parsed.repairs.is_empty());
+    }
+
+    #[test]
+    fn the_result_serializes_as_the_core_outline() {
+        let chain = orphan_result_chain();
+        let parsed = parse_chain_value(&chain, &native_options(true)).unwrap();
+        let messages = contextfold::format::read(&chain, contextfold::format::Format::Native).unwrap();
+        let core = ChainAst::parse_repair(&messages).unwrap();
+        let expected = json!({
+            "format": "native",
+            "outline": serde_json::to_value(inspect::outline(&core.ast)).unwrap(),
+            "repairs": serde_json::to_value(&core.repairs).unwrap(),
+        });
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), expected);
     }
 
     #[test]

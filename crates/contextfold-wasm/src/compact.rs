@@ -13,240 +13,23 @@ use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{amount, invalid, provider_option, StrategySettings};
+use crate::report::{CompactReport, ProgressEvent};
 use crate::token_counter::JsTokenCounter;
+use crate::types::ChainFormat;
 use contextfold::format::Format;
 use contextfold::measure::Meter;
 use contextfold::repair::{Provider, RepairOptions};
 use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
-use contextfold::strategy::{OnError, Report};
+use contextfold::strategy::OnError;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::{CancelFlag, Controls, Progress, ProgressSink, Summarizer, DEFAULT_CONCURRENCY};
 use js_sys::Reflect;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-#[wasm_bindgen(typescript_custom_section)]
-const TS_COMPACT: &str = r#"
-/** Settings of the `sections` strategy; defaults in brackets. */
-export interface SectionsStrategy {
-    name: "sections";
-    /** Rotate the last `keepQASections` sections when they outgrow `lastSecBytes` [true]. */
-    preserveLast?: boolean;
-    /** Budget of each of those sections, in bytes [51200] (or `lastSecTokens`, at 4 bytes a token). */
-    lastSecBytes?: number;
-    lastSecTokens?: number;
-    /** A body pair above this size is summarized on its own, never the last one [16384] (or `maxBpTokens`). */
-    maxBpBytes?: number;
-    maxBpTokens?: number;
-    /** Fold older sections into one QA section when too many or too large [false]. */
-    useQA?: boolean;
-    maxQASections?: number;
-    /** Or `maxQATokens`. */
-    maxQABytes?: number;
-    maxQATokens?: number;
-    /** Summarize the folded user messages instead of concatenating them [false]. */
-    summHumanInQA?: boolean;
-    /** Recent sections kept out of section summarization, at least 1 [1]. */
-    keepQASections?: number;
-    /** Share of `lastSecBytes` left free after a rotation, 0 to 100 [25]. */
-    reservePercent?: number;
-    /** Content smaller than this is never sent to the summarizer [512]. */
-    minSummarizeBytes?: number;
-    /** Template of the ids of created summarization tool calls. */
-    idTemplate?: string;
-}
-
-/**
- * Settings of the `window` strategy (zrb's safe-split summarizer); defaults in brackets.
- * Thresholds are given in tokens OR bytes (`thresholdTokens` or `thresholdBytes`).
- */
-export interface WindowStrategy {
-    name: "window";
-    /** Messages kept; more trigger compaction [100]. */
-    window?: number;
-    /** A chain over this triggers compaction [76800 tokens, or 80% of maxTokens/maxBytes]. */
-    thresholdTokens?: number;
-    thresholdBytes?: number;
-    /** A tool result over this is summarized on its own [half the threshold]. */
-    messageThresholdTokens?: number;
-    messageThresholdBytes?: number;
-    /** Re-summarization levels of a long text before it is truncated (reported) [5]. */
-    maxDepth?: number;
-    /** Content smaller than this is never sent to the summarizer [512]. */
-    minSummarizeBytes?: number;
-}
-
-/** Settings of the `tiers` strategy (eternal history); defaults in brackets. */
-export interface TiersStrategy {
-    name: "tiers";
-    /** Most recent messages kept verbatim [20]. */
-    recent?: number;
-    /** Messages before them condensed (medium compression); older ones compressed [50]. */
-    condensed?: number;
-    /** `needsCompaction` is true above this many messages [100]. */
-    autoThreshold?: number;
-    /** Whether the automatic trigger is on [true]. */
-    auto?: boolean;
-    /** Size hints of the two summaries [2000 / 800 bytes, or 25% / 10% of the budget]; or in tokens. */
-    condensedBytes?: number;
-    condensedTokens?: number;
-    compressedBytes?: number;
-    compressedTokens?: number;
-    minSummarizeBytes?: number;
-}
-
-/**
- * Settings of the `budget` strategy: keep the system prompt and the recent messages,
- * condense the rest, then enforce `maxTokens` / `maxBytes` (required) as a hard limit.
- */
-export interface BudgetStrategy {
-    name: "budget";
-    /** Most recent messages always kept, extended to whole tool exchanges [2]. */
-    keepRecent?: number;
-    /** Share of the budget all summaries together may take, 0 to 100 [20]. */
-    summaryPercent?: number;
-    idTemplate?: string;
-}
-
-/** A strategy name, or a name with settings. */
-export type CompactStrategy =
-    | "sections" | "window" | "tiers" | "budget"
-    | SectionsStrategy | WindowStrategy | TiersStrategy | BudgetStrategy;
-
-/**
- * On a failed summary call: `"rollback"` returns the original chain with the errors in
- * the report (default), `"throw"` throws a `ContextfoldError` with code
- * `summarizer_failed` and an `errors` array, `"partial"` (alias `"trim"`) keeps every
- * summary that succeeded and the content whose summary failed (the `budget` strategy
- * trims it to keep the budget).
- */
-export type OnError = "rollback" | "throw" | "partial" | "trim";
-
-/** Options shared by `compact` and `needsCompaction`. */
-export interface StrategyOptions {
-    /** The format of `messages`; `"auto"` (default) detects it. */
-    format?: "auto" | ChainFormat;
-    /** Default `"sections"`. */
-    strategy?: CompactStrategy;
-    /**
-     * The budget the result should fit (give one of the two); each strategy derives its
-     * thresholds from it unless they are set. `budget` guarantees it, or throws
-     * `budget_exceeded` saying what alone is too large.
-     */
-    maxTokens?: number;
-    maxBytes?: number;
-    /** Counts tokens instead of the built-in estimate (one call per batch of texts). */
-    tokenCounter?: TokenCounter;
-}
-
-/** Options of `needsCompaction`. */
-export interface NeedsCompactionOptions extends StrategyOptions {}
-
-/** Options of `compact`. Unknown keys are ignored; `null` counts as absent. */
-export interface CompactOptions extends StrategyOptions {
-    /** Makes the summaries; the built-in `extractiveSummarizer()` when absent. */
-    summarizer?: Summarizer;
-    /** Whose rules the result keeps; default: the provider of the format read. */
-    provider?: ProviderName;
-    /** Summary calls in flight at most, at least 1 [4]. */
-    concurrency?: number;
-    /** Time limit of each summary call, in ms: a late call fails with kind `"timeout"`. */
-    timeoutMs?: number;
-    /** Aborting it cancels the compaction: the original chain comes back with `report.cancelled`. */
-    signal?: AbortSignal;
-    onError?: OnError;
-    /** Told when each wave of summary calls starts, when each call ends, and when all is done. */
-    onProgress?: (event: ProgressEvent) => void;
-}
-
-/** A progress event of `compact`; `done` / `total` count the calls of the current wave. */
-export type ProgressEvent =
-    | { phase: "wave"; wave: number; done: 0; total: number }
-    | { phase: "call"; wave: number; done: number; total: number; request: number; ok: boolean }
-    | { phase: "done"; calls: number; waves: number };
-
-/** A message in contextfold's native, provider-neutral format. */
-export interface NativeMessage {
-    role: "system" | "user" | "assistant" | "tool";
-    parts: Array<{ type: string; [key: string]: unknown }>;
-    [key: string]: unknown;
-}
-
-/** Why a summary call gave nothing usable. */
-export type SummarizeErrorKind = "failed" | "empty" | "invalidResult" | "timeout" | "cancelled";
-
-export interface SummarizeError {
-    kind: SummarizeErrorKind;
-    message: string;
-    /** The `id` of the request. */
-    request: number;
-}
-
-export interface Totals {
-    messages: number;
-    bytes: number;
-    tokens: number;
-}
-
-/** One thing the strategy did (or declined to do) to a section. */
-export type SectionAction =
-    | { action: "sectionSummarized"; pairs: number; bytesBefore: number; bytesAfter: number }
-    | { action: "pairSummarized"; pair: number; bytesBefore: number; bytesAfter: number }
-    | { action: "rotated"; pairsSummarized: number; pairsKept: number; bytesBefore: number; bytesAfter: number }
-    | { action: "foldedIntoQa"; bytesBefore: number }
-    | { action: "noGain"; kind: SummaryRequestKind; bytesBefore: number; summaryBytes: number }
-    | { action: "messageSummarized"; message: number; bytesBefore: number; bytesAfter: number }
-    | { action: "truncated"; message: number | null; bytesBefore: number; bytesAfter: number }
-    | { action: "snapshot"; messages: number; updated: boolean; bytesBefore: number; bytesAfter: number }
-    | { action: "skipped"; reason: string }
-    | { action: "tiered"; level: "condensed" | "compressed"; messages: number; merged: boolean; bytesBefore: number; bytesAfter: number }
-    | { action: "condensed"; pairs: number }
-    | { action: "trimmed"; what: string }
-    | { action: "failed"; kind: SummaryRequestKind; request: number };
-
-export interface SectionReport {
-    /** Index of the section in the (repaired) input. */
-    section: number;
-    actions: SectionAction[];
-}
-
-export interface CompactReport {
-    strategy: "sections" | "window" | "tiers" | "budget";
-    before: Totals;
-    after: Totals;
-    /** Summary calls made. */
-    calls: number;
-    /** Sequential rounds of calls. */
-    waves: number;
-    /** Every summary call that failed. */
-    errors: SummarizeError[];
-    /** Repairs parsing made to the input. */
-    repairs: RepairAction[];
-    /** What the final provider-validity pass changed in the strategy's result. */
-    providerRepairs: RepairStep[];
-    sections: SectionReport[];
-    /** The result is the original chain because of errors or cancellation. */
-    rolledBack: boolean;
-    cancelled: boolean;
-}
-
-/** What `compact` returns. */
-export interface CompactResult {
-    /**
-     * The compacted chain, in the format it was read in (see `format`): an array of
-     * messages, or for Anthropic input that had a system prompt, `{ system, messages }`.
-     */
-    messages: unknown;
-    /** Whether any content changed; `false` after a rollback or with nothing to do. */
-    changed: boolean;
-    /** The format `messages` were read in, and are written back in. */
-    format: ChainFormat;
-    report: CompactReport;
-}
-"#;
 
 /// The options of `compact` other than the JS objects (summarizer, signal).
 #[derive(Debug, Clone, PartialEq)]
@@ -279,19 +62,30 @@ impl Default for CompactSettings {
 pub use contextfold::format::convert::provider_of;
 
 /// What `compact` returns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompactOutput {
-    /// The messages, written in the format they were read in (with a reuse plan: the
-    /// output without its message array, `null` for a bare array).
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+pub struct CompactResult {
+    /// The compacted chain, in the format it was read in (see `format`): an array of
+    /// messages, or for Anthropic input that had a system prompt, `{ system, messages }`.
+    #[tsify(type = "unknown")]
     pub messages: Value,
-    /// Asked for by the package's JS layer: the output message array as input indices
-    /// and new messages (see [`crate::reuse`]).
+    /// Whether any content changed; `false` after a rollback or with nothing to do.
+    pub changed: bool,
+    /// The format `messages` were read in, and are written back in.
+    pub format: ChainFormat,
+    pub report: CompactReport,
+}
+
+/// What the `compact` export hands the package's JS layer: the result, and the reuse
+/// plan it asked for (which it removes before the caller sees the result).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompactOutput {
+    /// With a reuse plan, `result.messages` is the output without its message array
+    /// (`null` for a bare array).
+    #[serde(flatten)]
+    pub result: CompactResult,
+    /// The output message array as input indices and new messages (see [`crate::reuse`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reuse: Option<Vec<crate::reuse::ReuseItem>>,
-    pub changed: bool,
-    pub format: &'static str,
-    pub report: Report,
 }
 
 /// Compacts a conversation, folding old content into summaries.
@@ -354,30 +148,22 @@ pub async fn compact(
     }
     let output = output?;
     if let Some(f) = &progress {
-        let done = ProgressDone { phase: "done", calls: output.report.calls, waves: output.report.waves };
+        let done = ProgressEvent::Done { calls: output.result.report.calls, waves: output.result.report.waves };
         notify(f, &done);
     }
     to_js(&output)
 }
 
-/// The last progress event: the compaction finished (also after a rollback).
-#[derive(Serialize)]
-struct ProgressDone {
-    phase: &'static str,
-    calls: usize,
-    waves: usize,
-}
-
 /// Calls the caller's `onProgress`. What it throws is ignored: a progress bar must not
 /// be able to fail a compaction.
-fn notify<T: Serialize>(f: &js_sys::Function, event: &T) {
+fn notify(f: &js_sys::Function, event: &ProgressEvent) {
     if let Ok(value) = to_js(event) {
         let _ = f.call1(&JsValue::UNDEFINED, &value);
     }
 }
 
 fn progress_sink(f: js_sys::Function) -> ProgressSink {
-    ProgressSink(std::rc::Rc::new(move |event: Progress| notify(&f, &event)))
+    ProgressSink(std::rc::Rc::new(move |event: Progress| notify(&f, &event.into())))
 }
 
 /// The built-in or a JS summarizer behind one type, so that every strategy is compiled
@@ -474,7 +260,15 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
     } else {
         (value.clone(), None)
     };
-    Ok(CompactOutput { messages, reuse, changed: result.changed, format: format.as_str(), report: result.report })
+    Ok(CompactOutput {
+        result: CompactResult {
+            messages,
+            changed: result.changed,
+            format: format.into(),
+            report: CompactReport::new(result.report, format),
+        },
+        reuse,
+    })
 }
 
 /// Provider APIs reject unknown message fields (Anthropic does), so tier summaries keep
@@ -688,8 +482,9 @@ mod tests {
             Meter::default(),
         ))
         .unwrap();
+        let out = out.result;
         assert!(out.changed);
-        assert_eq!(out.format, "openai");
+        assert_eq!((out.format, out.report.format), (ChainFormat::OpenAi, ChainFormat::OpenAi));
         assert!(out.report.after.bytes < out.report.before.bytes);
         assert!(!summarizer.requests.borrow().is_empty());
         let messages = contextfold::format::openai::read(&out.messages).unwrap();
@@ -705,7 +500,8 @@ mod tests {
             &Controls::default(),
             Meter::default(),
         ))
-        .unwrap();
+        .unwrap()
+        .result;
         assert!(!out.changed);
         assert!(out.report.rolled_back);
         assert_eq!(out.report.errors.len(), out.report.calls);

@@ -85,7 +85,8 @@ impl BindingError {
         let _ = js_sys::Reflect::set(&error, &JsValue::from_str("path"), &path);
         if let BindingError::Summarizer(errors) = self {
             // `[{ kind, message, request }]`; a failed conversion leaves it undefined.
-            let list = crate::convert::to_js(errors).unwrap_or(JsValue::UNDEFINED);
+            let list: Vec<crate::report::SummarizeError> = errors.iter().cloned().map(Into::into).collect();
+            let list = crate::convert::to_js(&list).unwrap_or(JsValue::UNDEFINED);
             let _ = js_sys::Reflect::set(&error, &JsValue::from_str("errors"), &list);
         }
         error.into()

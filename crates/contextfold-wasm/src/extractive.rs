@@ -7,20 +7,21 @@
 use crate::error::{BindingError, JsResult};
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use js_sys::{Object, Promise, Reflect};
+use tsify::Tsify;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 /// Property that marks a function made by `extractiveSummarizer`; holds its settings.
 pub const MARKER: &str = "__contextfoldExtractive";
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_EXTRACTIVE: &str = r#"
-/** Settings of the built-in extractive summarizer. */
-export interface ExtractiveOptions {
-    /** Upper bound of a summary in bytes, whatever a request asks [4096]. */
-    maxBytes?: number;
+/// Settings of the built-in extractive summarizer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtractiveOptions {
+    /// Upper bound of a summary in bytes, whatever a request asks [4096].
+    #[tsify(optional)]
+    pub max_bytes: Option<usize>,
 }
-"#;
 
 /// The built-in extractive summarizer: deterministic, offline, no API key. It keeps the
 /// user's goals, error lines, decisions, actions, file paths and the last state within

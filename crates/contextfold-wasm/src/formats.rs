@@ -8,50 +8,98 @@ use crate::compact::field;
 use crate::convert::{format_option, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::invalid;
+use crate::types::{ChainFormat, RepairStep};
 use contextfold::format::{self, Change, Format};
 use serde::Serialize;
 use serde_json::Value;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_FORMATS: &str = r#"
-/** Options of `convert`. */
-export interface ConvertOptions {
-    /** The format of `messages`; `"auto"` (default) detects it. */
-    from?: "auto" | ChainFormat;
-    /** The format to write. */
-    to: ChainFormat;
+/// Options of `convert`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+pub struct ConvertOptions {
+    /// The format of `messages`; `"auto"` (default) detects it.
+    #[tsify(optional, type = "\"auto\" | ChainFormat")]
+    pub from: Option<String>,
+    /// The format to write.
+    #[tsify(type = "ChainFormat")]
+    pub to: String,
 }
 
-/** One change `convert` made; `index` is a message of the chain as read (native), `part` a part of it. */
-export type ConvertChange =
-    | { change: "droppedFields"; index: number; part?: number; fields: string[] }
-    | { change: "droppedSignature"; index: number; part: number }
-    | { change: "droppedReasoning"; index: number; part: number }
-    | { change: "addedSignature"; index: number; part: number }
-    | { change: "droppedMedia"; index: number; part: number; reason: string }
-    | { change: "sanitizedArguments"; index: number; part: number; replaced: boolean }
-    | { change: "renamedToolCallId"; index: number; part: number; old: string; new: string }
-    | { change: "repaired"; step: string; index: number; [key: string]: unknown };
-
-/** What `convert` returns. */
-export interface ConvertResult {
-    /** The conversation in the `to` format. */
-    messages: unknown;
-    /** The format that was read (the detected one with `from: "auto"`). */
-    from: ChainFormat;
-    to: ChainFormat;
-    changes: ConvertChange[];
+/// One change `convert` made; `index` is a message of the chain as read (native), `part` a part of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[serde(tag = "change", rename_all = "camelCase")]
+pub enum ConvertChange {
+    DroppedFields {
+        index: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        part: Option<usize>,
+        fields: Vec<String>,
+    },
+    DroppedSignature {
+        index: usize,
+        part: usize,
+    },
+    DroppedReasoning {
+        index: usize,
+        part: usize,
+    },
+    AddedSignature {
+        index: usize,
+        part: usize,
+    },
+    DroppedMedia {
+        index: usize,
+        part: usize,
+        reason: String,
+    },
+    SanitizedArguments {
+        index: usize,
+        part: usize,
+        replaced: bool,
+    },
+    RenamedToolCallId {
+        index: usize,
+        part: usize,
+        old: String,
+        new: String,
+    },
+    Repaired {
+        #[serde(flatten)]
+        step: RepairStep,
+    },
 }
-"#;
+
+impl From<Change> for ConvertChange {
+    fn from(c: Change) -> Self {
+        match c {
+            Change::DroppedFields { index, part, fields } => ConvertChange::DroppedFields { index, part, fields },
+            Change::DroppedSignature { index, part } => ConvertChange::DroppedSignature { index, part },
+            Change::DroppedReasoning { index, part } => ConvertChange::DroppedReasoning { index, part },
+            Change::AddedSignature { index, part } => ConvertChange::AddedSignature { index, part },
+            Change::DroppedMedia { index, part, reason } => ConvertChange::DroppedMedia { index, part, reason },
+            Change::SanitizedArguments { index, part, replaced } => {
+                ConvertChange::SanitizedArguments { index, part, replaced }
+            }
+            Change::RenamedToolCallId { index, part, old, new } => {
+                ConvertChange::RenamedToolCallId { index, part, old, new }
+            }
+            Change::Repaired { step } => ConvertChange::Repaired { step: step.into() },
+        }
+    }
+}
 
 /// What `convert` returns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(rename = "ConvertResult")]
 pub struct ConvertOutput {
+    /// The conversation in the `to` format.
+    #[tsify(type = "unknown")]
     pub messages: Value,
-    pub from: &'static str,
-    pub to: &'static str,
-    pub changes: Vec<Change>,
+    /// The format that was read (the detected one with `from: "auto"`).
+    pub from: ChainFormat,
+    pub to: ChainFormat,
+    pub changes: Vec<ConvertChange>,
 }
 
 /// Converts a conversation to another format: reads it (`from`, detected by default),
@@ -96,9 +144,9 @@ pub fn convert_value(value: &Value, from: Option<&str>, to: Option<&str>) -> Res
     let converted = format::convert(value, from, to).map_err(|e| BindingError::Core(e.into()))?;
     Ok(ConvertOutput {
         messages: converted.value,
-        from: converted.from.as_str(),
-        to: converted.to.as_str(),
-        changes: converted.changes,
+        from: converted.from.into(),
+        to: converted.to.into(),
+        changes: converted.changes.into_iter().map(ConvertChange::from).collect(),
     })
 }
 
@@ -111,12 +159,32 @@ mod tests {
     fn converts_and_reports_the_detected_format() {
         let chain = json!([{ "role": "system", "content": "s" }, { "role": "user", "content": "hi" }]);
         let out = convert_value(&chain, None, Some("gemini")).unwrap();
-        assert_eq!((out.from, out.to), ("openai", "gemini"));
+        assert_eq!((out.from, out.to), (ChainFormat::OpenAi, ChainFormat::Gemini));
         assert_eq!(
             out.messages,
             json!({ "systemInstruction": { "parts": [{ "text": "s" }] }, "contents": [{ "role": "user", "parts": [{ "text": "hi" }] }] })
         );
         assert!(out.changes.is_empty());
+    }
+
+    #[test]
+    fn changes_serialize_as_the_core_changes() {
+        let step =
+            contextfold::repair::RepairStep::AnsweredPendingCall { index: 1, call_id: "c".into(), name: "n".into() };
+        for change in [
+            Change::DroppedFields { index: 0, part: None, fields: vec!["x".into()] },
+            Change::DroppedFields { index: 0, part: Some(1), fields: vec![] },
+            Change::DroppedSignature { index: 1, part: 2 },
+            Change::DroppedReasoning { index: 1, part: 2 },
+            Change::AddedSignature { index: 1, part: 2 },
+            Change::DroppedMedia { index: 1, part: 2, reason: "r".into() },
+            Change::SanitizedArguments { index: 1, part: 2, replaced: true },
+            Change::RenamedToolCallId { index: 1, part: 2, old: "a".into(), new: "b".into() },
+            Change::Repaired { step },
+        ] {
+            let expected = serde_json::to_value(&change).unwrap();
+            assert_eq!(serde_json::to_value(ConvertChange::from(change)).unwrap(), expected);
+        }
     }
 
     #[test]

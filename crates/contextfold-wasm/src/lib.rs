@@ -9,6 +9,7 @@
 //! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
 //! - [`measure`] holds `estimateTokens` and `measureChain`;
 //! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
+//! - [`report`] holds what `compact` reports: requests, report, progress (DTOs of core types);
 //! - [`reuse`] hands kept messages back as the caller's own objects;
 //! - [`token_counter`] puts a JS tokenizer behind the core's `TokenCounter`;
 //! - [`validity`] holds `validateChain` and `repairChain`;
@@ -28,6 +29,7 @@ pub mod extractive;
 pub mod formats;
 pub mod measure;
 pub mod options;
+pub mod report;
 pub mod reuse;
 pub mod token_counter;
 pub mod types;

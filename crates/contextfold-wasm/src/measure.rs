@@ -3,56 +3,43 @@
 
 use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
+use crate::types::{ChainFormat, Role, Totals};
 use contextfold::measure::{estimate_message_tokens, estimate_text_tokens};
-use contextfold::message::{Message, Part, Role};
+use contextfold::message::{Message, Part};
 use serde::Serialize;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_MEASURE: &str = r#"
-/** Options of `measureChain`. */
-export interface MeasureOptions {
-    /** The format of `messages`; `"auto"` (default) detects it. */
-    format?: "auto" | ChainFormat;
+/// Options of `measureChain`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+pub struct MeasureOptions {
+    /// The format of `messages`; `"auto"` (default) detects it.
+    #[tsify(optional, type = "\"auto\" | ChainFormat")]
+    pub format: Option<String>,
 }
 
-/** Size of one message: bytes as the strategies count them, and estimated tokens. */
-export interface MessageMeasure {
-    role: "system" | "user" | "assistant" | "tool";
-    /** What the message mostly holds: `"text"`, `"reasoning"`, `"toolCall"`, `"toolResult"` or `"media"`. */
-    kind: "text" | "reasoning" | "toolCall" | "toolResult" | "media";
-    bytes: number;
-    tokens: number;
-    /** Every text the estimate counts (text, reasoning, tool names, arguments, results), in order. */
-    texts: string[];
-    /** Tokens the estimate adds beyond those texts (message overhead, tool framing, media). */
-    fixedTokens: number;
-}
-
-export interface ChainMeasure {
-    format: ChainFormat;
-    messages: MessageMeasure[];
-    total: { messages: number; bytes: number; tokens: number };
-}
-"#;
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Size of one message: bytes as the strategies count them, and estimated tokens.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageMeasure {
     pub role: Role,
+    /// What the message mostly holds: `"text"`, `"reasoning"`, `"toolCall"`, `"toolResult"` or `"media"`.
+    #[tsify(type = "\"text\" | \"reasoning\" | \"toolCall\" | \"toolResult\" | \"media\"")]
     pub kind: &'static str,
     pub bytes: usize,
     pub tokens: usize,
+    /// Every text the estimate counts (text, reasoning, tool names, arguments, results), in order.
     pub texts: Vec<String>,
+    /// Tokens the estimate adds beyond those texts (message overhead, tool framing, media).
     pub fixed_tokens: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// What `measureChain` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
 pub struct ChainMeasure {
-    pub format: &'static str,
+    pub format: ChainFormat,
     pub messages: Vec<MessageMeasure>,
-    pub total: contextfold::strategy::Totals,
+    pub total: Totals,
 }
 
 /// The estimated tokens of a text, as contextfold counts them.
@@ -83,10 +70,10 @@ pub fn measure_chain(
     };
     let value = messages_from_js(messages)?;
     let (messages, format) = read_messages(&value, format).map_err(BindingError::from)?;
-    to_js(&measure(&messages, format.as_str()))
+    to_js(&measure(&messages, format.into()))
 }
 
-pub fn measure(messages: &[Message], format: &'static str) -> ChainMeasure {
+pub fn measure(messages: &[Message], format: ChainFormat) -> ChainMeasure {
     let list = messages
         .iter()
         .map(|m| {
@@ -95,7 +82,7 @@ pub fn measure(messages: &[Message], format: &'static str) -> ChainMeasure {
             let tokens = estimate_message_tokens(m);
             let counted: usize = texts.iter().map(|t| estimate_text_tokens(t)).sum();
             MessageMeasure {
-                role: m.role,
+                role: m.role.into(),
                 kind: kind(m),
                 bytes: m.size(),
                 tokens,
@@ -104,7 +91,7 @@ pub fn measure(messages: &[Message], format: &'static str) -> ChainMeasure {
             }
         })
         .collect();
-    ChainMeasure { format, messages: list, total: contextfold::strategy::Totals::of(messages) }
+    ChainMeasure { format, messages: list, total: contextfold::strategy::Totals::of(messages).into() }
 }
 
 fn collect(parts: &[Part], texts: &mut Vec<String>) {

@@ -18,7 +18,8 @@ use contextfold::strategy::sections::SectionsConfig;
 use contextfold::strategy::tiers::TiersConfig;
 use contextfold::strategy::window::WindowConfig;
 use contextfold::strategy::OnError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
 
 pub fn invalid(path: &str, message: impl Into<String>) -> BindingError {
     BindingError::InvalidOption { path: path.to_string(), message: message.into() }
@@ -35,6 +36,238 @@ pub fn provider_option(name: Option<&str>) -> Result<Option<contextfold::repair:
         })
     })
     .transpose()
+}
+
+/// A strategy name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum StrategyName {
+    Sections,
+    Window,
+    Tiers,
+    Budget,
+}
+
+// The option objects below are declarations: tsify generates their TypeScript, and the
+// exports name them with `unchecked_param_type`. The exports read options field by field
+// (every error gets its exact path, a throwing getter becomes an invalid option), and the
+// strategy settings through [`StrategySettings`]; the tests check that every declared
+// setting is one it reads.
+
+/// Settings of the `sections` strategy; defaults in brackets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionsStrategy {
+    #[tsify(type = "\"sections\"")]
+    pub name: String,
+    /// Rotate the last `keepQASections` sections when they outgrow `lastSecBytes` [true].
+    #[tsify(optional)]
+    pub preserve_last: Option<bool>,
+    /// Budget of each of those sections, in bytes [51200] (or `lastSecTokens`, at 4 bytes a token).
+    #[tsify(optional)]
+    pub last_sec_bytes: Option<usize>,
+    #[tsify(optional)]
+    pub last_sec_tokens: Option<usize>,
+    /// A body pair above this size is summarized on its own, never the last one [16384] (or `maxBpTokens`).
+    #[tsify(optional)]
+    pub max_bp_bytes: Option<usize>,
+    #[tsify(optional)]
+    pub max_bp_tokens: Option<usize>,
+    /// Fold older sections into one QA section when too many or too large [false].
+    #[tsify(optional)]
+    #[serde(rename = "useQA")]
+    pub use_qa: Option<bool>,
+    #[tsify(optional)]
+    #[serde(rename = "maxQASections")]
+    pub max_qa_sections: Option<usize>,
+    /// Or `maxQATokens`.
+    #[tsify(optional)]
+    #[serde(rename = "maxQABytes")]
+    pub max_qa_bytes: Option<usize>,
+    #[tsify(optional)]
+    #[serde(rename = "maxQATokens")]
+    pub max_qa_tokens: Option<usize>,
+    /// Summarize the folded user messages instead of concatenating them [false].
+    #[tsify(optional)]
+    #[serde(rename = "summHumanInQA")]
+    pub summ_human_in_qa: Option<bool>,
+    /// Recent sections kept out of section summarization, at least 1 [1].
+    #[tsify(optional)]
+    #[serde(rename = "keepQASections")]
+    pub keep_qa_sections: Option<usize>,
+    /// Share of `lastSecBytes` left free after a rotation, 0 to 100 [25].
+    #[tsify(optional)]
+    pub reserve_percent: Option<usize>,
+    /// Content smaller than this is never sent to the summarizer [512].
+    #[tsify(optional)]
+    pub min_summarize_bytes: Option<usize>,
+    /// Template of the ids of created summarization tool calls.
+    #[tsify(optional)]
+    pub id_template: Option<String>,
+}
+
+/// Settings of the `window` strategy (zrb's safe-split summarizer); defaults in brackets.
+/// Thresholds are given in tokens OR bytes (`thresholdTokens` or `thresholdBytes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowStrategy {
+    #[tsify(type = "\"window\"")]
+    pub name: String,
+    /// Messages kept; more trigger compaction [100].
+    #[tsify(optional)]
+    pub window: Option<usize>,
+    /// A chain over this triggers compaction [76800 tokens, or 80% of maxTokens/maxBytes].
+    #[tsify(optional)]
+    pub threshold_tokens: Option<usize>,
+    #[tsify(optional)]
+    pub threshold_bytes: Option<usize>,
+    /// A tool result over this is summarized on its own [half the threshold].
+    #[tsify(optional)]
+    pub message_threshold_tokens: Option<usize>,
+    #[tsify(optional)]
+    pub message_threshold_bytes: Option<usize>,
+    /// Re-summarization levels of a long text before it is truncated (reported) [5].
+    #[tsify(optional)]
+    pub max_depth: Option<usize>,
+    /// Content smaller than this is never sent to the summarizer [512].
+    #[tsify(optional)]
+    pub min_summarize_bytes: Option<usize>,
+    /// Template of the ids of created summarization tool calls.
+    #[tsify(optional)]
+    pub id_template: Option<String>,
+}
+
+/// Settings of the `tiers` strategy (eternal history); defaults in brackets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TiersStrategy {
+    #[tsify(type = "\"tiers\"")]
+    pub name: String,
+    /// Most recent messages kept verbatim [20].
+    #[tsify(optional)]
+    pub recent: Option<usize>,
+    /// Messages before them condensed (medium compression); older ones compressed [50].
+    #[tsify(optional)]
+    pub condensed: Option<usize>,
+    /// `needsCompaction` is true above this many messages [100].
+    #[tsify(optional)]
+    pub auto_threshold: Option<usize>,
+    /// Whether the automatic trigger is on [true].
+    #[tsify(optional)]
+    pub auto: Option<bool>,
+    /// Size hints of the two summaries [2000 / 800 bytes, or 25% / 10% of the budget]; or in tokens.
+    #[tsify(optional)]
+    pub condensed_bytes: Option<usize>,
+    #[tsify(optional)]
+    pub condensed_tokens: Option<usize>,
+    #[tsify(optional)]
+    pub compressed_bytes: Option<usize>,
+    #[tsify(optional)]
+    pub compressed_tokens: Option<usize>,
+    /// Content smaller than this is never sent to the summarizer [512].
+    #[tsify(optional)]
+    pub min_summarize_bytes: Option<usize>,
+}
+
+/// Settings of the `budget` strategy: keep the system prompt and the recent messages,
+/// condense the rest, then enforce `maxTokens` / `maxBytes` (required) as a hard limit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetStrategy {
+    #[tsify(type = "\"budget\"")]
+    pub name: String,
+    /// Most recent messages always kept, extended to whole tool exchanges [2].
+    #[tsify(optional)]
+    pub keep_recent: Option<usize>,
+    /// Share of the budget all summaries together may take, 0 to 100 [20].
+    #[tsify(optional)]
+    pub summary_percent: Option<usize>,
+    /// Template of the ids of created summarization tool calls.
+    #[tsify(optional)]
+    pub id_template: Option<String>,
+}
+
+/// A strategy name, or a name with settings.
+#[derive(Debug, Clone, PartialEq, Eq, Tsify)]
+#[serde(untagged)]
+pub enum CompactStrategy {
+    Name(StrategyName),
+    Sections(SectionsStrategy),
+    Window(WindowStrategy),
+    Tiers(TiersStrategy),
+    Budget(BudgetStrategy),
+}
+
+/// On a failed summary call: `"rollback"` returns the original chain with the errors in
+/// the report (default), `"throw"` throws a `ContextfoldError` with code
+/// `summarizer_failed` and an `errors` array, `"partial"` (alias `"trim"`) keeps every
+/// summary that succeeded and the content whose summary failed (the `budget` strategy
+/// trims it to keep the budget).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Tsify)]
+#[tsify(rename = "OnError")]
+#[serde(rename_all = "camelCase")]
+pub enum OnErrorName {
+    Rollback,
+    Throw,
+    Partial,
+    Trim,
+}
+
+/// Options shared by `compact` and `needsCompaction`.
+#[derive(Debug, Clone, Default, PartialEq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct StrategyOptions {
+    /// The format of `messages`; `"auto"` (default) detects it.
+    #[tsify(optional, type = "\"auto\" | ChainFormat")]
+    pub format: Option<String>,
+    /// Default `"sections"`.
+    #[tsify(optional)]
+    pub strategy: Option<CompactStrategy>,
+    /// The budget the result should fit (give one of the two); each strategy derives its
+    /// thresholds from it unless they are set. `budget` guarantees it, or throws
+    /// `budget_exceeded` saying what alone is too large.
+    #[tsify(optional)]
+    pub max_tokens: Option<usize>,
+    #[tsify(optional)]
+    pub max_bytes: Option<usize>,
+    /// Counts tokens instead of the built-in estimate (one call per batch of texts).
+    #[tsify(optional, type = "TokenCounter")]
+    pub token_counter: Option<()>,
+}
+
+/// Options of `needsCompaction`.
+#[derive(Debug, Clone, Default, PartialEq, Tsify)]
+pub struct NeedsCompactionOptions {
+    #[serde(flatten)]
+    pub common: StrategyOptions,
+}
+
+/// Options of `compact`. Unknown keys are ignored; `null` counts as absent.
+#[derive(Debug, Clone, Default, PartialEq, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactOptions {
+    #[serde(flatten)]
+    pub common: StrategyOptions,
+    /// Makes the summaries; the built-in `extractiveSummarizer()` when absent.
+    #[tsify(optional, type = "Summarizer")]
+    pub summarizer: Option<()>,
+    /// Whose rules the result keeps; default: the provider of the format read.
+    #[tsify(optional)]
+    pub provider: Option<crate::types::ProviderName>,
+    /// Summary calls in flight at most, at least 1 [4].
+    #[tsify(optional)]
+    pub concurrency: Option<usize>,
+    /// Time limit of each summary call, in ms: a late call fails with kind `"timeout"`.
+    #[tsify(optional)]
+    pub timeout_ms: Option<u64>,
+    /// Aborting it cancels the compaction: the original chain comes back with `report.cancelled`.
+    #[tsify(optional, type = "AbortSignal")]
+    pub signal: Option<()>,
+    #[tsify(optional, type = "OnError")]
+    pub on_error: Option<OnErrorName>,
+    /// Told when each wave of summary calls starts, when each call ends, and when all is done.
+    #[tsify(optional, type = "(event: ProgressEvent) => void")]
+    pub on_progress: Option<()>,
 }
 
 /// The strategy names, for messages.
@@ -254,6 +487,47 @@ mod tests {
             panic!()
         };
         assert_eq!((c.max, c.keep_recent), (Amount::Bytes(9000), 6));
+    }
+
+    /// `(setting, TS type)` of every optional setting a declaration lists.
+    fn declared(decl: &str) -> Vec<(String, String)> {
+        decl.lines()
+            .filter_map(|line| line.trim().split_once("?: "))
+            .map(|(key, ty)| (key.to_string(), ty.trim_end_matches(';').to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn every_declared_setting_is_one_the_reader_reads() {
+        for (name, decl) in [
+            ("sections", SectionsStrategy::DECL),
+            ("window", WindowStrategy::DECL),
+            ("tiers", TiersStrategy::DECL),
+            ("budget", BudgetStrategy::DECL),
+        ] {
+            let settings = declared(decl);
+            assert!(settings.len() >= 3, "{decl}");
+            for (key, ty) in settings {
+                let value = match ty.as_str() {
+                    "number" => serde_json::json!(7),
+                    "boolean" => serde_json::json!(true),
+                    "string" => serde_json::json!("x_{r:4:d}"),
+                    other => panic!("{name}.{key}: unexpected type {other}"),
+                };
+                let read: StrategySettings =
+                    serde_json::from_value(serde_json::json!({ "name": name, key.as_str(): value }))
+                        .unwrap_or_else(|e| panic!("{name}.{key}: {e}"));
+                assert_ne!(read, StrategySettings::named(name), "{name}.{key} is declared but not read");
+            }
+        }
+        let options = declared(CompactOptions::DECL);
+        for key in ["summarizer", "provider", "concurrency", "timeoutMs", "signal", "onError", "onProgress"] {
+            assert!(options.iter().any(|(k, _)| k == key), "CompactOptions.{key}");
+        }
+        let common = declared(StrategyOptions::DECL);
+        for key in ["format", "strategy", "maxTokens", "maxBytes", "tokenCounter"] {
+            assert!(common.iter().any(|(k, _)| k == key), "StrategyOptions.{key}");
+        }
     }
 
     #[test]

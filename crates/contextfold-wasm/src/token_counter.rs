@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+// A function type: tsify declares data types only, so this one stays hand-written.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_COUNTER: &str = r#"
 /**

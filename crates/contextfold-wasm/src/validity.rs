@@ -8,80 +8,55 @@ use crate::compact::{field, provider_of};
 use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{invalid, provider_option};
+use crate::types::{ChainFormat, Diagnostic, ProviderName, RepairStep};
 use contextfold::format::Format;
-use contextfold::repair::{self, Diagnostic, OrphanResults, Provider, RepairOptions, RepairStep};
+use contextfold::repair::{self, OrphanResults, Provider, RepairOptions};
 use serde::Serialize;
 use serde_json::Value;
+use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_VALIDITY: &str = r#"
-/** The API whose rules a chain must keep. */
-export type ProviderName = "generic" | "openai" | "anthropic" | "gemini";
-
-/** Options of `validateChain`. */
-export interface ValidateOptions {
-    /** The format of `messages`; `"auto"` (default) detects it. */
-    format?: "auto" | ChainFormat;
-    /** Whose rules apply; default: the provider of the format read ("generic" for native). */
-    provider?: ProviderName;
+/// Options of `validateChain`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+pub struct ValidateOptions {
+    /// The format of `messages`; `"auto"` (default) detects it.
+    #[tsify(optional, type = "\"auto\" | ChainFormat")]
+    pub format: Option<String>,
+    /// Whose rules apply; default: the provider of the format read ("generic" for native).
+    #[tsify(optional)]
+    pub provider: Option<ProviderName>,
 }
 
-/** One rule the chain breaks. `index` and `path` locate it in the native messages. */
-export interface Diagnostic {
-    code:
-        | "orphan_result" | "unanswered_call" | "result_not_after_call" | "duplicate_result"
-        | "consecutive_same_role" | "empty_text" | "system_not_first" | "multiple_system"
-        | "starts_with_tool_result" | "first_not_user" | "duplicate_call_id" | "invalid_part"
-        | (string & {});
-    index: number;
-    path: string;
-    message: string;
-}
-
-/** Options of `repairChain`. */
-export interface RepairOptions extends ValidateOptions {
-    /** A tool result answering no call: `"remove"` it (default) or `"answer"` it with a call. */
-    orphanResults?: "remove" | "answer";
-    /** Content of the result added for a call that has none. */
-    pendingPlaceholder?: string;
-    /** Merge consecutive user / assistant messages; default: where the provider requires alternation. */
-    mergeSameRole?: boolean;
-}
-
-/** One change made by `repairChain` (or by `compact`'s final pass); `index` is the input message. */
-export type RepairStep = { step: string; index: number; [key: string]: unknown };
-
-/** What `repairChain` returns. */
-export interface RepairResult {
-    /** The repaired chain, in the format it was read in. */
-    messages: unknown;
-    /** Whether anything changed (`steps` is not empty). */
-    changed: boolean;
-    format: ChainFormat;
-    provider: ProviderName;
-    steps: RepairStep[];
-}
-"#;
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Options of `repairChain`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
+#[tsify(rename = "RepairOptions")]
 #[serde(rename_all = "camelCase")]
-pub struct RepairOutput {
-    pub messages: Value,
-    pub changed: bool,
-    pub format: &'static str,
-    pub provider: &'static str,
-    pub steps: Vec<RepairStep>,
+pub struct RepairChainOptions {
+    #[serde(flatten)]
+    pub common: ValidateOptions,
+    /// A tool result answering no call: `"remove"` it (default) or `"answer"` it with a call.
+    #[tsify(optional, type = "\"remove\" | \"answer\"")]
+    pub orphan_results: Option<String>,
+    /// Content of the result added for a call that has none.
+    #[tsify(optional)]
+    pub pending_placeholder: Option<String>,
+    /// Merge consecutive user / assistant messages; default: where the provider requires alternation.
+    #[tsify(optional)]
+    pub merge_same_role: Option<bool>,
 }
 
-/// The JS name of a provider.
-pub fn provider_name(p: Provider) -> &'static str {
-    match p {
-        Provider::Generic => "generic",
-        Provider::OpenAi => "openai",
-        Provider::Anthropic => "anthropic",
-        Provider::Gemini => "gemini",
-    }
+/// What `repairChain` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(rename = "RepairResult")]
+pub struct RepairOutput {
+    /// The repaired chain, in the format it was read in.
+    #[tsify(type = "unknown")]
+    pub messages: Value,
+    /// Whether anything changed (`steps` is not empty).
+    pub changed: bool,
+    pub format: ChainFormat,
+    pub provider: ProviderName,
+    pub steps: Vec<RepairStep>,
 }
 
 fn read_common(options: &JsValue) -> Result<(Option<Format>, Option<Provider>), BindingError> {
@@ -114,7 +89,8 @@ pub fn validate_value(
     provider: Option<Provider>,
 ) -> Result<Vec<Diagnostic>, BindingError> {
     let (messages, format) = read_messages(value, format)?;
-    Ok(repair::validate(&messages, provider.unwrap_or_else(|| provider_of(format))))
+    let found = repair::validate(&messages, provider.unwrap_or_else(|| provider_of(format)));
+    Ok(found.into_iter().map(Diagnostic::from).collect())
 }
 
 /// Repairs what the provider would reject (tool pairing, roles, empty text, system
@@ -168,9 +144,9 @@ pub fn repair_value(
     Ok(RepairOutput {
         messages,
         changed,
-        format: format.as_str(),
-        provider: provider_name(settings.provider),
-        steps: repaired.steps,
+        format: format.into(),
+        provider: settings.provider.into(),
+        steps: repaired.steps.into_iter().map(RepairStep::from).collect(),
     })
 }
 
@@ -191,7 +167,7 @@ mod tests {
         assert!(found.iter().any(|d| d.code == "orphan_result" && d.index == 2), "{found:?}");
         let out = repair_value(&chain, None, None, RepairOptions::default()).unwrap();
         assert!(out.changed);
-        assert_eq!((out.format, out.provider), ("openai", "openai"));
+        assert_eq!((out.format, out.provider), (ChainFormat::OpenAi, ProviderName::OpenAi));
         assert_eq!(out.messages.as_array().map(Vec::len), Some(3));
         assert!(validate_value(&out.messages, None, None).unwrap().is_empty());
     }
