@@ -1,9 +1,96 @@
-// Types of every entry point: the generated ones, plus `init`, which the browser entry
-// needs and the Node and workerd entries provide as a no-op for portable code.
-export * from "../glue/contextfold_wasm.js";
-export { default } from "../glue/contextfold_wasm.js";
+// Types of every entry point. The public names of the generated glue (types generated
+// from Rust by tsify and wasm-bindgen), listed one by one rather than `export *`: the
+// glue also declares wasm-bindgen's internals (`InitOutput`, the raw wasm exports typed
+// with `any`), which are not part of the API. tests/types/types.test.mjs checks that
+// every other name of the glue is here and that no `any` is reachable from this file.
+export type {
+    BudgetStrategy,
+    ChainFormat,
+    ChainMeasure,
+    ChainOutline,
+    ClearReasoningResult,
+    CompactOptions,
+    CompactReport,
+    CompactResult,
+    CompactStrategy,
+    ConvertChange,
+    ConvertOptions,
+    ConvertResult,
+    Diagnostic,
+    EditOptions,
+    ExtractiveOptions,
+    InitInput,
+    MeasureOptions,
+    MessageMeasure,
+    MessageRange,
+    NativeMessage,
+    NeedsCompactionOptions,
+    NormalizeResult,
+    OnError,
+    PairKind,
+    PairOutline,
+    ParseChainOptions,
+    ParsedChain,
+    ProgressEvent,
+    ProviderName,
+    RenamedId,
+    RepairAction,
+    RepairOptions,
+    RepairResult,
+    RepairStep,
+    Role,
+    SectionAction,
+    SectionOutline,
+    SectionReport,
+    SectionsStrategy,
+    StrategyName,
+    StrategyOptions,
+    SummarizeError,
+    SummarizeErrorKind,
+    Summarizer,
+    SummarizerContext,
+    SummaryRequest,
+    SummaryRequestKind,
+    SyncInitInput,
+    TiersStrategy,
+    TokenCounter,
+    Totals,
+    ValidateOptions,
+    WindowStrategy,
+} from "../glue/contextfold_wasm.js";
+export {
+    clearReasoning,
+    compact,
+    convert,
+    estimateTokens,
+    extractiveSummarizer,
+    measureChain,
+    needsCompaction,
+    normalizeToolCallIds,
+    parseChain,
+    repairChain,
+    validateChain,
+} from "../glue/contextfold_wasm.js";
 export * from "./cache.js";
-import type { CompactOptions, CompactResult } from "../glue/contextfold_wasm.js";
+import type { CompactOptions, CompactResult, InitInput, SyncInitInput } from "../glue/contextfold_wasm.js";
+
+/**
+ * Instantiates the wasm module: the browser entry needs `await init()` once before
+ * anything else (it fetches the `.wasm` next to the glue, or takes `{ module_or_path }`:
+ * a URL, Response, bytes or a compiled Module). The Node and workerd entries instantiate
+ * on import; there `init()` resolves at once, so portable code can always call it. What
+ * it resolves to is the raw module, not part of the API.
+ */
+export default function init(
+    module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,
+): Promise<unknown>;
+
+/**
+ * Instantiates the wasm module synchronously from its bytes or a compiled Module (the
+ * `contextfold/wasm` export), for runtimes that forbid fetching or compiling at run time.
+ * Returns the raw module, not part of the API.
+ */
+export declare function initSync(module: { module: SyncInitInput } | SyncInitInput): unknown;
 
 /** What `History.toJSON()` gives: plain JSON, for localStorage, IndexedDB or KV. */
 export interface StoredHistory<M = unknown> {
