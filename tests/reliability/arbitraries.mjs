@@ -51,7 +51,7 @@ function sampleModel() {
 const WORDS = "the file build test error fix value path result run check token chain tool summary output".split(" ");
 
 /** Text of about `size` bytes, deterministic from (size, salt); sometimes with markup. */
-function text(size, salt) {
+export function text(size, salt) {
   const out = [];
   let n = 0;
   let i = salt;

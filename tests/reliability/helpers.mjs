@@ -18,6 +18,10 @@ export async function assertProperty(t, property, numRuns) {
   } catch (error) {
     const where = /path: "([^"]*)"/.exec(String(error.message))?.[1];
     error.message = `replay with FC_SEED=${seed}${where ? ` FC_PATH=${where}` : ""}\n${error.message}`;
+    // fast-check keeps the failing assertion as `cause`, which the test reporter omits.
+    if (error.cause instanceof Error && !error.message.includes(error.cause.message)) {
+      error.message += `\nFailure: ${error.cause.message}`;
+    }
     throw error;
   }
 }
@@ -43,15 +47,45 @@ export function within(promise, ms, what) {
   return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
 }
 
-/** Every (text, signature) of thinking in a chain of any format, as "text\u0000signature". */
-export function signedThinking(chain) {
+/** The message array of a chain value: the array itself, or the list a wrapper holds. */
+export function messageList(chain) {
+  if (Array.isArray(chain)) return chain;
+  if (chain && typeof chain === "object") {
+    for (const key of ["messages", "contents"]) if (Array.isArray(chain[key])) return chain[key];
+  }
+  return [];
+}
+
+/** JSON text with object keys sorted at every level: equal for deep-equal values. */
+export function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const THINKING_TYPES = new Set(["thinking", "redacted_thinking", "reasoning"]);
+const SIGNATURE_KEYS = ["signature", "thoughtSignature"];
+
+/**
+ * Every piece of thinking a chain of any format carries, each as a string: whole thinking
+ * blocks (Anthropic / LangChain `thinking` and `redacted_thinking`, native and AI SDK
+ * `reasoning`, Gemini `thought` parts) with all their fields, OpenAI `reasoning_content`,
+ * and every signature field wherever it sits (a Gemini call's `thoughtSignature` too).
+ */
+export function thinkingPieces(chain) {
   const out = new Set();
   const walk = (v) => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === "object") {
-      if (typeof v.signature === "string" && (v.type === "thinking" || v.type === "reasoning")) {
-        out.add(`${v.thinking ?? v.text}\u0000${v.signature}`);
-      }
+      if (THINKING_TYPES.has(v.type) || v.thought === true) out.add(`block ${canonical(v)}`);
+      if (typeof v.reasoning_content === "string") out.add(`reasoning_content ${v.reasoning_content}`);
+      for (const key of SIGNATURE_KEYS) if (typeof v[key] === "string") out.add(`signature ${v[key]}`);
       Object.values(v).forEach(walk);
     }
   };
