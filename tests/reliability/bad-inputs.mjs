@@ -168,7 +168,16 @@ export function cases() {
   add("anthropic: thinking without signature", () => [user(), { role: "assistant", content: [{ type: "thinking", thinking: "hm" }, { type: "text", text: "x" }] }], { default: "ok", validateChain: "diag:0", needsCompaction: "false" });
   // Readable; the part is then invalid for every provider (its path is in native terms).
   add("anthropic: image with a bad source", () => [user([{ type: "image", source: { type: "base64" } }])], structural("invalid_part", "invalid_part", { compact: "invalid_part" }), { path: "[0].parts[0]" });
-  add("anthropic: system role inside messages", () => ({ system: "s", messages: [{ role: "system", content: "x" }, user()] }), ERR.format, { path: "messages[0]" });
+  // A leading system message inside messages is read (cc82a75); with a system field too,
+  // that is two system prompts, which Anthropic refuses: repaired by merging them.
+  add("anthropic: leading system role inside messages, and a system field", () => ({ system: "s", messages: [{ role: "system", content: "x" }, user()] }), {
+    compact: "changed",
+    parseChain: "ok",
+    validateChain: "diag:multiple_system",
+    repairChain: "changed",
+    needsCompaction: "false",
+  });
+  add("anthropic: system role after the conversation started", () => ({ system: "s", messages: [user(), { role: "system", content: "x" }, assistant()] }), ERR.shape, { path: "messages[1].role" });
   add("anthropic: unknown top-level keys kept", () => ({ system: "s", messages: [user()], model: "claude", max_tokens: 5 }), { default: "ok", validateChain: "diag:0", needsCompaction: "false" });
 
   // ---- F. native ---------------------------------------------------------------------------
