@@ -2,8 +2,8 @@
 // playwright-core, launched as tests/browser/runner.mjs does). Builds the site with
 // scripts/build-www.mjs, serves www/dist with `vite preview` on 127.0.0.1 (the config's
 // plugin also serves ../shared/fixtures/real when it exists), and drives the page as a
-// person would: load the demo, compact, read the totals and the output, cancel mid-run,
-// paste bad JSON. An OpenAI-compatible endpoint is mocked on 127.0.0.1; nothing else is
+// person would: load the demo or a real transcript, paste AI SDK UIMessages, compact, read
+// the totals and the output, cancel mid-run, paste bad JSON. An OpenAI-compatible endpoint is mocked on 127.0.0.1; nothing else is
 // contacted. Screenshots: test-artifacts/playground.png (every run) and docs/playground.png
 // (written when missing, or with CONTEXTFOLD_UPDATE_SCREENSHOT=1).
 //
@@ -16,7 +16,7 @@ import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { parseChain, validateChain } from "contextfold";
+import { convert, parseChain, validateChain } from "contextfold";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const chromiumPath = process.env.CONTEXTFOLD_CHROMIUM ?? "/usr/bin/chromium";
@@ -32,6 +32,8 @@ const chromiumArgs = [
 ];
 const fixturesDir = join(root, "../shared/fixtures/real");
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
+/** The real transcript the compaction test loads: the long coding-agent session, in Anthropic shape. */
+const realTranscript = "claude_code_opus46_precompact.anthropic.json";
 const skip = existsSync(chromiumPath) ? false : `${chromiumPath} not found: playground tests skipped (run scripts/setup.sh)`;
 const finished = ["done", "cancelled", "rolledBack", "error"];
 
@@ -179,7 +181,7 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.ok(!existsSync(join(root, "www/dist/fixtures")), "the transcripts are never copied into dist/");
       // The format menu offers what this build reads (the page probes it), at least these.
       const formats = await page.$$eval("#format option", (options) => options.map((o) => o.value));
-      for (const format of ["auto", "openai", "anthropic", "native"]) assert.ok(formats.includes(format), format);
+      for (const format of ["auto", "openai", "anthropic", "aisdk-ui", "native"]) assert.ok(formats.includes(format), format);
       for (const format of formats.filter((f) => f !== "auto")) parseChain([], { format });
       if (fixtures.length > 0) {
         // A real transcript in the other format: loaded through the plugin, detected.
@@ -259,6 +261,78 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.equal(download.suggestedFilename(), "demo-session.openai.compacted.json");
       const saved = readFileSync(await download.path(), "utf8");
       assert.deepEqual(JSON.parse(saved), output);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("compacts a real transcript from ../shared/fixtures/real: smaller, valid output", async (t) => {
+    const file = join(fixturesDir, realTranscript);
+    if (!existsSync(file)) {
+      const notice = `${file} not found (the real transcripts live beside the project in ../shared/fixtures/real): real-transcript run skipped`;
+      t.diagnostic(notice);
+      t.skip(notice);
+      return;
+    }
+    const text = readFileSync(file, "utf8");
+    const expected = parseChain(text, { repair: true });
+    const page = await openPage();
+    try {
+      await page.selectOption("#source", `fixture:${realTranscript}`);
+      await page.click("#load");
+      await page.waitForFunction((format) => document.querySelector("#input-info").dataset.format === format, expected.format);
+      assert.equal(await page.inputValue("#input"), text, "the transcript as it is on disk");
+      assert.equal(await page.$$eval("#chain-before .section", (s) => s.length), expected.outline.sections);
+
+      assert.equal(await runToEnd(page), "done");
+      const sizes = await totals(page);
+      assert.equal(sizes.beforeBytes, expected.outline.bytes);
+      assert.ok(sizes.afterBytes < sizes.beforeBytes, `after ${sizes.afterBytes} < before ${sizes.beforeBytes}`);
+      assert.ok(sizes.afterTokens < sizes.beforeTokens, `tokens ${sizes.beforeTokens} -> ${sizes.afterTokens}`);
+      assert.ok(sizes.calls > 0);
+      assert.equal(await page.$eval("#error", (el) => el.hidden), true);
+
+      // The output validates, in the page and here in Node, in the transcript's own format.
+      assert.equal(await page.$eval("#validation", (el) => el.dataset.valid), "true");
+      const output = JSON.parse(await page.inputValue("#output"));
+      assert.deepEqual(validateChain(output, { format: expected.format }), []);
+      const after = parseChain(output, { format: expected.format });
+      // (The report's after-size is measured before the Anthropic writer's final touches, so
+      // it can differ from the output's by a few bytes a summary; both are far below before.)
+      assert.ok(after.outline.bytes < expected.outline.bytes, `output ${after.outline.bytes} < input ${expected.outline.bytes} bytes`);
+      assert.ok(after.outline.messages < expected.outline.messages, `messages ${expected.outline.messages} -> ${after.outline.messages}`);
+      assert.equal(await page.$$eval("#chain-after .section", (s) => s.length), after.outline.sections);
+      t.diagnostic(
+        `${realTranscript}: ${sizes.beforeBytes} -> ${sizes.afterBytes} bytes, ${sizes.beforeTokens} -> ${sizes.afterTokens} tokens, ${sizes.calls} calls`,
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("pasted AI SDK UIMessages are auto-detected, compacted, and come back as valid UIMessages", async (t) => {
+    // The demo session as a useChat app holds it (UIMessages with steps and tool parts).
+    const uiMessages = convert(demo, { to: "aisdk-ui" }).messages;
+    const expected = parseChain(uiMessages);
+    assert.equal(expected.format, "aisdk-ui");
+    const page = await openPage();
+    try {
+      assert.equal(await page.inputValue("#format"), "auto");
+      await page.fill("#input", JSON.stringify(uiMessages, null, 2));
+      await page.waitForFunction(() => document.querySelector("#input-info").dataset.format === "aisdk-ui");
+      assert.match(await page.textContent("#input-info"), /aisdk-ui \(detected\)/);
+      assert.equal(await page.$$eval("#chain-before .section", (s) => s.length), expected.outline.sections);
+
+      assert.equal(await runToEnd(page), "done");
+      const sizes = await totals(page);
+      assert.equal(sizes.beforeBytes, expected.outline.bytes);
+      assert.ok(sizes.afterBytes < sizes.beforeBytes, `after ${sizes.afterBytes} < before ${sizes.beforeBytes}`);
+      assert.equal(await page.$eval("#validation", (el) => el.dataset.valid), "true");
+      const output = JSON.parse(await page.inputValue("#output"));
+      assert.ok(output.every((m) => typeof m.id === "string" && Array.isArray(m.parts)), "UIMessages back");
+      assert.equal(parseChain(output).format, "aisdk-ui");
+      assert.deepEqual(validateChain(output), []);
+      t.diagnostic(`UIMessages: ${uiMessages.length} -> ${output.length}, ${sizes.beforeBytes} -> ${sizes.afterBytes} bytes`);
     } finally {
       await page.close();
     }
