@@ -63,7 +63,6 @@ pub struct SummaryRequest {
     /// ...and the transcript alone.
     pub transcript: String,
     /// Input messages covered: `start..end` (end excluded).
-    #[tsify(type = "{ start: number; end: number }")]
     pub range: MessageRange,
     /// The section concerned, where there is one.
     pub section: Option<usize>,
