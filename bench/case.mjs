@@ -4,7 +4,9 @@
 //
 // Jobs:
 //   { job: "overhead", input, iterations, langchainTrim }  engine overhead side by side
-//   { job: "waves", input, latencyMs }                     waves and wall time per strategy
+//   { job: "waves", input, latencyMs }                     waves and wall time per strategy,
+//                                                          at concurrency 1, the default and unbounded
+//   { job: "crossing", messages, iterations }              a chain into wasm: JSON text vs objects
 // `input` is "synthetic:<messages>" (bench/generate.mjs, seed 42) or a file path.
 
 import { readFileSync } from "node:fs";
@@ -159,7 +161,9 @@ async function waves({ input, latencyMs }) {
   const rows = [];
   for (const strategy of STRATEGIES) {
     const row = { strategy };
-    for (const [label, concurrency] of [["c1", 1], ["default", undefined]]) {
+    // c1: one call at a time, phase after phase (the seed's sequential order);
+    // default: 4 in flight; all: a whole wave at once (wall time ~ waves x latency).
+    for (const [label, concurrency] of [["c1", 1], ["default", undefined], ["all", 100_000]]) {
       const options = { summarizer: slow, strategy, maxTokens };
       if (concurrency !== undefined) options.concurrency = concurrency;
       try {
@@ -174,8 +178,42 @@ async function waves({ input, latencyMs }) {
   return { name, input, maxTokens, latencyMs, rows };
 }
 
+/**
+ * Crossing a chain into wasm, the two ways the exports accept it: JSON text (what the JS
+ * layer sends: `JSON.stringify` in JS, then serde_json in wasm) or the object graph itself
+ * (serde-wasm-bindgen walks it field by field). Measured through `parseChain` of the raw
+ * wasm-bindgen exports (pkg/glue, the module the package itself calls), whose answer is a
+ * small outline, so the time is reading the chain plus a parse both ways share.
+ */
+async function crossing({ messages, iterations }) {
+  await init();
+  const glue = await import(new URL("../pkg/glue/contextfold_wasm.js", import.meta.url).href);
+  const chain = openaiChain(messages, SEED);
+  const bytes = Buffer.byteLength(JSON.stringify(chain));
+  const ways = {
+    stringify: () => JSON.stringify(chain),
+    jsonText: () => glue.parseChain(JSON.stringify(chain), { format: "openai" }),
+    objects: () => glue.parseChain(chain, { format: "openai" }),
+  };
+  // Both ways must read the same chain; one warm-up each (wasm memory grows once).
+  const a = ways.jsonText();
+  const b = ways.objects();
+  if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error("JSON text and objects read different chains");
+  const samples = { stringify: [], jsonText: [], objects: [] };
+  for (let i = 0; i < iterations; i++) {
+    // Alternate the order so that neither way always runs on a fresher heap.
+    const order = i % 2 ? ["objects", "jsonText", "stringify"] : ["jsonText", "objects", "stringify"];
+    for (const way of order) {
+      globalThis.gc?.();
+      samples[way].push((await time(ways[way]))[0]);
+    }
+  }
+  const medians = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
+  return { messages: chain.length, bytes, iterations, medians, samples };
+}
+
 const job = JSON.parse(process.argv[2] ?? "{}");
-const run = { overhead, waves }[job.job];
+const run = { overhead, waves, crossing }[job.job];
 if (!run) {
   console.error(`unknown job ${JSON.stringify(job)}`);
   process.exit(2);

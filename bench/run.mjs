@@ -1,6 +1,7 @@
 // `npm run bench`: every figure of bench/RESULTS.md, measured in one run, side by side,
 // on the same inputs. Each measurement job runs in a fresh Node process (bench/case.mjs)
-// so that timings, peak memory and the wasm heap belong to one input. About 3-5 minutes.
+// so that timings, peak memory and the wasm heap belong to one input. About 3-5 minutes
+// on 2 cores (the waves at 10k messages alone take about 30 s: 801 calls of 20 ms).
 //
 //   node bench/run.mjs            full run, writes bench/RESULTS.md
 //   node bench/run.mjs --quick    1k synthetic + demo only, prints, writes nothing
@@ -74,11 +75,16 @@ for (const file of quick ? [demo] : [demo, ...realFiles]) {
 const waves = [];
 const waveInputs = quick
   ? [demo]
-  : ["synthetic:1000", demo, ...realFiles.filter((f) => /precompact|thinking_signatures|swe_agent|tau_bench_gpt4o_airline_tools/.test(f))];
+  : ["synthetic:1000", "synthetic:10000", demo, ...realFiles.filter((f) => /precompact|thinking_signatures|swe_agent|tau_bench_gpt4o_airline_tools/.test(f))];
 for (const input of waveInputs) {
   log(`waves: ${input.startsWith("synthetic") ? input : relative(root, input)}`);
   waves.push(job({ job: "waves", input, latencyMs: LATENCY_MS }));
 }
+
+// About 10 MB of JSON (18,000 synthetic messages), as the JS layer's choice was made on.
+const CROSSING = quick ? { messages: 2000, iterations: 3 } : { messages: 18000, iterations: 7 };
+log(`crossing: synthetic ${CROSSING.messages}`);
+const crossing = job({ job: "crossing", ...CROSSING });
 
 log("sizes");
 const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
@@ -236,22 +242,49 @@ md.push("");
 
 md.push(`## Waves: summary calls with a ${LATENCY_MS} ms summarizer`, "");
 md.push(
-  `Every summary call takes ${LATENCY_MS} ms. Waves are the sequential rounds of calls contextfold made; the seed ran its phases one call at a time, ` +
-    `so its wall time is at least calls x ${LATENCY_MS} ms ("sequential" column, the same calls). Measured: \`concurrency: 1\` (one call at a time) and the default (4 in flight).`,
+  `Every summary call takes ${LATENCY_MS} ms (a timer mock). Waves are the sequential rounds of calls contextfold made. ` +
+    "Each strategy ran three times on the same chain in the same process, all measured: `concurrency: 1` makes the same calls one at a time, " +
+    "phase after phase (the seed's sequential phase order, with no overlap at all), the default keeps 4 calls in flight, and unbounded issues each wave whole " +
+    `(its wall time tends to waves x ${LATENCY_MS} ms). Wall times include the compaction itself.`,
   "",
 );
-md.push("| input | strategy | calls | waves | sequential (calls x latency) | measured, concurrency 1 | measured, default | default vs sequential |", "|---|---|---:|---:|---:|---:|---:|---:|");
+md.push(
+  "| input | strategy | calls | waves | concurrency 1 (seed order) | default (4 in flight) | unbounded | default vs concurrency 1 | unbounded vs concurrency 1 |",
+  "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+);
 for (const w of waves) {
   for (const r of w.rows) {
-    if (r.c1.error || r.default.error) {
-      md.push(`| ${w.name} | ${r.strategy} | error \`${r.c1.error ?? r.default.error}\` | | | | | |`);
+    const failed = [r.c1, r.default, r.all].find((x) => x.error);
+    if (failed) {
+      md.push(`| ${w.name} | ${r.strategy} | error \`${failed.error}\` | | | | | | |`);
       continue;
     }
-    const seq = r.c1.calls * LATENCY_MS;
-    md.push(`| ${w.name.replace("synthetic ", "synthetic ")} | ${r.strategy} | ${r.default.calls} | ${r.default.waves} | ${ms(seq)} | ${ms(r.c1.ms)} | ${ms(r.default.ms)} | ${ratio(r.default.ms, seq)} |`);
+    // The same calls whatever the concurrency; say so if a run made others.
+    const calls = new Set([r.c1.calls, r.default.calls, r.all.calls]).size === 1 ? `${r.default.calls}` : `${r.c1.calls} / ${r.default.calls} / ${r.all.calls}`;
+    md.push(
+      `| ${w.name} | ${r.strategy} | ${calls} | ${r.default.waves} | ${ms(r.c1.ms)} | ${ms(r.default.ms)} | ${ms(r.all.ms)} | ` +
+        `${r.default.calls ? ratio(r.default.ms, r.c1.ms) : "n/a"} | ${r.default.calls ? ratio(r.all.ms, r.c1.ms) : "n/a"} |`,
+    );
   }
 }
-md.push("");
+md.push("", "Below 1x: faster than one call at a time. Strategies that made no call show n/a.", "");
+
+md.push("## Crossing a chain into wasm: JSON text vs objects", "");
+md.push(
+  `The synthetic chain of ${num(crossing.messages)} messages (${kb(crossing.bytes)} of JSON), read by \`parseChain\` of the raw wasm-bindgen exports (\`pkg/glue\`, what the package calls) ` +
+    "in the two forms they accept: JSON text (`JSON.stringify` in JS, then serde_json in wasm: what `contextfold` sends) or the object graph (serde-wasm-bindgen reads it field by field). " +
+    `Both include the same parse into sections and a small outline back. Median of ${crossing.iterations}, alternating the order, after a warm-up.`,
+  "",
+);
+md.push("| messages | JSON bytes | `JSON.stringify` alone | JSON text (stringify + read) | objects (serde-wasm-bindgen) | objects / JSON text |", "|---:|---:|---:|---:|---:|---:|");
+md.push(
+  `| ${num(crossing.messages)} | ${kb(crossing.bytes)} | ${ms(crossing.medians.stringify)} | ${ms(crossing.medians.jsonText)} | ${ms(crossing.medians.objects)} | ${ratio(crossing.medians.objects, crossing.medians.jsonText)} |`,
+);
+md.push(
+  "",
+  "For comparison, the figure that made the choice (commit ad9954f, a different machine and chain: 12 MB, 48k messages, read and measured): 240 ms as JSON text vs 362 ms through serde-wasm-bindgen.",
+  "",
+);
 
 md.push("## Peak memory vs input size", "");
 md.push(
