@@ -79,6 +79,15 @@ expectType<Equal<typeof result, CompactResult>>();
 expectType<Equal<typeof result.format, ChainFormat>>();
 expectType<Equal<typeof result.changed, boolean>>();
 expectType<Equal<(typeof result.report.errors)[number]["kind"], SummarizeErrorKind>>();
+expectType<Equal<typeof result.report.format, ChainFormat>>();
+await compact(messages, {
+  onProgress: (event) => {
+    if (event.phase === "call") expectType<Equal<typeof event.ok, boolean>>();
+    if (event.phase === "done") expectType<Equal<typeof event.calls, number>>();
+    // @ts-expect-error: a wave event has no request
+    if (event.phase === "wave") void event.request;
+  },
+});
 // The messages come back in the caller's own format, which the types cannot know.
 expectType<Equal<typeof result.messages, unknown>>();
 await compact(messages, { summarizer: async (request) => request.transcript.slice(0, 100) });
