@@ -39,13 +39,14 @@ pub(super) struct Existing {
     pub systems: Vec<Message>,
     pub compressed: Option<Previous>,
     pub condensed: Option<Previous>,
-    /// Index of the first message after the head, a bridge and a condensed summary.
+    /// Index of the first message after the head, a bridge, a condensed summary and the
+    /// bridge after it.
     pub body: usize,
 }
 
 /// Finds the parts of a tiered history: compressed summaries among the leading system
 /// messages (whole messages, or text parts of a system message that a provider format
-/// joined), then an optional bridge and an optional condensed summary.
+/// joined), then an optional bridge, an optional condensed summary and its bridge.
 pub(super) fn detect(input: &[Message]) -> Existing {
     let lead = input.iter().take_while(|m| m.role == Role::System).count();
     let head = input.get(..lead).unwrap_or_default().to_vec();
@@ -99,6 +100,9 @@ pub(super) fn detect(input: &[Message]) -> Existing {
     });
     if condensed.is_some() {
         at = at.saturating_add(1);
+        if input.get(at).is_some_and(is_bridge) {
+            at = at.saturating_add(1);
+        }
     }
     Existing { head, systems, compressed, condensed, body: at }
 }

@@ -8,10 +8,12 @@
 //! | compressed summary: a system message     "[Compressed history: 30 messages] ..."
 //! | bridge: a user message, only when what follows starts with an assistant message
 //! | condensed summary: an assistant message  "[Condensed history: 50 messages] ..."
+//! | bridge: a user message, only when the recent messages start with an assistant one
 //! | the recent messages, verbatim
 //! ```
-//! A chain cannot go system -> assistant -> user, hence the bridge ([`BRIDGE_TEXT`]); it
-//! covers no message.
+//! A chain cannot go system -> assistant -> user, nor (for providers that require
+//! alternation) assistant -> assistant, hence the bridge ([`BRIDGE_TEXT`]); it covers no
+//! message.
 //!
 //! # Marking
 //! A summary is marked twice. Its `extra` map holds, under [`METADATA_KEY`] (a field of
@@ -218,6 +220,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
         }
         None => existing.head,
     };
+    // A condensed summary is an assistant message: before a recent tier that opens with
+    // one, a bridge keeps the roles alternating, so providers that require it never
+    // merge a kept message into the summary.
+    let after_condensed = post.last().and_then(summary_info).is_some_and(|s| s.level == TierLevel::Condensed);
+    if after_condensed && plan.recent.first().is_some_and(|m| m.role == Role::Assistant) {
+        post.push(marker::bridge_message());
+    }
     post.extend(plan.recent);
     if post.first().is_some_and(|m| m.role == Role::Assistant) {
         out.push(marker::bridge_message());
