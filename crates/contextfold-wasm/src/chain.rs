@@ -160,11 +160,12 @@ pub fn parse_chain(
 pub fn parse_chain_value(value: &Value, options: &ParseChainOptions) -> Result<ParsedChain, BindingError> {
     let requested = format_option(options.format.as_deref())?;
     let (messages, format) = read_messages(value, requested)?;
+    let locate = |e: contextfold::AstError| BindingError::from(e).locate(value, format, messages.len());
     let (ast, repairs) = if options.repair.unwrap_or(false) {
-        let parsed = ChainAst::parse_repair(&messages)?;
+        let parsed = ChainAst::parse_repair(&messages).map_err(locate)?;
         (parsed.ast, parsed.repairs)
     } else {
-        (ChainAst::parse(&messages)?, Vec::new())
+        (ChainAst::parse(&messages).map_err(locate)?, Vec::new())
     };
     Ok(ParsedChain {
         format: format.into(),

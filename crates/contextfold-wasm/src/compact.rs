@@ -241,7 +241,9 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
     let (messages, format) = read_messages(value, settings.format)?;
     let provider = settings.provider.unwrap_or_else(|| provider_of(format));
     let options = CompactOptions { strategy: settings.strategy.clone(), repair: RepairOptions::for_provider(provider) };
-    let result = run::compact(&messages, &options, summarizer, controls, meter).await?;
+    let result = run::compact(&messages, &options, summarizer, controls, meter)
+        .await
+        .map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
     let (messages, reuse) = if result.changed {
         let mut out = result.messages.clone();

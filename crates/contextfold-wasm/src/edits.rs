@@ -109,7 +109,8 @@ pub fn normalize_tool_call_ids(
 pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) -> Result<NormalizeResult, BindingError> {
     let template = IdTemplate::parse(template).map_err(|e| BindingError::InvalidTemplate(e.to_string()))?;
     let (messages, format) = read_messages(value, format)?;
-    let mut ast = ChainAst::parse(&messages)?;
+    let mut ast =
+        ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
     let renamed = ast.normalize_tool_call_ids(&template)?;
     let changed = !renamed.is_empty();
     Ok(NormalizeResult {
@@ -141,7 +142,8 @@ pub fn clear_reasoning(
 
 pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<ClearReasoningResult, BindingError> {
     let (messages, format) = read_messages(value, format)?;
-    let mut ast = ChainAst::parse(&messages)?;
+    let mut ast =
+        ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
     let removed = ast.clear_reasoning();
     let changed = removed > 0;
     Ok(ClearReasoningResult {

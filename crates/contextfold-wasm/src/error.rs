@@ -43,6 +43,10 @@ pub enum BindingError {
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
+    /// An error about a message as read, with `path` pointing into the caller's JSON
+    /// (a provider message may be read as several; see [`BindingError::locate`]).
+    #[error("{error} (at {path} of the input)")]
+    Located { error: Box<BindingError>, path: String },
 }
 
 impl BindingError {
@@ -57,6 +61,7 @@ impl BindingError {
             BindingError::Budget { .. } => "budget_exceeded",
             BindingError::TokenCounter(_) => "token_counter_failed",
             BindingError::Internal(_) => "internal",
+            BindingError::Located { error, .. } => error.code(),
         }
     }
 
@@ -72,6 +77,21 @@ impl BindingError {
             | BindingError::Internal(_) => None,
             BindingError::TokenCounter(_) => Some("options.tokenCounter".to_string()),
             BindingError::InvalidTemplate(_) => Some("template".to_string()),
+            BindingError::Located { path, .. } => Some(path.clone()),
+        }
+    }
+
+    /// Points a chain error (a message index of the chain as read) at the wire message
+    /// of `value` it came from. Native input, and errors without a message, stay as they
+    /// are; so does everything when the source map cannot be told.
+    pub fn locate(self, value: &serde_json::Value, format: contextfold::format::Format, total: usize) -> BindingError {
+        let BindingError::Core(contextfold::Error::Ast(ast)) = &self else { return self };
+        let Some(index) = ast.index().filter(|_| format != contextfold::format::Format::Native) else { return self };
+        match contextfold::format::source_map::message_paths(value, format, total)
+            .and_then(|paths| paths.get(index).cloned())
+        {
+            Some(path) => BindingError::Located { error: Box::new(self), path },
+            None => self,
         }
     }
 

@@ -192,7 +192,8 @@ impl From<contextfold::repair::RepairStep> for RepairStep {
     }
 }
 
-/// One rule the chain breaks. `index` and `path` locate it in the native messages.
+/// One rule the chain breaks: `path` points into the JSON you passed, `index` is the
+/// message's position in the chain as read (the native messages).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
 pub struct Diagnostic {
     /// Stable machine-readable code (more may come: unknown ones are plain strings).
@@ -200,9 +201,12 @@ pub struct Diagnostic {
         | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
         | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | (string & {})")]
     pub code: &'static str,
-    /// The offending message's index.
+    /// The offending message's position in the chain as read (a provider message may be
+    /// read as several: an Anthropic user message of tool results and text, the steps
+    /// of an AI SDK UIMessage).
     pub index: usize,
-    /// Path of the culprit, as in every contextfold error: `[3]` or `[3].parts[1]`.
+    /// Path of the culprit in your JSON: `messages[3]` of an Anthropic request, `[5]` of
+    /// an array; down to the part (`[3].parts[1]`) for the native format.
     pub path: String,
     /// What is wrong, for people.
     pub message: String,

@@ -9,7 +9,7 @@ use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{invalid, provider_option};
 use crate::types::{ChainFormat, Diagnostic, ProviderName, RepairStep};
-use contextfold::format::Format;
+use contextfold::format::{source_map, Format};
 use contextfold::repair::{self, OrphanResults, Provider, RepairOptions};
 use serde::Serialize;
 use serde_json::Value;
@@ -90,6 +90,9 @@ pub fn validate_value(
 ) -> Result<Vec<Diagnostic>, BindingError> {
     let (messages, format) = read_messages(value, format)?;
     let found = repair::validate(&messages, provider.unwrap_or_else(|| provider_of(format)));
+    // Paths into the caller's JSON, not the chain as read (whose indices shift where a
+    // wire message became several).
+    let found = source_map::locate(found, value, format, messages.len());
     Ok(found.into_iter().map(Diagnostic::from).collect())
 }
 
@@ -170,6 +173,26 @@ mod tests {
         assert_eq!((out.format, out.provider), (ChainFormat::OpenAi, ProviderName::OpenAi));
         assert_eq!(out.messages.as_array().map(Vec::len), Some(3));
         assert!(validate_value(&out.messages, None, None).unwrap().is_empty());
+    }
+
+    /// An Anthropic request whose user message of a result and text reads as two
+    /// messages: diagnostics and parse errors point into the request, not the chain read.
+    #[test]
+    fn paths_point_into_the_caller_s_json() {
+        let request = json!({"system": "S", "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "a"}, {"type": "text", "text": "and?"}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "x"}]}
+        ]});
+        let found = validate_value(&request, None, None).unwrap();
+        let orphan = found.iter().find(|d| d.code == "orphan_result").unwrap();
+        assert_eq!((orphan.index, orphan.path.as_str()), (5, "messages[3]"));
+        let options = crate::chain::ParseChainOptions { format: None, repair: Some(false) };
+        let err = crate::chain::parse_chain_value(&request, &options).err().unwrap();
+        assert_eq!(err.path().as_deref(), Some("messages[3]"), "{err}");
+        assert!(err.to_string().contains("messages[3]"), "{err}");
     }
 
     #[test]
