@@ -124,6 +124,13 @@ function copyOptions(options) {
   return copy;
 }
 
+/** The message list of a request object: Anthropic `messages`, Gemini `contents`. */
+function listOf(request) {
+  if (Array.isArray(request.messages)) return request.messages;
+  if (Array.isArray(request.contents)) return request.contents;
+  return undefined;
+}
+
 export async function compact(messages, options) {
   if (messages === null || typeof messages !== "object" || !(options === undefined || isOptionsObject(options))) {
     return guarded(wasm.compact(messages, options));
@@ -138,9 +145,13 @@ export async function compact(messages, options) {
   if (!result.changed) {
     result.messages = messages;
   } else if (result.reuse) {
-    const input = Array.isArray(messages) ? messages : messages.messages;
+    // The plan indexes the input's message list; the output is a bare list (null shell)
+    // or a request object whose list is to be filled (its shape may differ from the
+    // input's: an Anthropic array that gained a system prompt becomes { system, messages }).
+    const input = Array.isArray(messages) ? messages : (listOf(messages) ?? []);
     const list = result.reuse.map((item) => (typeof item === "number" ? input[item] : item));
-    result.messages = result.messages === null ? list : { ...result.messages, messages: list };
+    const shell = result.messages;
+    result.messages = shell === null ? list : { ...shell, [Array.isArray(shell.contents) ? "contents" : "messages"]: list };
   }
   delete result.reuse;
   return result;

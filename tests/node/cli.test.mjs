@@ -160,7 +160,7 @@ describe("contextfold validate", () => {
     const broken = run("validate", scratchFile("orphan-validate.json", orphanResultChain()), "--json");
     assert.equal(broken.code, 3, broken.stderr);
     const diagnostics = JSON.parse(broken.stdout);
-    assert.ok(diagnostics.some((d) => d.code === "orphan_result" && d.path === "[2].parts[0]"), broken.stdout);
+    assert.ok(diagnostics.some((d) => d.code === "orphan_result" && d.path === "[2]"), broken.stdout);
     const twoUsers = scratchFile("two-users.json", [
       { role: "user", content: "a" },
       { role: "user", content: "b" },

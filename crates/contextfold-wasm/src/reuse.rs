@@ -20,26 +20,33 @@ pub enum ReuseItem {
     New(Value),
 }
 
-/// The message array of a chain value: the value itself, or the `messages` of an
-/// Anthropic `{ system, messages }` request.
+/// The key of a request object's message array: Anthropic `{ system, messages }`,
+/// Gemini `{ systemInstruction, contents }`.
+fn list_key(map: &serde_json::Map<String, Value>) -> Option<&'static str> {
+    ["messages", "contents"].into_iter().find(|k| map.get(*k).is_some_and(Value::is_array))
+}
+
+/// The message array of a chain value: the value itself, or a request's list.
 fn message_array(value: &Value) -> Option<&Vec<Value>> {
     match value {
         Value::Array(list) => Some(list),
-        Value::Object(map) => map.get("messages").and_then(Value::as_array),
+        Value::Object(map) => list_key(map).and_then(|k| map.get(k)).and_then(Value::as_array),
         _ => None,
     }
 }
 
 /// Splits `output` into a shell (the output with its message array emptied, `null` for
-/// a bare array) and the plan for that array. `None` when the two do not have the same
-/// shape (then `output` is returned whole).
+/// a bare array) and the plan for that array. The shapes may differ (an Anthropic array
+/// that gained a system prompt comes back as `{ system, messages }`): the JS layer fills
+/// the shell's list. `None` when either has no message array (then `output` is
+/// returned whole).
 pub fn plan(input: &Value, mut output: Value) -> (Value, Option<Vec<ReuseItem>>) {
-    let (Some(before), true) = (message_array(input), input.is_array() == output.is_array()) else {
+    let Some(before) = message_array(input) else {
         return (output, None);
     };
     let after = match &mut output {
         Value::Array(list) => std::mem::take(list),
-        Value::Object(map) => match map.get_mut("messages") {
+        Value::Object(map) => match list_key(map).and_then(|k| map.get_mut(k)) {
             Some(Value::Array(list)) => std::mem::take(list),
             _ => return (output, None),
         },
@@ -89,12 +96,18 @@ fn hash_value(value: &Value, h: &mut DefaultHasher) {
                 hash_value(v, h);
             }
         }
+        // Key order does not matter (`==` on objects ignores it too): the writer may order
+        // keys differently from the caller (the AI SDK's own messages come in two orders),
+        // so each entry is hashed alone and the hashes are summed.
         Value::Object(map) => {
             map.len().hash(h);
-            for (k, v) in map {
-                k.hash(h);
-                hash_value(v, h);
-            }
+            let sum = map.iter().fold(0u64, |sum, (k, v)| {
+                let mut entry = DefaultHasher::new();
+                k.hash(&mut entry);
+                hash_value(v, &mut entry);
+                sum.wrapping_add(entry.finish())
+            });
+            sum.hash(h);
         }
     }
 }
@@ -122,13 +135,34 @@ mod tests {
     }
 
     #[test]
+    fn key_order_does_not_matter() {
+        let input = json!([{ "id": "a", "role": "user", "parts": [] }, { "role": "assistant", "content": "b" }]);
+        let output = json!([{ "parts": [], "role": "user", "id": "a" }, { "role": "assistant", "content": "new" }]);
+        let (_, items) = plan(&input, output);
+        assert_eq!(items.unwrap()[0], ReuseItem::Keep(0));
+    }
+
+    #[test]
     fn an_anthropic_request_keeps_its_shell() {
         let input = json!({ "system": "s", "messages": [{ "role": "user", "content": "q" }] });
         let output = json!({ "system": "s2", "messages": [{ "role": "user", "content": "q" }] });
         let (shell, items) = plan(&input, output);
         assert_eq!(shell, json!({ "system": "s2", "messages": [] }));
         assert_eq!(items.unwrap(), vec![ReuseItem::Keep(0)]);
-        let (whole, none) = plan(&json!([]), json!({ "messages": [] }));
+        // An array that gained a system prompt: the shell is the request, items index
+        // the input array.
+        let (shell, items) = plan(
+            &json!([{ "role": "user", "content": "q" }]),
+            json!({ "system": "s", "messages": [{ "role": "user", "content": "q" }] }),
+        );
+        assert_eq!(shell, json!({ "system": "s", "messages": [] }));
+        assert_eq!(items.unwrap(), vec![ReuseItem::Keep(0)]);
+        // Gemini requests keep their `contents`.
+        let input = json!({ "systemInstruction": { "parts": [{ "text": "s" }] }, "contents": [{ "role": "user", "parts": [{ "text": "q" }] }] });
+        let (shell, items) = plan(&input, input.clone());
+        assert_eq!(shell["contents"], json!([]));
+        assert_eq!(items.unwrap(), vec![ReuseItem::Keep(0)]);
+        let (whole, none) = plan(&json!("x"), json!({ "messages": [] }));
         assert!(none.is_none());
         assert_eq!(whole, json!({ "messages": [] }));
     }
