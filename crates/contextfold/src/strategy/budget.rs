@@ -19,7 +19,9 @@
 //! `Rollback` (default) and `Throw` fail with the errors (`summarizer_failed`; the
 //! caller's chain is untouched); `Partial` falls back to trimming, as RA.Aid does: the
 //! content whose summary failed is dropped, listed in the report. A summary that is not
-//! smaller than the content it condenses counts as a failed call (invariant 4).
+//! smaller than the content it condenses counts as a failed call (invariant 4); content
+//! under 512 bytes is never sent (no summary beats it): a lone such span before the cut
+//! is kept verbatim, a small chunk joins its neighbour.
 //! A cancelled compaction returns the original chain with `report.cancelled`.
 
 use super::{Action, CompactError, CompactResult, OnError, Report, Totals};
@@ -80,6 +82,10 @@ impl Chunk {
     }
 }
 
+/// Content under this many bytes is never sent to be condensed: no useful summary is
+/// smaller (the same floor as the other strategies' `minSummarizeBytes` default).
+const MIN_CHUNK_BYTES: usize = 512;
+
 /// Summaries get at least this many bytes each: more chunks than the summary budget
 /// allows at that size would only be summarized to be dropped again.
 const MIN_SUMMARY_BYTES: usize = 256;
@@ -105,7 +111,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let sections = parsed.ast.sections();
     let summary_share = config.summary_percent.min(100);
     let kept_budget = max.saturating_mul(100usize.saturating_sub(summary_share)) / 100;
-    let (cut_section, cut_pair) = find_cut(&parsed.ast, config.keep_recent, kept_budget, meter, unit);
+    let (cut_section, mut cut_pair) = find_cut(&parsed.ast, config.keep_recent, kept_budget, meter, unit);
+    // Older pairs of the cut section too small for any summary to beat stay as they are
+    // (enforcement trims them if need be).
+    let in_cut_bytes: usize =
+        sections_of(&parsed.ast, cut_section).map_or(0, |s| s.body().iter().take(cut_pair).map(BodyPair::size).sum());
+    if in_cut_bytes < MIN_CHUNK_BYTES {
+        cut_pair = 0;
+    }
     let summary_bytes = config.max.percent(summary_share).approx_bytes();
     // One budget's worth of text per call, unless that would make more summaries than
     // the summary budget can hold: then fewer, larger chunks.
@@ -114,7 +127,16 @@ pub async fn compact<S: Summarizer + ?Sized>(
     );
     let max_chunks = (summary_bytes / MIN_SUMMARY_BYTES).max(1);
     let chunk_bytes = config.max.approx_bytes().max(condensed_bytes.div_ceil(max_chunks));
-    let chunks = plan_chunks(sections, cut_section, cut_pair, chunk_bytes);
+    let mut chunks = plan_chunks(sections, cut_section, cut_pair, chunk_bytes);
+    merge_small_chunks(&mut chunks, sections);
+    // Everything before the cut section too small to condense: kept verbatim instead.
+    let keep_before = match chunks.iter().filter(|c| !c.in_cut).collect::<Vec<_>>().as_slice() {
+        [only] => chunk_bytes_of(sections, only) < MIN_CHUNK_BYTES,
+        _ => false,
+    };
+    if keep_before {
+        chunks.retain(|c| c.in_cut);
+    }
     let target = (summary_bytes / chunks.len().max(1)).max(64);
     let starts = parsed.ast.section_starts();
     let (chunks, jobs): (Vec<Chunk>, Vec<Job>) =
@@ -172,9 +194,43 @@ pub async fn compact<S: Summarizer + ?Sized>(
             first.set_header(first.header().without_system());
         }
     }
-    let mut out = Assembly { systems, condensed, in_section, kept };
+    let mut before: Vec<Section> =
+        if keep_before { sections.get(..cut_section).unwrap_or_default().to_vec() } else { Vec::new() };
+    if let Some(first) = before.first_mut() {
+        first.set_header(first.header().without_system());
+    }
+    let mut out = Assembly { systems, condensed, before, in_section, kept };
     enforce(&mut out, config.max, meter, &mut actions, cut_section)?;
     Ok(finish(messages, out.messages(), &engine, errors, actions, false, controls, parsed.repairs))
+}
+
+fn sections_of(ast: &ChainAst, index: usize) -> Option<&Section> {
+    ast.sections().get(index)
+}
+
+/// Folds each condensed chunk under [`MIN_CHUNK_BYTES`] into the chunk before it (or
+/// after it, for the first), so no call is made for content no summary can beat. The
+/// cut section's chunk is never merged: its summary goes in a different place.
+fn merge_small_chunks(chunks: &mut Vec<Chunk>, sections: &[Section]) {
+    let mut i = 0;
+    while i < chunks.len() {
+        let small = chunks.get(i).is_some_and(|c| !c.in_cut && chunk_bytes_of(sections, c) < MIN_CHUNK_BYTES);
+        let into = if i > 0 { Some(i - 1) } else { Some(i + 1).filter(|&n| chunks.get(n).is_some_and(|c| !c.in_cut)) };
+        match (small, into) {
+            (true, Some(target)) => {
+                let chunk = chunks.remove(i);
+                if let Some(t) = chunks.get_mut(target.min(i)) {
+                    if target < i {
+                        t.segments.extend(chunk.segments);
+                    } else {
+                        let later = std::mem::replace(&mut t.segments, chunk.segments);
+                        t.segments.extend(later);
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
 }
 
 /// Bytes of the content a chunk condenses (its pairs, and the user messages condensed
@@ -211,6 +267,8 @@ fn no_gain(text: String, content_bytes: usize, request: usize) -> Result<String,
 struct Assembly {
     systems: Vec<Message>,
     condensed: Vec<Message>,
+    /// Sections before the cut kept verbatim (too small to condense).
+    before: Vec<Section>,
     in_section: Option<BodyPair>,
     kept: Vec<Section>,
 }
@@ -219,6 +277,7 @@ impl Assembly {
     fn messages(&self) -> Vec<Message> {
         let mut out = self.systems.clone();
         out.extend(self.condensed.iter().cloned());
+        out.extend(self.before.iter().flat_map(Section::messages));
         let mut sections = self.kept.iter();
         if let Some(first) = sections.next() {
             out.extend(first.header().messages());
@@ -257,6 +316,9 @@ fn enforce(
         if !out.condensed.is_empty() {
             out.condensed.remove(0);
             note(0, Action::Trimmed { what: "condensed summary" });
+        } else if !out.before.is_empty() {
+            out.before.remove(0);
+            note(0, Action::Trimmed { what: "oldest kept section" });
         } else if out.in_section.take().is_some() {
             note(cut_section, Action::Trimmed { what: "in-section summary" });
         } else if out.kept.first().is_some_and(|s| s.body().len() > 1) {
