@@ -669,3 +669,35 @@ fn every_message_read_knows_its_wire_path() {
         assert!(indices.windows(2).all(|w| w[0] <= w[1]), "{name}: {paths:?}");
     }
 }
+
+/// AI SDK 6 tool approval: a denied call is answered (the model is told it was denied,
+/// with the user's reason), a call awaiting approval stays pending; both round-trip.
+#[test]
+fn aisdk_ui_denied_and_awaiting_approval_tool_parts() {
+    let wire = json!([
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "clean up"}]},
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-rm", "toolCallId": "c1", "state": "output-denied", "input": {"path": "/"},
+             "approval": {"id": "ap1", "approved": false, "reason": "never delete the root"}},
+            {"type": "tool-rm", "toolCallId": "c2", "state": "output-denied", "input": {"path": "/tmp"},
+             "approval": {"id": "ap2", "approved": false}}]},
+        {"id": "a2", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-ls", "toolCallId": "c3", "state": "approval-requested", "input": {}, "approval": {"id": "ap3"}}]}
+    ]);
+    assert_same(&wire, &round_trip(&wire, Format::AiSdkUi), "approval states");
+    let messages = format::read(&wire, Format::AiSdkUi).unwrap();
+    let results: Vec<(String, bool, String)> = messages
+        .iter()
+        .flat_map(|m| m.tool_results())
+        .map(|r| (r.call_id.clone(), r.is_error, serde_json::to_string(&r.content).unwrap()))
+        .collect();
+    assert_eq!(results.len(), 2, "the call awaiting approval has no result");
+    assert!(results[0].1 && results[0].2.contains("never delete the root"), "{results:?}");
+    assert!(results[1].1 && results[1].2.contains("denied"), "{results:?}");
+    // To OpenAI the denial is a tool message the model reads.
+    let converted = format::convert::convert(&wire, Some(Format::AiSdkUi), Format::OpenAi).unwrap();
+    let text = converted.value.to_string();
+    assert!(text.contains("never delete the root"), "{text}");
+}

@@ -17,7 +17,10 @@
 //!   as compact JSON), and a result when the part has an outcome: state
 //!   `output-available` (or any `output`) -> a result whose content is the output's text
 //!   (a string output) or compact JSON (any other output); `output-error` -> an error
-//!   result with `errorText`; `input-streaming` / `input-available` -> a pending call
+//!   result with `errorText`; `output-denied` (AI SDK 6: the user refused the call)
+//!   -> an error result whose text is `approval.reason` (or a fixed sentence), as the
+//!   model is told; `input-streaming` / `input-available` / `approval-requested` /
+//!   `approval-responded` -> a pending call
 //!   (no result). Every other field of the tool part (`providerExecuted`,
 //!   `callProviderMetadata`, `preliminary`, ...) stays in the call's `extra`;
 //! - `step-start`, `source-url`, `source-document`, `data-*` and any other part type are
@@ -39,7 +42,8 @@
 //!   when its compact JSON does not read back the same);
 //! - tool result `output`: `"json"` for an output that is not a string, `"absent"` for an
 //!   `output-available` part without `output`; `value` (the original output, as for
-//!   `input`); `noErrorText` for an `output-error` part without `errorText`;
+//!   `input`); `noErrorText` for an `output-error` part without `errorText`; `denied`
+//!   for the result of an `output-denied` part;
 //! - file and image `noMediaType`; `shadowed` as in every format.
 //!
 //! # Writing
@@ -269,6 +273,9 @@ fn read_file(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
     Ok(Part::File(FilePart { url, data, media_type, name, extra }))
 }
 
+/// The outcome of a call the user denied without a reason (`output-denied`).
+const DENIED_TEXT: &str = "The user denied this tool call.";
+
 /// The state a writer gives a tool part by itself.
 fn natural_state(result: Option<&ToolResultPart>) -> &'static str {
     match result {
@@ -283,7 +290,8 @@ fn state_fits(state: &str, result: Option<&ToolResultPart>) -> bool {
     match state {
         "output-available" => result.is_some_and(|r| !r.is_error),
         "output-error" => result.is_some_and(|r| r.is_error),
-        "input-available" | "input-streaming" => result.is_none(),
+        "output-denied" => result.is_some_and(|r| r.is_error),
+        "input-available" | "input-streaming" | "approval-requested" | "approval-responded" => result.is_none(),
         _ => true,
     }
 }
@@ -316,6 +324,12 @@ fn read_tool(item: &Value, path: JsonPath, part_type: &str) -> Result<(Part, Opt
             result_markers.set("noErrorText", true);
         }
         Some((text_content(text.unwrap_or_default()), true))
+    } else if state == Some("output-denied") {
+        // The user refused the call: its outcome, as the AI SDK tells the model
+        // (`execution-denied`). The reason stays in `approval`, where it came from.
+        result_markers.set("denied", true);
+        let reason = obj.peek("approval").and_then(|a| a.get("reason")).and_then(Value::as_str);
+        Some((text_content(reason.unwrap_or(DENIED_TEXT)), true))
     } else if state == Some("output-available") || obj.peek("output").is_some() {
         let content = match obj.take("output") {
             Some(Value::String(text)) => text_content(text),
@@ -634,7 +648,11 @@ fn write_tool(
             }
         }
         let text = texts.join("\n");
-        if result.is_error {
+        let denied = result_restore.marker_flag("denied")
+            && mapped.get("state").and_then(Value::as_str) == Some("output-denied");
+        if denied {
+            // The text was read from `approval` (kept in the call's fields) or is ours.
+        } else if result.is_error {
             if !(text.is_empty() && result_restore.marker_flag("noErrorText")) {
                 mapped.insert("errorText".into(), text.into());
             }
