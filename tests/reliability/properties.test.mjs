@@ -4,11 +4,10 @@
 // out of order): every DESIGN.md invariant holds on every run. A failure prints the seed
 // and path to replay: FC_SEED=<seed> FC_PATH=<path> node --test tests/reliability/properties.test.mjs
 import assert from "node:assert/strict";
-import { isDeepStrictEqual } from "node:util";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { compact, needsCompaction, parseChain, repairChain, validateChain } from "contextfold";
-import { chainModel, isWellBehaved, normalizeOptions, optionsArb, behaviourArb, planned, providerOf, render, supportedFormats, text } from "./arbitraries.mjs";
+import { chainModel, isWellBehaved, normalizeOptions, optionsArb, behaviourArb, planned, providerOf, render, supportedFormats } from "./arbitraries.mjs";
 import { assertContextfoldError, assertProperty, canonical, messageList, thinkingPieces, within } from "./helpers.mjs";
 
 const FORMATS = supportedFormats();
@@ -16,43 +15,9 @@ const HANG_MS = 20_000;
 const SUMMARY_ACTIONS = new Set(["sectionSummarized", "pairSummarized", "rotated", "messageSummarized", "snapshot", "tiered"]);
 /** The documented fake signature of summarization calls made for Gemini. */
 const FAKE_SIGNATURE = "signature skip_thought_signature_validator";
-/**
- * Known library gaps in invariant 6 (kept messages come back as copies although the
- * README promises the caller's own objects), each reproduced by a todo test at the end
- * of this file. Remove an entry once its todo test passes.
- * - "gemini": the reuse plan (crates/contextfold-wasm/src/reuse.rs, pkg/src/api.js) only
- *   knows a bare array and `{ messages }`, not Gemini's `{ systemInstruction, contents }`.
- * - "keyOrder": the reuse plan's fingerprint hashes object keys in order while its
- *   equality ignores order (serde_json `preserve_order`), so a kept message the writer
- *   emits with its keys in another order (OpenAI `reasoning_content` after `tool_calls`)
- *   is not found.
- * - "shape": when the output's shape differs from the input's (an Anthropic array that
- *   comes back as `{ system, messages }` because the budget strategy added a condensed
- *   system prompt), the reuse plan gives up and every message is a copy.
- * - "merged": the provider repair merges a kept message into an adjacent new one of the
- *   same role (Anthropic alternation after a tiers summary with `recent: 1`): the kept
- *   message comes back changed; its content is still checked to be all there.
- */
-const IDENTITY_GAPS = new Set(["gemini", "keyOrder", "shape", "merged"]);
 
 const strategyName = (strategy) => (typeof strategy === "string" ? strategy : strategy.name);
 
-/**
- * Known library gap (todo test at the end of this file): the budget strategy sends a
- * chunk of a few bytes to the summarizer, counts a good summary that is not smaller than
- * it as a failed call (invariant 4) and, under rollback, fails the whole compaction with
- * summarizer_failed. Set to false once that todo test passes.
- */
-const BUDGET_TINY_CHUNK_GAP = true;
-function isBudgetTinyChunkGap(error, strategy) {
-  return (
-    BUDGET_TINY_CHUNK_GAP &&
-    strategyName(strategy) === "budget" &&
-    error.code === "summarizer_failed" &&
-    Array.isArray(error.errors) &&
-    error.errors.every((e) => e.kind === "invalidResult" && /not smaller than the content/.test(e.message))
-  );
-}
 
 /**
  * Invariant 2 for the sections strategy: the report never summarizes the last body pair
@@ -85,22 +50,7 @@ function assertLatestExchangeKept(input, result) {
   const before = messageList(input).slice(-count);
   const after = messageList(result.messages).slice(-count);
   assert.equal(before.length, count, "parseChain outline does not match the input's messages");
-  const merged = result.report.providerRepairs.some((r) => r.step === "mergedSameRole");
-  if (merged && IDENTITY_GAPS.has("merged") && !isDeepStrictEqual(after, before)) {
-    // Known gap "merged": the exchange may share its message with a summary; every text
-    // of it must still be there, unchanged, at the end of the output.
-    const tail = JSON.stringify(messageList(result.messages).slice(-count - 1));
-    for (const t of strings(before)) assert.ok(tail.includes(JSON.stringify(t).slice(1, -1)), `the latest exchange lost ${t.slice(0, 80)}`);
-    return;
-  }
   assert.deepStrictEqual(after, before, "the latest exchange (last body pair) did not come back whole");
-}
-
-/** Every string a value holds. */
-function strings(value, out = []) {
-  if (typeof value === "string") out.push(value);
-  else if (value && typeof value === "object") Object.values(value).forEach((v) => strings(v, out));
-  return out;
 }
 
 /**
@@ -116,15 +66,6 @@ function assertKeptAreTheCallersObjects(input, result) {
   messageList(result.messages).forEach((m, i) => {
     const equal = byValue.get(canonical(m));
     if (!equal || equal.includes(m)) return;
-    const gap =
-      result.format === "gemini"
-        ? "gemini"
-        : Array.isArray(input) !== Array.isArray(result.messages)
-          ? "shape"
-          : equal.some((e) => JSON.stringify(e) === JSON.stringify(m))
-            ? null
-            : "keyOrder";
-    if (gap !== null && IDENTITY_GAPS.has(gap)) return;
     assert.fail(`output message ${i} is a copy of a kept input message, not the caller's object: ${JSON.stringify(m).slice(0, 200)}`);
   });
 }
@@ -154,15 +95,13 @@ describe(`compact invariants (formats: ${FORMATS.join(", ")})`, () => {
           // 7. errors are ContextfoldErrors with a code (and path); 8. input untouched.
           assertContextfoldError(error, "compact");
           assert.deepStrictEqual(input, snapshot, "the input was mutated (error path)");
-          if (error.code === "summarizer_failed" && wellBehaved && !model.breakage && onError !== "throw") {
-            assert.ok(isBudgetTinyChunkGap(error, options.strategy), `summarizer_failed with a good summarizer: ${error.message}`);
-          } else if (error.code === "summarizer_failed") {
+          if (error.code === "summarizer_failed") {
             // The budget is hard: under rollback the original (over-budget) chain cannot be
             // returned, so the budget strategy fails instead (onError "partial" trims).
             const allowed = onError === "throw" || (onError === "rollback" && strategyName(options.strategy) === "budget");
             assert.ok(allowed, `summarizer_failed thrown with onError ${onError}, strategy ${strategyName(options.strategy)}`);
             assert.ok(Array.isArray(error.errors) && error.errors.length > 0, "summarizer_failed without errors");
-          } else if (!model.breakage && wellBehaved && !isBudgetTinyChunkGap(error, options.strategy)) {
+          } else if (!model.breakage && wellBehaved) {
             // A valid chain and a good summarizer: only an impossible budget may throw.
             assert.equal(error.code, "budget_exceeded", `unexpected ${error.code} at ${error.path}: ${error.message}`);
           }
@@ -283,9 +222,8 @@ describe("needsCompaction", () => {
           result = await within(compact(input, { ...options, summarizer }), HANG_MS, "compact");
         } catch (error) {
           assertContextfoldError(error, "compact");
-          assert.equal(needed, true, `${error.code} although needsCompaction said false`);
-          if (isBudgetTinyChunkGap(error, strategy)) return;
           assert.equal(error.code, "budget_exceeded");
+          assert.equal(needed, true, "budget_exceeded although needsCompaction said false");
           return;
         }
         if (strategy === "sections") assert.equal(needed, summarizer.requests.length > 0, `needsCompaction ${needed}, calls ${summarizer.requests.length}`);
@@ -293,82 +231,5 @@ describe("needsCompaction", () => {
       },
     );
     await assertProperty(t, property, 150);
-  });
-});
-
-// Invariant 6 where the library does not keep its promise yet (see IDENTITY_GAPS): each
-// a minimal reproducer, marked todo so the suite stays green; a passing todo means the
-// gap is closed and its IDENTITY_GAPS entry can go.
-describe("kept messages are the caller's own objects: known gaps", () => {
-  const big = "result line ".repeat(400);
-  it("Gemini { systemInstruction, contents }", { todo: "reuse plan ignores `contents`" }, async () => {
-    const input = {
-      systemInstruction: { parts: [{ text: "sys" }] },
-      contents: [
-        { role: "user", parts: [{ text: "read it" }] },
-        { role: "model", parts: [{ functionCall: { id: "c1", name: "read", args: { p: 1 } }, thoughtSignature: "skip_thought_signature_validator" }] },
-        { role: "user", parts: [{ functionResponse: { id: "c1", name: "read", response: { output: big } } }] },
-        { role: "model", parts: [{ text: "done" }] },
-      ],
-    };
-    const result = await compact(input, { strategy: { name: "window", messageThresholdBytes: 64 }, summarizer: planned(["ok"]) });
-    assert.equal(result.changed, true);
-    assert.equal(result.format, "gemini");
-    assert.equal(result.messages.contents[0], input.contents[0], "the kept user message is a copy");
-    assert.equal(result.messages.contents.at(-1), input.contents.at(-1), "the kept last message is a copy");
-  });
-  it("budget: a good summary of a tiny chunk fails the whole compaction", { todo: "budget sends chunks smaller than any summary" }, async () => {
-    // Found by the needsCompaction property: the second chunk is the 16-byte answer of
-    // the first section; its 18-byte summary counts as a failed call (not smaller), and
-    // rollback turns that into summarizer_failed. Content this small should stay as it
-    // is (or be trimmed), as minSummarizeBytes keeps it from the other strategies.
-    const call = (n) => ({ name: "read_file", args: { path: "a.rs", n: 0 }, result: text(n, 0), isError: false });
-    const model = {
-      system: null,
-      breakage: null,
-      sections: [
-        { user: text(1988, 0), steps: [{ text: null, reasoning: null, calls: [call(6040), call(1)] }], answer: text(4, 308) },
-        { user: text(113, 0), steps: [], answer: text(1431, 0) },
-        { user: text(1988, 0), steps: [], answer: text(970, 0) },
-      ],
-    };
-    const result = await compact(render(model, "native"), { strategy: "budget", maxTokens: 2046, summarizer: planned(["ok"]) });
-    assert.ok(result.report.after.tokens <= 2046);
-  });
-  it("budget: an Anthropic array that gains a condensed system prompt", { todo: "reuse plan gives up when the shape changes" }, async () => {
-    const input = [
-      { role: "user", content: text(3000, 0) },
-      { role: "assistant", content: [{ type: "text", text: text(3000, 1) }] },
-      { role: "user", content: "q2" },
-      { role: "assistant", content: [{ type: "text", text: "a2" }] },
-    ];
-    const result = await compact(input, { strategy: "budget", maxTokens: 300, format: "anthropic", summarizer: planned(["ok"]) });
-    assert.equal(result.changed, true);
-    assert.equal(result.messages.messages.at(-1), input.at(-1), "the kept last message is a copy");
-  });
-  it("tiers: the kept latest message merged into the summary", { todo: "provider repair merges a kept message" }, async () => {
-    const input = [
-      { role: "user", content: text(113, 0) },
-      { role: "assistant", content: [{ type: "text", text: "the src/m0.rs" }] },
-      { role: "user", content: "the src/m0.rs" },
-      { role: "assistant", content: [{ type: "tool_use", id: "call_0", name: "read_file", input: { path: "a.rs", n: 0 } }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0", content: "the src/m0.rs" }] },
-      { role: "assistant", content: [{ type: "text", text: "done" }] },
-    ];
-    const result = await compact(input, { strategy: { name: "tiers", recent: 1, minSummarizeBytes: 0 }, summarizer: planned(["ok"]) });
-    assert.equal(result.changed, true);
-    assert.equal(result.messages.at(-1), input.at(-1), "the kept latest message was changed");
-  });
-  it("a kept message whose keys the writer orders differently", { todo: "reuse fingerprint is key-order sensitive" }, async () => {
-    const input = [
-      { role: "user", content: "read it" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }], reasoning_content: "think" },
-      { role: "tool", tool_call_id: "c1", content: big },
-      { role: "assistant", content: "done" },
-    ];
-    const result = await compact(input, { strategy: { name: "window", messageThresholdBytes: 64 }, summarizer: planned(["ok"]) });
-    assert.equal(result.changed, true);
-    assert.deepStrictEqual(result.messages[1], input[1]);
-    assert.equal(result.messages[1], input[1], "the kept assistant message is a copy");
   });
 });

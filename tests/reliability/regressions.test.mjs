@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact, needsCompaction } from "contextfold";
+import { planned, render, text } from "./arbitraries.mjs";
 
 describe("regressions", () => {
   it(
@@ -58,4 +59,85 @@ describe("regressions", () => {
       }
     },
   );
+
+  // Found by the invariant 6 assertion of properties.test.mjs (kept messages are the
+  // caller's own objects): each came back as a copy.
+  const big = "result line ".repeat(400);
+  const windowed = { strategy: { name: "window", messageThresholdBytes: 64 } };
+
+  it("reuse: Gemini { systemInstruction, contents } kept messages came back as copies", async () => {
+    const input = {
+      systemInstruction: { parts: [{ text: "sys" }] },
+      contents: [
+        { role: "user", parts: [{ text: "read it" }] },
+        { role: "model", parts: [{ functionCall: { id: "c1", name: "read", args: { p: 1 } }, thoughtSignature: "skip_thought_signature_validator" }] },
+        { role: "user", parts: [{ functionResponse: { id: "c1", name: "read", response: { output: big } } }] },
+        { role: "model", parts: [{ text: "done" }] },
+      ],
+    };
+    const result = await compact(input, { ...windowed, summarizer: planned(["ok"]) });
+    assert.equal(result.changed, true);
+    assert.equal(result.format, "gemini");
+    assert.equal(result.messages.contents[0], input.contents[0], "the kept user message is a copy");
+    assert.equal(result.messages.contents.at(-1), input.contents.at(-1), "the kept last message is a copy");
+  });
+
+  it("reuse: a kept message the writer emits with its keys in another order came back as a copy", async () => {
+    // The fingerprint hashed keys in order while equality ignored order.
+    const input = [
+      { role: "user", content: "read it" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }], reasoning_content: "think" },
+      { role: "tool", tool_call_id: "c1", content: big },
+      { role: "assistant", content: "done" },
+    ];
+    const result = await compact(input, { ...windowed, summarizer: planned(["ok"]) });
+    assert.equal(result.changed, true);
+    assert.equal(result.messages[1], input[1], "the kept assistant message is a copy");
+  });
+
+  it("reuse: an Anthropic array that gains a condensed system prompt lost every kept object", async () => {
+    const input = [
+      { role: "user", content: text(3000, 0) },
+      { role: "assistant", content: [{ type: "text", text: text(3000, 1) }] },
+      { role: "user", content: "q2" },
+      { role: "assistant", content: [{ type: "text", text: "a2" }] },
+    ];
+    const result = await compact(input, { strategy: "budget", maxTokens: 300, format: "anthropic", summarizer: planned(["ok"]) });
+    assert.equal(result.changed, true);
+    const list = Array.isArray(result.messages) ? result.messages : result.messages.messages;
+    assert.equal(list.at(-1), input.at(-1), "the kept last message is a copy");
+  });
+
+  it("tiers (recent: 1, Anthropic): the kept latest message came back merged into the summary", async () => {
+    const input = [
+      { role: "user", content: text(113, 0) },
+      { role: "assistant", content: [{ type: "text", text: "the src/m0.rs" }] },
+      { role: "user", content: "the src/m0.rs" },
+      { role: "assistant", content: [{ type: "tool_use", id: "call_0", name: "read_file", input: { path: "a.rs", n: 0 } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0", content: "the src/m0.rs" }] },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+    ];
+    const result = await compact(input, { strategy: { name: "tiers", recent: 1, minSummarizeBytes: 0 }, summarizer: planned(["ok"]) });
+    assert.equal(result.changed, true);
+    assert.equal(result.messages.at(-1), input.at(-1), "the kept latest message was changed");
+  });
+
+  it("budget: a good summary of a 16-byte chunk failed the whole compaction (summarizer_failed)", async () => {
+    // Found by the needsCompaction property: the chunk was the short answer left over
+    // when a large section was split; its 18-byte summary counted as no gain.
+    const call = (n) => ({ name: "read_file", args: { path: "a.rs", n: 0 }, result: text(n, 0), isError: false });
+    const model = {
+      system: null,
+      breakage: null,
+      sections: [
+        { user: text(1988, 0), steps: [{ text: null, reasoning: null, calls: [call(6040), call(1)] }], answer: text(4, 308) },
+        { user: text(113, 0), steps: [], answer: text(1431, 0) },
+        { user: text(1988, 0), steps: [], answer: text(970, 0) },
+      ],
+    };
+    const summarizer = planned(["ok"]);
+    const result = await compact(render(model, "native"), { strategy: "budget", maxTokens: 2046, summarizer });
+    assert.ok(result.report.after.tokens <= 2046);
+    for (const r of summarizer.requests) assert.ok(r.transcript.length >= 512, `a ${r.transcript.length}-byte transcript was sent`);
+  });
 });
