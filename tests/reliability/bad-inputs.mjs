@@ -167,7 +167,7 @@ export function cases() {
   add("anthropic: tool_result without tool_use_id", () => [user(), { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }, { role: "user", content: [{ type: "tool_result", content: "r" }] }], ERR.shape, { path: "[2].content[0].tool_use_id" });
   add("anthropic: thinking without signature", () => [user(), { role: "assistant", content: [{ type: "thinking", thinking: "hm" }, { type: "text", text: "x" }] }], { default: "ok", validateChain: "diag:0", needsCompaction: "false" });
   // Readable; the part is then invalid for every provider (its path is in native terms).
-  add("anthropic: image with a bad source", () => [user([{ type: "image", source: { type: "base64" } }])], structural("invalid_part", "invalid_part", { compact: "invalid_part" }), { path: "[0].parts[0]" });
+  add("anthropic: image with a bad source", () => [user([{ type: "image", source: { type: "base64" } }])], structural("invalid_part", "invalid_part", { compact: "invalid_part" }), { path: "[0]" });
   // A leading system message inside messages is read (cc82a75); with a system field too,
   // that is two system prompts, which Anthropic refuses: repaired by merging them.
   add("anthropic: leading system role inside messages, and a system field", () => ({ system: "s", messages: [{ role: "system", content: "x" }, user()] }), {
