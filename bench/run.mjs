@@ -158,7 +158,7 @@ function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 const ms = (x) => (x == null ? "n/a" : x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`);
-const ratio = (a, b) => (a == null || b == null || b === 0 ? "n/a" : `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}x`);
+const ratio = (a, b) => (a == null || b == null || b === 0 ? "n/a" : `${(a / b).toFixed(a / b >= 10 ? 0 : a / b < 0.1 ? 2 : 1)}x`);
 const kb = (b) => (b >= 10 * 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(0)} MiB` : b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : `${(b / 1024).toFixed(1)} KiB`);
 const num = (n) => n.toLocaleString("en-US");
 const us = (x) => (x == null ? "n/a" : `${x.toFixed(1)} µs`);
