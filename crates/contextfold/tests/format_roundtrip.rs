@@ -642,6 +642,18 @@ fn anthropic_leading_system_messages_round_trip_in_place() {
     let written = format::write(&more, Format::Anthropic).unwrap();
     assert_eq!(written[2], json!({"role": "system", "content": "[CONDENSED CONTEXT] earlier work"}));
     assert_eq!(written[3], wire[2]);
+    // A request with both a `system` field and a system message inside `messages`: the
+    // repair pass joins them (one system prompt), and the request form stays.
+    let both = json!({"system": "s", "messages": [
+        {"role": "system", "content": "rules"}, {"role": "user", "content": "hi"}]});
+    let read = format::read(&both, Format::Anthropic).unwrap();
+    let repaired = contextfold::repair::repair(
+        &read,
+        &contextfold::repair::RepairOptions::for_provider(contextfold::repair::Provider::Anthropic),
+    );
+    let written = format::write(&repaired.messages, Format::Anthropic).unwrap();
+    assert_eq!(written["system"], json!([{"type": "text", "text": "s"}, {"type": "text", "text": "rules"}]));
+    assert_eq!(written["messages"], json!([{"role": "user", "content": "hi"}]));
     // A system message after the conversation started is refused with its path.
     let late = json!([{"role": "user", "content": "q"}, {"role": "system", "content": "x"}]);
     let err = format::read(&late, Format::Anthropic).unwrap_err();

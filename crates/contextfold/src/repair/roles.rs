@@ -81,9 +81,19 @@ pub(crate) fn leading_user(mut items: Vec<Item>, options: &RepairOptions, steps:
 }
 
 /// Appends `m`'s parts to `into`; message fields `into` lacks are taken from `m`.
+/// Appends `m` to `into`. Fields of `m` that `into` lacks are kept, except its format
+/// restoration markers: they describe `m`'s own wire message (an Anthropic system
+/// prompt read from inside `messages`, the block positions of a split user message)
+/// and would misplace the merged one.
 fn merge_into(into: &mut Message, m: Message) {
     into.parts.extend(m.parts);
     for (k, v) in m.extra {
-        into.extra.entry(k).or_insert(v);
+        if !is_marker_namespace(&k) {
+            into.extra.entry(k).or_insert(v);
+        }
     }
+}
+
+fn is_marker_namespace(key: &str) -> bool {
+    crate::format::Format::ALL.iter().any(|&f| crate::format::convert::namespace_of(f) == Some(key))
 }
