@@ -232,15 +232,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_chain_format_serializes_to_the_format_name() {
-        for f in [
-            Format::Native,
-            Format::OpenAi,
-            Format::Anthropic,
-            Format::Gemini,
-            Format::AiSdk,
-            Format::AiSdkUi,
-            Format::LangChain,
-        ] {
+        for f in Format::ALL {
             assert_eq!(serde_json::to_value(ChainFormat::from(f)).unwrap(), json!(f.as_str()));
         }
         for p in [Provider::Generic, Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {

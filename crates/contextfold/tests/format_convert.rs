@@ -65,16 +65,6 @@ fn check_conversion(wire: &Value, from: Format, to: Format, what: &str) -> (Valu
     (converted.value, converted.messages, converted.changes)
 }
 
-const TARGETS: [Format; 7] = [
-    Format::Native,
-    Format::OpenAi,
-    Format::Anthropic,
-    Format::Gemini,
-    Format::AiSdk,
-    Format::AiSdkUi,
-    Format::LangChain,
-];
-
 #[test]
 fn real_transcripts_convert_to_every_format() {
     let Some(files) = common::real_fixtures() else {
@@ -84,7 +74,7 @@ fn real_transcripts_convert_to_every_format() {
         let wire: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let (_, from) = format::read_auto(&wire).unwrap();
-        for to in TARGETS {
+        for to in Format::ALL {
             let (value, _, _) = check_conversion(&wire, from, to, &name);
             // And back to the source: still valid for it.
             check_conversion(&value, to, from, &format!("{name} via {to:?}"));
