@@ -255,6 +255,10 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
 
   it(
     "a trailing tool call that waits for the user (input-available, approval-requested) is kept as it is",
+    // Known gap, kept visible: every strategy ends with the provider repair pass, which
+    // answers every unanswered call (a chain sent to a provider must not hold one), and
+    // the chain parser requires it too. Keeping a turn in progress open needs both to
+    // tell it apart from a lost result.
     { todo: "the pending call gets a made-up output (\"the call was not handled, please try again\"); with approval-requested the part is then rejected by the AI SDK's validateUIMessages" },
     async () => {
       for (const pending of [
@@ -274,7 +278,6 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
 
   it(
     "an output-denied tool part (the user refused the call) is read as the call's outcome",
-    { todo: "output-denied is read as a pending call: validateChain reports unanswered_call, compaction adds a made-up output, convert loses the denial's reason" },
     async () => {
       const input = [
         { id: "u1", role: "user", parts: [{ type: "text", text: "Drop the staging database." }] },
