@@ -8,8 +8,7 @@
 // contextfold, with the unchanged messages as the caller's own objects, and convertible
 // to a valid OpenAI chain.
 //
-// The `todo` tests at the end pin down gaps found while writing this file (reported, not
-// fixed here): they run, and flip to passing once the library handles those cases.
+// The tests at the end pin down gaps found while writing this file, fixed since.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { convertToModelMessages, validateUIMessages } from "ai";
@@ -33,7 +32,7 @@ const FILES = ["src/ledger.ts", "src/rates.ts", "src/report.ts", "src/api/routes
  * A useChat conversation of a coding agent: per file, a user turn and an assistant turn
  * of three steps (read the file and run its tests, which fail; search the docs; answer),
  * then a new user turn. Keys in the order the writer uses (`id, role, parts, metadata`);
- * the AI SDK's own key orders are the subject of a `todo` test below.
+ * the AI SDK's own key orders are the subject of a test below.
  */
 function conversation() {
   const t0 = Date.parse("2026-11-20T09:00:00Z");
@@ -235,7 +234,7 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
     for (const part of toolParts) assert.equal(part.state, "output-available", part.toolCallId);
   });
 
-  // ---- gaps found while writing this file (reported; `todo` until the library handles them)
+  // ---- gaps found while writing this file, fixed since: they stay as regression tests
 
   it(
     "UIMessages in the AI SDK's own key orders come back as the caller's objects when unchanged",
@@ -255,11 +254,6 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
 
   it(
     "a trailing tool call that waits for the user (input-available, approval-requested) is kept as it is",
-    // Known gap, kept visible: every strategy ends with the provider repair pass, which
-    // answers every unanswered call (a chain sent to a provider must not hold one), and
-    // the chain parser requires it too. Keeping a turn in progress open needs both to
-    // tell it apart from a lost result.
-    { todo: "the pending call gets a made-up output (\"the call was not handled, please try again\"); with approval-requested the part is then rejected by the AI SDK's validateUIMessages" },
     async () => {
       for (const pending of [
         { type: "tool-askForConfirmation", toolCallId: "call_confirm", state: "input-available", input: { message: "Run migration 0042?" } },

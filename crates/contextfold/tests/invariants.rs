@@ -229,3 +229,35 @@ fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
         }
     }
 }
+
+/// A turn in progress (the last message calls tools whose results have not come yet: a
+/// tool running, a call waiting for the user's approval) comes back as it was, its
+/// calls open, for every strategy; the history before it is compacted as usual.
+#[test]
+fn a_turn_in_progress_comes_back_open_for_every_strategy() {
+    use contextfold::message::{Role, ToolCallPart};
+    let summarizer = ExtractiveSummarizer::default();
+    let (_, demo, format) = inputs().into_iter().next().unwrap();
+    let mut messages = demo.clone();
+    messages.push(Message::text(Role::User, "Now run the migration."));
+    let mut turn = Message::text(Role::Assistant, "Asking first.");
+    turn.parts.push(Part::ToolCall(ToolCallPart {
+        id: "call_confirm".into(),
+        name: "askForConfirmation".into(),
+        arguments: r#"{"message":"Run migration 0042?"}"#.into(),
+        signature: None,
+        extra: Default::default(),
+    }));
+    messages.push(turn.clone());
+    for strategy in strategies() {
+        let what = strategy.name();
+        let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)) };
+        let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(out.messages.last(), Some(&turn), "{what}: the turn in progress changed");
+        assert!(out.messages.iter().all(|m| m.tool_results().all(|r| r.call_id != "call_confirm")), "{what}");
+        assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
+        assert!(out.changed && out.report.after.bytes < out.report.before.bytes, "{what}: nothing compacted");
+        assert_eq!(out.report.before.messages, messages.len(), "{what}");
+    }
+}

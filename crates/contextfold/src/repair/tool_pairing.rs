@@ -14,7 +14,10 @@
 //!   assistant message right before its tool message; with no such assistant message
 //!   (the result follows a user message, or opens the chain) it is dropped anyway;
 //! - a call with no result gets a placeholder result ([`RepairOptions::pending_placeholder`]),
-//!   after its other results.
+//!   after its other results; except the calls of a chain's last message when it is an
+//!   assistant message: a turn in progress (a tool running, a call waiting for the
+//!   user's approval) whose results come next. A made-up result would end that turn in
+//!   the caller's app; [`crate::repair::validate`] does not report them either.
 
 use super::{Item, OrphanResults, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
 use crate::ast::FALLBACK_TOOL_ARGS;
@@ -137,8 +140,11 @@ pub(crate) fn analyze(messages: &[&Message], answer_orphans: bool) -> Pairing {
             }
         }
     }
+    // The calls of a last assistant message are in flight: nothing can follow them yet
+    // (tools running, or a call waiting for the user's approval).
+    let in_flight = messages.len().saturating_sub(1);
     for (i, m) in messages.iter().enumerate() {
-        if m.role != Role::Assistant {
+        if m.role != Role::Assistant || i == in_flight {
             continue;
         }
         for (part, c) in valid_calls(m) {

@@ -8,7 +8,7 @@ use super::tiers::{self, TiersConfig};
 use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::Meter;
-use crate::message::Message;
+use crate::message::{Message, Role};
 use crate::repair::{repair, repair_compacted, validate, RepairOptions};
 use crate::summarize::{Controls, Summarizer};
 
@@ -51,7 +51,64 @@ pub struct CompactOptions {
 /// or a rollback) comes back exactly as given when the provider accepts it, and
 /// repaired (every step listed in `report.provider_repairs`) when it does not, so the
 /// output is always valid for the provider.
+///
+/// A turn in progress (the last message is an assistant message with tool calls: its
+/// tools running, or a call waiting for the user's approval) is set aside, the rest is
+/// compacted (with `budget`, within what the turn leaves), and it comes back as it was,
+/// its calls unanswered.
 pub async fn compact<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    options: &CompactOptions,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<CompactResult, CompactError> {
+    let Some((turn, body)) = split_turn_in_progress(messages) else {
+        return compact_whole(messages, options, summarizer, controls, meter).await;
+    };
+    let hard_budget = options.strategy.clone();
+    let mut options = options.clone();
+    if let StrategyConfig::Budget(c) = &mut options.strategy {
+        let own = meter.total(c.max.unit(), std::slice::from_ref(turn));
+        if own >= c.max.value() {
+            let reason = format!("the turn in progress (the last message) alone is {}", c.max.with_value(own));
+            return Err(CompactError::Budget { max: c.max, reason });
+        }
+        c.max = c.max.with_value(c.max.value().saturating_sub(own));
+    }
+    let mut result = compact_whole(body, &options, summarizer, controls, meter).await?;
+    result.messages.push(turn.clone());
+    if !validate(&result.messages, options.repair.provider).is_empty() {
+        // The turn itself may break a rule (a call id used twice, empty text); the repair
+        // pass mends it and leaves its calls open.
+        let repaired = repair(&result.messages, &options.repair);
+        result.messages = repaired.messages;
+        result.report.provider_repairs.extend(repaired.steps);
+        if let StrategyConfig::Budget(c) = &hard_budget {
+            let cost = meter.total(c.max.unit(), &result.messages);
+            if cost > c.max.value() {
+                let reason = format!("the provider repair pass made the result {}", c.max.with_value(cost));
+                return Err(CompactError::Budget { max: c.max, reason });
+            }
+        }
+    }
+    result.report.before = Totals::of(messages);
+    result.report.after = Totals::of(&result.messages);
+    result.changed = result.messages != messages;
+    Ok(result)
+}
+
+/// `(turn, rest)` when the last message is an assistant message with tool calls after
+/// a user or tool message (so setting it aside leaves the roles as they were).
+fn split_turn_in_progress(messages: &[Message]) -> Option<(&Message, &[Message])> {
+    let (turn, body) = messages.split_last()?;
+    let before = body.last()?;
+    (turn.role == Role::Assistant && turn.has_tool_calls() && matches!(before.role, Role::User | Role::Tool))
+        .then_some((turn, body))
+}
+
+/// [`compact`] of a chain with no turn in progress set aside.
+async fn compact_whole<S: Summarizer + ?Sized>(
     messages: &[Message],
     options: &CompactOptions,
     summarizer: &S,
