@@ -362,15 +362,11 @@ fn write_part(
         )));
     }
     let written = match part {
-        Part::Text(text) => Restore::new(&text.extra, NAMESPACE)
-            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])),
-        Part::Reasoning(reasoning) => {
-            if reasoning.text.is_empty() && reasoning.redacted_data.is_some() {
-                return Ok(None);
-            }
-            Restore::new(&reasoning.extra, NAMESPACE)
-                .finish(object([("type", "reasoning".into()), ("text", reasoning.text.as_str().into())]))
-        }
+        Part::Text(text) => text_value(text),
+        Part::Reasoning(reasoning) => match reasoning_value(reasoning) {
+            Some(value) => value,
+            None => return Ok(None),
+        },
         Part::Image(image) if part_type == "image" => {
             let restore = Restore::new(&image.extra, NAMESPACE);
             let mut mapped =
@@ -518,4 +514,21 @@ fn write_output_item(path: &JsonPath, part: &Part) -> Result<Value, FormatError>
         ("data", data.as_str().into()),
         ("mediaType", media_type.as_str().into()),
     ])))
+}
+
+/// A text part, written the same way in `ModelMessage`s and `UIMessage`s.
+pub(super) fn text_value(text: &TextPart) -> Value {
+    Restore::new(&text.extra, NAMESPACE).finish(object([("type", "text".into()), ("text", text.text.as_str().into())]))
+}
+
+/// A reasoning part, written the same way in both; `None` when it has no text to write
+/// (redacted data only).
+pub(super) fn reasoning_value(reasoning: &ReasoningPart) -> Option<Value> {
+    if reasoning.text.is_empty() && reasoning.redacted_data.is_some() {
+        return None;
+    }
+    Some(
+        Restore::new(&reasoning.extra, NAMESPACE)
+            .finish(object([("type", "reasoning".into()), ("text", reasoning.text.as_str().into())])),
+    )
 }

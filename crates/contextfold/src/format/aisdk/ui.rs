@@ -537,15 +537,11 @@ fn fresh_id(index: usize, taken: &mut HashSet<&str>) -> String {
 /// (redacted data only).
 fn write_part(path: &JsonPath, part: &Part, role: Role) -> Result<Option<Value>, FormatError> {
     let written = match part {
-        Part::Text(text) => Restore::new(&text.extra, NAMESPACE)
-            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])),
-        Part::Reasoning(reasoning) => {
-            if reasoning.text.is_empty() && reasoning.redacted_data.is_some() {
-                return Ok(None);
-            }
-            Restore::new(&reasoning.extra, NAMESPACE)
-                .finish(object([("type", "reasoning".into()), ("text", reasoning.text.as_str().into())]))
-        }
+        Part::Text(text) => super::text_value(text),
+        Part::Reasoning(reasoning) => match super::reasoning_value(reasoning) {
+            Some(value) => value,
+            None => return Ok(None),
+        },
         Part::Image(image) => write_file(path, &image.extra, &image.url, &image.data, &image.media_type, &None, true)?,
         Part::File(file) => write_file(path, &file.extra, &file.url, &file.data, &file.media_type, &file.name, false)?,
         Part::ToolCall(_) | Part::ToolResult(_) => {
