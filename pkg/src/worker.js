@@ -21,6 +21,7 @@
 // `contextfold` first.
 import * as packageApi from "./index.js";
 import { cachedSummarizer } from "./cache.js";
+import { contextfoldError } from "./errors.js";
 
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";
 
@@ -195,45 +196,79 @@ function positive(value) {
   return typeof value === "number" && Number.isFinite(value) && value > 0;
 }
 
-function validateOptions(options) {
-  const fail = (message) => {
-    throw new TypeError(`compactionMiddleware: ${message}`);
+/** The options of `compactionMiddleware` (as worker.d.ts declares them). */
+const MIDDLEWARE_KEYS = [
+  "strategy",
+  "maxTokens",
+  "contextWindows",
+  "reserveTokens",
+  "reserveRatio",
+  "summarizer",
+  "createSummarizer",
+  "cache",
+  "namespace",
+  "maxBodyBytes",
+  "onMalformed",
+  "route",
+  "tokenCounter",
+  "provider",
+  "concurrency",
+  "timeoutMs",
+  "onError",
+  "onReport",
+];
+
+/**
+ * Checks the options when the middleware is made: a `ContextfoldError` (`invalid_option`)
+ * with the path of the culprit; an unknown key names the nearest known one (the core's
+ * check, through `__checkOptionKeys`). Strategy settings are checked by `compact`'s reader.
+ */
+function validateOptions(options, checkKeys) {
+  const fail = (path, message) => {
+    throw contextfoldError("invalid_option", `compactionMiddleware: ${path}: ${message}`, path);
   };
-  if (!isPlainObject(options)) fail("options must be an object");
+  if (!isPlainObject(options)) fail("options", "expected an object");
+  if (typeof checkKeys === "function") {
+    try {
+      checkKeys(Object.keys(options), MIDDLEWARE_KEYS);
+    } catch (e) {
+      fail(e?.path ?? "options", String(e?.message ?? e).replace(/^[\w.]+: /, ""));
+    }
+  }
   const o = options;
-  if (o.maxTokens !== undefined && !positive(o.maxTokens)) fail("options.maxTokens must be a positive number");
+  if (o.maxTokens !== undefined && !positive(o.maxTokens)) fail("options.maxTokens", "must be a positive number");
   if (o.contextWindows !== undefined) {
-    if (!isPlainObject(o.contextWindows)) fail("options.contextWindows must map model names to token counts");
+    if (!isPlainObject(o.contextWindows)) fail("options.contextWindows", "must map model names to token counts");
     for (const [model, tokens] of Object.entries(o.contextWindows)) {
-      if (!positive(tokens)) fail(`options.contextWindows["${model}"] must be a positive number`);
+      if (!positive(tokens)) fail(`options.contextWindows["${model}"]`, "must be a positive number");
     }
   }
   if (o.maxTokens === undefined && o.contextWindows === undefined) {
-    fail("give options.maxTokens or options.contextWindows");
+    fail("options.maxTokens", "give options.maxTokens or options.contextWindows");
   }
   if (o.reserveTokens !== undefined && !(typeof o.reserveTokens === "number" && o.reserveTokens >= 0)) {
-    fail("options.reserveTokens must be a number >= 0");
+    fail("options.reserveTokens", "must be a number >= 0");
   }
   const ratio = o.reserveRatio;
   if (ratio !== undefined && !(typeof ratio === "number" && ratio >= 0 && ratio < 1)) {
-    fail("options.reserveRatio must be a number in [0, 1)");
+    fail("options.reserveRatio", "must be a number in [0, 1)");
   }
-  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes)) fail("options.maxBodyBytes must be a positive number");
+  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes)) fail("options.maxBodyBytes", "must be a positive number");
   if (o.onMalformed !== undefined && o.onMalformed !== "forward" && o.onMalformed !== "reject") {
-    fail('options.onMalformed must be "forward" or "reject"');
+    fail("options.onMalformed", 'must be "forward" or "reject"');
   }
-  if (o.summarizer !== undefined && typeof o.summarizer !== "function") fail("options.summarizer must be a function");
+  if (o.summarizer !== undefined && typeof o.summarizer !== "function") fail("options.summarizer", "must be a function");
   if (o.createSummarizer !== undefined && typeof o.createSummarizer !== "function") {
-    fail("options.createSummarizer must be a function (env, request) => summarizer");
+    fail("options.createSummarizer", "must be a function (env, request) => summarizer");
   }
   if (o.summarizer !== undefined && o.createSummarizer !== undefined) {
-    fail("give options.summarizer or options.createSummarizer, not both");
+    fail("options.createSummarizer", "give options.summarizer or options.createSummarizer, not both");
   }
   const cache = o.cache;
   const isCache =
     cache !== null && typeof cache === "object" && typeof cache.get === "function" && typeof cache.put === "function";
   if (cache !== undefined && typeof cache !== "function" && !isCache) {
-    fail("options.cache must be a cache ({ get, put }) or a function (env) => cache");
+    fail("options.cache", "must be a cache ({ get, put }) or a function (env) => cache");
   }
   if (
     o.cache !== undefined &&
@@ -241,10 +276,10 @@ function validateOptions(options) {
     o.summarizer !== undefined &&
     typeof o.summarizer.identity !== "string"
   ) {
-    fail("options.namespace (the summarizer's identity, e.g. its model) is required to cache a custom summarizer");
+    fail("options.namespace", "the summarizer's identity (e.g. its model) is required to cache a custom summarizer");
   }
-  if (o.route !== undefined && typeof o.route !== "function") fail("options.route must be a function");
-  if (o.onReport !== undefined && typeof o.onReport !== "function") fail("options.onReport must be a function");
+  if (o.route !== undefined && typeof o.route !== "function") fail("options.route", "must be a function");
+  if (o.onReport !== undefined && typeof o.onReport !== "function") fail("options.onReport", "must be a function");
 }
 
 function strategyName(strategy) {
@@ -284,7 +319,7 @@ function budgetOf(options, body, estimateTokens) {
  * function, a plain `(request) => Response` function, or an object with a `fetch` method.
  */
 export function compactionMiddleware(options = {}, api = packageApi) {
-  validateOptions(options);
+  validateOptions(options, api.__checkOptionKeys);
   const { compact, extractiveSummarizer, estimateTokens, measureChain, needsCompaction, __requestBodySpans } = api;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onMalformed = options.onMalformed ?? "forward";

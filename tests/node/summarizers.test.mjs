@@ -3,6 +3,7 @@
 // real fetch, real sockets. Delays are small so every retry test stays well under a second
 // (except the one honouring a 1 s `retry-after`).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { APICallError } from "ai";
@@ -628,10 +629,37 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
 
   it("rejects bad options when created", () => {
     assert.throws(() => compactionMiddleware({}), /maxTokens or options.contextWindows/);
-    assert.throws(() => compactionMiddleware({ maxTokens: 100, onMalformed: "drop" }), TypeError);
+    // Issue 14: bad options are ContextfoldErrors with a path (they were TypeErrors).
+    assert.throws(
+      () => compactionMiddleware({ maxTokens: 100, onMalformed: "drop" }),
+      (e) => e.name === "ContextfoldError" && e.code === "invalid_option" && e.path === "options.onMalformed",
+    );
     assert.throws(() => compactionMiddleware({ maxTokens: 100, cache: memoryCache(), summarizer: async () => "x" }), /namespace/);
     assert.throws(() => compactionMiddleware({ maxTokens: 100 })(42), TypeError);
     assert.throws(() => proxy({ upstream: "nope" }), TypeError);
+  });
+
+  // Issue 14: an unknown option was silently ignored (a misspelt maxTokens meant no budget).
+  it("rejects an unknown option, naming the nearest known one; every declared option is known", () => {
+    assert.throws(
+      () => compactionMiddleware({ maxToken: 100 }),
+      (e) =>
+        e.name === "ContextfoldError" &&
+        e.code === "invalid_option" &&
+        e.path === "options.maxToken" &&
+        /did you mean maxTokens\?/.test(e.message),
+    );
+    let listed;
+    try {
+      compactionMiddleware({ maxTokens: 100, somethingElse: 1 });
+    } catch (e) {
+      assert.equal(e.path, "options.somethingElse");
+      listed = /known options: (.*)$/.exec(e.message)[1].split(", ");
+    }
+    const declaration = readFileSync(new URL("../../pkg/src/worker.d.ts", import.meta.url), "utf8");
+    const block = /export interface CompactionMiddlewareOptions<Env = unknown> \{([\s\S]*?)\n\}/.exec(declaration)[1];
+    const declared = [...block.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
+    assert.deepEqual([...listed].sort(), [...declared].sort());
   });
 
   it("proxy forwards path, query, body and headers (minus the client's hop headers) upstream", async () => {

@@ -100,15 +100,21 @@ pub fn strategy_keys(name: &str) -> Option<&'static [&'static str]> {
 
 /// An error for the first of `keys` not in `known`, at `<path>.<key>`, naming the
 /// nearest known key (the check is the core's, [`contextfold::names`]).
-pub fn check_keys<'k>(
-    keys: impl IntoIterator<Item = &'k str>,
-    known: &[&'static str],
-    path: &str,
-) -> Result<(), BindingError> {
+pub fn check_keys<'k>(keys: impl IntoIterator<Item = &'k str>, known: &[&str], path: &str) -> Result<(), BindingError> {
     match contextfold::names::unknown_key(keys, known) {
         None => Ok(()),
         Some(unknown) => Err(invalid(&format!("{path}.{}", unknown.key), unknown.message(known))),
     }
+}
+
+/// The same check for options read in JS (the Worker middleware's): throws
+/// `invalid_option` at `options.<key>` for the first of `keys` not in `known`.
+/// Internal: not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __checkOptionKeys, skip_typescript)]
+pub fn check_option_keys(keys: Vec<String>, known: Vec<String>) -> crate::error::JsResult<()> {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    check_keys(keys.iter().map(String::as_str), &known, "").map_err(Into::into)
 }
 
 /// The `provider` option: whose rules apply (`None`: the provider of the format read).

@@ -6,14 +6,14 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownKey {
     pub key: String,
-    pub suggestion: Option<&'static str>,
+    pub suggestion: Option<String>,
 }
 
 impl UnknownKey {
     /// `unknown option "maxToken"; did you mean maxTokens?`, or the known names when none
     /// is near.
     pub fn message(&self, known: &[&str]) -> String {
-        match self.suggestion {
+        match &self.suggestion {
             Some(name) => format!("unknown option {:?}; did you mean {name}?", self.key),
             None => format!("unknown option {:?}; known options: {}", self.key, public(known).join(", ")),
         }
@@ -27,16 +27,16 @@ fn public<'a>(known: &[&'a str]) -> Vec<&'a str> {
 
 /// The first of `keys` that `known` does not hold. `__proto__` is never an option: it is
 /// how `JSON.parse` output may spell the prototype slot as an own key.
-pub fn unknown_key<'k>(keys: impl IntoIterator<Item = &'k str>, known: &[&'static str]) -> Option<UnknownKey> {
+pub fn unknown_key<'k>(keys: impl IntoIterator<Item = &'k str>, known: &[&str]) -> Option<UnknownKey> {
     keys.into_iter()
         .find(|key| *key != "__proto__" && !known.contains(key))
-        .map(|key| UnknownKey { key: key.to_string(), suggestion: nearest(key, known) })
+        .map(|key| UnknownKey { key: key.to_string(), suggestion: nearest(key, known).map(str::to_string) })
 }
 
 /// The public known name closest to `name` (case-insensitive edit distance, adjacent
 /// swaps counting one), if close enough to be a slip: at most a third of its length,
 /// and never more than 3 edits.
-pub fn nearest(name: &str, known: &[&'static str]) -> Option<&'static str> {
+pub fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
     let wanted = name.to_lowercase();
     let limit = (wanted.chars().count() / 3).clamp(1, 3);
     known
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn suggests_the_nearest_known_name() {
         let found = unknown_key(["format", "maxToken"], KNOWN).unwrap();
-        assert_eq!(found, UnknownKey { key: "maxToken".into(), suggestion: Some("maxTokens") });
+        assert_eq!(found, UnknownKey { key: "maxToken".into(), suggestion: Some("maxTokens".into()) });
         assert_eq!(found.message(KNOWN), "unknown option \"maxToken\"; did you mean maxTokens?");
         assert_eq!(nearest("TIMEOUTMS", KNOWN), Some("timeoutMs"));
         assert_eq!(nearest("fromat", KNOWN), Some("format"));
