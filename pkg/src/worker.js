@@ -282,6 +282,19 @@ function validateOptions(options, checkKeys) {
   if (o.onReport !== undefined && typeof o.onReport !== "function") fail("options.onReport", "must be a function");
 }
 
+/**
+ * The strategy settings, checked when the middleware is made by `compact`'s own reader
+ * (unknown settings, wrong values), not found wrong on every request. Only its verdict
+ * on the strategy counts: the budget given here is a stand-in.
+ */
+function checkStrategy(strategy, needsCompaction) {
+  try {
+    needsCompaction([], { strategy, maxTokens: 1000 });
+  } catch (e) {
+    if (e?.code === "invalid_option" && String(e.path).startsWith("options.strategy")) throw e;
+  }
+}
+
 function strategyName(strategy) {
   if (typeof strategy === "string") return strategy;
   if (isPlainObject(strategy) && typeof strategy.name === "string") return strategy.name;
@@ -320,6 +333,7 @@ function budgetOf(options, body, estimateTokens) {
  */
 export function compactionMiddleware(options = {}, api = packageApi) {
   validateOptions(options, api.__checkOptionKeys);
+  if (options.strategy !== undefined) checkStrategy(options.strategy, api.needsCompaction);
   const { compact, extractiveSummarizer, estimateTokens, measureChain, needsCompaction, __requestBodySpans } = api;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onMalformed = options.onMalformed ?? "forward";

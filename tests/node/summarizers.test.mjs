@@ -656,6 +656,13 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
       assert.equal(e.path, "options.somethingElse");
       listed = /known options: (.*)$/.exec(e.message)[1].split(", ");
     }
+    // Strategy settings are checked when the middleware is made, by compact's reader.
+    assert.throws(
+      () => compactionMiddleware({ maxTokens: 100, strategy: { name: "budget", keepRecnt: 2 } }),
+      (e) => e.code === "invalid_option" && e.path === "options.strategy.keepRecnt" && /did you mean keepRecent\?/.test(e.message),
+    );
+    assert.throws(() => compactionMiddleware({ maxTokens: 100, strategy: "nope" }), (e) => e.path === "options.strategy");
+    compactionMiddleware({ contextWindows: { m: 1000 }, strategy: { name: "budget", keepRecent: 2 } });
     const declaration = readFileSync(new URL("../../pkg/src/worker.d.ts", import.meta.url), "utf8");
     const block = /export interface CompactionMiddlewareOptions<Env = unknown> \{([\s\S]*?)\n\}/.exec(declaration)[1];
     const declared = [...block.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
