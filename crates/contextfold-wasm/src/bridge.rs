@@ -27,7 +27,7 @@ use wasm_bindgen_futures::JsFuture;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
 pub struct SummarizerContext {
     /// Pass it on to `fetch`: it aborts when the call times out (`timeoutMs`), when the
-    /// compaction ends it, or when the `signal` given to `compact` aborts.
+    /// compaction ends it, or when the `signal` given to `compact` aborts. Every call has one.
     #[tsify(optional, type = "AbortSignal")]
     pub signal: Option<()>,
 }
