@@ -1,15 +1,17 @@
 // Summary cache. Clients resend the whole history every turn, so without a cache the
 // same old span is summarized again on every request. `cachedSummarizer` keys each
-// summary request by a SHA-256 of the summarizer's identity (`namespace`), the request's
-// kind and size hint, and its prompt, which contextfold renders deterministically from
-// the exact span: the same span gives the same key, any change to it a new one.
+// summary request by a SHA-256 of the summarizer's identity (`namespace`: for the
+// adapters of `contextfold/summarizers`, their endpoint, model, generation parameters
+// and prompt version), the request's kind and size hint, and its prompt (instructions
+// and transcript), which contextfold renders deterministically from the exact span: the
+// same span for the same summarizer gives the same key, any change to either a new one.
 //
 // A cache is anything with `get(key) => Promise<string | undefined>` and
 // `put(key, value) => Promise<void>`; three are provided: an in-memory LRU, Workers KV,
 // and the Cache API. A failing cache never fails a summary: a read error counts as a
 // miss, a write error is ignored (both are counted in `stats.errors`).
 
-const KEY_VERSION = "contextfold-summary-v1";
+const KEY_VERSION = "contextfold-summary-v2";
 
 function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -23,6 +25,8 @@ export async function summaryCacheKey(namespace, request) {
     String(request?.kind),
     Number(request?.targetBytes) || 0,
     String(request?.prompt),
+    String(request?.instructions),
+    String(request?.transcript),
   ]);
   return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(material)));
 }

@@ -6,10 +6,12 @@
 // after the compacted chain, so nothing is lost. A failed or rolled-back compaction
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
-import { compact, needsCompaction } from "./api.js";
+import { compact, needsCompaction, parseChain } from "./api.js";
 import { contextfoldError } from "./errors.js";
 
 const VERSION = 1;
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 export class History {
   #messages;
@@ -23,9 +25,29 @@ export class History {
    * @param {boolean} [init.auto] compact automatically on push [true]
    * @param {object} [init.options] options of `compact` and `needsCompaction`
    */
-  constructor({ messages = [], auto = true, options = {} } = {}) {
+  constructor(init = {}) {
+    if (!isObject(init)) {
+      throw contextfoldError("invalid_option", "options: expected an object { messages, auto, options }", "options");
+    }
+    const { messages = [], auto = true, options = {} } = init;
     if (!Array.isArray(messages)) {
       throw contextfoldError("invalid_option", "options.messages: expected an array of messages", "options.messages");
+    }
+    if (!isObject(options)) {
+      throw contextfoldError(
+        "invalid_option",
+        "options.options: expected the options object of compact",
+        "options.options",
+      );
+    }
+    // The options are checked now (by the same reader compact uses: unknown keys, wrong
+    // values), not at the first push.
+    try {
+      needsCompaction([], options);
+    } catch (e) {
+      if (e?.code !== "invalid_option" || typeof e.path !== "string") throw e;
+      const path = e.path.replace(/^options/, "options.options");
+      throw contextfoldError(e.code, e.message.replace(/^options/, "options.options"), path);
     }
     this.#messages = [...messages];
     this.#auto = auto !== false;
@@ -90,7 +112,7 @@ export class History {
   /** What to store: `History.fromJSON(JSON.parse(JSON.stringify(history)))` restores it. */
   toJSON() {
     const { summarizer, signal, tokenCounter, onProgress, ...storable } = this.#options;
-    return { version: VERSION, auto: this.#auto, options: storable, messages: this.#messages };
+    return { version: VERSION, auto: this.#auto, options: storable, messages: [...this.#messages] };
   }
 
   /**
@@ -98,9 +120,15 @@ export class History {
    * in `options` (merged over the stored ones).
    */
   static fromJSON(data, options = {}) {
+    if (!isObject(options)) {
+      throw contextfoldError("invalid_option", "options: expected an object (the options of compact)", "options");
+    }
     const value = typeof data === "string" ? parseStored(data) : data;
     if (!value || typeof value !== "object" || value.version !== VERSION || !Array.isArray(value.messages)) {
       throw contextfoldError("invalid_history", "not a stored History (expected { version: 1, messages: [...] })", "");
+    }
+    if (value.options !== undefined && value.options !== null && !isObject(value.options)) {
+      throw contextfoldError("invalid_history", "options: the stored options are not an object", "options");
     }
     return new History({
       messages: value.messages,
@@ -110,11 +138,21 @@ export class History {
   }
 }
 
-/** Stored JSON text, or the package's error (not a bare SyntaxError) when it is not JSON. */
+/**
+ * Stored JSON text, or the package's error (not a bare SyntaxError) when it is not JSON:
+ * the core's reader says where (line, column, byte offset, path).
+ */
 function parseStored(text) {
   try {
     return JSON.parse(text);
-  } catch (e) {
-    throw contextfoldError("invalid_json", `not a stored History: invalid JSON (${e.message})`, "");
+  } catch {
+    try {
+      parseChain(text);
+    } catch (e) {
+      if (e?.code === "invalid_json") {
+        throw contextfoldError("invalid_json", `not a stored History: ${e.message}`, e.path ?? "");
+      }
+    }
+    throw contextfoldError("invalid_json", "not a stored History: invalid JSON", "");
   }
 }

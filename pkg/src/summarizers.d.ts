@@ -115,3 +115,10 @@ export declare function workersAI(options: WorkersAIOptions): AdapterSummarizer;
 export declare function aiSdk(options: AiSdkOptions): AdapterSummarizer;
 /** Milliseconds a response asks to wait before retrying (`retry-after-ms` or `retry-after`). */
 export declare function retryAfterMs(headers: Headers): number | undefined;
+
+/**
+ * The version of how the adapters turn a summary request into an API call; part of
+ * every adapter's `identity` (with its endpoint, model and generation parameters), so
+ * cached summaries never cross endpoints, parameters or prompt versions.
+ */
+export declare const PROMPT_VERSION: number;

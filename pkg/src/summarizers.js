@@ -299,6 +299,23 @@ function secretsOf(apiKey, headers) {
   return [apiKey, ...Object.values(headers).filter((value) => value.length >= 8)].filter(Boolean);
 }
 
+/**
+ * The version of how the adapters turn a request into a call (instructions as the
+ * system message, the transcript as the user message, the output limit from the size
+ * hint). Bump it when that changes: it is part of every identity, so summaries made the
+ * old way are not served from a cache for the new.
+ */
+export const PROMPT_VERSION = 2;
+
+/**
+ * A summarizer's identity, the namespace of its cached summaries: the adapter, the
+ * prompt version, and everything that shapes an answer (endpoint, model, generation
+ * parameters, extra body fields). Never headers: they hold credentials, not behaviour.
+ */
+function identityOf(provider, settings) {
+  return `${provider}:${JSON.stringify({ prompt: PROMPT_VERSION, ...settings })}`;
+}
+
 function withIdentity(fn, identity) {
   Object.defineProperty(fn, "identity", { value: identity, enumerable: true });
   return fn;
@@ -409,7 +426,7 @@ export function openAICompatible(options = {}) {
     } finally {
       scope.done();
     }
-  }, `openai-compatible:${model}`);
+  }, identityOf(provider, { url, model, maxTokens, maxTokensField, temperature, body: extraBody }));
 }
 
 /** Anthropic's Messages API: POST `${baseURL}/v1/messages`. */
@@ -471,7 +488,7 @@ export function anthropic(options = {}) {
     } finally {
       scope.done();
     }
-  }, `anthropic:${model}`);
+  }, identityOf(provider, { url, model, version, maxTokens, temperature, body: extraBody }));
 }
 
 /** Workers AI errors worth another try: capacity, overload, timeouts, 429 / 5xx. */
@@ -573,7 +590,7 @@ export function workersAI(options = {}) {
     } finally {
       scope.done();
     }
-  }, `workers-ai:${model}`);
+  }, identityOf(provider, { model, maxTokens, temperature, runOptions }));
 }
 
 /** The first HTTP status found on an AI SDK error (APICallError, RetryError, causes). */
@@ -657,5 +674,5 @@ export function aiSdk(options = {}) {
     } finally {
       scope.done();
     }
-  }, `ai-sdk:${providerName}:${modelId}`);
+  }, identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }));
 }

@@ -20,8 +20,14 @@ export interface MiddlewareReport {
     cacheMisses: number | undefined;
     /** Whether the request went upstream with compacted messages. */
     compacted: boolean;
-    /** Why the request went upstream unchanged, when compaction failed. */
+    /**
+     * Why the request went upstream unchanged, as the code also sent in
+     * `x-contextfold-error`: `malformed_body`, `budget_too_small`, `summarizer_failed`,
+     * `cancelled`, a `ContextfoldError` code, or `internal`.
+     */
     error: string | undefined;
+    /** The details of `error` (a summarizer's own error text among them): here only, never in a header. */
+    detail: string | undefined;
     /** Why compaction was not attempted (e.g. no context window for the model). */
     skipped: string | undefined;
     /** The full report of `compact`, when it ran. */
@@ -55,7 +61,7 @@ export interface CompactionMiddlewareOptions<Env = unknown> {
     maxBodyBytes?: number;
     /** A body that is not a chat request: forwarded untouched (default) or rejected with 400. */
     onMalformed?: "forward" | "reject";
-    /** Which requests are chat requests [POST to a path ending in `/chat/completions` or `/messages`]. */
+    /** Which requests are chat requests [POST to a path ending in `/chat/completions` or `/v1/messages`]. */
     route?: (url: URL, request: Request) => RouteFormat;
     tokenCounter?: TokenCounter;
     provider?: ProviderName;
@@ -75,8 +81,10 @@ export type FetchHandler<Env = unknown, Ctx = unknown> = (request: Request, env:
 /**
  * Wraps a fetch handler so that chat requests are compacted before it sees them. The
  * response gets `x-contextfold-before-tokens`, `-after-tokens`, `-calls`, `-cache-hits`,
- * `-cache-misses` (with a cache), `-strategy`, and `x-contextfold-error` when compaction
- * failed and the request went on unchanged (or `-skipped` when it was not attempted).
+ * `-cache-misses` (with a cache), `-strategy`, and `x-contextfold-error` (a code; the
+ * details go to `onReport`) when compaction failed and the request went on unchanged
+ * (or `-skipped` when it was not attempted). A compacted body is the original bytes with
+ * the new messages spliced in; everything else in it goes upstream as sent.
  * Errors: 413 for a body over `maxBodyBytes`, 400 for a malformed one with
  * `onMalformed: "reject"`, both as JSON `{ error: { type, code, message } }`.
  */

@@ -7,9 +7,13 @@
 //
 // Failure policy: the request always goes on. A body too large gets 413, a malformed one
 // is forwarded untouched (or rejected with 400, per `onMalformed`), and a compaction that
-// fails forwards the original bytes with `x-contextfold-error`. Request headers (and so
-// the client's API key) are never read beyond routing, never logged, never echoed and
-// never given to the summarizer, which sees only the summary requests.
+// fails forwards the original bytes with `x-contextfold-error`: a code only (errors may
+// quote a summarizer's error text, which may echo a key), the details go to `onReport`.
+// A compacted body is the original bytes with the new messages spliced in: every other
+// byte goes upstream as the client sent it (`"seed": 9007199254740993` stays exact).
+// Request headers (and so the client's API key) are never read beyond routing, never
+// logged, never echoed and never given to the summarizer, which sees only the summary
+// requests.
 //
 // This module expects the wasm to be initialized: the `workerd` and `node` conditions of
 // `contextfold/worker` load entry files that do so (and hand their API in, so that a
@@ -17,6 +21,7 @@
 // `contextfold` first.
 import * as packageApi from "./index.js";
 import { cachedSummarizer } from "./cache.js";
+import { contextfoldError } from "./errors.js";
 
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";
 
@@ -40,16 +45,21 @@ function headerValue(text) {
   return flat.length > 240 ? `${flat.slice(0, 240)}...` : flat;
 }
 
+/** The code of a thrown error (for the header) and its text (for `onReport`). */
 function describeError(error) {
-  if (error?.name === "ContextfoldError" && error.code) return `${error.code}: ${error.message}`;
-  return `${error?.name ?? "Error"}: ${error?.message ?? error}`;
+  const code = error?.name === "ContextfoldError" && typeof error.code === "string" ? error.code : "internal";
+  return { code, detail: `${error?.name ?? "Error"}: ${error?.message ?? error}` };
 }
 
-/** The default routing: the last path segments name the API. */
+/**
+ * The default routing: OpenAI's `.../chat/completions` and Anthropic's `.../v1/messages`
+ * (behind any prefix). Other POSTs, such as `/v1/threads/{id}/messages`, are no chat
+ * requests and pass through untouched.
+ */
 export function defaultRoute(url) {
   const path = url.pathname.replace(/\/+$/, "");
-  if (path.endsWith("/chat/completions")) return "openai";
-  if (path.endsWith("/messages")) return "anthropic";
+  if (/(^|\/)chat\/completions$/.test(path)) return "openai";
+  if (/(^|\/)v1\/messages$/.test(path) || path === "/messages") return "anthropic";
   return null;
 }
 
@@ -108,6 +118,50 @@ async function readLimited(request, limit) {
   return bytes;
 }
 
+/** `parts` (byte arrays) as one. */
+function concatBytes(parts) {
+  const bytes = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * The body `bytes` with the top-level fields of `replace` (name -> value) spliced in as
+ * JSON, every other byte as sent; a field the body lacks is added before its closing
+ * brace. The spans come from the core (`__requestBodySpans`); a repeated key's last
+ * occurrence is the one `JSON.parse` read, so it is the one replaced.
+ */
+function splice(bytes, replace, spansOf) {
+  const spans = spansOf(bytes);
+  if (spans === null) throw new Error("the request body is not one JSON object");
+  const at = new Map(spans.fields.map(([key, start, end]) => [key, [start, end]]));
+  const edits = [];
+  const added = [];
+  for (const [name, value] of Object.entries(replace)) {
+    const json = JSON.stringify(value);
+    const span = at.get(name);
+    if (span !== undefined) edits.push([span[0], span[1], json]);
+    else added.push(`${JSON.stringify(name)}:${json}`);
+  }
+  if (added.length > 0) {
+    edits.push([spans.close, spans.close, `${spans.fields.length > 0 ? "," : ""}${added.join(",")}`]);
+  }
+  edits.sort((a, b) => a[0] - b[0]);
+  const encoder = new TextEncoder();
+  const parts = [];
+  let offset = 0;
+  for (const [start, end, text] of edits) {
+    parts.push(bytes.subarray(offset, start), encoder.encode(text));
+    offset = end;
+  }
+  parts.push(bytes.subarray(offset));
+  return concatBytes(parts);
+}
+
 function isPlainObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -142,45 +196,79 @@ function positive(value) {
   return typeof value === "number" && Number.isFinite(value) && value > 0;
 }
 
-function validateOptions(options) {
-  const fail = (message) => {
-    throw new TypeError(`compactionMiddleware: ${message}`);
+/** The options of `compactionMiddleware` (as worker.d.ts declares them). */
+const MIDDLEWARE_KEYS = [
+  "strategy",
+  "maxTokens",
+  "contextWindows",
+  "reserveTokens",
+  "reserveRatio",
+  "summarizer",
+  "createSummarizer",
+  "cache",
+  "namespace",
+  "maxBodyBytes",
+  "onMalformed",
+  "route",
+  "tokenCounter",
+  "provider",
+  "concurrency",
+  "timeoutMs",
+  "onError",
+  "onReport",
+];
+
+/**
+ * Checks the options when the middleware is made: a `ContextfoldError` (`invalid_option`)
+ * with the path of the culprit; an unknown key names the nearest known one (the core's
+ * check, through `__checkOptionKeys`). Strategy settings are checked by `compact`'s reader.
+ */
+function validateOptions(options, checkKeys) {
+  const fail = (path, message) => {
+    throw contextfoldError("invalid_option", `compactionMiddleware: ${path}: ${message}`, path);
   };
-  if (!isPlainObject(options)) fail("options must be an object");
+  if (!isPlainObject(options)) fail("options", "expected an object");
+  if (typeof checkKeys === "function") {
+    try {
+      checkKeys(Object.keys(options), MIDDLEWARE_KEYS);
+    } catch (e) {
+      fail(e?.path ?? "options", String(e?.message ?? e).replace(/^[\w.]+: /, ""));
+    }
+  }
   const o = options;
-  if (o.maxTokens !== undefined && !positive(o.maxTokens)) fail("options.maxTokens must be a positive number");
+  if (o.maxTokens !== undefined && !positive(o.maxTokens)) fail("options.maxTokens", "must be a positive number");
   if (o.contextWindows !== undefined) {
-    if (!isPlainObject(o.contextWindows)) fail("options.contextWindows must map model names to token counts");
+    if (!isPlainObject(o.contextWindows)) fail("options.contextWindows", "must map model names to token counts");
     for (const [model, tokens] of Object.entries(o.contextWindows)) {
-      if (!positive(tokens)) fail(`options.contextWindows["${model}"] must be a positive number`);
+      if (!positive(tokens)) fail(`options.contextWindows["${model}"]`, "must be a positive number");
     }
   }
   if (o.maxTokens === undefined && o.contextWindows === undefined) {
-    fail("give options.maxTokens or options.contextWindows");
+    fail("options.maxTokens", "give options.maxTokens or options.contextWindows");
   }
   if (o.reserveTokens !== undefined && !(typeof o.reserveTokens === "number" && o.reserveTokens >= 0)) {
-    fail("options.reserveTokens must be a number >= 0");
+    fail("options.reserveTokens", "must be a number >= 0");
   }
   const ratio = o.reserveRatio;
   if (ratio !== undefined && !(typeof ratio === "number" && ratio >= 0 && ratio < 1)) {
-    fail("options.reserveRatio must be a number in [0, 1)");
+    fail("options.reserveRatio", "must be a number in [0, 1)");
   }
-  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes)) fail("options.maxBodyBytes must be a positive number");
+  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes)) fail("options.maxBodyBytes", "must be a positive number");
   if (o.onMalformed !== undefined && o.onMalformed !== "forward" && o.onMalformed !== "reject") {
-    fail('options.onMalformed must be "forward" or "reject"');
+    fail("options.onMalformed", 'must be "forward" or "reject"');
   }
-  if (o.summarizer !== undefined && typeof o.summarizer !== "function") fail("options.summarizer must be a function");
+  if (o.summarizer !== undefined && typeof o.summarizer !== "function") fail("options.summarizer", "must be a function");
   if (o.createSummarizer !== undefined && typeof o.createSummarizer !== "function") {
-    fail("options.createSummarizer must be a function (env, request) => summarizer");
+    fail("options.createSummarizer", "must be a function (env, request) => summarizer");
   }
   if (o.summarizer !== undefined && o.createSummarizer !== undefined) {
-    fail("give options.summarizer or options.createSummarizer, not both");
+    fail("options.createSummarizer", "give options.summarizer or options.createSummarizer, not both");
   }
   const cache = o.cache;
   const isCache =
     cache !== null && typeof cache === "object" && typeof cache.get === "function" && typeof cache.put === "function";
   if (cache !== undefined && typeof cache !== "function" && !isCache) {
-    fail("options.cache must be a cache ({ get, put }) or a function (env) => cache");
+    fail("options.cache", "must be a cache ({ get, put }) or a function (env) => cache");
   }
   if (
     o.cache !== undefined &&
@@ -188,10 +276,23 @@ function validateOptions(options) {
     o.summarizer !== undefined &&
     typeof o.summarizer.identity !== "string"
   ) {
-    fail("options.namespace (the summarizer's identity, e.g. its model) is required to cache a custom summarizer");
+    fail("options.namespace", "the summarizer's identity (e.g. its model) is required to cache a custom summarizer");
   }
-  if (o.route !== undefined && typeof o.route !== "function") fail("options.route must be a function");
-  if (o.onReport !== undefined && typeof o.onReport !== "function") fail("options.onReport must be a function");
+  if (o.route !== undefined && typeof o.route !== "function") fail("options.route", "must be a function");
+  if (o.onReport !== undefined && typeof o.onReport !== "function") fail("options.onReport", "must be a function");
+}
+
+/**
+ * The strategy settings, checked when the middleware is made by `compact`'s own reader
+ * (unknown settings, wrong values), not found wrong on every request. Only its verdict
+ * on the strategy counts: the budget given here is a stand-in.
+ */
+function checkStrategy(strategy, needsCompaction) {
+  try {
+    needsCompaction([], { strategy, maxTokens: 1000 });
+  } catch (e) {
+    if (e?.code === "invalid_option" && String(e.path).startsWith("options.strategy")) throw e;
+  }
 }
 
 function strategyName(strategy) {
@@ -221,7 +322,7 @@ function budgetOf(options, body, estimateTokens) {
   const reserve = Math.max(asked, options.reserveTokens ?? Math.ceil(window * ratio));
   const tokens = Math.floor(window - reserve - overheadTokens(body, estimateTokens));
   if (tokens <= 0) {
-    return { error: `budget_too_small: the ${window}-token window leaves no room after a ${reserve}-token reserve` };
+    return { error: `the ${window}-token window leaves no room after a ${reserve}-token reserve` };
   }
   return { tokens };
 }
@@ -231,8 +332,9 @@ function budgetOf(options, body, estimateTokens) {
  * function, a plain `(request) => Response` function, or an object with a `fetch` method.
  */
 export function compactionMiddleware(options = {}, api = packageApi) {
-  validateOptions(options);
-  const { compact, extractiveSummarizer, estimateTokens, measureChain, needsCompaction } = api;
+  validateOptions(options, api.__checkOptionKeys);
+  if (options.strategy !== undefined) checkStrategy(options.strategy, api.needsCompaction);
+  const { compact, extractiveSummarizer, estimateTokens, measureChain, needsCompaction, __requestBodySpans } = api;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onMalformed = options.onMalformed ?? "forward";
   const route = options.route ?? defaultRoute;
@@ -314,8 +416,23 @@ export function compactionMiddleware(options = {}, api = packageApi) {
           const message = `malformed ${format} request: ${problem}`;
           return jsonError(400, "contextfold_malformed_body", message, "invalid_request_error");
         }
+        report({
+          format,
+          model: undefined,
+          strategy: name,
+          beforeTokens: undefined,
+          afterTokens: undefined,
+          calls: 0,
+          cacheHits: undefined,
+          cacheMisses: undefined,
+          compacted: false,
+          error: "malformed_body",
+          detail: problem,
+          skipped: undefined,
+          report: undefined,
+        });
         const response = await forwardOriginal(request, bytes, env, ctx);
-        return withHeaders(response, { error: `malformed_body: ${problem}` });
+        return withHeaders(response, { error: "malformed_body" });
       }
 
       const figures = { strategy: name };
@@ -326,7 +443,8 @@ export function compactionMiddleware(options = {}, api = packageApi) {
         if (budget.skip !== undefined) {
           figures.skipped = budget.skip;
         } else if (budget.error !== undefined) {
-          figures.error = budget.error;
+          figures.error = "budget_too_small";
+          figures.detail = budget.error;
         } else {
           const input =
             format === "anthropic" && body.system !== undefined
@@ -361,26 +479,29 @@ export function compactionMiddleware(options = {}, api = packageApi) {
             }
             if (r.rolledBack || r.cancelled) {
               const first = r.errors[0];
-              figures.error = r.cancelled
-                ? "cancelled"
-                : `summarizer_failed: ${r.errors.length} call(s) failed${first ? `; first: ${first.message}` : ""}`;
+              figures.error = r.cancelled ? "cancelled" : "summarizer_failed";
+              if (!r.cancelled) {
+                figures.detail = `${r.errors.length} call(s) failed${first ? `; first: ${first.message}` : ""}`;
+              }
               figures.after = figures.before;
             } else if (result.changed) {
-              const rebuilt = { ...body };
-              if (Array.isArray(result.messages)) {
-                rebuilt.messages = result.messages;
-              } else {
-                rebuilt.messages = result.messages.messages;
-                if (result.messages.system !== undefined) rebuilt.system = result.messages.system;
+              const replace = Array.isArray(result.messages)
+                ? { messages: result.messages }
+                : { messages: result.messages.messages };
+              if (!Array.isArray(result.messages) && result.messages.system !== undefined) {
+                replace.system = result.messages.system;
               }
-              outgoing = JSON.stringify(rebuilt);
+              outgoing = splice(bytes, replace, __requestBodySpans);
             }
             info = r;
           }
         }
       } catch (error) {
-        figures.error = describeError(error);
+        const { code, detail } = describeError(error);
+        figures.error = code;
+        figures.detail = detail;
         if (figures.before !== undefined) figures.after = figures.before;
+        outgoing = null;
       }
 
       report({
@@ -394,6 +515,7 @@ export function compactionMiddleware(options = {}, api = packageApi) {
         cacheMisses: figures.misses,
         compacted: outgoing !== null,
         error: figures.error,
+        detail: figures.detail,
         skipped: figures.skipped,
         report: info,
       });
@@ -404,7 +526,6 @@ export function compactionMiddleware(options = {}, api = packageApi) {
       } else {
         const headers = new Headers(request.headers);
         headers.delete("content-length");
-        headers.set("content-type", "application/json");
         response = await next(new Request(request, { body: outgoing, headers }), env, ctx);
       }
       return withHeaders(response, figures);

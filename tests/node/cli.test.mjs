@@ -69,7 +69,7 @@ describe("contextfold inspect", () => {
   it("exits 2 on invalid JSON", () => {
     const { code, stderr } = run("inspect", scratchFile("broken.json", "[{"));
     assert.equal(code, 2);
-    assert.match(stderr, /^error invalid_json: /m);
+    assert.match(stderr, /^error invalid_json at \[0\]: invalid JSON at line 1, column 2 \(byte \d+\)/m);
   });
 
   it("exits 2 on a usage error", () => {

@@ -104,7 +104,9 @@ describe("compact", () => {
       assert.ok(request.targetBytes > 0);
       // Section i starts at 1 + 4i (system first); its body follows the user message.
       assert.deepEqual(request.range, { start: 2 + 4 * i, end: 5 + 4 * i });
-      assert.deepEqual(context, {});
+      // Each call has its own signal (issue 14: it aborts on timeout), not yet aborted.
+      assert.deepEqual(Object.keys(context), ["signal"]);
+      assert.ok(context.signal instanceof AbortSignal && !context.signal.aborted);
     });
   });
 
@@ -266,7 +268,8 @@ describe("compact", () => {
     assert.equal(result.report.rolledBack, true);
     assert.ok(result.report.errors.every((e) => e.kind === "cancelled"));
     assert.equal(seen.length, 2);
-    assert.ok(seen.every((s) => s === controller.signal), "the summarizer saw the signal");
+    // Each call's own signal follows the caller's (issue 14: a per-call signal).
+    assert.ok(seen.every((s) => s instanceof AbortSignal && s.aborted), "the summarizer's signals aborted");
     assert.equal(getEventListeners(controller.signal, "abort").length, 0, "listener removed");
   });
 
@@ -349,13 +352,22 @@ describe("compact", () => {
     assert.equal(summarizer.calls.length, 0);
   });
 
-  it("ignores unknown keys and accepts strategy settings", async () => {
+  // Issue 14: unknown keys were ignored (a misspelt `maxToken` silently meant no budget);
+  // now they are invalid_option errors naming the nearest known key.
+  it("rejects unknown keys and accepts strategy settings", async () => {
     const result = await compact(openaiSections(3), {
       summarizer: recording(),
-      somethingElse: true,
-      strategy: { name: "sections", keepQASections: 2, minSummarizeBytes: 0, futureKnob: 1 },
+      strategy: { name: "sections", keepQASections: 2, minSummarizeBytes: 0 },
     });
     assert.equal(result.report.calls, 1, "only the first of three sections is summarized");
+    for (const [options, path] of [
+      [{ somethingElse: true }, "options.somethingElse"],
+      [{ strategy: { name: "sections", futureKnob: 1 } }, "options.strategy.futureKnob"],
+    ]) {
+      const error = await rejection(compact(openaiSections(3), { summarizer: recording(), ...options }));
+      assert.equal(error.code, "invalid_option");
+      assert.equal(error.path, path);
+    }
   });
 
   it("keeps the code and path of bad input", async () => {

@@ -46,8 +46,10 @@ describe("History storage", () => {
     assert.deepEqual(result.report.errors, []);
   });
 
-  it("JSON text that does not parse is a ContextfoldError invalid_json with path \"\"", () => {
-    for (const text of ["", "{", '{"version": 1, "messages": [', "not json", "{'version': 1}"]) {
+  // Issue 14: the path (and position) of the value being read when the text broke off.
+  it("JSON text that does not parse is a ContextfoldError invalid_json with its path", () => {
+    const cases = [["", ""], ["{", ""], ['{"version": 1, "messages": [', "messages"], ["not json", ""], ["{'version': 1}", ""]];
+    for (const [text, path] of cases) {
       let caught;
       try {
         History.fromJSON(text);
@@ -58,8 +60,8 @@ describe("History storage", () => {
       assert.ok(!(caught instanceof SyntaxError), `${JSON.stringify(text)}: not a bare SyntaxError`);
       assert.equal(caught.name, "ContextfoldError");
       assert.equal(caught.code, "invalid_json");
-      assert.equal(caught.path, "");
-      assert.match(caught.message, /JSON/);
+      assert.equal(caught.path, path);
+      assert.match(caught.message, /invalid JSON at line \d+, column \d+ \(byte \d+\)/);
     }
   });
 

@@ -3,12 +3,13 @@
 // real fetch, real sockets. Delays are small so every retry test stays well under a second
 // (except the one honouring a 1 s `retry-after`).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { cachedSummarizer, compact, memoryCache, summaryCacheKey } from "contextfold";
-import { SummarizerError, aiSdk, anthropic, openAICompatible, retryAfterMs, workersAI } from "contextfold/summarizers";
+import { PROMPT_VERSION, SummarizerError, aiSdk, anthropic, openAICompatible, retryAfterMs, workersAI } from "contextfold/summarizers";
 import { compactionMiddleware, proxy } from "contextfold/worker";
 import { openaiSections } from "../shared/chains.mjs";
 
@@ -106,7 +107,10 @@ describe("openAICompatible", () => {
       headers: { "x-extra": "yes" },
       temperature: 0.2,
     });
-    assert.equal(summarize.identity, "openai-compatible:gpt-test");
+    assert.equal(
+      summarize.identity,
+      `openai-compatible:{"prompt":${PROMPT_VERSION},"url":"${base}/v1/chat/completions","model":"gpt-test","maxTokensField":"max_tokens","temperature":0.2,"body":{}}`,
+    );
     assert.equal(await summarize(request(), {}), "A summary.");
     assert.equal(received.length, 1);
     const [r] = received;
@@ -285,7 +289,10 @@ describe("anthropic", () => {
   it("calls the Messages API with the system prompt, version and key headers", async () => {
     script = [anthropicAnswer([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "Part one. " }, { type: "text", text: "Part two." }])];
     const summarize = anthropic({ apiKey: KEY, model: "claude-test", baseURL: base, maxTokens: 300 });
-    assert.equal(summarize.identity, "anthropic:claude-test");
+    assert.equal(
+      summarize.identity,
+      `anthropic:{"prompt":${PROMPT_VERSION},"url":"${base}/v1/messages","model":"claude-test","version":"2023-06-01","maxTokens":300,"body":{}}`,
+    );
     assert.equal(await summarize(request(), {}), "Part one. Part two.");
     const [r] = received;
     assert.equal(r.url, "/v1/messages");
@@ -337,7 +344,10 @@ describe("workersAI", () => {
       },
     };
     const summarize = workersAI({ binding, model: "@cf/meta/llama-3.1-8b-instruct", ...fast });
-    assert.equal(summarize.identity, "workers-ai:@cf/meta/llama-3.1-8b-instruct");
+    assert.equal(
+      summarize.identity,
+      `workers-ai:{"prompt":${PROMPT_VERSION},"model":"@cf/meta/llama-3.1-8b-instruct","runOptions":{}}`,
+    );
     const controller = new AbortController();
     assert.equal(await summarize(request(), { signal: controller.signal }), "A Workers AI summary.");
     assert.equal(calls.length, 2);
@@ -381,7 +391,10 @@ describe("aiSdk", () => {
   it("calls generateText (imported from `ai`) with the system prompt and the transcript", async () => {
     const model = new MockLanguageModelV4({ provider: "mock", modelId: "mock-1", doGenerate: async () => generated("An SDK summary.") });
     const summarize = aiSdk({ model, maxOutputTokens: 123 });
-    assert.equal(summarize.identity, "ai-sdk:mock:mock-1");
+    assert.equal(
+      summarize.identity,
+      `ai-sdk:{"prompt":${PROMPT_VERSION},"provider":"mock","model":"mock-1","maxOutputTokens":123}`,
+    );
     const controller = new AbortController();
     assert.equal(await summarize(request(), { signal: controller.signal }), "An SDK summary.");
     assert.equal(model.doGenerateCalls.length, 1);
@@ -509,9 +522,40 @@ describe("cachedSummarizer", () => {
 
   it("uses the adapter's identity as namespace and requires one otherwise", async () => {
     const summarize = openAICompatible({ baseURL: `${base}/v1`, model: "m" });
-    assert.equal(cachedSummarizer(summarize, { cache: memoryCache() }).identity, "openai-compatible:m");
+    assert.equal(cachedSummarizer(summarize, { cache: memoryCache() }).identity, summarize.identity);
     assert.throws(() => cachedSummarizer(async () => "x", { cache: memoryCache() }), TypeError);
     assert.throws(() => cachedSummarizer(async () => "x", { namespace: "n" }), TypeError);
+  });
+
+  // Issue 14: the identity ignored baseURL and generation parameters, so a summary made
+  // by one endpoint was served for another with the same model name.
+  it("a summary made by one endpoint or with other parameters is not served for another", async () => {
+    const cache = memoryCache();
+    const made = [];
+    const answering = (tag) => async (url, init) => {
+      made.push(tag);
+      return new Response(JSON.stringify({ choices: [{ message: { role: "assistant", content: `from ${tag}` } }] }));
+    };
+    const adapters = [
+      ["a", { baseURL: "https://a.example/v1" }],
+      ["b", { baseURL: "https://b.example/v1" }],
+      ["a-hot", { baseURL: "https://a.example/v1", temperature: 1.5 }],
+      ["a-long", { baseURL: "https://a.example/v1", maxTokens: 4000 }],
+      ["a-body", { baseURL: "https://a.example/v1", body: { top_p: 0.1 } }],
+    ];
+    for (const [tag, options] of adapters) {
+      const summarize = cachedSummarizer(openAICompatible({ model: "same-model", fetch: answering(tag), ...options }), { cache });
+      assert.equal(await summarize(request(), {}), `from ${tag}`, `${tag} got another endpoint's summary`);
+      assert.equal(summarize.stats.misses, 1);
+    }
+    assert.deepEqual(made, adapters.map(([tag]) => tag));
+    // The same endpoint and parameters again: answered from the cache.
+    const again = cachedSummarizer(openAICompatible({ model: "same-model", fetch: answering("b2"), baseURL: "https://b.example/v1" }), { cache });
+    assert.equal(await again(request(), {}), "from b");
+    assert.equal(again.stats.hits, 1);
+    const claude = (baseURL) => anthropic({ apiKey: KEY, model: "c", baseURL }).identity;
+    assert.notEqual(claude("https://x.example"), claude("https://y.example"));
+    assert.match(claude("https://x.example"), new RegExp(`"prompt":${PROMPT_VERSION}`));
   });
 
   it("memoryCache evicts the least recently used entry", async () => {
@@ -585,10 +629,44 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
 
   it("rejects bad options when created", () => {
     assert.throws(() => compactionMiddleware({}), /maxTokens or options.contextWindows/);
-    assert.throws(() => compactionMiddleware({ maxTokens: 100, onMalformed: "drop" }), TypeError);
+    // Issue 14: bad options are ContextfoldErrors with a path (they were TypeErrors).
+    assert.throws(
+      () => compactionMiddleware({ maxTokens: 100, onMalformed: "drop" }),
+      (e) => e.name === "ContextfoldError" && e.code === "invalid_option" && e.path === "options.onMalformed",
+    );
     assert.throws(() => compactionMiddleware({ maxTokens: 100, cache: memoryCache(), summarizer: async () => "x" }), /namespace/);
     assert.throws(() => compactionMiddleware({ maxTokens: 100 })(42), TypeError);
     assert.throws(() => proxy({ upstream: "nope" }), TypeError);
+  });
+
+  // Issue 14: an unknown option was silently ignored (a misspelt maxTokens meant no budget).
+  it("rejects an unknown option, naming the nearest known one; every declared option is known", () => {
+    assert.throws(
+      () => compactionMiddleware({ maxToken: 100 }),
+      (e) =>
+        e.name === "ContextfoldError" &&
+        e.code === "invalid_option" &&
+        e.path === "options.maxToken" &&
+        /did you mean maxTokens\?/.test(e.message),
+    );
+    let listed;
+    try {
+      compactionMiddleware({ maxTokens: 100, somethingElse: 1 });
+    } catch (e) {
+      assert.equal(e.path, "options.somethingElse");
+      listed = /known options: (.*)$/.exec(e.message)[1].split(", ");
+    }
+    // Strategy settings are checked when the middleware is made, by compact's reader.
+    assert.throws(
+      () => compactionMiddleware({ maxTokens: 100, strategy: { name: "budget", keepRecnt: 2 } }),
+      (e) => e.code === "invalid_option" && e.path === "options.strategy.keepRecnt" && /did you mean keepRecent\?/.test(e.message),
+    );
+    assert.throws(() => compactionMiddleware({ maxTokens: 100, strategy: "nope" }), (e) => e.path === "options.strategy");
+    compactionMiddleware({ contextWindows: { m: 1000 }, strategy: { name: "budget", keepRecent: 2 } });
+    const declaration = readFileSync(new URL("../../pkg/src/worker.d.ts", import.meta.url), "utf8");
+    const block = /export interface CompactionMiddlewareOptions<Env = unknown> \{([\s\S]*?)\n\}/.exec(declaration)[1];
+    const declared = [...block.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
+    assert.deepEqual([...listed].sort(), [...declared].sort());
   });
 
   it("proxy forwards path, query, body and headers (minus the client's hop headers) upstream", async () => {

@@ -295,7 +295,14 @@ export function cases() {
   opt("unknown provider", () => ({ provider: "nope" }), { default: ERR.option, needsCompaction: "false", parseChain: "ok" }, { path: "options.provider" });
   opt("tokenCounter is a number", () => ({ tokenCounter: 5 }), { default: "ok", validateChain: "diag:0", compact: ERR.option, needsCompaction: ERR.option }, { path: "options.tokenCounter" });
   opt("onProgress is a number", () => ({ onProgress: 5 }), compactOnly(ERR.option), { path: "options.onProgress" });
-  opt("orphanResults unknown", () => ({ orphanResults: "bogus" }), { default: "ok", validateChain: "diag:0", needsCompaction: "false", repairChain: ERR.option }, { path: "options.orphanResults" });
+  // A repairChain option: compact and needsCompaction do not read it, so it is unknown
+  // to them (issue 14: unknown options are errors, not ignored).
+  opt("orphanResults unknown", () => ({ orphanResults: "bogus" }), { default: "ok", validateChain: "diag:0", needsCompaction: ERR.option, compact: ERR.option, repairChain: ERR.option }, { path: "options.orphanResults" });
+  // Issue 14: a misspelt option was silently ignored (and with it, the budget).
+  const unknownOpt = { default: "ok", validateChain: "diag:0", compact: ERR.option, needsCompaction: ERR.option };
+  opt("unknown option maxToken", () => ({ maxToken: 100 }), unknownOpt, { path: "options.maxToken" });
+  opt("unknown strategy setting", () => ({ strategy: { name: "budget", keepRecnt: 3 }, maxTokens: 100 }), unknownOpt, { path: "options.strategy.keepRecnt" });
+  opt("a setting of another strategy", () => ({ strategy: { name: "budget", useQA: true }, maxTokens: 100 }), unknownOpt, { path: "options.strategy.useQA" });
   opt("a getter that throws", () => {
     const o = {};
     Object.defineProperty(o, "format", { get() { throw new Error("getter"); }, enumerable: true });

@@ -100,7 +100,7 @@ export const cases = [
       check(typeof error.stack === "string", "has a stack");
       const option = thrown(() => parseChain(openaiChain(), { format: "klingon" }), "unknown format");
       contextfoldError(option, "invalid_option", "options.format", "unknown format");
-      contextfoldError(thrown(() => parseChain("[{", {}), "bad JSON"), "invalid_json", undefined, "bad JSON");
+      contextfoldError(thrown(() => parseChain("[{", {}), "bad JSON"), "invalid_json", "[0]", "bad JSON");
       const repaired = parseChain(orphanResultChain(), { repair: true });
       check(
         repaired.repairs.some((r) => r.action === "addedMissingCall" && r.callId === "call_2"),
@@ -126,7 +126,8 @@ export const cases = [
       const { request, context } = summarizer.calls[0];
       same([request.id, request.kind, request.section], [0, "section", 0], "first request");
       check(typeof request.prompt === "string" && request.prompt.includes("Task 0"), "prompt carries the task");
-      same(context, {}, "context without a signal");
+      same(Object.keys(context), ["signal"], "context: the call's own signal");
+      check(context.signal instanceof AbortSignal && !context.signal.aborted, "the call's signal is not aborted");
       const parsed = parseChain(result.messages, { format: "openai" });
       same(
         [parsed.outline.sections, parsed.outline.summarizations, parsed.outline.messages],
@@ -163,7 +164,7 @@ export const cases = [
         contextfoldError(await rejection(compact(openaiSections(2), options), what), "invalid_option", path, what);
       }
       same(summarizer.calls.length, 0, "no summarizer call");
-      contextfoldError(await rejection(compact("[{", { summarizer }), "bad JSON"), "invalid_json", undefined, "bad JSON");
+      contextfoldError(await rejection(compact("[{", { summarizer }), "bad JSON"), "invalid_json", "[0]", "bad JSON");
     },
   },
   {
@@ -219,8 +220,8 @@ export const cases = [
       );
       same(seen.length, 2, "calls made before the abort");
       check(
-        seen.every((s) => s === controller.signal),
-        "the summarizer saw the caller's signal",
+        seen.every((s) => s instanceof AbortSignal && s.aborted),
+        "the signals of the calls aborted with the caller's",
       );
       const early = fakeSummarizer();
       const aborted = await compact(openaiSections(3), { summarizer: early, signal: AbortSignal.abort() });

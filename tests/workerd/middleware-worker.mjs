@@ -12,6 +12,13 @@ import { openAICompatible } from "../../pkg/src/summarizers.js";
 
 const upstream = proxy({ upstream: (env) => env.UPSTREAM_URL });
 
+/** What `onReport` was told, per profile; the test reads it at GET /__reports. */
+const reports = [];
+const onReport = (profile) => (report) => reports.push({ profile, ...report, report: undefined });
+
+/** A secret the leaky summarizer's error echoes (as an API's error body may echo a key). */
+const LEAKED = "sk-leaked-secret-5e6f7a8b9c0d";
+
 const summarizer = (env) =>
   openAICompatible({
     baseURL: env.SUMMARIZER_URL,
@@ -48,10 +55,19 @@ const profiles = {
   })(upstream),
   // Malformed bodies rejected with 400 instead of forwarded.
   reject: compactionMiddleware({ maxTokens: 4000, onMalformed: "reject", maxBodyBytes: 512 * 1024 })(upstream),
+  // A custom summarizer whose errors quote a key: the header carries a code only.
+  leaky: compactionMiddleware({
+    maxTokens: 4000,
+    summarizer: async () => {
+      throw new Error(`401 from the model API: invalid api key ${LEAKED}`);
+    },
+    onReport: onReport("leaky"),
+  })(upstream),
 };
 
 export default {
   async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname === "/__reports") return Response.json({ reports, leaked: LEAKED });
     const handler = profiles[request.headers.get("x-test-profile") ?? "budget"];
     if (handler === undefined) return new Response("unknown profile", { status: 404 });
     return handler(request, env, ctx);

@@ -374,7 +374,7 @@ describe("compaction middleware in workerd", () => {
       const before = upstreamRequests.length;
       const response = await post("/v1/chat/completions", body);
       assert.equal(response.status, 200);
-      assert.match(response.headers.get("x-contextfold-error"), /^malformed_body: /);
+      assert.equal(response.headers.get("x-contextfold-error"), "malformed_body");
       await response.arrayBuffer();
       const [forwarded] = upstreamRequests.slice(before);
       assert.ok(forwarded.raw.equals(Buffer.from(body)), "forwarded byte for byte");
@@ -412,10 +412,98 @@ describe("compaction middleware in workerd", () => {
     const before = upstreamRequests.length;
     const response = await post("/v1/chat/completions", request);
     assert.equal(response.status, 200);
-    assert.match(response.headers.get("x-contextfold-error"), /^summarizer_failed: .*HTTP 400/);
+    // A code only: the summarizer's error text (here the API's "refuses tag-fail") stays out.
+    assert.equal(response.headers.get("x-contextfold-error"), "summarizer_failed");
     assert.equal(response.headers.get("x-contextfold-before-tokens"), response.headers.get("x-contextfold-after-tokens"));
     await response.arrayBuffer();
     assert.ok(upstreamRequests[before].raw.equals(Buffer.from(JSON.stringify(request))));
+  });
+
+  // Issue 14: a custom summarizer's error text reached the client verbatim in the header
+  // (an API key was echoed that way). Now the header is a code; the details go to onReport.
+  it("sends only a code in x-contextfold-error; the summarizer's error text goes to onReport", async () => {
+    const request = { model: "gpt-test", messages: openaiConversation(30, "tag-leaky") };
+    const response = await post("/v1/chat/completions", request, { profile: "leaky" });
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    const { reports, leaked } = await (await miniflare.dispatchFetch("http://worker.test/__reports")).json();
+    assert.equal(response.headers.get("x-contextfold-error"), "summarizer_failed");
+    for (const [name, value] of response.headers) assert.ok(!value.includes(leaked), `${name} echoes the key`);
+    assert.ok(!text.includes(leaked));
+    assert.ok(upstreamRequests.at(-1).raw.equals(Buffer.from(JSON.stringify(request))), "forwarded unchanged");
+    const report = reports.filter((r) => r.profile === "leaky").at(-1);
+    assert.equal(report.error, "summarizer_failed");
+    assert.match(report.detail, /call\(s\) failed; first: .*invalid api key/, "the details reach onReport");
+    assert.equal(report.compacted, false);
+  });
+
+  // Issue 14: the body was rebuilt with JSON.stringify, so integers beyond 2^53 elsewhere
+  // in it changed (9007199254740993 became 9007199254740992), and so did spacing and
+  // number spelling. Now the new messages are spliced into the bytes as sent.
+  it("splices the compacted messages into the body: every other byte goes upstream as sent", async () => {
+    const messages = openaiConversation(30, "tag-bigint");
+    const prefix = '{ "model" : "gpt-test",\n  "seed": 9007199254740993, "temperature": 0.30,\n  "messages" :  ';
+    const suffix = ',\n  "metadata": {"n": 12345678901234567890, "note": "caf\\u00e9 \\"quoted\\""}, "logit_bias": {"50256": -100}\n}\n';
+    const raw = prefix + JSON.stringify(messages) + suffix;
+    const response = await post("/v1/chat/completions", raw);
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+    const head = figures(response);
+    assert.equal(head["x-contextfold-error"], undefined, head["x-contextfold-error"]);
+    assert.ok(Number(head["x-contextfold-after-tokens"]) < Number(head["x-contextfold-before-tokens"]));
+    const forwarded = upstreamRequests.at(-1);
+    const sent = forwarded.body.messages;
+    assert.ok(sent.length < messages.length, "compacted");
+    assert.deepEqual(validateChain(sent, { format: "openai" }), []);
+    assert.equal(forwarded.raw.toString("utf8"), prefix + JSON.stringify(sent) + suffix);
+    assert.equal(forwarded.headers["content-length"], String(forwarded.raw.length));
+
+    // Anthropic without a system prompt, with a repeated key (JSON.parse keeps the last:
+    // that one is replaced) and non-ASCII around it.
+    const { messages: turns } = anthropicConversation(30, "tag-bigint2");
+    const head2 = '{"model":"claude-test","max_tokens":800,"messages":[],"metadata":{"user_id":"ü-9007199254740993"},\t"messages":';
+    const tail2 = ', "seed" : 9007199254740993 }';
+    const raw2 = head2 + JSON.stringify(turns) + tail2;
+    const response2 = await post("/v1/messages", raw2);
+    assert.equal(response2.status, 200);
+    await response2.arrayBuffer();
+    assert.equal(response2.headers.get("x-contextfold-error"), null);
+    const forwarded2 = upstreamRequests.at(-1);
+    const body2 = forwarded2.body;
+    assert.ok(body2.messages.length < turns.length, "compacted");
+    assert.deepEqual(validateChain({ system: body2.system, messages: body2.messages }, { format: "anthropic" }), []);
+    // A system prompt the strategy added goes in before the closing brace.
+    const added = body2.system === undefined ? "" : `,"system":${JSON.stringify(body2.system)}`;
+    const expected = head2 + JSON.stringify(body2.messages) + tail2.slice(0, -1) + added + "}";
+    assert.equal(forwarded2.raw.toString("utf8"), expected);
+  });
+
+  // Issue 14: POSTs to other APIs whose path ends in /messages (OpenAI Assistants threads)
+  // were read as Anthropic requests and got malformed_body (or a 400 with "reject").
+  it("passes non-chat POSTs through untouched, without headers, whatever onMalformed says", async () => {
+    const bodies = [
+      ["/v1/threads/thread_abc123/messages", JSON.stringify({ role: "user", content: "Hello there" })],
+      ["/v1/threads/thread_abc123/messages", "not even json"],
+      ["/v1/chat/completions/chatcmpl-123/messages", "{}"],
+      ["/v1/messages/count_tokens", JSON.stringify({ model: "claude-test", messages: "x" })],
+    ];
+    for (const profile of ["budget", "reject"]) {
+      for (const [path, body] of bodies) {
+        const before = upstreamRequests.length;
+        const response = await post(path, body, { profile });
+        assert.equal(response.status, 200, `${profile} ${path}`);
+        await response.arrayBuffer();
+        assert.deepEqual(figures(response), {}, `${profile} ${path}: no x-contextfold-* header`);
+        assert.equal(upstreamRequests.length, before + 1);
+        const forwarded = upstreamRequests.at(-1);
+        assert.equal(forwarded.path, path);
+        assert.ok(forwarded.raw.equals(Buffer.from(body)), "forwarded byte for byte");
+      }
+    }
+    // The chat routes behind a prefix are still chat routes.
+    const response = await post("/proxy/anthropic/v1/messages", "{not json", { profile: "reject" });
+    assert.equal(response.status, 400);
+    assert.equal((await response.json()).error.code, "contextfold_malformed_body");
   });
 
   it("replays 30 growing turns: each summary is made once, later turns hit the KV cache", async () => {

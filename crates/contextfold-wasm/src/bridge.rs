@@ -6,6 +6,12 @@
 //! The core engine issues the calls (up to `concurrency` in flight), turns blank text
 //! into `Empty` and ends calls in flight on cancellation; the bridge enforces
 //! `timeoutMs` per call.
+//!
+//! Each call gets its own `AbortSignal` (following the compaction's `signal`): it aborts
+//! when the call times out or is ended, so `fetch` stops. A timed-out call's slot is
+//! freed only once the call has settled, so `concurrency` bounds the calls really in
+//! flight; a summarizer that ignores its signal gets one more `timeoutMs` to settle
+//! before it is abandoned, so a call that never answers cannot hang the compaction.
 
 use crate::convert::to_js;
 use contextfold::summarize::{CancelFlag, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
@@ -20,7 +26,8 @@ use wasm_bindgen_futures::JsFuture;
 /// The second argument of every summarizer call.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
 pub struct SummarizerContext {
-    /// The `signal` given to `compact`, to pass on to `fetch`.
+    /// Pass it on to `fetch`: it aborts when the call times out (`timeoutMs`), when the
+    /// compaction ends it, or when the `signal` given to `compact` aborts. Every call has one.
     #[tsify(optional, type = "AbortSignal")]
     pub signal: Option<()>,
 }
@@ -64,6 +71,20 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_name = clearTimeout)]
     fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
+
+    /// The global `AbortController`.
+    #[wasm_bindgen(js_name = AbortController)]
+    #[derive(Debug, Clone)]
+    type JsAbortController;
+
+    #[wasm_bindgen(constructor, catch, js_class = "AbortController")]
+    fn new() -> Result<JsAbortController, JsValue>;
+
+    #[wasm_bindgen(method, getter, js_class = "AbortController")]
+    fn signal(this: &JsAbortController) -> AbortSignalLike;
+
+    #[wasm_bindgen(method, catch, js_class = "AbortController")]
+    fn abort(this: &JsAbortController, reason: &JsValue) -> Result<(), JsValue>;
 }
 
 /// Longest delay `setTimeout` honours (2^31 - 1 ms, ~24.8 days); longer ones fire at once.
@@ -81,16 +102,63 @@ impl JsSummarizer {
     pub fn new(function: JsSummarizerFn, signal: Option<AbortSignalLike>) -> Self {
         JsSummarizer { function, signal }
     }
+}
 
-    /// `{ signal }`, the second argument of every call.
+/// The signal of one call: its own controller, aborted when the compaction's signal
+/// aborts (a listener removed on drop), on timeout, or when the call is dropped before
+/// it settled (the engine ends calls in flight on cancellation).
+struct CallSignal {
+    controller: JsAbortController,
+    _outer: Option<AbortLink>,
+    settled: bool,
+}
+
+impl CallSignal {
+    fn new(outer: Option<&AbortSignalLike>) -> Result<CallSignal, SummarizeError> {
+        let controller = JsAbortController::new()
+            .map_err(|e| SummarizeError::failed(format!("could not create an AbortController: {}", describe_js(&e))))?;
+        let link =
+            match outer {
+                None => None,
+                Some(outer) => {
+                    let inner = controller.clone();
+                    let abort = move || {
+                        let _ = inner.abort(&abort_error("AbortError", "the compaction was cancelled"));
+                    };
+                    Some(AbortLink::on_abort(outer.clone(), Box::new(abort)).map_err(|e| {
+                        SummarizeError::failed(format!("could not watch the signal: {}", describe_js(&e)))
+                    })?)
+                }
+            };
+        Ok(CallSignal { controller, _outer: link, settled: false })
+    }
+
+    /// `{ signal }`, the second argument of the call.
     fn context(&self) -> JsValue {
         let context = Object::new();
-        if let Some(signal) = &self.signal {
-            // Setting a property on a fresh ordinary object cannot fail.
-            let _ = Reflect::set(&context, &JsValue::from_str("signal"), signal);
-        }
+        // Setting a property on a fresh ordinary object cannot fail.
+        let _ = Reflect::set(&context, &JsValue::from_str("signal"), &self.controller.signal());
         context.into()
     }
+
+    fn abort(&self, name: &str, message: &str) {
+        let _ = self.controller.abort(&abort_error(name, message));
+    }
+}
+
+impl Drop for CallSignal {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.abort("AbortError", "the summary call was ended (the compaction was cancelled)");
+        }
+    }
+}
+
+/// An `Error` named `name` (`AbortError`, `TimeoutError`), the abort reason.
+fn abort_error(name: &str, message: &str) -> JsValue {
+    let error = js_sys::Error::new(message);
+    error.set_name(name);
+    error.into()
 }
 
 impl Summarizer for JsSummarizer {
@@ -98,27 +166,39 @@ impl Summarizer for JsSummarizer {
         let timeout_ms = request.timeout_ms;
         let js_request = to_js(&crate::report::SummaryRequest::from(request))
             .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
+        let mut call = CallSignal::new(self.signal.as_ref())?;
         let returned = self
             .function
-            .call2(&JsValue::UNDEFINED, &js_request, &self.context())
-            .map_err(|e| SummarizeError::failed(describe_js(&e)))?;
+            .call2(&JsValue::UNDEFINED, &js_request, &call.context())
+            .map_err(|e| SummarizeError::failed(describe_js(&e)));
+        let returned = match returned {
+            Ok(value) => value,
+            Err(e) => {
+                call.settled = true;
+                return Err(e);
+            }
+        };
         // A plain (non-Promise) answer is accepted as if resolved.
-        let answer = JsFuture::from(Promise::resolve(&returned));
+        let mut answer = JsFuture::from(Promise::resolve(&returned));
         let settled = match timeout_ms {
-            None => answer.await,
+            None => (&mut answer).await,
             Some(ms) => {
                 let timer = Timer::start(ms)?;
-                match future::select(answer, JsFuture::from(timer.promise.clone())).await {
+                match future::select(&mut answer, JsFuture::from(timer.promise.clone())).await {
                     Either::Left((settled, _)) => settled,
                     Either::Right(_) => {
-                        return Err(SummarizeError::new(
-                            SummarizeErrorKind::Timeout,
-                            format!("no answer within {ms} ms"),
-                        ))
+                        let message = format!("no answer within {ms} ms");
+                        call.abort("TimeoutError", &message);
+                        // The slot stays taken until the call settles (or its grace ends).
+                        let grace = Timer::start(ms)?;
+                        let _ = future::select(answer, JsFuture::from(grace.promise.clone())).await;
+                        call.settled = true;
+                        return Err(SummarizeError::new(SummarizeErrorKind::Timeout, message));
                     }
                 }
             }
         };
+        call.settled = true;
         match settled {
             Ok(value) => value.as_string().ok_or_else(|| {
                 SummarizeError::new(
@@ -157,22 +237,27 @@ impl Drop for Timer {
     }
 }
 
-/// Cancels a [`CancelFlag`] when an `AbortSignal` aborts, for as long as it lives: the
-/// listener is removed on drop.
+/// Runs an action when an `AbortSignal` aborts, for as long as it lives: the listener
+/// is removed on drop.
 pub struct AbortLink {
     signal: AbortSignalLike,
     listener: Option<Closure<dyn FnMut()>>,
 }
 
 impl AbortLink {
-    /// Cancels at once when `signal` is already aborted; else listens for `abort`.
+    /// Cancels `cancel` at once when `signal` is already aborted; else on `abort`.
     pub fn attach(signal: AbortSignalLike, cancel: &CancelFlag) -> Result<AbortLink, JsValue> {
+        let flag = cancel.clone();
+        AbortLink::on_abort(signal, Box::new(move || flag.cancel()))
+    }
+
+    /// Runs `action` at once when `signal` is already aborted; else on `abort`.
+    fn on_abort(signal: AbortSignalLike, mut action: Box<dyn FnMut()>) -> Result<AbortLink, JsValue> {
         if signal.aborted()?.is_truthy() {
-            cancel.cancel();
+            action();
             return Ok(AbortLink { signal, listener: None });
         }
-        let flag = cancel.clone();
-        let listener = Closure::<dyn FnMut()>::new(move || flag.cancel());
+        let listener = Closure::<dyn FnMut()>::new(action);
         signal.add_event_listener("abort", listener.as_ref().unchecked_ref())?;
         Ok(AbortLink { signal, listener: Some(listener) })
     }
@@ -198,7 +283,7 @@ pub fn describe_js(value: &JsValue) -> String {
 }
 
 /// `typeof value`, with `null` and arrays told apart.
-fn type_of(value: &JsValue) -> String {
+pub fn type_of(value: &JsValue) -> String {
     if value.is_null() {
         "null".to_string()
     } else if js_sys::Array::is_array(value) {

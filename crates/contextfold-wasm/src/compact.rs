@@ -12,7 +12,7 @@
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
-use crate::options::{amount, invalid, provider_option, StrategySettings};
+use crate::options::{amount, check_keys, invalid, provider_option, strategy_keys, StrategySettings, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
 use crate::token_counter::JsTokenCounter;
 use crate::types::ChainFormat;
@@ -205,6 +205,7 @@ pub fn needs_compaction(
     let (format, strategy, counter) = if options.is_undefined() || options.is_null() {
         (None, StrategyConfig::default(), None)
     } else if options.is_object() {
+        check_keys(own_keys(&options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
         let counter = match get(&options, "tokenCounter")? {
             None => None,
             Some(f) => Some(JsTokenCounter::new(
@@ -309,6 +310,7 @@ impl JsCompactOptions {
         if !options.is_object() {
             return Err(invalid("", "expected an object"));
         }
+        check_keys(own_keys(options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
         let summarizer = match get(options, "summarizer")? {
             None => None,
             Some(f) => Some(f.dyn_into::<JsSummarizerFn>().map_err(|_| invalid(".summarizer", "expected a function"))?),
@@ -376,7 +378,13 @@ pub(crate) fn read_strategy(options: &JsValue, on_error: OnError) -> Result<Stra
     let settings = match get(options, "strategy")? {
         None => StrategySettings::named("sections"),
         Some(v) if v.is_string() => StrategySettings::named(&v.as_string().unwrap_or_default()),
-        Some(v) if v.is_object() => deserialize_at(v, ".strategy")?,
+        Some(v) if v.is_object() => {
+            let settings: StrategySettings = deserialize_at(v.clone(), ".strategy")?;
+            if let Some(known) = strategy_keys(&settings.name) {
+                check_keys(own_keys(&v, ".strategy")?.iter().map(String::as_str), known, ".strategy")?;
+            }
+            settings
+        }
         Some(_) => return Err(invalid(".strategy", "expected a strategy name or { name, ...settings }")),
     };
     // Tier summaries record when they were made; the core has no clock.
@@ -392,6 +400,19 @@ pub(crate) fn read_strategy(options: &JsValue, on_error: OnError) -> Result<Stra
 
 fn get_is_string(options: &JsValue) -> bool {
     get(options, "strategy").ok().flatten().is_some_and(|v| v.is_string())
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+}
+
+/// The own enumerable string keys of an options object (`Object.keys`); a throwing
+/// proxy is an invalid option at `path`.
+pub(crate) fn own_keys(options: &JsValue, path: &str) -> Result<Vec<String>, BindingError> {
+    let keys = object_keys(options).map_err(|e| invalid(path, crate::bridge::describe_js(&e)))?;
+    Ok(keys.iter().filter_map(|k| k.as_string()).collect())
 }
 
 /// `options[key]`, `None` when undefined or null. A throwing getter is an invalid option.

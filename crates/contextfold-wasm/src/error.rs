@@ -40,6 +40,10 @@ pub enum BindingError {
     /// The tool-call id template of `normalizeToolCallIds` is not one (path `template`).
     #[error("{0}")]
     InvalidTemplate(String),
+    /// An argument that is no input at all, e.g. `estimateTokens(5)` (code
+    /// `invalid_shape`, path `""`: the argument itself).
+    #[error("{0}")]
+    Argument(String),
     /// A value could not be converted to JS. A bug, never the caller's fault.
     #[error("internal error: {0}")]
     Internal(String),
@@ -56,6 +60,7 @@ impl BindingError {
             BindingError::Core(e) => e.code(),
             BindingError::InvalidOption { .. } => "invalid_option",
             BindingError::InvalidTemplate(_) => "invalid_template",
+            BindingError::Argument(_) => "invalid_shape",
             BindingError::Summarizer(_) => "summarizer_failed",
             BindingError::Cancelled => "cancelled",
             BindingError::Budget { .. } => "budget_exceeded",
@@ -77,6 +82,7 @@ impl BindingError {
             | BindingError::Internal(_) => None,
             BindingError::TokenCounter(_) => Some("options.tokenCounter".to_string()),
             BindingError::InvalidTemplate(_) => Some("template".to_string()),
+            BindingError::Argument(_) => Some(String::new()),
             BindingError::Located { path, .. } => Some(path.clone()),
         }
     }

@@ -11,6 +11,7 @@
 //! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
 //! - [`report`] holds what `compact` reports: requests, report, progress (DTOs of core types);
 //! - [`reuse`] hands kept messages back as the caller's own objects;
+//! - [`spans`] gives the Worker middleware the byte spans of a request body's fields;
 //! - [`token_counter`] puts a JS tokenizer behind the core's `TokenCounter`;
 //! - [`validity`] holds `validateChain` and `repairChain`;
 //! - [`formats`] holds `convert`, from one message format to another;
@@ -31,6 +32,7 @@ pub mod measure;
 pub mod options;
 pub mod report;
 pub mod reuse;
+pub mod spans;
 pub mod token_counter;
 pub mod types;
 pub mod validity;

@@ -42,11 +42,22 @@ pub struct ChainMeasure {
     pub total: Totals,
 }
 
-/// The estimated tokens of a text, as contextfold counts them.
+/// The estimated tokens of a text, as contextfold counts them. Anything but a string
+/// throws a `ContextfoldError` (`invalid_shape`, path `""`).
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(text: &str) -> usize {
-    estimate_text_tokens(text)
+pub fn estimate_tokens(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> JsResult<usize> {
+    match text.as_string() {
+        Some(text) => Ok(estimate_text_tokens(&text)),
+        None => Err(BindingError::Argument(format!(
+            "estimateTokens: expected a string, got {}",
+            crate::bridge::type_of(&text)
+        ))
+        .into()),
+    }
 }
+
+/// The keys `measureChain` reads.
+const MEASURE_KEYS: &[&str] = &["format"];
 
 /// Bytes and estimated tokens of every message of a chain, with the texts counted.
 #[wasm_bindgen(js_name = measureChain, unchecked_return_type = "ChainMeasure")]
@@ -54,7 +65,11 @@ pub fn measure_chain(
     #[wasm_bindgen(unchecked_param_type = "unknown")] messages: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "MeasureOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
-    let format = if options.is_object() {
+    let format = if options.is_undefined() || options.is_null() {
+        None
+    } else if options.is_object() {
+        let keys = crate::compact::own_keys(&options, "")?;
+        crate::options::check_keys(keys.iter().map(String::as_str), MEASURE_KEYS, "")?;
         let value = js_sys::Reflect::get(&options, &JsValue::from_str("format")).unwrap_or(JsValue::UNDEFINED);
         match value.as_string() {
             Some(name) => format_option(Some(&name))?,
@@ -66,7 +81,7 @@ pub fn measure_chain(
             }
         }
     } else {
-        None
+        return Err(crate::options::invalid("", "expected an object").into());
     };
     let value = messages_from_js(messages)?;
     let (messages, format) = read_messages(&value, format).map_err(BindingError::from)?;

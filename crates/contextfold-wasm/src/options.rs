@@ -25,6 +25,98 @@ pub fn invalid(path: &str, message: impl Into<String>) -> BindingError {
     BindingError::InvalidOption { path: path.to_string(), message: message.into() }
 }
 
+/// The keys of `compact`'s options (`CompactOptions`), which `needsCompaction` accepts
+/// too (one options object serves both, as `History` and the middleware pass it).
+/// `__reuse` is the JS layer's own. The tests check these lists against the declarations.
+pub const COMPACT_KEYS: &[&str] = &[
+    "format",
+    "strategy",
+    "maxTokens",
+    "maxBytes",
+    "tokenCounter",
+    "summarizer",
+    "provider",
+    "concurrency",
+    "timeoutMs",
+    "signal",
+    "onError",
+    "onProgress",
+    "__reuse",
+];
+
+/// The settings each strategy reads (`SectionsStrategy` ... `BudgetStrategy`).
+pub const SECTIONS_KEYS: &[&str] = &[
+    "name",
+    "preserveLast",
+    "lastSecBytes",
+    "lastSecTokens",
+    "maxBpBytes",
+    "maxBpTokens",
+    "useQA",
+    "maxQASections",
+    "maxQABytes",
+    "maxQATokens",
+    "summHumanInQA",
+    "keepQASections",
+    "reservePercent",
+    "minSummarizeBytes",
+    "idTemplate",
+];
+pub const WINDOW_KEYS: &[&str] = &[
+    "name",
+    "window",
+    "thresholdTokens",
+    "thresholdBytes",
+    "messageThresholdTokens",
+    "messageThresholdBytes",
+    "maxDepth",
+    "minSummarizeBytes",
+    "idTemplate",
+];
+pub const TIERS_KEYS: &[&str] = &[
+    "name",
+    "recent",
+    "condensed",
+    "autoThreshold",
+    "auto",
+    "condensedBytes",
+    "condensedTokens",
+    "compressedBytes",
+    "compressedTokens",
+    "minSummarizeBytes",
+];
+pub const BUDGET_KEYS: &[&str] = &["name", "keepRecent", "summaryPercent", "idTemplate"];
+
+/// The settings strategy `name` reads, `None` for an unknown strategy.
+pub fn strategy_keys(name: &str) -> Option<&'static [&'static str]> {
+    match name {
+        "sections" => Some(SECTIONS_KEYS),
+        "window" => Some(WINDOW_KEYS),
+        "tiers" => Some(TIERS_KEYS),
+        "budget" => Some(BUDGET_KEYS),
+        _ => None,
+    }
+}
+
+/// An error for the first of `keys` not in `known`, at `<path>.<key>`, naming the
+/// nearest known key (the check is the core's, [`contextfold::names`]).
+pub fn check_keys<'k>(keys: impl IntoIterator<Item = &'k str>, known: &[&str], path: &str) -> Result<(), BindingError> {
+    match contextfold::names::unknown_key(keys, known) {
+        None => Ok(()),
+        Some(unknown) => Err(invalid(&format!("{path}.{}", unknown.key), unknown.message(known))),
+    }
+}
+
+/// The same check for options read in JS (the Worker middleware's): throws
+/// `invalid_option` at `options.<key>` for the first of `keys` not in `known`.
+/// Internal: not part of the API.
+#[doc(hidden)]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __checkOptionKeys, skip_typescript)]
+pub fn check_option_keys(keys: Vec<String>, known: Vec<String>) -> crate::error::JsResult<()> {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    check_keys(keys.iter().map(String::as_str), &known, "").map_err(Into::into)
+}
+
 /// The `provider` option: whose rules apply (`None`: the provider of the format read).
 pub fn provider_option(name: Option<&str>) -> Result<Option<contextfold::repair::Provider>, BindingError> {
     name.map(|name| {
@@ -164,7 +256,7 @@ pub struct TiersStrategy {
     pub compressed_bytes: Option<usize>,
     #[tsify(optional)]
     pub compressed_tokens: Option<usize>,
-    /// Content smaller than this is never sent to the summarizer [512].
+    /// Content smaller than this is never sent to the summarizer [256].
     #[tsify(optional)]
     pub min_summarize_bytes: Option<usize>,
 }
@@ -242,7 +334,8 @@ pub struct NeedsCompactionOptions {
     pub common: StrategyOptions,
 }
 
-/// Options of `compact`. Unknown keys are ignored; `null` counts as absent.
+/// Options of `compact`. An unknown key is an `invalid_option` error naming the nearest
+/// known one; `null` counts as absent.
 #[derive(Debug, Clone, Default, PartialEq, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactOptions {
@@ -273,7 +366,8 @@ pub struct CompactOptions {
 /// The strategy names, for messages.
 const NAMES: &str = "\"sections\", \"window\", \"tiers\" or \"budget\"";
 
-/// Settings of any strategy; which apply depends on `name`. Unknown keys are ignored.
+/// Settings of any strategy; which apply depends on `name` (the reader rejects keys
+/// the named strategy does not read, see [`strategy_keys`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StrategySettings {
@@ -528,6 +622,70 @@ mod tests {
         for key in ["format", "strategy", "maxTokens", "maxBytes", "tokenCounter"] {
             assert!(common.iter().any(|(k, _)| k == key), "StrategyOptions.{key}");
         }
+    }
+
+    /// Every key a declaration lists, required or optional.
+    fn declared_keys(decl: &str) -> Vec<String> {
+        decl.lines()
+            .filter_map(|line| {
+                let line = line.trim();
+                let (key, _) = line.split_once(": ")?;
+                let key = key.trim_end_matches('?');
+                (!line.starts_with('*') && !line.starts_with("/*") && !key.contains(' ')).then(|| key.to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_known_keys_are_the_declared_ones() {
+        let sorted = |mut keys: Vec<String>| {
+            keys.sort();
+            keys
+        };
+        let owned = |keys: &[&str]| keys.iter().map(ToString::to_string).collect::<Vec<_>>();
+        for (decl, keys) in [
+            (SectionsStrategy::DECL, SECTIONS_KEYS),
+            (WindowStrategy::DECL, WINDOW_KEYS),
+            (TiersStrategy::DECL, TIERS_KEYS),
+            (BudgetStrategy::DECL, BUDGET_KEYS),
+        ] {
+            assert_eq!(sorted(declared_keys(decl)), sorted(owned(keys)), "{decl}");
+        }
+        let mut options = declared_keys(StrategyOptions::DECL);
+        options.extend(declared_keys(CompactOptions::DECL));
+        options.push("__reuse".to_string());
+        assert_eq!(sorted(options), sorted(owned(COMPACT_KEYS)));
+    }
+
+    /// The `[N]` default the declaration documents for `minSummarizeBytes`.
+    fn documented_min_summarize_bytes(decl: &str) -> usize {
+        let lines: Vec<&str> = decl.lines().map(str::trim).collect();
+        let at = lines.iter().position(|l| l.starts_with("minSummarizeBytes?:")).unwrap();
+        let doc = lines[..at].iter().rev().find(|l| l.contains('[')).unwrap();
+        let inside = doc.split_once('[').unwrap().1.split_once(']').unwrap().0;
+        inside.parse().unwrap_or_else(|_| panic!("{doc}"))
+    }
+
+    #[test]
+    fn documented_defaults_are_the_core_defaults() {
+        assert_eq!(
+            documented_min_summarize_bytes(SectionsStrategy::DECL),
+            SectionsConfig::default().min_summarize_bytes
+        );
+        assert_eq!(documented_min_summarize_bytes(WindowStrategy::DECL), WindowConfig::default().min_summarize_bytes);
+        assert_eq!(documented_min_summarize_bytes(TiersStrategy::DECL), TiersConfig::default().min_summarize_bytes);
+    }
+
+    #[test]
+    fn unknown_keys_name_the_nearest_known_one() {
+        let err = check_keys(["format", "maxToken"], COMPACT_KEYS, "").unwrap_err();
+        assert_eq!(err.code(), "invalid_option");
+        assert_eq!(err.path().as_deref(), Some("options.maxToken"));
+        assert!(err.to_string().ends_with("did you mean maxTokens?"), "{err}");
+        let err = check_keys(["name", "keepRecnt"], BUDGET_KEYS, ".strategy").unwrap_err();
+        assert_eq!(err.path().as_deref(), Some("options.strategy.keepRecnt"));
+        assert!(err.to_string().ends_with("did you mean keepRecent?"), "{err}");
+        assert!(check_keys(COMPACT_KEYS.iter().copied(), COMPACT_KEYS, "").is_ok());
     }
 
     #[test]

@@ -95,9 +95,10 @@ impl Format {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FormatError {
-    /// The text is not JSON at all.
-    #[error("invalid JSON at line {line}, column {column}: {message}")]
-    InvalidJson { line: usize, column: usize, message: String },
+    /// The text is not JSON at all: where (line, column and byte offset in the text, and
+    /// `path`, the value being read there, `""` at the top) and why.
+    #[error("invalid JSON at line {line}, column {column} (byte {offset}){}: {message}", at_path(path))]
+    InvalidJson { line: usize, column: usize, offset: usize, path: String, message: String },
     /// JSON of the wrong shape: a missing field, a wrong type, an unknown role.
     #[error("{path}: {message}")]
     Shape { path: String, message: String },
@@ -122,21 +123,48 @@ impl FormatError {
 
     pub fn path(&self) -> Option<&str> {
         match self {
-            FormatError::InvalidJson { .. } => None,
-            FormatError::Shape { path, .. }
+            FormatError::InvalidJson { path, .. }
+            | FormatError::Shape { path, .. }
             | FormatError::UnknownFormat { path, .. }
             | FormatError::Unwritable { path, .. } => Some(path),
         }
     }
 }
 
-/// Parses JSON text into a value, with line and column on failure.
+fn at_path(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!(", in {path}")
+    }
+}
+
+/// Parses JSON text into a value; on failure, where: line, column, byte offset, and the
+/// path of the value being read (`[2].content`).
 pub fn parse_json(text: &str) -> Result<serde_json::Value, FormatError> {
-    serde_json::from_str(text).map_err(|e| FormatError::InvalidJson {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let (error, path) = match serde_path_to_error::deserialize(&mut reader) {
+        Ok(value) => match reader.end() {
+            Ok(()) => return Ok(value),
+            Err(e) => (e, String::new()),
+        },
+        Err(e) => {
+            // "." is the top; "?" a key not read yet: the path stops at its object.
+            let path = e.path().to_string();
+            let path = path.trim_end_matches(".?").trim_end_matches('?').trim_start_matches('.').to_string();
+            (e.into_inner(), path)
+        }
+    };
+    let (line, column) = (error.line(), error.column());
+    let message = error.to_string();
+    let message = message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message).to_string();
+    Err(FormatError::InvalidJson { line, column, offset: byte_offset(text, line, column), path, message })
+}
+
+/// The byte offset of a 1-based line and column (serde_json counts columns in bytes).
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    line_start.saturating_add(column.saturating_sub(1)).min(text.len())
 }
 
 /// Reads messages of a known format from a JSON value.

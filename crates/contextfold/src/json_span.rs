@@ -1,0 +1,181 @@
+//! Byte spans of the top-level fields of a JSON object, as written.
+//!
+//! A proxy that compacts a request's `messages` must send every other byte as the
+//! client wrote it: parsing and re-serializing the whole body changes what JSON numbers
+//! cannot hold exactly (`"seed": 9007199254740993` in JS), key order, escapes and
+//! spacing. With the span of each field's value the new messages are spliced into the
+//! original text instead.
+
+use std::ops::Range;
+
+/// The top-level object of a JSON text: each field's key (unescaped) and the byte span
+/// of its value, in order (a repeated key appears each time), and where its closing
+/// brace is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectSpans {
+    pub fields: Vec<(String, Range<usize>)>,
+    /// Byte offset of the closing `}`.
+    pub close: usize,
+}
+
+impl ObjectSpans {
+    /// The value span of `key`: its last occurrence, the one `JSON.parse` keeps.
+    pub fn field(&self, key: &str) -> Option<Range<usize>> {
+        self.fields.iter().rev().find(|(k, _)| k == key).map(|(_, span)| span.clone())
+    }
+}
+
+/// The spans of the top-level object of `text`; `None` when `text` is not one JSON
+/// object (the scanner checks structure, not every token: the caller parsed it already).
+pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
+    let mut scan = Scanner { text, at: 0 };
+    scan.skip_space();
+    scan.expect(b'{')?;
+    let mut fields = Vec::new();
+    scan.skip_space();
+    if scan.peek() == Some(b'}') {
+        let close = scan.at;
+        scan.at += 1;
+        return scan.finish(ObjectSpans { fields, close });
+    }
+    loop {
+        scan.skip_space();
+        let key_start = scan.at;
+        scan.skip_string()?;
+        let key: String = serde_json::from_slice(text.get(key_start..scan.at)?).ok()?;
+        scan.skip_space();
+        scan.expect(b':')?;
+        scan.skip_space();
+        let value_start = scan.at;
+        scan.skip_value()?;
+        fields.push((key, value_start..scan.at));
+        scan.skip_space();
+        match scan.next()? {
+            b',' => continue,
+            b'}' => {
+                let close = scan.at - 1;
+                return scan.finish(ObjectSpans { fields, close });
+            }
+            _ => return None,
+        }
+    }
+}
+
+struct Scanner<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
+    }
+
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Only space may follow the object.
+    fn finish(mut self, spans: ObjectSpans) -> Option<ObjectSpans> {
+        self.skip_space();
+        (self.at == self.text.len()).then_some(spans)
+    }
+
+    /// A string, quotes included; an escape skips the byte after the backslash.
+    fn skip_string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        loop {
+            match self.next()? {
+                b'"' => return Some(()),
+                b'\\' => {
+                    self.next()?;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Any value: strings, nested arrays and objects (by depth, strings skipped whole),
+    /// or a number / literal up to the next delimiter.
+    fn skip_value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.skip_string(),
+            b'[' | b'{' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => self.skip_string()?,
+                        b'[' | b'{' => {
+                            depth += 1;
+                            self.at += 1;
+                        }
+                        b']' | b'}' => {
+                            depth = depth.checked_sub(1)?;
+                            self.at += 1;
+                            if depth == 0 {
+                                return Some(());
+                            }
+                        }
+                        _ => self.at += 1,
+                    }
+                }
+            }
+            _ => {
+                let start = self.at;
+                while !matches!(self.peek(), None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
+                    self.at += 1;
+                }
+                (self.at > start).then_some(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice<'a>(text: &'a str, span: &Range<usize>) -> &'a str {
+        &text[span.clone()]
+    }
+
+    #[test]
+    fn spans_of_every_field_as_written() {
+        let text = r#" { "model" : "m", "seed": 9007199254740993, "messages":[{"role":"user","content":"a \"]}\" b"}] ,
+            "mess\u0061ges": [ ], "x": {"y": [1, {"z": null}]}, "t": true }  "#;
+        let spans = object_spans(text.as_bytes()).unwrap();
+        let keys: Vec<&str> = spans.fields.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["model", "seed", "messages", "messages", "x", "t"]);
+        assert_eq!(slice(text, &spans.fields[1].1), "9007199254740993");
+        assert_eq!(slice(text, &spans.fields[2].1), r#"[{"role":"user","content":"a \"]}\" b"}]"#);
+        // The last occurrence wins, as in JSON.parse.
+        assert_eq!(slice(text, &spans.field("messages").unwrap()), "[ ]");
+        assert_eq!(slice(text, &spans.field("x").unwrap()), r#"{"y": [1, {"z": null}]}"#);
+        assert_eq!(slice(text, &spans.field("t").unwrap()), "true");
+        assert_eq!(&text[spans.close..=spans.close], "}");
+        assert_eq!(spans.field("system"), None);
+    }
+
+    #[test]
+    fn an_empty_object_and_non_objects() {
+        let spans = object_spans(b"{}").unwrap();
+        assert_eq!((spans.fields.len(), spans.close), (0, 1));
+        for bad in
+            ["", "[]", "{", "{\"a\":}", "{\"a\":1,}", "{\"a\" 1}", "{\"a\":[1}", "{} x", "\"s\"", "{\"a\":\"open}"]
+        {
+            assert_eq!(object_spans(bad.as_bytes()), None, "{bad}");
+        }
+    }
+}
