@@ -44,6 +44,23 @@ pub struct CompactOptions {
     pub strategy: StrategyConfig,
     /// The validity pass the result finishes with (provider rules).
     pub repair: RepairOptions,
+    /// Whether the output may hold system messages the input did not have.
+    pub new_system: NewSystem,
+}
+
+/// What becomes of system messages a strategy adds (`tiers` and `budget` write their
+/// summaries as system messages after the system prompt) when the input had none.
+/// [`crate::format::may_gain_system`] tells which one a container needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NewSystem {
+    /// They stay system messages (OpenAI, LangChain, native, request objects).
+    #[default]
+    Keep,
+    /// They become user messages in place, at the fold point, and the provider-validity
+    /// pass merges them with a user neighbour where the provider alternates roles: an
+    /// Anthropic or Gemini list has no place for a system prompt, and an AI SDK list must
+    /// not gain one (`generateText` rejects system messages in `messages`).
+    AsUser,
 }
 
 /// Compacts with the chosen strategy, then repairs the result for the provider: a
@@ -121,6 +138,11 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         StrategyConfig::Tiers(c) => tiers::compact(messages, c, summarizer, controls, meter).await?,
         StrategyConfig::Budget(c) => budget::compact(messages, c, summarizer, controls, meter).await?,
     };
+    if options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System) {
+        for m in result.messages.iter_mut().filter(|m| m.role == Role::System) {
+            m.role = Role::User;
+        }
+    }
     let repaired = if result.changed {
         repair_compacted(messages, &result.messages, &options.repair)
     } else if validate(messages, options.repair.provider).is_empty() {
