@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { convertToModelMessages, generateText, validateUIMessages } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { compact, convert, validateChain } from "contextfold";
+import { compact, convert, extractiveSummarizer, validateChain } from "contextfold";
 import { root } from "./helpers.mjs";
 
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
@@ -86,6 +86,12 @@ describe("the output keeps the input's container, every strategy x every format"
           const model = new MockLanguageModelV4({ doGenerate: generated });
           await generateText({ model, messages: await convertToModelMessages(out) });
         }
+        // Summaries are recognized in whatever role the container gave them: a second run
+        // with nothing new asks for nothing and changes nothing.
+        const builtin = extractiveSummarizer();
+        let calls = 0;
+        const again = await compact(out, { strategy, maxTokens, summarizer: (r, c) => (calls++, builtin(r, c)) });
+        assert.deepEqual([calls, again.changed], [0, false], "the second run asked for summaries or changed");
       });
     }
   }

@@ -86,6 +86,18 @@ fn inputs() -> Vec<(&'static str, Format, Value)> {
 
 /// The package's pipeline, from a JSON value to a JSON value.
 fn compact_value(input: &Value, format: Format, strategy: StrategyConfig, new_system: Option<NewSystem>) -> Value {
+    let (value, changed, _) = run_pipeline(input, format, strategy, new_system);
+    assert!(changed, "nothing was compacted");
+    value
+}
+
+/// The pipeline's output, whether it changed, and how many summaries it asked for.
+fn run_pipeline(
+    input: &Value,
+    format: Format,
+    strategy: StrategyConfig,
+    new_system: Option<NewSystem>,
+) -> (Value, bool, usize) {
     let messages = read(input, format).unwrap();
     let new_system = new_system.unwrap_or(if format::may_gain_system(input, format, &messages) {
         NewSystem::Keep
@@ -95,8 +107,8 @@ fn compact_value(input: &Value, format: Format, strategy: StrategyConfig, new_sy
     let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider_of(format)), new_system };
     let summarizer = ExtractiveSummarizer::default();
     let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
-    assert!(out.changed, "nothing was compacted");
-    format::write_like(&out.messages, format, input).unwrap()
+    let value = if out.changed { format::write_like(&out.messages, format, input).unwrap() } else { input.clone() };
+    (value, out.changed, out.report.calls)
 }
 
 /// The object's keys other than the message list and the system prompt.
@@ -141,6 +153,21 @@ fn system_summaries_kept_as_system_would_change_the_container() {
             let messages = read(&output, format).unwrap();
             let broken = !output.is_array() || messages.iter().any(|m| m.role == Role::System);
             assert!(broken, "{what}: the old behaviour is no longer shown by this test");
+        }
+    }
+}
+
+/// Summaries written as user messages are still recognized as summaries: compacting the
+/// output again with nothing new asks for no summary and changes nothing (invariant 5).
+#[test]
+fn summaries_written_as_user_messages_keep_compaction_idempotent() {
+    for (name, format, input) in inputs() {
+        for strategy in strategies() {
+            let what = format!("{name} / {}", strategy.name());
+            let (once, _, _) = run_pipeline(&input, format, strategy.clone(), None);
+            let (twice, changed, calls) = run_pipeline(&once, format, strategy, None);
+            assert_eq!((calls, changed), (0, false), "{what}: the second run asked for summaries or changed");
+            assert_eq!(twice, once, "{what}");
         }
     }
 }

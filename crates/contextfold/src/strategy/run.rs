@@ -80,8 +80,9 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
+    let as_user = options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System);
     let Some((turn, body)) = split_turn_in_progress(messages) else {
-        return compact_whole(messages, options, summarizer, controls, meter).await;
+        return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
     let hard_budget = options.strategy.clone();
     let mut options = options.clone();
@@ -93,7 +94,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
         }
         c.max = c.max.with_value(c.max.value().saturating_sub(own));
     }
-    let mut result = compact_whole(body, &options, summarizer, controls, meter).await?;
+    let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
     result.messages.push(turn.clone());
     if !validate(&result.messages, options.repair.provider).is_empty() {
         // The turn itself may break a rule (a call id used twice, empty text); the repair
@@ -124,24 +125,36 @@ fn split_turn_in_progress(messages: &[Message]) -> Option<(&Message, &[Message])
         .then_some((turn, body))
 }
 
-/// [`compact`] of a chain with no turn in progress set aside.
+/// [`compact`] of a chain with no turn in progress set aside; `as_user`: system messages
+/// the strategy adds become user messages ([`NewSystem::AsUser`] on a chain without one).
 async fn compact_whole<S: Summarizer + ?Sized>(
     messages: &[Message],
     options: &CompactOptions,
+    as_user: bool,
     summarizer: &S,
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
+    let lifted = if as_user { lift_summary(messages) } else { None };
+    let input = lifted.as_deref().unwrap_or(messages);
     let mut result = match &options.strategy {
-        StrategyConfig::Sections(c) => sections::compact(messages, c, summarizer, controls).await?,
-        StrategyConfig::Window(c) => window::compact(messages, c, summarizer, controls, meter).await?,
-        StrategyConfig::Tiers(c) => tiers::compact(messages, c, summarizer, controls, meter).await?,
-        StrategyConfig::Budget(c) => budget::compact(messages, c, summarizer, controls, meter).await?,
+        StrategyConfig::Sections(c) => sections::compact(input, c, summarizer, controls).await?,
+        StrategyConfig::Window(c) => window::compact(input, c, summarizer, controls, meter).await?,
+        StrategyConfig::Tiers(c) => tiers::compact(input, c, summarizer, controls, meter).await?,
+        StrategyConfig::Budget(c) => budget::compact(input, c, summarizer, controls, meter).await?,
     };
-    if options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System) {
+    if as_user {
         for m in result.messages.iter_mut().filter(|m| m.role == Role::System) {
             m.role = Role::User;
         }
+    }
+    if lifted.is_some() {
+        // Nothing done: the chain exactly as it came (the lifted summary merged back).
+        if !result.changed {
+            result.messages = messages.to_vec();
+        }
+        result.changed = result.messages != messages;
+        result.report.before = Totals::of(messages);
     }
     let repaired = if result.changed {
         repair_compacted(messages, &result.messages, &options.repair)
@@ -170,6 +183,29 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         }
     }
     Ok(result)
+}
+
+/// A chain an earlier run wrote with [`NewSystem::AsUser`] opens with the tier summary as
+/// a user message (merged with the user message after it where roles alternate). Only a
+/// system message is a tier summary to `tiers`, so that part is lifted back into a system
+/// message for the strategy (the rest of the message stays a user message), which keeps
+/// compaction idempotent; the result is written back as user messages. `None` when the
+/// chain does not open so.
+fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
+    let (first, rest) = messages.split_first()?;
+    let (head, tail) = first.parts.split_first()?;
+    if first.role != Role::User {
+        return None;
+    }
+    let summary = Message { role: Role::System, parts: vec![head.clone()], extra: first.extra.clone() };
+    tiers::summary_info(&summary)?;
+    let mut out = Vec::with_capacity(messages.len().saturating_add(1));
+    out.push(summary);
+    if !tail.is_empty() {
+        out.push(Message { role: Role::User, parts: tail.to_vec(), extra: first.extra.clone() });
+    }
+    out.extend_from_slice(rest);
+    Some(out)
 }
 
 /// The cheap trigger check: whether `compact` with these settings would do anything.
