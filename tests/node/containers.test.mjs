@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { convertToModelMessages, generateText, validateUIMessages } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { compact, convert, extractiveSummarizer, validateChain } from "contextfold";
+import { compact, convert, extractiveSummarizer, parseChain, validateChain } from "contextfold";
 import { root } from "./helpers.mjs";
 
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
@@ -71,6 +71,8 @@ describe("the output keeps the input's container, every strategy x every format"
         assert.equal(Array.isArray(out), Array.isArray(input), `container changed: ${JSON.stringify(out).slice(0, 200)}`);
         if (!Array.isArray(input)) assert.deepEqual(requestFields(out), requestFields(input));
         assert.deepEqual(validateChain(out, { format }), []);
+        parseChain(out, { format }); // strict: no two user messages in a row
+        assert.ok(!JSON.stringify(out).includes('"contextfold":'), "tier metadata in provider JSON");
         if (format === "anthropic" || format === "gemini") {
           if (Array.isArray(out)) assert.ok(out.every((m) => m.role !== "system"), "a system message in the list");
         }

@@ -8,6 +8,7 @@
 //! read, `format::may_gain_system`, `run::compact`, `format::write_like`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+use contextfold::ast::ChainAst;
 use contextfold::format::{self, convert::provider_of, parse_json, read, Format};
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Message, Role};
@@ -130,6 +131,8 @@ fn every_strategy_keeps_the_input_container_in_every_format() {
             }
             let messages = read(&output, format).unwrap_or_else(|e| panic!("{what}: unreadable output: {e}"));
             assert!(validate(&messages, provider_of(format)).is_empty(), "{what}: invalid output");
+            // Parses strictly: no two user messages in a row where summaries became users.
+            ChainAst::parse(&messages).unwrap_or_else(|e| panic!("{what}: {e}"));
             // A list that had no system prompt gains none where it must not.
             if !format::holds_new_system(&input, format) && !had_system {
                 assert!(messages.iter().all(|m| m.role != Role::System), "{what}: gained a system message");

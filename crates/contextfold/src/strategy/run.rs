@@ -9,7 +9,7 @@ use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::Meter;
 use crate::message::{Message, Role};
-use crate::repair::{repair, repair_compacted, validate, RepairOptions};
+use crate::repair::{merge_into, repair, repair_compacted, validate, RepairOptions};
 use crate::summarize::{Controls, Summarizer};
 
 /// A strategy with its settings.
@@ -144,9 +144,7 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         StrategyConfig::Budget(c) => budget::compact(input, c, summarizer, controls, meter).await?,
     };
     if as_user {
-        for m in result.messages.iter_mut().filter(|m| m.role == Role::System) {
-            m.role = Role::User;
-        }
+        result.messages = lower_summaries(std::mem::take(&mut result.messages));
     }
     if lifted.is_some() {
         // Nothing done: the chain exactly as it came (the lifted summary merged back).
@@ -183,6 +181,34 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         }
     }
     Ok(result)
+}
+
+/// [`NewSystem::AsUser`]: every system message (all added by the strategy: the input had
+/// none) becomes a user message where it is, merged with the user messages next to it, so
+/// that the chain never holds two user messages in a row (a strict parse rejects them,
+/// Anthropic and Gemini alternate roles). The tier metadata of these goes (it is kept in
+/// the native format only, which holds system messages, and would otherwise reach the
+/// provider JSON).
+fn lower_summaries(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<(Message, bool)> = Vec::with_capacity(messages.len());
+    for mut m in messages {
+        let lowered = m.role == Role::System;
+        if lowered {
+            m.role = Role::User;
+            m.extra.remove(tiers::METADATA_KEY);
+        }
+        if let Some((last, last_lowered)) = out.last_mut() {
+            if last.role == Role::User && m.role == Role::User && (lowered || *last_lowered) {
+                // A merged message is no longer the bridge its metadata may say it is.
+                m.extra.remove(tiers::METADATA_KEY);
+                merge_into(last, m);
+                *last_lowered = lowered;
+                continue;
+            }
+        }
+        out.push((m, lowered));
+    }
+    out.into_iter().map(|(m, _)| m).collect()
 }
 
 /// A chain an earlier run wrote with [`NewSystem::AsUser`] opens with the tier summary as
