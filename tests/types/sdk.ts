@@ -14,6 +14,7 @@ import {
   clearReasoning,
   compact,
   convert,
+  History,
   normalizeToolCallIds,
   repairChain,
   type AiSdkModelMessage,
@@ -70,6 +71,16 @@ const model = new MockLanguageModelV4();
   expectType<Equal<typeof ui, UIMessage[]>>();
   // @ts-expect-error: UIMessages are not ModelMessages
   await generateText({ model, messages: ui });
+}
+
+// History holds the SDK's own messages and gives them back as such.
+{
+  const history = new History<ModelMessage>({ messages: modelMessages, options: { strategy: "tiers" } });
+  const { messages } = await history.compact();
+  await generateText({ model, messages });
+  await generateText({ model, messages: history.messages() });
+  // @ts-expect-error: a History of ModelMessages takes no Anthropic message
+  await history.push(anthropicMessages[0]!);
 }
 
 // The edits too.
