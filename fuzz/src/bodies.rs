@@ -428,7 +428,8 @@ pub fn check_compact(
     concurrency: usize,
 ) {
     let provider = provider_of(format);
-    let options = CompactOptions { strategy: config, repair: RepairOptions::for_provider(provider) };
+    let options =
+        CompactOptions { strategy: config, repair: RepairOptions::for_provider(provider), ..Default::default() };
     let controls = Controls { concurrency, ..Controls::default() };
     let input = messages.to_vec();
     let outcome =

@@ -145,9 +145,8 @@ export async function compact(messages, options) {
   if (!result.changed) {
     result.messages = messages;
   } else if (result.reuse) {
-    // The plan indexes the input's message list; the output is a bare list (null shell)
-    // or a request object whose list is to be filled (its shape may differ from the
-    // input's: an Anthropic array that gained a system prompt becomes { system, messages }).
+    // The plan indexes the input's message list; the output has the input's container:
+    // a bare list (null shell) or a request object whose list is to be filled.
     const input = Array.isArray(messages) ? messages : (listOf(messages) ?? []);
     const list = result.reuse.map((item) => (typeof item === "number" ? input[item] : item));
     const shell = result.messages;

@@ -59,18 +59,16 @@ export type {
     WindowStrategy,
 } from "../glue/contextfold_wasm.js";
 export {
-    clearReasoning,
-    compact,
-    convert,
     estimateTokens,
     extractiveSummarizer,
     measureChain,
     needsCompaction,
-    normalizeToolCallIds,
     parseChain,
-    repairChain,
     validateChain,
 } from "../glue/contextfold_wasm.js";
+// The format types, and the exports that take a chain typed by it (`compact`,
+// `repairChain`, `convert`, `normalizeToolCallIds`, `clearReasoning`).
+export * from "./formats.js";
 export * from "./cache.js";
 import type { CompactOptions, CompactResult, InitInput, SyncInitInput } from "../glue/contextfold_wasm.js";
 
@@ -113,8 +111,8 @@ export declare class History<M = unknown> {
     readonly length: number;
     needsCompaction(): boolean;
     /** Resolves to the compaction's result when one ran, else `null`. */
-    push(message: M): Promise<CompactResult | null>;
-    compact(): Promise<CompactResult>;
+    push(message: M): Promise<CompactResult<M[]> | null>;
+    compact(): Promise<CompactResult<M[]>>;
     toJSON(): StoredHistory<M>;
     /** Functions and signals are not stored: pass them again in `options`. */
     static fromJSON<M = unknown>(data: StoredHistory<M> | string, options?: CompactOptions): History<M>;

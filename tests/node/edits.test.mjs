@@ -195,8 +195,9 @@ describe("clearReasoning", () => {
     assert.equal(removed, 2);
     assert.ok(!JSON.stringify(messages).includes("thoughtSignature"));
     assert.ok(!JSON.stringify(messages).includes('"thought"'));
-    // Without a system instruction the Gemini writer gives the bare `contents` array.
-    assert.deepEqual(messages[1].parts, [{ functionCall: { name: "ls", args: {} } }]);
+    // A request object stays one, without a system instruction too (issue 14).
+    assert.ok(!Array.isArray(messages));
+    assert.deepEqual(messages.contents[1].parts, [{ functionCall: { name: "ls", args: {} } }]);
   });
 
   it("gives back a chain without reasoning as the same array", () => {

@@ -75,7 +75,7 @@ const options: CompactOptions = {
   onError: "partial",
 };
 const result = await compact(messages, options);
-expectType<Equal<typeof result, CompactResult>>();
+expectType<Equal<typeof result, CompactResult<unknown[]>>>();
 expectType<Equal<typeof result.format, ChainFormat>>();
 expectType<Equal<typeof result.changed, boolean>>();
 expectType<Equal<(typeof result.report.errors)[number]["kind"], SummarizeErrorKind>>();
@@ -88,8 +88,8 @@ await compact(messages, {
     if (event.phase === "wave") void event.request;
   },
 });
-// The messages come back in the caller's own format, which the types cannot know.
-expectType<Equal<typeof result.messages, unknown>>();
+// The messages come back in the caller's own format and container, typed as given.
+expectType<Equal<typeof result.messages, unknown[]>>();
 await compact(messages, { summarizer: async (request) => request.transcript.slice(0, 100) });
 await compact("[]", { summarizer, strategy: "sections", onError: "throw" });
 

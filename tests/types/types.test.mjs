@@ -38,6 +38,18 @@ describe("types (tsc --noEmit on a consumer project)", () => {
       t.diagnostic(`${files.length} files checked`);
     });
   }
+
+  // tests/types/sdk.ts: results passed with no cast to openai, @anthropic-ai/sdk,
+  // @google/genai and ai (their own declarations, which need @types/node).
+  it("results are accepted by the official SDK types, and are not `any`", (t) => {
+    const { status, errors, files } = typecheck("tsconfig.sdk.json");
+    assert.equal(status, 0, `tsc -p tests/types/tsconfig.sdk.json failed:\n${errors.join("\n")}`);
+    for (const sdk of ["openai", "@anthropic-ai/sdk", "@google/genai", "ai"]) {
+      assert.ok(files.some((f) => f.includes(`/node_modules/${sdk}/`)), `${sdk}'s declarations were not checked`);
+    }
+    assert.ok(files.includes(join(root, "pkg/src/formats.d.ts")), "the format types were not part of the program");
+    t.diagnostic(`${files.length} files checked`);
+  });
 });
 
 // The public surface: the `types` file of every entry of pkg/package.json, and every
@@ -168,7 +180,11 @@ describe("public surface", () => {
   });
 
   it("index.d.ts re-exports every public name of the glue, and none of its internals", () => {
-    const exported = reexportedFromGlue();
+    // The exports that take a chain are declared by formats.d.ts, typed by the chain.
+    const formats = code(readFileSync(join(root, "pkg/src/formats.d.ts"), "utf8"));
+    const typed = [...formats.matchAll(/export\s+declare\s+function\s+(\w+)/g)].map((m) => m[1]);
+    assert.deepEqual([...new Set(typed)].sort(), ["clearReasoning", "compact", "convert", "normalizeToolCallIds", "repairChain"]);
+    const exported = new Set([...reexportedFromGlue(), ...typed]);
     const missing = [...glueDeclarations().keys()].filter((n) => !GLUE_INTERNALS.has(n) && !exported.has(n));
     assert.deepEqual(missing, [], "generated declarations missing from pkg/src/index.d.ts");
     const internal = [...exported].filter((n) => GLUE_INTERNALS.has(n));

@@ -19,7 +19,7 @@ use crate::types::ChainFormat;
 use contextfold::format::Format;
 use contextfold::measure::Meter;
 use contextfold::repair::{Provider, RepairOptions};
-use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
+use contextfold::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
 use contextfold::strategy::OnError;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::{CancelFlag, Controls, Progress, ProgressSink, Summarizer, DEFAULT_CONCURRENCY};
@@ -63,10 +63,12 @@ pub use contextfold::format::convert::provider_of;
 
 /// What `compact` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(type_params = "M = unknown")]
 pub struct CompactResult {
-    /// The compacted chain, in the format it was read in (see `format`): an array of
-    /// messages, or for Anthropic input that had a system prompt, `{ system, messages }`.
-    #[tsify(type = "unknown")]
+    /// The compacted chain, in the format (see `format`) and the container it was read
+    /// in: an array stays an array, a request object (`{ system, messages, ...}`) stays
+    /// one with its other fields. `M` is the type of the input (see `compact`).
+    #[tsify(type = "M")]
     pub messages: Value,
     /// Whether any content changed; `false` after a rollback or with nothing to do.
     pub changed: bool,
@@ -241,7 +243,17 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
 ) -> Result<CompactOutput, BindingError> {
     let (messages, format) = read_messages(value, settings.format)?;
     let provider = settings.provider.unwrap_or_else(|| provider_of(format));
-    let options = CompactOptions { strategy: settings.strategy.clone(), repair: RepairOptions::for_provider(provider) };
+    // The output has the input's container: summaries go where that container holds them.
+    let new_system = if contextfold::format::may_gain_system(value, format, &messages) {
+        NewSystem::Keep
+    } else {
+        NewSystem::AsUser
+    };
+    let options = CompactOptions {
+        strategy: settings.strategy.clone(),
+        repair: RepairOptions::for_provider(provider),
+        new_system,
+    };
     let result = run::compact(&messages, &options, summarizer, controls, meter)
         .await
         .map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
@@ -251,7 +263,7 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
         if format != Format::Native {
             strip_tier_metadata(&mut out);
         }
-        let written = contextfold::format::write(&out, format).map_err(|e| BindingError::Core(e.into()))?;
+        let written = contextfold::format::write_like(&out, format, value).map_err(|e| BindingError::Core(e.into()))?;
         if settings.reuse {
             crate::reuse::plan(value, written)
         } else {

@@ -45,9 +45,11 @@ impl From<contextfold::ast::RenamedId> for RenamedId {
 
 /// What `normalizeToolCallIds` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(type_params = "M = unknown")]
 pub struct NormalizeResult {
-    /// The chain, in the format it was read in; the caller's own value when unchanged.
-    #[tsify(type = "unknown")]
+    /// The chain, in the format and container it was read in (`M`: the input's type);
+    /// the caller's own value when unchanged.
+    #[tsify(type = "M")]
     pub messages: Value,
     /// Whether any id was rewritten (`renamed` is not empty).
     pub changed: bool,
@@ -59,9 +61,11 @@ pub struct NormalizeResult {
 
 /// What `clearReasoning` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
+#[tsify(type_params = "M = unknown")]
 pub struct ClearReasoningResult {
-    /// The chain, in the format it was read in; the caller's own value when unchanged.
-    #[tsify(type = "unknown")]
+    /// The chain, in the format and container it was read in (`M`: the input's type);
+    /// the caller's own value when unchanged.
+    #[tsify(type = "M")]
     pub messages: Value,
     /// Whether anything was removed.
     pub changed: bool,
@@ -159,7 +163,7 @@ fn written(value: &Value, changed: bool, messages: &[Message], format: Format) -
     if !changed {
         return Ok(value.clone());
     }
-    contextfold::format::write(messages, format).map_err(|e| BindingError::Core(e.into()))
+    contextfold::format::write_like(messages, format, value).map_err(|e| BindingError::Core(e.into()))
 }
 
 #[cfg(test)]

@@ -91,10 +91,10 @@ impl From<Change> for ConvertChange {
 
 /// What `convert` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[tsify(rename = "ConvertResult")]
+#[tsify(rename = "ConvertResult", type_params = "M = unknown")]
 pub struct ConvertOutput {
-    /// The conversation in the `to` format.
-    #[tsify(type = "unknown")]
+    /// The conversation in the `to` format (`M`: that format's chain type, see `convert`).
+    #[tsify(type = "M")]
     pub messages: Value,
     /// The format that was read (the detected one with `from: "auto"`).
     pub from: ChainFormat,

@@ -36,9 +36,9 @@ fn message_array(value: &Value) -> Option<&Vec<Value>> {
 }
 
 /// Splits `output` into a shell (the output with its message array emptied, `null` for
-/// a bare array) and the plan for that array. The shapes may differ (an Anthropic array
-/// that gained a system prompt comes back as `{ system, messages }`): the JS layer fills
-/// the shell's list. `None` when either has no message array (then `output` is
+/// a bare array) and the plan for that array; the JS layer fills the shell's list. The
+/// output has the input's container (`contextfold::format::write_like`), but the plan
+/// does not rely on it. `None` when either has no message array (then `output` is
 /// returned whole).
 pub fn plan(input: &Value, mut output: Value) -> (Value, Option<Vec<ReuseItem>>) {
     let Some(before) = message_array(input) else {

@@ -47,10 +47,11 @@ pub struct RepairChainOptions {
 
 /// What `repairChain` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[tsify(rename = "RepairResult")]
+#[tsify(rename = "RepairResult", type_params = "M = unknown")]
 pub struct RepairOutput {
-    /// The repaired chain, in the format it was read in.
-    #[tsify(type = "unknown")]
+    /// The repaired chain, in the format and container it was read in (`M`: the type of
+    /// the input, see `repairChain`).
+    #[tsify(type = "M")]
     pub messages: Value,
     /// Whether anything changed (`steps` is not empty).
     pub changed: bool,
@@ -140,7 +141,7 @@ pub fn repair_value(
     let repaired = repair::repair(&messages, &settings);
     let changed = !repaired.steps.is_empty();
     let messages = if changed {
-        contextfold::format::write(&repaired.messages, format).map_err(|e| BindingError::Core(e.into()))?
+        contextfold::format::write_like(&repaired.messages, format, value).map_err(|e| BindingError::Core(e.into()))?
     } else {
         value.clone()
     };

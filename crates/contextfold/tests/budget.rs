@@ -239,6 +239,7 @@ proptest! {
         let options = CompactOptions {
             strategy: StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(max))),
             repair: RepairOptions { provider, ..RepairOptions::default() },
+            ..Default::default()
         };
         let s = FixedSummarizer::new("S");
         match block_on(run::compact(&chain, &options, &s, &Controls::default(), Meter::default())) {

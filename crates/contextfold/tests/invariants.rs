@@ -150,7 +150,8 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
         let known = signatures(&messages);
         for strategy in strategies() {
             let what = format!("{name} / {}", strategy.name());
-            let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider) };
+            let options =
+                CompactOptions { strategy, repair: RepairOptions::for_provider(provider), ..Default::default() };
             let summarizer = Recording::default();
             let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -208,7 +209,11 @@ fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     for (name, messages, format) in inputs() {
         for strategy in strategies() {
             let what = format!("{name} / {}", strategy.name());
-            let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)) };
+            let options = CompactOptions {
+                strategy,
+                repair: RepairOptions::for_provider(provider(format)),
+                ..Default::default()
+            };
             let result = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default()));
             // The budget is hard: the original does not fit it, so the call fails instead.
             if matches!(options.strategy, StrategyConfig::Budget(_)) {
@@ -251,7 +256,8 @@ fn a_turn_in_progress_comes_back_open_for_every_strategy() {
     messages.push(turn.clone());
     for strategy in strategies() {
         let what = strategy.name();
-        let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)) };
+        let options =
+            CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };
         let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(out.messages.last(), Some(&turn), "{what}: the turn in progress changed");

@@ -12,6 +12,7 @@
 
 pub mod aisdk;
 pub mod anthropic;
+pub mod container;
 mod content_shape;
 pub mod convert;
 mod data_url;
@@ -25,6 +26,7 @@ mod path;
 pub mod source_map;
 mod wire;
 
+pub use container::{holds_new_system, may_gain_system, write_like};
 pub use convert::{convert, Change, Converted};
 pub use detect::detect;
 

@@ -38,6 +38,7 @@ mod thinking;
 mod tool_pairing;
 mod validate;
 
+pub(crate) use roles::merge_into;
 pub use step::RepairStep;
 pub use validate::{validate, Diagnostic};
 

@@ -85,7 +85,7 @@ pub(crate) fn leading_user(mut items: Vec<Item>, options: &RepairOptions, steps:
 /// restoration markers: they describe `m`'s own wire message (an Anthropic system
 /// prompt read from inside `messages`, the block positions of a split user message)
 /// and would misplace the merged one.
-fn merge_into(into: &mut Message, m: Message) {
+pub(crate) fn merge_into(into: &mut Message, m: Message) {
     into.parts.extend(m.parts);
     for (k, v) in m.extra {
         if !is_marker_namespace(&k) {

@@ -9,7 +9,7 @@ use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::Meter;
 use crate::message::{Message, Role};
-use crate::repair::{repair, repair_compacted, validate, RepairOptions};
+use crate::repair::{merge_into, repair, repair_compacted, validate, RepairOptions};
 use crate::summarize::{Controls, Summarizer};
 
 /// A strategy with its settings.
@@ -44,6 +44,23 @@ pub struct CompactOptions {
     pub strategy: StrategyConfig,
     /// The validity pass the result finishes with (provider rules).
     pub repair: RepairOptions,
+    /// Whether the output may hold system messages the input did not have.
+    pub new_system: NewSystem,
+}
+
+/// What becomes of system messages a strategy adds (`tiers` and `budget` write their
+/// summaries as system messages after the system prompt) when the input had none.
+/// [`crate::format::may_gain_system`] tells which one a container needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NewSystem {
+    /// They stay system messages (OpenAI, LangChain, native, request objects).
+    #[default]
+    Keep,
+    /// They become user messages in place, at the fold point, and the provider-validity
+    /// pass merges them with a user neighbour where the provider alternates roles: an
+    /// Anthropic or Gemini list has no place for a system prompt, and an AI SDK list must
+    /// not gain one (`generateText` rejects system messages in `messages`).
+    AsUser,
 }
 
 /// Compacts with the chosen strategy, then repairs the result for the provider: a
@@ -63,8 +80,9 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
+    let as_user = options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System);
     let Some((turn, body)) = split_turn_in_progress(messages) else {
-        return compact_whole(messages, options, summarizer, controls, meter).await;
+        return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
     let hard_budget = options.strategy.clone();
     let mut options = options.clone();
@@ -76,7 +94,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
         }
         c.max = c.max.with_value(c.max.value().saturating_sub(own));
     }
-    let mut result = compact_whole(body, &options, summarizer, controls, meter).await?;
+    let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
     result.messages.push(turn.clone());
     if !validate(&result.messages, options.repair.provider).is_empty() {
         // The turn itself may break a rule (a call id used twice, empty text); the repair
@@ -107,20 +125,35 @@ fn split_turn_in_progress(messages: &[Message]) -> Option<(&Message, &[Message])
         .then_some((turn, body))
 }
 
-/// [`compact`] of a chain with no turn in progress set aside.
+/// [`compact`] of a chain with no turn in progress set aside; `as_user`: system messages
+/// the strategy adds become user messages ([`NewSystem::AsUser`] on a chain without one).
 async fn compact_whole<S: Summarizer + ?Sized>(
     messages: &[Message],
     options: &CompactOptions,
+    as_user: bool,
     summarizer: &S,
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
+    let lifted = if as_user { lift_summary(messages) } else { None };
+    let input = lifted.as_deref().unwrap_or(messages);
     let mut result = match &options.strategy {
-        StrategyConfig::Sections(c) => sections::compact(messages, c, summarizer, controls).await?,
-        StrategyConfig::Window(c) => window::compact(messages, c, summarizer, controls, meter).await?,
-        StrategyConfig::Tiers(c) => tiers::compact(messages, c, summarizer, controls, meter).await?,
-        StrategyConfig::Budget(c) => budget::compact(messages, c, summarizer, controls, meter).await?,
+        StrategyConfig::Sections(c) => sections::compact(input, c, summarizer, controls).await?,
+        StrategyConfig::Window(c) => window::compact(input, c, summarizer, controls, meter).await?,
+        StrategyConfig::Tiers(c) => tiers::compact(input, c, summarizer, controls, meter).await?,
+        StrategyConfig::Budget(c) => budget::compact(input, c, summarizer, controls, meter).await?,
     };
+    if as_user {
+        result.messages = lower_summaries(std::mem::take(&mut result.messages));
+    }
+    if lifted.is_some() {
+        // Nothing done: the chain exactly as it came (the lifted summary merged back).
+        if !result.changed {
+            result.messages = messages.to_vec();
+        }
+        result.changed = result.messages != messages;
+        result.report.before = Totals::of(messages);
+    }
     let repaired = if result.changed {
         repair_compacted(messages, &result.messages, &options.repair)
     } else if validate(messages, options.repair.provider).is_empty() {
@@ -148,6 +181,57 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         }
     }
     Ok(result)
+}
+
+/// [`NewSystem::AsUser`]: every system message (all added by the strategy: the input had
+/// none) becomes a user message where it is, merged with the user messages next to it, so
+/// that the chain never holds two user messages in a row (a strict parse rejects them,
+/// Anthropic and Gemini alternate roles). The tier metadata of these goes (it is kept in
+/// the native format only, which holds system messages, and would otherwise reach the
+/// provider JSON).
+fn lower_summaries(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<(Message, bool)> = Vec::with_capacity(messages.len());
+    for mut m in messages {
+        let lowered = m.role == Role::System;
+        if lowered {
+            m.role = Role::User;
+            m.extra.remove(tiers::METADATA_KEY);
+        }
+        if let Some((last, last_lowered)) = out.last_mut() {
+            if last.role == Role::User && m.role == Role::User && (lowered || *last_lowered) {
+                // A merged message is no longer the bridge its metadata may say it is.
+                m.extra.remove(tiers::METADATA_KEY);
+                merge_into(last, m);
+                *last_lowered = lowered;
+                continue;
+            }
+        }
+        out.push((m, lowered));
+    }
+    out.into_iter().map(|(m, _)| m).collect()
+}
+
+/// A chain an earlier run wrote with [`NewSystem::AsUser`] opens with the tier summary as
+/// a user message (merged with the user message after it where roles alternate). Only a
+/// system message is a tier summary to `tiers`, so that part is lifted back into a system
+/// message for the strategy (the rest of the message stays a user message), which keeps
+/// compaction idempotent; the result is written back as user messages. `None` when the
+/// chain does not open so.
+fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
+    let (first, rest) = messages.split_first()?;
+    let (head, tail) = first.parts.split_first()?;
+    if first.role != Role::User {
+        return None;
+    }
+    let summary = Message { role: Role::System, parts: vec![head.clone()], extra: first.extra.clone() };
+    tiers::summary_info(&summary)?;
+    let mut out = Vec::with_capacity(messages.len().saturating_add(1));
+    out.push(summary);
+    if !tail.is_empty() {
+        out.push(Message { role: Role::User, parts: tail.to_vec(), extra: first.extra.clone() });
+    }
+    out.extend_from_slice(rest);
+    Some(out)
 }
 
 /// The cheap trigger check: whether `compact` with these settings would do anything.

@@ -1,0 +1,124 @@
+//! The container a chain comes in, and writing back into the same one.
+//!
+//! Anthropic and Gemini chains come as a bare list (`messages`, `contents`) or as a
+//! request object (`{system, messages, ...}`, `{systemInstruction, contents, ...}`); the
+//! other formats as a list. Whatever a pipeline does, its output has the input's
+//! container (an array stays an array, a request stays a request, typed as the input in
+//! TypeScript), so the caller can pass it where the input came from:
+//! - [`holds_new_system`] says whether the container can take a system prompt the input
+//!   did not have; where it cannot (an Anthropic or Gemini list has no place for one, an
+//!   AI SDK list must not gain one: `generateText` rejects system messages in `messages`),
+//!   the compaction pipeline writes its summaries as user messages instead
+//!   ([`crate::strategy::run::NewSystem`]);
+//! - [`write_like`] writes messages in the input's container, a request keeping every
+//!   field that is not a message (`model`, `max_tokens`, `tools`, `generationConfig`, ...)
+//!   as it came.
+
+use super::{write, Format, FormatError};
+use crate::message::{Message, Role};
+use serde_json::{Map, Value};
+
+/// The keys of a request object: its system prompt and its message list.
+fn request_keys(format: Format) -> Option<(&'static str, &'static str)> {
+    match format {
+        Format::Anthropic => Some(("system", "messages")),
+        Format::Gemini => Some(("systemInstruction", "contents")),
+        _ => None,
+    }
+}
+
+/// Whether a chain in `format`, held in `input`'s container, can hold a system prompt
+/// it did not have: an OpenAI, LangChain or native list can (a system message is a
+/// message there), a request object can (its system field); an Anthropic or Gemini list
+/// cannot, and an AI SDK list must not (`generateText({ messages })` throws on a system
+/// message unless the caller opted in, which a list already holding one shows).
+pub fn holds_new_system(input: &Value, format: Format) -> bool {
+    match format {
+        Format::Native | Format::OpenAi | Format::LangChain => true,
+        Format::Anthropic | Format::Gemini => input.is_object(),
+        Format::AiSdk | Format::AiSdkUi => false,
+    }
+}
+
+/// Whether `messages` may gain system messages, read from `input` in `format`: the
+/// container holds a new system prompt, or the chain already had one there.
+pub fn may_gain_system(input: &Value, format: Format, messages: &[Message]) -> bool {
+    holds_new_system(input, format) || messages.iter().any(|m| m.role == Role::System)
+}
+
+/// Writes `messages` in `format`, in `input`'s container: a request object stays one
+/// (its other fields kept as they came, its system field present only when the messages
+/// have a system prompt), a list stays a list unless the messages hold a system prompt
+/// the list cannot (then the writer's request form, as [`write`] gives it).
+pub fn write_like(messages: &[Message], format: Format, input: &Value) -> Result<Value, FormatError> {
+    let written = write(messages, format)?;
+    let (Some((system_key, list_key)), Value::Object(request)) = (request_keys(format), input) else {
+        return Ok(written);
+    };
+    let mut out: Map<String, Value> = request.clone();
+    match written {
+        Value::Array(list) => {
+            out.shift_remove(system_key);
+            out.insert(list_key.to_string(), Value::Array(list));
+        }
+        Value::Object(mut fresh) => {
+            match fresh.remove(system_key) {
+                Some(system) => out.insert(system_key.to_string(), system),
+                None => out.shift_remove(system_key),
+            };
+            out.insert(list_key.to_string(), fresh.remove(list_key).unwrap_or(Value::Array(Vec::new())));
+        }
+        other => return Ok(other),
+    }
+    Ok(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::read;
+    use serde_json::json;
+
+    #[test]
+    fn a_request_stays_a_request_with_its_other_fields() {
+        let input = json!({ "model": "claude", "max_tokens": 512, "messages": [
+            { "role": "user", "content": "hi" }, { "role": "assistant", "content": "yo" } ] });
+        let messages = read(&input, Format::Anthropic).unwrap();
+        assert_eq!(write_like(&messages, Format::Anthropic, &input).unwrap(), input);
+        // Gaining a system prompt puts it in the request's field, the rest kept.
+        let mut with_system = vec![Message::text(Role::System, "summary")];
+        with_system.extend(messages);
+        let out = write_like(&with_system, Format::Anthropic, &input).unwrap();
+        assert_eq!(out["model"], json!("claude"));
+        assert_eq!(out["max_tokens"], json!(512));
+        assert_eq!(out["system"], json!("summary"));
+        assert_eq!(out["messages"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn a_gemini_request_without_system_instruction_stays_a_request() {
+        let input = json!({ "generationConfig": { "temperature": 0 }, "systemInstruction": "be brief",
+            "contents": [ { "role": "user", "parts": [ { "text": "hi" } ] } ] });
+        let messages = read(&input, Format::Gemini).unwrap();
+        let without: Vec<Message> = messages.iter().filter(|m| m.role != Role::System).cloned().collect();
+        let out = write_like(&without, Format::Gemini, &input).unwrap();
+        assert_eq!(
+            out,
+            json!({ "generationConfig": { "temperature": 0 },
+            "contents": [ { "role": "user", "parts": [ { "text": "hi" } ] } ] })
+        );
+    }
+
+    #[test]
+    fn lists_stay_lists_and_say_whether_they_hold_a_new_system_prompt() {
+        let list = json!([{ "role": "user", "content": "hi" }]);
+        let messages = read(&list, Format::Anthropic).unwrap();
+        assert_eq!(write_like(&messages, Format::Anthropic, &list).unwrap(), list);
+        assert!(!holds_new_system(&list, Format::Anthropic));
+        assert!(!holds_new_system(&list, Format::AiSdk));
+        assert!(holds_new_system(&list, Format::OpenAi));
+        assert!(holds_new_system(&json!({ "messages": [] }), Format::Anthropic));
+        assert!(!may_gain_system(&list, Format::Anthropic, &messages));
+        assert!(may_gain_system(&list, Format::AiSdk, &[Message::text(Role::System, "s")]));
+    }
+}

@@ -1,0 +1,176 @@
+//! The output has the input's container (DESIGN invariant 9), for every strategy and
+//! every format: an array stays an array, a request object stays a request object with
+//! its other fields, and a list that has no place for a system prompt (Anthropic and
+//! Gemini lists) or must not gain one (AI SDK lists: `generateText` rejects system
+//! messages in `messages`) gets the summaries as user messages instead.
+//!
+//! The pipeline is the one the package runs (crates/contextfold-wasm `compact_value`):
+//! read, `format::may_gain_system`, `run::compact`, `format::write_like`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use contextfold::ast::ChainAst;
+use contextfold::format::{self, convert::provider_of, parse_json, read, Format};
+use contextfold::measure::{Amount, Meter};
+use contextfold::message::{Message, Role};
+use contextfold::repair::{validate, RepairOptions};
+use contextfold::strategy::budget::BudgetConfig;
+use contextfold::strategy::run::{compact, CompactOptions, NewSystem, StrategyConfig};
+use contextfold::strategy::sections::SectionsConfig;
+use contextfold::strategy::tiers::TiersConfig;
+use contextfold::strategy::window::WindowConfig;
+use contextfold::summarize::extractive::ExtractiveSummarizer;
+use contextfold::summarize::Controls;
+use futures::executor::block_on;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// Settings that make each strategy fold part of the demo session (and add summaries).
+fn strategies() -> Vec<StrategyConfig> {
+    vec![
+        StrategyConfig::Sections(SectionsConfig { last_sec_bytes: 8192, max_bp_bytes: 2048, ..Default::default() }),
+        StrategyConfig::Window(WindowConfig {
+            window: 12,
+            threshold: Amount::Tokens(6000),
+            message_threshold: Amount::Tokens(1500),
+            ..WindowConfig::default()
+        }),
+        StrategyConfig::Tiers(TiersConfig { recent: 8, condensed: 12, ..TiersConfig::default() }),
+        StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(12_000))),
+    ]
+}
+
+/// The demo session (OpenAI, with a system prompt) as native messages.
+fn demo() -> Vec<Message> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-session.openai.json");
+    read(&parse_json(&std::fs::read_to_string(path).unwrap()).unwrap(), Format::OpenAi).unwrap()
+}
+
+/// The demo session in every format and container users hold: `(name, format, input)`.
+fn inputs() -> Vec<(&'static str, Format, Value)> {
+    let with_system = demo();
+    let without: Vec<Message> = with_system.iter().filter(|m| m.role != Role::System).cloned().collect();
+    let written = |messages: &[Message], to: Format| {
+        let (converted, _) = format::convert::convert_messages(messages, Format::OpenAi, to);
+        format::write(&converted, to).unwrap()
+    };
+    let request = |messages: &[Message], to: Format, extra: Value| {
+        let mut value = written(messages, to);
+        if value.is_array() {
+            let key = if to == Format::Gemini { "contents" } else { "messages" };
+            value = json!({ key: value });
+        }
+        value.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        value
+    };
+    vec![
+        ("openai", Format::OpenAi, written(&with_system, Format::OpenAi)),
+        ("openai without system", Format::OpenAi, written(&without, Format::OpenAi)),
+        ("anthropic array", Format::Anthropic, written(&without, Format::Anthropic)),
+        (
+            "anthropic object",
+            Format::Anthropic,
+            request(&with_system, Format::Anthropic, json!({ "model": "claude", "max_tokens": 1024 })),
+        ),
+        ("anthropic object without system", Format::Anthropic, request(&without, Format::Anthropic, json!({}))),
+        ("gemini array", Format::Gemini, written(&without, Format::Gemini)),
+        (
+            "gemini object",
+            Format::Gemini,
+            request(&with_system, Format::Gemini, json!({ "generationConfig": { "temperature": 0 } })),
+        ),
+        ("gemini object without system", Format::Gemini, request(&without, Format::Gemini, json!({}))),
+        ("aisdk", Format::AiSdk, written(&without, Format::AiSdk)),
+        ("aisdk-ui", Format::AiSdkUi, written(&without, Format::AiSdkUi)),
+        ("langchain", Format::LangChain, written(&with_system, Format::LangChain)),
+    ]
+}
+
+/// The package's pipeline, from a JSON value to a JSON value.
+fn compact_value(input: &Value, format: Format, strategy: StrategyConfig, new_system: Option<NewSystem>) -> Value {
+    let (value, changed, _) = run_pipeline(input, format, strategy, new_system);
+    assert!(changed, "nothing was compacted");
+    value
+}
+
+/// The pipeline's output, whether it changed, and how many summaries it asked for.
+fn run_pipeline(
+    input: &Value,
+    format: Format,
+    strategy: StrategyConfig,
+    new_system: Option<NewSystem>,
+) -> (Value, bool, usize) {
+    let messages = read(input, format).unwrap();
+    let new_system = new_system.unwrap_or(if format::may_gain_system(input, format, &messages) {
+        NewSystem::Keep
+    } else {
+        NewSystem::AsUser
+    });
+    let options = CompactOptions { strategy, repair: RepairOptions::for_provider(provider_of(format)), new_system };
+    let summarizer = ExtractiveSummarizer::default();
+    let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    let value = if out.changed { format::write_like(&out.messages, format, input).unwrap() } else { input.clone() };
+    (value, out.changed, out.report.calls)
+}
+
+/// The object's keys other than the message list and the system prompt.
+fn request_fields(value: &Value) -> Vec<(&String, &Value)> {
+    let skip = ["system", "messages", "systemInstruction", "contents"];
+    value.as_object().unwrap().iter().filter(|(k, _)| !skip.contains(&k.as_str())).collect()
+}
+
+#[test]
+fn every_strategy_keeps_the_input_container_in_every_format() {
+    for (name, format, input) in inputs() {
+        let had_system = read(&input, format).unwrap().iter().any(|m| m.role == Role::System);
+        for strategy in strategies() {
+            let what = format!("{name} / {}", strategy.name());
+            let output = compact_value(&input, format, strategy, None);
+            assert_eq!(output.is_array(), input.is_array(), "{what}: container changed: {output:#}");
+            if input.is_object() {
+                assert_eq!(request_fields(&output), request_fields(&input), "{what}: request fields");
+            }
+            let messages = read(&output, format).unwrap_or_else(|e| panic!("{what}: unreadable output: {e}"));
+            assert!(validate(&messages, provider_of(format)).is_empty(), "{what}: invalid output");
+            // Parses strictly: no two user messages in a row where summaries became users.
+            ChainAst::parse(&messages).unwrap_or_else(|e| panic!("{what}: {e}"));
+            // A list that had no system prompt gains none where it must not.
+            if !format::holds_new_system(&input, format) && !had_system {
+                assert!(messages.iter().all(|m| m.role != Role::System), "{what}: gained a system message");
+            }
+        }
+    }
+}
+
+/// The regression: before, `tiers` and `budget` wrote their system summaries into an
+/// Anthropic / Gemini array as a request object, and into an AI SDK list as system
+/// messages; keeping them system messages still does exactly that.
+#[test]
+fn system_summaries_kept_as_system_would_change_the_container() {
+    for (name, format, input) in inputs() {
+        if format::holds_new_system(&input, format) {
+            continue;
+        }
+        for strategy in strategies().into_iter().filter(|s| matches!(s.name(), "tiers" | "budget")) {
+            let what = format!("{name} / {}", strategy.name());
+            let output = compact_value(&input, format, strategy, Some(NewSystem::Keep));
+            let messages = read(&output, format).unwrap();
+            let broken = !output.is_array() || messages.iter().any(|m| m.role == Role::System);
+            assert!(broken, "{what}: the old behaviour is no longer shown by this test");
+        }
+    }
+}
+
+/// Summaries written as user messages are still recognized as summaries: compacting the
+/// output again with nothing new asks for no summary and changes nothing (invariant 5).
+#[test]
+fn summaries_written_as_user_messages_keep_compaction_idempotent() {
+    for (name, format, input) in inputs() {
+        for strategy in strategies() {
+            let what = format!("{name} / {}", strategy.name());
+            let (once, _, _) = run_pipeline(&input, format, strategy.clone(), None);
+            let (twice, changed, calls) = run_pipeline(&once, format, strategy, None);
+            assert_eq!((calls, changed), (0, false), "{what}: the second run asked for summaries or changed");
+            assert_eq!(twice, once, "{what}");
+        }
+    }
+}

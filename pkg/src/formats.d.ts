@@ -1,0 +1,301 @@
+// The chain shapes contextfold reads and writes, one per format, as structural types:
+// what the writers produce is assignable to the official SDK types (`openai`'s
+// `ChatCompletionMessageParam`, `@anthropic-ai/sdk`'s `MessageParam`, `@google/genai`'s
+// `Content`, `ai`'s `ModelMessage` / `UIMessage`) without depending on those packages
+// (tests/types/sdk.ts checks it against them). `compact` and the edits give back the
+// caller's own type; these types type what has no input type to follow: `convert`'s
+// output (by `to`) and JSON text input (by `format`). Extra provider fields (e.g.
+// `cache_control`) are kept at run time but not declared.
+import type { ChainFormat, NativeMessage } from "../glue/contextfold_wasm.js";
+
+/** A JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+type JsonObject = { [key: string]: JsonValue };
+
+// ---- OpenAI Chat Completions ------------------------------------------------------
+
+export interface OpenAITextPart {
+    type: "text";
+    text: string;
+}
+export type OpenAIUserPart =
+    | OpenAITextPart
+    | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+    | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } }
+    | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } };
+export interface OpenAIToolCall {
+    id: string;
+    type: "function";
+    function: { name: string; arguments: string };
+}
+/** An OpenAI Chat Completions message (`ChatCompletionMessageParam`). */
+export type OpenAIChatMessage =
+    | { role: "system" | "developer"; content: string | OpenAITextPart[]; name?: string }
+    | { role: "user"; content: string | OpenAIUserPart[]; name?: string }
+    | {
+          role: "assistant";
+          content?: string | Array<OpenAITextPart | { type: "refusal"; refusal: string }> | null;
+          refusal?: string | null;
+          name?: string;
+          tool_calls?: OpenAIToolCall[];
+      }
+    | { role: "tool"; content: string | OpenAITextPart[]; tool_call_id: string };
+
+// ---- Anthropic Messages -----------------------------------------------------------
+
+export interface AnthropicTextBlock {
+    type: "text";
+    text: string;
+}
+export interface AnthropicImageBlock {
+    type: "image";
+    source:
+        | { type: "base64"; media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp"; data: string }
+        | { type: "url"; url: string };
+}
+export interface AnthropicDocumentBlock {
+    type: "document";
+    source:
+        | { type: "base64"; media_type: "application/pdf"; data: string }
+        | { type: "text"; media_type: "text/plain"; data: string }
+        | { type: "url"; url: string };
+    title?: string | null;
+}
+export type AnthropicContentBlock =
+    | AnthropicTextBlock
+    | AnthropicImageBlock
+    | AnthropicDocumentBlock
+    | { type: "thinking"; thinking: string; signature: string }
+    | { type: "redacted_thinking"; data: string }
+    | { type: "tool_use"; id: string; name: string; input: unknown }
+    | {
+          type: "tool_result";
+          tool_use_id: string;
+          content?: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>;
+          is_error?: boolean;
+      };
+/** An Anthropic Messages message (`MessageParam`). */
+export interface AnthropicMessage {
+    role: "user" | "assistant";
+    content: string | AnthropicContentBlock[];
+}
+/**
+ * An Anthropic request: the system prompt in `system`. Fields that are not messages
+ * (`model`, `max_tokens`, `tools`, ...) are kept as they came.
+ */
+export interface AnthropicRequest {
+    system?: string | AnthropicTextBlock[];
+    messages: AnthropicMessage[];
+}
+
+// ---- Gemini -----------------------------------------------------------------------
+
+/** A Gemini part (`Part`): one of its fields is set. */
+export interface GeminiPart {
+    text?: string;
+    thought?: boolean;
+    thoughtSignature?: string;
+    inlineData?: { mimeType?: string; data?: string; displayName?: string };
+    fileData?: { mimeType?: string; fileUri?: string; displayName?: string };
+    functionCall?: { id?: string; name?: string; args?: Record<string, unknown> };
+    functionResponse?: {
+        id?: string;
+        name?: string;
+        response?: Record<string, unknown>;
+        parts?: Array<{ inlineData?: { mimeType?: string; data?: string }; fileData?: { mimeType?: string; fileUri?: string } }>;
+    };
+}
+/** A Gemini content (`Content`). */
+export interface GeminiContent {
+    role?: "user" | "model";
+    parts?: GeminiPart[];
+}
+/**
+ * A Gemini request (REST form): the system prompt in `systemInstruction`. Fields that
+ * are not contents (`generationConfig`, `tools`, ...) are kept as they came.
+ */
+export interface GeminiRequest {
+    systemInstruction?: string | { role?: string; parts?: Array<{ text?: string }> };
+    contents: GeminiContent[];
+}
+
+// ---- Vercel AI SDK ----------------------------------------------------------------
+
+type ProviderOptions = Record<string, JsonObject>;
+export interface AiSdkTextPart {
+    type: "text";
+    text: string;
+    providerOptions?: ProviderOptions;
+}
+export interface AiSdkFilePart {
+    type: "file";
+    data: string | { type: "data"; data: string } | { type: "text"; text: string };
+    mediaType: string;
+    filename?: string;
+    providerOptions?: ProviderOptions;
+}
+export interface AiSdkImagePart {
+    type: "image";
+    image: string;
+    mediaType?: string;
+    providerOptions?: ProviderOptions;
+}
+export interface AiSdkToolCallPart {
+    type: "tool-call";
+    toolCallId: string;
+    toolName: string;
+    input: unknown;
+    providerOptions?: ProviderOptions;
+    providerExecuted?: boolean;
+}
+export interface AiSdkToolResultPart {
+    type: "tool-result";
+    toolCallId: string;
+    toolName: string;
+    output:
+        | { type: "text" | "error-text"; value: string }
+        | { type: "json" | "error-json"; value: JsonValue }
+        | { type: "execution-denied"; reason?: string }
+        | {
+              type: "content";
+              value: Array<
+                  | { type: "text"; text: string }
+                  | { type: "file"; data: { type: "data"; data: string }; mediaType: string; filename?: string }
+              >;
+          };
+    providerOptions?: ProviderOptions;
+}
+/** A Vercel AI SDK `ModelMessage` (what `generateText({ messages })` takes). */
+export type AiSdkModelMessage =
+    | { role: "system"; content: string; providerOptions?: ProviderOptions }
+    | { role: "user"; content: string | Array<AiSdkTextPart | AiSdkImagePart | AiSdkFilePart>; providerOptions?: ProviderOptions }
+    | {
+          role: "assistant";
+          content:
+              | string
+              | Array<AiSdkTextPart | AiSdkFilePart | ({ type: "reasoning"; text: string; providerOptions?: ProviderOptions }) | AiSdkToolCallPart | AiSdkToolResultPart>;
+          providerOptions?: ProviderOptions;
+      }
+    | { role: "tool"; content: AiSdkToolResultPart[]; providerOptions?: ProviderOptions };
+
+/** A part of a Vercel AI SDK `UIMessage`. */
+export type AiSdkUIPart =
+    | { type: "text" | "reasoning"; text: string; state?: "streaming" | "done" }
+    | { type: "file"; mediaType: string; url: string; filename?: string }
+    | { type: "step-start" }
+    | {
+          type: "dynamic-tool";
+          toolName: string;
+          toolCallId: string;
+          state: "output-available";
+          input: unknown;
+          output: unknown;
+      }
+    | {
+          type: "dynamic-tool";
+          toolName: string;
+          toolCallId: string;
+          state: "output-error";
+          input: unknown;
+          errorText: string;
+      };
+/** A Vercel AI SDK `UIMessage` (what chat UIs hold). */
+export interface AiSdkUIMessage {
+    id: string;
+    role: "system" | "user" | "assistant";
+    parts: AiSdkUIPart[];
+    metadata?: unknown;
+}
+
+// ---- LangChain --------------------------------------------------------------------
+
+/** A LangChain message serialized by Python's `messages_to_dict`: `{ type, data }`. */
+export interface LangChainDictMessage {
+    type: "system" | "human" | "ai" | "tool" | "function" | "chat";
+    data: { content: string | Array<{ type: string; [key: string]: unknown }>; [key: string]: unknown };
+}
+/** A LangChain message serialized by JS `toJSON()`: `{ lc: 1, type: "constructor", id, kwargs }`. */
+export interface LangChainSerializedMessage {
+    lc: 1;
+    type: "constructor";
+    id: string[];
+    kwargs: { content: string | Array<{ type: string; [key: string]: unknown }>; [key: string]: unknown };
+}
+export type LangChainMessage = LangChainDictMessage | LangChainSerializedMessage;
+
+// ---- By format --------------------------------------------------------------------
+
+/** A chain in each format, in every container it comes in. */
+export interface ChainOfFormat {
+    native: NativeMessage[];
+    openai: OpenAIChatMessage[];
+    anthropic: AnthropicMessage[] | AnthropicRequest;
+    gemini: GeminiContent[] | GeminiRequest;
+    aisdk: AiSdkModelMessage[];
+    "aisdk-ui": AiSdkUIMessage[];
+    langchain: LangChainMessage[];
+}
+/** A chain in `F` (every format for `"auto"`). */
+export type ChainOf<F extends ChainFormat | "auto" | undefined> = F extends ChainFormat ? ChainOfFormat[F] : ChainOfFormat[ChainFormat];
+/**
+ * What a chain given as `T` comes back as: `T` itself (its format and container are
+ * kept); for JSON text, the parsed chain of the `format` option (any format's when
+ * auto-detected).
+ */
+export type Chain<T, F extends ChainFormat | "auto" | undefined = undefined> = T extends string ? ChainOf<F> : T;
+
+// ---- The exports that take a chain, typed by it -------------------------------------
+// (The raw wasm exports of the same names take `unknown`; these are the package's
+// wrappers, pkg/src/api.js, whose results keep the input's type.)
+import type {
+    ClearReasoningResult,
+    CompactOptions,
+    CompactResult,
+    ConvertOptions,
+    ConvertResult,
+    EditOptions,
+    NormalizeResult,
+    RepairOptions,
+    RepairResult,
+} from "../glue/contextfold_wasm.js";
+
+/**
+ * Compacts a conversation (see the README). `messages` comes back in its own format and
+ * container, typed as given; JSON text comes back parsed, typed by `options.format`.
+ */
+export declare function compact<F extends ChainFormat>(
+    messages: string,
+    options: CompactOptions & { format: F },
+): Promise<CompactResult<ChainOf<F>>>;
+export declare function compact<T>(messages: T, options?: CompactOptions): Promise<CompactResult<Chain<T>>>;
+
+/** Repairs a chain for its provider; the result is typed as the input. */
+export declare function repairChain<F extends ChainFormat>(
+    messages: string,
+    options: RepairOptions & { format: F },
+): RepairResult<ChainOf<F>>;
+export declare function repairChain<T>(messages: T, options?: RepairOptions): RepairResult<Chain<T>>;
+
+/** Rewrites tool-call ids that do not fit `template`; the result is typed as the input. */
+export declare function normalizeToolCallIds<F extends ChainFormat>(
+    messages: string,
+    template: string,
+    options: EditOptions & { format: F },
+): NormalizeResult<ChainOf<F>>;
+export declare function normalizeToolCallIds<T>(messages: T, template: string, options?: EditOptions): NormalizeResult<Chain<T>>;
+
+/** Removes all reasoning; the result is typed as the input. */
+export declare function clearReasoning<F extends ChainFormat>(
+    messages: string,
+    options: EditOptions & { format: F },
+): ClearReasoningResult<ChainOf<F>>;
+export declare function clearReasoning<T>(messages: T, options?: EditOptions): ClearReasoningResult<Chain<T>>;
+
+/**
+ * Converts a chain to the `to` format, typed by it: an array, or for Anthropic and Gemini
+ * a request object when the chain has a system prompt (narrow with `Array.isArray`).
+ */
+export declare function convert<To extends ChainFormat>(
+    messages: unknown,
+    options: ConvertOptions & { to: To },
+): ConvertResult<ChainOfFormat[To]>;
