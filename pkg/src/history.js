@@ -8,6 +8,7 @@
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
 import { compact, needsCompaction } from "./api.js";
 import { contextfoldError } from "./errors.js";
+import { assertReady } from "./ready.js";
 
 const VERSION = 1;
 
@@ -24,6 +25,7 @@ export class History {
    * @param {object} [init.options] options of `compact` and `needsCompaction`
    */
   constructor({ messages = [], auto = true, options = {} } = {}) {
+    assertReady("new History()");
     if (!Array.isArray(messages)) {
       throw contextfoldError("invalid_option", "options.messages: expected an array of messages", "options.messages");
     }
