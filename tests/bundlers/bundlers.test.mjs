@@ -65,6 +65,12 @@ function assertRan(result, { initRequired, hint = /call `await init\(\)` first/ 
   assert.equal(result.history, 3);
 }
 
+/** Asserts what consumer/plain.js reports: the main entry alone, ready on import, compacted. */
+function assertPlain(result) {
+  assert.ok(result.calls > 0, "the built-in summarizer was called");
+  assert.ok(result.output < result.input, `fewer messages: ${result.output} < ${result.input}`);
+}
+
 /** Runs a Node script and parses the JSON line it prints. */
 function runNode(script, cwd = project) {
   return JSON.parse(run(process.execPath, [script], cwd));
@@ -129,26 +135,28 @@ async function runBundleInChromium(dir, page) {
 const scriptPage = (src, type = "module") =>
   `<!doctype html><meta charset="utf-8"><script type="${type}" src="${src}"></script>`;
 
-const esbuild = (args) => run(bin("esbuild"), ["node-entry.js", "--bundle", "--log-level=warning", ...args], project);
+const esbuild = (entry, args) => run(bin("esbuild"), [entry, "--bundle", "--log-level=warning", ...args], project);
 
 describe("esbuild", () => {
   it("Node ESM bundle (--platform=node --format=esm) compacts", () => {
-    esbuild(["--platform=node", "--target=node20", "--format=esm", "--outfile=dist/esbuild-esm/main.mjs"]);
+    const options = ["--platform=node", "--target=node20", "--format=esm"];
+    esbuild("node-entry.js", [...options, "--outfile=dist/esbuild-esm/main.mjs"]);
     assertRan(runNode("dist/esbuild-esm/main.mjs"), { initRequired: false });
+    esbuild("plain-node-entry.js", [...options, "--outfile=dist/esbuild-esm/plain.mjs"]);
+    assertPlain(runNode("dist/esbuild-esm/plain.mjs"));
   });
 
   it("Node CJS bundle (--format=cjs, no import.meta.url) compacts", () => {
-    esbuild(["--platform=node", "--target=node20", "--format=cjs", "--outfile=dist/esbuild-cjs/main.cjs"]);
+    const options = ["--platform=node", "--target=node20", "--format=cjs"];
+    esbuild("node-entry.js", [...options, "--outfile=dist/esbuild-cjs/main.cjs"]);
     assertRan(runNode("dist/esbuild-cjs/main.cjs"), { initRequired: false });
+    esbuild("plain-node-entry.js", [...options, "--outfile=dist/esbuild-cjs/plain.cjs"]);
+    assertPlain(runNode("dist/esbuild-cjs/plain.cjs"));
   });
 
   it("a self-contained Node bundle (--loader:.wasm=binary) runs away from node_modules", () => {
-    run(
-      bin("esbuild"),
-      ["node-standalone-entry.js", "--bundle", "--log-level=warning", "--platform=node", "--target=node20", "--format=cjs"]
-        .concat(["--loader:.wasm=binary", "--outfile=dist/standalone/main.cjs"]),
-      project,
-    );
+    const options = ["--platform=node", "--target=node20", "--format=cjs", "--loader:.wasm=binary"];
+    esbuild("node-standalone-entry.js", [...options, "--outfile=dist/standalone/main.cjs"]);
     // Copied where no node_modules/contextfold is reachable: the entry cannot find the
     // .wasm on disk, says so, and takes the bytes the bundle carries.
     const away = join(scratch, "standalone");
@@ -163,12 +171,8 @@ describe("esbuild", () => {
 
   it("browser bundle (--loader:.wasm=file, the URL passed to init) compacts in Chromium", async (t) => {
     if (!haveChromium) return t.skip(noChromium);
-    run(
-      bin("esbuild"),
-      ["browser-esbuild-entry.js", "--bundle", "--log-level=warning", "--format=esm", "--platform=browser"]
-        .concat(["--loader:.wasm=file", "--outfile=dist/esbuild-web/main.js"]),
-      project,
-    );
+    const options = ["--format=esm", "--platform=browser", "--loader:.wasm=file"];
+    esbuild("browser-esbuild-entry.js", [...options, "--outfile=dist/esbuild-web/main.js"]);
     const result = await runBundleInChromium(join(project, "dist/esbuild-web"), scriptPage("main.js"));
     assertRan(result, { initRequired: true });
   });
@@ -188,6 +192,7 @@ describe("webpack 5", () => {
     const away = join(scratch, "webpack-node");
     cpSync(join(project, "dist/webpack-node"), away, { recursive: true });
     assertRan(runNode(join(away, "main.cjs"), away), { initRequired: false });
+    assertPlain(runNode("dist/webpack-node-plain/main.cjs"));
   });
 });
 
@@ -202,16 +207,19 @@ describe("Vite", () => {
 });
 
 describe("wrangler", () => {
-  it("`wrangler deploy --dry-run` builds a Worker that compacts in workerd", async () => {
-    const env = { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: join(scratch, "wrangler-logs"), CI: "1" };
-    run(bin("wrangler"), ["deploy", "--dry-run", "--outdir", "dist/wrangler"], project, env);
-    const outDir = join(project, "dist/wrangler");
-    const wasm = readdirSync(outDir).filter((f) => f.endsWith(".wasm"));
-    assert.equal(wasm.length, 1, "wrangler kept the .wasm as a module beside the script");
+  const env = { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG_PATH: join(scratch, "wrangler-logs"), CI: "1" };
+
+  /** `wrangler deploy --dry-run --outdir` of `script` (the configured main by default), run in workerd. */
+  async function buildAndFetch(outdir, script = []) {
+    run(bin("wrangler"), ["deploy", ...script, "--dry-run", "--outdir", outdir], project, env);
+    const outDir = join(project, outdir);
+    const files = readdirSync(outDir);
+    assert.equal(files.filter((f) => f.endsWith(".wasm")).length, 1, `wrangler kept the .wasm as a module: ${files}`);
+    const main = files.find((f) => f.endsWith(".js"));
     const { Log, LogLevel, Miniflare } = await import("miniflare");
     const miniflare = new Miniflare({
       modules: true,
-      scriptPath: join(outDir, "worker-entry.js"),
+      scriptPath: join(outDir, main),
       modulesRoot: outDir,
       modulesRules: [
         { type: "ESModule", include: ["**/*.js"] },
@@ -225,12 +233,20 @@ describe("wrangler", () => {
       const response = await miniflare.dispatchFetch("http://localhost/");
       const text = await response.text();
       assert.equal(response.status, 200, text);
-      const result = JSON.parse(text);
-      assert.equal(result.userAgent, "Cloudflare-Workers", "it ran in workerd");
-      assertRan(result, { initRequired: false });
+      return JSON.parse(text);
     } finally {
       await miniflare.dispose();
     }
+  }
+
+  it("`wrangler deploy --dry-run` builds a Worker that compacts in workerd", async () => {
+    const result = await buildAndFetch("dist/wrangler");
+    assert.equal(result.userAgent, "Cloudflare-Workers", "it ran in workerd");
+    assertRan(result, { initRequired: false });
+  });
+
+  it("a Worker importing the main entry alone compacts in workerd", async () => {
+    assertPlain(await buildAndFetch("dist/wrangler-plain", ["plain-worker-entry.js"]));
   });
 });
 
@@ -248,6 +264,10 @@ describe("Next.js", () => {
     const text = await response.text();
     assert.equal(response.status, 200, text);
     assertRan(JSON.parse(text), { initRequired: false });
+    const plain = await fetch(`${server.origin}/api/plain`);
+    const plainText = await plain.text();
+    assert.equal(plain.status, 200, plainText);
+    assertPlain(JSON.parse(plainText));
   });
 
   it("a client page compacts in Chromium", async (t) => {

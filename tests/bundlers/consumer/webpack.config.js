@@ -20,4 +20,11 @@ export default [
     entry: "./node-entry.js",
     output: { path: join(here, "dist/webpack-node"), filename: "main.cjs" },
   },
+  {
+    name: "node-plain",
+    mode: "production",
+    target: "node",
+    entry: "./plain-node-entry.js",
+    output: { path: join(here, "dist/webpack-node-plain"), filename: "main.cjs" },
+  },
 ];
