@@ -135,6 +135,13 @@ async function runBundleInChromium(dir, page) {
 const scriptPage = (src, type = "module") =>
   `<!doctype html><meta charset="utf-8"><script type="${type}" src="${src}"></script>`;
 
+describe("types", () => {
+  it("`import wasm from \"contextfold/wasm\"` type-checks under moduleResolution bundler", () => {
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    run(process.execPath, [tsc, "-p", "tsconfig.wasm.json"], project); // not tsconfig.json: Next.js would adopt it
+  });
+});
+
 const esbuild = (entry, args) => run(bin("esbuild"), [entry, "--bundle", "--log-level=warning", ...args], project);
 
 describe("esbuild", () => {
