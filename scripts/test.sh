@@ -28,6 +28,9 @@ node scripts/build-wasm.mjs
 step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack, playground"
 node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/ tests/playground/
 
+step "bundlers: the packed tarball built by esbuild, webpack, Vite, wrangler and Next.js, run in Node, Chromium, workerd"
+node --test --test-reporter=spec tests/bundlers/
+
 step "reliability suite: properties over every format, bad-input corpus, prompt injection, soak"
 node --test --test-reporter=spec tests/reliability/
 

@@ -7,7 +7,7 @@
 // output message that equals an input message comes back as that input's index, and
 // the very same object is put in its place; an unchanged chain comes back as the same
 // array. Only new messages (summaries) are converted from Rust.
-import * as wasm from "../glue/contextfold_wasm.js";
+import * as wasm from "./glue.js"; // guarded: not_initialized before the wasm exists
 import { contextfoldError } from "./errors.js";
 
 // A panic aborts the wasm call; inside an async export its Promise would never settle.

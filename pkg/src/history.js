@@ -8,6 +8,7 @@
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
 import { compact, needsCompaction, parseChain } from "./api.js";
 import { contextfoldError } from "./errors.js";
+import { assertReady } from "./ready.js";
 
 const VERSION = 1;
 
@@ -26,6 +27,7 @@ export class History {
    * @param {object} [init.options] options of `compact` and `needsCompaction`
    */
   constructor(init = {}) {
+    assertReady("new History()");
     if (!isObject(init)) {
       throw contextfoldError("invalid_option", "options: expected an object { messages, auto, options }", "options");
     }

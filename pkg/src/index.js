@@ -1,7 +1,8 @@
 // The public API, the same on every runtime. Each entry file (node.js, workerd.js,
 // web.js) re-exports this module after arranging for the wasm instance to exist.
-// The functions of api.js take precedence over the raw exports of the same name.
-export * from "../glue/contextfold_wasm.js";
+// The glue's functions come guarded (glue.js: `not_initialized` before the wasm exists);
+// the functions of api.js take precedence over the raw exports of the same name.
+export { estimateTokens, extractiveSummarizer, initSync, start, __contextfoldPanicForTests } from "./glue.js";
 export {
   compact,
   needsCompaction,

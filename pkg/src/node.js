@@ -1,14 +1,74 @@
-// Node entry: the wasm is read from disk and instantiated synchronously on import.
-import { readFileSync } from "node:fs";
-import { initSync } from "../glue/contextfold_wasm.js";
+// Node entry: the wasm is read from disk and instantiated synchronously on import. Listed
+// in `sideEffects` (pkg/package.json) so that bundlers keep this instantiation.
+//
+// Where the .wasm is, in order:
+// 1. beside the glue, `new URL(..., import.meta.url)`: the installed package run as it is,
+//    and bundlers that emit that pattern's file as an asset and rewrite the URL (webpack,
+//    Next.js);
+// 2. in an installed copy of the package, `node_modules/contextfold`, searched as Node
+//    searches packages: from the bundle's folder upwards, then from the working
+//    directory's: bundlers that leave the URL pointing nowhere (esbuild, whose CommonJS
+//    output has no `import.meta.url` at all).
+// Found nowhere (a bundle copied away from its node_modules), every call throws
+// `not_initialized` until `await init({ module_or_path })` is given the .wasm's bytes,
+// path or URL, or a compiled Module.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { init as initAsync, initSync } from "./glue.js";
+import { isReady, setInitHint } from "./ready.js";
+import { contextfoldError } from "./errors.js";
 
-const output = initSync({
-  module: readFileSync(new URL("../glue/contextfold_wasm_bg.wasm", import.meta.url)),
-});
+const WASM = "contextfold_wasm_bg.wasm";
+
+/** The .wasm's location (a file URL or path), or undefined. */
+function locateWasm() {
+  try {
+    const beside = new URL("../glue/contextfold_wasm_bg.wasm", import.meta.url);
+    if (beside.protocol === "file:" && existsSync(beside)) return beside;
+  } catch {
+    // No import.meta.url (a CommonJS bundle): search the installed package.
+  }
+  const starts = [];
+  const url = import.meta.url;
+  if (typeof url === "string" && url.startsWith("file:")) starts.push(dirname(fileURLToPath(url)));
+  if (typeof __dirname === "string") starts.push(__dirname);
+  starts.push(process.cwd());
+  for (const start of starts) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const file = join(dir, "node_modules", "contextfold", "glue", WASM);
+      if (existsSync(file)) return file;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return undefined;
+}
+
+const HINT =
+  "its .wasm was not found (neither beside the package's glue nor in node_modules/contextfold); " +
+  "call `await init({ module_or_path })` first with the .wasm's bytes, path or URL (`contextfold/wasm`)";
+
+const location = locateWasm();
+let output;
+if (location === undefined) setInitHint(HINT);
+else output = initSync({ module: readFileSync(location) });
 
 export * from "./index.js";
 
-/** Already initialized on import; kept so that `await init()` works on every runtime. */
-export default async function init() {
+/**
+ * Already initialized on import when the .wasm was found; kept so that `await init()`
+ * works on every runtime. Otherwise instantiates from `module_or_path`: bytes, a compiled
+ * Module, a Response, or a file path or `file:` URL (read from disk).
+ */
+export default async function init(moduleOrPath) {
+  if (isReady()) return output;
+  let source = moduleOrPath;
+  if (source !== null && typeof source === "object" && Object.getPrototypeOf(source) === Object.prototype) {
+    source = source.module_or_path;
+  }
+  source = await source;
+  if (source === undefined) throw contextfoldError("not_initialized", `contextfold is not initialized: ${HINT}`, undefined);
+  if (typeof source === "string" || source instanceof URL) source = readFileSync(source);
+  output = await initAsync({ module_or_path: source });
   return output;
 }

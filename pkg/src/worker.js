@@ -16,8 +16,8 @@
 // requests.
 //
 // This module expects the wasm to be initialized: the `workerd` and `node` conditions of
-// `contextfold/worker` load entry files that do so (and hand their API in, so that a
-// bundler honouring `"sideEffects": false` keeps them); elsewhere `await init()` from
+// `contextfold/worker` load entry files that do so (and hand their API in, so that a bundler
+// that drops modules it thinks unused still keeps them); elsewhere `await init()` from
 // `contextfold` first.
 import * as packageApi from "./index.js";
 import { cachedSummarizer } from "./cache.js";

@@ -1,7 +1,6 @@
 // Cloudflare Workers (workerd) entry of `contextfold/worker`. The package's workerd entry
-// instantiates the imported .wasm module on import; its API is handed to the middleware
-// (rather than imported for its side effect, which a bundler may drop under
-// `"sideEffects": false`).
+// instantiates the imported .wasm module on import (it is listed in `sideEffects`); its
+// API is handed to the middleware.
 import * as api from "./workerd.js";
 import { compactionMiddleware as middleware } from "./worker.js";
 

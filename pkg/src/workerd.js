@@ -1,7 +1,8 @@
 // Cloudflare Workers (workerd) entry: workerd forbids compiling wasm from bytes at run
-// time, so the .wasm is imported as a module and instantiated on import.
+// time, so the .wasm is imported as a module and instantiated on import. Listed in
+// `sideEffects` (pkg/package.json) so that bundlers keep this instantiation.
 import wasmModule from "../glue/contextfold_wasm_bg.wasm";
-import { initSync } from "../glue/contextfold_wasm.js";
+import { initSync } from "./glue.js";
 
 const output = initSync({ module: wasmModule });
 

@@ -13,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 export const chromiumPath = process.env.CONTEXTFOLD_CHROMIUM ?? "/usr/bin/chromium";
 
-const chromiumArgs = [
+export const chromiumArgs = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

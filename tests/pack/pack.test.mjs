@@ -6,47 +6,25 @@
 // the bundle), here with rolldown, the bundler Vite brings, and run in real workerd
 // through Miniflare.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { root } from "../node/helpers.mjs";
+import { installInto, pack, run } from "../shared/pack.mjs";
 
 const scratch = mkdtempSync(join(tmpdir(), "contextfold-pack-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** The environment without the npm_* variables of the `npm test` that runs us. */
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
-
-function run(command, args, cwd) {
-  const result = spawnSync(command, args, { cwd, env: cleanEnv, encoding: "utf8" });
-  assert.equal(result.error, undefined, `${command}: ${result.error}`);
-  assert.equal(result.status, 0, `${command} ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
-
 const manifest = JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8"));
-let packed; // npm pack --json's entry: { filename, files: [{ path }] }
+let packed; // npm pack --json's entry: { filename, files: [{ path }], tarball }
 const project = join(scratch, "consumer");
 const workerProject = join(scratch, "worker-consumer");
 
-/** A fresh ESM project named `name` in `dir`, with the packed tarball installed. */
-function installInto(dir, name) {
-  mkdirSync(dir);
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true, type: "module" }));
-  run(
-    "npm",
-    ["install", join(scratch, packed.filename), "--offline", "--no-audit", "--no-fund", "--loglevel=error"],
-    dir,
-  );
-}
-
 before(() => {
-  const out = run("npm", ["pack", "--json", "--pack-destination", scratch], join(root, "pkg"));
-  [packed] = JSON.parse(out);
-  installInto(project, "consumer");
-  installInto(workerProject, "worker-consumer");
+  packed = pack(scratch);
+  installInto(project, "consumer", packed.tarball);
+  installInto(workerProject, "worker-consumer", packed.tarball);
 });
 
 describe("npm pack", () => {

@@ -1,0 +1,46 @@
+// The generated glue's functions, each guarded: before the wasm is instantiated they
+// throw `not_initialized` (see ready.js). api.js and index.js use these, never the glue
+// itself, so no export reaches an uninitialized instance. tests/node/init.test.mjs checks
+// that this list holds every function the glue exports.
+import * as glue from "../glue/contextfold_wasm.js";
+import { assertReady, markReady } from "./ready.js";
+
+/** `glue[name]`, checking readiness first; keeps the function's name for stack traces. */
+function guarded(name) {
+  const target = glue[name];
+  return {
+    [name](...args) {
+      assertReady(name);
+      return target(...args);
+    },
+  }[name];
+}
+
+export const __contextfoldAsyncPanicForTests = guarded("__contextfoldAsyncPanicForTests");
+export const __contextfoldPanicForTests = guarded("__contextfoldPanicForTests");
+export const clearReasoning = guarded("clearReasoning");
+export const compact = guarded("compact");
+export const convert = guarded("convert");
+export const estimateTokens = guarded("estimateTokens");
+export const extractiveSummarizer = guarded("extractiveSummarizer");
+export const measureChain = guarded("measureChain");
+export const needsCompaction = guarded("needsCompaction");
+export const normalizeToolCallIds = guarded("normalizeToolCallIds");
+export const parseChain = guarded("parseChain");
+export const repairChain = guarded("repairChain");
+export const start = guarded("start");
+export const validateChain = guarded("validateChain");
+
+/** The glue's synchronous instantiation (bytes or a compiled Module), marking readiness. */
+export function initSync(module) {
+  const output = glue.initSync(module);
+  markReady();
+  return output;
+}
+
+/** The glue's asynchronous instantiation (fetches the .wasm by default), marking readiness. */
+export async function init(moduleOrPath) {
+  const output = await glue.default(moduleOrPath);
+  markReady();
+  return output;
+}
