@@ -16,8 +16,10 @@ function guarded(name) {
   }[name];
 }
 
+export const __checkOptionKeys = guarded("__checkOptionKeys");
 export const __contextfoldAsyncPanicForTests = guarded("__contextfoldAsyncPanicForTests");
 export const __contextfoldPanicForTests = guarded("__contextfoldPanicForTests");
+export const __requestBodySpans = guarded("__requestBodySpans");
 export const clearReasoning = guarded("clearReasoning");
 export const compact = guarded("compact");
 export const convert = guarded("convert");

@@ -3,6 +3,8 @@
 // The glue's functions come guarded (glue.js: `not_initialized` before the wasm exists);
 // the functions of api.js take precedence over the raw exports of the same name.
 export { estimateTokens, extractiveSummarizer, initSync, start, __contextfoldPanicForTests } from "./glue.js";
+// Internal, for the Worker middleware (worker.js reads them off this module): left out of the typings.
+export { __checkOptionKeys, __requestBodySpans } from "./glue.js";
 export {
   compact,
   needsCompaction,

@@ -19,7 +19,7 @@ const withoutSystem = demo.filter((m) => m.role !== "system");
 
 /** Settings that make each strategy fold part of the demo session. */
 const STRATEGIES = [
-  { name: "sections", lastSecBytes: 8192, maxBPBytes: 2048 },
+  { name: "sections", lastSecBytes: 8192, maxBpBytes: 2048 },
   { name: "window", window: 12, thresholdTokens: 6000, messageThresholdTokens: 1500 },
   { name: "tiers", recent: 8, condensed: 12 },
   { name: "budget" },

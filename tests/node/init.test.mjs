@@ -31,6 +31,8 @@ const calls = {
   History: (C) => new C(),
   __contextfoldPanicForTests: null, // would panic once initialized: only the guard is checked
   __contextfoldAsyncPanicForTests: null,
+  __checkOptionKeys: null, // internal to the Worker middleware: only the guard is checked
+  __requestBodySpans: null,
 };
 
 async function outcome(call) {
