@@ -22,17 +22,26 @@ impl BodyPair {
 
     /// A summarization pair: an assistant call to [`SUMMARIZATION_TOOL_NAME`] answered by
     /// one tool message holding `summary`. The call id comes from `template`, seeded by the
-    /// summary so the same summary always gets the same id. `fake_signature` puts
+    /// summary and by the tool-call ids of the `replaced` messages: the same summary of the
+    /// same span always gets the same id (byte-stable reruns), and equal summaries of two
+    /// spans get two ids (Anthropic rejects a chain using an id twice). `fake_signature` puts
     /// [`FAKE_REASONING_SIGNATURE`] on the call (when the summarized content carried
     /// tool-call reasoning); `reasoning`'s parts, if given, go before the call (providers
     /// such as Kimi want reasoning before a tool call).
     pub fn summarization(
         summary: &str,
+        replaced: &[Message],
         template: &IdTemplate,
         fake_signature: bool,
         reasoning: Option<&Message>,
     ) -> BodyPair {
-        let id = template.generate(SUMMARIZATION_TOOL_NAME, seed_from(&[summary.as_bytes()]));
+        let mut seed: Vec<&[u8]> = vec![summary.as_bytes()];
+        seed.extend(replaced.iter().flat_map(|m| m.parts.iter()).filter_map(|p| match p {
+            Part::ToolCall(c) => Some(c.id.as_bytes()),
+            Part::ToolResult(r) => Some(r.call_id.as_bytes()),
+            _ => None,
+        }));
+        let id = template.generate(SUMMARIZATION_TOOL_NAME, seed_from(&seed));
         let mut parts: Vec<Part> = reasoning.map(|m| m.parts.clone()).unwrap_or_default();
         parts.push(Part::ToolCall(ToolCallPart {
             id: id.clone(),

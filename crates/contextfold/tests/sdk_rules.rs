@@ -1,0 +1,117 @@
+//! Provider rules found by the third-party validation suite (tests/sdk, issue 14): each one is
+//! produced nowhere, reported by `validate` and fixed by `repair`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use contextfold::ast::{BodyPair, IdTemplate};
+use contextfold::measure::Meter;
+use contextfold::message::{Message, Part, ReasoningPart, Role};
+use contextfold::repair::{repair, validate, Provider, RepairOptions, RepairStep};
+use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+use contextfold::strategy::sections::SectionsConfig;
+use contextfold::summarize::mock::FixedSummarizer;
+use contextfold::summarize::Controls;
+use contextfold::testing::tool_call;
+use futures::executor::block_on;
+use std::collections::HashSet;
+
+fn call_ids(messages: &[Message]) -> Vec<String> {
+    messages.iter().flat_map(|m| m.tool_calls().map(|c| c.id.clone())).collect()
+}
+
+fn codes(messages: &[Message], provider: Provider) -> Vec<&'static str> {
+    validate(messages, provider).into_iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn equal_summaries_of_two_spans_get_two_ids_and_one_span_always_the_same() {
+    let template = IdTemplate::parse("toolu_{r:24:b}").unwrap();
+    let a = vec![Message::new(Role::Assistant, vec![tool_call("call_a", "read", "x")])];
+    let b = vec![Message::new(Role::Assistant, vec![tool_call("call_b", "read", "x")])];
+    let id = |replaced: &[Message]| {
+        BodyPair::summarization("same summary", replaced, &template, false, None)
+            .ai()
+            .tool_calls()
+            .next()
+            .unwrap()
+            .id
+            .clone()
+    };
+    assert_ne!(id(&a), id(&b));
+    assert_eq!(id(&a), id(&a));
+}
+
+#[test]
+fn compaction_with_one_summary_text_uses_each_call_id_once() {
+    let long = "the build log repeats the same warning again and again ".repeat(40);
+    let mut chain = vec![Message::text(Role::System, "be brief")];
+    for i in 0..10 {
+        chain.push(Message::text(Role::User, format!("task {i}")));
+        chain.push(Message::new(Role::Assistant, vec![tool_call(&format!("call_{i}"), "read", "log")]));
+        chain.push(Message::tool_result(format!("call_{i}"), "read", long.clone()));
+        chain.push(Message::text(Role::Assistant, format!("done {i}: {long}")));
+    }
+    let options = CompactOptions {
+        strategy: StrategyConfig::Sections(SectionsConfig::default()),
+        // OpenAI's repair renames nothing: the ids are the summaries' own.
+        repair: RepairOptions::for_provider(Provider::OpenAi),
+    };
+    let summarizer = FixedSummarizer::new("Summary: done.");
+    let out = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert!(summarizer.calls() >= 2, "several spans summarized: {}", summarizer.calls());
+    let ids = call_ids(&out.messages);
+    assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len(), "ids used twice: {ids:?}");
+    assert_eq!(validate(&out.messages, Provider::Anthropic), vec![]);
+}
+
+/// [user, assistant(call x), tool(x), user, assistant(call x), tool(x)]: SWE-agent's shape.
+fn reused_id_chain() -> Vec<Message> {
+    vec![
+        Message::text(Role::User, "find it"),
+        Message::new(Role::Assistant, vec![tool_call("call_x", "find_file", "a")]),
+        Message::tool_result("call_x", "find_file", "found a.py"),
+        Message::new(Role::Assistant, vec![tool_call("call_x", "open", "a.py")]),
+        Message::tool_result("call_x", "open", "print(1)"),
+        Message::text(Role::Assistant, "done"),
+    ]
+}
+
+#[test]
+fn a_call_id_used_in_two_messages_is_flagged_and_renamed_for_anthropic_only() {
+    let chain = reused_id_chain();
+    let diagnostics = validate(&chain, Provider::Anthropic);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!((diagnostics[0].code, diagnostics[0].path.as_str()), ("duplicate_call_id", "[3].parts[0]"));
+    assert!(codes(&chain, Provider::OpenAi).is_empty(), "OpenAI accepts it (the real transcript went through)");
+
+    let repaired = repair(&chain, &RepairOptions::for_provider(Provider::Anthropic));
+    assert!(validate(&repaired.messages, Provider::Anthropic).is_empty());
+    assert_eq!(call_ids(&repaired.messages), vec!["call_x", "call_x_2"]);
+    let result = repaired.messages[4].tool_results().next().unwrap();
+    assert_eq!((result.call_id.as_str(), result.name.as_deref()), ("call_x_2", Some("open")));
+    assert_eq!(repaired.messages[2].tool_results().next().unwrap().call_id, "call_x");
+    assert!(repaired.steps.iter().any(|s| matches!(s, RepairStep::RenamedReusedCallId { index: 3, .. })));
+    // Deterministic.
+    assert_eq!(repair(&chain, &RepairOptions::for_provider(Provider::Anthropic)), repaired);
+}
+
+#[test]
+fn thinking_without_a_signature_is_flagged_and_dropped_for_anthropic() {
+    let thinking = |signature: Option<&str>| {
+        Part::Reasoning(ReasoningPart {
+            text: "hmm".into(),
+            signature: signature.map(Into::into),
+            ..ReasoningPart::default()
+        })
+    };
+    let chain = vec![
+        Message::text(Role::User, "q"),
+        Message::new(Role::Assistant, vec![thinking(None), thinking(Some("sig")), Part::text("a")]),
+    ];
+    let diagnostics = validate(&chain, Provider::Anthropic);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!((diagnostics[0].code, diagnostics[0].path.as_str()), ("unsigned_thinking", "[1].parts[0]"));
+    assert!(codes(&chain, Provider::OpenAi).is_empty());
+    let repaired = repair(&chain, &RepairOptions::for_provider(Provider::Anthropic));
+    assert_eq!(repaired.messages[1].parts, vec![thinking(Some("sig")), Part::text("a")]);
+    assert!(validate(&repaired.messages, Provider::Anthropic).is_empty());
+}
