@@ -141,6 +141,16 @@ fn write_messages<'a>(
                         last.fields = merge_missing(fields, restore.into_fields());
                         last.open = false;
                     }
+                    // Any other user message after tool results joins their user message (the
+                    // API wants alternating turns), unless it was a wire message of its own.
+                    (Some(last), None) if message.role == Role::User && !restore.marker_flag("newMessage") => {
+                        if let Value::Array(content) = &mut last.content {
+                            content.extend(blocks);
+                        }
+                        let fields = std::mem::take(&mut last.fields);
+                        last.fields = merge_missing(fields, restore.into_fields());
+                        last.open = false;
+                    }
                     (open, _) => {
                         if let Some(last) = open {
                             last.open = false;

@@ -168,6 +168,14 @@ fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Resul
                         last.fields = merge_missing(fields, restore.into_fields());
                         last.open = false;
                     }
+                    // Any other user message after tool results joins their content (turns
+                    // alternate), unless it was a content of its own when read.
+                    (Some(last), None) if message.role == Role::User && !restore.marker_flag("newMessage") => {
+                        last.parts.extend(parts);
+                        let fields = std::mem::take(&mut last.fields);
+                        last.fields = merge_missing(fields, restore.into_fields());
+                        last.open = false;
+                    }
                     (open, _) => {
                         if let Some(last) = open {
                             last.open = false;
