@@ -115,3 +115,35 @@ fn thinking_without_a_signature_is_flagged_and_dropped_for_anthropic() {
     assert_eq!(repaired.messages[1].parts, vec![thinking(Some("sig")), Part::text("a")]);
     assert!(validate(&repaired.messages, Provider::Anthropic).is_empty());
 }
+
+#[test]
+fn openai_tool_messages_hold_text_only_and_their_images_follow_the_results() {
+    use contextfold::format::{convert::convert, Format};
+    use serde_json::json;
+    let png = "iVBORw0KGgo=";
+    let wire = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_a", "name": "shot", "input": {}},
+            {"type": "tool_use", "id": "toolu_b", "name": "read", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": [
+                {"type": "text", "text": "screen"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]},
+            {"type": "tool_result", "tool_use_id": "toolu_b", "content": "file"}]},
+        {"role": "assistant", "content": "seen"}
+    ]);
+    let value = convert(&wire, Some(Format::Anthropic), Format::OpenAi).unwrap().value;
+    let roles: Vec<&str> = value.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "assistant"], "{value}");
+    for tool in [&value[2], &value[3]] {
+        let content = &tool["content"];
+        let texts_only = content.is_string() || content.as_array().unwrap().iter().all(|p| p["type"] == "text");
+        assert!(texts_only, "{tool}");
+    }
+    assert_eq!(
+        value[4]["content"],
+        json!([{"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}])
+    );
+    assert!(value[2]["content"].to_string().contains("next user message"), "{}", value[2]);
+}

@@ -21,8 +21,9 @@
 //!      are dropped, reasoning left without one is dropped, redacted data too; the first
 //!      function call of each model message that has no signature gets the placeholder
 //!      [`FAKE_REASONING_SIGNATURE`], which Gemini accepts for history it did not produce;
-//!    - OpenAI: signatures are dropped (OpenAI Chat has no field for them); reasoning
-//!      text stays, written as `reasoning_content` (the field DeepSeek-style APIs use);
+//!    - OpenAI: reasoning is dropped: the official Chat Completions types have no field
+//!      for it (`reasoning_content`, which DeepSeek-style APIs use, stays in chains read
+//!      from OpenAI, where the caller put it);
 //!    - native, AI SDK, LangChain: carriers, not APIs: reasoning and signatures stay for
 //!      the writer (the AI SDK writers keep what their wire can hold).
 //!
@@ -248,7 +249,9 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                 let rejected = match to {
                     Format::Anthropic => reasoning.signature.is_none() && reasoning.redacted_data.is_none(),
                     Format::Gemini => reasoning.signature.is_none(),
-                    Format::OpenAi => reasoning.text.trim().is_empty(),
+                    // The official Chat Completions message has no reasoning field (the
+                    // `reasoning_content` of DeepSeek-style APIs is kept only where read).
+                    Format::OpenAi => true,
                     _ => false,
                 };
                 if rejected {
