@@ -147,3 +147,34 @@ fn openai_tool_messages_hold_text_only_and_their_images_follow_the_results() {
     );
     assert!(value[2]["content"].to_string().contains("next user message"), "{}", value[2]);
 }
+
+#[test]
+fn a_reused_call_id_gives_each_result_the_name_of_its_own_call() {
+    use contextfold::format::{convert::convert, write, Format};
+    let chain = reused_id_chain();
+    // Written as is (no repair): each result named after the latest call with its id.
+    let gemini = write(&chain, Format::Gemini).unwrap();
+    assert_eq!(gemini[2]["parts"][0]["functionResponse"]["name"], "find_file", "{gemini}");
+    assert_eq!(gemini[4]["parts"][0]["functionResponse"]["name"], "open");
+    let mut unnamed = chain.clone();
+    for m in &mut unnamed {
+        for p in &mut m.parts {
+            if let Part::ToolResult(r) = p {
+                r.name = None;
+            }
+        }
+    }
+    let aisdk = write(&unnamed, Format::AiSdk).unwrap();
+    assert_eq!(aisdk[2]["content"][0]["toolName"], "find_file", "{aisdk}");
+    assert_eq!(aisdk[4]["content"][0]["toolName"], "open");
+    let gemini = write(&unnamed, Format::Gemini).unwrap();
+    assert_eq!(gemini[2]["parts"][0]["functionResponse"]["name"], "find_file", "{gemini}");
+    // convert gives every target but OpenAI one id per call.
+    let openai = write(&chain, Format::OpenAi).unwrap();
+    for to in [Format::Gemini, Format::Anthropic, Format::AiSdk, Format::LangChain] {
+        let converted = convert(&openai, Some(Format::OpenAi), to).unwrap();
+        let ids = call_ids(&converted.messages);
+        assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len(), "{to:?}: {ids:?}");
+        assert!(validate(&converted.messages, contextfold::format::convert::provider_of(to)).is_empty(), "{to:?}");
+    }
+}

@@ -36,6 +36,7 @@
 
 pub mod ui;
 
+use super::call_names::CallNames;
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
@@ -44,7 +45,6 @@ use super::FormatError;
 use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
 use std::borrow::Borrow;
-use std::collections::HashMap;
 
 /// The `extra` key holding AI SDK restoration markers (both `ModelMessage` and
 /// `UIMessage`).
@@ -288,10 +288,10 @@ fn natural_output(content: &[Part], is_error: bool) -> &'static str {
 /// Writes messages as an array of AI SDK `ModelMessage`s.
 pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
-    let names: HashMap<&str, &str> =
-        messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c.name.as_str())).collect();
+    let mut names = CallNames::new(messages);
     let mut out = Vec::with_capacity(messages.len());
     for (i, message) in messages.iter().enumerate() {
+        names.visit(message);
         let path = root.index(i);
         let parts_path = path.key("parts");
         let restore = Restore::new(&message.extra, NAMESPACE);
@@ -339,12 +339,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     Ok(Value::Array(out))
 }
 
-fn write_part(
-    path: &JsonPath,
-    part: &Part,
-    role: Role,
-    names: &HashMap<&str, &str>,
-) -> Result<Option<Value>, FormatError> {
+fn write_part(path: &JsonPath, part: &Part, role: Role, names: &CallNames<'_>) -> Result<Option<Value>, FormatError> {
     let part_type = match part {
         Part::Text(_) => "text",
         Part::Reasoning(_) => "reasoning",
@@ -430,7 +425,7 @@ fn write_file(
 }
 
 /// `{type: "tool-result", toolCallId, toolName, output: {type, value}}`.
-fn write_result(path: &JsonPath, result: &ToolResultPart, names: &HashMap<&str, &str>) -> Result<Value, FormatError> {
+fn write_result(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>) -> Result<Value, FormatError> {
     let restore = Restore::new(&result.extra, NAMESPACE);
     let name = match (&result.name, names.get(result.call_id.as_str())) {
         (Some(name), _) => name.as_str(),

@@ -38,7 +38,9 @@
 //!    in an AI SDK UIMessage tool output, files for LangChain;
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
-//!    and so are the results answering them;
+//!    and so are the results answering them; for every target but OpenAI, so is an id an
+//!    earlier message already used (SWE-agent reuses ids; Anthropic rejects that, and the
+//!    others pair results by id);
 //! 6. the repair pass of the target's provider ([`provider_of`]): system placement, role
 //!    alternation, tool results grouped after their call, empty text, ...
 //!
@@ -164,7 +166,7 @@ pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<
             add_gemini_signatures(&mut out, &mut changes);
         }
         if let Some(template) = id_template(to).and_then(|t| IdTemplate::parse(t).ok()) {
-            normalize_ids(&mut out, &template, &mut changes);
+            normalize_ids(&mut out, &template, provider_of(to).unique_call_ids(), &mut changes);
         }
     }
     let repaired = repair(&out, &RepairOptions::for_provider(provider_of(to)));
@@ -350,20 +352,26 @@ fn add_gemini_signatures(messages: &mut [Message], changes: &mut Vec<Change>) {
 }
 
 /// Step 5: ids that do not fit `template` renamed, with the results answering them
-/// (results after the call, up to the next call with the same old id).
-fn normalize_ids(messages: &mut [Message], template: &IdTemplate, changes: &mut Vec<Change>) {
+/// (results after the call, up to the next call with the same old id); with `unique`, so
+/// is an id an earlier message's call already used (see [`Provider::unique_call_ids`]).
+fn normalize_ids(messages: &mut [Message], template: &IdTemplate, unique: bool, changes: &mut Vec<Change>) {
     let mut taken: HashSet<String> = messages.iter().flat_map(Message::tool_calls).map(|c| c.id.clone()).collect();
     let mut renamed: HashMap<String, String> = HashMap::new();
+    // Ids kept or given so far, with the message that has them.
+    let mut used: HashMap<String, usize> = HashMap::new();
     for (index, message) in messages.iter_mut().enumerate() {
         for (part, p) in message.parts.iter_mut().enumerate() {
             match p {
                 Part::ToolCall(call) if message.role == Role::Assistant => {
-                    if template.validate(&call.id, &call.name).is_ok() {
+                    let reused = unique && used.get(&call.id).is_some_and(|&at| at != index);
+                    if template.validate(&call.id, &call.name).is_ok() && !reused {
                         renamed.remove(&call.id);
+                        used.insert(call.id.clone(), index);
                         continue;
                     }
                     let new = fresh_id(template, &call.id, &call.name, &taken);
                     taken.insert(new.clone());
+                    used.insert(new.clone(), index);
                     renamed.insert(call.id.clone(), new.clone());
                     let old = std::mem::replace(&mut call.id, new.clone());
                     changes.push(Change::RenamedToolCallId { index, part, old, new });

@@ -115,10 +115,12 @@ impl Provider {
         matches!(self, Provider::Anthropic | Provider::Gemini)
     }
 
-    /// Every tool-call id may be used once in the whole chain (Anthropic: "tool_use ids must
-    /// be unique").
+    /// Every tool-call id may be used once in the whole chain: Anthropic rejects a reused
+    /// `tool_use` id ("tool_use ids must be unique"), and Gemini and the formats under the
+    /// shared rules (AI SDK, LangChain) pair a result with its call by id, so a reused id
+    /// gives a result the wrong call. OpenAI accepts it (real transcripts reuse ids).
     pub fn unique_call_ids(self) -> bool {
-        matches!(self, Provider::Anthropic)
+        !matches!(self, Provider::OpenAi)
     }
 
     /// A thinking block must carry its signature (or be redacted).

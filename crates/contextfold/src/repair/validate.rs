@@ -5,7 +5,7 @@
 //! Codes: `invalid_part`, `duplicate_call_id`, `empty_text`, `empty_message`,
 //! `system_not_first`, `multiple_system` (Anthropic, Gemini), `starts_with_tool_result`,
 //! `first_not_user` (Anthropic, Gemini), `unsigned_thinking` (Anthropic), `duplicate_call_id`
-//! across messages (Anthropic), `orphan_result`, `duplicate_result`,
+//! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
 //! Gemini). The thinking rule needs the history the provider saw before, so it is not
 //! checked here.
