@@ -178,3 +178,42 @@ fn a_reused_call_id_gives_each_result_the_name_of_its_own_call() {
         assert!(validate(&converted.messages, contextfold::format::convert::provider_of(to)).is_empty(), "{to:?}");
     }
 }
+
+#[test]
+fn ai_sdk_reads_both_majors_and_writes_back_what_the_input_used() {
+    use contextfold::format::{convert::convert, read, write, Format};
+    use serde_json::json;
+    let png = "iVBORw0KGgo=";
+    let output = |items: serde_json::Value| {
+        json!([
+            {"role": "user", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "file", "mediaType": "image/png", "data": {"type": "data", "data": png}},
+                {"type": "file", "mediaType": "application/pdf", "data": {"type": "url", "url": "https://x.test/a.pdf"}}]},
+            {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "shot", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "shot",
+                "output": {"type": "content", "value": items}}]}
+        ])
+    };
+    for items in [
+        json!([{"type": "text", "text": "t"}, {"type": "image-data", "data": png, "mediaType": "image/png"}]),
+        json!([{"type": "file", "data": {"type": "data", "data": png}, "mediaType": "image/png"}]),
+        json!([{"type": "file-data", "data": png, "mediaType": "application/pdf", "filename": "a.pdf"}]),
+        json!([{"type": "image-url", "url": "https://x.test/a.png"}]),
+        json!([{"type": "media", "data": png, "mediaType": "image/png"}]),
+    ] {
+        let wire = output(items.clone());
+        let messages = read(&wire, Format::AiSdk).unwrap_or_else(|e| panic!("{items}: {e}"));
+        assert_eq!(write(&messages, Format::AiSdk).unwrap(), wire, "{items}");
+    }
+    // From another format: `image-data`, which ai 6 and 7 read (not the removed `media`).
+    let anthropic = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "shot", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]}]}
+    ]);
+    let value = convert(&anthropic, Some(Format::Anthropic), Format::AiSdk).unwrap().value;
+    let item = &value[2]["content"][0]["output"]["value"][0];
+    assert_eq!(item, &json!({"type": "image-data", "data": png, "mediaType": "image/png"}), "{value}");
+}
