@@ -217,3 +217,26 @@ fn ai_sdk_reads_both_majors_and_writes_back_what_the_input_used() {
     let item = &value[2]["content"][0]["output"]["value"][0];
     assert_eq!(item, &json!({"type": "image-data", "data": png, "mediaType": "image/png"}), "{value}");
 }
+
+#[test]
+fn langchain_js_chains_get_their_summaries_in_the_js_form() {
+    use contextfold::format::{read, write, Format};
+    use serde_json::json;
+    let wire = json!([
+        {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "HumanMessage"],
+         "kwargs": {"content": "hi", "additional_kwargs": {}, "response_metadata": {}}},
+        {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"],
+         "kwargs": {"content": "yo", "additional_kwargs": {}, "response_metadata": {}}}
+    ]);
+    let mut messages = read(&wire, Format::LangChain).unwrap();
+    let template = IdTemplate::parse("call_{r:24:x}").unwrap();
+    let summary = BodyPair::summarization("earlier", &[], &template, false, None);
+    messages.splice(1..1, summary.messages());
+    let written = write(&messages, Format::LangChain).unwrap();
+    for m in written.as_array().unwrap() {
+        assert_eq!((m["lc"].as_i64(), m["type"].as_str()), (Some(1), Some("constructor")), "{m}");
+    }
+    assert_eq!(written[1]["id"], json!(["langchain_core", "messages", "AIMessage"]));
+    assert_eq!(written[2]["id"], json!(["langchain_core", "messages", "ToolMessage"]));
+    assert_eq!(written[2]["kwargs"]["content"], "earlier");
+}
