@@ -146,6 +146,27 @@ fn openai_tool_messages_hold_text_only_and_their_images_follow_the_results() {
         json!([{"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}])
     );
     assert!(value[2]["content"].to_string().contains("next user message"), "{}", value[2]);
+
+    // validateChain flags an image in an OpenAI tool message; repairChain moves it.
+    let openai = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "shot", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": [
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}]}
+    ]);
+    let messages = contextfold::format::read(&openai, Format::OpenAi).unwrap();
+    let diagnostics = validate(&messages, Provider::OpenAi);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        (diagnostics[0].code, diagnostics[0].path.as_str()),
+        ("media_in_tool_result", "[2].parts[0].content[0]")
+    );
+    let repaired = repair(&messages, &RepairOptions::for_provider(Provider::OpenAi));
+    assert!(validate(&repaired.messages, Provider::OpenAi).is_empty());
+    assert_eq!(repaired.messages.len(), 4);
+    assert!(matches!(repaired.messages[3].parts[..], [Part::Image(_)]));
+    assert!(repaired.steps.iter().any(|s| matches!(s, RepairStep::MovedToolMedia { index: 2, part: 0, count: 1 })));
 }
 
 #[test]

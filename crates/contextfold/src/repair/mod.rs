@@ -28,7 +28,9 @@
 //!    duplicates dropped, pending calls answered with a placeholder, leading results
 //!    dropped;
 //!    then `call_ids`: a call reusing the id of an earlier message's call is renamed, with
-//!    its results, for providers that want each id once (Anthropic);
+//!    its results, for providers that want each id once (all but OpenAI), and
+//!    `tool_media`: media of tool results move to a user message after the results, for
+//!    providers whose tool messages hold text only (OpenAI);
 //! 6. `roles` (alternation): consecutive user or assistant messages merged where the
 //!    provider requires alternation, and a placeholder user message put before an assistant
 //!    that would open the conversation.
@@ -39,10 +41,12 @@ mod parts;
 mod roles;
 mod step;
 mod thinking;
+mod tool_media;
 mod tool_pairing;
 mod validate;
 
 pub use step::RepairStep;
+pub use tool_media::MOVED_MEDIA_NOTE;
 pub use validate::{validate, Diagnostic};
 
 use crate::message::{Message, Part};
@@ -121,6 +125,11 @@ impl Provider {
     /// gives a result the wrong call. OpenAI accepts it (real transcripts reuse ids).
     pub fn unique_call_ids(self) -> bool {
         !matches!(self, Provider::OpenAi)
+    }
+
+    /// A tool message holds text only (OpenAI): media of results go to a user message.
+    pub fn text_only_tool_results(self) -> bool {
+        matches!(self, Provider::OpenAi)
     }
 
     /// A thinking block must carry its signature (or be redacted).
@@ -283,6 +292,7 @@ pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
     let items = tool_pairing::repair(items, options, &mut steps);
     // After pairing (which pairs reused ids by position, and may add calls for orphans).
     let items = if options.provider.unique_call_ids() { call_ids::rename_reused(items, &mut steps) } else { items };
+    let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
     Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }

@@ -24,6 +24,10 @@ pub enum RepairStep {
     /// the results answering it (for providers that want every id once).
     #[serde(rename_all = "camelCase")]
     RenamedReusedCallId { index: usize, part: usize, call_id: String, new_id: String },
+    /// `count` media of the tool result `part` moved to a user message after the results
+    /// (OpenAI tool messages hold text only); the result keeps a note.
+    #[serde(rename_all = "camelCase")]
+    MovedToolMedia { index: usize, part: usize, count: usize },
     /// A thinking part without a signature was dropped (Anthropic rejects it).
     #[serde(rename_all = "camelCase")]
     DroppedUnsignedThinking { index: usize, part: usize },
@@ -78,6 +82,7 @@ impl RepairStep {
             | RepairStep::DroppedDuplicateCall { index, .. }
             | RepairStep::RenamedReusedCallId { index, .. }
             | RepairStep::DroppedUnsignedThinking { index, .. }
+            | RepairStep::MovedToolMedia { index, .. }
             | RepairStep::RemovedEmptyText { index, .. }
             | RepairStep::RemovedEmptyMessage { index }
             | RepairStep::SystemToUser { index }

@@ -4,7 +4,8 @@
 //!
 //! Codes: `invalid_part`, `duplicate_call_id`, `empty_text`, `empty_message`,
 //! `system_not_first`, `multiple_system` (Anthropic, Gemini), `starts_with_tool_result`,
-//! `first_not_user` (Anthropic, Gemini), `unsigned_thinking` (Anthropic), `duplicate_call_id`
+//! `first_not_user` (Anthropic, Gemini), `unsigned_thinking` (Anthropic),
+//! `media_in_tool_result` (OpenAI), `duplicate_call_id`
 //! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
 //! Gemini). The thinking rule needs the history the provider saw before, so it is not
@@ -58,6 +59,21 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
                 part,
                 format!("tool call id {id} was already used in message {first}"),
             ));
+        }
+    }
+    if provider.text_only_tool_results() {
+        for (index, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Tool) {
+            for (part, p) in m.parts.iter().enumerate() {
+                let Part::ToolResult(r) = p else { continue };
+                for (content, _) in r.content.iter().enumerate().filter(|(_, c)| super::tool_media::is_media(c)) {
+                    out.push(Diagnostic {
+                        code: "media_in_tool_result",
+                        index,
+                        path: format!("[{index}].parts[{part}].content[{content}]"),
+                        message: format!("{} tool messages hold text only", provider.as_str()),
+                    });
+                }
+            }
         }
     }
     if provider.requires_signed_thinking() {

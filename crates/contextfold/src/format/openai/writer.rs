@@ -13,41 +13,16 @@ use serde_json::{Map, Value};
 pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
     let mut out = Vec::with_capacity(messages.len());
-    // Media of tool results, waiting for the end of the run of tool messages.
-    let mut moved: Vec<Value> = Vec::new();
     for (i, message) in messages.iter().enumerate() {
-        if message.role != Role::Tool {
-            flush_moved_media(&mut moved, &mut out);
-        }
-        write_message(message, &root.index(i), &mut out, &mut moved)?;
+        write_message(message, &root.index(i), &mut out)?;
     }
-    flush_moved_media(&mut moved, &mut out);
     Ok(Value::Array(out))
-}
-
-/// Text put in a tool message in place of media OpenAI does not take there.
-pub const MOVED_MEDIA_NOTE: &str = "[media of this tool result follows in the next user message]";
-
-/// OpenAI types a `tool` message's content as text only (the API answers 400 to an image
-/// there): media of tool results go, in order, into one user message right after the run
-/// of tool messages (a user message between two results would cut the call's answers).
-fn flush_moved_media(moved: &mut Vec<Value>, out: &mut Vec<Value>) {
-    if moved.is_empty() {
-        return;
-    }
-    let content = Value::Array(std::mem::take(moved));
-    out.push(object([("role", Value::from("user")), ("content", content)]).into());
 }
 
 /// A content part and where it sits in the native messages.
 type Located<'a> = (JsonPath, &'a Part);
 
-fn write_message(
-    message: &Message,
-    path: &JsonPath,
-    out: &mut Vec<Value>,
-    moved: &mut Vec<Value>,
-) -> Result<(), FormatError> {
+fn write_message(message: &Message, path: &JsonPath, out: &mut Vec<Value>) -> Result<(), FormatError> {
     let restore = Restore::new(&message.extra, NAMESPACE);
     let parts_path = path.key("parts");
     let located = || message.parts.iter().enumerate().map(|(j, part)| (parts_path.index(j), part));
@@ -78,7 +53,7 @@ fn write_message(
                 };
                 // A tool message with several results becomes one wire message each.
                 let restore = Restore::new(&message.extra, NAMESPACE);
-                out.push(write_tool_result(result, &part_path.key("content"), restore, moved)?);
+                out.push(write_tool_result(result, &part_path.key("content"), restore)?);
             }
         }
     }
@@ -159,7 +134,6 @@ fn write_tool_result(
     result: &crate::message::ToolResultPart,
     content_path: &JsonPath,
     mut restore: Restore<'_>,
-    moved: &mut Vec<Value>,
 ) -> Result<Value, FormatError> {
     restore.absorb(Restore::new(&result.extra, NAMESPACE).into_fields());
     let legacy = restore.marker_str("role") == Some("function");
@@ -171,20 +145,8 @@ fn write_tool_result(
     if let Some(name) = result.name.as_ref().filter(|_| legacy || restore.marker_flag("name")) {
         mapped.insert("name".into(), name.as_str().into());
     }
-    let mut content: Vec<Located<'_>> = Vec::with_capacity(result.content.len());
-    let mut media = 0usize;
-    for (k, part) in result.content.iter().enumerate() {
-        if matches!(part, Part::Image(_) | Part::File(_)) {
-            moved.push(write_content_part(&content_path.index(k), part)?);
-            media = media.saturating_add(1);
-        } else {
-            content.push((content_path.index(k), part));
-        }
-    }
-    let note = Part::text(MOVED_MEDIA_NOTE);
-    if media > 0 {
-        content.push((content_path.clone(), &note));
-    }
+    let content: Vec<Located<'_>> =
+        result.content.iter().enumerate().map(|(k, part)| (content_path.index(k), part)).collect();
     insert_content(&mut mapped, Role::Tool, &content, &restore)?;
     Ok(restore.finish(mapped))
 }
