@@ -95,6 +95,43 @@ function openaiFeatures() {
   return messages;
 }
 
+/** AI SDK `ModelMessage`s as `ai` 7 writes them: tagged file data, `image-data` tool output. */
+function aiSdk7Features() {
+  const messages = [{ role: "system", content: "You are a careful agent." }];
+  for (let i = 0; i < 6; i++) {
+    messages.push({
+      role: "user",
+      content: [
+        { type: "text", text: `Task ${i}. ${words(i, 5)}` },
+        { type: "file", mediaType: "image/png", data: { type: "data", data: PNG } },
+      ],
+    });
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: `Two tools for ${i}.` },
+        { type: "tool-call", toolCallId: `c${i}a`, toolName: "read", input: { path: `a${i}` } },
+        { type: "tool-call", toolCallId: `c${i}b`, toolName: "shot", input: { page: i } },
+      ],
+    });
+    messages.push({
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: `c${i}a`, toolName: "read", output: { type: "error-text", value: `Error: ${words(i)}` } },
+        {
+          type: "tool-result",
+          toolCallId: `c${i}b`,
+          toolName: "shot",
+          output: { type: "content", value: [{ type: "text", text: `page ${i}` }, { type: "image-data", data: PNG, mediaType: "image/png" }] },
+        },
+      ],
+    });
+    messages.push({ role: "assistant", content: `Done ${i}. ${words(i, 10)}` });
+  }
+  messages.push({ role: "user", content: "And now?" });
+  return messages;
+}
+
 /** Generated chains `{ name, format, input }`. */
 export function generatedInputs() {
   return [
@@ -106,5 +143,6 @@ export function generatedInputs() {
       input: { system: "You are a careful agent.", messages: anthropicFeatures({ inProgress: false }) },
     },
     { name: "generated_features.openai", format: "openai", input: openaiFeatures() },
+    { name: "generated_ai7_features.aisdk", format: "aisdk", input: aiSdk7Features() },
   ];
 }

@@ -237,6 +237,11 @@ fn ai_sdk_reads_both_majors_and_writes_back_what_the_input_used() {
     let value = convert(&anthropic, Some(Format::Anthropic), Format::AiSdk).unwrap().value;
     let item = &value[2]["content"][0]["output"]["value"][0];
     assert_eq!(item, &json!({"type": "image-data", "data": png, "mediaType": "image/png"}), "{value}");
+
+    // An image `file` part goes to Anthropic as an `image` block (a `document` takes PDF or text).
+    let value = convert(&output(json!([])), Some(Format::AiSdk), Format::Anthropic).unwrap().value;
+    let block = &value[0]["content"][1];
+    assert_eq!(block, &json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}));
 }
 
 #[test]
