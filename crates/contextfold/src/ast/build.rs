@@ -2,7 +2,7 @@
 
 use super::tool_id::{seed_from, IdTemplate};
 use super::BodyPair;
-use crate::message::{Extra, Message, Part, Role, ToolCallPart};
+use crate::message::{Extra, Message, Part, Role, ToolCallPart, ToolResultPart};
 
 /// Name of the tool call that carries a summary.
 pub const SUMMARIZATION_TOOL_NAME: &str = "execute_task_and_return_summary";
@@ -51,6 +51,16 @@ impl BodyPair {
             extra: Extra::new(),
         }));
         let ai = Message::new(Role::Assistant, parts);
-        BodyPair::build(ai, vec![Message::tool_result(id, SUMMARIZATION_TOOL_NAME, summary)])
+        // The result carries no name of its own (writers that need one take its call's):
+        // OpenAI's official tool message has no `name`, so the size measured here is the
+        // size written.
+        let result = Part::ToolResult(ToolResultPart {
+            call_id: id,
+            name: None,
+            content: vec![Part::text(summary)],
+            is_error: false,
+            extra: Extra::new(),
+        });
+        BodyPair::build(ai, vec![Message::new(Role::Tool, vec![result])])
     }
 }
