@@ -144,8 +144,11 @@ export async function geminiSdk(container) {
 
 // ---------------------------------------------------------------- AI SDK
 
+// Declares image URLs supported, as the OpenAI and Anthropic providers do (else `ai` downloads
+// them, and the tests make no request beyond 127.0.0.1).
 const mockModel = () =>
   new MockLanguageModelV4({
+    supportedUrls: { "image/*": [/^https?:\/\/.*$/] },
     doGenerate: async () => ({
       content: [{ type: "text", text: "ok" }],
       finishReason: { unified: "stop", raw: "stop" },

@@ -238,6 +238,14 @@ fn ai_sdk_reads_both_majors_and_writes_back_what_the_input_used() {
     let item = &value[2]["content"][0]["output"]["value"][0];
     assert_eq!(item, &json!({"type": "image-data", "data": png, "mediaType": "image/png"}), "{value}");
 
+    // An image by URL stays, as `image-url` (both majors read it).
+    let mut by_url = anthropic.clone();
+    by_url[2]["content"][0]["content"][0] =
+        json!({"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}});
+    let value = convert(&by_url, Some(Format::Anthropic), Format::AiSdk).unwrap().value;
+    let item = &value[2]["content"][0]["output"]["value"][0];
+    assert_eq!(item, &json!({"type": "image-url", "url": "https://x.test/a.png"}), "{value}");
+
     // An image `file` part goes to Anthropic as an `image` block (a `document` takes PDF or text).
     let value = convert(&output(json!([])), Some(Format::AiSdk), Format::Anthropic).unwrap().value;
     let block = &value[0]["content"][1];

@@ -34,7 +34,7 @@
 //!    (everything but OpenAI and native; raw control characters escaped, else `{}`),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain);
 //! 4. media the target cannot carry are dropped: a file by URL for OpenAI, inline data
-//!    without a media type for Gemini, media by URL in an AI SDK tool output, any media
+//!    without a media type for Gemini and in an AI SDK tool output, any media
 //!    in an AI SDK UIMessage tool output, files for LangChain;
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
@@ -294,8 +294,8 @@ fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static s
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
         Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
-        Format::AiSdk if nested && (data.is_none() || media_type.is_none()) => {
-            Some("AI SDK tool outputs take media as inline data with a media type")
+        Format::AiSdk if nested && data.is_some() && media_type.is_none() => {
+            Some("AI SDK tool outputs take inline media with a media type")
         }
         Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
         Format::LangChain if is_file => Some("LangChain has no common file block"),
