@@ -34,5 +34,8 @@ node --test --test-reporter=spec tests/bundlers/
 step "reliability suite: properties over every format, bad-input corpus, prompt injection, soak"
 node --test --test-reporter=spec tests/reliability/
 
+step "third-party validation: every output judged by the real SDKs (ai, LangChain, @google/genai, tsc on the official types)"
+node --test --test-reporter=spec tests/sdk/
+
 step "fuzz: a short cargo-fuzz run of each target (a notice and nothing else without nightly)"
 bash scripts/fuzz.sh 10

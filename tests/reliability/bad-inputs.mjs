@@ -165,7 +165,8 @@ export function cases() {
   add("anthropic: tool_use without id", () => [user(), { role: "assistant", content: [{ type: "tool_use", name: "f", input: {} }] }], ERR.shape, { path: "[1].content[0].id" });
   add("anthropic: tool_use input is a string", () => [user(), { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: "x" }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "r" }] }], { default: "ok", validateChain: "diag:0", needsCompaction: "false" });
   add("anthropic: tool_result without tool_use_id", () => [user(), { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }, { role: "user", content: [{ type: "tool_result", content: "r" }] }], ERR.shape, { path: "[2].content[0].tool_use_id" });
-  add("anthropic: thinking without signature", () => [user(), { role: "assistant", content: [{ type: "thinking", thinking: "hm" }, { type: "text", text: "x" }] }], { default: "ok", validateChain: "diag:0", needsCompaction: "false" });
+  // Anthropic rejects thinking without its signature (issue 14): reported, and dropped by repair.
+  add("anthropic: thinking without signature", () => [user(), { role: "assistant", content: [{ type: "thinking", thinking: "hm" }, { type: "text", text: "x" }] }], { default: "ok", compact: "changed", validateChain: "diag:unsigned_thinking", repairChain: "changed", needsCompaction: "false" });
   // Readable; the part is then invalid for every provider (its path is in native terms).
   add("anthropic: image with a bad source", () => [user([{ type: "image", source: { type: "base64" } }])], structural("invalid_part", "invalid_part", { compact: "invalid_part" }), { path: "[0]" });
   // A leading system message inside messages is read (cc82a75); with a system field too,

@@ -76,7 +76,7 @@ fn completion_pair() {
 #[test]
 fn summarization_pair() {
     let t = openai();
-    let pair = BodyPair::summarization("the summary", &t, false, None);
+    let pair = BodyPair::summarization("the summary", &[], &t, false, None);
     assert_eq!(pair.kind(), PairKind::Summarization);
     assert!(pair.is_valid() && pair.is_summarized());
     let call = pair.ai().tool_calls().next().unwrap().clone();
@@ -89,14 +89,14 @@ fn summarization_pair() {
     assert_eq!(result.content, vec![Part::text("the summary")]);
     assert_eq!(pair.size(), contextfold::message::messages_size(&pair.messages()));
     // Deterministic: the same summary gets the same id; another summary another id.
-    assert_eq!(BodyPair::summarization("the summary", &t, false, None), pair);
-    assert_ne!(BodyPair::summarization("other", &t, false, None).ai().tool_calls().next().unwrap().id, call.id);
+    assert_eq!(BodyPair::summarization("the summary", &[], &t, false, None), pair);
+    assert_ne!(BodyPair::summarization("other", &[], &t, false, None).ai().tool_calls().next().unwrap().id, call.id);
 }
 
 #[test]
 fn summarization_pair_with_fake_signature_and_reasoning() {
     let reasoning_msg = Message::new(Role::Assistant, vec![reasoning("I thought", Some("sig"))]);
-    let pair = BodyPair::summarization("s", &openai(), true, Some(&reasoning_msg));
+    let pair = BodyPair::summarization("s", &[], &openai(), true, Some(&reasoning_msg));
     let parts = &pair.ai().parts;
     assert_eq!(parts.len(), 2);
     assert_eq!(parts[0], reasoning("I thought", Some("sig")));

@@ -165,7 +165,7 @@ fn apply(ast: &mut ChainAst, e: &Edit) {
             let template = IdTemplate::parse("call_{r:24:x}").unwrap();
             if let Some(section) = ast.sections_mut().get_mut(s % n) {
                 let len = section.body().len().max(1);
-                section.replace_pair(p % len, BodyPair::summarization(t, &template, true, None));
+                section.replace_pair(p % len, BodyPair::summarization(t, &[], &template, true, None));
             }
         }
         Edit::PushCompletion(s, t) => {

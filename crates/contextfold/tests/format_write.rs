@@ -63,8 +63,8 @@ fn openai_natural_shape() {
             {"role": "assistant", "content": null, "tool_calls": [
                 {"id": "summary_1", "type": "function", "function": {
                     "name": "execute_task_and_return_summary", "arguments": "{\"task\":\"earlier work\"}"}}]},
-            {"role": "tool", "tool_call_id": "summary_1", "name": "execute_task_and_return_summary",
-             "content": "Found the bug in a.rs."},
+            // No `name`: the official tool message has none (issue 14).
+            {"role": "tool", "tool_call_id": "summary_1", "content": "Found the bug in a.rs."},
             {"role": "user", "content": "Go on."}])
     );
 }
@@ -78,9 +78,10 @@ fn anthropic_natural_shape_and_request_form() {
         {"role": "assistant", "content": [
             {"type": "tool_use", "id": "summary_1", "name": "execute_task_and_return_summary",
              "input": {"task": "earlier work"}}]},
+        // The user turn after the results joins their user message: turns alternate (issue 14).
         {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "summary_1", "content": "Found the bug in a.rs."}]},
-        {"role": "user", "content": "Go on."}]);
+            {"type": "tool_result", "tool_use_id": "summary_1", "content": "Found the bug in a.rs."},
+            {"type": "text", "text": "Go on."}]}]);
     assert_eq!(request, json!({"system": "You are helpful.", "messages": expected_messages}));
     // `format::write` picks the request form when there is a system message...
     assert_eq!(format::write(&messages, Format::Anthropic).unwrap(), request);

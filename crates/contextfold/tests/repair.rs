@@ -210,8 +210,22 @@ fn ids_reused_across_turns_pair_positionally() {
         ai("done"),
     ];
     for p in ALL {
+        if p.unique_call_ids() {
+            continue;
+        }
         check("reused ids", &input, &opts(p), &input, &[]);
     }
+    // Anthropic wants each id once (issue 14): the later call and its result are renamed.
+    let expected = [
+        user("q"),
+        ai_calls("x", &[("call_0", "read")]),
+        tool("call_0", "read", "1"),
+        ai_calls("y", &[("call_0_2", "read")]),
+        tool("call_0_2", "read", "2"),
+        ai("done"),
+    ];
+    let steps = [RenamedReusedCallId { index: 3, part: 1, call_id: "call_0".into(), new_id: "call_0_2".into() }];
+    check("reused ids, anthropic", &input, &opts(Provider::Anthropic), &expected, &steps);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use super::tool_id::{seed_from, IdTemplate};
 use super::BodyPair;
-use crate::message::{Extra, Message, Part, Role, ToolCallPart};
+use crate::message::{Extra, Message, Part, Role, ToolCallPart, ToolResultPart};
 
 /// Name of the tool call that carries a summary.
 pub const SUMMARIZATION_TOOL_NAME: &str = "execute_task_and_return_summary";
@@ -22,17 +22,26 @@ impl BodyPair {
 
     /// A summarization pair: an assistant call to [`SUMMARIZATION_TOOL_NAME`] answered by
     /// one tool message holding `summary`. The call id comes from `template`, seeded by the
-    /// summary so the same summary always gets the same id. `fake_signature` puts
+    /// summary and by the tool-call ids of the `replaced` messages: the same summary of the
+    /// same span always gets the same id (byte-stable reruns), and equal summaries of two
+    /// spans get two ids (Anthropic rejects a chain using an id twice). `fake_signature` puts
     /// [`FAKE_REASONING_SIGNATURE`] on the call (when the summarized content carried
     /// tool-call reasoning); `reasoning`'s parts, if given, go before the call (providers
     /// such as Kimi want reasoning before a tool call).
     pub fn summarization(
         summary: &str,
+        replaced: &[Message],
         template: &IdTemplate,
         fake_signature: bool,
         reasoning: Option<&Message>,
     ) -> BodyPair {
-        let id = template.generate(SUMMARIZATION_TOOL_NAME, seed_from(&[summary.as_bytes()]));
+        let mut seed: Vec<&[u8]> = vec![summary.as_bytes()];
+        seed.extend(replaced.iter().flat_map(|m| m.parts.iter()).filter_map(|p| match p {
+            Part::ToolCall(c) => Some(c.id.as_bytes()),
+            Part::ToolResult(r) => Some(r.call_id.as_bytes()),
+            _ => None,
+        }));
+        let id = template.generate(SUMMARIZATION_TOOL_NAME, seed_from(&seed));
         let mut parts: Vec<Part> = reasoning.map(|m| m.parts.clone()).unwrap_or_default();
         parts.push(Part::ToolCall(ToolCallPart {
             id: id.clone(),
@@ -42,6 +51,16 @@ impl BodyPair {
             extra: Extra::new(),
         }));
         let ai = Message::new(Role::Assistant, parts);
-        BodyPair::build(ai, vec![Message::tool_result(id, SUMMARIZATION_TOOL_NAME, summary)])
+        // The result carries no name of its own (writers that need one take its call's):
+        // OpenAI's official tool message has no `name`, so the size measured here is the
+        // size written.
+        let result = Part::ToolResult(ToolResultPart {
+            call_id: id,
+            name: None,
+            content: vec![Part::text(summary)],
+            is_error: false,
+            extra: Extra::new(),
+        });
+        BodyPair::build(ai, vec![Message::new(Role::Tool, vec![result])])
     }
 }

@@ -5,13 +5,15 @@
 //! - roles `system`, `user`, `assistant`, `tool` map one to one; `content` is a string or
 //!   an array of parts (a system message's content is always a string);
 //! - parts: `text` -> text; `image` (`image`: a URL or base64 data, `mediaType?`) ->
-//!   image; `file` (`data`: a URL or base64 data, `mediaType`, `filename?`) -> file
-//!   (a string with `:` in it is a URL, base64 never has one); `reasoning` -> reasoning;
+//!   image; `file` (`data`: a URL or base64 data, or `ai` 7's tagged `{type: "data",
+//!   data}` / `{type: "url", url}`, `mediaType`, `filename?`) -> file (a string with `:`
+//!   in it is a URL, base64 never has one); `reasoning` -> reasoning;
 //!   `tool-call` (`toolCallId`, `toolName`, `input`) -> a tool call whose arguments are
 //!   `input` as compact JSON; `tool-result` (`toolCallId`, `toolName`, `output`) -> a tool
 //!   result: output `text` / `error-text` give their text (the latter with the error
 //!   flag), `json` / `error-json` the compact JSON of their value, `content` its text and
-//!   media items;
+//!   media items, as both majors write them (`ai` 6's `media`, `image-data` / `file-data`,
+//!   `image-url` / `file-url`, `ai` 7's `file` with tagged data);
 //! - `providerOptions` and every other unknown field stay verbatim in the `extra` of the
 //!   message or part they were found on (signatures the SDK keeps there, such as
 //!   `providerOptions.anthropic.signature`, included).
@@ -21,7 +23,10 @@
 //! otherwise); tool call `input` (the original, when its compact JSON does not read back
 //! the same); tool result `output` (`"json"`, `"error-json"` or `"content"`: the output
 //! type when a writer would not pick it) and `value` (the original JSON value, as for
-//! `input`); `shadowed` as in every format.
+//! `input`); file `data: "tagged"` (`ai` 7's tagged data); output media `item` (`media`,
+//! `file`: the item type when it is not `image-data` / `file-data` / `image-url` /
+//! `file-url`, which both majors read and writers pick by themselves); `shadowed` as in
+//! every format.
 //!
 //! # Writing
 //!
@@ -36,6 +41,7 @@
 
 pub mod ui;
 
+use super::call_names::CallNames;
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
@@ -44,7 +50,6 @@ use super::FormatError;
 use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
 use std::borrow::Borrow;
-use std::collections::HashMap;
 
 /// The `extra` key holding AI SDK restoration markers (both `ModelMessage` and
 /// `UIMessage`).
@@ -160,7 +165,7 @@ fn read_part(item: &Value, path: JsonPath, role: Role) -> Result<Part, FormatErr
             }))
         }
         "file" => {
-            let (url, data) = url_or_data(obj.required_string("data")?);
+            let (url, data) = read_file_data(&mut obj, &mut markers)?;
             let media_type = owned(obj.string("mediaType")?);
             let name = owned(obj.string("filename")?);
             Ok(Part::File(FilePart {
@@ -203,6 +208,39 @@ fn read_part(item: &Value, path: JsonPath, role: Role) -> Result<Part, FormatErr
 }
 
 /// A URL (it has a `:`) or base64 data.
+/// A file part's `data`: a string (a URL or base64), or `ai` 7's tagged `{type: "data",
+/// data}` / `{type: "url", url}` (marked `data: "tagged"`, to be written back so).
+fn read_file_data(
+    obj: &mut WireObject<'_>,
+    markers: &mut Markers,
+) -> Result<(Option<String>, Option<String>), FormatError> {
+    let path = obj.field_path("data");
+    match obj.take("data") {
+        Some(Value::String(text)) => Ok(url_or_data(text)),
+        Some(tagged @ Value::Object(_)) => {
+            markers.set("data", "tagged");
+            read_tagged(tagged, path)
+        }
+        Some(other) => Err(path.shape_error(format!(
+            "`data` must be a string or a tagged object {{type: \"data\" | \"url\"}}, found {}",
+            json_kind(other)
+        ))),
+        None => Err(path.shape_error("missing field `data`")),
+    }
+}
+
+/// `{type: "data", data}` -> data, `{type: "url", url}` -> URL (`ai` 7's tagged file data).
+fn read_tagged(value: &Value, path: JsonPath) -> Result<(Option<String>, Option<String>), FormatError> {
+    let mut tagged = WireObject::new(value, path, "tagged file data")?;
+    match tagged.required_string("type")? {
+        "data" => Ok((None, Some(tagged.required_string("data")?.to_string()))),
+        "url" => Ok((Some(tagged.required_string("url")?.to_string()), None)),
+        other => Err(tagged
+            .field_path("type")
+            .shape_error(format!("unsupported file data type `{other}` (contextfold reads inline `data` and `url`)"))),
+    }
+}
+
 fn url_or_data(text: &str) -> (Option<String>, Option<String>) {
     if text.contains(':') {
         (Some(text.to_string()), None)
@@ -254,25 +292,62 @@ fn read_output(output: &mut WireObject<'_>, markers: &mut Markers) -> Result<(Ve
     }
 }
 
-/// An item of a `content` output: `{type: "text", text}` or `{type: "media", data, mediaType}`.
+/// An item of a `content` output, in the shapes of both majors: `text`; `ai` 6's
+/// `media` (`data`, `mediaType`); `ai` 6 and 7's `image-data` / `file-data` (`data`,
+/// `mediaType`, `filename?`) and `image-url` / `file-url` (`url`, `mediaType?`); `ai` 7's
+/// `file` (`data` tagged, `mediaType`, `filename?`). Media other than `image-data` /
+/// `file-data` (the natural shape, read by both majors) are marked `item: <type>`, so the
+/// writer gives back the shape the input used.
 fn read_output_item(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content item")?;
-    match obj.required_string("type")? {
+    let item_type = obj.required_string("type")?;
+    let mut markers = Markers::default();
+    let (url, data, media_type, name) = match item_type {
         "text" => {
             let text = obj.required_string("text")?.to_string();
-            Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()) }))
+            return Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, markers) }));
         }
-        "media" => {
-            let data = Some(obj.required_string("data")?.to_string());
-            let media_type = Some(obj.required_string("mediaType")?.to_string());
-            if media_type.as_deref().is_some_and(|m| m.starts_with("image/")) {
-                let extra = obj.into_extra(native_keys::IMAGE, NAMESPACE, Markers::default());
-                return Ok(Part::Image(ImagePart { url: None, data, media_type, extra }));
-            }
-            let extra = obj.into_extra(native_keys::FILE, NAMESPACE, Markers::default());
-            Ok(Part::File(FilePart { url: None, data, media_type, name: None, extra }))
+        "media" | "image-data" | "file-data" => {
+            let data = obj.required_string("data")?.to_string();
+            let media_type = obj.required_string("mediaType")?.to_string();
+            let name = obj.string("filename")?.map(str::to_string);
+            (None, Some(data), Some(media_type), name)
         }
-        other => Err(obj.field_path("type").shape_error(format!("unsupported content item type `{other}`"))),
+        "image-url" | "file-url" => {
+            let url = obj.required_string("url")?.to_string();
+            (Some(url), None, obj.string("mediaType")?.map(str::to_string), None)
+        }
+        "file" => {
+            let (url, data) = read_file_data(&mut obj, &mut markers)?;
+            let media_type = obj.required_string("mediaType")?.to_string();
+            (url, data, Some(media_type), obj.string("filename")?.map(str::to_string))
+        }
+        other => return Err(obj.field_path("type").shape_error(format!("unsupported content item type `{other}`"))),
+    };
+    let image = match item_type {
+        "image-data" | "image-url" => true,
+        "file-data" | "file-url" => false,
+        _ => media_type.as_deref().is_some_and(|m| m == "image" || m.starts_with("image/")) && name.is_none(),
+    };
+    if item_type != natural_item(image, url.is_some()) {
+        markers.set("item", item_type);
+    }
+    if image {
+        let extra = obj.into_extra(native_keys::IMAGE, NAMESPACE, markers);
+        return Ok(Part::Image(ImagePart { url, data, media_type, extra }));
+    }
+    let extra = obj.into_extra(native_keys::FILE, NAMESPACE, markers);
+    Ok(Part::File(FilePart { url, data, media_type, name, extra }))
+}
+
+/// The content item type a writer picks by itself: the `-data` / `-url` items that both
+/// majors (6 and 7) read.
+fn natural_item(image: bool, url: bool) -> &'static str {
+    match (image, url) {
+        (true, false) => "image-data",
+        (true, true) => "image-url",
+        (false, false) => "file-data",
+        (false, true) => "file-url",
     }
 }
 
@@ -288,10 +363,10 @@ fn natural_output(content: &[Part], is_error: bool) -> &'static str {
 /// Writes messages as an array of AI SDK `ModelMessage`s.
 pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
-    let names: HashMap<&str, &str> =
-        messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c.name.as_str())).collect();
+    let mut names = CallNames::new(messages);
     let mut out = Vec::with_capacity(messages.len());
     for (i, message) in messages.iter().enumerate() {
+        names.visit(message);
         let path = root.index(i);
         let parts_path = path.key("parts");
         let restore = Restore::new(&message.extra, NAMESPACE);
@@ -339,12 +414,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     Ok(Value::Array(out))
 }
 
-fn write_part(
-    path: &JsonPath,
-    part: &Part,
-    role: Role,
-    names: &HashMap<&str, &str>,
-) -> Result<Option<Value>, FormatError> {
+fn write_part(path: &JsonPath, part: &Part, role: Role, names: &CallNames<'_>) -> Result<Option<Value>, FormatError> {
     let part_type = match part {
         Part::Text(_) => "text",
         Part::Reasoning(_) => "reasoning",
@@ -421,7 +491,16 @@ fn write_file(
     name: &Option<String>,
 ) -> Result<Value, FormatError> {
     let restore = Restore::new(extra, NAMESPACE);
-    let mut mapped = object([("type", "file".into()), ("data", media_source(path, url, data)?)]);
+    let source = if restore.marker_str("data") == Some("tagged") {
+        match (url, data) {
+            (Some(url), None) => Value::Object(object([("type", "url".into()), ("url", url.as_str().into())])),
+            (None, Some(data)) => Value::Object(object([("type", "data".into()), ("data", data.as_str().into())])),
+            _ => media_source(path, url, data)?,
+        }
+    } else {
+        media_source(path, url, data)?
+    };
+    let mut mapped = object([("type", "file".into()), ("data", source)]);
     mapped.insert("mediaType".into(), media_type.as_deref().unwrap_or("application/octet-stream").into());
     if let Some(name) = name {
         mapped.insert("filename".into(), name.as_str().into());
@@ -430,7 +509,7 @@ fn write_file(
 }
 
 /// `{type: "tool-result", toolCallId, toolName, output: {type, value}}`.
-fn write_result(path: &JsonPath, result: &ToolResultPart, names: &HashMap<&str, &str>) -> Result<Value, FormatError> {
+fn write_result(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>) -> Result<Value, FormatError> {
     let restore = Restore::new(&result.extra, NAMESPACE);
     let name = match (&result.name, names.get(result.call_id.as_str())) {
         (Some(name), _) => name.as_str(),
@@ -494,26 +573,60 @@ fn write_result(path: &JsonPath, result: &ToolResultPart, names: &HashMap<&str, 
     ])))
 }
 
+/// A content output item in the shape the input used (`item` marker), else the natural
+/// one (see [`read_output_item`]).
 fn write_output_item(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
-    let (extra, data, media_type) = match part {
+    let (extra, url, data, media_type, name, image) = match part {
         Part::Text(text) => {
             return Ok(Restore::new(&text.extra, NAMESPACE)
                 .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])))
         }
-        Part::Image(image) => (&image.extra, &image.data, &image.media_type),
-        Part::File(file) => (&file.extra, &file.data, &file.media_type),
+        Part::Image(image) => (&image.extra, &image.url, &image.data, &image.media_type, &None, true),
+        Part::File(file) => (&file.extra, &file.url, &file.data, &file.media_type, &file.name, false),
         other => {
             return Err(path.unwritable(format!("a `{}` part cannot be written in an AI SDK tool output", other.kind())))
         }
     };
-    let (Some(data), Some(media_type)) = (data, media_type) else {
-        return Err(path.unwritable("media in an AI SDK tool output need inline data and a media type"));
+    let restore = Restore::new(extra, NAMESPACE);
+    let natural = natural_item(image, url.is_some());
+    let item = match restore.marker_str("item") {
+        // A marker that no longer fits the source (data vs URL) gives way to the natural shape.
+        Some(marked @ ("media" | "image-data" | "file-data")) if data.is_some() => marked,
+        Some(marked @ ("image-url" | "file-url")) if url.is_some() => marked,
+        Some("file") => "file",
+        _ => natural,
     };
-    Ok(Restore::new(extra, NAMESPACE).finish(object([
-        ("type", "media".into()),
-        ("data", data.as_str().into()),
-        ("mediaType", media_type.as_str().into()),
-    ])))
+    let mut mapped = object([("type", item.into())]);
+    match (item, url, data) {
+        ("file", _, _) => {
+            let source = match (url, data) {
+                (Some(url), None) => object([("type", "url".into()), ("url", url.as_str().into())]),
+                (None, Some(data)) => object([("type", "data".into()), ("data", data.as_str().into())]),
+                _ => return Err(path.unwritable("an AI SDK tool output file needs exactly one of a URL and data")),
+            };
+            mapped.insert("data".into(), Value::Object(source));
+        }
+        (_, Some(url), None) => {
+            mapped.insert("url".into(), url.as_str().into());
+        }
+        (_, None, Some(data)) => {
+            mapped.insert("data".into(), data.as_str().into());
+        }
+        _ => return Err(path.unwritable("media in an AI SDK tool output need exactly one of a URL and data")),
+    }
+    match media_type {
+        Some(media_type) => {
+            mapped.insert("mediaType".into(), media_type.as_str().into());
+        }
+        None if url.is_none() || item == "file" => {
+            return Err(path.unwritable("media in an AI SDK tool output need a media type"));
+        }
+        None => {}
+    }
+    if let (Some(name), "file" | "file-data") = (name, item) {
+        mapped.insert("filename".into(), name.as_str().into());
+    }
+    Ok(restore.finish(mapped))
 }
 
 /// A text part, written the same way in `ModelMessage`s and `UIMessage`s.

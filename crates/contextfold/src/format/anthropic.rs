@@ -35,8 +35,8 @@
 //! - `mergeWithPrevious: [positions]` on a user message split off a user message with
 //!   tool results: it merges back into the previous (tool) message's wire message, its
 //!   parts going to these block positions;
-//! - `newMessage: true` on a tool message read from a user message of tool results that
-//!   directly follows another one: a writer must not merge the two;
+//! - `newMessage: true` on a tool or user message read from a user message that directly
+//!   follows one of tool results: a writer must not merge the two;
 //! - `source`: fields of an `image` / `document` source that were not mapped, including
 //!   its `type` unless that is `base64` (data) or `url` (url), so `text`, `file` or
 //!   `content` sources survive (a part with neither URL nor data is then reported by the
@@ -69,9 +69,9 @@
 //! tool messages a user message of `tool_result` blocks (content absent, a string or
 //! blocks, `is_error` only when set). Consecutive tool messages go into one user message
 //! unless marked `newMessage`; a user message marked `mergeWithPrevious` goes back into
-//! the user message of the tool results before it, at its recorded block positions. An
-//! unmarked user message after tool results stays a message of its own (the API accepts
-//! consecutive user turns), so read chains keep their exact shape. Anthropic -> native ->
+//! the user message of the tool results before it, at its recorded block positions, and any
+//! other user message after tool results joins it too (after the results), unless marked
+//! `newMessage`: turns alternate, and read chains keep their exact shape. Anthropic -> native ->
 //! Anthropic therefore gives back the very same JSON. What the wire cannot carry:
 //! - a tool result's `name` and a tool call's `signature` are dropped (no such fields);
 //! - a file's `name` is written as the document `title`;
@@ -136,7 +136,7 @@ fn read_messages(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Res
         let leading = out.iter().all(|m| m.role == Role::System);
         let mut read = read_message(item, path.index(i), leading)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
-        if let Some(first) = read.first_mut().filter(|m| after_results && m.role == Role::Tool) {
+        if let Some(first) = read.first_mut().filter(|m| after_results && matches!(m.role, Role::Tool | Role::User)) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
         }
         out.extend(read);

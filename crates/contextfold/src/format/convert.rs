@@ -21,8 +21,9 @@
 //!      are dropped, reasoning left without one is dropped, redacted data too; the first
 //!      function call of each model message that has no signature gets the placeholder
 //!      [`FAKE_REASONING_SIGNATURE`], which Gemini accepts for history it did not produce;
-//!    - OpenAI: signatures are dropped (OpenAI Chat has no field for them); reasoning
-//!      text stays, written as `reasoning_content` (the field DeepSeek-style APIs use);
+//!    - OpenAI: reasoning is dropped: the official Chat Completions types have no field
+//!      for it (`reasoning_content`, which DeepSeek-style APIs use, stays in chains read
+//!      from OpenAI, where the caller put it);
 //!    - native, AI SDK, LangChain: carriers, not APIs: reasoning and signatures stay for
 //!      the writer (the AI SDK writers keep what their wire can hold).
 //!
@@ -33,11 +34,13 @@
 //!    (everything but OpenAI and native; raw control characters escaped, else `{}`),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain);
 //! 4. media the target cannot carry are dropped: a file by URL for OpenAI, inline data
-//!    without a media type for Gemini, media by URL in an AI SDK tool output, any media
+//!    without a media type for Gemini and in an AI SDK tool output, any media
 //!    in an AI SDK UIMessage tool output, files for LangChain;
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
-//!    and so are the results answering them;
+//!    and so are the results answering them; for every target but OpenAI, so is an id an
+//!    earlier message already used (SWE-agent reuses ids; Anthropic rejects that, and the
+//!    others pair results by id);
 //! 6. the repair pass of the target's provider ([`provider_of`]): system placement, role
 //!    alternation, tool results grouped after their call, empty text, ...
 //!
@@ -163,7 +166,7 @@ pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<
             add_gemini_signatures(&mut out, &mut changes);
         }
         if let Some(template) = id_template(to).and_then(|t| IdTemplate::parse(t).ok()) {
-            normalize_ids(&mut out, &template, &mut changes);
+            normalize_ids(&mut out, &template, provider_of(to).unique_call_ids(), &mut changes);
         }
     }
     let repaired = repair(&out, &RepairOptions::for_provider(provider_of(to)));
@@ -248,7 +251,9 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                 let rejected = match to {
                     Format::Anthropic => reasoning.signature.is_none() && reasoning.redacted_data.is_none(),
                     Format::Gemini => reasoning.signature.is_none(),
-                    Format::OpenAi => reasoning.text.trim().is_empty(),
+                    // The official Chat Completions message has no reasoning field (the
+                    // `reasoning_content` of DeepSeek-style APIs is kept only where read).
+                    Format::OpenAi => true,
                     _ => false,
                 };
                 if rejected {
@@ -289,8 +294,8 @@ fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static s
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
         Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
-        Format::AiSdk if nested && (data.is_none() || media_type.is_none()) => {
-            Some("AI SDK tool outputs take media as inline data with a media type")
+        Format::AiSdk if nested && data.is_some() && media_type.is_none() => {
+            Some("AI SDK tool outputs take inline media with a media type")
         }
         Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
         Format::LangChain if is_file => Some("LangChain has no common file block"),
@@ -347,20 +352,26 @@ fn add_gemini_signatures(messages: &mut [Message], changes: &mut Vec<Change>) {
 }
 
 /// Step 5: ids that do not fit `template` renamed, with the results answering them
-/// (results after the call, up to the next call with the same old id).
-fn normalize_ids(messages: &mut [Message], template: &IdTemplate, changes: &mut Vec<Change>) {
+/// (results after the call, up to the next call with the same old id); with `unique`, so
+/// is an id an earlier message's call already used (see [`Provider::unique_call_ids`]).
+fn normalize_ids(messages: &mut [Message], template: &IdTemplate, unique: bool, changes: &mut Vec<Change>) {
     let mut taken: HashSet<String> = messages.iter().flat_map(Message::tool_calls).map(|c| c.id.clone()).collect();
     let mut renamed: HashMap<String, String> = HashMap::new();
+    // Ids kept or given so far, with the message that has them.
+    let mut used: HashMap<String, usize> = HashMap::new();
     for (index, message) in messages.iter_mut().enumerate() {
         for (part, p) in message.parts.iter_mut().enumerate() {
             match p {
                 Part::ToolCall(call) if message.role == Role::Assistant => {
-                    if template.validate(&call.id, &call.name).is_ok() {
+                    let reused = unique && used.get(&call.id).is_some_and(|&at| at != index);
+                    if template.validate(&call.id, &call.name).is_ok() && !reused {
                         renamed.remove(&call.id);
+                        used.insert(call.id.clone(), index);
                         continue;
                     }
                     let new = fresh_id(template, &call.id, &call.name, &taken);
                     taken.insert(new.clone());
+                    used.insert(new.clone(), index);
                     renamed.insert(call.id.clone(), new.clone());
                     let old = std::mem::replace(&mut call.id, new.clone());
                     changes.push(Change::RenamedToolCallId { index, part, old, new });

@@ -164,7 +164,7 @@ fn read_contents(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Res
     for (i, item) in items.iter().enumerate() {
         let mut read = read_content(item, path.index(i), i, &mut ids)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
-        if let Some(first) = read.first_mut().filter(|m| after_results && m.role == Role::Tool) {
+        if let Some(first) = read.first_mut().filter(|m| after_results && matches!(m.role, Role::Tool | Role::User)) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
         }
         out.extend(read);

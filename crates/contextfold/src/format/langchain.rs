@@ -25,8 +25,9 @@
 //!
 //! # Writing
 //!
-//! [`write()`] reverses the mapping; unmarked messages get the Python `toDict` form with
-//! only the fields they have: `{type, data: {content, tool_calls?, tool_call_id?, name?,
+//! [`write()`] reverses the mapping; unmarked messages get the form of the chain (the JS
+//! one when any message was read in it, as `load` wants one form throughout), else the
+//! Python `toDict` form, with only the fields they have: `{type, data: {content, tool_calls?, tool_call_id?, name?,
 //! status?}}`. A tool message holding several results becomes one message each.
 //! Reasoning is written as a `thinking` block (with its signature), which LangChain's
 //! Anthropic integration sends back; redacted data and tool call signatures are dropped.
@@ -231,6 +232,9 @@ fn read_tool_call(call: &Value, path: JsonPath) -> Result<Part, FormatError> {
 pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
     let mut out = Vec::with_capacity(messages.len());
+    // Messages without a form (a summary, a converted message) take the chain's: `load`
+    // revives a JS `toJSON()` list only when every message is in that form.
+    let js = messages.iter().any(|m| Restore::new(&m.extra, NAMESPACE).marker_str("form") == Some("constructor"));
     for (i, message) in messages.iter().enumerate() {
         let path = root.index(i);
         let parts_path = path.key("parts");
@@ -257,7 +261,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
                 if result.is_error {
                     mapped.insert("status".into(), "error".into());
                 }
-                out.push(envelope(Role::Tool, restore, mapped));
+                out.push(envelope(Role::Tool, restore, mapped, js));
             }
             continue;
         }
@@ -285,14 +289,15 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
         if !calls.is_empty() {
             mapped.insert("tool_calls".into(), Value::Array(calls));
         }
-        out.push(envelope(message.role, restore, mapped));
+        out.push(envelope(message.role, restore, mapped, js));
     }
     Ok(Value::Array(out))
 }
 
-/// `{type, data}` or, marked, `{lc, type: "constructor", id, kwargs}`.
-fn envelope(role: Role, restore: Restore<'_>, mapped: Map<String, Value>) -> Value {
-    let form = restore.marker_str("form");
+/// `{type, data}` or, marked (or unmarked in a chain of the JS form, `js`), `{lc, type:
+/// "constructor", id, kwargs}`.
+fn envelope(role: Role, restore: Restore<'_>, mapped: Map<String, Value>, js: bool) -> Value {
+    let form = restore.marker_str("form").or(js.then_some("constructor"));
     let kind = restore.marker("type").cloned();
     let lc = restore.marker("lc").cloned();
     let id = restore.marker("id").cloned();

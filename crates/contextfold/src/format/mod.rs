@@ -12,6 +12,7 @@
 
 pub mod aisdk;
 pub mod anthropic;
+mod call_names;
 pub mod container;
 mod content_shape;
 pub mod convert;

@@ -35,6 +35,8 @@
 //! - tool call `type`: `"absent"` when the wire call had no `type` (natural: `function`);
 //!   `legacyFunctionCall: true` on a tool call read from `function_call` (its id is made
 //!   up and must not be written);
+//! - `name: true` on a tool message that had the legacy `name` (the official types have no
+//!   such field, so a writer leaves it out unless the wire had it);
 //! - `shadowed`: unknown fields whose names clash with native field names.
 //!
 //! # Writing
@@ -44,7 +46,8 @@
 //! without markers the natural shape: `content` a string for a lone plain text part (or
 //! none outside assistant messages), `null` for an assistant message without content, an
 //! array otherwise; tool calls as `{id, type: "function", function}`; a tool message as
-//! `{role: "tool", tool_call_id, name?, content}`. OpenAI -> native -> OpenAI therefore
+//! `{role: "tool", tool_call_id, content}` (`name` only where the wire had it, and on a
+//! legacy `function` message, which requires it). OpenAI -> native -> OpenAI therefore
 //! gives back the very same JSON. What the wire cannot carry:
 //! - an assistant message is written reasoning, content, tool calls in this order,
 //!   whatever its part order; several reasoning texts are joined by a newline;
@@ -154,7 +157,11 @@ fn read_message(
         WireRole::Assistant => read_assistant_parts(&mut obj, index, legacy, &mut markers)?,
         WireRole::Tool => {
             let call_id = obj.required_string("tool_call_id")?.to_string();
-            vec![read_tool_result(&mut obj, call_id, &mut markers)?]
+            let result = read_tool_result(&mut obj, call_id, &mut markers)?;
+            if matches!(&result, Part::ToolResult(r) if r.name.is_some()) {
+                markers.set("name", true);
+            }
+            vec![result]
         }
         WireRole::Function => {
             let call_id = legacy.answer(index);

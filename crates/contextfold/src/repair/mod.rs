@@ -13,6 +13,7 @@
 //!    [`RepairOptions::history_changed_from`] and [`repair_compacted`]), older thinking is
 //!    dropped for providers that sign it against its history; the current tool cycle keeps
 //!    its reasoning byte-for-byte;
+//!    Thinking without a signature is dropped for providers that require one (Anthropic);
 //! 2. `parts`: parts in a place no provider allows them (a tool call outside an assistant
 //!    message, a tool result outside a tool message, anything else in a tool message, media
 //!    without a source, an empty call id) and a call id used twice in one message are
@@ -26,20 +27,27 @@
 //! 5. `tool_pairing`: results right after their call, orphans removed or answered,
 //!    duplicates dropped, pending calls answered with a placeholder, leading results
 //!    dropped;
+//!    then `call_ids`: a call reusing the id of an earlier message's call is renamed, with
+//!    its results, for providers that want each id once (all but OpenAI), and
+//!    `tool_media`: media of tool results move to a user message after the results, for
+//!    providers whose tool messages hold text only (OpenAI);
 //! 6. `roles` (alternation): consecutive user or assistant messages merged where the
 //!    provider requires alternation, and a placeholder user message put before an assistant
 //!    that would open the conversation.
 
+mod call_ids;
 mod empty;
 mod parts;
 mod roles;
 mod step;
 mod thinking;
+mod tool_media;
 mod tool_pairing;
 mod validate;
 
 pub(crate) use roles::merge_into;
 pub use step::RepairStep;
+pub use tool_media::MOVED_MEDIA_NOTE;
 pub use validate::{validate, Diagnostic};
 
 use crate::message::{Message, Part};
@@ -110,6 +118,24 @@ impl Provider {
     /// The first turn after the system prompt must be the user's.
     pub fn user_first(self) -> bool {
         matches!(self, Provider::Anthropic | Provider::Gemini)
+    }
+
+    /// Every tool-call id may be used once in the whole chain: Anthropic rejects a reused
+    /// `tool_use` id ("tool_use ids must be unique"), and Gemini and the formats under the
+    /// shared rules (AI SDK, LangChain) pair a result with its call by id, so a reused id
+    /// gives a result the wrong call. OpenAI accepts it (real transcripts reuse ids).
+    pub fn unique_call_ids(self) -> bool {
+        !matches!(self, Provider::OpenAi)
+    }
+
+    /// A tool message holds text only (OpenAI): media of results go to a user message.
+    pub fn text_only_tool_results(self) -> bool {
+        matches!(self, Provider::OpenAi)
+    }
+
+    /// A thinking block must carry its signature (or be redacted).
+    pub fn requires_signed_thinking(self) -> bool {
+        matches!(self, Provider::Anthropic)
     }
 
     /// Thinking is signed against the history before it: once that history changed, only
@@ -255,6 +281,7 @@ pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
     for (index, message) in messages.iter().enumerate() {
         let mut draft = Draft::new(index, message);
         stale.drop_parts(&mut draft, &mut steps);
+        thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
         parts::clean(&mut draft, &mut steps);
         empty::drop_blank_text(&mut draft, &mut steps);
         match draft.finish() {
@@ -264,6 +291,9 @@ pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
     }
     let items = roles::place_system(items, options.provider, &mut steps);
     let items = tool_pairing::repair(items, options, &mut steps);
+    // After pairing (which pairs reused ids by position, and may add calls for orphans).
+    let items = if options.provider.unique_call_ids() { call_ids::rename_reused(items, &mut steps) } else { items };
+    let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
     Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }

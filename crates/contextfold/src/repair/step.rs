@@ -20,6 +20,17 @@ pub enum RepairStep {
     /// A second tool call with the same id in one assistant message was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedDuplicateCall { index: usize, part: usize, call_id: String },
+    /// A tool call reusing the id of a call in an earlier message got `new_id`, and so did
+    /// the results answering it (for providers that want every id once).
+    #[serde(rename_all = "camelCase")]
+    RenamedReusedCallId { index: usize, part: usize, call_id: String, new_id: String },
+    /// `count` media of the tool result `part` moved to a user message after the results
+    /// (OpenAI tool messages hold text only); the result keeps a note.
+    #[serde(rename_all = "camelCase")]
+    MovedToolMedia { index: usize, part: usize, count: usize },
+    /// A thinking part without a signature was dropped (Anthropic rejects it).
+    #[serde(rename_all = "camelCase")]
+    DroppedUnsignedThinking { index: usize, part: usize },
     /// An empty or whitespace-only text part was dropped.
     #[serde(rename_all = "camelCase")]
     RemovedEmptyText { index: usize, part: usize },
@@ -69,6 +80,9 @@ impl RepairStep {
             RepairStep::DroppedThinking { index, .. }
             | RepairStep::DroppedInvalidPart { index, .. }
             | RepairStep::DroppedDuplicateCall { index, .. }
+            | RepairStep::RenamedReusedCallId { index, .. }
+            | RepairStep::DroppedUnsignedThinking { index, .. }
+            | RepairStep::MovedToolMedia { index, .. }
             | RepairStep::RemovedEmptyText { index, .. }
             | RepairStep::RemovedEmptyMessage { index }
             | RepairStep::SystemToUser { index }

@@ -64,3 +64,24 @@ impl StaleThinking {
 fn has_reasoning(m: &Message) -> bool {
     m.parts.iter().any(|p| matches!(p, Part::Reasoning(_)))
 }
+
+/// Drops thinking that carries no signature (and is not redacted) for providers that reject
+/// it: Anthropic answers 400 to a `thinking` block without `signature`.
+pub(crate) fn drop_unsigned(draft: &mut Draft<'_>, provider: super::Provider, steps: &mut Vec<RepairStep>) {
+    if !provider.requires_signed_thinking() {
+        return;
+    }
+    let index = draft.index;
+    draft.retain(|part, p| {
+        let unsigned = is_unsigned(p);
+        if unsigned {
+            steps.push(RepairStep::DroppedUnsignedThinking { index, part });
+        }
+        !unsigned
+    });
+}
+
+/// A reasoning part with neither a signature nor redacted data.
+pub(crate) fn is_unsigned(p: &Part) -> bool {
+    matches!(p, Part::Reasoning(r) if r.signature.as_deref().is_none_or(str::is_empty) && r.redacted_data.is_none())
+}

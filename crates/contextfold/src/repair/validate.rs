@@ -4,7 +4,9 @@
 //!
 //! Codes: `invalid_part`, `duplicate_call_id`, `empty_text`, `empty_message`,
 //! `system_not_first`, `multiple_system` (Anthropic, Gemini), `starts_with_tool_result`,
-//! `first_not_user` (Anthropic, Gemini), `orphan_result`, `duplicate_result`,
+//! `first_not_user` (Anthropic, Gemini), `unsigned_thinking` (Anthropic),
+//! `media_in_tool_result` (OpenAI), `duplicate_call_id`
+//! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
 //! Gemini). The thinking rule needs the history the provider saw before, so it is not
 //! checked here.
@@ -49,6 +51,43 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     system_rules(messages, provider, &mut out);
     first_turn(messages, provider, &mut out);
     pairing_rules(messages, &mut out);
+    if provider.unique_call_ids() {
+        for (index, part, id, first) in super::call_ids::reused(messages) {
+            out.push(Diagnostic::part(
+                "duplicate_call_id",
+                index,
+                part,
+                format!("tool call id {id} was already used in message {first}"),
+            ));
+        }
+    }
+    if provider.text_only_tool_results() {
+        for (index, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Tool) {
+            for (part, p) in m.parts.iter().enumerate() {
+                let Part::ToolResult(r) = p else { continue };
+                for (content, _) in r.content.iter().enumerate().filter(|(_, c)| super::tool_media::is_media(c)) {
+                    out.push(Diagnostic {
+                        code: "media_in_tool_result",
+                        index,
+                        path: format!("[{index}].parts[{part}].content[{content}]"),
+                        message: format!("{} tool messages hold text only", provider.as_str()),
+                    });
+                }
+            }
+        }
+    }
+    if provider.requires_signed_thinking() {
+        for (index, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
+            for (part, _) in m.parts.iter().enumerate().filter(|(_, p)| super::thinking::is_unsigned(p)) {
+                out.push(Diagnostic::part(
+                    "unsigned_thinking",
+                    index,
+                    part,
+                    format!("{} rejects a thinking block without its signature", provider.as_str()),
+                ));
+            }
+        }
+    }
     if provider.requires_alternation() {
         alternation(messages, &mut out);
     }

@@ -242,5 +242,5 @@ pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdT
     }
     let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
     let reasoning = extract_reasoning_message(&messages);
-    BodyPair::summarization(text, template, contains_tool_call_reasoning(&messages), reasoning.as_ref())
+    BodyPair::summarization(text, &messages, template, contains_tool_call_reasoning(&messages), reasoning.as_ref())
 }

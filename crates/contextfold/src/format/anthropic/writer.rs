@@ -141,6 +141,16 @@ fn write_messages<'a>(
                         last.fields = merge_missing(fields, restore.into_fields());
                         last.open = false;
                     }
+                    // Any other user message after tool results joins their user message (the
+                    // API wants alternating turns), unless it was a wire message of its own.
+                    (Some(last), None) if message.role == Role::User && !restore.marker_flag("newMessage") => {
+                        if let Value::Array(content) = &mut last.content {
+                            content.extend(blocks);
+                        }
+                        let fields = std::mem::take(&mut last.fields);
+                        last.fields = merge_missing(fields, restore.into_fields());
+                        last.open = false;
+                    }
                     (open, _) => {
                         if let Some(last) = open {
                             last.open = false;
@@ -260,6 +270,9 @@ fn block_type(part: &Part) -> &'static str {
     match part {
         Part::Text(_) => "text",
         Part::Image(_) => "image",
+        // A `document` takes PDF or text only: an image file (AI SDK `file` parts carry
+        // images) is an `image` block.
+        Part::File(f) if f.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) => "image",
         Part::File(_) => "document",
         Part::Reasoning(r) if r.redacted_data.is_some() => "redacted_thinking",
         Part::Reasoning(_) => "thinking",
@@ -297,7 +310,7 @@ fn write_block(path: &JsonPath, part: &Part, context: BlockContext) -> Result<Va
             let restore = Restore::new(&file.extra, NAMESPACE);
             let source = write_source(path, &restore, &file.url, &file.data, &file.media_type)?;
             let mut mapped = object([("type", kind.into()), ("source", source)]);
-            if let Some(name) = &file.name {
+            if let Some(name) = file.name.as_ref().filter(|_| kind == "document") {
                 mapped.insert("title".into(), name.as_str().into());
             }
             Ok(restore.finish(mapped))

@@ -2,13 +2,13 @@
 //! *Writing*).
 
 use super::NAMESPACE;
+use crate::format::call_names::CallNames;
 use crate::format::data_url;
 use crate::format::path::JsonPath;
 use crate::format::wire::{extend_nested, merge_missing, object, Restore};
 use crate::format::FormatError;
 use crate::message::{Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// Writes messages as a Gemini `contents` array. A system message cannot be in it
 /// (Gemini takes the system prompt in the request's `systemInstruction`): use
@@ -116,10 +116,10 @@ fn wire_role(message: &Message, restore: &Restore<'_>) -> Option<Value> {
 
 /// `messages` start at index `offset` of the native chain (for paths).
 fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Result<Vec<Value>, FormatError> {
-    let names: HashMap<&str, &str> =
-        messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c.name.as_str())).collect();
+    let mut names = CallNames::new(messages);
     let mut out: Vec<WireContent> = Vec::new();
     for (k, message) in messages.iter().enumerate() {
+        names.visit(message);
         let path = root.index(k.saturating_add(offset));
         let parts_path = path.key("parts");
         let restore = Restore::new(&message.extra, NAMESPACE);
@@ -164,6 +164,14 @@ fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Resul
                     (Some(last), Some(positions)) if message.role == Role::User => {
                         let results = std::mem::take(&mut last.parts);
                         last.parts = interleave(results, parts, positions);
+                        let fields = std::mem::take(&mut last.fields);
+                        last.fields = merge_missing(fields, restore.into_fields());
+                        last.open = false;
+                    }
+                    // Any other user message after tool results joins their content (turns
+                    // alternate), unless it was a content of its own when read.
+                    (Some(last), None) if message.role == Role::User && !restore.marker_flag("newMessage") => {
+                        last.parts.extend(parts);
                         let fields = std::mem::take(&mut last.fields);
                         last.fields = merge_missing(fields, restore.into_fields());
                         last.open = false;
@@ -344,7 +352,7 @@ fn write_call(path: &JsonPath, call: &ToolCallPart) -> Result<Value, FormatError
 }
 
 /// `{functionResponse: {id?, name, response, parts?}}`.
-fn write_response(path: &JsonPath, result: &ToolResultPart, names: &HashMap<&str, &str>) -> Result<Value, FormatError> {
+fn write_response(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>) -> Result<Value, FormatError> {
     let restore = Restore::new(&result.extra, NAMESPACE);
     let name = match (&result.name, names.get(result.call_id.as_str())) {
         (Some(name), _) => name.as_str(),

@@ -86,7 +86,7 @@ fn messages_map_field_by_field() {
             "tool message with legacy name",
             json!([{"role": "tool", "tool_call_id": "c1", "name": "read", "content": "fn main() {}"}]),
             json!([{"role": "tool", "parts": [{"type": "toolResult", "callId": "c1", "name": "read",
-                "content": [{"type": "text", "text": "fn main() {}"}]}]}]),
+                "content": [{"type": "text", "text": "fn main() {}"}]}], "_openai": {"name": true}}]),
         ),
         (
             "tool message with parts and empty content",

@@ -141,7 +141,8 @@ fn write_tool_result(
     if !legacy {
         mapped.insert("tool_call_id".into(), result.call_id.as_str().into());
     }
-    if let Some(name) = &result.name {
+    // The official `tool` message has no `name`: written only back where it was read.
+    if let Some(name) = result.name.as_ref().filter(|_| legacy || restore.marker_flag("name")) {
         mapped.insert("name".into(), name.as_str().into());
     }
     let content: Vec<Located<'_>> =

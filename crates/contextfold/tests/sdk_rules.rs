@@ -1,0 +1,276 @@
+//! Provider rules found by the third-party validation suite (tests/sdk, issue 14): each one is
+//! produced nowhere, reported by `validate` and fixed by `repair`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use contextfold::ast::{BodyPair, IdTemplate};
+use contextfold::measure::Meter;
+use contextfold::message::{Message, Part, ReasoningPart, Role};
+use contextfold::repair::{repair, validate, Provider, RepairOptions, RepairStep};
+use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+use contextfold::strategy::sections::SectionsConfig;
+use contextfold::summarize::mock::FixedSummarizer;
+use contextfold::summarize::Controls;
+use contextfold::testing::tool_call;
+use futures::executor::block_on;
+use std::collections::HashSet;
+
+fn call_ids(messages: &[Message]) -> Vec<String> {
+    messages.iter().flat_map(|m| m.tool_calls().map(|c| c.id.clone())).collect()
+}
+
+fn codes(messages: &[Message], provider: Provider) -> Vec<&'static str> {
+    validate(messages, provider).into_iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn equal_summaries_of_two_spans_get_two_ids_and_one_span_always_the_same() {
+    let template = IdTemplate::parse("toolu_{r:24:b}").unwrap();
+    let a = vec![Message::new(Role::Assistant, vec![tool_call("call_a", "read", "x")])];
+    let b = vec![Message::new(Role::Assistant, vec![tool_call("call_b", "read", "x")])];
+    let id = |replaced: &[Message]| {
+        BodyPair::summarization("same summary", replaced, &template, false, None)
+            .ai()
+            .tool_calls()
+            .next()
+            .unwrap()
+            .id
+            .clone()
+    };
+    assert_ne!(id(&a), id(&b));
+    assert_eq!(id(&a), id(&a));
+}
+
+#[test]
+fn compaction_with_one_summary_text_uses_each_call_id_once() {
+    let long = "the build log repeats the same warning again and again ".repeat(40);
+    let mut chain = vec![Message::text(Role::System, "be brief")];
+    for i in 0..10 {
+        chain.push(Message::text(Role::User, format!("task {i}")));
+        chain.push(Message::new(Role::Assistant, vec![tool_call(&format!("call_{i}"), "read", "log")]));
+        chain.push(Message::tool_result(format!("call_{i}"), "read", long.clone()));
+        chain.push(Message::text(Role::Assistant, format!("done {i}: {long}")));
+    }
+    let options = CompactOptions {
+        strategy: StrategyConfig::Sections(SectionsConfig::default()),
+        // OpenAI's repair renames nothing: the ids are the summaries' own.
+        repair: RepairOptions::for_provider(Provider::OpenAi),
+    };
+    let summarizer = FixedSummarizer::new("Summary: done.");
+    let out = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert!(summarizer.calls() >= 2, "several spans summarized: {}", summarizer.calls());
+    let ids = call_ids(&out.messages);
+    assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len(), "ids used twice: {ids:?}");
+    assert_eq!(validate(&out.messages, Provider::Anthropic), vec![]);
+}
+
+/// [user, assistant(call x), tool(x), user, assistant(call x), tool(x)]: SWE-agent's shape.
+fn reused_id_chain() -> Vec<Message> {
+    vec![
+        Message::text(Role::User, "find it"),
+        Message::new(Role::Assistant, vec![tool_call("call_x", "find_file", "a")]),
+        Message::tool_result("call_x", "find_file", "found a.py"),
+        Message::new(Role::Assistant, vec![tool_call("call_x", "open", "a.py")]),
+        Message::tool_result("call_x", "open", "print(1)"),
+        Message::text(Role::Assistant, "done"),
+    ]
+}
+
+#[test]
+fn a_call_id_used_in_two_messages_is_flagged_and_renamed_for_anthropic_only() {
+    let chain = reused_id_chain();
+    let diagnostics = validate(&chain, Provider::Anthropic);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!((diagnostics[0].code, diagnostics[0].path.as_str()), ("duplicate_call_id", "[3].parts[0]"));
+    assert!(codes(&chain, Provider::OpenAi).is_empty(), "OpenAI accepts it (the real transcript went through)");
+
+    let repaired = repair(&chain, &RepairOptions::for_provider(Provider::Anthropic));
+    assert!(validate(&repaired.messages, Provider::Anthropic).is_empty());
+    assert_eq!(call_ids(&repaired.messages), vec!["call_x", "call_x_2"]);
+    let result = repaired.messages[4].tool_results().next().unwrap();
+    assert_eq!((result.call_id.as_str(), result.name.as_deref()), ("call_x_2", Some("open")));
+    assert_eq!(repaired.messages[2].tool_results().next().unwrap().call_id, "call_x");
+    assert!(repaired.steps.iter().any(|s| matches!(s, RepairStep::RenamedReusedCallId { index: 3, .. })));
+    // Deterministic.
+    assert_eq!(repair(&chain, &RepairOptions::for_provider(Provider::Anthropic)), repaired);
+}
+
+#[test]
+fn thinking_without_a_signature_is_flagged_and_dropped_for_anthropic() {
+    let thinking = |signature: Option<&str>| {
+        Part::Reasoning(ReasoningPart {
+            text: "hmm".into(),
+            signature: signature.map(Into::into),
+            ..ReasoningPart::default()
+        })
+    };
+    let chain = vec![
+        Message::text(Role::User, "q"),
+        Message::new(Role::Assistant, vec![thinking(None), thinking(Some("sig")), Part::text("a")]),
+    ];
+    let diagnostics = validate(&chain, Provider::Anthropic);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!((diagnostics[0].code, diagnostics[0].path.as_str()), ("unsigned_thinking", "[1].parts[0]"));
+    assert!(codes(&chain, Provider::OpenAi).is_empty());
+    let repaired = repair(&chain, &RepairOptions::for_provider(Provider::Anthropic));
+    assert_eq!(repaired.messages[1].parts, vec![thinking(Some("sig")), Part::text("a")]);
+    assert!(validate(&repaired.messages, Provider::Anthropic).is_empty());
+}
+
+#[test]
+fn openai_tool_messages_hold_text_only_and_their_images_follow_the_results() {
+    use contextfold::format::{convert::convert, Format};
+    use serde_json::json;
+    let png = "iVBORw0KGgo=";
+    let wire = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_a", "name": "shot", "input": {}},
+            {"type": "tool_use", "id": "toolu_b", "name": "read", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": [
+                {"type": "text", "text": "screen"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]},
+            {"type": "tool_result", "tool_use_id": "toolu_b", "content": "file"}]},
+        {"role": "assistant", "content": "seen"}
+    ]);
+    let value = convert(&wire, Some(Format::Anthropic), Format::OpenAi).unwrap().value;
+    let roles: Vec<&str> = value.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "assistant"], "{value}");
+    for tool in [&value[2], &value[3]] {
+        let content = &tool["content"];
+        let texts_only = content.is_string() || content.as_array().unwrap().iter().all(|p| p["type"] == "text");
+        assert!(texts_only, "{tool}");
+    }
+    assert_eq!(
+        value[4]["content"],
+        json!([{"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}])
+    );
+    assert!(value[2]["content"].to_string().contains("next user message"), "{}", value[2]);
+
+    // validateChain flags an image in an OpenAI tool message; repairChain moves it.
+    let openai = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "shot", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": [
+            {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}]}
+    ]);
+    let messages = contextfold::format::read(&openai, Format::OpenAi).unwrap();
+    let diagnostics = validate(&messages, Provider::OpenAi);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        (diagnostics[0].code, diagnostics[0].path.as_str()),
+        ("media_in_tool_result", "[2].parts[0].content[0]")
+    );
+    let repaired = repair(&messages, &RepairOptions::for_provider(Provider::OpenAi));
+    assert!(validate(&repaired.messages, Provider::OpenAi).is_empty());
+    assert_eq!(repaired.messages.len(), 4);
+    assert!(matches!(repaired.messages[3].parts[..], [Part::Image(_)]));
+    assert!(repaired.steps.iter().any(|s| matches!(s, RepairStep::MovedToolMedia { index: 2, part: 0, count: 1 })));
+}
+
+#[test]
+fn a_reused_call_id_gives_each_result_the_name_of_its_own_call() {
+    use contextfold::format::{convert::convert, write, Format};
+    let chain = reused_id_chain();
+    // Written as is (no repair): each result named after the latest call with its id.
+    let gemini = write(&chain, Format::Gemini).unwrap();
+    assert_eq!(gemini[2]["parts"][0]["functionResponse"]["name"], "find_file", "{gemini}");
+    assert_eq!(gemini[4]["parts"][0]["functionResponse"]["name"], "open");
+    let mut unnamed = chain.clone();
+    for m in &mut unnamed {
+        for p in &mut m.parts {
+            if let Part::ToolResult(r) = p {
+                r.name = None;
+            }
+        }
+    }
+    let aisdk = write(&unnamed, Format::AiSdk).unwrap();
+    assert_eq!(aisdk[2]["content"][0]["toolName"], "find_file", "{aisdk}");
+    assert_eq!(aisdk[4]["content"][0]["toolName"], "open");
+    let gemini = write(&unnamed, Format::Gemini).unwrap();
+    assert_eq!(gemini[2]["parts"][0]["functionResponse"]["name"], "find_file", "{gemini}");
+    // convert gives every target but OpenAI one id per call.
+    let openai = write(&chain, Format::OpenAi).unwrap();
+    for to in [Format::Gemini, Format::Anthropic, Format::AiSdk, Format::LangChain] {
+        let converted = convert(&openai, Some(Format::OpenAi), to).unwrap();
+        let ids = call_ids(&converted.messages);
+        assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len(), "{to:?}: {ids:?}");
+        assert!(validate(&converted.messages, contextfold::format::convert::provider_of(to)).is_empty(), "{to:?}");
+    }
+}
+
+#[test]
+fn ai_sdk_reads_both_majors_and_writes_back_what_the_input_used() {
+    use contextfold::format::{convert::convert, read, write, Format};
+    use serde_json::json;
+    let png = "iVBORw0KGgo=";
+    let output = |items: serde_json::Value| {
+        json!([
+            {"role": "user", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "file", "mediaType": "image/png", "data": {"type": "data", "data": png}},
+                {"type": "file", "mediaType": "application/pdf", "data": {"type": "url", "url": "https://x.test/a.pdf"}}]},
+            {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "shot", "input": {}}]},
+            {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "shot",
+                "output": {"type": "content", "value": items}}]}
+        ])
+    };
+    for items in [
+        json!([{"type": "text", "text": "t"}, {"type": "image-data", "data": png, "mediaType": "image/png"}]),
+        json!([{"type": "file", "data": {"type": "data", "data": png}, "mediaType": "image/png"}]),
+        json!([{"type": "file-data", "data": png, "mediaType": "application/pdf", "filename": "a.pdf"}]),
+        json!([{"type": "image-url", "url": "https://x.test/a.png"}]),
+        json!([{"type": "media", "data": png, "mediaType": "image/png"}]),
+    ] {
+        let wire = output(items.clone());
+        let messages = read(&wire, Format::AiSdk).unwrap_or_else(|e| panic!("{items}: {e}"));
+        assert_eq!(write(&messages, Format::AiSdk).unwrap(), wire, "{items}");
+    }
+    // From another format: `image-data`, which ai 6 and 7 read (not the removed `media`).
+    let anthropic = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "shot", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]}]}
+    ]);
+    let value = convert(&anthropic, Some(Format::Anthropic), Format::AiSdk).unwrap().value;
+    let item = &value[2]["content"][0]["output"]["value"][0];
+    assert_eq!(item, &json!({"type": "image-data", "data": png, "mediaType": "image/png"}), "{value}");
+
+    // An image by URL stays, as `image-url` (both majors read it).
+    let mut by_url = anthropic.clone();
+    by_url[2]["content"][0]["content"][0] =
+        json!({"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}});
+    let value = convert(&by_url, Some(Format::Anthropic), Format::AiSdk).unwrap().value;
+    let item = &value[2]["content"][0]["output"]["value"][0];
+    assert_eq!(item, &json!({"type": "image-url", "url": "https://x.test/a.png"}), "{value}");
+
+    // An image `file` part goes to Anthropic as an `image` block (a `document` takes PDF or text).
+    let value = convert(&output(json!([])), Some(Format::AiSdk), Format::Anthropic).unwrap().value;
+    let block = &value[0]["content"][1];
+    assert_eq!(block, &json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}));
+}
+
+#[test]
+fn langchain_js_chains_get_their_summaries_in_the_js_form() {
+    use contextfold::format::{read, write, Format};
+    use serde_json::json;
+    let wire = json!([
+        {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "HumanMessage"],
+         "kwargs": {"content": "hi", "additional_kwargs": {}, "response_metadata": {}}},
+        {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"],
+         "kwargs": {"content": "yo", "additional_kwargs": {}, "response_metadata": {}}}
+    ]);
+    let mut messages = read(&wire, Format::LangChain).unwrap();
+    let template = IdTemplate::parse("call_{r:24:x}").unwrap();
+    let summary = BodyPair::summarization("earlier", &[], &template, false, None);
+    messages.splice(1..1, summary.messages());
+    let written = write(&messages, Format::LangChain).unwrap();
+    for m in written.as_array().unwrap() {
+        assert_eq!((m["lc"].as_i64(), m["type"].as_str()), (Some(1), Some("constructor")), "{m}");
+    }
+    assert_eq!(written[1]["id"], json!(["langchain_core", "messages", "AIMessage"]));
+    assert_eq!(written[2]["id"], json!(["langchain_core", "messages", "ToolMessage"]));
+    assert_eq!(written[2]["kwargs"]["content"], "earlier");
+}

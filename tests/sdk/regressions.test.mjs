@@ -1,0 +1,157 @@
+// Issue 14, section 3: each rejection a real SDK or provider gave, reproduced through the
+// public API of the built package, judged by the SDK that rejected it.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compact, convert, repairChain, validateChain } from "contextfold";
+import { modelMessageSchema } from "ai";
+import { load } from "@langchain/core/load";
+import { mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import { convertMessagesToCompletionsMessageParams } from "@langchain/openai";
+import { anthropicRules, geminiRules, TypeCollector } from "./judges.mjs";
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const long = (i) => `step ${i}: ${"the build log repeats the same warning again and again ".repeat(40)}`;
+const same = async () => "Summary: the earlier steps are done.";
+
+/** Anthropic: sections of a tool round trip (results, then a user text) and a long answer. */
+function anthropicSections(n) {
+  const messages = [];
+  for (let i = 0; i < n; i++) {
+    messages.push({ role: "user", content: `task ${i}` });
+    messages.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${i}`, name: "read", input: { i } }] });
+    messages.push({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: long(i) }, { type: "text", text: `and ${i}` }],
+    });
+    messages.push({ role: "assistant", content: `done ${i}. ${long(i)}` });
+  }
+  messages.push({ role: "user", content: "next" });
+  return messages;
+}
+
+/** SWE-agent's shape: the second call reuses the first call's id. */
+const reusedIds = () => [
+  { role: "user", content: "find it" },
+  { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "find_file", arguments: "{}" } }] },
+  { role: "tool", tool_call_id: "call_x", content: "a.py" },
+  { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "open", arguments: "{}" } }] },
+  { role: "tool", tool_call_id: "call_x", content: "print(1)" },
+  { role: "assistant", content: "done" },
+];
+
+const image = { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } };
+const imageInResult = () => [
+  { role: "user", content: "look" },
+  { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "shot", input: {} }] },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [image] }] },
+  { role: "assistant", content: "a cat" },
+];
+
+const codes = (diagnostics) => diagnostics.map((d) => [d.code, d.path]);
+
+describe("issue 14 §3 regressions", () => {
+  it("equal summaries get distinct tool_use ids, and validateChain flags an id used twice", async () => {
+    const { messages } = await compact(anthropicSections(8), { strategy: "sections", summarizer: same });
+    const ids = messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b) => b.type === "tool_use")
+      .map((b) => b.id);
+    assert.ok(ids.length >= 3, `${ids}`);
+    assert.equal(new Set(ids).size, ids.length, `ids used twice: ${ids}`);
+    const twice = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "a", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "1" }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "b", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "2" }] },
+    ];
+    assert.deepEqual(codes(validateChain(twice, { provider: "anthropic" })), [["duplicate_call_id", "[3]"]]);
+    assert.deepEqual(anthropicRules(repairChain(twice, { provider: "anthropic" }).messages), []);
+  });
+
+  it("sections keeps Anthropic turns alternating; convert to Gemini keeps [tool_result, text, text] in one content", async () => {
+    const { messages, changed } = await compact(anthropicSections(8), { strategy: "sections", summarizer: same });
+    assert.ok(changed);
+    assert.deepEqual(anthropicRules(messages), []);
+    const input = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "read", input: {} }] },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "1" }, { type: "text", text: "a" }, { type: "text", text: "b" }],
+      },
+    ];
+    const gemini = convert(input, { to: "gemini" }).messages;
+    assert.deepEqual(gemini.map((c) => c.role), ["user", "model", "user"]);
+    assert.deepEqual(geminiRules(gemini), []);
+  });
+
+  it("OpenAI: no image_url in a tool message and no name on a summary's tool message (official types)", async () => {
+    const openai = convert(imageInResult(), { to: "openai" }).messages;
+    assert.deepEqual(openai.map((m) => m.role), ["user", "assistant", "tool", "user", "assistant"]);
+    assert.equal(openai[3].content[0].image_url.url, `data:image/png;base64,${PNG}`);
+    const chain = convert(anthropicSections(8), { to: "openai" }).messages;
+    const summarized = (await compact(chain, { strategy: "sections", summarizer: same })).messages;
+    assert.ok(summarized.some((m) => m.role === "tool" && m.content === "Summary: the earlier steps are done."));
+    assert.ok(summarized.every((m) => m.role !== "tool" || !("name" in m)));
+    const types = new TypeCollector("sdk-regressions");
+    types.add("openai", "convert from anthropic", openai);
+    types.add("openai", "sections summary", summarized);
+    assert.deepEqual(types.check(), []);
+  });
+
+  it("AI SDK: tool-result images are written as image-data, and ai 7's image-data and tagged file parts are read", async () => {
+    const aisdk = convert(imageInResult(), { to: "aisdk" }).messages;
+    assert.equal(aisdk[2].content[0].output.value[0].type, "image-data");
+    for (const m of aisdk) assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined);
+    const v7 = [
+      { role: "user", content: [{ type: "text", text: "look" }, { type: "file", mediaType: "image/png", data: { type: "data", data: PNG } }] },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "shot", input: {} }] },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "shot",
+            output: { type: "content", value: [{ type: "image-data", data: PNG, mediaType: "image/png" }] },
+          },
+        ],
+      },
+    ];
+    for (const m of v7) assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined, "valid ai 7 input");
+    assert.deepEqual(convert(v7, { from: "aisdk", to: "aisdk" }).messages, v7);
+  });
+
+  it("LangChain: a toJSON() chain gets its summaries in the toJSON() form, which load and the OpenAI converter take", async () => {
+    const python = convert(anthropicSections(8), { to: "langchain" }).messages;
+    const js = mapStoredMessagesToChatMessages(python).map((m) => m.toJSON());
+    const { messages, changed } = await compact(js, { strategy: "sections", summarizer: same });
+    assert.ok(changed);
+    assert.ok(messages.every((m) => m.lc === 1), "every message in the toJSON() form");
+    const revived = await load(JSON.stringify(messages));
+    assert.ok(convertMessagesToCompletionsMessageParams({ messages: revived, model: "gpt-4o" }).length > 0);
+  });
+
+  it("a tool-call id used twice: convert to Gemini and AI SDK names each result after its own call", () => {
+    const gemini = convert(reusedIds(), { to: "gemini" }).messages;
+    const names = gemini.flatMap((c) => c.parts).filter((p) => p.functionResponse).map((p) => p.functionResponse.name);
+    assert.deepEqual(names, ["find_file", "open"]);
+    assert.deepEqual(geminiRules(gemini), []);
+    const aisdk = convert(reusedIds(), { to: "aisdk" }).messages;
+    const results = aisdk.filter((m) => m.role === "tool").map((m) => m.content[0]);
+    assert.deepEqual(results.map((r) => r.toolName), ["find_file", "open"]);
+    assert.notEqual(results[0].toolCallId, results[1].toolCallId);
+  });
+
+  it("validateChain and repairChain with provider anthropic drop thinking without a signature", () => {
+    const chain = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "a" }] },
+    ];
+    assert.deepEqual(codes(validateChain(chain, { provider: "anthropic" })), [["unsigned_thinking", "[1]"]]);
+    const repaired = repairChain(chain, { provider: "anthropic" }).messages;
+    assert.deepEqual([repaired[1].content].flat(), ["a"], "the text stays, the thinking goes");
+    assert.deepEqual(anthropicRules(repaired), []);
+  });
+});
