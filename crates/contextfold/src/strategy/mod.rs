@@ -233,6 +233,13 @@ pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> 
     None
 }
 
+/// The size hint for a summary meant to take `share` bytes in place of content that
+/// leaves `room` bytes to gain (its size less the summary's fixed cost): never more than
+/// half that room, so a summarizer that honours the hint always passes the no-gain guard.
+pub(crate) fn hint(share: usize, room: usize) -> usize {
+    share.min(room / 2).max(1)
+}
+
 /// A summary pair replacing `replaced`: a summarization pair when any of them used
 /// tools (with the fake signature when their calls carried reasoning, and their first
 /// reasoning before the call), else a prefixed completion.
