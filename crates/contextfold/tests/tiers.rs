@@ -119,7 +119,11 @@ fn a_hundred_messages_become_compressed_condensed_and_the_last_twenty() {
     let condensed = requests.iter().find(|r| r.kind == RequestKind::TierCondensed).unwrap();
     assert_eq!((compressed.range.start, compressed.range.end), (1, 31));
     assert_eq!((condensed.range.start, condensed.range.end), (31, 81));
-    assert_eq!((compressed.target_bytes, condensed.target_bytes), (800, 2000));
+    // The configured sizes (800 / 2000), capped at half of what each span can gain
+    // (issue 14: a hint larger than the content made an honouring summarizer fail).
+    let span = |r: std::ops::Range<usize>| chain[r].iter().map(Message::size).sum::<usize>();
+    assert!(compressed.target_bytes <= 800 && compressed.target_bytes * 2 <= span(1..31));
+    assert!(condensed.target_bytes < 2000 && condensed.target_bytes * 2 <= span(31..81), "the cap applies here");
     assert!(compressed.instructions.contains("Be extremely brief"));
     assert!(condensed.instructions.contains("medium-term memory"));
     assert!(compressed.transcript.contains("question 0:") && !compressed.transcript.contains("question 30:"));

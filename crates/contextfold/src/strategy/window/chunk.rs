@@ -292,7 +292,9 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
         let mut owners = Vec::new();
         for &i in &active {
             let Some(item) = items.get(i) else { continue };
-            let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(MIN_TARGET_BYTES);
+            // Never above the item's own hint (a fair share of what it replaces).
+            let floor = MIN_TARGET_BYTES.min(item.target_bytes);
+            let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(floor).max(1);
             for prompt in &item.pieces {
                 jobs.push(Job {
                     kind: item.kind,

@@ -111,10 +111,12 @@ impl Run<'_> {
             }
         };
         let FoldPlan { layout, costs, split: s, pinned, summarized, span_bytes } = plan;
-        let summary = self.summarize_span(summarizer, &layout, s, &costs).await?;
-        let snapshot = restoration_text(&snapshot_body(&summary.text));
         let previous_bytes = layout.previous.as_ref().map_or(0, |p| p.bytes);
         let bytes_before = span_bytes.saturating_add(previous_bytes);
+        // What the snapshot can gain: the span less the restoration message's fixed text.
+        let room = bytes_before.saturating_sub(restoration_text("").len());
+        let summary = self.summarize_span(summarizer, &layout, s, &costs, room).await?;
+        let snapshot = restoration_text(&snapshot_body(&summary.text));
         let bytes_after = snapshot.len();
         if bytes_after >= bytes_before {
             self.record(0, Action::NoGain { kind: summary.kind, bytes_before, summary_bytes: bytes_after });
@@ -137,6 +139,7 @@ impl Run<'_> {
         layout: &Layout,
         s: usize,
         costs: &[usize],
+        room: usize,
     ) -> Option<SpanSummary> {
         let threshold = self.config.threshold;
         let span = layout.body.get(..s)?;
@@ -147,6 +150,10 @@ impl Run<'_> {
         let goal = threshold.percent(CONSOLIDATE_PERCENT);
         let snapshot_bytes = threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES);
         let per_chunk = (snapshot_bytes / plans.len().max(1)).max(MIN_TARGET_BYTES);
+        // Each chunk's fair share of the room (the joined summaries are separated by a
+        // blank line each).
+        let span_bytes: usize = span.iter().map(Message::size).sum::<usize>().max(1);
+        let room_left = room.saturating_sub(plans.len().saturating_mul(2));
         let levels = self.levels();
         let mut items = Vec::new();
         for plan in &plans {
@@ -179,7 +186,10 @@ impl Run<'_> {
                 kind: RequestKind::Chunk,
                 range: Run::range(origin(first), origin(last).saturating_add(1)),
                 section: Some(self.section_of(origin(first))),
-                target_bytes: (bytes / 4).clamp(MIN_TARGET_BYTES, per_chunk),
+                target_bytes: crate::strategy::hint(
+                    (bytes / 4).clamp(MIN_TARGET_BYTES, per_chunk),
+                    room_left.saturating_mul(bytes) / span_bytes,
+                ),
                 input_bytes: bytes,
             });
         }
@@ -216,7 +226,7 @@ impl Run<'_> {
         if summaries.len() <= 1 && carry_previous.is_none() && count_snapshots(&joined) <= 1 && !too_large {
             return Some(SpanSummary { text: joined, kind: RequestKind::Chunk });
         }
-        self.consolidate(summarizer, layout, s, summaries, carry_previous).await
+        self.consolidate(summarizer, layout, s, summaries, carry_previous, room).await
     }
 
     /// One call merging chunk summaries (and updating `previous` with them).
@@ -227,6 +237,7 @@ impl Run<'_> {
         s: usize,
         summaries: Vec<String>,
         previous: Option<&str>,
+        room: usize,
     ) -> Option<SpanSummary> {
         let threshold = self.config.threshold;
         let goal = threshold.percent(CONSOLIDATE_PERCENT);
@@ -245,7 +256,10 @@ impl Run<'_> {
             kind: RequestKind::Consolidate,
             range: Run::range(start, end),
             section: Some(0),
-            target_bytes: threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES),
+            target_bytes: crate::strategy::hint(
+                threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES),
+                room,
+            ),
             input_bytes: summaries.iter().map(String::len).sum::<usize>().saturating_add(previous.map_or(0, str::len)),
         };
         let levels = self.levels();
