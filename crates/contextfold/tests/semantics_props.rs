@@ -116,3 +116,101 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Issue 14: a rerun with nothing new made calls again and `needsCompaction` stayed
+    /// true. After a successful compaction, a second run makes no call and the trigger
+    /// is off, for every strategy, with an honouring and with the built-in summarizer.
+    #[test]
+    fn a_second_run_asks_nothing(
+        sizes in sizes(),
+        max_tokens in 200usize..4000,
+        small in any::<bool>(),
+        built_in in any::<bool>(),
+    ) {
+        let chain = chain(&sizes);
+        for strategy in strategies(max_tokens, small) {
+            let honouring = Honouring::default();
+            let extractive = contextfold::summarize::extractive::ExtractiveSummarizer::default();
+            let first = if built_in { run(&chain, &strategy, &extractive) } else { run(&chain, &strategy, &honouring) };
+            let Ok(first) = first else { continue };
+            if !first.changed || !first.report.errors.is_empty() {
+                continue;
+            }
+            let s = Honouring::default();
+            let second = run(&first.messages, &strategy, &s);
+            let calls = second.as_ref().map_or(0, |o| o.report.calls);
+            prop_assert_eq!(calls, 0, "{}: {:?}", strategy.name(), second.map(|o| o.report.sections));
+            prop_assert!(
+                !needs_compaction(&first.messages, &strategy, Meter::default()),
+                "{}: needsCompaction after {:?}", strategy.name(), first.report.sections
+            );
+        }
+    }
+}
+
+fn real(name: &str) -> Option<Vec<Message>> {
+    let path = common::real_fixtures()?.into_iter().find(|p| p.file_name().is_some_and(|f| f == name))?;
+    let text = std::fs::read_to_string(path).unwrap();
+    Some(contextfold::format::read_auto(&contextfold::format::parse_json(&text).unwrap()).unwrap().0)
+}
+
+/// Calls made by each of `runs` successive compactions, each of the previous result.
+fn calls_per_run<S: Summarizer>(chain: &[Message], strategy: &StrategyConfig, s: &S, runs: usize) -> Vec<usize> {
+    let mut chain = chain.to_vec();
+    let mut calls = Vec::new();
+    for _ in 0..runs {
+        let out = run(&chain, strategy, s).unwrap();
+        calls.push(out.report.calls);
+        if std::env::var("SEM_DEBUG").is_ok() {
+            eprintln!("{:?}", out.report.sections);
+        }
+        chain = out.messages;
+    }
+    calls
+}
+
+/// Issue 14: QA on the tau-bench airline transcript with the built-in summarizer and
+/// `maxTokens: 4000` made 8, 1, 1, ... calls: a summary dropped by the no-gain guard was
+/// asked for again on every run.
+#[test]
+fn qa_with_the_built_in_summarizer_asks_nothing_twice() {
+    let Some(chain) = real("tau_bench_gpt4o_airline_tools.openai.json") else { return };
+    let strategy = StrategyConfig::Sections(SectionsConfig::for_budget(Amount::Tokens(4000)));
+    let s = contextfold::summarize::extractive::ExtractiveSummarizer::default();
+    let calls = calls_per_run(&chain, &strategy, &s, 3);
+    assert!(calls[0] > 0, "{calls:?}");
+    assert_eq!(&calls[1..], &[0, 0], "{calls:?}");
+}
+
+/// Issue 14: `window` with a summary the guard drops (299 bytes) was asked for again on
+/// every rerun, and `needsCompaction` stayed true.
+#[test]
+fn window_asks_nothing_twice() {
+    let strategy = StrategyConfig::Window(WindowConfig {
+        window: 1,
+        threshold: Amount::Tokens(100),
+        message_threshold: Amount::Bytes(200),
+        min_summarize_bytes: 50,
+        max_depth: 2,
+        ..WindowConfig::default()
+    });
+    let s = contextfold::summarize::mock::FixedSummarizer::new("s".repeat(299));
+    for sizes in [
+        vec![(40, 60, true), (30, 50, true), (20, 40, false), (10, 30, true)],
+        vec![(2, 38, true), (2, 40, true), (1, 1, false)],
+        vec![(60, 2, false), (50, 2, false), (1, 1, false)],
+        vec![(10, 45, true), (10, 10, false), (10, 10, false)],
+    ] {
+        let chain = chain(&sizes);
+        let calls = calls_per_run(&chain, &strategy, &s, 3);
+        // The last chain cannot shrink under any snapshot: it is never sent (it was sent,
+        // and its summary discarded, on every run).
+        assert_eq!(calls[0] == 0, sizes.len() == 3 && !sizes[0].2, "{sizes:?}: {calls:?}");
+        assert_eq!(&calls[1..], &[0, 0], "{sizes:?}: {calls:?}");
+        let once = run(&chain, &strategy, &s).unwrap().messages;
+        assert!(!needs_compaction(&once, &strategy, Meter::default()), "{sizes:?}");
+    }
+}

@@ -32,6 +32,8 @@ const CONSOLIDATE_PERCENT: usize = 80;
 const NOT_WORTH_PERCENT: usize = 30;
 /// Size hint of the whole snapshot, in percent of the threshold.
 const SNAPSHOT_PERCENT: usize = 10;
+/// Least room (bytes a snapshot can gain) worth a call.
+const MIN_ROOM_BYTES: usize = 64;
 /// Smallest size hint of a summary, in bytes.
 const MIN_TARGET_BYTES: usize = 256;
 
@@ -39,6 +41,7 @@ pub(super) const NOTHING_NEW: &str = "nothing new to summarize: no safe split le
 pub(super) const NOT_WORTH_IT: &str =
     "not worth it: triggered by the message count only, and the span is under 30% of the threshold";
 pub(super) const TOO_SMALL: &str = "the span to summarize is under min_summarize_bytes";
+pub(super) const CANNOT_SHRINK: &str = "the span is too small for any snapshot to replace it with a gain";
 
 /// What the summarizer produced for the span.
 struct SpanSummary {
@@ -90,6 +93,14 @@ pub(super) fn plan_fold(
     let span_bytes = summarized.iter().filter_map(|&i| body.get(i)).map(Message::size).sum::<usize>();
     if span_bytes < config.min_summarize_bytes {
         return Err(TOO_SMALL);
+    }
+    // Judged by size, never by a discarded attempt, so a rerun makes the same choice: a
+    // span (with the snapshot it updates) that cannot outweigh the restoration message's
+    // fixed text is never sent.
+    let previous_bytes = layout.previous.as_ref().map_or(0, |p| p.bytes);
+    let room = span_bytes.saturating_add(previous_bytes).saturating_sub(restoration_text("").len());
+    if room <= MIN_ROOM_BYTES {
+        return Err(CANNOT_SHRINK);
     }
     Ok(FoldPlan { summarized: summarized.len(), layout, costs, split, pinned, span_bytes })
 }
@@ -190,6 +201,8 @@ impl Run<'_> {
                     (bytes / 4).clamp(MIN_TARGET_BYTES, per_chunk),
                     room_left.saturating_mul(bytes) / span_bytes,
                 ),
+                // A lone chunk's summary is the snapshot; several are consolidated.
+                max_bytes: if plans.len() == 1 { room.saturating_sub(1) } else { usize::MAX },
                 input_bytes: bytes,
             });
         }
@@ -260,6 +273,7 @@ impl Run<'_> {
                 threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES),
                 room,
             ),
+            max_bytes: room.saturating_sub(1),
             input_bytes: summaries.iter().map(String::len).sum::<usize>().saturating_add(previous.map_or(0, str::len)),
         };
         let levels = self.levels();

@@ -120,6 +120,7 @@ impl Run<'_> {
                     (bytes / 4).clamp(MIN_TARGET_BYTES, cap.max(MIN_TARGET_BYTES)),
                     bytes.saturating_sub(fixed),
                 ),
+                max_bytes: bytes.saturating_sub(fixed).saturating_sub(1),
                 input_bytes: text.len(),
             });
             targets.push(((i, j), text));
