@@ -214,3 +214,40 @@ fn window_asks_nothing_twice() {
         assert!(!needs_compaction(&once, &strategy, Meter::default()), "{sizes:?}");
     }
 }
+
+/// Issue 14: `data:` URLs with parameters and native images whose `url` is a data URL
+/// were rendered whole into the summarizer prompt (an 82 KB prompt).
+#[test]
+fn inline_media_is_a_short_placeholder_in_the_prompt() {
+    use contextfold::message::{FilePart, ImagePart, Part, Role};
+    let payload = "iVBORw0KGgo".repeat(3000);
+    let with_params = format!("data:image/png;name=shot.png;base64,{payload}");
+    let plain = format!("data:image/jpeg;base64,{payload}");
+    let work = vec![
+        Message::new(Role::User, vec![Part::Image(ImagePart { url: Some(with_params), ..ImagePart::default() })]),
+        Message::new(
+            Role::User,
+            vec![
+                Part::Image(ImagePart { url: Some(plain), ..ImagePart::default() }),
+                Part::File(FilePart {
+                    url: Some(format!("data:application/pdf;base64,{payload}")),
+                    ..FilePart::default()
+                }),
+                Part::File(FilePart {
+                    url: Some(format!("data:text/csv;name=a.csv;base64,{payload}")),
+                    media_type: Some("text/csv".into()),
+                    ..FilePart::default()
+                }),
+                Part::Image(ImagePart { url: Some("https://example.com/a.png".into()), ..ImagePart::default() }),
+            ],
+        ),
+    ];
+    let prompt = contextfold::prompt::render(&[], &work).unwrap().full();
+    assert!(prompt.len() < 4000, "{} bytes", prompt.len());
+    assert!(!prompt.contains("iVBOR"));
+    assert!(prompt.contains("<image mime=\"image/png\" size=\"24750 bytes\"/>"), "{prompt}");
+    assert!(prompt.contains("<image mime=\"image/jpeg\" size=\"24750 bytes\"/>"), "{prompt}");
+    assert!(prompt.contains("<binary mime=\"application/pdf\" size=\"24750 bytes\"/>"), "{prompt}");
+    assert!(prompt.contains("<binary mime=\"text/csv\" size=\"24750 bytes\"/>"), "{prompt}");
+    assert!(prompt.contains("<image url=\"https://example.com/a.png\"/>"), "{prompt}");
+}
