@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use contextfold::measure::{Amount, Meter};
-use contextfold::message::Message;
+use contextfold::message::{Message, Part, Role};
 use contextfold::strategy::budget::BudgetConfig;
 use contextfold::strategy::run::{compact, needs_compaction, CompactOptions, StrategyConfig};
 use contextfold::strategy::sections::SectionsConfig;
@@ -219,7 +219,7 @@ fn window_asks_nothing_twice() {
 /// were rendered whole into the summarizer prompt (an 82 KB prompt).
 #[test]
 fn inline_media_is_a_short_placeholder_in_the_prompt() {
-    use contextfold::message::{FilePart, ImagePart, Part, Role};
+    use contextfold::message::{FilePart, ImagePart};
     let payload = "iVBORw0KGgo".repeat(3000);
     let with_params = format!("data:image/png;name=shot.png;base64,{payload}");
     let plain = format!("data:image/jpeg;base64,{payload}");
@@ -250,4 +250,71 @@ fn inline_media_is_a_short_placeholder_in_the_prompt() {
     assert!(prompt.contains("<binary mime=\"application/pdf\" size=\"24750 bytes\"/>"), "{prompt}");
     assert!(prompt.contains("<binary mime=\"text/csv\" size=\"24750 bytes\"/>"), "{prompt}");
     assert!(prompt.contains("<image url=\"https://example.com/a.png\"/>"), "{prompt}");
+}
+
+fn all_strategies() -> Vec<StrategyConfig> {
+    let mut out = strategies(300, true);
+    out.push(StrategyConfig::default());
+    out
+}
+
+fn texts(messages: &[Message]) -> String {
+    serde_json::to_string(messages).unwrap()
+}
+
+/// Issue 14: a real tool result after a user message typed while the tool ran was
+/// replaced by the "not handled" fallback inside `compact`, while `repairChain` moves it.
+#[test]
+fn compaction_repairs_a_misplaced_result_as_repair_chain_does() {
+    use contextfold::ast::FALLBACK_RESPONSE_CONTENT;
+    use contextfold::repair::{repair, RepairOptions};
+    let tail = vec![
+        user("run the tests"),
+        Message::new(Role::Assistant, vec![call("call_1", "run_tests", "{}")]),
+        user("typed while the tool ran"),
+        tool("call_1", "run_tests", "REAL RESULT: 42 passed"),
+    ];
+    for history in [vec![(0, 0, false)], vec![(200, 400, true), (100, 500, false), (50, 300, true), (10, 10, false)]] {
+        let mut chain = chain(&history);
+        chain.extend(tail.iter().cloned());
+        let repaired = repair(&chain, &RepairOptions::default());
+        assert!(texts(&repaired.messages).contains("REAL RESULT"));
+        for strategy in all_strategies() {
+            let s = Honouring::default();
+            let out = run(&chain, &strategy, &s).unwrap();
+            let json = texts(&out.messages);
+            assert!(json.contains("REAL RESULT: 42 passed"), "{}: {json}", strategy.name());
+            assert!(!json.contains(FALLBACK_RESPONSE_CONTENT), "{}: {json}", strategy.name());
+            assert!(!out.report.provider_repairs.is_empty() && out.changed, "{}", strategy.name());
+            if s.calls.get() == 0 {
+                assert_eq!(out.messages, repaired.messages, "{}", strategy.name());
+            }
+        }
+    }
+}
+
+/// Issue 14: a pending call in the last assistant message after another assistant
+/// message was answered with the fallback, against the turn-in-progress rule.
+#[test]
+fn a_turn_in_progress_after_an_assistant_message_stays_open() {
+    use contextfold::ast::FALLBACK_RESPONSE_CONTENT;
+    let tail = vec![
+        user("deploy it"),
+        ai("I will deploy now."),
+        Message::new(Role::Assistant, vec![Part::text("deploying"), call("call_9", "deploy", "{}")]),
+    ];
+    for history in [vec![(0, 0, false)], vec![(200, 400, true), (100, 500, false), (50, 300, true), (10, 10, false)]] {
+        let mut chain = chain(&history);
+        chain.extend(tail.iter().cloned());
+        for strategy in all_strategies() {
+            let s = Honouring::default();
+            let out = run(&chain, &strategy, &s).unwrap();
+            let json = texts(&out.messages);
+            assert!(!json.contains(FALLBACK_RESPONSE_CONTENT), "{}: {json}", strategy.name());
+            assert_eq!(out.messages.last(), chain.last(), "{}", strategy.name());
+            if s.calls.get() == 0 {
+                assert_eq!(out.messages, chain, "{}", strategy.name());
+            }
+        }
+    }
 }
