@@ -78,6 +78,16 @@ fn completion_only_sections_become_prefixed_completions() {
     assert_eq!(out.messages[1].joined_text(), format!("{SUMMARIZED_CONTENT_PREFIX}short"));
 }
 
+/// A summarized completion as compaction writes it: prefixed and marked.
+fn summarized_ai(text: &str) -> Message {
+    let mut part = contextfold::message::TextPart {
+        text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
+        extra: contextfold::message::Extra::new(),
+    };
+    contextfold::ast::mark(&mut part.extra, contextfold::ast::SUMMARY_TEXT_MARK);
+    Message::new(Role::Assistant, vec![contextfold::message::Part::Text(part)])
+}
+
 #[test]
 fn already_summarized_sections_make_no_call() {
     let chain = vec![
@@ -85,7 +95,7 @@ fn already_summarized_sections_make_no_call() {
         ai_calls("", &[("s1", SUMMARIZATION_TOOL_NAME)]),
         tool("s1", SUMMARIZATION_TOOL_NAME, "old summary"),
         user("q2"),
-        ai(&format!("{SUMMARIZED_CONTENT_PREFIX}older summary")),
+        summarized_ai("older summary"),
         user("q3"),
         ai("a3"),
     ];

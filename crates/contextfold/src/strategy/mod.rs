@@ -15,7 +15,7 @@ use crate::ast::{
     contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind, RepairAction,
     SUMMARIZED_CONTENT_PREFIX,
 };
-use crate::message::{messages_size, Message};
+use crate::message::{messages_size, Message, Part};
 use crate::summarize::{RequestKind, SummarizeError};
 use serde::Serialize;
 
@@ -245,7 +245,12 @@ pub(crate) fn hint(share: usize, room: usize) -> usize {
 /// reasoning before the call), else a prefixed completion.
 pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
-        return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
+        let mut part = crate::message::TextPart {
+            text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
+            extra: crate::message::Extra::new(),
+        };
+        crate::ast::mark(&mut part.extra, crate::ast::SUMMARY_TEXT_MARK);
+        return BodyPair::build(Message::new(crate::message::Role::Assistant, vec![Part::Text(part)]), Vec::new());
     }
     let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
     let reasoning = extract_reasoning_message(&messages);

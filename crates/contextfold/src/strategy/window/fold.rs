@@ -13,8 +13,8 @@
 use super::chunk::{message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Source};
 use super::run::Run;
 use super::snapshot::{
-    count_snapshots, layout, merge_alternating, restoration_text, snapshot_body, Layout, CONSOLIDATE_NOTE,
-    LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
+    count_snapshots, layout, merge_alternating, restoration_part, restoration_text, snapshot_body, Layout,
+    CONSOLIDATE_NOTE, LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
 };
 use super::split::{find_split, SplitRequest};
 use super::WindowConfig;
@@ -127,7 +127,8 @@ impl Run<'_> {
         // What the snapshot can gain: the span less the restoration message's fixed text.
         let room = bytes_before.saturating_sub(restoration_text("").len());
         let summary = self.summarize_span(summarizer, &layout, s, &costs, room).await?;
-        let snapshot = restoration_text(&snapshot_body(&summary.text));
+        let body_text = snapshot_body(&summary.text);
+        let snapshot = restoration_text(&body_text);
         let bytes_after = snapshot.len();
         if bytes_after >= bytes_before {
             self.record(0, Action::NoGain { kind: summary.kind, bytes_before, summary_bytes: bytes_after });
@@ -137,7 +138,7 @@ impl Run<'_> {
         self.record(0, Action::Snapshot { messages: summarized, updated, bytes_before, bytes_after });
         let body = &layout.body;
         let mut out = layout.head.clone();
-        out.push(Message::text(Role::User, snapshot));
+        out.push(Message::new(Role::User, vec![restoration_part(&body_text)]));
         out.extend(pinned.filter(|&p| p < s).and_then(|p| body.get(p)).cloned());
         out.extend(body.get(s..).unwrap_or_default().iter().cloned());
         Some(merge_alternating(out))
