@@ -170,7 +170,7 @@ fn metadata_records_type_level_count_and_now() {
 }
 
 #[test]
-fn summaries_are_recognized_by_their_prefix_when_metadata_is_lost() {
+fn a_compressed_summary_is_recognized_by_its_prefix_when_metadata_is_lost() {
     let chain = with_system(chat_from(0, 100));
     let config = TiersConfig { now: Some("2025-06-01T12:00:00Z".into()), ..TiersConfig::default() };
     let out = run(&chain, &config, &Tagged::new()).unwrap();
@@ -179,17 +179,22 @@ fn summaries_are_recognized_by_their_prefix_when_metadata_is_lost() {
     assert!(stripped[1].joined_text().starts_with(COMPRESSED_PREFIX));
     assert!(stripped[3].joined_text().starts_with(CONDENSED_PREFIX));
     assert_eq!(info(&stripped[1]), TierSummary { level: TierLevel::Compressed, message_count: 30, created_at: None });
-    assert_eq!(info(&stripped[3]).message_count, 50);
+    // Issue 14: an assistant (or user) text can imitate the prefix: only the system
+    // message (the developer's) is recognized by it; the condensed summary needs its
+    // metadata, without which it is plain assistant text.
+    assert!(summary_info(&stripped[3]).is_none());
+    assert_eq!(info(&out.messages[3]).message_count, 50);
     assert!(is_bridge(&stripped[2]));
     // A user message that merely contains the bridge text among other content is not one.
     let mut merged = out.messages[2].clone();
     merged.parts.push(Part::text("and my real question"));
     assert!(!is_bridge(&merged));
     // The role must fit the level.
-    assert!(summary_info(&Message { role: Role::User, ..stripped[3].clone() }).is_none());
+    assert!(summary_info(&Message { role: Role::User, ..out.messages[3].clone() }).is_none());
     assert!(summary_info(&user("[Condensed history: 3 messages] hi")).is_none());
     assert!(summary_info(&ai("[Condensed history: many messages] hi")).is_none());
-    assert_eq!(summary_info(&ai("[Condensed history: 1 message] hi")).unwrap().message_count, 1);
+    assert!(summary_info(&ai("[Condensed history: 1 message] hi")).is_none());
+    assert!(summary_info(&user("[Compressed history: 1 message] hi")).is_none());
     // Nothing new: still no call.
     let s = FixedSummarizer::new("S");
     let again = run(&stripped, &TiersConfig::default(), &s).unwrap();
