@@ -14,7 +14,7 @@ pub mod aisdk;
 pub mod anthropic;
 mod content_shape;
 pub mod convert;
-mod data_url;
+pub(crate) mod data_url;
 pub mod detect;
 mod fields;
 pub mod gemini;

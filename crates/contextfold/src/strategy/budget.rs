@@ -9,10 +9,15 @@
 //! | a summary pair of that section's older pairs (if the cut fell inside it)
 //! | the kept pairs and sections
 //! ```
-//! Enforcement, while over budget: drop the oldest condensed summaries, then the
-//! in-section summary, then the oldest kept pairs and sections, down to the latest
-//! exchange. If even that (with the system prompt) does not fit, the call fails with
-//! [`CompactError::Budget`], saying what alone is too large. The result always fits.
+//! The kept window holds at least `keep_recent` messages when they fit 100 -
+//! `summary_percent` % of the budget; when they do not, the window shrinks (down to the
+//! latest exchange) and more is condensed: content is condensed before anything is
+//! dropped. If the result still does not fit (summaries larger than asked), the call
+//! fails with [`CompactError::Budget`], unless `on_error` is `Partial`: then the oldest
+//! condensed summaries, the in-section summary, then the oldest kept pairs and sections
+//! are dropped, down to the latest exchange, each listed in the report. If even the
+//! latest exchange (with the system prompt) does not fit, the call fails, saying what
+//! alone is too large. The result always fits.
 //!
 //! On a summarizer failure the result still never exceeds the budget, so the original
 //! chain (which does not fit, or there would be nothing to do) is never returned:
@@ -139,8 +144,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let target = (summary_bytes / chunks.len().max(1)).max(64);
     let starts = parsed.ast.section_starts();
-    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) =
-        chunks.into_iter().filter_map(|c| chunk_job(sections, &c, &starts, target).map(|j| (c, j))).unzip();
+    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) = chunks
+        .into_iter()
+        .filter_map(|c| {
+            let hint = super::hint(target, chunk_bytes_of(sections, &c));
+            chunk_job(sections, &c, &starts, hint).map(|j| (c, j))
+        })
+        .unzip();
     let content_bytes: Vec<usize> = chunks.iter().map(|c| chunk_bytes_of(sections, c)).collect();
     let results = engine.wave(summarizer, controls, jobs).await;
     let first_request = engine.requests.len().saturating_sub(results.len());
@@ -200,7 +210,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
         first.set_header(first.header().without_system());
     }
     let mut out = Assembly { systems, condensed, before, in_section, kept };
-    enforce(&mut out, config.max, meter, &mut actions, cut_section)?;
+    let may_drop = config.on_error == OnError::Partial;
+    enforce(&mut out, config.max, meter, &mut actions, cut_section, may_drop)?;
     Ok(finish(messages, out.messages(), &engine, errors, actions, false, controls, parsed.repairs))
 }
 
@@ -264,6 +275,7 @@ fn no_gain(text: String, content_bytes: usize, request: usize) -> Result<String,
 }
 
 /// The parts of the result, kept apart so enforcement can drop them in order.
+#[derive(Clone)]
 struct Assembly {
     systems: Vec<Message>,
     condensed: Vec<Message>,
@@ -298,14 +310,27 @@ impl Assembly {
 }
 
 /// Drops summaries, then old kept content, until the result fits; fails with the reason
-/// when the system prompt or the latest exchange alone is over the budget.
+/// when the system prompt or the latest exchange alone is over the budget. Content is
+/// dropped only when `may_drop` (`onError: "partial"`); otherwise a result that does not
+/// fit fails the call, so nothing is ever lost unasked.
 fn enforce(
     out: &mut Assembly,
     budget: Amount,
     meter: Meter<'_>,
     actions: &mut [Vec<Action>],
     cut_section: usize,
+    may_drop: bool,
 ) -> Result<(), CompactError> {
+    if !may_drop && out.cost(meter, budget.unit()) > budget.value() {
+        let cost = out.cost(meter, budget.unit());
+        let mut probe = out.clone();
+        enforce(&mut probe, budget, meter, &mut [], cut_section, true)?;
+        let reason = format!(
+            "the condensed history with the kept messages is {}; dropping content to fit needs onError \"partial\"",
+            budget.with_value(cost)
+        );
+        return Err(CompactError::Budget { max: budget, reason });
+    }
     let mut note = |section: usize, a: Action| {
         if let Some(list) = actions.get_mut(section) {
             list.push(a);
@@ -383,6 +408,12 @@ fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, meter: Meter<'_>, u
     let Some(mut chosen) = candidates.next() else {
         return starts.first().map_or((0, 0), |s| (s.0, s.1));
     };
+    if !fits(chosen) {
+        // Even `keep` messages do not fit: condense more rather than drop anything
+        // later, down to the latest start (the latest exchange).
+        let later = starts.iter().filter(|s| s.2 > chosen.2);
+        return later.clone().find(|s| fits(s)).or_else(|| later.last()).map_or((chosen.0, chosen.1), |s| (s.0, s.1));
+    }
     for candidate in candidates {
         if !fits(candidate) {
             break;

@@ -15,7 +15,7 @@ use crate::ast::{
     contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind, RepairAction,
     SUMMARIZED_CONTENT_PREFIX,
 };
-use crate::message::{messages_size, Message};
+use crate::message::{messages_size, Message, Part};
 use crate::summarize::{RequestKind, SummarizeError};
 use serde::Serialize;
 
@@ -233,12 +233,24 @@ pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> 
     None
 }
 
+/// The size hint for a summary meant to take `share` bytes in place of content that
+/// leaves `room` bytes to gain (its size less the summary's fixed cost): never more than
+/// half that room, so a summarizer that honours the hint always passes the no-gain guard.
+pub(crate) fn hint(share: usize, room: usize) -> usize {
+    share.min(room / 2).max(1)
+}
+
 /// A summary pair replacing `replaced`: a summarization pair when any of them used
 /// tools (with the fake signature when their calls carried reasoning, and their first
 /// reasoning before the call), else a prefixed completion.
 pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
-        return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
+        let mut part = crate::message::TextPart {
+            text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
+            extra: crate::message::Extra::new(),
+        };
+        crate::ast::mark(&mut part.extra, crate::ast::SUMMARY_TEXT_MARK);
+        return BodyPair::build(Message::new(crate::message::Role::Assistant, vec![Part::Text(part)]), Vec::new());
     }
     let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
     let reasoning = extract_reasoning_message(&messages);

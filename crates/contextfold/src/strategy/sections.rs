@@ -201,7 +201,13 @@ impl Run<'_> {
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
         let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
         let prompt = render(&tasks, &work)?;
-        let job = Job { kind, prompt, range: self.range(i, &pairs), section: Some(i), target_bytes: target_for(bytes) };
+        let job = Job {
+            kind,
+            prompt,
+            range: self.range(i, &pairs),
+            section: Some(i),
+            target_bytes: super::hint(target_for(bytes), bytes.saturating_sub(overhead)),
+        };
         Some(Plan { section: i, pairs, kind, job })
     }
 
@@ -378,7 +384,10 @@ impl Run<'_> {
         if bytes_before.saturating_sub(fixed) < self.config.min_summarize_bytes.max(1) {
             return;
         }
-        let target = target_for(bytes_before);
+        // Each summary gets a fair share of what the fold can gain.
+        let room = bytes_before.saturating_sub(fixed);
+        let room = if self.config.summ_human_in_qa { room / 2 } else { room };
+        let target = super::hint(target_for(bytes_before), room);
         let mut jobs = Vec::new();
         if let Some(prompt) = render(&humans, &work) {
             jobs.push(Job { kind: RequestKind::QaAi, prompt, range, section: None, target_bytes: target });

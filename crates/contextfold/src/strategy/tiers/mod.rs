@@ -316,7 +316,10 @@ impl Run<'_> {
             prompt,
             range: span.range,
             section: Some(self.section_of(span.range.start)),
-            target_bytes: self.config.target_bytes(span.level),
+            target_bytes: super::hint(
+                self.config.target_bytes(span.level),
+                span.bytes_before.saturating_sub(layout::fixed_cost(span.level, span.count, span.bridge)),
+            ),
         })
     }
 
