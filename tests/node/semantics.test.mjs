@@ -77,25 +77,37 @@ describe("hints and reruns (issue 14)", () => {
   const honouring = () => counting((r) => "x".repeat(Math.max(1, r.targetBytes)));
 
   it("a summarizer that returns exactly the hinted size is never rejected by the no-gain guard", async () => {
+    const strategies = [
+      (max) => ({ strategy: "budget", maxTokens: max }),
+      () => ({ strategy: { name: "tiers", recent: 3, condensed: 4, minSummarizeBytes: 1 } }),
+      (max) => ({ strategy: { name: "sections", lastSecTokens: max, maxBpTokens: max / 2, minSummarizeBytes: 1 } }),
+      (max) => ({ strategy: { name: "window", window: 2, thresholdTokens: max / 4, minSummarizeBytes: 1 } }),
+    ];
     let runs = 0;
-    for (let seed = 1; seed <= 60; seed++) {
+    for (let seed = 1; seed <= 40; seed++) {
       const chain = [{ role: "system", content: "sys" }];
       let x = seed;
-      const next = () => (x = (x * 1103515245 + 12345) % 2147483648) % 700;
+      const next = () => (x = (x * 1103515245 + 12345) % 2147483648) % 300;
       for (let i = 0; i < 2 + (seed % 6); i++) {
         chain.push({ role: "user", content: `q${i} ` + "ask ".repeat(next()) });
         chain.push({ role: "assistant", content: `a${i} ` + "word ".repeat(next()) });
       }
-      const summarizer = honouring();
-      try {
-        const out = await compact(chain, { strategy: "budget", maxTokens: 300 + next() * 3, summarizer });
-        assert.deepEqual(out.report.errors, []);
-        if (summarizer.calls.length > 0) runs++;
-      } catch (e) {
-        assert.equal(e.code, "budget_exceeded", e.message);
+      const max = 200 + next() * 4;
+      for (const make of strategies) {
+        const summarizer = honouring();
+        const options = { ...make(max), summarizer };
+        try {
+          const out = await compact(chain, options);
+          assert.deepEqual(out.report.errors, [], JSON.stringify(options.strategy));
+          const noGain = out.report.sections.flatMap((s) => s.actions).filter((a) => a.action === "noGain");
+          assert.deepEqual(noGain, [], JSON.stringify(options.strategy));
+          if (summarizer.calls.length > 0) runs++;
+        } catch (e) {
+          assert.equal(e.code, "budget_exceeded", e.message);
+        }
       }
     }
-    assert.ok(runs > 20, `only ${runs} compactions made calls`);
+    assert.ok(runs > 40, `only ${runs} compactions made calls`);
   });
 
   it("QA on the tau-bench transcript with the built-in summarizer asks nothing on a rerun", async (t) => {
