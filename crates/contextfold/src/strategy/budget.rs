@@ -24,7 +24,10 @@
 //! `Rollback` (default) and `Throw` fail with the errors (`summarizer_failed`; the
 //! caller's chain is untouched); `Partial` falls back to trimming, as RA.Aid does: the
 //! content whose summary failed is dropped, listed in the report. A summary that is not
-//! smaller than the content it condenses counts as a failed call (invariant 4); content
+//! smaller than the content it condenses is never used (invariant 4): that content is
+//! kept as it is when it can stand alone (whole sections from their user message, or the
+//! cut section's older pairs; `NoGain` in the report) and the result still fits, else it
+//! counts as a failed call; content
 //! under 512 bytes is never sent (no summary beats it): a lone such span before the cut
 //! is kept verbatim, a small chunk joins its neighbour.
 //! A cancelled compaction returns the original chain with `report.cancelled`.
@@ -156,8 +159,22 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let first_request = engine.requests.len().saturating_sub(results.len());
     let mut errors = Vec::new();
     let mut summaries: Vec<Option<String>> = Vec::new();
+    // Chunks whose summary would not be smaller: kept verbatim when they can stand alone.
+    let mut verbatim = vec![false; chunks.len()];
     for (i, (chunk, result)) in chunks.iter().zip(results).enumerate() {
         let bytes = content_bytes.get(i).copied().unwrap_or(0);
+        if let Ok(text) = &result {
+            if text.len() >= bytes && stands_alone(chunk) {
+                if let Some(a) = actions.get_mut(chunk.first_section()) {
+                    a.push(Action::NoGain { kind: RequestKind::Chunk, bytes_before: bytes, summary_bytes: text.len() });
+                }
+                if let Some(v) = verbatim.get_mut(i) {
+                    *v = true;
+                }
+                summaries.push(None);
+                continue;
+            }
+        }
         let result = result.and_then(|text| no_gain(text, bytes, first_request.saturating_add(i)));
         match result {
             Ok(text) => summaries.push(Some(text)),
@@ -196,9 +213,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
             }
         }
     }
+    let cut_kept = chunks.iter().zip(&verbatim).any(|(c, v)| c.in_cut && *v);
+    let kept_from = if cut_kept { 0 } else { cut_pair };
     let mut kept: Vec<Section> = sections.get(cut_section..).unwrap_or_default().to_vec();
     if let Some(first) = kept.first_mut() {
-        let body = first.body().get(cut_pair..).unwrap_or_default().to_vec();
+        let body = first.body().get(kept_from..).unwrap_or_default().to_vec();
         first.set_body(body);
         if cut_section == 0 {
             first.set_header(first.header().without_system());
@@ -206,6 +225,9 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let mut before: Vec<Section> =
         if keep_before { sections.get(..cut_section).unwrap_or_default().to_vec() } else { Vec::new() };
+    for (chunk, _) in chunks.iter().zip(&verbatim).filter(|(c, v)| **v && !c.in_cut) {
+        before.extend(verbatim_sections(sections, chunk));
+    }
     if let Some(first) = before.first_mut() {
         first.set_header(first.header().without_system());
     }
@@ -242,6 +264,25 @@ fn merge_small_chunks(chunks: &mut Vec<Chunk>, sections: &[Section]) {
             _ => i += 1,
         }
     }
+}
+
+/// A chunk whose content can be kept as it is in place of its summary: the cut
+/// section's older pairs, or whole sections from their user message on.
+fn stands_alone(chunk: &Chunk) -> bool {
+    chunk.in_cut || chunk.segments.iter().all(|s| s.with_human)
+}
+
+/// The sections of a chunk kept verbatim (each from its user message, no system).
+fn verbatim_sections(sections: &[Section], chunk: &Chunk) -> Vec<Section> {
+    chunk
+        .segments
+        .iter()
+        .filter_map(|seg| {
+            let s = sections.get(seg.section)?;
+            let body = s.body().get(seg.pairs.clone())?.to_vec();
+            Some(Section::new(s.header().without_system(), body))
+        })
+        .collect()
 }
 
 /// Bytes of the content a chunk condenses (its pairs, and the user messages condensed
