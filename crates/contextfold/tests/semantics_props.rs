@@ -268,7 +268,7 @@ fn texts(messages: &[Message]) -> String {
 fn compaction_repairs_a_misplaced_result_as_repair_chain_does() {
     use contextfold::ast::FALLBACK_RESPONSE_CONTENT;
     use contextfold::repair::{repair, RepairOptions};
-    let tail = vec![
+    let tail = [
         user("run the tests"),
         Message::new(Role::Assistant, vec![call("call_1", "run_tests", "{}")]),
         user("typed while the tool ran"),
@@ -298,7 +298,7 @@ fn compaction_repairs_a_misplaced_result_as_repair_chain_does() {
 #[test]
 fn a_turn_in_progress_after_an_assistant_message_stays_open() {
     use contextfold::ast::FALLBACK_RESPONSE_CONTENT;
-    let tail = vec![
+    let tail = [
         user("deploy it"),
         ai("I will deploy now."),
         Message::new(Role::Assistant, vec![Part::text("deploying"), call("call_9", "deploy", "{}")]),

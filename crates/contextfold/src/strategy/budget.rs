@@ -452,8 +452,9 @@ fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, meter: Meter<'_>, u
     if !fits(chosen) {
         // Even `keep` messages do not fit: condense more rather than drop anything
         // later, down to the latest start (the latest exchange).
-        let later = starts.iter().filter(|s| s.2 > chosen.2);
-        return later.clone().find(|s| fits(s)).or_else(|| later.last()).map_or((chosen.0, chosen.1), |s| (s.0, s.1));
+        let mut later = starts.iter().filter(|s| s.2 > chosen.2);
+        let fitting = later.clone().find(|s| fits(s));
+        return fitting.or_else(|| later.next_back()).map_or((chosen.0, chosen.1), |s| (s.0, s.1));
     }
     for candidate in candidates {
         if !fits(candidate) {
