@@ -63,10 +63,12 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    // One repair path: a chain the provider would reject is first repaired exactly as
-    // `repairChain` does (a misplaced result moved, not replaced by a placeholder), and
-    // the strategy compacts that; the steps lead `report.provider_repairs`.
-    if validate(messages, options.repair.provider).is_empty() {
+    // One repair path: a chain whose tool results are out of place is first repaired
+    // exactly as `repairChain` does (a misplaced result moved, not replaced by a
+    // placeholder), and the strategy compacts that; the steps lead
+    // `report.provider_repairs`. Other broken rules keep their typed errors.
+    let misplaced = validate(messages, options.repair.provider).iter().any(|d| d.code == "result_not_after_call");
+    if !misplaced {
         return compact_valid(messages, options, summarizer, controls, meter).await;
     }
     let repaired = repair(messages, &options.repair);
