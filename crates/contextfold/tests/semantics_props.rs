@@ -128,18 +128,24 @@ proptest! {
         sizes in sizes(),
         max_tokens in 200usize..4000,
         small in any::<bool>(),
-        built_in in any::<bool>(),
+        summarizer in 0usize..3,
+        fixed_len in 1usize..600,
     ) {
         let chain = chain(&sizes);
         for strategy in strategies(max_tokens, small) {
             let honouring = Honouring::default();
             let extractive = contextfold::summarize::extractive::ExtractiveSummarizer::default();
-            let first = if built_in { run(&chain, &strategy, &extractive) } else { run(&chain, &strategy, &honouring) };
+            let fixed = contextfold::summarize::mock::FixedSummarizer::new("f".repeat(fixed_len));
+            let first = match summarizer {
+                0 => run(&chain, &strategy, &honouring),
+                1 => run(&chain, &strategy, &extractive),
+                _ => run(&chain, &strategy, &fixed),
+            };
             let Ok(first) = first else { continue };
             if !first.changed || !first.report.errors.is_empty() {
                 continue;
             }
-            let s = Honouring::default();
+            let s = contextfold::summarize::mock::FixedSummarizer::new("f".repeat(fixed_len));
             let second = run(&first.messages, &strategy, &s);
             let calls = second.as_ref().map_or(0, |o| o.report.calls);
             prop_assert_eq!(calls, 0, "{}: {:?}", strategy.name(), second.map(|o| o.report.sections));

@@ -80,8 +80,9 @@ pub enum Action {
     /// One oversized message (a tool result) was summarized on its own (window).
     #[serde(rename_all = "camelCase")]
     MessageSummarized { message: usize, bytes_before: usize, bytes_after: usize },
-    /// Content was cut to fit because summarizing it failed or recursed too deep; never
-    /// silent (window).
+    /// Content was cut to fit because summarizing it failed or recursed too deep (window),
+    /// or a summary larger than what it replaces was cut to fit (`message: None`, sizes of
+    /// the summary text; every strategy but budget); never silent.
     #[serde(rename_all = "camelCase")]
     Truncated { message: Option<usize>, bytes_before: usize, bytes_after: usize },
     /// Older messages became one state snapshot; `updated` when an earlier snapshot was
@@ -238,6 +239,21 @@ pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> 
 /// half that room, so a summarizer that honours the hint always passes the no-gain guard.
 pub(crate) fn hint(share: usize, room: usize) -> usize {
     share.min(room / 2).max(1)
+}
+
+/// `text` shortened by `excess` bytes (at a char boundary, ending with `…` when there is
+/// room for it), or `None` when nothing would be left. A summary larger than what it
+/// replaces is cut to fit rather than discarded: a discarded one would be asked for again
+/// on every later run with nothing new (the cut is reported as [`Action::Truncated`]).
+pub(crate) fn cut_by(text: &str, excess: usize) -> Option<String> {
+    let keep = text.len().checked_sub(excess).filter(|&k| k > 0)?;
+    let (keep, ellipsis) = if keep > 16 { (keep.saturating_sub('…'.len_utf8()), "…") } else { (keep, "") };
+    let mut end = keep;
+    while !text.is_char_boundary(end) {
+        end = end.saturating_sub(1);
+    }
+    let head = text.get(..end).filter(|h| !h.is_empty())?;
+    Some(format!("{head}{ellipsis}"))
 }
 
 /// A summary pair replacing `replaced`: a summarization pair when any of them used

@@ -245,7 +245,13 @@ impl Run<'_> {
     fn summary_pair(&mut self, plan: &Plan, text: &str) -> Option<BodyPair> {
         let replaced = self.section(plan.section)?.body().get(plan.pairs.clone())?;
         let before: usize = replaced.iter().map(BodyPair::size).sum();
-        let pair = super::summary_pair_for(text, replaced, &self.template);
+        let mut pair = super::summary_pair_for(text, replaced, &self.template);
+        let excess = pair.size().saturating_add(1).saturating_sub(before);
+        if let Some(cut) = (excess > 0).then(|| super::cut_by(text, excess)).flatten() {
+            let bytes_after = cut.len();
+            pair = super::summary_pair_for(&cut, replaced, &self.template);
+            self.record(plan.section, Action::Truncated { message: None, bytes_before: text.len(), bytes_after });
+        }
         if pair.size() >= before {
             let summary_bytes = pair.size();
             self.record(plan.section, Action::NoGain { kind: plan.kind, bytes_before: before, summary_bytes });
@@ -423,8 +429,18 @@ impl Run<'_> {
             Some(text) => Some(Message::text(Role::User, text)),
             None => merge_humans(&humans),
         };
-        let summary =
-            Section::new(Header::build(system, human), vec![super::summary_pair_for(&ai, &replaced, &self.template)]);
+        let mut summary = Section::new(
+            Header::build(system.clone(), human.clone()),
+            vec![super::summary_pair_for(&ai, &replaced, &self.template)],
+        );
+        let excess = summary.size().saturating_add(1).saturating_sub(bytes_before);
+        if let Some(cut) = (excess > 0).then(|| super::cut_by(&ai, excess)).flatten() {
+            self.record(0, Action::Truncated { message: None, bytes_before: ai.len(), bytes_after: cut.len() });
+            summary = Section::new(
+                Header::build(system, human),
+                vec![super::summary_pair_for(&cut, &replaced, &self.template)],
+            );
+        }
         if summary.size() >= bytes_before {
             self.record(0, Action::NoGain { kind: RequestKind::QaAi, bytes_before, summary_bytes: summary.size() });
             return;

@@ -329,9 +329,17 @@ impl Run<'_> {
         let kind = kind_of(span.level);
         match result {
             Ok(text) => {
-                let summary = marker::summary_message(span.level, span.count, self.config.now.as_deref(), &text);
+                let now = self.config.now.as_deref();
+                let mut summary = marker::summary_message(span.level, span.count, now, &text);
                 let bytes_before = span.bytes_before;
                 // The bridge the summary may need counts against it.
+                let excess = summary.size().saturating_add(span.bridge).saturating_add(1).saturating_sub(bytes_before);
+                if let Some(cut) = (excess > 0).then(|| super::cut_by(text.trim(), excess)).flatten() {
+                    let truncated =
+                        Action::Truncated { message: None, bytes_before: text.len(), bytes_after: cut.len() };
+                    self.record(span.range.start, truncated);
+                    summary = marker::summary_message(span.level, span.count, now, &cut);
+                }
                 let summary_bytes = summary.size().saturating_add(span.bridge);
                 if summary_bytes >= bytes_before {
                     self.record(span.range.start, Action::NoGain { kind, bytes_before, summary_bytes });
