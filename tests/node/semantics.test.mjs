@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { compact, extractiveSummarizer, needsCompaction } from "contextfold";
+import { History, compact, extractiveSummarizer, needsCompaction } from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
 
 const longQuestion = () => [
@@ -129,6 +129,45 @@ describe("hints and reruns (issue 14)", () => {
     assert.ok(calls[0] > 0, String(calls));
     assert.deepEqual(calls.slice(1), [0, 0]);
     assert.equal(needsCompaction(messages, options), false);
+  });
+});
+
+describe("window with a summary larger than asked (issue 14)", () => {
+  const strategy = { name: "window", window: 1, thresholdTokens: 100, messageThresholdBytes: 200, minSummarizeBytes: 50, maxDepth: 2 };
+  const chain = () => {
+    const out = [{ role: "system", content: "s" }, { role: "user", content: "goal " + "ask ".repeat(10) }];
+    for (let i = 0; i < 3; i++) {
+      out.push({ role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "read", arguments: "{}" } }] });
+      out.push({ role: "tool", tool_call_id: `c${i}`, content: `result ${i} ` + "data ".repeat(45) });
+      out.push({ role: "assistant", content: `answer ${i} ` + "word ".repeat(12) });
+      out.push({ role: "user", content: `next ${i} ` + "ask ".repeat(8) });
+    }
+    out.push({ role: "assistant", content: "ok" });
+    return out;
+  };
+
+  it("a rerun with nothing new makes no call and the trigger is off", async () => {
+    const summarizer = counting("s".repeat(299));
+    const options = { strategy, summarizer };
+    const first = await compact(chain(), options);
+    assert.ok(summarizer.calls.length > 0);
+    assert.equal(first.changed, true);
+    for (let i = 0; i < 2; i++) {
+      const before = summarizer.calls.length;
+      const again = await compact(first.messages, options);
+      assert.equal(summarizer.calls.length - before, 0, JSON.stringify(again.report.sections));
+    }
+    assert.equal(needsCompaction(first.messages, options), false);
+  });
+
+  it("History does not compact on every push once compacted", async () => {
+    const summarizer = counting("s".repeat(299));
+    const history = new History({ messages: chain(), options: { strategy, summarizer } });
+    await history.compact();
+    const calls = summarizer.calls.length;
+    assert.equal(history.needsCompaction(), false);
+    await history.push({ role: "user", content: "thanks" });
+    assert.equal(summarizer.calls.length, calls);
   });
 });
 
