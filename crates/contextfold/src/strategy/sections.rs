@@ -5,7 +5,8 @@
 //!
 //! Over upstream: independent calls of a phase run in one wave (all sections' rotations
 //! together, QA human and AI together); every error is collected; a summary that is not
-//! smaller than what it replaces is discarded; a lone summary (pair or prefixed
+//! smaller than what it replaces is cut to fit ([`Action::Truncated`]; discarded only
+//! when nothing would be left); a lone summary (pair, or prefixed and marked
 //! completion) is never summarized again, so a second run with nothing new makes no call;
 //! cancellation is checked between waves and before every call.
 //!
