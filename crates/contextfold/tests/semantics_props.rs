@@ -170,9 +170,6 @@ fn calls_per_run<S: Summarizer>(chain: &[Message], strategy: &StrategyConfig, s:
     for _ in 0..runs {
         let out = run(&chain, strategy, s).unwrap();
         calls.push(out.report.calls);
-        if std::env::var("SEM_DEBUG").is_ok() {
-            eprintln!("{:?}", out.report.sections);
-        }
         chain = out.messages;
     }
     calls
