@@ -158,9 +158,12 @@ fn render_parts(out: &mut String, parts: &[Part], names: &HashMap<&str, &str>) {
             Part::Image(i) => {
                 out.push_str("<image");
                 match (&i.url, &i.media_type) {
-                    (Some(url), _) => attr(out, "url", url),
+                    (Some(url), _) => url_attr(out, url, true),
                     (None, Some(mime)) => attr(out, "mime", mime),
                     (None, None) => {}
+                }
+                if let (None, Some(data)) = (&i.url, &i.data) {
+                    size_attr(out, data.len().saturating_mul(3) / 4);
                 }
                 out.push_str("/>\n");
             }
@@ -173,7 +176,10 @@ fn render_parts(out: &mut String, parts: &[Part], names: &HashMap<&str, &str>) {
                     attr(out, "name", name);
                 }
                 if let Some(url) = &f.url {
-                    attr(out, "url", url);
+                    url_attr(out, url, f.media_type.is_none());
+                }
+                if let (None, Some(data)) = (&f.url, &f.data) {
+                    size_attr(out, data.len().saturating_mul(3) / 4);
                 }
                 out.push_str("/>\n");
             }
@@ -197,6 +203,24 @@ fn render_parts(out: &mut String, parts: &[Part], names: &HashMap<&str, &str>) {
             }
         }
     }
+}
+
+/// A URL, or for a `data:` URL (inline content, often megabytes) its media type and size
+/// only: the summarizer cannot read the payload, and it would fill the prompt.
+fn url_attr(out: &mut String, url: &str, with_mime: bool) {
+    match crate::format::data_url::describe(url) {
+        Some((mime, bytes)) => {
+            if with_mime {
+                attr(out, "mime", mime);
+            }
+            size_attr(out, bytes);
+        }
+        None => attr(out, "url", url),
+    }
+}
+
+fn size_attr(out: &mut String, bytes: usize) {
+    let _ = write!(out, " size=\"{bytes} bytes\"");
 }
 
 fn attr(out: &mut String, name: &str, value: &str) {

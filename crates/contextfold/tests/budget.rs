@@ -94,13 +94,14 @@ fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
 }
 
 #[test]
-fn summaries_too_large_are_dropped_oldest_first() {
+fn summaries_too_large_are_dropped_oldest_first_under_partial() {
     // Each summary is smaller than its chunk (else it would not be used), but together
     // they do not fit.
     let chain = session(6);
     let max = 1500;
     let s = FixedSummarizer::new("a very detailed summary ".repeat(85));
-    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap();
+    let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(Amount::Tokens(max)) };
+    let out = run(&chain, &config, &s).unwrap();
     assert!(tokens(&out.messages) <= max);
     let trimmed = out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::Trimmed { .. }));
     assert!(trimmed.count() >= 1);
@@ -145,9 +146,9 @@ fn a_summary_not_smaller_than_its_content_is_never_used() {
     let chain = session(6);
     // Answers with more text than any chunk holds.
     let huge = FnSummarizer(|r: SummaryRequest| async move { Ok("x".repeat(r.prompt.len() * 2)) });
+    // Content no summary shrinks is kept as it is (issue 14): here that does not fit.
     let err = run(&chain, &BudgetConfig::new(Amount::Tokens(3000)), &huge).unwrap_err();
-    assert_eq!(err.code(), "summarizer_failed");
-    assert!(err.to_string().contains("not smaller than the content"), "{err}");
+    assert_eq!(err.code(), "budget_exceeded", "{err}");
     // Trimming instead: the oversized summaries are not in the result, which fits.
     let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(Amount::Tokens(3000)) };
     let out = run(&chain, &config, &huge).unwrap();
@@ -265,4 +266,55 @@ fn the_budget_can_be_given_in_bytes() {
     let err = run(&[sys(&"policy ".repeat(200)), user("q"), ai("a")], &BudgetConfig::new(Amount::Bytes(100)), &s)
         .unwrap_err();
     assert!(err.to_string().contains("bytes"), "{err}");
+}
+
+/// Issue 14: a long first question was dropped unsummarized under the default rollback
+/// (`[Q2]`, changed, no call). It is condensed instead.
+#[test]
+fn content_is_condensed_before_anything_is_dropped() {
+    let chain = vec![user(&format!("Q1 {}", "word ".repeat(20000))), ai("A1"), user("Q2")];
+    let s = FixedSummarizer::new("the user asked a long question Q1, answered with A1");
+    let out = run(&chain, &BudgetConfig::new(Amount::Tokens(5500)), &s).unwrap();
+    assert_eq!(s.calls(), 1, "{:?}", out.messages);
+    assert!(tokens(&out.messages) <= 5500);
+    assert_eq!(out.messages.last(), chain.last());
+    assert!(out.messages.iter().any(|m| m.joined_text().contains("asked a long question")), "{:?}", out.messages);
+    assert!(out.report.sections.iter().flat_map(|s| &s.actions).all(|a| !matches!(a, Action::Trimmed { .. })));
+}
+
+/// Dropping is only for `Partial`: a result that does not fit otherwise fails the call.
+#[test]
+fn dropping_content_needs_partial() {
+    let chain = session(6);
+    let s = FixedSummarizer::new("a very detailed summary ".repeat(85));
+    let err = run(&chain, &BudgetConfig::new(Amount::Tokens(1500)), &s).unwrap_err();
+    assert_eq!(err.code(), "budget_exceeded");
+    assert!(err.to_string().contains("partial"), "{err}");
+}
+
+/// Issue 14: one chunk that will not shrink sank the whole call (`summarizer_failed`)
+/// though the budget still fit with it kept as it is.
+#[test]
+fn one_chunk_that_will_not_shrink_does_not_sink_the_call() {
+    let chain = session(12);
+    let max = tokens(&chain) * 6 / 10;
+    let config = BudgetConfig::new(Amount::Tokens(max));
+    // The smallest chunk of a first run is the one that will not shrink.
+    let probe = FixedSummarizer::new("all fine");
+    run(&chain, &config, &probe).unwrap();
+    let requests = probe.requests.borrow();
+    assert!(requests.len() > 1, "{}", requests.len());
+    let smallest = requests.iter().map(|r| r.transcript.clone()).min_by_key(String::len).unwrap();
+    let s = FnSummarizer(|r: SummaryRequest| {
+        let grow = r.transcript == smallest;
+        async move { Ok(if grow { "y".repeat(r.prompt.len() * 2) } else { "all fine".to_string() }) }
+    });
+    let out = run(&chain, &config, &s).unwrap();
+    assert!(tokens(&out.messages) <= max);
+    assert!(out.report.errors.is_empty(), "{:?}", out.report.errors);
+    let actions: Vec<&Action> = out.report.sections.iter().flat_map(|s| &s.actions).collect();
+    assert!(actions.iter().any(|a| matches!(a, Action::NoGain { .. })), "{actions:?}");
+    assert!(actions.iter().any(|a| matches!(a, Action::Condensed { .. })), "{actions:?}");
+    assert!(out.messages.iter().all(|m| !m.joined_text().contains("yyyy")));
+    ChainAst::parse(&out.messages).unwrap();
 }

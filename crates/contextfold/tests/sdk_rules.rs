@@ -54,6 +54,7 @@ fn compaction_with_one_summary_text_uses_each_call_id_once() {
         strategy: StrategyConfig::Sections(SectionsConfig::default()),
         // OpenAI's repair renames nothing: the ids are the summaries' own.
         repair: RepairOptions::for_provider(Provider::OpenAi),
+        ..Default::default()
     };
     let summarizer = FixedSummarizer::new("Summary: done.");
     let out = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();

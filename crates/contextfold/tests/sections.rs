@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use contextfold::ast::{ChainAst, PairKind, SUMMARIZATION_TOOL_NAME, SUMMARIZED_CONTENT_PREFIX};
-use contextfold::message::{Message, Part, Role};
+use contextfold::message::{messages_size, Message, Part, Role};
 use contextfold::strategy::sections::{compact, SectionsConfig};
 use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
 use contextfold::summarize::mock::{FixedSummarizer, FnSummarizer};
@@ -78,6 +78,16 @@ fn completion_only_sections_become_prefixed_completions() {
     assert_eq!(out.messages[1].joined_text(), format!("{SUMMARIZED_CONTENT_PREFIX}short"));
 }
 
+/// A summarized completion as compaction writes it: prefixed and marked.
+fn summarized_ai(text: &str) -> Message {
+    let mut part = contextfold::message::TextPart {
+        text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
+        extra: contextfold::message::Extra::new(),
+    };
+    contextfold::ast::mark(&mut part.extra, contextfold::ast::SUMMARY_TEXT_MARK);
+    Message::new(Role::Assistant, vec![contextfold::message::Part::Text(part)])
+}
+
 #[test]
 fn already_summarized_sections_make_no_call() {
     let chain = vec![
@@ -85,7 +95,7 @@ fn already_summarized_sections_make_no_call() {
         ai_calls("", &[("s1", SUMMARIZATION_TOOL_NAME)]),
         tool("s1", SUMMARIZATION_TOOL_NAME, "old summary"),
         user("q2"),
-        ai(&format!("{SUMMARIZED_CONTENT_PREFIX}older summary")),
+        summarized_ai("older summary"),
         user("q3"),
         ai("a3"),
     ];
@@ -313,15 +323,20 @@ fn empty_answers_are_errors() {
 }
 
 #[test]
-fn a_summary_larger_than_its_content_is_discarded() {
-    // Upstream kept a 489-byte summary of 207 bytes.
+fn a_summary_larger_than_its_content_is_cut_to_fit() {
+    // Upstream kept a 489-byte summary of 207 bytes. Issue 14: it was discarded, and
+    // asked for again on every run. It is cut to fit (reported), and a rerun is free.
     let chain = vec![user("q1"), ai(&"x".repeat(207)), user("q2"), ai("a2")];
     let s = FixedSummarizer::new("y".repeat(489));
     let out = run(&chain, &upstream(), &s);
     assert_eq!(s.calls(), 1);
-    assert!(!out.changed);
-    assert_eq!(out.messages, chain);
-    assert!(matches!(out.report.sections[0].actions[..], [Action::NoGain { kind: RequestKind::Section, .. }]));
+    assert!(out.changed);
+    assert!(messages_size(&out.messages) < messages_size(&chain));
+    assert!(matches!(out.report.sections[0].actions[0], Action::Truncated { message: None, bytes_before: 489, .. }));
+    assert!(out.report.sections[0].actions.iter().all(|a| !matches!(a, Action::NoGain { .. })));
+    let again = FixedSummarizer::new("y".repeat(489));
+    run(&out.messages, &upstream(), &again);
+    assert_eq!(again.calls(), 0);
 }
 
 #[test]
@@ -418,9 +433,13 @@ fn content_under_the_minimum_is_not_sent_and_a_rerun_stays_free() {
     let s = FixedSummarizer::new("a summary that is longer than the answers it replaces ".repeat(3));
     let out = run(&chain, &SectionsConfig::default(), &s);
     assert_eq!((s.calls(), out.changed), (0, false));
-    // With the minimum at zero the calls happen, and are discarded by the no-gain guard.
+    // With the minimum at zero the calls happen; the summaries are cut to fit (issue 14:
+    // discarded, they were asked for again on every run), and a rerun is free.
     let out = run(&chain, &upstream(), &s);
-    assert_eq!((s.calls(), out.changed), (2, false));
+    assert_eq!((s.calls(), out.changed), (2, true));
+    let again = FixedSummarizer::new("x");
+    run(&out.messages, &upstream(), &again);
+    assert_eq!(again.calls(), 0);
 }
 
 #[test]

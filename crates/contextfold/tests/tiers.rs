@@ -7,7 +7,7 @@ use common::*;
 use contextfold::ast::ChainAst;
 use contextfold::format::{parse_json, read, read_auto, write, Format};
 use contextfold::measure::{Amount, Meter};
-use contextfold::message::{Message, Part, Role};
+use contextfold::message::{messages_size, Message, Part, Role};
 use contextfold::strategy::tiers::{
     compact, is_bridge, needs_compaction, summary_info, TierLevel, TierSummary, TiersConfig, BRIDGE_TEXT,
     COMPRESSED_PREFIX, CONDENSED_PREFIX, METADATA_KEY,
@@ -119,7 +119,11 @@ fn a_hundred_messages_become_compressed_condensed_and_the_last_twenty() {
     let condensed = requests.iter().find(|r| r.kind == RequestKind::TierCondensed).unwrap();
     assert_eq!((compressed.range.start, compressed.range.end), (1, 31));
     assert_eq!((condensed.range.start, condensed.range.end), (31, 81));
-    assert_eq!((compressed.target_bytes, condensed.target_bytes), (800, 2000));
+    // The configured sizes (800 / 2000), capped at half of what each span can gain
+    // (issue 14: a hint larger than the content made an honouring summarizer fail).
+    let span = |r: std::ops::Range<usize>| chain[r].iter().map(Message::size).sum::<usize>();
+    assert!(compressed.target_bytes <= 800 && compressed.target_bytes * 2 <= span(1..31));
+    assert!(condensed.target_bytes < 2000 && condensed.target_bytes * 2 <= span(31..81), "the cap applies here");
     assert!(compressed.instructions.contains("Be extremely brief"));
     assert!(condensed.instructions.contains("medium-term memory"));
     assert!(compressed.transcript.contains("question 0:") && !compressed.transcript.contains("question 30:"));
@@ -166,7 +170,7 @@ fn metadata_records_type_level_count_and_now() {
 }
 
 #[test]
-fn summaries_are_recognized_by_their_prefix_when_metadata_is_lost() {
+fn a_compressed_summary_is_recognized_by_its_prefix_when_metadata_is_lost() {
     let chain = with_system(chat_from(0, 100));
     let config = TiersConfig { now: Some("2025-06-01T12:00:00Z".into()), ..TiersConfig::default() };
     let out = run(&chain, &config, &Tagged::new()).unwrap();
@@ -175,17 +179,22 @@ fn summaries_are_recognized_by_their_prefix_when_metadata_is_lost() {
     assert!(stripped[1].joined_text().starts_with(COMPRESSED_PREFIX));
     assert!(stripped[3].joined_text().starts_with(CONDENSED_PREFIX));
     assert_eq!(info(&stripped[1]), TierSummary { level: TierLevel::Compressed, message_count: 30, created_at: None });
-    assert_eq!(info(&stripped[3]).message_count, 50);
+    // Issue 14: an assistant (or user) text can imitate the prefix: only the system
+    // message (the developer's) is recognized by it; the condensed summary needs its
+    // metadata, without which it is plain assistant text.
+    assert!(summary_info(&stripped[3]).is_none());
+    assert_eq!(info(&out.messages[3]).message_count, 50);
     assert!(is_bridge(&stripped[2]));
     // A user message that merely contains the bridge text among other content is not one.
     let mut merged = out.messages[2].clone();
     merged.parts.push(Part::text("and my real question"));
     assert!(!is_bridge(&merged));
     // The role must fit the level.
-    assert!(summary_info(&Message { role: Role::User, ..stripped[3].clone() }).is_none());
+    assert!(summary_info(&Message { role: Role::User, ..out.messages[3].clone() }).is_none());
     assert!(summary_info(&user("[Condensed history: 3 messages] hi")).is_none());
     assert!(summary_info(&ai("[Condensed history: many messages] hi")).is_none());
-    assert_eq!(summary_info(&ai("[Condensed history: 1 message] hi")).unwrap().message_count, 1);
+    assert!(summary_info(&ai("[Condensed history: 1 message] hi")).is_none());
+    assert!(summary_info(&user("[Compressed history: 1 message] hi")).is_none());
     // Nothing new: still no call.
     let s = FixedSummarizer::new("S");
     let again = run(&stripped, &TiersConfig::default(), &s).unwrap();
@@ -491,10 +500,16 @@ fn a_summary_never_replaces_smaller_content() {
     let chain = with_system(chat_from(0, 100));
     let s = FixedSummarizer::new("x".repeat(10_000));
     let out = run(&chain, &TiersConfig::default(), &s).unwrap();
-    assert_eq!(out.messages, chain);
-    assert!(!out.changed && !out.report.rolled_back);
-    let no_gain = out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::NoGain { .. }));
-    assert_eq!(no_gain.count(), 2);
+    // Issue 14: a summary larger than its span was discarded and asked for again on every
+    // run; it is cut to fit instead (reported), so the result is smaller and a rerun free.
+    assert!(out.changed && !out.report.rolled_back);
+    assert!(messages_size(&out.messages) < messages_size(&chain));
+    let actions: Vec<&Action> = out.report.sections.iter().flat_map(|s| &s.actions).collect();
+    assert_eq!(actions.iter().filter(|a| matches!(a, Action::Truncated { .. })).count(), 2, "{actions:?}");
+    assert!(actions.iter().all(|a| !matches!(a, Action::NoGain { .. })));
+    let again = FixedSummarizer::new("x".repeat(10_000));
+    run(&out.messages, &TiersConfig::default(), &again).unwrap();
+    assert_eq!(again.calls(), 0);
     // Content under the minimum is not even sent.
     let tiny: Vec<Message> = (0..60).map(|i| if i % 2 == 0 { user("q") } else { ai("a") }).collect();
     let s = FixedSummarizer::new("S");

@@ -30,8 +30,29 @@ pub use reasoning::{contains_tool_call_reasoning, extract_reasoning_message};
 pub use sanitize::{sanitize_arguments_text, SanitizeOutcome};
 pub use tool_id::{Charset, IdMismatch, IdTemplate, TemplateError};
 
-use crate::message::{messages_size, Message};
+use crate::message::{messages_size, Extra, Message};
 use serde::Serialize;
+
+/// The field (of a message or a part, in the native JSON, and kept by every format that
+/// keeps unknown fields) that marks content contextfold wrote: `{ "type": kind, ... }`.
+/// Our own summaries are recognised by it, never by their text alone, so a message
+/// imitating a summary's text is plain text.
+pub const MARKER_KEY: &str = "contextfold";
+
+/// Marks `extra` as holding contextfold content of `kind`.
+pub fn mark(extra: &mut Extra, kind: &str) {
+    let mut marker = serde_json::Map::new();
+    marker.insert("type".into(), serde_json::Value::from(kind));
+    extra.insert(MARKER_KEY.into(), serde_json::Value::Object(marker));
+}
+
+/// True when `extra` carries the marker of `kind`.
+pub fn is_marked(extra: &Extra, kind: &str) -> bool {
+    extra.get(MARKER_KEY).and_then(|m| m.get("type")).and_then(serde_json::Value::as_str) == Some(kind)
+}
+
+/// Marker kind of a summarized completion's text part.
+pub const SUMMARY_TEXT_MARK: &str = "summary";
 
 /// What a body pair is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -233,13 +254,16 @@ impl BodyPair {
     }
 
     /// True when this pair already holds summarized content: a Summarization pair, or a
-    /// Completion whose first text starts with [`SUMMARIZED_CONTENT_PREFIX`].
+    /// Completion whose first text starts with [`SUMMARIZED_CONTENT_PREFIX`] and carries
+    /// the [`MARKER_KEY`] marker (the text alone can be imitated).
     pub fn is_summarized(&self) -> bool {
         match self.kind {
             PairKind::Summarization => true,
             PairKind::RequestResponse => false,
             PairKind::Completion => match self.ai.parts.first() {
-                Some(crate::message::Part::Text(t)) => t.text.starts_with(SUMMARIZED_CONTENT_PREFIX),
+                Some(crate::message::Part::Text(t)) => {
+                    t.text.starts_with(SUMMARIZED_CONTENT_PREFIX) && is_marked(&t.extra, SUMMARY_TEXT_MARK)
+                }
                 _ => false,
             },
         }

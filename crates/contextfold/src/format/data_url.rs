@@ -15,9 +15,36 @@ pub(crate) fn split(url: &str) -> Option<DataUrl<'_>> {
     plain.then_some(DataUrl { media_type, data })
 }
 
+/// Media type and payload size in bytes of any `data:` URL (parameters allowed, base64
+/// or not), for a short placeholder where the URL itself would be too long to show;
+/// `None` when `url` is not a `data:` URL.
+pub(crate) fn describe(url: &str) -> Option<(&str, usize)> {
+    let rest = url.get(..5).filter(|s| s.eq_ignore_ascii_case("data:")).and_then(|_| url.get(5..))?;
+    let (meta, payload) = rest.split_once(',').unwrap_or((rest, ""));
+    let mut params = meta.split(';');
+    let media_type = params.next().unwrap_or("").trim();
+    let base64 = params.any(|p| p.trim().eq_ignore_ascii_case("base64"));
+    let bytes = if base64 {
+        let digits = payload.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=').count();
+        digits.saturating_mul(3) / 4
+    } else {
+        payload.len()
+    };
+    Some((if media_type.is_empty() { "text/plain" } else { media_type }, bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn describes_every_data_url() {
+        assert_eq!(describe("data:image/png;name=x.png;base64,AAAA"), Some(("image/png", 3)));
+        assert_eq!(describe("DATA:image/jpeg;base64,AAAAAA=="), Some(("image/jpeg", 4)));
+        assert_eq!(describe("data:,hello"), Some(("text/plain", 5)));
+        assert_eq!(describe("data:text/plain;charset=utf-8,hi"), Some(("text/plain", 2)));
+        assert_eq!(describe("https://example.com/a.png"), None);
+    }
 
     #[test]
     fn splits_only_the_exact_base64_form() {

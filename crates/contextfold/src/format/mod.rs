@@ -16,7 +16,7 @@ mod call_names;
 pub mod container;
 mod content_shape;
 pub mod convert;
-mod data_url;
+pub(crate) mod data_url;
 pub mod detect;
 mod fields;
 pub mod gemini;

@@ -9,17 +9,25 @@
 //! | a summary pair of that section's older pairs (if the cut fell inside it)
 //! | the kept pairs and sections
 //! ```
-//! Enforcement, while over budget: drop the oldest condensed summaries, then the
-//! in-section summary, then the oldest kept pairs and sections, down to the latest
-//! exchange. If even that (with the system prompt) does not fit, the call fails with
-//! [`CompactError::Budget`], saying what alone is too large. The result always fits.
+//! The kept window holds at least `keep_recent` messages when they fit 100 -
+//! `summary_percent` % of the budget; when they do not, the window shrinks (down to the
+//! latest exchange) and more is condensed: content is condensed before anything is
+//! dropped. If the result still does not fit (summaries larger than asked), the call
+//! fails with [`CompactError::Budget`], unless `on_error` is `Partial`: then the oldest
+//! condensed summaries, the in-section summary, then the oldest kept pairs and sections
+//! are dropped, down to the latest exchange, each listed in the report. If even the
+//! latest exchange (with the system prompt) does not fit, the call fails, saying what
+//! alone is too large. The result always fits.
 //!
 //! On a summarizer failure the result still never exceeds the budget, so the original
 //! chain (which does not fit, or there would be nothing to do) is never returned:
 //! `Rollback` (default) and `Throw` fail with the errors (`summarizer_failed`; the
 //! caller's chain is untouched); `Partial` falls back to trimming, as RA.Aid does: the
 //! content whose summary failed is dropped, listed in the report. A summary that is not
-//! smaller than the content it condenses counts as a failed call (invariant 4); content
+//! smaller than the content it condenses is never used (invariant 4): that content is
+//! kept as it is when it can stand alone (whole sections from their user message, or the
+//! cut section's older pairs; `NoGain` in the report) and the result still fits, else it
+//! counts as a failed call; content
 //! under 512 bytes is never sent (no summary beats it): a lone such span before the cut
 //! is kept verbatim, a small chunk joins its neighbour.
 //! A cancelled compaction returns the original chain with `report.cancelled`.
@@ -139,15 +147,34 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let target = (summary_bytes / chunks.len().max(1)).max(64);
     let starts = parsed.ast.section_starts();
-    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) =
-        chunks.into_iter().filter_map(|c| chunk_job(sections, &c, &starts, target).map(|j| (c, j))).unzip();
+    let (chunks, jobs): (Vec<Chunk>, Vec<Job>) = chunks
+        .into_iter()
+        .filter_map(|c| {
+            let hint = super::hint(target, chunk_bytes_of(sections, &c));
+            chunk_job(sections, &c, &starts, hint).map(|j| (c, j))
+        })
+        .unzip();
     let content_bytes: Vec<usize> = chunks.iter().map(|c| chunk_bytes_of(sections, c)).collect();
     let results = engine.wave(summarizer, controls, jobs).await;
     let first_request = engine.requests.len().saturating_sub(results.len());
     let mut errors = Vec::new();
     let mut summaries: Vec<Option<String>> = Vec::new();
+    // Chunks whose summary would not be smaller: kept verbatim when they can stand alone.
+    let mut verbatim = vec![false; chunks.len()];
     for (i, (chunk, result)) in chunks.iter().zip(results).enumerate() {
         let bytes = content_bytes.get(i).copied().unwrap_or(0);
+        if let Ok(text) = &result {
+            if text.len() >= bytes && stands_alone(chunk) {
+                if let Some(a) = actions.get_mut(chunk.first_section()) {
+                    a.push(Action::NoGain { kind: RequestKind::Chunk, bytes_before: bytes, summary_bytes: text.len() });
+                }
+                if let Some(v) = verbatim.get_mut(i) {
+                    *v = true;
+                }
+                summaries.push(None);
+                continue;
+            }
+        }
         let result = result.and_then(|text| no_gain(text, bytes, first_request.saturating_add(i)));
         match result {
             Ok(text) => summaries.push(Some(text)),
@@ -186,9 +213,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
             }
         }
     }
+    let cut_kept = chunks.iter().zip(&verbatim).any(|(c, v)| c.in_cut && *v);
+    let kept_from = if cut_kept { 0 } else { cut_pair };
     let mut kept: Vec<Section> = sections.get(cut_section..).unwrap_or_default().to_vec();
     if let Some(first) = kept.first_mut() {
-        let body = first.body().get(cut_pair..).unwrap_or_default().to_vec();
+        let body = first.body().get(kept_from..).unwrap_or_default().to_vec();
         first.set_body(body);
         if cut_section == 0 {
             first.set_header(first.header().without_system());
@@ -196,11 +225,15 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let mut before: Vec<Section> =
         if keep_before { sections.get(..cut_section).unwrap_or_default().to_vec() } else { Vec::new() };
+    for (chunk, _) in chunks.iter().zip(&verbatim).filter(|(c, v)| **v && !c.in_cut) {
+        before.extend(verbatim_sections(sections, chunk));
+    }
     if let Some(first) = before.first_mut() {
         first.set_header(first.header().without_system());
     }
     let mut out = Assembly { systems, condensed, before, in_section, kept };
-    enforce(&mut out, config.max, meter, &mut actions, cut_section)?;
+    let may_drop = config.on_error == OnError::Partial;
+    enforce(&mut out, config.max, meter, &mut actions, cut_section, may_drop)?;
     Ok(finish(messages, out.messages(), &engine, errors, actions, false, controls, parsed.repairs))
 }
 
@@ -231,6 +264,25 @@ fn merge_small_chunks(chunks: &mut Vec<Chunk>, sections: &[Section]) {
             _ => i += 1,
         }
     }
+}
+
+/// A chunk whose content can be kept as it is in place of its summary: the cut
+/// section's older pairs, or whole sections from their user message on.
+fn stands_alone(chunk: &Chunk) -> bool {
+    chunk.in_cut || chunk.segments.iter().all(|s| s.with_human)
+}
+
+/// The sections of a chunk kept verbatim (each from its user message, no system).
+fn verbatim_sections(sections: &[Section], chunk: &Chunk) -> Vec<Section> {
+    chunk
+        .segments
+        .iter()
+        .filter_map(|seg| {
+            let s = sections.get(seg.section)?;
+            let body = s.body().get(seg.pairs.clone())?.to_vec();
+            Some(Section::new(s.header().without_system(), body))
+        })
+        .collect()
 }
 
 /// Bytes of the content a chunk condenses (its pairs, and the user messages condensed
@@ -264,6 +316,7 @@ fn no_gain(text: String, content_bytes: usize, request: usize) -> Result<String,
 }
 
 /// The parts of the result, kept apart so enforcement can drop them in order.
+#[derive(Clone)]
 struct Assembly {
     systems: Vec<Message>,
     condensed: Vec<Message>,
@@ -298,14 +351,27 @@ impl Assembly {
 }
 
 /// Drops summaries, then old kept content, until the result fits; fails with the reason
-/// when the system prompt or the latest exchange alone is over the budget.
+/// when the system prompt or the latest exchange alone is over the budget. Content is
+/// dropped only when `may_drop` (`onError: "partial"`); otherwise a result that does not
+/// fit fails the call, so nothing is ever lost unasked.
 fn enforce(
     out: &mut Assembly,
     budget: Amount,
     meter: Meter<'_>,
     actions: &mut [Vec<Action>],
     cut_section: usize,
+    may_drop: bool,
 ) -> Result<(), CompactError> {
+    if !may_drop && out.cost(meter, budget.unit()) > budget.value() {
+        let cost = out.cost(meter, budget.unit());
+        let mut probe = out.clone();
+        enforce(&mut probe, budget, meter, &mut [], cut_section, true)?;
+        let reason = format!(
+            "the condensed history with the kept messages is {}; dropping content to fit needs onError \"partial\"",
+            budget.with_value(cost)
+        );
+        return Err(CompactError::Budget { max: budget, reason });
+    }
     let mut note = |section: usize, a: Action| {
         if let Some(list) = actions.get_mut(section) {
             list.push(a);
@@ -383,6 +449,13 @@ fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, meter: Meter<'_>, u
     let Some(mut chosen) = candidates.next() else {
         return starts.first().map_or((0, 0), |s| (s.0, s.1));
     };
+    if !fits(chosen) {
+        // Even `keep` messages do not fit: condense more rather than drop anything
+        // later, down to the latest start (the latest exchange).
+        let mut later = starts.iter().filter(|s| s.2 > chosen.2);
+        let fitting = later.clone().find(|s| fits(s));
+        return fitting.or_else(|| later.next_back()).map_or((chosen.0, chosen.1), |s| (s.0, s.1));
+    }
     for candidate in candidates {
         if !fits(candidate) {
             break;

@@ -15,7 +15,7 @@ use crate::ast::{
     contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind, RepairAction,
     SUMMARIZED_CONTENT_PREFIX,
 };
-use crate::message::{messages_size, Message};
+use crate::message::{messages_size, Message, Part};
 use crate::summarize::{RequestKind, SummarizeError};
 use serde::Serialize;
 
@@ -80,8 +80,9 @@ pub enum Action {
     /// One oversized message (a tool result) was summarized on its own (window).
     #[serde(rename_all = "camelCase")]
     MessageSummarized { message: usize, bytes_before: usize, bytes_after: usize },
-    /// Content was cut to fit because summarizing it failed or recursed too deep; never
-    /// silent (window).
+    /// Content was cut to fit because summarizing it failed or recursed too deep (window),
+    /// or a summary larger than what it replaces was cut to fit (`message: None`, sizes of
+    /// the summary text; every strategy but budget); never silent.
     #[serde(rename_all = "camelCase")]
     Truncated { message: Option<usize>, bytes_before: usize, bytes_after: usize },
     /// Older messages became one state snapshot; `updated` when an earlier snapshot was
@@ -233,12 +234,39 @@ pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> 
     None
 }
 
+/// The size hint for a summary meant to take `share` bytes in place of content that
+/// leaves `room` bytes to gain (its size less the summary's fixed cost): never more than
+/// half that room, so a summarizer that honours the hint always passes the no-gain guard.
+pub(crate) fn hint(share: usize, room: usize) -> usize {
+    share.min(room / 2).max(1)
+}
+
+/// `text` shortened by `excess` bytes (at a char boundary, ending with `…` when there is
+/// room for it), or `None` when nothing would be left. A summary larger than what it
+/// replaces is cut to fit rather than discarded: a discarded one would be asked for again
+/// on every later run with nothing new (the cut is reported as [`Action::Truncated`]).
+pub(crate) fn cut_by(text: &str, excess: usize) -> Option<String> {
+    let keep = text.len().checked_sub(excess).filter(|&k| k > 0)?;
+    let (keep, ellipsis) = if keep > 16 { (keep.saturating_sub('…'.len_utf8()), "…") } else { (keep, "") };
+    let mut end = keep;
+    while !text.is_char_boundary(end) {
+        end = end.saturating_sub(1);
+    }
+    let head = text.get(..end).filter(|h| !h.is_empty())?;
+    Some(format!("{head}{ellipsis}"))
+}
+
 /// A summary pair replacing `replaced`: a summarization pair when any of them used
 /// tools (with the fake signature when their calls carried reasoning, and their first
 /// reasoning before the call), else a prefixed completion.
 pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
-        return BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"));
+        let mut part = crate::message::TextPart {
+            text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
+            extra: crate::message::Extra::new(),
+        };
+        crate::ast::mark(&mut part.extra, crate::ast::SUMMARY_TEXT_MARK);
+        return BodyPair::build(Message::new(crate::message::Role::Assistant, vec![Part::Text(part)]), Vec::new());
     }
     let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
     let reasoning = extract_reasoning_message(&messages);

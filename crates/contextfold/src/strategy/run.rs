@@ -80,6 +80,32 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
+    // One repair path: a chain whose tool results are out of place is first repaired
+    // exactly as `repairChain` does (a misplaced result moved, not replaced by a
+    // placeholder), and the strategy compacts that; the steps lead
+    // `report.provider_repairs`. Other broken rules keep their typed errors.
+    let misplaced = validate(messages, options.repair.provider).iter().any(|d| d.code == "result_not_after_call");
+    if !misplaced {
+        return compact_valid(messages, options, summarizer, controls, meter).await;
+    }
+    let repaired = repair(messages, &options.repair);
+    let mut result = compact_valid(&repaired.messages, options, summarizer, controls, meter).await?;
+    let mut steps = repaired.steps;
+    steps.append(&mut result.report.provider_repairs);
+    result.report.provider_repairs = steps;
+    result.report.before = Totals::of(messages);
+    result.changed = result.messages != messages;
+    Ok(result)
+}
+
+/// [`compact`] of a chain the provider accepts.
+async fn compact_valid<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    options: &CompactOptions,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<CompactResult, CompactError> {
     let as_user = options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System);
     let Some((turn, body)) = split_turn_in_progress(messages) else {
         return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
@@ -117,12 +143,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
 }
 
 /// `(turn, rest)` when the last message is an assistant message with tool calls after
-/// a user or tool message (so setting it aside leaves the roles as they were).
+/// a user, tool or assistant message (one that follows an assistant message is a turn
+/// in progress too: its calls stay open).
 fn split_turn_in_progress(messages: &[Message]) -> Option<(&Message, &[Message])> {
     let (turn, body) = messages.split_last()?;
     let before = body.last()?;
-    (turn.role == Role::Assistant && turn.has_tool_calls() && matches!(before.role, Role::User | Role::Tool))
-        .then_some((turn, body))
+    let after = matches!(before.role, Role::User | Role::Tool | Role::Assistant);
+    (turn.role == Role::Assistant && turn.has_tool_calls() && after).then_some((turn, body))
 }
 
 /// [`compact`] of a chain with no turn in progress set aside; `as_user`: system messages

@@ -5,7 +5,8 @@
 //!
 //! Over upstream: independent calls of a phase run in one wave (all sections' rotations
 //! together, QA human and AI together); every error is collected; a summary that is not
-//! smaller than what it replaces is discarded; a lone summary (pair or prefixed
+//! smaller than what it replaces is cut to fit ([`Action::Truncated`]; discarded only
+//! when nothing would be left); a lone summary (pair, or prefixed and marked
 //! completion) is never summarized again, so a second run with nothing new makes no call;
 //! cancellation is checked between waves and before every call.
 //!
@@ -201,7 +202,13 @@ impl Run<'_> {
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
         let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
         let prompt = render(&tasks, &work)?;
-        let job = Job { kind, prompt, range: self.range(i, &pairs), section: Some(i), target_bytes: target_for(bytes) };
+        let job = Job {
+            kind,
+            prompt,
+            range: self.range(i, &pairs),
+            section: Some(i),
+            target_bytes: super::hint(target_for(bytes), bytes.saturating_sub(overhead)),
+        };
         Some(Plan { section: i, pairs, kind, job })
     }
 
@@ -239,7 +246,13 @@ impl Run<'_> {
     fn summary_pair(&mut self, plan: &Plan, text: &str) -> Option<BodyPair> {
         let replaced = self.section(plan.section)?.body().get(plan.pairs.clone())?;
         let before: usize = replaced.iter().map(BodyPair::size).sum();
-        let pair = super::summary_pair_for(text, replaced, &self.template);
+        let mut pair = super::summary_pair_for(text, replaced, &self.template);
+        let excess = pair.size().saturating_add(1).saturating_sub(before);
+        if let Some(cut) = (excess > 0).then(|| super::cut_by(text, excess)).flatten() {
+            let bytes_after = cut.len();
+            pair = super::summary_pair_for(&cut, replaced, &self.template);
+            self.record(plan.section, Action::Truncated { message: None, bytes_before: text.len(), bytes_after });
+        }
         if pair.size() >= before {
             let summary_bytes = pair.size();
             self.record(plan.section, Action::NoGain { kind: plan.kind, bytes_before: before, summary_bytes });
@@ -378,7 +391,10 @@ impl Run<'_> {
         if bytes_before.saturating_sub(fixed) < self.config.min_summarize_bytes.max(1) {
             return;
         }
-        let target = target_for(bytes_before);
+        // Each summary gets a fair share of what the fold can gain.
+        let room = bytes_before.saturating_sub(fixed);
+        let room = if self.config.summ_human_in_qa { room / 2 } else { room };
+        let target = super::hint(target_for(bytes_before), room);
         let mut jobs = Vec::new();
         if let Some(prompt) = render(&humans, &work) {
             jobs.push(Job { kind: RequestKind::QaAi, prompt, range, section: None, target_bytes: target });
@@ -414,8 +430,18 @@ impl Run<'_> {
             Some(text) => Some(Message::text(Role::User, text)),
             None => merge_humans(&humans),
         };
-        let summary =
-            Section::new(Header::build(system, human), vec![super::summary_pair_for(&ai, &replaced, &self.template)]);
+        let mut summary = Section::new(
+            Header::build(system.clone(), human.clone()),
+            vec![super::summary_pair_for(&ai, &replaced, &self.template)],
+        );
+        let excess = summary.size().saturating_add(1).saturating_sub(bytes_before);
+        if let Some(cut) = (excess > 0).then(|| super::cut_by(&ai, excess)).flatten() {
+            self.record(0, Action::Truncated { message: None, bytes_before: ai.len(), bytes_after: cut.len() });
+            summary = Section::new(
+                Header::build(system, human),
+                vec![super::summary_pair_for(&cut, &replaced, &self.template)],
+            );
+        }
         if summary.size() >= bytes_before {
             self.record(0, Action::NoGain { kind: RequestKind::QaAi, bytes_before, summary_bytes: summary.size() });
             return;

@@ -83,7 +83,9 @@ struct Line {
 impl ExtractiveSummarizer {
     /// Summarizes a rendered transcript within `target_bytes` (capped by `max_bytes`).
     pub fn summarize_transcript(&self, transcript: &str, target_bytes: usize) -> String {
-        let budget = target_bytes.clamp(128, self.max_bytes.max(128));
+        // The hint is honoured, however small: a summary over it may be no smaller than
+        // what it replaces, and would be discarded and asked for again on every run.
+        let budget = target_bytes.min(self.max_bytes.max(128)).max(1);
         let lines = self.candidates(&parse_transcript(transcript));
         // Best first; ties by order, so the choice is deterministic.
         let mut ranked: Vec<&Line> = lines.iter().collect();
@@ -127,8 +129,15 @@ impl ExtractiveSummarizer {
             out.push('\n');
         }
         if out.is_empty() {
-            out.push_str("(nothing to keep)");
+            // Nothing fits whole: the best line, cut to the budget.
+            let best = lines.iter().max_by(|a, b| a.score.cmp(&b.score).then(b.order.cmp(&a.order)));
+            out.push_str(best.map_or("(nothing to keep)", |l| l.text.as_str()));
         }
+        let mut end = budget.min(out.len());
+        while !out.is_char_boundary(end) {
+            end = end.saturating_sub(1);
+        }
+        out.truncate(end);
         out
     }
 

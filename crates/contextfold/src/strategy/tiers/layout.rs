@@ -225,8 +225,13 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
 /// need: `bridge` bytes) by at least `min_summarize_bytes`. Skipping by size, not by a
 /// discarded attempt, keeps a rerun free of calls.
 pub(super) fn too_small(config: &TiersConfig, level: TierLevel, bytes: usize, count: usize, bridge: usize) -> bool {
-    let fixed = header(level, count).len().saturating_add(1).saturating_add(bridge);
+    let fixed = fixed_cost(level, count, bridge).saturating_add(1);
     bytes <= fixed || bytes.saturating_sub(fixed) < config.min_summarize_bytes
+}
+
+/// What a summary of `count` messages costs besides its text: its prefix and the bridge.
+pub(super) fn fixed_cost(level: TierLevel, count: usize, bridge: usize) -> usize {
+    header(level, count).len().saturating_add(bridge)
 }
 
 /// Original messages `messages` stand for.

@@ -69,11 +69,14 @@ pub struct TierSummary {
     pub created_at: Option<String>,
 }
 
-/// Recognizes a tier summary: by its metadata, else by the prefix of its first text
-/// part. The role must fit the level (compressed: system, condensed: assistant).
+/// Recognizes a tier summary: by its metadata; by the prefix of its first text part
+/// only for a system message (the developer's, never user text: Anthropic and Gemini
+/// read a compressed summary back as part of the one system prompt, without metadata).
+/// A user or assistant text imitating a summary is plain text. The role must fit the
+/// level (compressed: system, condensed: assistant).
 pub fn summary_info(message: &Message) -> Option<TierSummary> {
     let info = from_metadata(message).or_else(|| match message.parts.first() {
-        Some(Part::Text(t)) => {
+        Some(Part::Text(t)) if message.role == Role::System => {
             from_text(&t.text).map(|(level, message_count)| TierSummary { level, message_count, created_at: None })
         }
         _ => None,

@@ -25,11 +25,13 @@
 //! ```
 //! `createdAt` is [`TiersConfig::now`] (the core has no clock), left out when `None`. The
 //! bridge has `{ "type": "bridge" }`. And its text starts with [`COMPRESSED_PREFIX`] or
-//! [`CONDENSED_PREFIX`] followed by `N messages] `, so a summary keeps its level and
-//! count (not its creation time) through a format that drops unknown fields; the bridge
-//! is recognized by its exact text. Anthropic joins the leading system messages into one
-//! `system`: a compressed summary read back as a text part of that system message is
-//! recognized too, and split out again. [`summary_info`] reads either marking.
+//! [`CONDENSED_PREFIX`] followed by `N messages] `. Text alone can be imitated by any
+//! message, so it identifies only a system message (the developer's): a compressed
+//! summary keeps its level and count through a format that drops unknown fields, and
+//! Anthropic, which joins the leading system messages into one `system`, gives it back as
+//! a text part of that message, recognized and split out again. A condensed summary
+//! (an assistant message) is recognized by its metadata only. The bridge is recognized
+//! by its exact text. [`summary_info`] reads both markings.
 //!
 //! # Boundaries
 //! The recent tier starts `recent` messages (at least 1) from the end, never after the
@@ -50,9 +52,9 @@
 //! a compacted chain with nothing new is free.
 //!
 //! # Size guard and errors
-//! A summary not smaller than what it replaces (the bridge it may need included) is
-//! discarded ([`Action::NoGain`]) and that content stays verbatim; a later run tries
-//! again. Content within `min_summarize_bytes` of a summary's fixed cost is not sent at
+//! A summary not smaller than what it replaces (the bridge it may need included) is cut
+//! to fit ([`Action::Truncated`]); discarded ([`Action::NoGain`], the content stays
+//! verbatim) only when nothing would be left. A later run with nothing new makes no call. Content within `min_summarize_bytes` of a summary's fixed cost is not sent at
 //! all ([`Action::Skipped`]). On a failed call, `Rollback` (default) returns the
 //! original chain with the errors, `Throw` returns them as an error, and `Partial` keeps
 //! the summary that succeeded and the failed one's content verbatim. In such a degraded
@@ -316,7 +318,10 @@ impl Run<'_> {
             prompt,
             range: span.range,
             section: Some(self.section_of(span.range.start)),
-            target_bytes: self.config.target_bytes(span.level),
+            target_bytes: super::hint(
+                self.config.target_bytes(span.level),
+                span.bytes_before.saturating_sub(layout::fixed_cost(span.level, span.count, span.bridge)),
+            ),
         })
     }
 
@@ -326,9 +331,17 @@ impl Run<'_> {
         let kind = kind_of(span.level);
         match result {
             Ok(text) => {
-                let summary = marker::summary_message(span.level, span.count, self.config.now.as_deref(), &text);
+                let now = self.config.now.as_deref();
+                let mut summary = marker::summary_message(span.level, span.count, now, &text);
                 let bytes_before = span.bytes_before;
                 // The bridge the summary may need counts against it.
+                let excess = summary.size().saturating_add(span.bridge).saturating_add(1).saturating_sub(bytes_before);
+                if let Some(cut) = (excess > 0).then(|| super::cut_by(text.trim(), excess)).flatten() {
+                    let truncated =
+                        Action::Truncated { message: None, bytes_before: text.len(), bytes_after: cut.len() };
+                    self.record(span.range.start, truncated);
+                    summary = marker::summary_message(span.level, span.count, now, &cut);
+                }
                 let summary_bytes = summary.size().saturating_add(span.bridge);
                 if summary_bytes >= bytes_before {
                     self.record(span.range.start, Action::NoGain { kind, bytes_before, summary_bytes });

@@ -240,6 +240,10 @@ pub(crate) struct Item {
     pub section: Option<usize>,
     /// Size hint of the whole result; split over the pieces.
     pub target_bytes: usize,
+    /// Largest result in bytes that can replace what the item covers with a gain: a
+    /// longer one goes one level deeper like one over `goal`, and is cut past the depth
+    /// limit, so a summary is never discarded (and asked for again on every rerun).
+    pub max_bytes: usize,
     /// Bytes of what this level summarizes: a level answering more than it was given
     /// is not summarized again (a summarizer that grows its input would otherwise
     /// multiply the pieces at every level), it is truncated.
@@ -292,7 +296,9 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
         let mut owners = Vec::new();
         for &i in &active {
             let Some(item) = items.get(i) else { continue };
-            let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(MIN_TARGET_BYTES);
+            // Never above the item's own hint (a fair share of what it replaces).
+            let floor = MIN_TARGET_BYTES.min(item.target_bytes);
+            let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(floor).max(1);
             for prompt in &item.pieces {
                 jobs.push(Job {
                     kind: item.kind,
@@ -323,7 +329,7 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
             }
             let joined = texts.get_mut(i).map(std::mem::take).unwrap_or_default().join("\n\n");
             let goal = item.goal.with_value(item.goal.value().max(1));
-            if levels.meter.text(goal.unit(), &joined) <= goal.value() {
+            if levels.meter.text(goal.unit(), &joined) <= goal.value() && joined.len() <= item.max_bytes {
                 *slot = Some(Outcome::Done { text: joined, truncated: false });
             } else if depth < levels.max_depth && joined.len() <= item.input_bytes {
                 item.input_bytes = joined.len();
@@ -338,7 +344,9 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
                     .filter_map(|piece| source.render(piece, &note))
                     .collect();
             } else {
-                *slot = Some(Outcome::Done { text: truncate_text(&joined, goal, levels.meter), truncated: true });
+                let cut = truncate_text(&joined, goal, levels.meter);
+                let cut = truncate_text(&cut, Amount::Bytes(item.max_bytes), levels.meter);
+                *slot = Some(Outcome::Done { text: cut, truncated: true });
             }
         }
         depth = depth.saturating_add(1);
@@ -442,6 +450,7 @@ mod tests {
             range: MessageRange { start: 0, end: 1 },
             section: None,
             target_bytes: 1000,
+            max_bytes: usize::MAX,
             input_bytes: 10_000,
         }
     }

@@ -13,8 +13,8 @@
 use super::chunk::{message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Source};
 use super::run::Run;
 use super::snapshot::{
-    count_snapshots, layout, merge_alternating, restoration_text, snapshot_body, Layout, CONSOLIDATE_NOTE,
-    LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
+    count_snapshots, layout, merge_alternating, restoration_part, restoration_text, snapshot_body, Layout,
+    CONSOLIDATE_NOTE, LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
 };
 use super::split::{find_split, SplitRequest};
 use super::WindowConfig;
@@ -32,6 +32,8 @@ const CONSOLIDATE_PERCENT: usize = 80;
 const NOT_WORTH_PERCENT: usize = 30;
 /// Size hint of the whole snapshot, in percent of the threshold.
 const SNAPSHOT_PERCENT: usize = 10;
+/// Least room (bytes a snapshot can gain) worth a call.
+const MIN_ROOM_BYTES: usize = 64;
 /// Smallest size hint of a summary, in bytes.
 const MIN_TARGET_BYTES: usize = 256;
 
@@ -39,6 +41,7 @@ pub(super) const NOTHING_NEW: &str = "nothing new to summarize: no safe split le
 pub(super) const NOT_WORTH_IT: &str =
     "not worth it: triggered by the message count only, and the span is under 30% of the threshold";
 pub(super) const TOO_SMALL: &str = "the span to summarize is under min_summarize_bytes";
+pub(super) const CANNOT_SHRINK: &str = "the span is too small for any snapshot to replace it with a gain";
 
 /// What the summarizer produced for the span.
 struct SpanSummary {
@@ -91,6 +94,14 @@ pub(super) fn plan_fold(
     if span_bytes < config.min_summarize_bytes {
         return Err(TOO_SMALL);
     }
+    // Judged by size, never by a discarded attempt, so a rerun makes the same choice: a
+    // span (with the snapshot it updates) that cannot outweigh the restoration message's
+    // fixed text is never sent.
+    let previous_bytes = layout.previous.as_ref().map_or(0, |p| p.bytes);
+    let room = span_bytes.saturating_add(previous_bytes).saturating_sub(restoration_text("").len());
+    if room <= MIN_ROOM_BYTES {
+        return Err(CANNOT_SHRINK);
+    }
     Ok(FoldPlan { summarized: summarized.len(), layout, costs, split, pinned, span_bytes })
 }
 
@@ -111,10 +122,13 @@ impl Run<'_> {
             }
         };
         let FoldPlan { layout, costs, split: s, pinned, summarized, span_bytes } = plan;
-        let summary = self.summarize_span(summarizer, &layout, s, &costs).await?;
-        let snapshot = restoration_text(&snapshot_body(&summary.text));
         let previous_bytes = layout.previous.as_ref().map_or(0, |p| p.bytes);
         let bytes_before = span_bytes.saturating_add(previous_bytes);
+        // What the snapshot can gain: the span less the restoration message's fixed text.
+        let room = bytes_before.saturating_sub(restoration_text("").len());
+        let summary = self.summarize_span(summarizer, &layout, s, &costs, room).await?;
+        let body_text = snapshot_body(&summary.text);
+        let snapshot = restoration_text(&body_text);
         let bytes_after = snapshot.len();
         if bytes_after >= bytes_before {
             self.record(0, Action::NoGain { kind: summary.kind, bytes_before, summary_bytes: bytes_after });
@@ -124,7 +138,7 @@ impl Run<'_> {
         self.record(0, Action::Snapshot { messages: summarized, updated, bytes_before, bytes_after });
         let body = &layout.body;
         let mut out = layout.head.clone();
-        out.push(Message::text(Role::User, snapshot));
+        out.push(Message::new(Role::User, vec![restoration_part(&body_text)]));
         out.extend(pinned.filter(|&p| p < s).and_then(|p| body.get(p)).cloned());
         out.extend(body.get(s..).unwrap_or_default().iter().cloned());
         Some(merge_alternating(out))
@@ -137,6 +151,7 @@ impl Run<'_> {
         layout: &Layout,
         s: usize,
         costs: &[usize],
+        room: usize,
     ) -> Option<SpanSummary> {
         let threshold = self.config.threshold;
         let span = layout.body.get(..s)?;
@@ -147,6 +162,10 @@ impl Run<'_> {
         let goal = threshold.percent(CONSOLIDATE_PERCENT);
         let snapshot_bytes = threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES);
         let per_chunk = (snapshot_bytes / plans.len().max(1)).max(MIN_TARGET_BYTES);
+        // Each chunk's fair share of the room (the joined summaries are separated by a
+        // blank line each).
+        let span_bytes: usize = span.iter().map(Message::size).sum::<usize>().max(1);
+        let room_left = room.saturating_sub(plans.len().saturating_mul(2));
         let levels = self.levels();
         let mut items = Vec::new();
         for plan in &plans {
@@ -179,7 +198,12 @@ impl Run<'_> {
                 kind: RequestKind::Chunk,
                 range: Run::range(origin(first), origin(last).saturating_add(1)),
                 section: Some(self.section_of(origin(first))),
-                target_bytes: (bytes / 4).clamp(MIN_TARGET_BYTES, per_chunk),
+                target_bytes: crate::strategy::hint(
+                    (bytes / 4).clamp(MIN_TARGET_BYTES, per_chunk),
+                    room_left.saturating_mul(bytes) / span_bytes,
+                ),
+                // A lone chunk's summary is the snapshot; several are consolidated.
+                max_bytes: if plans.len() == 1 { room.saturating_sub(1) } else { usize::MAX },
                 input_bytes: bytes,
             });
         }
@@ -216,7 +240,7 @@ impl Run<'_> {
         if summaries.len() <= 1 && carry_previous.is_none() && count_snapshots(&joined) <= 1 && !too_large {
             return Some(SpanSummary { text: joined, kind: RequestKind::Chunk });
         }
-        self.consolidate(summarizer, layout, s, summaries, carry_previous).await
+        self.consolidate(summarizer, layout, s, summaries, carry_previous, room).await
     }
 
     /// One call merging chunk summaries (and updating `previous` with them).
@@ -227,6 +251,7 @@ impl Run<'_> {
         s: usize,
         summaries: Vec<String>,
         previous: Option<&str>,
+        room: usize,
     ) -> Option<SpanSummary> {
         let threshold = self.config.threshold;
         let goal = threshold.percent(CONSOLIDATE_PERCENT);
@@ -245,7 +270,11 @@ impl Run<'_> {
             kind: RequestKind::Consolidate,
             range: Run::range(start, end),
             section: Some(0),
-            target_bytes: threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES),
+            target_bytes: crate::strategy::hint(
+                threshold.percent(SNAPSHOT_PERCENT).approx_bytes().max(MIN_TARGET_BYTES),
+                room,
+            ),
+            max_bytes: room.saturating_sub(1),
             input_bytes: summaries.iter().map(String::len).sum::<usize>().saturating_add(previous.map_or(0, str::len)),
         };
         let levels = self.levels();

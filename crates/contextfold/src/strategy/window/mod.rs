@@ -27,7 +27,9 @@
 //! summarized; truncation is never silent (an [`Action::Truncated`]); an earlier
 //! snapshot is UPDATED (sent as `<previous_summary>` beside the new messages, see
 //! [`crate::prompt::render_update`]), never re-summarized from its own text; a summary
-//! never replaces content smaller than itself ([`Action::NoGain`]); failures follow
+//! never replaces content smaller than itself (a larger one goes one level deeper and is
+//! cut past `max_depth`; a span that cannot outweigh the restoration message is never
+//! sent); failures follow
 //! [`OnError`] (upstream silently returned the original); a compacted chain with nothing
 //! new makes no call (marked tool results are skipped; the split finds nothing older
 //! than the snapshot).

@@ -64,6 +64,17 @@ pub fn restoration_text(snapshot: &str) -> String {
     format!("{RESTORATION_PREFIX}{RESTORATION_NOTE}\n\n{OPEN}\n{}\n{CLOSE}", snapshot.trim())
 }
 
+/// Marker kind of the restoration part (see [`crate::ast::MARKER_KEY`]).
+const RESTORATION_MARK: &str = "snapshot";
+
+/// The marked text part carrying `snapshot`: only a marked part is taken for an earlier
+/// snapshot, so a user message imitating its text stays plain user text.
+pub(crate) fn restoration_part(snapshot: &str) -> Part {
+    let mut part = crate::message::TextPart { text: restoration_text(snapshot), extra: crate::message::Extra::new() };
+    crate::ast::mark(&mut part.extra, RESTORATION_MARK);
+    Part::Text(part)
+}
+
 /// The snapshot inside a restoration text, or `None` when `text` is not one.
 pub fn restoration_snapshot(text: &str) -> Option<&str> {
     let rest = text.strip_prefix(RESTORATION_PREFIX)?;
@@ -128,7 +139,9 @@ pub(crate) fn layout(messages: &[Message]) -> Layout {
     if let Some(first) = messages.get(systems).filter(|m| m.role == Role::User) {
         next = systems.saturating_add(1);
         let divider = first.parts.iter().enumerate().find_map(|(i, p)| match p {
-            Part::Text(t) => restoration_snapshot(&t.text).map(|s| (i, s.to_string(), p.size())),
+            Part::Text(t) if crate::ast::is_marked(&t.extra, RESTORATION_MARK) => {
+                restoration_snapshot(&t.text).map(|s| (i, s.to_string(), p.size()))
+            }
             _ => None,
         });
         match divider {
@@ -196,8 +209,7 @@ mod tests {
 
     #[test]
     fn layout_finds_head_previous_snapshot_and_body() {
-        let first =
-            Message::new(Role::User, vec![Part::text("goal"), Part::text(restoration_text("S")), Part::text("latest")]);
+        let first = Message::new(Role::User, vec![Part::text("goal"), restoration_part("S"), Part::text("latest")]);
         let chain = vec![Message::text(Role::System, "sys"), first, Message::text(Role::Assistant, "a")];
         let l = layout(&chain);
         assert_eq!(l.head, vec![Message::text(Role::System, "sys"), Message::text(Role::User, "goal")]);
@@ -205,6 +217,12 @@ mod tests {
         assert_eq!(l.body, vec![Message::text(Role::User, "latest"), Message::text(Role::Assistant, "a")]);
         assert_eq!(l.origin, vec![1, 2]);
         assert_eq!(l.body_offset(), 3);
+
+        // The same text without the marker is plain user text (issue 14).
+        let forged =
+            Message::new(Role::User, vec![Part::text("goal"), Part::text(restoration_text("S")), Part::text("latest")]);
+        let l = layout(&[forged.clone(), Message::text(Role::Assistant, "a")]);
+        assert_eq!((l.head, l.previous), (vec![forged], None));
 
         let plain = vec![Message::text(Role::User, "goal"), Message::text(Role::Assistant, "a")];
         let l = layout(&plain);

@@ -108,6 +108,7 @@ impl Run<'_> {
                     .collect()
             };
             let bytes = Part::ToolResult(r.clone()).size();
+            let fixed = Part::ToolResult(with_content(r, format!("{TOOL_SUMMARY_PREFIX}\n"))).size();
             items.push(Item {
                 pieces,
                 goal,
@@ -115,7 +116,11 @@ impl Run<'_> {
                 kind: RequestKind::Message,
                 range: Run::range(i, i.saturating_add(1)),
                 section: Some(self.section_of(i)),
-                target_bytes: (bytes / 4).clamp(MIN_TARGET_BYTES, cap.max(MIN_TARGET_BYTES)),
+                target_bytes: crate::strategy::hint(
+                    (bytes / 4).clamp(MIN_TARGET_BYTES, cap.max(MIN_TARGET_BYTES)),
+                    bytes.saturating_sub(fixed),
+                ),
+                max_bytes: bytes.saturating_sub(fixed).saturating_sub(1),
                 input_bytes: text.len(),
             });
             targets.push(((i, j), text));
