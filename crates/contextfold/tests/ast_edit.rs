@@ -70,18 +70,15 @@ fn completion_pair() {
     assert_eq!(pair.messages(), vec![ai("hello")]);
     assert_eq!(pair.size(), 5);
     assert!(!pair.is_summarized());
-    // The prefix alone can be imitated by any text: only a marked one is ours (issue 14).
+    // The prefix alone can be imitated by any text: only a sealed one is ours (issue 14).
     assert!(!BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}x")).is_summarized());
-    let mut marked = contextfold::message::TextPart {
-        text: format!("{SUMMARIZED_CONTENT_PREFIX}x"),
-        extra: contextfold::message::Extra::new(),
-    };
-    contextfold::ast::mark(&mut marked.extra, contextfold::ast::SUMMARY_TEXT_MARK);
-    let ours = contextfold::message::Message::new(
-        contextfold::message::Role::Assistant,
-        vec![contextfold::message::Part::Text(marked)],
-    );
-    assert!(BodyPair::new(ours, vec![]).unwrap().is_summarized());
+    let sealed = contextfold::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}x"), contextfold::ast::SUMMARY_TEXT_MARK);
+    assert!(BodyPair::completion(sealed.clone()).is_summarized());
+    // A seal copied over other text, or of another kind, does not check out.
+    let moved = sealed.replacen("x", "y", 1);
+    assert!(!BodyPair::completion(moved).is_summarized());
+    let other = contextfold::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}x"), "snapshot");
+    assert!(!BodyPair::completion(other).is_summarized());
 }
 
 #[test]

@@ -75,17 +75,25 @@ fn completion_only_sections_become_prefixed_completions() {
     let s = FixedSummarizer::new("short");
     let out = run(&chain, &upstream(), &s);
     assert_eq!(kinds(&out.messages), vec![vec![PairKind::Completion], vec![PairKind::Completion]]);
-    assert_eq!(out.messages[1].joined_text(), format!("{SUMMARIZED_CONTENT_PREFIX}short"));
+    // Upstream's prefixed text, sealed so that it is recognised as ours (issue 14).
+    let sealed = out.messages[1].joined_text();
+    assert_eq!(
+        contextfold::ast::unseal(&sealed, contextfold::ast::SUMMARY_TEXT_MARK),
+        Some(format!("{SUMMARIZED_CONTENT_PREFIX}short").as_str())
+    );
 }
 
-/// A summarized completion as compaction writes it: prefixed and marked.
+/// A summarized completion as compaction writes it: prefixed and sealed.
 fn summarized_ai(text: &str) -> Message {
-    let mut part = contextfold::message::TextPart {
-        text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
-        extra: contextfold::message::Extra::new(),
-    };
-    contextfold::ast::mark(&mut part.extra, contextfold::ast::SUMMARY_TEXT_MARK);
-    Message::new(Role::Assistant, vec![contextfold::message::Part::Text(part)])
+    let text =
+        contextfold::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), contextfold::ast::SUMMARY_TEXT_MARK);
+    Message::new(
+        Role::Assistant,
+        vec![contextfold::message::Part::Text(contextfold::message::TextPart {
+            text,
+            extra: contextfold::message::Extra::new(),
+        })],
+    )
 }
 
 #[test]

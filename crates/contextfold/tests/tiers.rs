@@ -180,9 +180,12 @@ fn a_compressed_summary_is_recognized_by_its_prefix_when_metadata_is_lost() {
     assert!(stripped[3].joined_text().starts_with(CONDENSED_PREFIX));
     assert_eq!(info(&stripped[1]), TierSummary { level: TierLevel::Compressed, message_count: 30, created_at: None });
     // Issue 14: an assistant (or user) text can imitate the prefix: only the system
-    // message (the developer's) is recognized by it; the condensed summary needs its
-    // metadata, without which it is plain assistant text.
-    assert!(summary_info(&stripped[3]).is_none());
+    // message (the developer's) is recognized by it alone; without its metadata (a
+    // provider format) the condensed summary is recognized by its seal, and the same
+    // text without the seal is plain assistant text.
+    assert_eq!(info(&stripped[3]).message_count, 50);
+    let unsealed = contextfold::ast::unseal(&stripped[3].joined_text(), "condensed").unwrap().to_string();
+    assert!(summary_info(&Message::text(Role::Assistant, unsealed)).is_none());
     assert_eq!(info(&out.messages[3]).message_count, 50);
     assert!(is_bridge(&stripped[2]));
     // A user message that merely contains the bridge text among other content is not one.

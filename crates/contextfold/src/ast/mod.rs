@@ -30,25 +30,37 @@ pub use reasoning::{contains_tool_call_reasoning, extract_reasoning_message};
 pub use sanitize::{sanitize_arguments_text, SanitizeOutcome};
 pub use tool_id::{Charset, IdMismatch, IdTemplate, TemplateError};
 
-use crate::message::{messages_size, Extra, Message};
+use crate::message::{messages_size, Message};
 use serde::Serialize;
 
-/// The field (of a message or a part, in the native JSON, and kept by every format that
-/// keeps unknown fields) that marks content contextfold wrote: `{ "type": kind, ... }`.
-/// Our own summaries are recognised by it, never by their text alone, so a message
-/// imitating a summary's text is plain text.
-pub const MARKER_KEY: &str = "contextfold";
+/// Our own summaries carry a seal as their last line: `[cf:DIGEST]`, 32 bits of a hash
+/// of the kind and the text before it (short: it counts against every summary's gain). They are recognised by a seal that
+/// checks out, never by their text alone, so a message imitating a summary (its prefix,
+/// its envelope, even an old seal over other text) is plain text. The seal lives in the
+/// text because provider APIs reject fields they do not know (OpenAI, Anthropic and
+/// Gemini answer 400), so it survives every format, `convert` and the caller's storage.
+const SEAL_OPEN: &str = "\n[cf:";
 
-/// Marks `extra` as holding contextfold content of `kind`.
-pub fn mark(extra: &mut Extra, kind: &str) {
-    let mut marker = serde_json::Map::new();
-    marker.insert("type".into(), serde_json::Value::from(kind));
-    extra.insert(MARKER_KEY.into(), serde_json::Value::Object(marker));
+/// Bytes a seal adds to a text (`\n[cf:` + 8 hex digits + `]`).
+pub const SEAL_BYTES: usize = SEAL_OPEN.len() + 8 + 1;
+
+/// `text` sealed as contextfold content of `kind` (see [`unseal`]).
+pub fn seal(text: &str, kind: &str) -> String {
+    format!("{text}{SEAL_OPEN}{:08x}]", seal_digest(text, kind))
 }
 
-/// True when `extra` carries the marker of `kind`.
-pub fn is_marked(extra: &Extra, kind: &str) -> bool {
-    extra.get(MARKER_KEY).and_then(|m| m.get("type")).and_then(serde_json::Value::as_str) == Some(kind)
+/// The text a seal of `kind` covers, or `None` when `text` carries no such seal or the
+/// seal does not match the text.
+pub fn unseal<'a>(text: &'a str, kind: &str) -> Option<&'a str> {
+    let at = text.rfind(SEAL_OPEN)?;
+    let body = text.get(..at)?;
+    let digest = text.get(at.saturating_add(SEAL_OPEN.len())..)?.strip_suffix(']')?;
+    (digest == format!("{:08x}", seal_digest(body, kind))).then_some(body)
+}
+
+fn seal_digest(text: &str, kind: &str) -> u32 {
+    let h = tool_id::seed_from(&[b"contextfold seal", kind.as_bytes(), text.as_bytes()]);
+    (h ^ (h >> 32)) as u32
 }
 
 /// Marker kind of a summarized completion's text part.
@@ -254,15 +266,15 @@ impl BodyPair {
     }
 
     /// True when this pair already holds summarized content: a Summarization pair, or a
-    /// Completion whose first text starts with [`SUMMARIZED_CONTENT_PREFIX`] and carries
-    /// the [`MARKER_KEY`] marker (the text alone can be imitated).
+    /// Completion whose first text starts with [`SUMMARIZED_CONTENT_PREFIX`] under a
+    /// [`seal`] (the text alone can be imitated).
     pub fn is_summarized(&self) -> bool {
         match self.kind {
             PairKind::Summarization => true,
             PairKind::RequestResponse => false,
             PairKind::Completion => match self.ai.parts.first() {
                 Some(crate::message::Part::Text(t)) => {
-                    t.text.starts_with(SUMMARIZED_CONTENT_PREFIX) && is_marked(&t.extra, SUMMARY_TEXT_MARK)
+                    unseal(&t.text, SUMMARY_TEXT_MARK).is_some_and(|body| body.starts_with(SUMMARIZED_CONTENT_PREFIX))
                 }
                 _ => false,
             },

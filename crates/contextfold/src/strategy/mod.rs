@@ -261,11 +261,10 @@ pub(crate) fn cut_by(text: &str, excess: usize) -> Option<String> {
 /// reasoning before the call), else a prefixed completion.
 pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
-        let mut part = crate::message::TextPart {
-            text: format!("{SUMMARIZED_CONTENT_PREFIX}{text}"),
+        let part = crate::message::TextPart {
+            text: crate::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), crate::ast::SUMMARY_TEXT_MARK),
             extra: crate::message::Extra::new(),
         };
-        crate::ast::mark(&mut part.extra, crate::ast::SUMMARY_TEXT_MARK);
         return BodyPair::build(Message::new(crate::message::Role::Assistant, vec![Part::Text(part)]), Vec::new());
     }
     let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();

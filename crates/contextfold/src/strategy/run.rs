@@ -8,7 +8,7 @@ use super::tiers::{self, TiersConfig};
 use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::Meter;
-use crate::message::{Message, Role};
+use crate::message::{Message, Part, Role};
 use crate::repair::{merge_into, repair, repair_compacted, validate, RepairOptions};
 use crate::summarize::{Controls, Summarizer};
 
@@ -250,6 +250,9 @@ fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
     if first.role != Role::User {
         return None;
     }
+    // Only a sealed summary is lifted: a user text imitating one stays user text.
+    let Part::Text(text) = head else { return None };
+    tiers::sealed_info(&text.text)?;
     let summary = Message { role: Role::System, parts: vec![head.clone()], extra: first.extra.clone() };
     tiers::summary_info(&summary)?;
     let mut out = Vec::with_capacity(messages.len().saturating_add(1));

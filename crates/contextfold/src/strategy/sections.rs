@@ -99,6 +99,9 @@ pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
     }
 }
 
+/// The least room (bytes a summary may take and still gain) worth a summarizer call.
+const MIN_SUMMARY_ROOM: usize = 16;
+
 /// Bytes kept under the QA byte limit for the summary section itself.
 const QA_HEADROOM: usize = 1000;
 
@@ -194,9 +197,10 @@ impl Run<'_> {
         let bytes: usize = replaced.iter().map(BodyPair::size).sum();
         // The pair carrying a summary has a fixed cost (ids, tool name, arguments, carried
         // reasoning): only what exceeds it can shrink, and it must be worth a call. Judged
-        // by size, never by a failed attempt, so a second run makes the same choice.
+        // by size, never by a failed attempt, so a second run makes the same choice. A room
+        // smaller than MIN_SUMMARY_ROOM holds no useful summary: asking would only fail.
         let overhead = super::summary_pair_for("", replaced, &self.template).size();
-        if bytes.saturating_sub(overhead) < self.config.min_summarize_bytes.max(1) {
+        if bytes.saturating_sub(overhead) < self.config.min_summarize_bytes.max(MIN_SUMMARY_ROOM) {
             return None;
         }
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();

@@ -229,9 +229,10 @@ pub(super) fn too_small(config: &TiersConfig, level: TierLevel, bytes: usize, co
     bytes <= fixed || bytes.saturating_sub(fixed) < config.min_summarize_bytes
 }
 
-/// What a summary of `count` messages costs besides its text: its prefix and the bridge.
+/// What a summary of `count` messages costs besides its text: its prefix, its seal and
+/// the bridge.
 pub(super) fn fixed_cost(level: TierLevel, count: usize, bridge: usize) -> usize {
-    header(level, count).len().saturating_add(bridge)
+    header(level, count).len().saturating_add(crate::ast::SEAL_BYTES).saturating_add(bridge)
 }
 
 /// Original messages `messages` stand for.

@@ -69,19 +69,31 @@ pub struct TierSummary {
     pub created_at: Option<String>,
 }
 
-/// Recognizes a tier summary: by its metadata; by the prefix of its first text part
-/// only for a system message (the developer's, never user text: Anthropic and Gemini
-/// read a compressed summary back as part of the one system prompt, without metadata).
-/// A user or assistant text imitating a summary is plain text. The role must fit the
-/// level (compressed: system, condensed: assistant).
+/// Recognizes a tier summary: by its metadata; by its sealed first text part (see
+/// [`crate::ast::seal`]: provider formats carry no metadata); by the prefix alone only
+/// for a system message (the developer's, never user text: Anthropic and Gemini may
+/// join a compressed summary into the one system prompt). A user or assistant text
+/// imitating a summary is plain text. The role must fit the level (compressed: system,
+/// condensed: assistant).
 pub fn summary_info(message: &Message) -> Option<TierSummary> {
     let info = from_metadata(message).or_else(|| match message.parts.first() {
-        Some(Part::Text(t)) if message.role == Role::System => {
-            from_text(&t.text).map(|(level, message_count)| TierSummary { level, message_count, created_at: None })
-        }
+        Some(Part::Text(t)) => sealed_info(&t.text)
+            .or_else(|| (message.role == Role::System).then(|| from_text(&t.text)).flatten())
+            .map(|(level, message_count)| TierSummary { level, message_count, created_at: None }),
         _ => None,
     })?;
     (info.level.role() == message.role).then_some(info)
+}
+
+/// Level and count of a sealed summary text (its seal checks out for its level).
+pub fn sealed_info(text: &str) -> Option<(TierLevel, usize)> {
+    let body = unsealed(text)?;
+    from_text(body).filter(|(level, _)| crate::ast::unseal(text, level.as_str()).is_some())
+}
+
+/// `text` without a tier seal, or `None` when it carries none that checks out.
+fn unsealed(text: &str) -> Option<&str> {
+    [TierLevel::Compressed, TierLevel::Condensed].into_iter().find_map(|level| crate::ast::unseal(text, level.as_str()))
 }
 
 /// True for the bridge user message, recognized by its exact text (metadata alone is
@@ -123,8 +135,10 @@ pub(super) fn from_text(text: &str) -> Option<(TierLevel, usize)> {
     })
 }
 
-/// The summary text of `text` without its prefix (the text itself when it has none).
+/// The summary text of `text` without its seal and prefix (the text itself when it has
+/// none).
 pub(super) fn strip_prefix(text: &str) -> &str {
+    let text = unsealed(text).unwrap_or(text);
     if from_text(text).is_none() {
         return text;
     }
@@ -144,9 +158,10 @@ pub(super) fn summary_body(message: &Message) -> String {
     texts.join("\n")
 }
 
-/// A summary message: prefixed text plus metadata.
+/// A summary message: prefixed, sealed text plus metadata.
 pub(super) fn summary_message(level: TierLevel, count: usize, created_at: Option<&str>, text: &str) -> Message {
-    let mut message = Message::text(level.role(), format!("{}{}", header(level, count), text.trim()));
+    let text = crate::ast::seal(&format!("{}{}", header(level, count), text.trim()), level.as_str());
+    let mut message = Message::text(level.role(), text);
     let mut meta = Map::new();
     meta.insert("type".into(), Value::from("summary"));
     meta.insert("level".into(), Value::from(level.as_str()));

@@ -72,7 +72,8 @@ mod layout;
 mod marker;
 
 pub use marker::{
-    is_bridge, summary_info, TierLevel, TierSummary, BRIDGE_TEXT, COMPRESSED_PREFIX, CONDENSED_PREFIX, METADATA_KEY,
+    is_bridge, sealed_info, summary_info, TierLevel, TierSummary, BRIDGE_TEXT, COMPRESSED_PREFIX, CONDENSED_PREFIX,
+    METADATA_KEY,
 };
 
 use super::{Action, CompactError, CompactResult, OnError};

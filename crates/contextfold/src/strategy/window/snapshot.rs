@@ -64,15 +64,14 @@ pub fn restoration_text(snapshot: &str) -> String {
     format!("{RESTORATION_PREFIX}{RESTORATION_NOTE}\n\n{OPEN}\n{}\n{CLOSE}", snapshot.trim())
 }
 
-/// Marker kind of the restoration part (see [`crate::ast::MARKER_KEY`]).
+/// Seal kind of the restoration part (see [`crate::ast::seal`]).
 const RESTORATION_MARK: &str = "snapshot";
 
-/// The marked text part carrying `snapshot`: only a marked part is taken for an earlier
+/// The sealed text part carrying `snapshot`: only a sealed part is taken for an earlier
 /// snapshot, so a user message imitating its text stays plain user text.
 pub(crate) fn restoration_part(snapshot: &str) -> Part {
-    let mut part = crate::message::TextPart { text: restoration_text(snapshot), extra: crate::message::Extra::new() };
-    crate::ast::mark(&mut part.extra, RESTORATION_MARK);
-    Part::Text(part)
+    let text = crate::ast::seal(&restoration_text(snapshot), RESTORATION_MARK);
+    Part::Text(crate::message::TextPart { text, extra: crate::message::Extra::new() })
 }
 
 /// The snapshot inside a restoration text, or `None` when `text` is not one.
@@ -139,9 +138,9 @@ pub(crate) fn layout(messages: &[Message]) -> Layout {
     if let Some(first) = messages.get(systems).filter(|m| m.role == Role::User) {
         next = systems.saturating_add(1);
         let divider = first.parts.iter().enumerate().find_map(|(i, p)| match p {
-            Part::Text(t) if crate::ast::is_marked(&t.extra, RESTORATION_MARK) => {
-                restoration_snapshot(&t.text).map(|s| (i, s.to_string(), p.size()))
-            }
+            Part::Text(t) => crate::ast::unseal(&t.text, RESTORATION_MARK)
+                .and_then(restoration_snapshot)
+                .map(|s| (i, s.to_string(), p.size())),
             _ => None,
         });
         match divider {
