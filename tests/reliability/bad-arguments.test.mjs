@@ -4,7 +4,19 @@
 // wasm RuntimeError, a TypeError, or silent acceptance (issue 14, section 5).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, estimateTokens, History, measureChain, needsCompaction, parseChain } from "contextfold";
+import {
+  clearReasoning,
+  compact,
+  convert,
+  estimateTokens,
+  History,
+  measureChain,
+  needsCompaction,
+  normalizeToolCallIds,
+  parseChain,
+  repairChain,
+  validateChain,
+} from "contextfold";
 
 const chain = [
   { role: "user", content: "hi" },
@@ -36,6 +48,25 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
     assert.ok(estimateTokens("hello world") > 0);
     // The module still works after the rejected calls.
     assert.equal(estimateTokens("hello world"), estimateTokens("hello world"));
+  });
+
+  it("the chain functions reject a key no function reads, and accept compact's options", () => {
+    const cases = {
+      parseChain: (o) => parseChain(chain, o),
+      validateChain: (o) => validateChain(chain, o),
+      repairChain: (o) => repairChain(chain, o),
+      normalizeToolCallIds: (o) => normalizeToolCallIds(chain, "call_{r:8:hex}", o),
+      clearReasoning: (o) => clearReasoning(chain, o),
+    };
+    for (const [name, call] of Object.entries(cases)) {
+      const e = throwsContextfold(() => call({ formt: "openai" }), "invalid_option", "options.formt", /did you mean format\?/);
+      assert.ok(e.message, name);
+      throwsContextfold(() => call({ provder: "anthropic" }), "invalid_option", "options.provder", /did you mean provider\?/);
+      // One options object serves every function: compact's keys are accepted here too.
+      call({ format: "openai", maxTokens: 1000, strategy: "budget", repair: true, provider: "openai" });
+    }
+    throwsContextfold(() => convert(chain, { to: "anthropic", form: "openai" }), "invalid_option", "options.form", /did you mean from\?/);
+    assert.ok(Array.isArray(convert(chain, { from: "openai", to: "anthropic" }).messages));
   });
 
   it("measureChain with options that are not an object, or an unknown option", () => {

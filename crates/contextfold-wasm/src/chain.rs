@@ -183,10 +183,13 @@ fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, Bindin
         }
         // Field by field, like every options object: each error names its field, and a
         // throwing getter is an invalid option, not an escaped exception.
-        Some(v) => Ok(ParseChainOptions {
-            format: crate::compact::field::<String>(&v, "format")?,
-            repair: crate::compact::field::<bool>(&v, "repair")?,
-        }),
+        Some(v) => {
+            crate::options::check_chain_keys(&v)?;
+            Ok(ParseChainOptions {
+                format: crate::compact::field::<String>(&v, "format")?,
+                repair: crate::compact::field::<bool>(&v, "repair")?,
+            })
+        }
     }
 }
 

@@ -82,6 +82,7 @@ fn read_format(options: &JsValue) -> Result<Option<Format>, BindingError> {
     if !options.is_object() {
         return Err(invalid("", "expected an object"));
     }
+    crate::options::check_chain_keys(options)?;
     format_option(field::<String>(options, "format")?.as_deref())
 }
 

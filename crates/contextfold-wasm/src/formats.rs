@@ -117,6 +117,8 @@ pub fn convert_chain(
     if !options.is_object() {
         return Err(invalid("", "expected an object with a `to` format").into());
     }
+    let keys = crate::compact::own_keys(&options, "")?;
+    crate::options::check_keys(keys.iter().map(String::as_str), &["from", "to"], "")?;
     let from = field::<String>(&options, "from")?;
     let to = field::<String>(&options, "to")?;
     let value = messages_from_js(messages)?;

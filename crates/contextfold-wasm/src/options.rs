@@ -107,6 +107,16 @@ pub fn check_keys<'k>(keys: impl IntoIterator<Item = &'k str>, known: &[&str], p
     }
 }
 
+/// The keys the chain functions (`parseChain`, `validateChain`, `repairChain`,
+/// `normalizeToolCallIds`, `clearReasoning`) accept: their own (`format`, `provider`,
+/// `repair`) and every key of `compact`'s, since one options object may serve them all.
+/// Any other key is a typo: `invalid_option` naming the nearest known one.
+pub fn check_chain_keys(options: &wasm_bindgen::JsValue) -> Result<(), BindingError> {
+    let known: Vec<&str> = COMPACT_KEYS.iter().copied().chain(["repair"]).collect();
+    let keys = crate::compact::own_keys(options, "")?;
+    check_keys(keys.iter().map(String::as_str), &known, "")
+}
+
 /// The same check for options read in JS (the Worker middleware's): throws
 /// `invalid_option` at `options.<key>` for the first of `keys` not in `known`.
 /// Internal: not part of the API.

@@ -67,6 +67,7 @@ fn read_common(options: &JsValue) -> Result<(Option<Format>, Option<Provider>), 
     if !options.is_object() {
         return Err(invalid("", "expected an object"));
     }
+    crate::options::check_chain_keys(options)?;
     let format = format_option(field::<String>(options, "format")?.as_deref())?;
     let provider = provider_option(field::<String>(options, "provider")?.as_deref())?;
     Ok((format, provider))
