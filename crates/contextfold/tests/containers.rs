@@ -8,36 +8,19 @@
 //! read, `format::may_gain_system`, `run::compact`, `format::write_like`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+mod common;
+use common::folding_strategies;
 use contextfold::ast::ChainAst;
 use contextfold::format::{self, convert::provider_of, parse_json, read, Format};
-use contextfold::measure::{Amount, Meter};
+use contextfold::measure::Meter;
 use contextfold::message::{Message, Role};
 use contextfold::repair::{validate, RepairOptions};
-use contextfold::strategy::budget::BudgetConfig;
 use contextfold::strategy::run::{compact, CompactOptions, NewSystem, StrategyConfig};
-use contextfold::strategy::sections::SectionsConfig;
-use contextfold::strategy::tiers::TiersConfig;
-use contextfold::strategy::window::WindowConfig;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::Controls;
 use futures::executor::block_on;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-
-/// Settings that make each strategy fold part of the demo session (and add summaries).
-fn strategies() -> Vec<StrategyConfig> {
-    vec![
-        StrategyConfig::Sections(SectionsConfig { last_sec_bytes: 8192, max_bp_bytes: 2048, ..Default::default() }),
-        StrategyConfig::Window(WindowConfig {
-            window: 12,
-            threshold: Amount::Tokens(6000),
-            message_threshold: Amount::Tokens(1500),
-            ..WindowConfig::default()
-        }),
-        StrategyConfig::Tiers(TiersConfig { recent: 8, condensed: 12, ..TiersConfig::default() }),
-        StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(12_000))),
-    ]
-}
 
 /// The demo session (OpenAI, with a system prompt) as native messages.
 fn demo() -> Vec<Message> {
@@ -122,7 +105,7 @@ fn request_fields(value: &Value) -> Vec<(&String, &Value)> {
 fn every_strategy_keeps_the_input_container_in_every_format() {
     for (name, format, input) in inputs() {
         let had_system = read(&input, format).unwrap().iter().any(|m| m.role == Role::System);
-        for strategy in strategies() {
+        for strategy in folding_strategies() {
             let what = format!("{name} / {}", strategy.name());
             let output = compact_value(&input, format, strategy, None);
             assert_eq!(output.is_array(), input.is_array(), "{what}: container changed: {output:#}");
@@ -150,7 +133,7 @@ fn system_summaries_kept_as_system_would_change_the_container() {
         if format::holds_new_system(&input, format) {
             continue;
         }
-        for strategy in strategies().into_iter().filter(|s| matches!(s.name(), "tiers" | "budget")) {
+        for strategy in folding_strategies().into_iter().filter(|s| matches!(s.name(), "tiers" | "budget")) {
             let what = format!("{name} / {}", strategy.name());
             let output = compact_value(&input, format, strategy, Some(NewSystem::Keep));
             let messages = read(&output, format).unwrap();
@@ -165,7 +148,7 @@ fn system_summaries_kept_as_system_would_change_the_container() {
 #[test]
 fn summaries_written_as_user_messages_keep_compaction_idempotent() {
     for (name, format, input) in inputs() {
-        for strategy in strategies() {
+        for strategy in folding_strategies() {
             let what = format!("{name} / {}", strategy.name());
             let (once, _, _) = run_pipeline(&input, format, strategy.clone(), None);
             let (twice, changed, calls) = run_pipeline(&once, format, strategy, None);

@@ -6,17 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 mod common;
+use common::folding_strategies;
 
 use contextfold::ast::{ChainAst, SUMMARIZATION_TOOL_NAME};
 use contextfold::format::{parse_json, read_auto, Format};
-use contextfold::measure::{Amount, Meter};
+use contextfold::measure::Meter;
 use contextfold::message::{Message, Part};
 use contextfold::repair::{validate, Provider, RepairOptions};
-use contextfold::strategy::budget::BudgetConfig;
 use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
-use contextfold::strategy::sections::SectionsConfig;
-use contextfold::strategy::tiers::TiersConfig;
-use contextfold::strategy::window::WindowConfig;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::mock::FnSummarizer;
 use contextfold::summarize::{Controls, SummarizeError, Summarizer, SummaryRequest};
@@ -24,25 +21,6 @@ use futures::executor::block_on;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
-
-/// Settings that make each strategy act on chains of a few dozen messages and more.
-fn strategies() -> Vec<StrategyConfig> {
-    vec![
-        StrategyConfig::Sections(SectionsConfig {
-            last_sec_bytes: 8192,
-            max_bp_bytes: 2048,
-            ..SectionsConfig::default()
-        }),
-        StrategyConfig::Window(WindowConfig {
-            window: 12,
-            threshold: Amount::Tokens(6000),
-            message_threshold: Amount::Tokens(1500),
-            ..WindowConfig::default()
-        }),
-        StrategyConfig::Tiers(TiersConfig { recent: 8, condensed: 12, ..TiersConfig::default() }),
-        StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(12_000))),
-    ]
-}
 
 fn provider(format: Format) -> Provider {
     contextfold::format::convert::provider_of(format)
@@ -148,7 +126,7 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
         let provider = provider(format);
         let original = messages.clone();
         let known = signatures(&messages);
-        for strategy in strategies() {
+        for strategy in folding_strategies() {
             let what = format!("{name} / {}", strategy.name());
             let options =
                 CompactOptions { strategy, repair: RepairOptions::for_provider(provider), ..Default::default() };
@@ -207,7 +185,7 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
 fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("model down")) });
     for (name, messages, format) in inputs() {
-        for strategy in strategies() {
+        for strategy in folding_strategies() {
             let what = format!("{name} / {}", strategy.name());
             let options = CompactOptions {
                 strategy,
@@ -254,7 +232,7 @@ fn a_turn_in_progress_comes_back_open_for_every_strategy() {
         extra: Default::default(),
     }));
     messages.push(turn.clone());
-    for strategy in strategies() {
+    for strategy in folding_strategies() {
         let what = strategy.name();
         let options =
             CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };

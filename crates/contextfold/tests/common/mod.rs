@@ -109,3 +109,29 @@ pub fn tool_multi(results: &[(&str, &str)]) -> Message {
     let parts = results.iter().flat_map(|(id, content)| Message::tool_result(*id, "tool", *content).parts).collect();
     Message::new(Role::Tool, parts)
 }
+
+/// Settings that make each strategy fold chains of a few dozen messages and more (the
+/// demo session among them), adding summaries.
+pub fn folding_strategies() -> Vec<contextfold::strategy::run::StrategyConfig> {
+    use contextfold::measure::Amount;
+    use contextfold::strategy::run::StrategyConfig;
+    vec![
+        StrategyConfig::Sections(contextfold::strategy::sections::SectionsConfig {
+            last_sec_bytes: 8192,
+            max_bp_bytes: 2048,
+            ..Default::default()
+        }),
+        StrategyConfig::Window(contextfold::strategy::window::WindowConfig {
+            window: 12,
+            threshold: Amount::Tokens(6000),
+            message_threshold: Amount::Tokens(1500),
+            ..Default::default()
+        }),
+        StrategyConfig::Tiers(contextfold::strategy::tiers::TiersConfig {
+            recent: 8,
+            condensed: 12,
+            ..Default::default()
+        }),
+        StrategyConfig::Budget(contextfold::strategy::budget::BudgetConfig::new(Amount::Tokens(12_000))),
+    ]
+}
