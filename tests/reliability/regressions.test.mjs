@@ -110,7 +110,7 @@ describe("regressions", () => {
 
   it("tiers (recent: 1, Anthropic): the kept latest message came back merged into the summary", async () => {
     const input = [
-      { role: "user", content: text(113, 0) },
+      { role: "user", content: text(400, 0) },
       { role: "assistant", content: [{ type: "text", text: "the src/m0.rs" }] },
       { role: "user", content: "the src/m0.rs" },
       { role: "assistant", content: [{ type: "tool_use", id: "call_0", name: "read_file", input: { path: "a.rs", n: 0 } }] },
