@@ -107,12 +107,16 @@ pub fn check_keys<'k>(keys: impl IntoIterator<Item = &'k str>, known: &[&str], p
     }
 }
 
+/// The keys of the chain functions' own options (`parseChain`'s `repair`, `repairChain`'s
+/// settings) beyond those of `compact`.
+const CHAIN_KEYS: &[&str] = &["repair", "orphanResults", "pendingPlaceholder", "mergeSameRole"];
+
 /// The keys the chain functions (`parseChain`, `validateChain`, `repairChain`,
-/// `normalizeToolCallIds`, `clearReasoning`) accept: their own (`format`, `provider`,
-/// `repair`) and every key of `compact`'s, since one options object may serve them all.
-/// Any other key is a typo: `invalid_option` naming the nearest known one.
+/// `normalizeToolCallIds`, `clearReasoning`) accept: every chain function's own and every
+/// key of `compact`'s, since one options object may serve them all. Any other key is a
+/// typo: `invalid_option` naming the nearest known one.
 pub fn check_chain_keys(options: &wasm_bindgen::JsValue) -> Result<(), BindingError> {
-    let known: Vec<&str> = COMPACT_KEYS.iter().copied().chain(["repair"]).collect();
+    let known: Vec<&str> = COMPACT_KEYS.iter().chain(CHAIN_KEYS).copied().collect();
     let keys = crate::compact::own_keys(options, "")?;
     check_keys(keys.iter().map(String::as_str), &known, "")
 }
