@@ -8,13 +8,14 @@ import { describe, it } from "node:test";
 import { root } from "../node/helpers.mjs";
 import { caseTests } from "../shared/node-report.mjs";
 import { chromiumPath, runInChromium } from "./runner.mjs";
+import { skipUnless } from "../shared/requirements.mjs";
 
 const available = existsSync(chromiumPath);
 let run;
 const outcome = () =>
   (run ??= available
     ? runInChromium()
-    : Promise.resolve({ skip: `${chromiumPath} not found: browser tests skipped (run scripts/setup.sh)` }));
+    : Promise.resolve({ skip: skipUnless(false, `${chromiumPath} not found`) }));
 
 describe("core cases in headless Chromium", () => {
   it("the page loads the browser entry and fetches the wasm over HTTP", async (t) => {

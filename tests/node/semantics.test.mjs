@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { History, compact, extractiveSummarizer, needsCompaction } from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
+import { skipTestUnless } from "../shared/requirements.mjs";
 
 const longQuestion = () => [
   { role: "user", content: "Q1 " + "word ".repeat(20000) },
@@ -115,7 +116,7 @@ describe("hints and reruns (issue 14)", () => {
     try {
       chain = JSON.parse(readFileSync(new URL("../../../shared/fixtures/real/tau_bench_gpt4o_airline_tools.openai.json", import.meta.url), "utf8"));
     } catch {
-      t.skip("../shared/fixtures/real not found");
+      skipTestUnless(t, false, "../shared/fixtures/real/tau_bench_gpt4o_airline_tools.openai.json not found");
       return;
     }
     const options = { strategy: "sections", maxTokens: 4000, summarizer: extractiveSummarizer() };
