@@ -51,11 +51,9 @@ pub fn formats() -> Vec<Format> {
     out
 }
 
-/// The provider whose rules a chain read in `format` keeps (as the JS binding does:
-/// the provider of the same name, else the generic rules).
-pub fn provider_of(format: Format) -> Provider {
-    Provider::from_name(format.as_str()).unwrap_or(Provider::Generic)
-}
+/// The provider whose rules a chain read in `format` keeps: the core's one mapping, which
+/// the JS binding uses too.
+pub use contextfold::format::convert::provider_of;
 
 // ---------------------------------------------------------------------------------------
 // parse: JSON text -> every reader -> AST (strict and repair) -> validate / repair ->
