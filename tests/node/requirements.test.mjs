@@ -54,6 +54,18 @@ describe("missing requirements", () => {
     assert.match(local.stdout, /notice: the real transcripts .* not found/);
   });
 
+  it("the browser tests fail under CI=true and skip outside CI without Chromium", () => {
+    const file = join(root, "tests/browser/browser.test.mjs");
+    const runIt = (extra) => spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", env: envWith({ CONTEXTFOLD_CHROMIUM: nowhere, ...extra }) });
+    const inCi = runIt({ CI: "true" });
+    assert.notEqual(inCi.status, 0, "CI=true passed without Chromium");
+    assert.match(inCi.stdout + inCi.stderr, /CI=true but Chromium \(.*contextfold-no-such-fixtures\) not found: run `npm run setup`/);
+    const local = runIt({});
+    assert.equal(local.status, 0, local.stdout + local.stderr);
+    assert.match(local.stdout, /# skipped [1-9]/);
+    assert.match(local.stdout, /notice: Chromium .* not found/);
+  });
+
   it("scripts/fuzz.sh fails under CI=true and skips outside CI without a nightly toolchain", () => {
     // An empty RUSTUP_HOME has no toolchain at all, nightly included.
     const runIt = (extra) => spawnSync("bash", ["scripts/fuzz.sh", "1"], { cwd: root, encoding: "utf8", env: envWith({ RUSTUP_HOME: scratch, ...extra }) });
