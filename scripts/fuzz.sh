@@ -2,7 +2,7 @@
 # Runs every cargo-fuzz target of fuzz/ for N seconds each (default 20):
 #   bash scripts/fuzz.sh [seconds]
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`); without them it
-# prints a notice and exits 0, or fails under CI=true, where nothing is skipped (the stable test crates/contextfold/tests/fuzz_smoke.rs
+# prints a notice and exits 0 — under CI=true it fails instead (the stable test crates/contextfold/tests/fuzz_smoke.rs
 # runs the same target bodies in `cargo test`). A crash leaves its input in
 # fuzz/artifacts/<target>/ and exits non-zero; see fuzz/README.md to replay it.
 set -euo pipefail
@@ -13,20 +13,21 @@ SECONDS_PER_TARGET="${1:-20}"
 # scripts/setup.sh installs cargo-fuzz into .tools/ where a nightly toolchain exists.
 export PATH="$ROOT/.tools/bin:$PATH"
 
-# Outside CI a missing tool skips the run with a notice; under CI=true it fails it.
-missing() {
+# A notice in a user's clone; under CI=true a failure: CI must not pass by skipping.
+skipping() {
   if [ "${CI:-}" = true ]; then
-    echo "fuzz: error: CI=true and $1: CI never skips" >&2
+    echo "fuzz: error: CI=true and $1 ($2). CI must not pass by skipping." >&2
     exit 1
   fi
-  echo "fuzz: notice: $1; skipping the cargo-fuzz run."
+  echo "fuzz: notice: $1 ($2); skipping the cargo-fuzz run."
   exit 0
 }
+
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-  missing "no nightly toolchain (rustup toolchain install nightly)"
+  skipping "no nightly toolchain" "rustup toolchain install nightly"
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-  missing "cargo-fuzz is not installed (scripts/setup.sh installs it beside a nightly toolchain)"
+  skipping "cargo-fuzz is not installed" "cargo install cargo-fuzz, or npm run setup"
 fi
 
 for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do

@@ -11,6 +11,8 @@
 #     CONTEXTFOLD_SKIP_BROWSER=1);
 #   - cargo-fuzz into .tools/, only where a nightly toolchain already exists (the short
 #     fuzz run of the tests needs both; without nightly it is skipped with a notice).
+# Under CI=true nothing may be skipped: a missing Chromium or nightly toolchain (or the
+# CONTEXTFOLD_SKIP_* opt-outs) stops setup with what is missing and how to get it.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,6 +21,11 @@ cd "$ROOT"
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
+# `skipping WHAT HOW`: a notice in a user's clone; under CI=true an error (CI must not pass by skipping).
+skipping() {
+    [ "${CI:-}" = true ] && die "CI=true and $1: $2. CI must not pass by skipping."
+    say "$1: $2"
+}
 
 for tool in rustup cargo node npm; do
     have "$tool" || die "$tool is not on PATH (install Rust via rustup, and Node 20+ with npm)"
@@ -70,16 +77,16 @@ fi
 if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
     say "chromium: present (/usr/bin/chromium)"
 elif [ "${CONTEXTFOLD_SKIP_BROWSER:-0}" = 1 ]; then
-    say "chromium: missing, not installed (CONTEXTFOLD_SKIP_BROWSER=1): browser tests will be skipped"
+    skipping "chromium: missing, not installed (CONTEXTFOLD_SKIP_BROWSER=1)" "browser tests will be skipped; unset it or install Debian chromium + chromium-driver (apt-get install chromium chromium-driver, as root)"
 elif ! have apt-get; then
-    say "chromium: missing and no apt-get here: browser tests will be skipped"
+    skipping "chromium: missing and no apt-get here" "browser tests will be skipped; install Debian chromium + chromium-driver (apt-get install chromium chromium-driver, as root)"
 else
     sudo=""
     if [ "$(id -u)" != 0 ]; then
         if have sudo && sudo -n true 2>/dev/null; then
             sudo="sudo"
         else
-            say "chromium: missing, and installing it needs root (no password-less sudo): browser tests will be skipped"
+            skipping "chromium: missing, and installing it needs root (no password-less sudo)" "browser tests will be skipped; install Debian chromium + chromium-driver (apt-get install chromium chromium-driver, as root)"
             sudo="skip"
         fi
     fi
@@ -89,21 +96,21 @@ else
             && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; then
             say "chromium: installed"
         else
-            say "chromium: apt-get failed: browser tests will be skipped"
+            skipping "chromium: apt-get failed" "browser tests will be skipped; install Debian chromium + chromium-driver (apt-get install chromium chromium-driver, as root)"
         fi
     fi
 fi
 
 # 5. cargo-fuzz, only useful (and only installed) beside a nightly toolchain.
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    say "cargo-fuzz: not needed (no nightly toolchain; the fuzz run will be skipped)"
+    skipping "nightly toolchain: missing" "the fuzz run will be skipped; rustup toolchain install nightly"
 elif [ -x "$ROOT/.tools/bin/cargo-fuzz" ] || command -v cargo-fuzz >/dev/null 2>&1; then
     say "cargo-fuzz: present"
 elif [ "${CONTEXTFOLD_SKIP_FUZZ:-0}" = 1 ]; then
-    say "cargo-fuzz: missing, not installed (CONTEXTFOLD_SKIP_FUZZ=1)"
+    skipping "cargo-fuzz: missing, not installed (CONTEXTFOLD_SKIP_FUZZ=1)" "the fuzz run will be skipped; unset it or cargo install cargo-fuzz"
 else
     say "cargo-fuzz: installing into .tools/ (about a minute)"
-    cargo install --quiet --locked --root "$ROOT/.tools" cargo-fuzz || say "cargo-fuzz: install failed: the fuzz run will be skipped"
+    cargo install --quiet --locked --root "$ROOT/.tools" cargo-fuzz || skipping "cargo-fuzz: install failed" "the fuzz run will be skipped; cargo install cargo-fuzz"
 fi
 
 say "done"

@@ -1,27 +1,27 @@
 // The shared core cases in real headless Chromium, through the package's browser entry
 // (pkg/src/web.js with `await init()`). Skipped, with a notice, when /usr/bin/chromium is
-// missing (scripts/setup.sh installs it; CONTEXTFOLD_SKIP_BROWSER=1 opts out there).
+// missing (scripts/setup.sh installs it; CONTEXTFOLD_SKIP_BROWSER=1 opts out there); fails under CI=true.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { root } from "../node/helpers.mjs";
 import { caseTests } from "../shared/node-report.mjs";
+import { CHROMIUM_HOW, missing } from "../shared/requirements.mjs";
 import { chromiumPath, runInChromium } from "./runner.mjs";
-import { skipUnless } from "../shared/requirements.mjs";
 
 const available = existsSync(chromiumPath);
 let run;
 const outcome = () =>
   (run ??= available
     ? runInChromium()
-    : Promise.resolve({ skip: skipUnless(false, `${chromiumPath} not found`) }));
+    : Promise.resolve({ skip: missing(`Chromium (${chromiumPath})`, CHROMIUM_HOW) }));
 
 describe("core cases in headless Chromium", () => {
   it("the page loads the browser entry and fetches the wasm over HTTP", async (t) => {
     const result = await outcome();
     if (result.skip) {
-      t.diagnostic(`notice: ${result.skip}`);
+      t.diagnostic(result.skip);
       t.skip(result.skip);
       return;
     }

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, it } from "node:test";
 import { convert, validateChain } from "contextfold";
+import { REAL_FIXTURES, REAL_FIXTURES_HOW, missing } from "../shared/requirements.mjs";
 import { fixtureFiles, openaiChain } from "./helpers.mjs";
 
 /** Runs `fn`, asserts it throws, and returns what it threw. */
@@ -80,7 +81,7 @@ describe("convert", () => {
     assert.deepEqual(convert(JSON.stringify(openaiChain()), { to: "gemini" }), convert(openaiChain(), { to: "gemini" }));
   });
 
-  it("converts every real transcript to every format and back", { skip: fixtureFiles().length === 0 }, () => {
+  it("converts every real transcript to every format and back", { skip: fixtureFiles().length === 0 && missing(REAL_FIXTURES, REAL_FIXTURES_HOW) }, () => {
     for (const file of fixtureFiles()) {
       const input = JSON.parse(readFileSync(file, "utf8"));
       for (const to of TARGETS) {

@@ -1,16 +1,14 @@
 // Shared by the Node tests: paths, and the small chains the tests parse.
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { skipUnless } from "../shared/requirements.mjs";
+
+import { realFixturesDir } from "../shared/requirements.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** The real transcripts shared beside the repository, or null when absent (never under CI). */
-export const fixturesDir = (() => {
-  const dir = join(root, "../shared/fixtures/real");
-  return skipUnless(existsSync(dir), "../shared/fixtures/real not found") ? null : dir;
-})();
+/** The real transcripts shared beside the repository, or null when absent (throws under CI=true). */
+export const fixturesDir = realFixturesDir();
 
 export function fixtureFiles() {
   if (fixturesDir === null) return [];

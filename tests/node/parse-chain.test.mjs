@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, it } from "node:test";
 import { parseChain } from "contextfold";
+import { REAL_FIXTURES, REAL_FIXTURES_HOW, skipMissing } from "../shared/requirements.mjs";
 import { fixtureFiles, fixturesDir, openaiChain, orphanResultChain } from "./helpers.mjs";
 
 /** Runs `fn`, asserts it throws, and returns what it threw. */
@@ -118,10 +119,7 @@ describe("parseChain", () => {
 
 describe("real transcripts", () => {
   if (fixturesDir === null) {
-    it("are not available here (no ../shared/fixtures/real): skipped", (t) => {
-      t.diagnostic("notice: ../shared/fixtures/real not found; the real-transcript tests are skipped");
-      t.skip();
-    });
+    it("are not available here (no ../shared/fixtures/real): skipped", (t) => skipMissing(t, REAL_FIXTURES, REAL_FIXTURES_HOW));
     return;
   }
   for (const file of fixtureFiles()) {

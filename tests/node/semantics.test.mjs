@@ -2,10 +2,12 @@
 // JS-level reproductions of the issue, each a regression test.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { History, compact, extractiveSummarizer, needsCompaction } from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
-import { skipTestUnless } from "../shared/requirements.mjs";
+import { REAL_FIXTURES, REAL_FIXTURES_HOW, skipMissing } from "../shared/requirements.mjs";
+import { fixturesDir } from "./helpers.mjs";
 
 const longQuestion = () => [
   { role: "user", content: "Q1 " + "word ".repeat(20000) },
@@ -112,13 +114,8 @@ describe("hints and reruns (issue 14)", () => {
   });
 
   it("QA on the tau-bench transcript with the built-in summarizer asks nothing on a rerun", async (t) => {
-    let chain;
-    try {
-      chain = JSON.parse(readFileSync(new URL("../../../shared/fixtures/real/tau_bench_gpt4o_airline_tools.openai.json", import.meta.url), "utf8"));
-    } catch {
-      skipTestUnless(t, false, "../shared/fixtures/real/tau_bench_gpt4o_airline_tools.openai.json not found");
-      return;
-    }
+    if (fixturesDir === null) return skipMissing(t, REAL_FIXTURES, REAL_FIXTURES_HOW);
+    const chain = JSON.parse(readFileSync(join(fixturesDir, "tau_bench_gpt4o_airline_tools.openai.json"), "utf8"));
     const options = { strategy: "sections", maxTokens: 4000, summarizer: extractiveSummarizer() };
     const calls = [];
     let messages = chain;

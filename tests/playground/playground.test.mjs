@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { convert, parseChain, validateChain } from "contextfold";
-import { skipTestUnless, skipUnless } from "../shared/requirements.mjs";
+import { CHROMIUM_HOW, REAL_FIXTURES, REAL_FIXTURES_HOW, missing, realFixturesPath, skipMissing } from "../shared/requirements.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const chromiumPath = process.env.CONTEXTFOLD_CHROMIUM ?? "/usr/bin/chromium";
@@ -31,11 +31,11 @@ const chromiumArgs = [
   "--disable-component-update",
   "--disable-sync",
 ];
-const fixturesDir = join(root, "../shared/fixtures/real");
+const fixturesDir = realFixturesPath();
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
 /** The real transcript the compaction test loads: the long coding-agent session, in Anthropic shape. */
 const realTranscript = "claude_code_opus46_precompact.anthropic.json";
-const skip = skipUnless(existsSync(chromiumPath), `${chromiumPath} not found`);
+const skip = existsSync(chromiumPath) ? false : missing(`Chromium (${chromiumPath})`, CHROMIUM_HOW);
 const finished = ["done", "cancelled", "rolledBack", "error"];
 
 /**
@@ -269,7 +269,7 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
 
   it("compacts a real transcript from ../shared/fixtures/real: smaller, valid output", async (t) => {
     const file = join(fixturesDir, realTranscript);
-    if (skipTestUnless(t, existsSync(file), `${file} not found (the real transcripts live beside the project in ../shared/fixtures/real)`)) return;
+    if (!existsSync(file)) return skipMissing(t, `${REAL_FIXTURES}: ${realTranscript}`, REAL_FIXTURES_HOW);
     const text = readFileSync(file, "utf8");
     const expected = parseChain(text, { repair: true });
     const page = await openPage();

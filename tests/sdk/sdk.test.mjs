@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact, convert, measureChain, validateChain } from "contextfold";
 import { mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import { REAL_FIXTURES, REAL_FIXTURES_HOW, skipMissing } from "../shared/requirements.mjs";
 import { fixturesDir, generatedInputs, realInputs } from "./inputs.mjs";
 import * as judge from "./judges.mjs";
 
@@ -50,8 +51,7 @@ const changed = new Map();
 describe("third-party validation", () => {
   it("has the real transcripts (../shared/fixtures/real)", (t) => {
     if (fixturesDir !== null) return;
-    assert.notEqual(process.env.CI, "true", "the real transcripts are missing under CI");
-    t.skip("../shared/fixtures/real is absent: real transcripts not judged");
+    skipMissing(t, REAL_FIXTURES, REAL_FIXTURES_HOW);
   });
 
   for (const { name, input } of inputs) {

@@ -1,23 +1,42 @@
-// What a test needs from the machine (Chromium, the real transcripts beside the project).
-// A user's clone without it skips with a notice; CI never skips: under CI=true a missing
-// requirement is a failure, so a green run means every test ran.
-export const inCI = process.env.CI === "true";
+// What the tests need from the machine (real transcripts, Chromium, ...) and what happens when
+// it is missing: a user's clone skips with a notice; under CI=true the run fails instead, so CI
+// can never pass by skipping. The one place that decides this for the JS tests.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** True when the run is CI's (the env var CI is exactly "true"). */
+export const inCI = (env = process.env) => env.CI === "true";
 
 /**
- * `false` when `present`, else the skip reason `what` (for `{ skip }` options and
- * `t.skip`). Under CI it throws instead, naming what is missing and how to get it.
+ * The reason to skip when `what` is missing, with `how` to get it; under CI=true it throws
+ * instead. Use as `{ skip: missing(...) }` or `t.skip(missing(...))`.
  */
-export function skipUnless(present, what) {
-  if (present) return false;
-  if (inCI) throw new Error(`CI=true and ${what}: CI never skips (run scripts/setup.sh, and keep ../shared beside the project)`);
-  return `${what}: skipped`;
+export function missing(what, how, env = process.env) {
+  if (inCI(env)) throw new Error(`CI=true but ${what} not found: ${how}. CI must not pass by skipping.`);
+  return `notice: ${what} not found, tests skipped (${how})`;
 }
 
-/** In a test: skips `t` with a notice when `present` is false (fails under CI). True when skipped. */
-export function skipTestUnless(t, present, what) {
-  const reason = skipUnless(present, what);
-  if (!reason) return false;
-  t.diagnostic(`notice: ${reason}`);
+/** Skips the test `t` with a notice, or fails it under CI=true. */
+export function skipMissing(t, what, how, env = process.env) {
+  const reason = missing(what, how, env);
+  t.diagnostic(reason);
   t.skip(reason);
-  return true;
+}
+
+/** Where the real third-party transcripts are read (CONTEXTFOLD_REAL_FIXTURES overrides, for testing this). */
+export const realFixturesPath = (env = process.env) => env.CONTEXTFOLD_REAL_FIXTURES ?? join(root, "../shared/fixtures/real");
+
+export const REAL_FIXTURES = "the real transcripts (../shared/fixtures/real)";
+export const REAL_FIXTURES_HOW = "they live beside the project in /work/shared/fixtures/real; read in place, never copied into the repo";
+export const CHROMIUM_HOW = "run `npm run setup` (scripts/setup.sh installs Debian chromium)";
+
+/** The real transcripts' directory, or null (with the notice) when absent; throws under CI=true. */
+export function realFixturesDir(env = process.env) {
+  const dir = realFixturesPath(env);
+  if (existsSync(dir)) return dir;
+  console.log(missing(`${REAL_FIXTURES} at ${dir}`, REAL_FIXTURES_HOW, env));
+  return null;
 }

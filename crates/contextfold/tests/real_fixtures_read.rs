@@ -89,3 +89,17 @@ fn every_real_transcript_reads_into_a_valid_chain() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn missing_real_transcripts_skip_with_a_notice_outside_ci() {
+    let nowhere = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("no-such-fixtures-dir");
+    let notice = common::fixtures_in(&nowhere, false).unwrap_err();
+    assert!(notice.contains("no-such-fixtures-dir") && notice.contains("skipped"), "{notice}");
+}
+
+#[test]
+#[should_panic(expected = "CI=true and the real transcripts")]
+fn missing_real_transcripts_fail_under_ci() {
+    let nowhere = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("no-such-fixtures-dir");
+    let _ = common::fixtures_in(&nowhere, true);
+}

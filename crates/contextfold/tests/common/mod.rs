@@ -67,17 +67,26 @@ pub fn assert_sizes_consistent(ast: &ChainAst) {
 }
 
 /// The real transcripts in `../shared/fixtures/real/` beside the project, sorted; `None`
-/// (after printing a notice) when that folder is absent, as in a clone without `shared/`.
-/// Under CI (`CI=true`) a missing folder fails the test instead: CI never skips.
+/// (after printing a notice) when that folder is absent, as in a clone without `shared/`; under
+/// `CI=true` that panics instead. `CONTEXTFOLD_REAL_FIXTURES` names another folder (to test this).
 pub fn real_fixtures() -> Option<Vec<std::path::PathBuf>> {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real"));
+    let default = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/real");
+    let dir = std::env::var_os("CONTEXTFOLD_REAL_FIXTURES").map_or_else(|| default.into(), std::path::PathBuf::from);
+    let files = fixtures_in(&dir, std::env::var("CI").is_ok_and(|ci| ci == "true"));
+    if let Err(notice) = &files {
+        println!("{notice}");
+    }
+    files.ok()
+}
+
+/// The `.json` files of `dir`, sorted; `Err(notice)` when `dir` is missing outside CI. Under CI
+/// (`ci`) a missing dir panics: CI must never pass by skipping the real transcripts.
+pub fn fixtures_in(dir: &std::path::Path, ci: bool) -> Result<Vec<std::path::PathBuf>, String> {
     if !dir.is_dir() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true and ../shared/fixtures/real not found: CI never skips (keep ../shared beside the project)"
-        );
-        println!("../shared/fixtures/real not found: skipping real-transcript tests");
-        return None;
+        let what = format!("the real transcripts ({}) are missing", dir.display());
+        let how = "they live beside the project in /work/shared/fixtures/real (../shared/fixtures/real)";
+        assert!(!ci, "CI=true and {what}: {how}. CI must not pass by skipping.");
+        return Err(format!("notice: {what}, real-transcript tests skipped ({how})"));
     }
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -85,7 +94,7 @@ pub fn real_fixtures() -> Option<Vec<std::path::PathBuf>> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    Some(files)
+    Ok(files)
 }
 
 /// A future pending `n` times (waking itself each time), then ready: makes later calls
