@@ -18,7 +18,7 @@ use crate::token_counter::JsTokenCounter;
 use crate::types::ChainFormat;
 use contextfold::format::Format;
 use contextfold::measure::Meter;
-use contextfold::repair::{Provider, RepairOptions};
+use contextfold::repair::RepairOptions;
 use contextfold::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
 use contextfold::strategy::OnError;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
@@ -31,32 +31,7 @@ use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The options of `compact` other than the JS objects (summarizer, signal).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompactSettings {
-    /// `None`: auto-detect.
-    pub format: Option<Format>,
-    pub strategy: StrategyConfig,
-    /// The provider rules the result must satisfy; `None`: those of the format read.
-    pub provider: Option<Provider>,
-    pub concurrency: usize,
-    pub timeout_ms: Option<u64>,
-    /// Answer with a reuse plan instead of the messages (set by the JS layer).
-    pub reuse: bool,
-}
-
-impl Default for CompactSettings {
-    fn default() -> Self {
-        CompactSettings {
-            format: None,
-            strategy: StrategyConfig::default(),
-            provider: None,
-            concurrency: DEFAULT_CONCURRENCY,
-            timeout_ms: None,
-            reuse: false,
-        }
-    }
-}
+pub use contextfold::settings::CompactSettings;
 
 /// The provider whose rules a chain read in a format must keep.
 pub use contextfold::format::convert::provider_of;

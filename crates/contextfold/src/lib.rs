@@ -17,6 +17,7 @@ pub mod message;
 pub mod names;
 pub mod prompt;
 pub mod repair;
+pub mod settings;
 pub mod strategy;
 pub mod summarize;
 pub mod testing;

@@ -1,0 +1,36 @@
+//! The settings of one compaction, as callers give them: which format to read, which
+//! strategy with which settings, whose provider rules to keep, and how summary calls run.
+//! The JSON pipeline and every binding read options into this one type.
+
+use crate::format::Format;
+use crate::repair::Provider;
+use crate::strategy::run::StrategyConfig;
+use crate::summarize::DEFAULT_CONCURRENCY;
+
+/// The options of `compact` other than the host objects (summarizer, signal, token
+/// counter, progress callback).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactSettings {
+    /// `None`: auto-detect.
+    pub format: Option<Format>,
+    pub strategy: StrategyConfig,
+    /// The provider rules the result must satisfy; `None`: those of the format read.
+    pub provider: Option<Provider>,
+    pub concurrency: usize,
+    pub timeout_ms: Option<u64>,
+    /// Answer with a reuse plan instead of the messages (set by the JS layer).
+    pub reuse: bool,
+}
+
+impl Default for CompactSettings {
+    fn default() -> Self {
+        CompactSettings {
+            format: None,
+            strategy: StrategyConfig::default(),
+            provider: None,
+            concurrency: DEFAULT_CONCURRENCY,
+            timeout_ms: None,
+            reuse: false,
+        }
+    }
+}
