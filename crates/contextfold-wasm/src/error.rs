@@ -147,3 +147,9 @@ impl From<BindingError> for JsValue {
         e.to_js()
     }
 }
+
+impl From<contextfold::settings::OptionError> for BindingError {
+    fn from(e: contextfold::settings::OptionError) -> Self {
+        BindingError::InvalidOption { path: e.path, message: e.message }
+    }
+}

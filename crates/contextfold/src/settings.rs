@@ -34,3 +34,23 @@ impl Default for CompactSettings {
         }
     }
 }
+
+/// An option of the wrong type or value, e.g. `{ format: "gemini" }`, or an unknown key.
+/// `path` is where in the options object, e.g. `.strategy.useQA` (empty for the object).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("options{path}: {message}")]
+pub struct OptionError {
+    pub path: String,
+    pub message: String,
+}
+
+impl OptionError {
+    pub fn new(path: &str, message: impl Into<String>) -> OptionError {
+        OptionError { path: path.to_string(), message: message.into() }
+    }
+
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        "invalid_option"
+    }
+}
