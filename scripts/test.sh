@@ -25,6 +25,9 @@ cargo test --workspace --quiet
 step "build the wasm package"
 node scripts/build-wasm.mjs
 
+step "JS types: pkg/src checked against its .d.ts files (checkJs; needs the built glue's types)"
+npx --no-install tsc -p pkg/tsconfig.json
+
 step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack, playground"
 node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/ tests/playground/
 

@@ -19,12 +19,17 @@ const DETAIL_CHARS = 300;
 
 /** A summary call that failed: `status` is the HTTP status when there was one. */
 export class SummarizerError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ status?: number, code?: SummarizerError["code"], retryable?: boolean, attempts?: number, provider?: string }} [details]
+   */
   constructor(message, { status, code, retryable = false, attempts = 1, provider } = {}) {
     super(message);
+    /** @type {"SummarizerError"} */
     this.name = "SummarizerError";
     /** HTTP status of the last attempt, if any. */
     this.status = status;
-    /** `"http"`, `"network"`, `"empty"`, `"invalid_response"`, `"timeout"` or `"model"`. */
+    /** @type {"http" | "network" | "empty" | "invalid_response" | "timeout" | "model" | undefined} */
     this.code = code;
     this.retryable = retryable;
     this.attempts = attempts;
@@ -96,7 +101,10 @@ function errorDetail(text) {
   return text;
 }
 
-/** Milliseconds a response asks us to wait (`retry-after-ms`, `retry-after`), if any. */
+/**
+ * Milliseconds a response asks us to wait (`retry-after-ms`, `retry-after`), if any.
+ * @type {typeof import("./summarizers.js").retryAfterMs}
+ */
 export function retryAfterMs(headers) {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
@@ -127,7 +135,7 @@ function sleep(ms, signal) {
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
-      resolve();
+      resolve(undefined);
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
@@ -305,6 +313,7 @@ function secretsOf(apiKey, headers) {
  * hint). Bump it when that changes: it is part of every identity, so summaries made the
  * old way are not served from a cache for the new.
  */
+/** @type {typeof import("./summarizers.js").PROMPT_VERSION} */
 export const PROMPT_VERSION = 2;
 
 /**
@@ -363,8 +372,9 @@ function httpSettings(options, adapter, provider, model, apiKey) {
 /**
  * Any OpenAI-compatible chat completions API (OpenAI, Azure-style gateways, OpenRouter,
  * Groq, Together, vLLM, Ollama, llama.cpp...): POST `${baseURL}/chat/completions`.
+ * @type {typeof import("./summarizers.js").openAICompatible}
  */
-export function openAICompatible(options = {}) {
+export function openAICompatible(options = /** @type {any} */ ({})) {
   const adapter = "openAICompatible";
   const base = trimmedBase(options.baseURL, adapter);
   const url = /\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`;
@@ -398,6 +408,7 @@ export function openAICompatible(options = {}) {
       const limit = outputTokens(maxTokens, request);
       if (limit !== undefined) body[maxTokensField] = limit;
       if (temperature !== undefined) body.temperature = temperature;
+      /** @type {Record<string, string>} */
       const headers = { "content-type": "application/json", accept: "application/json", ...extraHeaders };
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       const answer = await postJson({
@@ -429,8 +440,11 @@ export function openAICompatible(options = {}) {
   }, identityOf(provider, { url, model, maxTokens, maxTokensField, temperature, body: extraBody }));
 }
 
-/** Anthropic's Messages API: POST `${baseURL}/v1/messages`. */
-export function anthropic(options = {}) {
+/**
+ * Anthropic's Messages API: POST `${baseURL}/v1/messages`.
+ * @type {typeof import("./summarizers.js").anthropic}
+ */
+export function anthropic(options = /** @type {any} */ ({})) {
   const adapter = "anthropic";
   const apiKey = requireString(options.apiKey, "apiKey", adapter);
   const model = requireString(options.model, "model", adapter);
@@ -501,8 +515,11 @@ function workersAIRetryable(error) {
   );
 }
 
-/** Cloudflare Workers AI through its binding (`env.AI`), for text generation models. */
-export function workersAI(options = {}) {
+/**
+ * Cloudflare Workers AI through its binding (`env.AI`), for text generation models.
+ * @type {typeof import("./summarizers.js").workersAI}
+ */
+export function workersAI(options = /** @type {any} */ ({})) {
   const adapter = "workersAI";
   const binding = options.binding;
   if (binding === null || typeof binding !== "object" || typeof binding.run !== "function") {
@@ -609,8 +626,9 @@ const aiModule = "ai";
  * A Vercel AI SDK `LanguageModel` through `generateText` (from the optional peer
  * dependency `ai`, imported on first use, or given as `options.generateText`). The AI
  * SDK retries transient failures itself: `retries` is its `maxRetries`.
+ * @type {typeof import("./summarizers.js").aiSdk}
  */
-export function aiSdk(options = {}) {
+export function aiSdk(options = /** @type {any} */ ({})) {
   const adapter = "aiSdk";
   const model = options.model;
   if (model === undefined || model === null || (typeof model !== "object" && typeof model !== "string")) {
@@ -658,7 +676,7 @@ export function aiSdk(options = {}) {
       if (providerOptions !== undefined) call.providerOptions = providerOptions;
       let result;
       try {
-        result = await generateText(call);
+        result = await /** @type {NonNullable<typeof generateText>} */ (generateText)(call);
       } catch (error) {
         if (scope.signal.aborted) throw abortReason(scope.signal);
         const status = aiSdkStatus(error);
@@ -676,3 +694,8 @@ export function aiSdk(options = {}) {
     }
   }, identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }));
 }
+
+// biome-ignore lint/correctness/noUnusedVariables: read by the type check only
+/** The class as summarizers.d.ts declares it: a mismatch fails `npm run check:types`. */
+/** @type {typeof import("./summarizers.js").SummarizerError} */
+const declaredSummarizerError = SummarizerError;
