@@ -15,9 +15,14 @@ import { contextfoldError } from "./errors.js";
 // pending call of this module (the next call gets a fresh instance).
 const PANIC = Symbol.for("contextfold.panic");
 const pending = new Set();
-const handlers = (globalThis[PANIC] ??= Object.assign((message) => handlers.handlers.forEach((h) => h(message)), {
-  handlers: new Set(),
-}));
+globalThis[PANIC] ??= Object.assign(
+  (message) => {
+    for (const handler of handlers.handlers) handler(message);
+  },
+  { handlers: new Set() },
+);
+/** The registry, shared by every copy of this module (the first one made it). */
+const handlers = globalThis[PANIC];
 handlers.handlers.add((message) => {
   const error = contextfoldError(
     "internal",
@@ -234,11 +239,10 @@ export function __contextfoldAsyncPanicForTests() {
   return guarded(wasm.__contextfoldAsyncPanicForTests());
 }
 
-// biome-ignore lint/correctness/noUnusedVariables: read by the type check only
 /**
  * The overloaded declarations (formats.d.ts) of the functions above, which a `@type` tag on
  * a function cannot carry: checked by assignment, so a mismatch in arity or result fails
  * `npm run check:types`.
  * @type {Pick<typeof import("./index.js"), "compact" | "repairChain" | "normalizeToolCallIds" | "clearReasoning">}
  */
-const declaredOverloads = { compact, repairChain, normalizeToolCallIds, clearReasoning };
+const _declaredOverloads = { compact, repairChain, normalizeToolCallIds, clearReasoning };

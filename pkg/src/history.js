@@ -170,7 +170,6 @@ function parseStored(text) {
   }
 }
 
-// biome-ignore lint/correctness/noUnusedVariables: read by the type check only
 /** The class as index.d.ts declares it: a mismatch fails `npm run check:types`. */
 /** @type {typeof import("./index.js").History} */
-const declaredHistory = History;
+const _declaredHistory = History;

@@ -748,7 +748,6 @@ export function aiSdk(options = /** @type {any} */ ({})) {
   }, identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }));
 }
 
-// biome-ignore lint/correctness/noUnusedVariables: read by the type check only
 /** The class as summarizers.d.ts declares it: a mismatch fails `npm run check:types`. */
 /** @type {typeof import("./summarizers.js").SummarizerError} */
-const declaredSummarizerError = SummarizerError;
+const _declaredSummarizerError = SummarizerError;
