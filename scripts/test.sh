@@ -10,6 +10,9 @@ step() { printf '\n==> %s\n' "$*"; }
 step "setup"
 bash scripts/setup.sh
 
+step "JS and TS: format and lint (biome check; \`npm run format\` fixes the format)"
+npm run --silent lint
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -24,6 +27,9 @@ cargo test --workspace --quiet
 
 step "build the wasm package"
 node scripts/build-wasm.mjs
+
+step "JS types: pkg/src checked against its .d.ts files (checkJs; needs the built glue's types)"
+npm run --silent check:types
 
 step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack, playground"
 node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/ tests/playground/

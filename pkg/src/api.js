@@ -15,9 +15,14 @@ import { contextfoldError } from "./errors.js";
 // pending call of this module (the next call gets a fresh instance).
 const PANIC = Symbol.for("contextfold.panic");
 const pending = new Set();
-const handlers = (globalThis[PANIC] ??= Object.assign((message) => handlers.handlers.forEach((h) => h(message)), {
-  handlers: new Set(),
-}));
+globalThis[PANIC] ??= Object.assign(
+  (message) => {
+    for (const handler of handlers.handlers) handler(message);
+  },
+  { handlers: new Set() },
+);
+/** The registry, shared by every copy of this module (the first one made it). */
+const handlers = globalThis[PANIC];
 handlers.handlers.add((message) => {
   const error = contextfoldError(
     "internal",
@@ -28,7 +33,12 @@ handlers.handlers.add((message) => {
   pending.clear();
 });
 
-/** `promise`, rejected if the module panics before it settles. */
+/**
+ * `promise`, rejected if the module panics before it settles.
+ * @template T
+ * @param {Promise<T>} promise
+ * @returns {Promise<T>}
+ */
 function guarded(promise) {
   return new Promise((resolve, reject) => {
     pending.add(reject);
@@ -86,7 +96,13 @@ function located(error, messages) {
   return contextfoldError("invalid_text", `${path}: a lone surrogate (half a UTF-16 pair) is not valid text`, path);
 }
 
-/** Runs `fn`, translating a lone-surrogate failure into its located error. */
+/**
+ * Runs `fn`, translating a lone-surrogate failure into its located error.
+ * @template T
+ * @param {unknown} messages
+ * @param {() => T} fn
+ * @returns {T}
+ */
 function reading(messages, fn) {
   try {
     return fn();
@@ -135,7 +151,12 @@ export async function compact(messages, options) {
   if (messages === null || typeof messages !== "object" || !(options === undefined || isOptionsObject(options))) {
     return guarded(wasm.compact(messages, options));
   }
-  const settings = { ...(options === undefined ? {} : copyOptions(options)), __reuse: true };
+  // `__reuse` (internal, not in CompactOptions) asks the core for the reuse plan.
+  const settings = /** @type {import("./index.js").CompactOptions} */ ({
+    ...(options === undefined ? {} : copyOptions(options)),
+    __reuse: true,
+  });
+  /** @type {any} the result with its internal `reuse` plan, made the caller's below */
   let result;
   try {
     result = await guarded(wasm.compact(crossing(messages), settings));
@@ -156,27 +177,39 @@ export async function compact(messages, options) {
   return result;
 }
 
+/** @type {typeof import("./index.js").needsCompaction} */
 export function needsCompaction(messages, options) {
   return reading(messages, () => wasm.needsCompaction(crossing(messages), options));
 }
 
+/** @type {typeof import("./index.js").parseChain} */
 export function parseChain(messages, options) {
   return reading(messages, () => wasm.parseChain(crossing(messages), options));
 }
 
+/** @type {typeof import("./index.js").validateChain} */
 export function validateChain(messages, options) {
   return reading(messages, () => wasm.validateChain(crossing(messages), options));
 }
 
+/** @type {typeof import("./index.js").measureChain} */
 export function measureChain(messages, options) {
   return reading(messages, () => wasm.measureChain(crossing(messages), options));
 }
 
+/** @type {typeof import("./index.js").convert} */
 export function convert(messages, options) {
-  return reading(messages, () => wasm.convert(crossing(messages), options));
+  // The declaration types the result by `options.to`, which the core's writer guarantees.
+  return /** @type {any} */ (reading(messages, () => wasm.convert(crossing(messages), options)));
 }
 
-/** An unchanged result holds the caller's own chain, not a copy. */
+/**
+ * An unchanged result holds the caller's own chain, not a copy.
+ * @template {{ changed: boolean, messages: unknown }} R
+ * @param {unknown} messages
+ * @param {R} result
+ * @returns {R}
+ */
 function unchangedAsGiven(messages, result) {
   if (!result.changed && messages !== null && typeof messages === "object") result.messages = messages;
   return result;
@@ -197,7 +230,19 @@ export function clearReasoning(messages, options) {
   return unchangedAsGiven(messages, reading(messages, () => wasm.clearReasoning(crossing(messages), options)));
 }
 
-/** Test hook: an async export that panics; must reject, not hang. Not part of the API. */
+/**
+ * Test hook: an async export that panics; must reject, not hang. Not part of the API
+ * (internal.js).
+ * @returns {Promise<void>}
+ */
 export function __contextfoldAsyncPanicForTests() {
   return guarded(wasm.__contextfoldAsyncPanicForTests());
 }
+
+/**
+ * The overloaded declarations (formats.d.ts) of the functions above, which a `@type` tag on
+ * a function cannot carry: checked by assignment, so a mismatch in arity or result fails
+ * `npm run check:types`.
+ * @type {Pick<typeof import("./index.js"), "compact" | "repairChain" | "normalizeToolCallIds" | "clearReasoning">}
+ */
+const _declaredOverloads = { compact, repairChain, normalizeToolCallIds, clearReasoning };

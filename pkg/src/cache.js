@@ -17,7 +17,10 @@ function hex(buffer) {
   return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The cache key of a summary request: 64 hex digits. */
+/**
+ * The cache key of a summary request: 64 hex digits.
+ * @type {typeof import("./cache.js").summaryCacheKey}
+ */
 export async function summaryCacheKey(namespace, request) {
   const material = JSON.stringify([
     KEY_VERSION,
@@ -65,12 +68,13 @@ function usable(value) {
  * summarizer's `stats` counts `hits` (answered from the cache, or by an identical call
  * already in flight), `misses` (calls made), and `errors` (cache reads or writes that
  * failed).
+ * @type {typeof import("./cache.js").cachedSummarizer}
  */
-export function cachedSummarizer(summarizer, options = {}) {
+export function cachedSummarizer(summarizer, options = /** @type {any} */ ({})) {
   if (typeof summarizer !== "function") throw new TypeError("cachedSummarizer: the summarizer must be a function");
   const { cache } = options;
   checkCache(cache, "cachedSummarizer");
-  const namespace = options.namespace ?? summarizer.identity;
+  const namespace = options.namespace ?? /** @type {any} */ (summarizer).identity;
   if (typeof namespace !== "string" || namespace === "") {
     throw new TypeError(
       "cachedSummarizer: options.namespace (the summarizer's identity, e.g. its model name) is required",
@@ -126,7 +130,10 @@ export function cachedSummarizer(summarizer, options = {}) {
   return cached;
 }
 
-/** An in-memory LRU cache of at most `maxEntries` summaries (per isolate / process). */
+/**
+ * An in-memory LRU cache of at most `maxEntries` summaries (per isolate / process).
+ * @type {typeof import("./cache.js").memoryCache}
+ */
 export function memoryCache({ maxEntries = 1000 } = {}) {
   if (!Number.isInteger(maxEntries) || maxEntries < 1) {
     throw new TypeError("memoryCache: options.maxEntries must be an integer >= 1");
@@ -157,6 +164,7 @@ export function memoryCache({ maxEntries = 1000 } = {}) {
 /**
  * Workers KV (a KV namespace binding, e.g. `env.SUMMARIES`). `ttlSeconds` lets entries
  * expire (KV's minimum is 60 s); keys are `prefix` + the hash.
+ * @type {typeof import("./cache.js").kvCache}
  */
 export function kvCache(namespace, { ttlSeconds, prefix = "contextfold:summary:" } = {}) {
   if (!hasMethods(namespace, "get", "put")) {
@@ -180,6 +188,7 @@ export function kvCache(namespace, { ttlSeconds, prefix = "contextfold:summary:"
 /**
  * The Cache API (`caches.default` or `await caches.open(name)` in a Worker, or a browser
  * `Cache`). Entries live `ttlSeconds` [7 days]; keys are URLs: `prefix` + the hash.
+ * @type {typeof import("./cache.js").cacheApiCache}
  */
 export function cacheApiCache(cache, options = {}) {
   const { prefix = "https://contextfold.invalid/summary/", ttlSeconds = 7 * 24 * 3600 } = options;

@@ -5,15 +5,32 @@
 import * as glue from "../glue/contextfold_wasm.js";
 import { assertReady, markReady } from "./ready.js";
 
-/** `glue[name]`, checking readiness first; keeps the function's name for stack traces. */
+/**
+ * The glue's internal exports, which its declarations leave out (`skip_typescript` in the
+ * binding): internal.js and the Worker middleware use them.
+ * @typedef {{
+ *   __checkOptionKeys(keys: string[], known: readonly string[]): void,
+ *   __contextfoldAsyncPanicForTests(): Promise<void>,
+ *   __contextfoldPanicForTests(): void,
+ *   __requestBodySpans(bytes: Uint8Array): { fields: [string, number, number][], close: number } | null,
+ * }} Internals
+ */
+/** @typedef {typeof glue & Internals} Glue */
+
+/**
+ * `glue[name]`, checking readiness first; keeps the function's name for stack traces.
+ * @template {keyof Glue} K
+ * @param {K} name
+ * @returns {Glue[K]}
+ */
 function guarded(name) {
-  const target = glue[name];
-  return {
-    [name](...args) {
+  const target = /** @type {(...args: unknown[]) => unknown} */ (/** @type {Glue} */ (glue)[name]);
+  return /** @type {any} */ ({
+    [name](/** @type {unknown[]} */ ...args) {
       assertReady(name);
       return target(...args);
     },
-  }[name];
+  }[name]);
 }
 
 export const __checkOptionKeys = guarded("__checkOptionKeys");
@@ -33,14 +50,20 @@ export const repairChain = guarded("repairChain");
 export const start = guarded("start");
 export const validateChain = guarded("validateChain");
 
-/** The glue's synchronous instantiation (bytes or a compiled Module), marking readiness. */
+/**
+ * The glue's synchronous instantiation (bytes or a compiled Module), marking readiness.
+ * @type {typeof import("./index.js").initSync}
+ */
 export function initSync(module) {
   const output = glue.initSync(module);
   markReady();
   return output;
 }
 
-/** The glue's asynchronous instantiation (fetches the .wasm by default), marking readiness. */
+/**
+ * The glue's asynchronous instantiation (fetches the .wasm by default), marking readiness.
+ * @type {typeof import("./index.js").default}
+ */
 export async function init(moduleOrPath) {
   const output = await glue.default(moduleOrPath);
   markReady();

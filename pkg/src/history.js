@@ -10,21 +10,27 @@ import { compact, needsCompaction, parseChain } from "./api.js";
 import { contextfoldError } from "./errors.js";
 import { assertReady } from "./ready.js";
 
+/** @type {1} */
 const VERSION = 1;
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** @template [M=unknown] */
 export class History {
+  /** @type {M[]} */
   #messages;
+  /** @type {import("./index.js").CompactOptions} */
   #options;
+  /** @type {boolean} */
   #auto;
+  /** @type {Promise<import("./index.js").CompactResult<M[]>> | null} */
   #running = null;
 
   /**
    * @param {object} [init]
-   * @param {unknown[]} [init.messages] starting messages (copied)
+   * @param {M[]} [init.messages] starting messages (copied)
    * @param {boolean} [init.auto] compact automatically on push [true]
-   * @param {object} [init.options] options of `compact` and `needsCompaction`
+   * @param {import("./index.js").CompactOptions} [init.options] options of `compact` and `needsCompaction`
    */
   constructor(init = {}) {
     assertReady("new History()");
@@ -75,6 +81,7 @@ export class History {
    * compaction's result when one ran (`null` otherwise). Rejects only when the
    * compaction itself rejects (bad input, `onError: "throw"`); the message stays pushed.
    */
+  /** @param {M} message */
   async push(message) {
     this.#messages.push(message);
     if (!this.#auto || this.#running || !this.needsCompaction()) return null;
@@ -120,6 +127,10 @@ export class History {
   /**
    * Restores a stored history. Functions and signals cannot be stored: pass them again
    * in `options` (merged over the stored ones).
+   * @template [M=unknown]
+   * @param {import("./index.js").StoredHistory<M> | string} data
+   * @param {import("./index.js").CompactOptions} [options]
+   * @returns {History<M>}
    */
   static fromJSON(data, options = {}) {
     if (!isObject(options)) {
@@ -158,3 +169,7 @@ function parseStored(text) {
     throw contextfoldError("invalid_json", "not a stored History: invalid JSON", "");
   }
 }
+
+/** The class as index.d.ts declares it: a mismatch fails `npm run check:types`. */
+/** @type {typeof import("./index.js").History} */
+const _declaredHistory = History;

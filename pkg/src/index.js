@@ -2,9 +2,8 @@
 // web.js) re-exports this module after arranging for the wasm instance to exist.
 // The glue's functions come guarded (glue.js: `not_initialized` before the wasm exists);
 // the functions of api.js take precedence over the raw exports of the same name.
-export { estimateTokens, extractiveSummarizer, initSync, start, __contextfoldPanicForTests } from "./glue.js";
-// Internal, for the Worker middleware (worker.js reads them off this module): left out of the typings.
-export { __checkOptionKeys, __requestBodySpans } from "./glue.js";
+// Test hooks and the Worker middleware's internals are in internal.js, not here.
+export { estimateTokens, extractiveSummarizer, initSync, start } from "./glue.js";
 export {
   compact,
   needsCompaction,
@@ -15,7 +14,6 @@ export {
   convert,
   normalizeToolCallIds,
   clearReasoning,
-  __contextfoldAsyncPanicForTests,
 } from "./api.js";
 export { History } from "./history.js";
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";

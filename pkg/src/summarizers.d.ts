@@ -6,6 +6,16 @@ export type AdapterSummarizer = Summarizer & { readonly identity: string };
 
 /** A summary call that failed. `message` carries the HTTP status (`HTTP 429 ...`), never the API key. */
 export declare class SummarizerError extends Error {
+    constructor(
+        message: string,
+        details?: {
+            status?: number;
+            code?: SummarizerError["code"];
+            retryable?: boolean;
+            attempts?: number;
+            provider?: string;
+        },
+    );
     name: "SummarizerError";
     /** HTTP status of the last attempt, if there was one. */
     status: number | undefined;
@@ -101,6 +111,8 @@ export interface AiSdkOptions {
     retries?: number;
     /** Default: derived from each request's `targetBytes`; `null` sends none. */
     maxOutputTokens?: number | null;
+    /** Another name of `maxOutputTokens` (the HTTP adapters' name); `maxOutputTokens` wins. */
+    maxTokens?: number | null;
     temperature?: number;
     providerOptions?: Record<string, Record<string, unknown>>;
 }

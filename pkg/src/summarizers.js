@@ -19,12 +19,17 @@ const DETAIL_CHARS = 300;
 
 /** A summary call that failed: `status` is the HTTP status when there was one. */
 export class SummarizerError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ status?: number, code?: SummarizerError["code"], retryable?: boolean, attempts?: number, provider?: string }} [details]
+   */
   constructor(message, { status, code, retryable = false, attempts = 1, provider } = {}) {
     super(message);
+    /** @type {"SummarizerError"} */
     this.name = "SummarizerError";
     /** HTTP status of the last attempt, if any. */
     this.status = status;
-    /** `"http"`, `"network"`, `"empty"`, `"invalid_response"`, `"timeout"` or `"model"`. */
+    /** @type {"http" | "network" | "empty" | "invalid_response" | "timeout" | "model" | undefined} */
     this.code = code;
     this.retryable = retryable;
     this.attempts = attempts;
@@ -96,7 +101,10 @@ function errorDetail(text) {
   return text;
 }
 
-/** Milliseconds a response asks us to wait (`retry-after-ms`, `retry-after`), if any. */
+/**
+ * Milliseconds a response asks us to wait (`retry-after-ms`, `retry-after`), if any.
+ * @type {typeof import("./summarizers.js").retryAfterMs}
+ */
 export function retryAfterMs(headers) {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
@@ -127,7 +135,7 @@ function sleep(ms, signal) {
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
-      resolve();
+      resolve(undefined);
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
@@ -173,92 +181,138 @@ function backoffMs(attempt, { retryDelayMs, maxRetryDelayMs }) {
 }
 
 /**
+ * Runs `attempt(n)` (n = 0, 1, ...) until it gives a value: `{ value }` ends, `{ failure }`
+ * (a retryable `{ error, waitMs? }`) is tried again after a wait, while attempts and time
+ * are left; a thrown error ends at once. The one retry loop of the HTTP adapters and
+ * Workers AI.
+ * @template T
+ * @param {(n: number) => Promise<{ value: T } | { failure: { error: SummarizerError, waitMs?: number } }>} attempt
+ * @param {{ retries: number, retryDelayMs: number, maxRetryDelayMs: number }} settings
+ * @param {AbortSignal} signal
+ * @param {number} deadline
+ * @returns {Promise<T>}
+ */
+async function withRetries(attempt, settings, signal, deadline) {
+  for (let n = 0; ; n += 1) {
+    const outcome = await attempt(n);
+    if ("value" in outcome) return outcome.value;
+    await sleep(retryWait(outcome.failure, n, settings, deadline), signal);
+  }
+}
+
+/**
+ * How long to wait after failed attempt `n`; throws the failure's error when no retry is left.
+ * @param {{ error: SummarizerError, waitMs?: number }} failure
+ * @param {number} n
+ * @param {{ retries: number, retryDelayMs: number, maxRetryDelayMs: number }} settings
+ * @param {number} deadline
+ */
+function retryWait({ error, waitMs }, n, settings, deadline) {
+  if (n >= settings.retries) {
+    if (n > 0) error.message += ` (after ${n + 1} attempts)`;
+    throw error;
+  }
+  if (waitMs !== undefined && waitMs > settings.maxRetryDelayMs) {
+    error.message += ` (retry-after ${Math.ceil(waitMs / 1000)} s exceeds maxRetryDelayMs)`;
+    throw error;
+  }
+  const wait = Math.max(0, waitMs ?? backoffMs(n, settings));
+  if (Date.now() + wait >= deadline) {
+    error.message += " (no time left to retry)";
+    throw error;
+  }
+  return wait;
+}
+
+/**
  * POSTs JSON and returns the parsed JSON answer, retrying transient failures. Errors are
  * `SummarizerError`s whose messages never contain `secrets`.
  */
 async function postJson({ fetchImpl, url, headers, body, signal, deadline, settings, provider, model, secrets }) {
   const where = `${provider} summarizer (model "${model}")`;
   const payload = JSON.stringify(body);
-  let attempt = 0;
-  for (;;) {
-    let failure; // { error, waitMs } of a retryable failure
-    let response;
-    try {
-      response = await fetchImpl(url, { method: "POST", headers, body: payload, signal });
-    } catch (error) {
-      if (signal.aborted) throw abortReason(signal);
-      const cause = error?.cause?.code ?? error?.cause?.message ?? "";
-      const message = redact(`${oneLine(error?.message ?? error)}${cause ? ` (${oneLine(cause, 80)})` : ""}`, secrets);
-      failure = {
-        error: new SummarizerError(`network error calling ${where}: ${message}`, {
-          code: "network",
-          retryable: true,
-          attempts: attempt + 1,
-          provider,
-        }),
-      };
-    }
-    if (response !== undefined) {
-      if (response.ok) {
-        let text;
-        try {
-          text = await response.text();
-        } catch (error) {
-          if (signal.aborted) throw abortReason(signal);
-          const detail = redact(oneLine(error?.message ?? error), secrets);
-          throw new SummarizerError(`${where}: reading the answer failed: ${detail}`, {
-            code: "network",
-            status: response.status,
-            attempts: attempt + 1,
-            provider,
-          });
-        }
-        try {
-          return JSON.parse(text);
-        } catch {
-          const start = redact(oneLine(text, 120), secrets);
-          throw new SummarizerError(`${where}: HTTP ${response.status} with an answer that is not JSON: ${start}`, {
-            code: "invalid_response",
-            status: response.status,
-            attempts: attempt + 1,
-            provider,
-          });
-        }
-      }
-      let text = "";
+  const call = { where, provider, secrets, signal };
+  return withRetries(
+    async (n) => {
+      let response;
       try {
-        text = await response.text();
-      } catch {
-        // the status says enough
+        response = await fetchImpl(url, { method: "POST", headers, body: payload, signal });
+      } catch (error) {
+        if (signal.aborted) throw abortReason(signal);
+        return { failure: { error: networkError(call, error, n) } };
       }
-      const detail = redact(oneLine(errorDetail(text)), secrets);
-      const statusText = response.statusText ? ` ${oneLine(response.statusText, 60)}` : "";
-      const retryable = isRetryableStatus(response.status);
-      const error = new SummarizerError(
-        `HTTP ${response.status}${statusText} from ${where}${detail ? `: ${detail}` : ""}`,
-        { code: "http", status: response.status, retryable, attempts: attempt + 1, provider },
-      );
-      if (!retryable) throw error;
-      failure = { error, waitMs: retryAfterMs(response.headers) };
-    }
-    // A retryable failure: wait and try again, unless out of attempts or time.
-    if (attempt >= settings.retries) {
-      if (attempt > 0) failure.error.message += ` (after ${attempt + 1} attempts)`;
-      throw failure.error;
-    }
-    let waitMs = failure.waitMs ?? backoffMs(attempt, settings);
-    if (failure.waitMs !== undefined && failure.waitMs > settings.maxRetryDelayMs) {
-      failure.error.message += ` (retry-after ${Math.ceil(failure.waitMs / 1000)} s exceeds maxRetryDelayMs)`;
-      throw failure.error;
-    }
-    waitMs = Math.max(0, waitMs);
-    if (Date.now() + waitMs >= deadline) {
-      failure.error.message += " (no time left to retry)";
-      throw failure.error;
-    }
-    await sleep(waitMs, signal);
-    attempt += 1;
+      if (response.ok) return { value: await readAnswer(call, response, n) };
+      return { failure: await httpFailure(call, response, n) };
+    },
+    settings,
+    signal,
+    deadline,
+  );
+}
+
+/** A fetch that failed without a response (DNS, connection reset...): retryable. */
+function networkError({ where, provider, secrets }, error, n) {
+  const cause = error?.cause?.code ?? error?.cause?.message ?? "";
+  const message = redact(`${oneLine(error?.message ?? error)}${cause ? ` (${oneLine(cause, 80)})` : ""}`, secrets);
+  return new SummarizerError(`network error calling ${where}: ${message}`, {
+    code: "network",
+    retryable: true,
+    attempts: n + 1,
+    provider,
+  });
+}
+
+/** The parsed JSON of a successful response; an unreadable or non-JSON answer is final. */
+async function readAnswer({ where, provider, secrets, signal }, response, n) {
+  let text;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (signal.aborted) throw abortReason(signal);
+    const detail = redact(oneLine(error?.message ?? error), secrets);
+    throw new SummarizerError(`${where}: reading the answer failed: ${detail}`, {
+      code: "network",
+      status: response.status,
+      attempts: n + 1,
+      provider,
+    });
   }
+  try {
+    return JSON.parse(text);
+  } catch {
+    const start = redact(oneLine(text, 120), secrets);
+    throw new SummarizerError(`${where}: HTTP ${response.status} with an answer that is not JSON: ${start}`, {
+      code: "invalid_response",
+      status: response.status,
+      attempts: n + 1,
+      provider,
+    });
+  }
+}
+
+/**
+ * The failure of an HTTP error status, with the wait its `retry-after` asks; thrown at
+ * once when the status is not worth another try.
+ */
+async function httpFailure({ where, provider, secrets }, response, n) {
+  let text = "";
+  try {
+    text = await response.text();
+  } catch {
+    // the status says enough
+  }
+  const detail = redact(oneLine(errorDetail(text)), secrets);
+  const statusText = response.statusText ? ` ${oneLine(response.statusText, 60)}` : "";
+  const retryable = isRetryableStatus(response.status);
+  const error = new SummarizerError(`HTTP ${response.status}${statusText} from ${where}${detail ? `: ${detail}` : ""}`, {
+    code: "http",
+    status: response.status,
+    retryable,
+    attempts: n + 1,
+    provider,
+  });
+  if (!retryable) throw error;
+  return { error, waitMs: retryAfterMs(response.headers) };
 }
 
 function emptyError(where, provider) {
@@ -305,6 +359,7 @@ function secretsOf(apiKey, headers) {
  * hint). Bump it when that changes: it is part of every identity, so summaries made the
  * old way are not served from a cache for the new.
  */
+/** @type {typeof import("./summarizers.js").PROMPT_VERSION} */
 export const PROMPT_VERSION = 2;
 
 /**
@@ -363,8 +418,9 @@ function httpSettings(options, adapter, provider, model, apiKey) {
 /**
  * Any OpenAI-compatible chat completions API (OpenAI, Azure-style gateways, OpenRouter,
  * Groq, Together, vLLM, Ollama, llama.cpp...): POST `${baseURL}/chat/completions`.
+ * @type {typeof import("./summarizers.js").openAICompatible}
  */
-export function openAICompatible(options = {}) {
+export function openAICompatible(options = /** @type {any} */ ({})) {
   const adapter = "openAICompatible";
   const base = trimmedBase(options.baseURL, adapter);
   const url = /\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`;
@@ -398,6 +454,7 @@ export function openAICompatible(options = {}) {
       const limit = outputTokens(maxTokens, request);
       if (limit !== undefined) body[maxTokensField] = limit;
       if (temperature !== undefined) body.temperature = temperature;
+      /** @type {Record<string, string>} */
       const headers = { "content-type": "application/json", accept: "application/json", ...extraHeaders };
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       const answer = await postJson({
@@ -429,8 +486,11 @@ export function openAICompatible(options = {}) {
   }, identityOf(provider, { url, model, maxTokens, maxTokensField, temperature, body: extraBody }));
 }
 
-/** Anthropic's Messages API: POST `${baseURL}/v1/messages`. */
-export function anthropic(options = {}) {
+/**
+ * Anthropic's Messages API: POST `${baseURL}/v1/messages`.
+ * @type {typeof import("./summarizers.js").anthropic}
+ */
+export function anthropic(options = /** @type {any} */ ({})) {
   const adapter = "anthropic";
   const apiKey = requireString(options.apiKey, "apiKey", adapter);
   const model = requireString(options.model, "model", adapter);
@@ -501,8 +561,58 @@ function workersAIRetryable(error) {
   );
 }
 
-/** Cloudflare Workers AI through its binding (`env.AI`), for text generation models. */
-export function workersAI(options = {}) {
+/**
+ * `run()`, raced against `signal`: the Workers AI binding takes no signal (its options go
+ * into the request body), so an abort takes effect at once all the same.
+ */
+function raced(run, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve()
+      .then(run)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** A failed Workers AI call as a `SummarizerError`; thrown at once when not worth another try. */
+function workersAIFailure(error, where, provider, n) {
+  const status = Number(error?.status ?? error?.statusCode);
+  const hasStatus = Number.isFinite(status) && status > 0;
+  const retryable = workersAIRetryable(error);
+  const failure = new SummarizerError(
+    `${hasStatus ? `HTTP ${status} from ` : ""}${where}: ${oneLine(error?.message ?? error)}`,
+    {
+      code: hasStatus ? "http" : "model",
+      status: hasStatus ? status : undefined,
+      retryable,
+      attempts: n + 1,
+      provider,
+    },
+  );
+  if (!retryable) throw failure;
+  return failure;
+}
+
+/** The text of a Workers AI answer (a string, `response`, chat `choices`, or `result.response`). */
+function workersAIText(answer) {
+  if (typeof answer === "string") return answer;
+  if (typeof answer?.response === "string") return answer.response;
+  const content = contentText(answer?.choices?.[0]?.message?.content);
+  if (content !== undefined) return content;
+  return typeof answer?.result?.response === "string" ? answer.result.response : undefined;
+}
+
+/**
+ * Cloudflare Workers AI through its binding (`env.AI`), for text generation models.
+ * @type {typeof import("./summarizers.js").workersAI}
+ */
+export function workersAI(options = /** @type {any} */ ({})) {
   const adapter = "workersAI";
   const binding = options.binding;
   if (binding === null || typeof binding !== "object" || typeof binding.run !== "function") {
@@ -529,64 +639,24 @@ export function workersAI(options = {}) {
       const limit = outputTokens(maxTokens, request);
       if (limit !== undefined) inputs.max_tokens = limit;
       if (temperature !== undefined) inputs.temperature = temperature;
-      let attempt = 0;
-      for (;;) {
-        let answer;
-        try {
-          // The binding takes no signal (its options go into the request body): racing the
-          // call against the signal makes an abort take effect at once all the same.
-          answer = await new Promise((resolve, reject) => {
-            if (signal.aborted) {
-              reject(abortReason(signal));
-              return;
-            }
-            const onAbort = () => reject(abortReason(signal));
-            signal.addEventListener("abort", onAbort, { once: true });
-            Promise.resolve()
-              .then(() => binding.run(model, inputs, runOptions))
-              .then(resolve, reject)
-              .finally(() => signal.removeEventListener("abort", onAbort));
-          });
-        } catch (error) {
-          if (signal.aborted) throw abortReason(signal);
-          const status = Number(error?.status ?? error?.statusCode);
-          const hasStatus = Number.isFinite(status) && status > 0;
-          const retryable = workersAIRetryable(error);
-          const failure = new SummarizerError(
-            `${hasStatus ? `HTTP ${status} from ` : ""}${where}: ${oneLine(error?.message ?? error)}`,
-            {
-              code: hasStatus ? "http" : "model",
-              status: hasStatus ? status : undefined,
-              retryable,
-              attempts: attempt + 1,
-              provider,
-            },
-          );
-          if (!retryable) throw failure;
-          if (attempt >= settings.retries) {
-            if (attempt > 0) failure.message += ` (after ${attempt + 1} attempts)`;
-            throw failure;
+      const run = () => binding.run(model, inputs, runOptions);
+      const answer = await withRetries(
+        async (n) => {
+          try {
+            return { value: await raced(run, signal) };
+          } catch (error) {
+            if (signal.aborted) throw abortReason(signal);
+            return { failure: { error: workersAIFailure(error, where, provider, n) } };
           }
-          const waitMs = backoffMs(attempt, settings);
-          if (Date.now() + waitMs >= scope.deadline) {
-            failure.message += " (no time left to retry)";
-            throw failure;
-          }
-          await sleep(waitMs, signal);
-          attempt += 1;
-          continue;
-        }
-        const text =
-          typeof answer === "string"
-            ? answer
-            : typeof answer?.response === "string"
-              ? answer.response
-              : (contentText(answer?.choices?.[0]?.message?.content) ??
-                (typeof answer?.result?.response === "string" ? answer.result.response : undefined));
-        if (text === undefined) throw invalidAnswer(where, provider, "a response text");
-        if (text.trim() === "") throw emptyError(where, provider);
-        return text;
-      }
+        },
+        settings,
+        signal,
+        scope.deadline,
+      );
+      const text = workersAIText(answer);
+      if (text === undefined) throw invalidAnswer(where, provider, "a response text");
+      if (text.trim() === "") throw emptyError(where, provider);
+      return text;
     } finally {
       scope.done();
     }
@@ -609,8 +679,9 @@ const aiModule = "ai";
  * A Vercel AI SDK `LanguageModel` through `generateText` (from the optional peer
  * dependency `ai`, imported on first use, or given as `options.generateText`). The AI
  * SDK retries transient failures itself: `retries` is its `maxRetries`.
+ * @type {typeof import("./summarizers.js").aiSdk}
  */
-export function aiSdk(options = {}) {
+export function aiSdk(options = /** @type {any} */ ({})) {
   const adapter = "aiSdk";
   const model = options.model;
   if (model === undefined || model === null || (typeof model !== "object" && typeof model !== "string")) {
@@ -658,7 +729,7 @@ export function aiSdk(options = {}) {
       if (providerOptions !== undefined) call.providerOptions = providerOptions;
       let result;
       try {
-        result = await generateText(call);
+        result = await /** @type {NonNullable<typeof generateText>} */ (generateText)(call);
       } catch (error) {
         if (scope.signal.aborted) throw abortReason(scope.signal);
         const status = aiSdkStatus(error);
@@ -676,3 +747,7 @@ export function aiSdk(options = {}) {
     }
   }, identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }));
 }
+
+/** The class as summarizers.d.ts declares it: a mismatch fails `npm run check:types`. */
+/** @type {typeof import("./summarizers.js").SummarizerError} */
+const _declaredSummarizerError = SummarizerError;

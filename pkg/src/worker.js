@@ -20,6 +20,7 @@
 // that drops modules it thinks unused still keeps them); elsewhere `await init()` from
 // `contextfold` first.
 import * as packageApi from "./index.js";
+import { __checkOptionKeys, __requestBodySpans } from "./glue.js"; // internal: not part of the API
 import { cachedSummarizer } from "./cache.js";
 import { contextfoldError } from "./errors.js";
 
@@ -55,6 +56,7 @@ function describeError(error) {
  * The default routing: OpenAI's `.../chat/completions` and Anthropic's `.../v1/messages`
  * (behind any prefix). Other POSTs, such as `/v1/threads/{id}/messages`, are no chat
  * requests and pass through untouched.
+ * @type {typeof import("./worker.js").defaultRoute}
  */
 export function defaultRoute(url) {
   const path = url.pathname.replace(/\/+$/, "");
@@ -330,212 +332,238 @@ function budgetOf(options, body, estimateTokens) {
 /**
  * Wraps a fetch handler with compaction. `handler` is a Worker `fetch(request, env, ctx)`
  * function, a plain `(request) => Response` function, or an object with a `fetch` method.
+ * `api` is the package API of the entry that loaded this module (see worker.node.js): not
+ * part of the declared signature.
+ * @type {typeof import("./worker.js").compactionMiddleware}
  */
 export function compactionMiddleware(options = {}, api = packageApi) {
-  validateOptions(options, api.__checkOptionKeys);
+  validateOptions(options, __checkOptionKeys);
   if (options.strategy !== undefined) checkStrategy(options.strategy, api.needsCompaction);
-  const { compact, extractiveSummarizer, estimateTokens, measureChain, needsCompaction, __requestBodySpans } = api;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const onMalformed = options.onMalformed ?? "forward";
-  const route = options.route ?? defaultRoute;
-  const strategy = options.strategy ?? "budget";
-  const name = strategyName(strategy);
-  const caches = new WeakMap(); // env -> the cache a factory made for it
-  let defaultSummarizer;
-
-  function cacheFor(env) {
-    if (typeof options.cache !== "function") return options.cache;
-    const key = env !== null && typeof env === "object" ? env : caches;
-    if (!caches.has(key)) caches.set(key, options.cache(env));
-    return caches.get(key);
-  }
-
-  function summarizerFor(env, request) {
-    if (options.createSummarizer) return options.createSummarizer(env, request);
-    if (options.summarizer) return options.summarizer;
-    defaultSummarizer ??= Object.defineProperty(extractiveSummarizer(), "identity", {
-      value: "contextfold:extractive",
-    });
-    return defaultSummarizer;
-  }
-
-  function report(info) {
-    if (!options.onReport) return;
-    try {
-      options.onReport(info);
-    } catch {
-      // a logging hook never breaks a request
-    }
-  }
-
+  const middleware = middlewareOf(options, api);
   return function wrap(handler) {
-    const next =
-      typeof handler === "function"
-        ? handler
-        : handler !== null && typeof handler === "object" && typeof handler.fetch === "function"
-          ? (request, env, ctx) => handler.fetch(request, env, ctx)
-          : null;
-    if (next === null) {
-      throw new TypeError("compactionMiddleware: the handler must be a function or have a fetch method");
-    }
-
-    /** Forwards `bytes` (the body as received) with the request's own headers. */
-    const forwardOriginal = (request, bytes, env, ctx) => next(new Request(request, { body: bytes }), env, ctx);
-
+    const next = fetchOf(handler);
     return async function compactingFetch(request, env, ctx) {
-      let url;
-      try {
-        url = new URL(request.url);
-      } catch {
-        return next(request, env, ctx);
-      }
-      const format = request.method === "POST" ? route(url, request) : null;
-      if (format !== "openai" && format !== "anthropic") return next(request, env, ctx);
-
-      const bytes = await readLimited(request, maxBodyBytes).catch(() => undefined);
-      if (bytes === null) {
-        const message = `the request body exceeds ${maxBodyBytes} bytes`;
-        return jsonError(413, "contextfold_body_too_large", message, "request_too_large");
-      }
-      if (bytes === undefined) {
-        const message = "the request body could not be read";
-        return jsonError(400, "contextfold_body_unreadable", message, "invalid_request_error");
-      }
-
-      // Parse and check the shape; a malformed body is forwarded untouched or rejected.
-      let body;
-      let problem;
-      try {
-        body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-        problem = shapeProblem(body, format);
-      } catch (error) {
-        problem = `the body is not JSON (${error?.message ?? error})`;
-      }
-      if (problem !== null) {
-        if (onMalformed === "reject") {
-          const message = `malformed ${format} request: ${problem}`;
-          return jsonError(400, "contextfold_malformed_body", message, "invalid_request_error");
-        }
-        report({
-          format,
-          model: undefined,
-          strategy: name,
-          beforeTokens: undefined,
-          afterTokens: undefined,
-          calls: 0,
-          cacheHits: undefined,
-          cacheMisses: undefined,
-          compacted: false,
-          error: "malformed_body",
-          detail: problem,
-          skipped: undefined,
-          report: undefined,
-        });
-        const response = await forwardOriginal(request, bytes, env, ctx);
-        return withHeaders(response, { error: "malformed_body" });
-      }
-
-      const figures = { strategy: name };
-      let outgoing = null;
-      let info;
-      try {
-        const budget = budgetOf(options, body, estimateTokens);
-        if (budget.skip !== undefined) {
-          figures.skipped = budget.skip;
-        } else if (budget.error !== undefined) {
-          figures.error = "budget_too_small";
-          figures.detail = budget.error;
-        } else {
-          const input =
-            format === "anthropic" && body.system !== undefined
-              ? { system: body.system, messages: body.messages }
-              : body.messages;
-          const settings = { format, strategy, maxTokens: budget.tokens, tokenCounter: options.tokenCounter };
-          if (!needsCompaction(input, settings)) {
-            const tokens = measureChain(input, { format }).total.tokens;
-            Object.assign(figures, { before: tokens, after: tokens, calls: 0 });
-          } else {
-            const base = summarizerFor(env, request);
-            const cache = options.cache === undefined ? undefined : cacheFor(env);
-            const summarizer =
-              cache === undefined
-                ? base
-                : cachedSummarizer(base, { cache, namespace: options.namespace ?? base.identity });
-            const signal = request.signal instanceof AbortSignal ? request.signal : undefined;
-            const result = await compact(input, {
-              ...settings,
-              summarizer,
-              provider: options.provider,
-              concurrency: options.concurrency,
-              timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-              onError: options.onError,
-              signal,
-            });
-            const { report: r } = result;
-            Object.assign(figures, { before: r.before.tokens, after: r.after.tokens, calls: r.calls });
-            if (summarizer.stats) {
-              figures.hits = summarizer.stats.hits;
-              figures.misses = summarizer.stats.misses;
-            }
-            if (r.rolledBack || r.cancelled) {
-              const first = r.errors[0];
-              figures.error = r.cancelled ? "cancelled" : "summarizer_failed";
-              if (!r.cancelled) {
-                figures.detail = `${r.errors.length} call(s) failed${first ? `; first: ${first.message}` : ""}`;
-              }
-              figures.after = figures.before;
-            } else if (result.changed) {
-              const replace = Array.isArray(result.messages)
-                ? { messages: result.messages }
-                : { messages: result.messages.messages };
-              if (!Array.isArray(result.messages) && result.messages.system !== undefined) {
-                replace.system = result.messages.system;
-              }
-              outgoing = splice(bytes, replace, __requestBodySpans);
-            }
-            info = r;
-          }
-        }
-      } catch (error) {
-        const { code, detail } = describeError(error);
-        figures.error = code;
-        figures.detail = detail;
-        if (figures.before !== undefined) figures.after = figures.before;
-        outgoing = null;
-      }
-
-      report({
-        format,
-        model: typeof body.model === "string" ? body.model : undefined,
-        strategy: name,
-        beforeTokens: figures.before,
-        afterTokens: figures.after,
-        calls: figures.calls ?? 0,
-        cacheHits: figures.hits,
-        cacheMisses: figures.misses,
-        compacted: outgoing !== null,
-        error: figures.error,
-        detail: figures.detail,
-        skipped: figures.skipped,
-        report: info,
-      });
-
-      let response;
-      if (outgoing === null) {
-        response = await forwardOriginal(request, bytes, env, ctx);
-      } else {
-        const headers = new Headers(request.headers);
-        headers.delete("content-length");
-        response = await next(new Request(request, { body: outgoing, headers }), env, ctx);
-      }
-      return withHeaders(response, figures);
+      return handle(middleware, next, request, env, ctx);
     };
   };
 }
 
+/**
+ * The middleware's settings with their defaults, and the per-`env` state: the cache a
+ * factory made for each `env` and the default summarizer, made once.
+ */
+function middlewareOf(options, api) {
+  const strategy = options.strategy ?? "budget";
+  const caches = new WeakMap(); // env -> the cache a factory made for it
+  let defaultSummarizer;
+  return {
+    options,
+    api,
+    strategy,
+    name: strategyName(strategy),
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    onMalformed: options.onMalformed ?? "forward",
+    route: options.route ?? defaultRoute,
+    cacheFor(env) {
+      if (typeof options.cache !== "function") return options.cache;
+      const key = env !== null && typeof env === "object" ? env : caches;
+      if (!caches.has(key)) caches.set(key, options.cache(env));
+      return caches.get(key);
+    },
+    summarizerFor(env, request) {
+      if (options.createSummarizer) return options.createSummarizer(env, request);
+      if (options.summarizer) return options.summarizer;
+      defaultSummarizer ??= Object.defineProperty(api.extractiveSummarizer(), "identity", {
+        value: "contextfold:extractive",
+      });
+      return defaultSummarizer;
+    },
+    report(info) {
+      if (!options.onReport) return;
+      try {
+        options.onReport(info);
+      } catch {
+        // a logging hook never breaks a request
+      }
+    },
+  };
+}
+
+/** The handler as a `fetch(request, env, ctx)` function. */
+function fetchOf(handler) {
+  if (typeof handler === "function") return handler;
+  if (handler !== null && typeof handler === "object" && typeof handler.fetch === "function") {
+    return (request, env, ctx) => handler.fetch(request, env, ctx);
+  }
+  throw new TypeError("compactionMiddleware: the handler must be a function or have a fetch method");
+}
+
+/** The API a request is for (`"openai"` or `"anthropic"`), or `null` to pass it through. */
+function chatFormat(route, request) {
+  let url;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return null;
+  }
+  const format = request.method === "POST" ? route(url, request) : null;
+  return format === "openai" || format === "anthropic" ? format : null;
+}
+
+/** One request: routed, read, checked, compacted when needed, and passed on. */
+async function handle(middleware, next, request, env, ctx) {
+  const format = chatFormat(middleware.route, request);
+  if (format === null) return next(request, env, ctx);
+  const { maxBodyBytes } = middleware;
+  const bytes = await readLimited(request, maxBodyBytes).catch(() => undefined);
+  if (bytes === null) {
+    const message = `the request body exceeds ${maxBodyBytes} bytes`;
+    return jsonError(413, "contextfold_body_too_large", message, "request_too_large");
+  }
+  if (bytes === undefined) {
+    const message = "the request body could not be read";
+    return jsonError(400, "contextfold_body_unreadable", message, "invalid_request_error");
+  }
+  /** Forwards `bytes` (the body as received) with the request's own headers. */
+  const forwardOriginal = () => next(new Request(request, { body: bytes }), env, ctx);
+
+  const { body, problem } = parseBody(bytes, format);
+  if (problem !== null) {
+    if (middleware.onMalformed === "reject") {
+      const message = `malformed ${format} request: ${problem}`;
+      return jsonError(400, "contextfold_malformed_body", message, "invalid_request_error");
+    }
+    const figures = { strategy: middleware.name, error: "malformed_body", detail: problem };
+    middleware.report(reportOf(format, undefined, figures, false, undefined));
+    return withHeaders(await forwardOriginal(), { error: "malformed_body" });
+  }
+
+  const { figures, outgoing, info } = await compactBody(middleware, format, body, bytes, request, env);
+  const model = typeof body.model === "string" ? body.model : undefined;
+  middleware.report(reportOf(format, model, figures, outgoing !== null, info));
+  if (outgoing === null) return withHeaders(await forwardOriginal(), figures);
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  return withHeaders(await next(new Request(request, { body: outgoing, headers }), env, ctx), figures);
+}
+
+/** The parsed body and why it is not one we can compact (`null` when it is fine). */
+function parseBody(bytes, format) {
+  try {
+    const body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return { body, problem: shapeProblem(body, format) };
+  } catch (error) {
+    return { body: undefined, problem: `the body is not JSON (${error?.message ?? error})` };
+  }
+}
+
+/** What `onReport` is told about a request. */
+function reportOf(format, model, figures, compacted, info) {
+  return {
+    format,
+    model,
+    strategy: figures.strategy,
+    beforeTokens: figures.before,
+    afterTokens: figures.after,
+    calls: figures.calls ?? 0,
+    cacheHits: figures.hits,
+    cacheMisses: figures.misses,
+    compacted,
+    error: figures.error,
+    detail: figures.detail,
+    skipped: figures.skipped,
+    report: info,
+  };
+}
+
+/**
+ * Compacts a well-formed body when it is over budget: the figures for the headers and
+ * the report, the compacted body (`outgoing`, or `null` to forward the original) and the
+ * report of `compact` when it ran. Never throws: a failure is a figure.
+ */
+async function compactBody(middleware, format, body, bytes, request, env) {
+  const { options, api } = middleware;
+  const figures = { strategy: middleware.name };
+  try {
+    const budget = budgetOf(options, body, api.estimateTokens);
+    if (budget.skip !== undefined) {
+      figures.skipped = budget.skip;
+      return { figures, outgoing: null, info: undefined };
+    }
+    if (budget.error !== undefined) {
+      Object.assign(figures, { error: "budget_too_small", detail: budget.error });
+      return { figures, outgoing: null, info: undefined };
+    }
+    const input =
+      format === "anthropic" && body.system !== undefined ? { system: body.system, messages: body.messages } : body.messages;
+    const settings = { format, strategy: middleware.strategy, maxTokens: budget.tokens, tokenCounter: options.tokenCounter };
+    if (!api.needsCompaction(input, settings)) {
+      const tokens = api.measureChain(input, { format }).total.tokens;
+      Object.assign(figures, { before: tokens, after: tokens, calls: 0 });
+      return { figures, outgoing: null, info: undefined };
+    }
+    const { result, summarizer } = await runCompaction(middleware, input, settings, request, env);
+    const outgoing = applyResult(figures, result, summarizer, bytes);
+    return { figures, outgoing, info: result.report };
+  } catch (error) {
+    const { code, detail } = describeError(error);
+    Object.assign(figures, { error: code, detail });
+    if (figures.before !== undefined) figures.after = figures.before;
+    return { figures, outgoing: null, info: undefined };
+  }
+}
+
+/** `compact` over the input with the request's summarizer (cached when a cache is set). */
+async function runCompaction(middleware, input, settings, request, env) {
+  const { options } = middleware;
+  const base = middleware.summarizerFor(env, request);
+  const cache = options.cache === undefined ? undefined : middleware.cacheFor(env);
+  const summarizer =
+    cache === undefined ? base : cachedSummarizer(base, { cache, namespace: options.namespace ?? base.identity });
+  const signal = request.signal instanceof AbortSignal ? request.signal : undefined;
+  const result = await middleware.api.compact(input, {
+    ...settings,
+    summarizer,
+    provider: options.provider,
+    concurrency: options.concurrency,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    onError: options.onError,
+    signal,
+  });
+  return { result, summarizer };
+}
+
+/**
+ * Records a compaction's figures; returns the compacted body, or `null` when the request
+ * is to go on unchanged (nothing changed, rolled back or cancelled).
+ */
+function applyResult(figures, result, summarizer, bytes) {
+  const { report: r } = result;
+  Object.assign(figures, { before: r.before.tokens, after: r.after.tokens, calls: r.calls });
+  if (summarizer.stats) {
+    figures.hits = summarizer.stats.hits;
+    figures.misses = summarizer.stats.misses;
+  }
+  if (r.rolledBack || r.cancelled) {
+    const first = r.errors[0];
+    figures.error = r.cancelled ? "cancelled" : "summarizer_failed";
+    if (!r.cancelled) {
+      figures.detail = `${r.errors.length} call(s) failed${first ? `; first: ${first.message}` : ""}`;
+    }
+    figures.after = figures.before;
+    return null;
+  }
+  if (!result.changed) return null;
+  const replace = Array.isArray(result.messages) ? { messages: result.messages } : { messages: result.messages.messages };
+  if (!Array.isArray(result.messages) && result.messages.system !== undefined) {
+    replace.system = result.messages.system;
+  }
+  return splice(bytes, replace, __requestBodySpans);
+}
+
 /** The response with the figures as headers; its body is passed on, never read. */
 function withHeaders(response, figures) {
-  if (!(response instanceof Response) || response.status === 101 || response.webSocket) return response;
+  if (!(response instanceof Response) || response.status === 101 || /** @type {any} */ (response).webSocket) return response;
   const out = new Response(response.body, response);
   const set = (name, value) => {
     if (value !== undefined) out.headers.set(HEADER + name, headerValue(value));
@@ -571,8 +599,9 @@ const DROPPED_HEADERS = new Set([
  * (client-specific ones such as `host`, `cf-*` and `x-forwarded-*` are dropped, and
  * `headers` can add or replace some, e.g. the API key from a secret). The response
  * comes back as is.
+ * @type {typeof import("./worker.js").proxy}
  */
-export function proxy(options = {}) {
+export function proxy(options = /** @type {any} */ ({})) {
   const { upstream, headers: extra, fetch: fetchOption } = options;
   if (typeof upstream !== "string" && typeof upstream !== "function") {
     throw new TypeError("proxy: options.upstream must be a base URL or a function (env) => base URL");
@@ -589,7 +618,8 @@ export function proxy(options = {}) {
   }
   const send = fetchOption ?? ((input, init) => globalThis.fetch(input, init));
 
-  return async function proxyFetch(request, env) {
+  // `env` is undefined when the handler is called with a request only; the functions get it as is.
+  return async function proxyFetch(request, /** @type {any} */ env) {
     const base = new URL(typeof upstream === "function" ? upstream(env) : upstream);
     const incoming = new URL(request.url);
     const target = new URL(base);
@@ -603,13 +633,14 @@ export function proxy(options = {}) {
     const added = typeof extra === "function" ? extra(env, request) : extra;
     if (added) for (const [name, value] of new Headers(added)) headers.set(name, value);
     const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
-    return send(target.toString(), {
+    // `duplex` (streaming a request body) is missing from the DOM typings of RequestInit.
+    return send(target.toString(), /** @type {RequestInit} */ ({
       method: request.method,
       headers,
       body: hasBody ? request.body : undefined,
       duplex: hasBody ? "half" : undefined,
       redirect: "manual",
       signal: request.signal instanceof AbortSignal ? request.signal : undefined,
-    });
+    }));
   };
 }

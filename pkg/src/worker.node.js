@@ -1,11 +1,18 @@
 // Node entry of `contextfold/worker` (for fetch-style servers): the package's Node entry
 // instantiates the wasm on import; its API is handed to the middleware.
 import * as api from "./node.js";
-import { compactionMiddleware as middleware } from "./worker.js";
+import * as worker from "./worker.js";
 
 export * from "./worker.js";
 
-/** See `compactionMiddleware` in worker.d.ts. */
+/**
+ * worker.js's `compactionMiddleware` takes the entry's API as a second argument, which
+ * worker.d.ts (the public signature) leaves out.
+ * @type {(options: unknown, api: typeof import("./index.js")) => any}
+ */
+const middleware = /** @type {any} */ (worker.compactionMiddleware);
+
+/** @type {typeof worker.compactionMiddleware} See worker.d.ts. */
 export function compactionMiddleware(options) {
   return middleware(options, api);
 }

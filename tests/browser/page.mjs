@@ -3,13 +3,14 @@
 // `await init()` (which fetches the .wasm over HTTP), then runs the shared core cases.
 // The runner reads `window.contextfoldResults` once `window.contextfoldDone` is set.
 import init, * as api from "/pkg/src/web.js";
+import * as internal from "/pkg/src/internal.js"; // the test hooks, not part of the API
 import { runCases } from "/tests/shared/core-cases.mjs";
 
 async function main() {
   const started = performance.now();
   await init();
   const initMs = performance.now() - started;
-  const results = await runCases(api);
+  const results = await runCases({ ...api, ...internal });
   return { initMs, results };
 }
 

@@ -5,17 +5,21 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import * as api from "contextfold";
+import * as internal from "../../pkg/src/internal.js"; // the test hooks, not part of the API
 import { runCases } from "../shared/core-cases.mjs";
 import { caseTests } from "../shared/node-report.mjs";
 
-describe("core cases in Node", () => caseTests(() => runCases({ ...api, skipAsyncPanic: true })));
+const internalUrl = new URL("../../pkg/src/internal.js", import.meta.url).href;
+
+describe("core cases in Node", () => caseTests(() => runCases({ ...api, ...internal, skipAsyncPanic: true })));
 
 describe("a panic inside an async export (child process)", () => {
   it("rejects the call with code internal and the module keeps working", () => {
     const script = `
       import * as api from "contextfold";
+      import * as internal from ${JSON.stringify(internalUrl)};
       process.on("uncaughtException", (e) => console.log("uncaught " + e.message));
-      try { await api.__contextfoldAsyncPanicForTests(); console.log("resolved"); }
+      try { await internal.__contextfoldAsyncPanicForTests(); console.log("resolved"); }
       catch (e) { console.log("rejected " + e.name + " " + e.code); }
       console.log("after " + api.parseChain([{ role: "user", content: "x" }]).outline.messages);
     `;

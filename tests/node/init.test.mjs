@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import * as glue from "../../pkg/glue/contextfold_wasm.js";
 import * as guarded from "../../pkg/src/glue.js";
+import * as internal from "../../pkg/src/internal.js";
 import * as web from "../../pkg/src/web.js";
 import { root } from "./helpers.mjs";
 
@@ -29,10 +30,6 @@ const calls = {
   extractiveSummarizer: (f) => f(),
   start: (f) => f(),
   History: (C) => new C(),
-  __contextfoldPanicForTests: null, // would panic once initialized: only the guard is checked
-  __contextfoldAsyncPanicForTests: null,
-  __checkOptionKeys: null, // internal to the Worker middleware: only the guard is checked
-  __requestBodySpans: null,
 };
 
 async function outcome(call) {
@@ -64,6 +61,18 @@ describe("calls before `await init()` (browser entry)", () => {
       assert.equal(error.code, "not_initialized", name);
       assert.match(error.message, /call `await init\(\)` first/, name);
       assert.ok(error.message.includes(name === "History" ? "new History()" : name), `${name}: ${error.message}`);
+    }
+  });
+
+  it("test hooks and the middleware's internals are guarded too, and not exported by the entry", async () => {
+    const names = Object.keys(internal).sort();
+    assert.deepEqual(names, ["__checkOptionKeys", "__contextfoldAsyncPanicForTests", "__contextfoldPanicForTests", "__requestBodySpans"]);
+    for (const name of names) {
+      assert.equal(web[name], undefined, `${name} is exported by the public entry`);
+      // Only the guard is checked: once initialized the hooks would panic.
+      const error = await outcome(() => internal[name]());
+      assert.equal(error?.code, "not_initialized", `${name}: ${error?.stack}`);
+      assert.ok(error.message.includes(name), `${name}: ${error.message}`);
     }
   });
 

@@ -416,7 +416,7 @@ export const cases = [
     name: "after a panic the next call gets a fresh instance",
     async run(api) {
       const { compact, parseChain } = api;
-      check(typeof api.__contextfoldPanicForTests === "function", "the test hook is exported");
+      check(typeof api.__contextfoldPanicForTests === "function", "the runner passes the test hooks of pkg/src/internal.js");
       const before = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
       const error = thrown(() => api.__contextfoldPanicForTests(), "deliberate panic");
       check(error instanceof Error, `a panic surfaces as an Error: ${String(error)}`);
