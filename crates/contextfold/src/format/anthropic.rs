@@ -87,6 +87,7 @@ mod writer;
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
+use super::tool_turns::split_tool_results;
 use super::FormatError;
 use crate::message::{Extra, Message, Part, Role};
 use blocks::BlockContext;
@@ -176,7 +177,8 @@ fn read_message(item: &Value, path: JsonPath, leading: bool) -> Result<Vec<Messa
         None => return Err(content_path.shape_error("missing field `content`")),
     };
     if role == Role::User && parts.iter().any(|p| matches!(p, Part::ToolResult(_))) {
-        return Ok(split_tool_results(obj, parts));
+        let tool_extra = obj.into_extra(native_keys::MESSAGE, NAMESPACE, Markers::default());
+        return Ok(split_tool_results(parts, tool_extra, NAMESPACE));
     }
     let mut markers = Markers::default();
     if shape != natural_content_shape(&parts) {
@@ -186,34 +188,6 @@ fn read_message(item: &Value, path: JsonPath, leading: bool) -> Result<Vec<Messa
         markers.set("inMessages", true);
     }
     Ok(vec![Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) }])
-}
-
-/// A user message holding tool results -> a tool message with the results, followed by a
-/// user message with the other blocks (if any) marked with their block positions.
-fn split_tool_results(obj: WireObject<'_>, parts: Vec<Part>) -> Vec<Message> {
-    let mut results = Vec::new();
-    let mut others = Vec::new();
-    let mut positions = Vec::new();
-    for (position, part) in parts.into_iter().enumerate() {
-        match part {
-            Part::ToolResult(_) => results.push(part),
-            other => {
-                positions.push(position);
-                others.push(other);
-            }
-        }
-    }
-    let tool = Message {
-        role: Role::Tool,
-        parts: results,
-        extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, Markers::default()),
-    };
-    if others.is_empty() {
-        return vec![tool];
-    }
-    let mut rest = Message::new(Role::User, others);
-    rest.extra = marker_extra("mergeWithPrevious", Value::from(positions));
-    vec![tool, rest]
 }
 
 /// A string content: one text part, or none for an empty string.

@@ -78,9 +78,10 @@ mod writer;
 
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
+use super::tool_turns::split_tool_results;
 use super::FormatError;
 use crate::ast::tool_id::{seed_from, IdTemplate};
-use crate::message::{Extra, Message, Part, Role};
+use crate::message::{Message, Part, Role};
 use serde_json::Value;
 
 pub use writer::{write, write_request};
@@ -205,36 +206,10 @@ fn read_content(item: &Value, path: JsonPath, index: usize, ids: &mut parts::Ids
         .map(|(j, item)| parts::read_part(item, parts_path.index(j), ids, (index, j)))
         .collect::<Result<Vec<_>, _>>()?;
     if role == Role::User && parts.iter().any(|p| matches!(p, Part::ToolResult(_))) {
-        return Ok(split_tool_results(obj, parts, markers));
+        let tool_extra = obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers);
+        return Ok(split_tool_results(parts, tool_extra, NAMESPACE));
     }
     Ok(vec![Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) }])
-}
-
-/// A user content holding function responses -> a tool message with the results,
-/// followed by a user message with the other parts (if any) marked with their positions.
-fn split_tool_results(obj: WireObject<'_>, parts: Vec<Part>, markers: Markers) -> Vec<Message> {
-    let mut results = Vec::new();
-    let mut others = Vec::new();
-    let mut positions = Vec::new();
-    for (position, part) in parts.into_iter().enumerate() {
-        match part {
-            Part::ToolResult(_) => results.push(part),
-            other => {
-                positions.push(position);
-                others.push(other);
-            }
-        }
-    }
-    let tool =
-        Message { role: Role::Tool, parts: results, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) };
-    if others.is_empty() {
-        return vec![tool];
-    }
-    let mut rest = Message::new(Role::User, others);
-    let mut extra = Extra::new();
-    add_marker(&mut extra, NAMESPACE, "mergeWithPrevious", Value::from(positions));
-    rest.extra = extra;
-    vec![tool, rest]
 }
 
 /// A deterministic id in [`ID_TEMPLATE`] for the call at `(message, part)`.

@@ -25,6 +25,7 @@ pub mod native;
 pub mod openai;
 mod path;
 pub mod source_map;
+mod tool_turns;
 mod wire;
 
 pub use container::{holds_new_system, may_gain_system, write_like};

@@ -5,6 +5,7 @@ use super::blocks::{natural_result_shape, BlockContext};
 use super::{natural_content_shape, NAMESPACE};
 use crate::format::content_shape::ContentShape;
 use crate::format::path::JsonPath;
+use crate::format::tool_turns::interleave;
 use crate::format::wire::{extend_nested, merge_missing, object, Restore};
 use crate::format::FormatError;
 use crate::message::{Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
@@ -196,28 +197,6 @@ fn content_value(shape: ContentShape, parts: &[&Part], blocks: Vec<Value>) -> Va
         (ContentShape::String, Some(Part::Text(t))) => Value::from(t.text.as_str()),
         (ContentShape::String, _) => Value::from(""),
     }
-}
-
-/// The blocks of a split user message put back at their recorded positions among the
-/// tool results; positions that do not fit put them after the results.
-fn interleave(results: Vec<Value>, others: Vec<Value>, positions: &Value) -> Vec<Value> {
-    let total = results.len().saturating_add(others.len());
-    let positions: Option<Vec<usize>> = positions
-        .as_array()
-        .and_then(|items| items.iter().map(|p| p.as_u64().and_then(|n| usize::try_from(n).ok())).collect());
-    let fits = positions.as_ref().is_some_and(|p| {
-        p.len() == others.len()
-            && p.windows(2).all(|w| matches!(w, [a, b] if a < b))
-            && p.last().is_none_or(|last| *last < total)
-    });
-    let (Some(positions), true) = (positions, fits) else {
-        let mut blocks = results;
-        blocks.extend(others);
-        return blocks;
-    };
-    let mut results = results.into_iter();
-    let mut others = others.into_iter();
-    (0..total).filter_map(|k| if positions.contains(&k) { others.next() } else { results.next() }).collect()
 }
 
 /// The `tool_result` blocks of a tool message.

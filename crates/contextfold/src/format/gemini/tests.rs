@@ -1,4 +1,5 @@
 use super::*;
+use crate::message::Extra;
 use serde_json::json;
 
 fn native(wire: Value) -> Value {

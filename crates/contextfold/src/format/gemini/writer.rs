@@ -5,6 +5,7 @@ use super::NAMESPACE;
 use crate::format::call_names::CallNames;
 use crate::format::data_url;
 use crate::format::path::JsonPath;
+use crate::format::tool_turns::interleave;
 use crate::format::wire::{extend_nested, merge_missing, object, Restore};
 use crate::format::FormatError;
 use crate::message::{Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
@@ -188,28 +189,6 @@ fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Resul
         }
     }
     Ok(out.into_iter().map(WireContent::into_value).collect())
-}
-
-/// The parts of a split user message put back at their recorded positions among the
-/// function responses; positions that do not fit put them after the responses.
-fn interleave(results: Vec<Value>, others: Vec<Value>, positions: &Value) -> Vec<Value> {
-    let total = results.len().saturating_add(others.len());
-    let positions: Option<Vec<usize>> = positions
-        .as_array()
-        .and_then(|items| items.iter().map(|p| p.as_u64().and_then(|n| usize::try_from(n).ok())).collect());
-    let fits = positions.as_ref().is_some_and(|p| {
-        p.len() == others.len()
-            && p.windows(2).all(|w| matches!(w, [a, b] if a < b))
-            && p.last().is_none_or(|last| *last < total)
-    });
-    let (Some(positions), true) = (positions, fits) else {
-        let mut parts = results;
-        parts.extend(others);
-        return parts;
-    };
-    let mut results = results.into_iter();
-    let mut others = others.into_iter();
-    (0..total).filter_map(|k| if positions.contains(&k) { others.next() } else { results.next() }).collect()
 }
 
 /// One part of a user or model content; `None` for what Gemini cannot carry (redacted
