@@ -511,15 +511,7 @@ fn write_file(
 /// `{type: "tool-result", toolCallId, toolName, output: {type, value}}`.
 fn write_result(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>) -> Result<Value, FormatError> {
     let restore = Restore::new(&result.extra, NAMESPACE);
-    let name = match (&result.name, names.get(result.call_id.as_str())) {
-        (Some(name), _) => name.as_str(),
-        (None, Some(name)) => name,
-        (None, None) => {
-            return Err(path.unwritable(
-                "a tool result without a name, answering no call of the chain, cannot be written to the AI SDK (a tool-result needs the tool name)",
-            ))
-        }
-    };
+    let name = names.of_result(result, path, "the AI SDK (a tool-result needs the tool name)")?;
     let texts: Vec<&str> = result
         .content
         .iter()

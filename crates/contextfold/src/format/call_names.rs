@@ -3,7 +3,9 @@
 //! result's id before it. A chain may reuse an id (SWE-agent does, OpenAI accepts it), so
 //! one map of the whole chain would give the first result the second call's name.
 
-use crate::message::Message;
+use super::path::JsonPath;
+use super::FormatError;
+use crate::message::{Message, ToolResultPart};
 use std::collections::HashMap;
 
 /// Call names by id as a writer walks the chain.
@@ -32,5 +34,22 @@ impl<'a> CallNames<'a> {
     /// The name of the call `id` answers.
     pub fn get(&self, id: &str) -> Option<&'a str> {
         self.latest.get(id).or_else(|| self.first.get(id)).copied()
+    }
+
+    /// The name written on `result`: its own, else that of the call it answers; an error
+    /// at `path` naming `what` (the wire field that needs it) when there is neither.
+    pub fn of_result<'r>(
+        &'r self,
+        result: &'r ToolResultPart,
+        path: &JsonPath,
+        what: &str,
+    ) -> Result<&'r str, FormatError> {
+        match (&result.name, self.get(result.call_id.as_str())) {
+            (Some(name), _) => Ok(name.as_str()),
+            (None, Some(name)) => Ok(name),
+            (None, None) => Err(path.unwritable(format!(
+                "a tool result without a name, answering no call of the chain, cannot be written to {what}"
+            ))),
+        }
     }
 }

@@ -333,15 +333,7 @@ fn write_call(path: &JsonPath, call: &ToolCallPart) -> Result<Value, FormatError
 /// `{functionResponse: {id?, name, response, parts?}}`.
 fn write_response(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>) -> Result<Value, FormatError> {
     let restore = Restore::new(&result.extra, NAMESPACE);
-    let name = match (&result.name, names.get(result.call_id.as_str())) {
-        (Some(name), _) => name.as_str(),
-        (None, Some(name)) => name,
-        (None, None) => {
-            return Err(path.unwritable(
-                "a tool result without a name, answering no call of the chain, cannot be written to Gemini (a functionResponse needs the function name)",
-            ))
-        }
-    };
+    let name = names.of_result(result, path, "Gemini (a functionResponse needs the function name)")?;
     let mut texts = Vec::new();
     let mut media = Vec::new();
     let content_path = path.key("content");
