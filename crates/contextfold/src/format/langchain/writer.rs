@@ -1,0 +1,180 @@
+//! Native [`Message`]s -> serialized LangChain messages (see the module doc of [`super`]).
+
+use super::{natural_shape, NAMESPACE};
+use crate::format::content_shape::ContentShape;
+use crate::format::path::JsonPath;
+use crate::format::wire::{object, Restore};
+use crate::format::FormatError;
+use crate::message::{Message, Part, Role, ToolCallPart};
+use serde_json::{Map, Value};
+
+/// Writes messages as an array of serialized LangChain messages.
+pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
+    let root = JsonPath::root();
+    let mut out = Vec::with_capacity(messages.len());
+    // Messages without a form (a summary, a converted message) take the chain's: `load`
+    // revives a JS `toJSON()` list only when every message is in that form.
+    let js = messages.iter().any(|m| Restore::new(&m.extra, NAMESPACE).marker_str("form") == Some("constructor"));
+    for (i, message) in messages.iter().enumerate() {
+        let path = root.index(i);
+        let parts_path = path.key("parts");
+        if message.role == Role::Tool {
+            if message.parts.is_empty() {
+                return Err(path.unwritable("a tool message without a tool result cannot be written to LangChain"));
+            }
+            for (j, part) in message.parts.iter().enumerate() {
+                let Part::ToolResult(result) = part else {
+                    return Err(parts_path.index(j).unwritable(format!(
+                        "a `{}` part cannot be written in a LangChain tool message, which holds one result",
+                        part.kind()
+                    )));
+                };
+                let restore = Restore::new(&message.extra, NAMESPACE);
+                let content_path = parts_path.index(j).key("content");
+                let refs: Vec<&Part> = result.content.iter().collect();
+                let mut mapped = Map::new();
+                mapped.insert("content".into(), content_value(&refs, &restore, &content_path)?);
+                mapped.insert("tool_call_id".into(), result.call_id.as_str().into());
+                if let Some(name) = &result.name {
+                    mapped.insert("name".into(), name.as_str().into());
+                }
+                if result.is_error {
+                    mapped.insert("status".into(), "error".into());
+                }
+                out.push(envelope(Role::Tool, restore, mapped, js));
+            }
+            continue;
+        }
+        let restore = Restore::new(&message.extra, NAMESPACE);
+        let mut content = Vec::new();
+        let mut calls = Vec::new();
+        for (j, part) in message.parts.iter().enumerate() {
+            match part {
+                Part::ToolCall(call) if message.role == Role::Assistant => {
+                    calls.push(write_call(&parts_path.index(j), call)?)
+                }
+                Part::ToolCall(_) | Part::ToolResult(_) => {
+                    return Err(parts_path.index(j).unwritable(format!(
+                        "a `{}` part cannot be written in a LangChain {} message",
+                        part.kind(),
+                        message.role.as_str()
+                    )))
+                }
+                Part::Reasoning(r) if r.text.is_empty() && r.signature.is_none() => {}
+                other => content.push(other),
+            }
+        }
+        let mut mapped = Map::new();
+        mapped.insert("content".into(), content_value(&content, &restore, &parts_path)?);
+        if !calls.is_empty() {
+            mapped.insert("tool_calls".into(), Value::Array(calls));
+        }
+        out.push(envelope(message.role, restore, mapped, js));
+    }
+    Ok(Value::Array(out))
+}
+
+/// `{type, data}` or, marked (or unmarked in a chain of the JS form, `js`), `{lc, type:
+/// "constructor", id, kwargs}`.
+fn envelope(role: Role, restore: Restore<'_>, mapped: Map<String, Value>, js: bool) -> Value {
+    let form = restore.marker_str("form").or(js.then_some("constructor"));
+    let kind = restore.marker("type").cloned();
+    let lc = restore.marker("lc").cloned();
+    let id = restore.marker("id").cloned();
+    let outer = restore.marker_object("outer").cloned();
+    let inner = restore.finish(mapped);
+    let mut wrapper = if form == Some("constructor") {
+        let class = match role {
+            Role::System => "SystemMessage",
+            Role::User => "HumanMessage",
+            Role::Assistant => "AIMessage",
+            Role::Tool => "ToolMessage",
+        };
+        let id = id.unwrap_or_else(|| Value::from(vec!["langchain_core", "messages", class]));
+        object([("lc", lc.unwrap_or(Value::from(1))), ("type", "constructor".into()), ("id", id), ("kwargs", inner)])
+    } else {
+        let natural = match role {
+            Role::System => "system",
+            Role::User => "human",
+            Role::Assistant => "ai",
+            Role::Tool => "tool",
+        };
+        object([("type", kind.unwrap_or(Value::from(natural))), ("data", inner)])
+    };
+    for (k, v) in outer.into_iter().flatten() {
+        wrapper.entry(k).or_insert(v);
+    }
+    Value::Object(wrapper)
+}
+
+fn content_value(parts: &[&Part], restore: &Restore<'_>, path: &JsonPath) -> Result<Value, FormatError> {
+    let owned: Vec<Part> = parts.iter().map(|p| (*p).clone()).collect();
+    let shape = ContentShape::restore(restore.marker("content"), natural_shape(&owned), &owned);
+    match (shape, parts.first()) {
+        (ContentShape::String, Some(Part::Text(t))) => return Ok(Value::from(t.text.as_str())),
+        (ContentShape::String, _) => return Ok(Value::from("")),
+        _ => {}
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(j, part)| write_block(&path.index(j), part))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
+}
+
+fn write_block(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
+    match part {
+        Part::Text(text) => Ok(Restore::new(&text.extra, NAMESPACE)
+            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())]))),
+        Part::Reasoning(reasoning) => {
+            let restore = Restore::new(&reasoning.extra, NAMESPACE);
+            let mut mapped = object([("type", "thinking".into()), ("thinking", reasoning.text.as_str().into())]);
+            if let Some(signature) = &reasoning.signature {
+                mapped.insert("signature".into(), signature.as_str().into());
+            }
+            Ok(restore.finish(mapped))
+        }
+        Part::Image(image) => {
+            let restore = Restore::new(&image.extra, NAMESPACE);
+            let url = match (&image.url, &image.data, &image.media_type) {
+                (Some(url), None, _) => url.clone(),
+                (None, Some(data), Some(media_type)) => format!("data:{media_type};base64,{data}"),
+                _ => {
+                    return Err(
+                        path.unwritable("an image needs a URL, or data with a media type, to be written to LangChain")
+                    )
+                }
+            };
+            let value = if restore.marker_str("imageUrl") == Some("string") {
+                Value::from(url)
+            } else {
+                let mut nested = object([("url", Value::from(url))]);
+                crate::format::wire::extend_nested(&mut nested, restore.marker_object("image_url"));
+                Value::Object(nested)
+            };
+            Ok(restore.finish(object([("type", "image_url".into()), ("image_url", value)])))
+        }
+        other => Err(path.unwritable(format!("a `{}` part cannot be written in LangChain content", other.kind()))),
+    }
+}
+
+/// `{name, args, id}` plus the fields the reader kept (`type: "tool_call"`).
+fn write_call(path: &JsonPath, call: &ToolCallPart) -> Result<Value, FormatError> {
+    let restore = Restore::new(&call.extra, NAMESPACE);
+    let kept =
+        restore.marker("args").filter(|a| serde_json::to_string(a).ok().as_deref() == Some(call.arguments.as_str()));
+    let args = match kept {
+        Some(args) => args.clone(),
+        None if call.arguments.trim().is_empty() => Value::Object(Map::new()),
+        None => match serde_json::from_str::<Value>(&call.arguments) {
+            Ok(args @ Value::Object(_)) => args,
+            _ => {
+                return Err(path
+                    .key("arguments")
+                    .unwritable("tool call arguments must be a JSON object to be written as LangChain `args`"))
+            }
+        },
+    };
+    Ok(restore.finish(object([("name", call.name.as_str().into()), ("args", args), ("id", call.id.as_str().into())])))
+}
