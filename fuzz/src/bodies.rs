@@ -53,7 +53,7 @@ pub fn formats() -> Vec<Format> {
 
 /// The provider whose rules a chain read in `format` keeps: the core's one mapping, which
 /// the JS binding uses too.
-pub use contextfold::format::convert::provider_of;
+pub use contextfold::convert::provider_of;
 
 // ---------------------------------------------------------------------------------------
 // parse: JSON text -> every reader -> AST (strict and repair) -> validate / repair ->

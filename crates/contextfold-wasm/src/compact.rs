@@ -34,7 +34,7 @@ use wasm_bindgen::JsCast;
 pub use contextfold::settings::CompactSettings;
 
 /// The provider whose rules a chain read in a format must keep.
-pub use contextfold::format::convert::provider_of;
+pub use contextfold::convert::provider_of;
 
 /// What `compact` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]

@@ -1,5 +1,5 @@
 //! `convert`: a conversation from one format to another, following the target
-//! provider's rules (see `contextfold::format::convert`).
+//! provider's rules (see `contextfold::convert`).
 //!
 //! The work happens in [`convert_value`], plain Rust that the host tests exercise; the
 //! export only converts between JS values and Rust ones.
@@ -9,7 +9,8 @@ use crate::convert::{format_option, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::invalid;
 use crate::types::{ChainFormat, RepairStep};
-use contextfold::format::{self, Change, Format};
+use contextfold::convert::{self, Change};
+use contextfold::format::Format;
 use serde::Serialize;
 use serde_json::Value;
 use tsify::Tsify;
@@ -143,7 +144,7 @@ pub fn convert_value(value: &Value, from: Option<&str>, to: Option<&str>) -> Res
     let Some(to) = to else {
         return Err(invalid(".to", "missing: the format to convert to"));
     };
-    let converted = format::convert(value, from, to).map_err(|e| BindingError::Core(e.into()))?;
+    let converted = convert::convert(value, from, to).map_err(|e| BindingError::Core(e.into()))?;
     Ok(ConvertOutput {
         messages: converted.value,
         from: converted.from.into(),

@@ -9,7 +9,7 @@ use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{invalid, provider_option};
 use crate::types::{ChainFormat, Diagnostic, ProviderName, RepairStep};
-use contextfold::format::{source_map, Format};
+use contextfold::format::Format;
 use contextfold::repair::{self, OrphanResults, Provider, RepairOptions};
 use serde::Serialize;
 use serde_json::Value;
@@ -94,7 +94,7 @@ pub fn validate_value(
     let found = repair::validate(&messages, provider.unwrap_or_else(|| provider_of(format)));
     // Paths into the caller's JSON, not the chain as read (whose indices shift where a
     // wire message became several).
-    let found = source_map::locate(found, value, format, messages.len());
+    let found = contextfold::locate::locate(found, value, format, messages.len());
     Ok(found.into_iter().map(Diagnostic::from).collect())
 }
 

@@ -8,10 +8,12 @@
 //! `contextfold-wasm` crate binds it for JavaScript.
 
 pub mod ast;
+pub mod convert;
 pub mod error;
 pub mod format;
 pub mod inspect;
 pub mod json_span;
+pub mod locate;
 pub mod measure;
 pub mod message;
 pub mod names;

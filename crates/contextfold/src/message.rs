@@ -268,3 +268,20 @@ fn sum(xs: &[usize]) -> usize {
 pub fn messages_size(messages: &[Message]) -> usize {
     messages.iter().fold(0usize, |acc, m| acc.saturating_add(m.size()))
 }
+
+/// The `extra` keys under which format readers keep restoration markers, one per wire
+/// family (see [`crate::format`]): never a field of a message, so merges and writers
+/// treat them as markers. Each format module's `NAMESPACE` is one of these.
+pub mod marker_namespace {
+    pub const OPENAI: &str = "_openai";
+    pub const ANTHROPIC: &str = "_anthropic";
+    pub const GEMINI: &str = "_gemini";
+    pub const AISDK: &str = "_aisdk";
+    pub const LANGCHAIN: &str = "_langchain";
+    pub const ALL: [&str; 5] = [OPENAI, ANTHROPIC, GEMINI, AISDK, LANGCHAIN];
+
+    /// Whether `key` of an `extra` is a marker namespace.
+    pub fn contains(key: &str) -> bool {
+        ALL.contains(&key)
+    }
+}

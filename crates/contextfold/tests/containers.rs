@@ -11,7 +11,8 @@
 mod common;
 use common::folding_strategies;
 use contextfold::ast::ChainAst;
-use contextfold::format::{self, convert::provider_of, parse_json, read, Format};
+use contextfold::convert::provider_of;
+use contextfold::format::{self, parse_json, read, Format};
 use contextfold::measure::Meter;
 use contextfold::message::{Message, Role};
 use contextfold::repair::{validate, RepairOptions};
@@ -33,7 +34,7 @@ fn inputs() -> Vec<(&'static str, Format, Value)> {
     let with_system = demo();
     let without: Vec<Message> = with_system.iter().filter(|m| m.role != Role::System).cloned().collect();
     let written = |messages: &[Message], to: Format| {
-        let (converted, _) = format::convert::convert_messages(messages, Format::OpenAi, to);
+        let (converted, _) = contextfold::convert::convert_messages(messages, Format::OpenAi, to);
         format::write(&converted, to).unwrap()
     };
     let request = |messages: &[Message], to: Format, extra: Value| {

@@ -9,7 +9,7 @@
 mod common;
 
 use contextfold::ast::IdTemplate;
-use contextfold::format::convert::{convert, convert_messages, id_template, provider_of, Change};
+use contextfold::convert::{convert, convert_messages, id_template, provider_of, Change};
 use contextfold::format::{self, native, Format};
 use contextfold::message::{Message, Part, Role};
 use contextfold::repair::validate;

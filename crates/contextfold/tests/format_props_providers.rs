@@ -8,7 +8,7 @@
 //! every result has its call's name; AI SDK reasoning (both forms) has no signature; LangChain has
 //! one result per tool message; all arguments are compact JSON objects.
 
-use contextfold::format::convert::{convert_messages, provider_of};
+use contextfold::convert::{convert_messages, provider_of};
 use contextfold::format::{self, native, Format};
 use contextfold::message::{Extra, Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
 use contextfold::repair::validate;

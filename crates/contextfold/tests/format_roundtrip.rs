@@ -709,7 +709,7 @@ fn aisdk_ui_denied_and_awaiting_approval_tool_parts() {
     assert!(results[0].1 && results[0].2.contains("never delete the root"), "{results:?}");
     assert!(results[1].1 && results[1].2.contains("denied"), "{results:?}");
     // To OpenAI the denial is a tool message the model reads.
-    let converted = format::convert::convert(&wire, Some(Format::AiSdkUi), Format::OpenAi).unwrap();
+    let converted = contextfold::convert::convert(&wire, Some(Format::AiSdkUi), Format::OpenAi).unwrap();
     let text = converted.value.to_string();
     assert!(text.contains("never delete the root"), "{text}");
 }

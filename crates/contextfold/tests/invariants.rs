@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 fn provider(format: Format) -> Provider {
-    contextfold::format::convert::provider_of(format)
+    contextfold::convert::provider_of(format)
 }
 
 fn inputs() -> Vec<(String, Vec<Message>, Format)> {

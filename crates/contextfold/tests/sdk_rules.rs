@@ -119,7 +119,8 @@ fn thinking_without_a_signature_is_flagged_and_dropped_for_anthropic() {
 
 #[test]
 fn openai_tool_messages_hold_text_only_and_their_images_follow_the_results() {
-    use contextfold::format::{convert::convert, Format};
+    use contextfold::convert::convert;
+    use contextfold::format::Format;
     use serde_json::json;
     let png = "iVBORw0KGgo=";
     let wire = json!([
@@ -172,7 +173,8 @@ fn openai_tool_messages_hold_text_only_and_their_images_follow_the_results() {
 
 #[test]
 fn a_reused_call_id_gives_each_result_the_name_of_its_own_call() {
-    use contextfold::format::{convert::convert, write, Format};
+    use contextfold::convert::convert;
+    use contextfold::format::{write, Format};
     let chain = reused_id_chain();
     // Written as is (no repair): each result named after the latest call with its id.
     let gemini = write(&chain, Format::Gemini).unwrap();
@@ -197,13 +199,14 @@ fn a_reused_call_id_gives_each_result_the_name_of_its_own_call() {
         let converted = convert(&openai, Some(Format::OpenAi), to).unwrap();
         let ids = call_ids(&converted.messages);
         assert_eq!(ids.len(), ids.iter().collect::<HashSet<_>>().len(), "{to:?}: {ids:?}");
-        assert!(validate(&converted.messages, contextfold::format::convert::provider_of(to)).is_empty(), "{to:?}");
+        assert!(validate(&converted.messages, contextfold::convert::provider_of(to)).is_empty(), "{to:?}");
     }
 }
 
 #[test]
 fn ai_sdk_reads_both_majors_and_writes_back_what_the_input_used() {
-    use contextfold::format::{convert::convert, read, write, Format};
+    use contextfold::convert::convert;
+    use contextfold::format::{read, write, Format};
     use serde_json::json;
     let png = "iVBORw0KGgo=";
     let output = |items: serde_json::Value| {

@@ -54,7 +54,7 @@ pub use writer::write;
 
 /// The `extra` key holding AI SDK restoration markers (both `ModelMessage` and
 /// `UIMessage`).
-pub const NAMESPACE: &str = "_aisdk";
+pub const NAMESPACE: &str = crate::message::marker_namespace::AISDK;
 
 /// Reads an array of AI SDK `ModelMessage`s.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {

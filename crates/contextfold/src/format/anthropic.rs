@@ -97,14 +97,13 @@ use std::borrow::Borrow;
 pub use writer::{write, write_request};
 
 /// The `extra` key holding Anthropic restoration markers.
-pub const NAMESPACE: &str = "_anthropic";
+pub const NAMESPACE: &str = crate::message::marker_namespace::ANTHROPIC;
 
 /// Reads an Anthropic `messages` array or a request object `{system, messages}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     super::wire::RequestShape {
         list_name: "Anthropic messages",
-        system_field: "system",
-        list_field: "messages",
+        fields: super::RequestFields::ANTHROPIC,
         read_system,
         read_list: read_messages,
     }

@@ -18,15 +18,6 @@ use super::{write, Format, FormatError};
 use crate::message::{Message, Role};
 use serde_json::{Map, Value};
 
-/// The keys of a request object: its system prompt and its message list.
-fn request_keys(format: Format) -> Option<(&'static str, &'static str)> {
-    match format {
-        Format::Anthropic => Some(("system", "messages")),
-        Format::Gemini => Some(("systemInstruction", "contents")),
-        _ => None,
-    }
-}
-
 /// Whether a chain in `format`, held in `input`'s container, can hold a system prompt
 /// it did not have: an OpenAI, LangChain or native list can (a system message is a
 /// message there), a request object can (its system field); an Anthropic or Gemini list
@@ -52,9 +43,10 @@ pub fn may_gain_system(input: &Value, format: Format, messages: &[Message]) -> b
 /// the list cannot (then the writer's request form, as [`write`] gives it).
 pub fn write_like(messages: &[Message], format: Format, input: &Value) -> Result<Value, FormatError> {
     let written = write(messages, format)?;
-    let (Some((system_key, list_key)), Value::Object(request)) = (request_keys(format), input) else {
+    let (Some(fields), Value::Object(request)) = (format.request_fields(), input) else {
         return Ok(written);
     };
+    let (system_key, list_key) = (fields.system, fields.messages);
     let mut out: Map<String, Value> = request.clone();
     match written {
         Value::Array(list) => {

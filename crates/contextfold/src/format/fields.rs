@@ -9,17 +9,13 @@
 
 use super::path::JsonPath;
 use super::FormatError;
-use crate::message::Extra;
+use crate::message::{marker_namespace, Extra};
 use serde_json::{Map, Value};
 
 /// Marker key (inside a format's namespace) for unknown wire fields whose names clash
 /// with the native JSON field names of the message or part (`text`, `name`, ...): kept
 /// apart so that the flattened native form never holds a key twice.
 pub(crate) const SHADOWED: &str = "shadowed";
-
-/// Every format's marker namespace. A wire field named like one is shadowed when read,
-/// so that a writer can drop the namespaces of other formats from `extra`.
-pub(crate) const NAMESPACES: &[&str] = &["_openai", "_anthropic", "_gemini", "_aisdk", "_langchain"];
 
 /// Adds one marker to an `extra` under `namespace`.
 pub(crate) fn add_marker(extra: &mut Extra, namespace: &str, key: &str, value: Value) {
@@ -171,7 +167,7 @@ impl<'a> WireObject<'a> {
         let mut extra = Extra::new();
         let mut shadowed = Map::new();
         for (k, v) in self.leftovers() {
-            if native.contains(&k.as_str()) || k == namespace || NAMESPACES.contains(&k.as_str()) {
+            if native.contains(&k.as_str()) || k == namespace || marker_namespace::contains(&k) {
                 shadowed.insert(k, v);
             } else {
                 extra.insert(k, v);

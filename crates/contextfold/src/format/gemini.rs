@@ -87,7 +87,7 @@ use serde_json::Value;
 pub use writer::{write, write_request};
 
 /// The `extra` key holding Gemini restoration markers.
-pub const NAMESPACE: &str = "_gemini";
+pub const NAMESPACE: &str = crate::message::marker_namespace::GEMINI;
 
 /// Template of the ids made up for function calls that have none.
 pub const ID_TEMPLATE: &str = "call_{r:24:x}";
@@ -96,8 +96,7 @@ pub const ID_TEMPLATE: &str = "call_{r:24:x}";
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     super::wire::RequestShape {
         list_name: "Gemini contents",
-        system_field: "systemInstruction",
-        list_field: "contents",
+        fields: super::RequestFields::GEMINI,
         read_system,
         read_list: read_contents,
     }

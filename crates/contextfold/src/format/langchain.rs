@@ -47,7 +47,7 @@ use serde_json::{Map, Value};
 pub use writer::write;
 
 /// The `extra` key holding LangChain restoration markers.
-pub const NAMESPACE: &str = "_langchain";
+pub const NAMESPACE: &str = crate::message::marker_namespace::LANGCHAIN;
 
 /// Reads an array of serialized LangChain messages.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {

@@ -15,7 +15,6 @@ pub mod anthropic;
 mod call_names;
 pub mod container;
 mod content_shape;
-pub mod convert;
 pub(crate) mod data_url;
 pub mod detect;
 mod fields;
@@ -29,7 +28,6 @@ mod tool_turns;
 mod wire;
 
 pub use container::{holds_new_system, may_gain_system, write_like};
-pub use convert::{convert, Change, Converted};
 pub use detect::detect;
 
 use crate::message::{Message, Role};
@@ -95,6 +93,40 @@ impl Format {
             _ => None,
         }
     }
+
+    /// The restoration marker namespace of the format (`None` for native).
+    pub fn namespace(self) -> Option<&'static str> {
+        match self {
+            Format::Native => None,
+            Format::OpenAi => Some(openai::NAMESPACE),
+            Format::Anthropic => Some(anthropic::NAMESPACE),
+            Format::Gemini => Some(gemini::NAMESPACE),
+            Format::AiSdk | Format::AiSdkUi => Some(aisdk::NAMESPACE),
+            Format::LangChain => Some(langchain::NAMESPACE),
+        }
+    }
+
+    /// The fields of the request object a chain in this format may come in (Anthropic
+    /// `{system, messages}`, Gemini `{systemInstruction, contents}`); `None`: a list only.
+    pub fn request_fields(self) -> Option<RequestFields> {
+        match self {
+            Format::Anthropic => Some(RequestFields::ANTHROPIC),
+            Format::Gemini => Some(RequestFields::GEMINI),
+            Format::Native | Format::OpenAi | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
+        }
+    }
+}
+
+/// The fields of a request object holding a chain: its system prompt and its message list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RequestFields {
+    pub system: &'static str,
+    pub messages: &'static str,
+}
+
+impl RequestFields {
+    pub const ANTHROPIC: RequestFields = RequestFields { system: "system", messages: "messages" };
+    pub const GEMINI: RequestFields = RequestFields { system: "systemInstruction", messages: "contents" };
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -79,7 +79,7 @@ pub use tool_calls::LEGACY_CALL_ID_PREFIX;
 pub use writer::write;
 
 /// The `extra` key holding OpenAI restoration markers.
-pub const NAMESPACE: &str = "_openai";
+pub const NAMESPACE: &str = crate::message::marker_namespace::OPENAI;
 
 /// Reads an OpenAI Chat Completions `messages` array.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {

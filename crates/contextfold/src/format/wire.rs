@@ -4,7 +4,8 @@
 //! namespaces of other formats are dropped: their notes describe a wire shape the
 //! writer is not producing.
 
-use super::fields::{NAMESPACES, SHADOWED};
+use super::fields::SHADOWED;
+use crate::message::marker_namespace;
 use crate::message::Extra;
 use serde_json::{Map, Value};
 
@@ -20,11 +21,8 @@ impl<'a> Restore<'a> {
             Some(Value::Object(markers)) => Some(markers),
             _ => None,
         };
-        let mut fields: Map<String, Value> = extra
-            .iter()
-            .filter(|(k, _)| !NAMESPACES.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let mut fields: Map<String, Value> =
+            extra.iter().filter(|(k, _)| !marker_namespace::contains(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
         if let Some(Value::Object(shadowed)) = markers.and_then(|m| m.get(SHADOWED)) {
             for (k, v) in shadowed {
                 fields.entry(k.clone()).or_insert_with(|| v.clone());
@@ -107,8 +105,7 @@ type ReadList = fn(
 pub(crate) struct RequestShape {
     /// "Anthropic messages", "Gemini contents": for errors.
     pub list_name: &'static str,
-    pub system_field: &'static str,
-    pub list_field: &'static str,
+    pub fields: super::RequestFields,
     pub read_system: ReadSystem,
     pub read_list: ReadList,
 }
@@ -123,26 +120,26 @@ impl RequestShape {
             Value::Object(_) => {
                 let mut request = WireObject::new(value, root, "a request")?;
                 let mut out = Vec::new();
-                let system_path = request.field_path(self.system_field);
-                if let Some(system) = (self.read_system)(request.take(self.system_field), &system_path)? {
+                let system_path = request.field_path(self.fields.system);
+                if let Some(system) = (self.read_system)(request.take(self.fields.system), &system_path)? {
                     out.push(system);
                 }
-                let path = request.field_path(self.list_field);
-                match request.take(self.list_field) {
+                let path = request.field_path(self.fields.messages);
+                match request.take(self.fields.messages) {
                     Some(Value::Array(items)) => (self.read_list)(items, &path, out),
                     Some(other) => Err(path.shape_error(format!(
                         "`{}` must be an array, found {}",
-                        self.list_field,
+                        self.fields.messages,
                         json_kind(other)
                     ))),
-                    None => Err(path.shape_error(format!("missing array field `{}`", self.list_field))),
+                    None => Err(path.shape_error(format!("missing array field `{}`", self.fields.messages))),
                 }
             }
             other => Err(root.shape_error(format!(
                 "expected an array of {} or a request object {{{}, {}}}, found {}",
                 self.list_name,
-                self.system_field,
-                self.list_field,
+                self.fields.system,
+                self.fields.messages,
                 json_kind(other)
             ))),
         }

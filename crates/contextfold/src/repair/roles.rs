@@ -88,12 +88,8 @@ pub(crate) fn leading_user(mut items: Vec<Item>, options: &RepairOptions, steps:
 pub(crate) fn merge_into(into: &mut Message, m: Message) {
     into.parts.extend(m.parts);
     for (k, v) in m.extra {
-        if !is_marker_namespace(&k) {
+        if !crate::message::marker_namespace::contains(&k) {
             into.extra.entry(k).or_insert(v);
         }
     }
-}
-
-fn is_marker_namespace(key: &str) -> bool {
-    crate::format::Format::ALL.iter().any(|&f| crate::format::convert::namespace_of(f) == Some(key))
 }

@@ -259,7 +259,7 @@ fn write_media(
             return Err(path.unwritable("an image or file with both a URL and data cannot be written to Gemini"))
         }
         (Some(data), None, _) => {
-            // Gemini requires the media type; [`crate::format::convert`] drops media
+            // Gemini requires the media type; [`crate::convert`] drops media
             // without one, the writer keeps what it was given.
             let mut nested = Map::new();
             if let Some(media_type) = media_type {

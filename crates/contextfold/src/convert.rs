@@ -47,10 +47,10 @@
 //! A summarization pair needs nothing special: it is a tool call and its result, and the
 //! writer gives it the target's native shape.
 
-use super::fields::NAMESPACES;
-use super::{detect, read, write, Format, FormatError};
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
+use crate::format::{detect, read, write, Format, FormatError};
+use crate::message::marker_namespace;
 use crate::message::{Extra, Message, Part, Role};
 use crate::repair::{repair, Provider, RepairOptions, RepairStep};
 use serde::Serialize;
@@ -65,18 +65,6 @@ pub fn provider_of(format: Format) -> Provider {
         Format::Anthropic => Provider::Anthropic,
         Format::Gemini => Provider::Gemini,
         Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => Provider::Generic,
-    }
-}
-
-/// The restoration marker namespace of a format (`None` for native).
-pub fn namespace_of(format: Format) -> Option<&'static str> {
-    match format {
-        Format::Native => None,
-        Format::OpenAi => Some(super::openai::NAMESPACE),
-        Format::Anthropic => Some(super::anthropic::NAMESPACE),
-        Format::Gemini => Some(super::gemini::NAMESPACE),
-        Format::AiSdk | Format::AiSdkUi => Some(super::aisdk::NAMESPACE),
-        Format::LangChain => Some(super::langchain::NAMESPACE),
     }
 }
 
@@ -185,10 +173,10 @@ fn signature_owner(format: Format) -> Option<Provider> {
 /// Drops the markers and fields of other formats from an `extra`; `keep_fields` keeps
 /// plain fields. Returns the names of the dropped plain fields.
 fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> {
-    let own = namespace_of(to);
+    let own = to.namespace();
     let mut dropped = Vec::new();
     extra.retain(|key, _| {
-        if NAMESPACES.contains(&key.as_str()) {
+        if marker_namespace::contains(key) {
             return Some(key.as_str()) == own;
         }
         if !keep_fields {
@@ -420,7 +408,7 @@ mod tests {
     fn every_format_maps_to_a_provider_and_a_namespace() {
         for format in Format::ALL {
             let _ = provider_of(format);
-            assert_eq!(namespace_of(format).is_none(), format == Format::Native);
+            assert_eq!(format.namespace().is_none(), format == Format::Native);
         }
     }
 }
