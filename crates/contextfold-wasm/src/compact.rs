@@ -10,16 +10,14 @@
 //! and says which in `format`. `needsCompaction` is the cheap trigger check.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
-use crate::convert::{describe, format_option, messages_from_js, read_messages, to_js};
+use crate::convert::{describe, format_option, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{amount, check_keys, invalid, provider_option, strategy_keys, StrategySettings, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
 use crate::token_counter::JsTokenCounter;
 use crate::types::ChainFormat;
-use contextfold::format::Format;
 use contextfold::measure::Meter;
-use contextfold::repair::RepairOptions;
-use contextfold::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
+use contextfold::strategy::run::StrategyConfig;
 use contextfold::strategy::OnError;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::{CancelFlag, Controls, Progress, ProgressSink, Summarizer, DEFAULT_CONCURRENCY};
@@ -60,9 +58,9 @@ pub struct CompactOutput {
     /// (`null` for a bare array).
     #[serde(flatten)]
     pub result: CompactResult,
-    /// The output message array as input indices and new messages (see [`crate::reuse`]).
+    /// The output message array as input indices and new messages (see [`contextfold::reuse`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reuse: Option<Vec<crate::reuse::ReuseItem>>,
+    pub reuse: Option<Vec<contextfold::reuse::ReuseItem>>,
 }
 
 /// Compacts a conversation, folding old content into summaries.
@@ -195,20 +193,19 @@ pub fn needs_compaction(
         return Err(invalid("", "expected an object").into());
     };
     let value = messages_from_js(messages)?;
-    let (messages, _) = read_messages(&value, format).map_err(BindingError::from)?;
     let meter = match &counter {
         Some(c) => Meter::new(c),
         None => Meter::default(),
     };
-    let needed = run::needs_compaction(&messages, &strategy, meter);
+    let needed = contextfold::pipeline::needs_compaction_json(&value, format, &strategy, meter);
+    // A failed token counter outranks whatever was computed with the stand-in estimate.
     if let Some(counter) = &counter {
         counter.check()?;
     }
-    Ok(needed)
+    Ok(needed.map_err(BindingError::from)?)
 }
 
-/// The Rust side of `compact`: read, compact with the chosen strategy and repair for
-/// the provider, write back in the format read.
+/// The Rust side of `compact`: the core's JSON pipeline, its result in the binding's types.
 pub async fn compact_value<S: Summarizer + ?Sized>(
     value: &Value,
     settings: &CompactSettings,
@@ -216,60 +213,16 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactOutput, BindingError> {
-    let (messages, format) = read_messages(value, settings.format)?;
-    let provider = settings.provider.unwrap_or_else(|| provider_of(format));
-    // The output has the input's container: summaries go where that container holds them.
-    let new_system = if contextfold::format::may_gain_system(value, format, &messages) {
-        NewSystem::Keep
-    } else {
-        NewSystem::AsUser
-    };
-    let options = CompactOptions {
-        strategy: settings.strategy.clone(),
-        repair: RepairOptions::for_provider(provider),
-        new_system,
-    };
-    let result = run::compact(&messages, &options, summarizer, controls, meter)
-        .await
-        .map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
-    // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
-    let (messages, reuse) = if result.changed {
-        let mut out = result.messages.clone();
-        if format != Format::Native {
-            strip_tier_metadata(&mut out);
-        }
-        let written = contextfold::format::write_like(&out, format, value).map_err(|e| BindingError::Core(e.into()))?;
-        if settings.reuse {
-            crate::reuse::plan(value, written)
-        } else {
-            (written, None)
-        }
-    } else if settings.reuse {
-        // The JS layer hands back the caller's own input.
-        (Value::Null, None)
-    } else {
-        (value.clone(), None)
-    };
+    let out = contextfold::pipeline::compact_json(value, settings, summarizer, controls, meter).await?;
     Ok(CompactOutput {
         result: CompactResult {
-            messages,
-            changed: result.changed,
-            format: format.into(),
-            report: CompactReport::new(result.report, format),
+            messages: out.messages,
+            changed: out.changed,
+            format: out.format.into(),
+            report: CompactReport::new(out.report, out.format),
         },
-        reuse,
+        reuse: out.reuse,
     })
-}
-
-/// Provider APIs reject unknown message fields (Anthropic does), so tier summaries keep
-/// their metadata only in the native format; elsewhere their text prefix marks them.
-fn strip_tier_metadata(messages: &mut [contextfold::Message]) {
-    use contextfold::strategy::tiers::{is_bridge, summary_info, METADATA_KEY};
-    for m in messages.iter_mut() {
-        if summary_info(m).is_some() || is_bridge(m) {
-            m.extra.remove(METADATA_KEY);
-        }
-    }
 }
 
 /// The options object, read field by field so that every error has its path.
@@ -532,7 +485,7 @@ mod tests {
     fn bad_input_keeps_its_code_and_path() {
         let bad = json!([{ "role": "user", "parts": "not a list" }]);
         let mut s = settings(OnError::Rollback);
-        s.format = Some(Format::Native);
+        s.format = Some(contextfold::format::Format::Native);
         let err =
             block_on(compact_value(&bad, &s, &Fixed::default(), &Controls::default(), Meter::default())).unwrap_err();
         assert_eq!(err.code(), "invalid_shape");

@@ -2,7 +2,6 @@
 
 use crate::error::{BindingError, JsResult};
 use contextfold::format::{self, Format, FormatError};
-use contextfold::Message;
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
@@ -19,12 +18,7 @@ pub fn format_option(name: Option<&str>) -> Result<Option<Format>, BindingError>
 }
 
 /// Reads messages in `format`, or in the detected format when `None`.
-pub fn read_messages(value: &Value, format: Option<Format>) -> Result<(Vec<Message>, Format), FormatError> {
-    match format {
-        Some(format) => format::read(value, format).map(|messages| (messages, format)),
-        None => format::read_auto(value),
-    }
-}
+pub use contextfold::pipeline::read_json as read_messages;
 
 /// JSON text is parsed by the core (errors carry line and column); any other value is
 /// converted as it is.

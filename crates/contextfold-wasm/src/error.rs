@@ -91,11 +91,8 @@ impl BindingError {
     /// of `value` it came from. Native input, and errors without a message, stay as they
     /// are; so does everything when the source map cannot be told.
     pub fn locate(self, value: &serde_json::Value, format: contextfold::format::Format, total: usize) -> BindingError {
-        let BindingError::Core(contextfold::Error::Ast(ast)) = &self else { return self };
-        let Some(index) = ast.index().filter(|_| format != contextfold::format::Format::Native) else { return self };
-        match contextfold::format::source_map::message_paths(value, format, total)
-            .and_then(|paths| paths.get(index).cloned())
-        {
+        let BindingError::Core(core) = &self else { return self };
+        match contextfold::locate::error_path(core, value, format, total) {
             Some(path) => BindingError::Located { error: Box::new(self), path },
             None => self,
         }
@@ -151,5 +148,15 @@ impl From<BindingError> for JsValue {
 impl From<contextfold::settings::OptionError> for BindingError {
     fn from(e: contextfold::settings::OptionError) -> Self {
         BindingError::InvalidOption { path: e.path, message: e.message }
+    }
+}
+
+impl From<contextfold::pipeline::JsonError> for BindingError {
+    fn from(e: contextfold::pipeline::JsonError) -> Self {
+        let error = BindingError::from(e.error);
+        match e.input_path {
+            Some(path) => BindingError::Located { error: Box::new(error), path },
+            None => error,
+        }
     }
 }

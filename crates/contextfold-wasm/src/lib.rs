@@ -4,13 +4,12 @@
 //! converts JS values to core types and back, and core errors into JS `Error`s. One
 //! module per API area:
 //! - [`chain`] holds `parseChain`;
-//! - [`compact`] holds `compact`;
+//! - [`compact`] holds `compact` and `needsCompaction` (the core's JSON pipeline, `contextfold::pipeline`);
 //! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
 //! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
 //! - [`measure`] holds `estimateTokens` and `measureChain`;
 //! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
 //! - [`report`] holds what `compact` reports: requests, report, progress (DTOs of core types);
-//! - [`reuse`] hands kept messages back as the caller's own objects;
 //! - [`spans`] gives the Worker middleware the byte spans of a request body's fields;
 //! - [`token_counter`] puts a JS tokenizer behind the core's `TokenCounter`;
 //! - [`validity`] holds `validateChain` and `repairChain`;
@@ -31,7 +30,6 @@ pub mod formats;
 pub mod measure;
 pub mod options;
 pub mod report;
-pub mod reuse;
 pub mod spans;
 pub mod token_counter;
 pub mod types;

@@ -7,6 +7,14 @@ use crate::format::Format;
 use crate::repair::Diagnostic;
 use serde_json::Value;
 
+/// The path in `value` of the wire message an error about a message as read came from.
+/// Native input, and errors without a message, have none: their own path is exact.
+pub fn error_path(error: &crate::Error, value: &Value, format: Format, total: usize) -> Option<String> {
+    let crate::Error::Ast(ast) = error else { return None };
+    let index = ast.index().filter(|_| format != Format::Native)?;
+    message_paths(value, format, total).and_then(|paths| paths.get(index).cloned())
+}
+
 /// Points each diagnostic's `path` at the wire message its message came from (`index`
 /// stays the position in the chain as read). Native input needs no map: its paths are
 /// already exact, down to the part.

@@ -7,6 +7,7 @@
 //! layer puts the caller's own object there) or the new message itself. Only new
 //! messages cross the boundary, and kept ones stay the very same objects (`===`).
 
+use crate::format::Format;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -23,7 +24,11 @@ pub enum ReuseItem {
 /// The key of a request object's message array: Anthropic `{ system, messages }`,
 /// Gemini `{ systemInstruction, contents }`.
 fn list_key(map: &serde_json::Map<String, Value>) -> Option<&'static str> {
-    ["messages", "contents"].into_iter().find(|k| map.get(*k).is_some_and(Value::is_array))
+    Format::ALL
+        .iter()
+        .filter_map(|f| f.request_fields())
+        .map(|fields| fields.messages)
+        .find(|k| map.get(*k).is_some_and(Value::is_array))
 }
 
 /// The message array of a chain value: the value itself, or a request's list.
