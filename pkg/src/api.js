@@ -140,11 +140,17 @@ function copyOptions(options) {
   return copy;
 }
 
-/** The message list of a request object: Anthropic `messages`, Gemini `contents`. */
-function listOf(request) {
-  if (Array.isArray(request.messages)) return request.messages;
-  if (Array.isArray(request.contents)) return request.contents;
-  return undefined;
+/** @type {Map<string, string> | undefined} format -> the message-list field of its request object */
+let listFields;
+
+/**
+ * The message-list field of a request object in `format` (Anthropic `messages`, Gemini
+ * `contents`): the core's `formats()`, read once.
+ * @param {string} format
+ */
+function listField(format) {
+  listFields ??= new Map(wasm.formats().flatMap((f) => (f.request ? [[f.name, f.request.messages]] : [])));
+  return listFields.get(format) ?? "messages";
 }
 
 export async function compact(messages, options) {
@@ -168,10 +174,11 @@ export async function compact(messages, options) {
   } else if (result.reuse) {
     // The plan indexes the input's message list; the output has the input's container:
     // a bare list (null shell) or a request object whose list is to be filled.
-    const input = Array.isArray(messages) ? messages : (listOf(messages) ?? []);
+    const field = listField(result.format);
+    const input = Array.isArray(messages) ? messages : (messages[field] ?? []);
     const list = result.reuse.map((item) => (typeof item === "number" ? input[item] : item));
     const shell = result.messages;
-    result.messages = shell === null ? list : { ...shell, [Array.isArray(shell.contents) ? "contents" : "messages"]: list };
+    result.messages = shell === null ? list : { ...shell, [field]: list };
   }
   delete result.reuse;
   return result;

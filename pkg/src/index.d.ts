@@ -19,6 +19,7 @@ export type {
     Diagnostic,
     EditOptions,
     ExtractiveOptions,
+    FormatInfo,
     InitInput,
     MeasureOptions,
     MessageMeasure,
@@ -61,9 +62,11 @@ export type {
 export {
     estimateTokens,
     extractiveSummarizer,
+    formats,
     measureChain,
     needsCompaction,
     parseChain,
+    providerOf,
     validateChain,
 } from "../glue/contextfold_wasm.js";
 // The format types, and the exports that take a chain typed by it (`compact`,

@@ -398,6 +398,17 @@ function fetchOf(handler) {
   throw new TypeError("compactionMiddleware: the handler must be a function or have a fetch method");
 }
 
+/**
+ * The chain in a request body: the message list, or, where the format's request object
+ * has a system field the body uses (Anthropic `system`), the request's system and list
+ * fields (the core's `formats()` names them).
+ */
+function chainOf(body, format, api) {
+  const fields = api.formats().find((f) => f.name === format)?.request;
+  if (fields === undefined || fields === null || body[fields.system] === undefined) return body.messages;
+  return { [fields.system]: body[fields.system], [fields.messages]: body[fields.messages] };
+}
+
 /** The API a request is for (`"openai"` or `"anthropic"`), or `null` to pass it through. */
 function chatFormat(route, request) {
   let url;
@@ -494,8 +505,7 @@ async function compactBody(middleware, format, body, bytes, request, env) {
       Object.assign(figures, { error: "budget_too_small", detail: budget.error });
       return { figures, outgoing: null, info: undefined };
     }
-    const input =
-      format === "anthropic" && body.system !== undefined ? { system: body.system, messages: body.messages } : body.messages;
+    const input = chainOf(body, format, api);
     const settings = { format, strategy: middleware.strategy, maxTokens: budget.tokens, tokenCounter: options.tokenCounter };
     if (!api.needsCompaction(input, settings)) {
       const tokens = api.measureChain(input, { format }).total.tokens;
@@ -554,10 +564,9 @@ function applyResult(figures, result, summarizer, bytes) {
     return null;
   }
   if (!result.changed) return null;
-  const replace = Array.isArray(result.messages) ? { messages: result.messages } : { messages: result.messages.messages };
-  if (!Array.isArray(result.messages) && result.messages.system !== undefined) {
-    replace.system = result.messages.system;
-  }
+  // A bare list replaces the body's `messages`; a request object (Anthropic with its
+  // system prompt) replaces its own fields.
+  const replace = Array.isArray(result.messages) ? { messages: result.messages } : result.messages;
   return splice(bytes, replace, __requestBodySpans);
 }
 

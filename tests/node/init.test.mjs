@@ -28,6 +28,8 @@ const calls = {
   clearReasoning: (f) => f([{ role: "user", content: "hi" }]),
   estimateTokens: (f) => f("hello world"),
   extractiveSummarizer: (f) => f(),
+  formats: (f) => f(),
+  providerOf: (f) => f("openai"),
   start: (f) => f(),
   History: (C) => new C(),
 };

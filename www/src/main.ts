@@ -3,8 +3,10 @@
 // package `contextfold` exactly as an app would: the browser entry, `await init()` first.
 import init, {
   compact,
+  formats,
   measureChain,
   parseChain,
+  providerOf,
   validateChain,
   type ChainOutline,
   type CompactOptions,
@@ -105,30 +107,11 @@ function settingError(path: string, message: string): Error {
   return Object.assign(new Error(message), { name: "PlaygroundError", code: "invalid_setting", path });
 }
 
-const defaultProvider: Record<string, ProviderName> = {
-  openai: "openai",
-  anthropic: "anthropic",
-  gemini: "gemini",
-  native: "generic",
-};
-
-/**
- * Keeps only the formats this build of contextfold reads: an empty chain parses in every
- * supported format, while an unknown one fails (`invalid_option` at `options.format`),
- * as does one that is declared but not supported yet.
- */
+/** Keeps only the formats this build of contextfold reads (the package's `formats()`). */
 function pruneFormats(): void {
-  const reads = (format: string) => {
-    try {
-      parseChain([], { format: format as CompactOptions["format"] });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!reads("openai")) return; // Empty chains are refused everywhere: nothing to learn.
+  const known = new Set<string>(formats().map((f) => f.name));
   for (const option of [...ui.format.options]) {
-    if (option.value !== "auto" && !reads(option.value)) option.remove();
+    if (option.value !== "auto" && !known.has(option.value)) option.remove();
   }
 }
 
@@ -419,7 +402,7 @@ function showResult(result: CompactResult, options: CompactOptions, elapsed: num
   const actions = new Map<number, SectionAction[]>(report.sections.map((s) => [s.section, s.actions]));
   if (before !== null) renderChain(ui.chainBefore, before.outline, scaleOf(before.outline), actions);
 
-  const provider = options.provider ?? defaultProvider[result.format];
+  const provider: ProviderName = options.provider ?? providerOf(result.format);
   try {
     const after = parseChain(result.messages, { format: result.format, repair: true });
     const scale = before !== null ? scaleOf(before.outline) : scaleOf(after.outline);

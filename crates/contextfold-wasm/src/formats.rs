@@ -207,3 +207,48 @@ mod tests {
         assert_eq!((err.code(), err.path().as_deref()), ("unknown_format", Some("[0]")));
     }
 }
+
+#[wasm_bindgen(typescript_custom_section)]
+const FORMAT_INFO: &'static str = r#"
+/** What there is to know of a format (see `formats()`). */
+export interface FormatInfo {
+    name: ChainFormat;
+    /** The provider whose rules a chain in this format keeps. */
+    provider: ProviderName;
+    /** The request object the chain may come in (Anthropic, Gemini); `null`: a list only. */
+    request: { system: string; messages: string } | null;
+    /** The tool-call id template of the provider API; `null` where ids are free. */
+    idTemplate: string | null;
+}
+"#;
+
+/// Every format contextfold reads and writes, with its provider, the request object it
+/// may come in, and its tool-call id template: the one list hosts use instead of their own.
+///
+/// @example
+/// ```js
+/// const gemini = formats().find((f) => f.name === "gemini");
+/// // gemini.request: { system: "systemInstruction", messages: "contents" }
+/// ```
+#[wasm_bindgen(js_name = formats, unchecked_return_type = "FormatInfo[]")]
+pub fn formats() -> JsResult<JsValue> {
+    to_js(&contextfold::convert::formats())
+}
+
+/// The provider whose rules a chain in `format` keeps (`"generic"` for the formats of
+/// frameworks, which serve several providers).
+///
+/// @example
+/// ```js
+/// providerOf("anthropic"); // "anthropic"
+/// providerOf("aisdk"); // "generic"
+/// ```
+#[wasm_bindgen(js_name = providerOf, unchecked_return_type = "ProviderName")]
+pub fn provider_of(#[wasm_bindgen(unchecked_param_type = "ChainFormat")] format: JsValue) -> JsResult<JsValue> {
+    let name = format.as_string().unwrap_or_default();
+    let format = format_option(Some(&name))
+        .ok()
+        .flatten()
+        .ok_or_else(|| BindingError::Argument(format!("providerOf: unknown format {name:?}")))?;
+    to_js(&contextfold::convert::provider_of(format))
+}

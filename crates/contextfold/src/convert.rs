@@ -68,6 +68,31 @@ pub fn provider_of(format: Format) -> Provider {
     }
 }
 
+/// What there is to know of a format, for hosts that handle its JSON themselves (the
+/// Worker middleware, the playground): its name, the provider whose rules apply, the
+/// request object it may come in, and its tool-call id template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormatInfo {
+    pub name: Format,
+    pub provider: Provider,
+    pub request: Option<crate::format::RequestFields>,
+    pub id_template: Option<&'static str>,
+}
+
+/// The facts of every format, in [`Format::ALL`] order.
+pub fn formats() -> Vec<FormatInfo> {
+    Format::ALL
+        .iter()
+        .map(|&name| FormatInfo {
+            name,
+            provider: provider_of(name),
+            request: name.request_fields(),
+            id_template: id_template(name),
+        })
+        .collect()
+}
+
 /// The tool-call id template of a provider API; `None` where ids are free.
 pub fn id_template(format: Format) -> Option<&'static str> {
     match format {

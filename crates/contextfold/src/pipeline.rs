@@ -87,7 +87,7 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
         }
         let written = format::write_like(&out, format, value)?;
         if settings.reuse {
-            reuse::plan(value, written)
+            reuse::plan(value, written, format)
         } else {
             (written, None)
         }

@@ -21,21 +21,17 @@ pub enum ReuseItem {
     New(Value),
 }
 
-/// The key of a request object's message array: Anthropic `{ system, messages }`,
-/// Gemini `{ systemInstruction, contents }`.
-fn list_key(map: &serde_json::Map<String, Value>) -> Option<&'static str> {
-    Format::ALL
-        .iter()
-        .filter_map(|f| f.request_fields())
-        .map(|fields| fields.messages)
-        .find(|k| map.get(*k).is_some_and(Value::is_array))
+/// The key of a request object's message array in `format`: Anthropic `{ system, messages }`,
+/// Gemini `{ systemInstruction, contents }`; `None` for a format read from lists only.
+fn list_key(map: &serde_json::Map<String, Value>, format: Format) -> Option<&'static str> {
+    format.request_fields().map(|fields| fields.messages).filter(|k| map.get(*k).is_some_and(Value::is_array))
 }
 
 /// The message array of a chain value: the value itself, or a request's list.
-fn message_array(value: &Value) -> Option<&Vec<Value>> {
+fn message_array(value: &Value, format: Format) -> Option<&Vec<Value>> {
     match value {
         Value::Array(list) => Some(list),
-        Value::Object(map) => list_key(map).and_then(|k| map.get(k)).and_then(Value::as_array),
+        Value::Object(map) => list_key(map, format).and_then(|k| map.get(k)).and_then(Value::as_array),
         _ => None,
     }
 }
@@ -45,13 +41,13 @@ fn message_array(value: &Value) -> Option<&Vec<Value>> {
 /// output has the input's container (`contextfold::format::write_like`), but the plan
 /// does not rely on it. `None` when either has no message array (then `output` is
 /// returned whole).
-pub fn plan(input: &Value, mut output: Value) -> (Value, Option<Vec<ReuseItem>>) {
-    let Some(before) = message_array(input) else {
+pub fn plan(input: &Value, mut output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
+    let Some(before) = message_array(input, format) else {
         return (output, None);
     };
     let after = match &mut output {
         Value::Array(list) => std::mem::take(list),
-        Value::Object(map) => match list_key(map).and_then(|k| map.get_mut(k)) {
+        Value::Object(map) => match list_key(map, format).and_then(|k| map.get_mut(k)) {
             Some(Value::Array(list)) => std::mem::take(list),
             _ => return (output, None),
         },
@@ -126,7 +122,7 @@ mod tests {
     fn kept_messages_become_indices_in_order_and_new_ones_stay() {
         let input = json!([{ "role": "user", "content": "a" }, { "role": "assistant", "content": "b" }, { "role": "user", "content": "a" }]);
         let output = json!([{ "role": "user", "content": "a" }, { "role": "assistant", "content": "summary" }, { "role": "user", "content": "a" }]);
-        let (shell, items) = plan(&input, output);
+        let (shell, items) = plan(&input, output, Format::OpenAi);
         assert_eq!(shell, Value::Null);
         // The second "a" maps to input 2, not input 0 again: order is kept.
         assert_eq!(
@@ -143,7 +139,7 @@ mod tests {
     fn key_order_does_not_matter() {
         let input = json!([{ "id": "a", "role": "user", "parts": [] }, { "role": "assistant", "content": "b" }]);
         let output = json!([{ "parts": [], "role": "user", "id": "a" }, { "role": "assistant", "content": "new" }]);
-        let (_, items) = plan(&input, output);
+        let (_, items) = plan(&input, output, Format::AiSdkUi);
         assert_eq!(items.unwrap()[0], ReuseItem::Keep(0));
     }
 
@@ -151,7 +147,7 @@ mod tests {
     fn an_anthropic_request_keeps_its_shell() {
         let input = json!({ "system": "s", "messages": [{ "role": "user", "content": "q" }] });
         let output = json!({ "system": "s2", "messages": [{ "role": "user", "content": "q" }] });
-        let (shell, items) = plan(&input, output);
+        let (shell, items) = plan(&input, output, Format::Anthropic);
         assert_eq!(shell, json!({ "system": "s2", "messages": [] }));
         assert_eq!(items.unwrap(), vec![ReuseItem::Keep(0)]);
         // An array that gained a system prompt: the shell is the request, items index
@@ -159,15 +155,16 @@ mod tests {
         let (shell, items) = plan(
             &json!([{ "role": "user", "content": "q" }]),
             json!({ "system": "s", "messages": [{ "role": "user", "content": "q" }] }),
+            Format::Anthropic,
         );
         assert_eq!(shell, json!({ "system": "s", "messages": [] }));
         assert_eq!(items.unwrap(), vec![ReuseItem::Keep(0)]);
         // Gemini requests keep their `contents`.
         let input = json!({ "systemInstruction": { "parts": [{ "text": "s" }] }, "contents": [{ "role": "user", "parts": [{ "text": "q" }] }] });
-        let (shell, items) = plan(&input, input.clone());
+        let (shell, items) = plan(&input, input.clone(), Format::Gemini);
         assert_eq!(shell["contents"], json!([]));
         assert_eq!(items.unwrap(), vec![ReuseItem::Keep(0)]);
-        let (whole, none) = plan(&json!("x"), json!({ "messages": [] }));
+        let (whole, none) = plan(&json!("x"), json!({ "messages": [] }), Format::Anthropic);
         assert!(none.is_none());
         assert_eq!(whole, json!({ "messages": [] }));
     }
