@@ -220,20 +220,6 @@ pub(crate) fn section_reports(actions: Vec<Vec<Action>>) -> Vec<SectionReport> {
         .collect()
 }
 
-/// Runs a future that never waits (every summary answered at once) to completion
-/// without an executor; `None` if it does wait.
-pub(crate) fn run_ready<F: std::future::Future>(future: F) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    // Instant futures finish in one poll; a few more cover internal yields.
-    for _ in 0..64 {
-        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return Some(out);
-        }
-    }
-    None
-}
-
 /// The size hint for a summary meant to take `share` bytes in place of content that
 /// leaves `room` bytes to gain (its size less the summary's fixed cost): never more than
 /// half that room, so a summarizer that honours the hint always passes the no-gain guard.

@@ -86,17 +86,31 @@ impl SectionsConfig {
     }
 }
 
-/// Whether compacting now would make a summary call: a dry run with an instant
-/// summarizer, so the answer is exactly what `compact` would do (in memory, no call).
+/// Whether compacting now would make a summary call, found by planning alone: the
+/// phases run in order and each only acts on what the ones before left, so with no plan
+/// in the earlier phases every phase sees the chain as it is. No summarizer, no prompt
+/// rendered; about the cost of parsing the chain once.
 pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
-    let probe = crate::summarize::mock::FixedSummarizer::new("-");
-    let config = SectionsConfig { on_error: OnError::Rollback, ..config.clone() };
-    match super::run_ready(compact(messages, &config, &probe, &Controls::default())) {
-        Some(Ok(result)) => result.report.calls > 0,
-        // Unreadable input: compaction cannot help; `compact` reports the error.
-        Some(Err(_)) => false,
-        None => true,
-    }
+    // Unreadable input or template: compaction cannot help; `compact` reports the error.
+    let Ok(template) = IdTemplate::parse(&config.id_template) else { return false };
+    let Ok(parsed) = ChainAst::parse_repair(messages) else { return false };
+    let controls = Controls::default();
+    let run = Run {
+        config,
+        template,
+        controls: &controls,
+        engine: Engine::default(),
+        errors: Vec::new(),
+        actions: Vec::new(),
+        starts: parsed.ast.section_starts(),
+        ast: parsed.ast,
+    };
+    let keep = config.keep_qa_sections.max(1);
+    let worth =
+        |targets: Vec<(usize, std::ops::Range<usize>)>| targets.into_iter().any(|(i, r)| run.room(i, &r).is_some());
+    worth(run.section_targets(keep))
+        || (config.preserve_last && (worth(run.oversized_targets(keep)) || worth(run.rotation_targets(keep))))
+        || (config.use_qa && run.qa_fold(keep).is_some_and(|f| !f.humans.is_empty() || !f.work.is_empty()))
 }
 
 /// The least room (bytes a summary may take and still gain) worth a summarizer call.
@@ -158,6 +172,19 @@ struct Run<'a> {
     ast: ChainAst,
 }
 
+/// What phase 2 folds: the leading `fold` sections, their user messages and assistant
+/// work, and the job's range and target.
+struct QaFold {
+    fold: usize,
+    humans: Vec<Message>,
+    work: Vec<Message>,
+    replaced: Vec<BodyPair>,
+    bytes_before: usize,
+    system: Vec<Message>,
+    range: MessageRange,
+    target: usize,
+}
+
 /// A planned replacement: which section, which pairs, and the job.
 struct Plan {
     section: usize,
@@ -189,20 +216,26 @@ impl Run<'_> {
         MessageRange { start, end: start.saturating_add(within) }
     }
 
+    /// The bytes of pairs `pairs` of section `i` and the fixed cost of the pair that would
+    /// carry their summary; `None` when a summary is not worth a call. The pair carrying
+    /// a summary has a fixed cost (ids, tool name, arguments, carried reasoning): only
+    /// what exceeds it can shrink, and it must be worth a call. Judged by size, never by a
+    /// failed attempt, so a second run makes the same choice. A room smaller than
+    /// MIN_SUMMARY_ROOM holds no useful summary: asking would only fail.
+    fn room(&self, i: usize, pairs: &std::ops::Range<usize>) -> Option<(usize, usize)> {
+        let replaced = self.section(i)?.body().get(pairs.clone())?;
+        let bytes: usize = replaced.iter().map(BodyPair::size).sum();
+        let overhead = super::summary_pair_for("", replaced, &self.template).size();
+        (bytes.saturating_sub(overhead) >= self.config.min_summarize_bytes.max(MIN_SUMMARY_ROOM))
+            .then_some((bytes, overhead))
+    }
+
     /// Plans a summary of pairs `pairs` of section `i`, with the section's user message
     /// as context.
     fn plan(&self, i: usize, pairs: std::ops::Range<usize>, kind: RequestKind) -> Option<Plan> {
+        let (bytes, overhead) = self.room(i, &pairs)?;
         let s = self.section(i)?;
         let replaced = s.body().get(pairs.clone())?;
-        let bytes: usize = replaced.iter().map(BodyPair::size).sum();
-        // The pair carrying a summary has a fixed cost (ids, tool name, arguments, carried
-        // reasoning): only what exceeds it can shrink, and it must be worth a call. Judged
-        // by size, never by a failed attempt, so a second run makes the same choice. A room
-        // smaller than MIN_SUMMARY_ROOM holds no useful summary: asking would only fail.
-        let overhead = super::summary_pair_for("", replaced, &self.template).size();
-        if bytes.saturating_sub(overhead) < self.config.min_summarize_bytes.max(MIN_SUMMARY_ROOM) {
-            return None;
-        }
         let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
         let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
         let prompt = render(&tasks, &work)?;
@@ -214,6 +247,59 @@ impl Run<'_> {
             target_bytes: super::hint(target_for(bytes), bytes.saturating_sub(overhead)),
         };
         Some(Plan { section: i, pairs, kind, job })
+    }
+
+    fn plans(&self, targets: Vec<(usize, std::ops::Range<usize>)>, kind: RequestKind) -> Vec<Plan> {
+        targets.into_iter().filter_map(|(i, pairs)| self.plan(i, pairs, kind)).collect()
+    }
+
+    /// Phase 0's candidates: the whole body of every section but the last `keep`, unless
+    /// empty or already one summary.
+    fn section_targets(&self, keep: usize) -> Vec<(usize, std::ops::Range<usize>)> {
+        let n = self.ast.sections().len();
+        (0..n.saturating_sub(keep))
+            .filter_map(|i| {
+                let s = self.section(i)?;
+                let lone_summary = matches!(s.body(), [only] if only.is_summarized());
+                (!s.body().is_empty() && !lone_summary).then(|| (i, 0..s.body().len()))
+            })
+            .collect()
+    }
+
+    /// Phase 1a's candidates: in the last `keep` sections, every pair but the last over
+    /// `max_bp_bytes` and not yet a summary.
+    fn oversized_targets(&self, keep: usize) -> Vec<(usize, std::ops::Range<usize>)> {
+        let n = self.ast.sections().len();
+        let mut targets = Vec::new();
+        for i in n.saturating_sub(keep)..n {
+            let Some(s) = self.section(i) else { continue };
+            let last = s.body().len().saturating_sub(1);
+            for (j, pair) in s.body().iter().enumerate().take(last) {
+                if pair.size() > self.config.max_bp_bytes && !pair.is_summarized() {
+                    targets.push((i, j..j.saturating_add(1)));
+                }
+            }
+        }
+        targets
+    }
+
+    /// Phase 1b's candidates: the older pairs of each of the last `keep` sections over
+    /// `last_sec_bytes`, newest section first.
+    fn rotation_targets(&self, keep: usize) -> Vec<(usize, std::ops::Range<usize>)> {
+        let n = self.ast.sections().len();
+        let threshold =
+            self.config.last_sec_bytes.saturating_mul(100usize.saturating_sub(self.config.reserve_percent.min(100)))
+                / 100;
+        (n.saturating_sub(keep)..n)
+            .rev()
+            .filter_map(|i| {
+                let s = self.section(i)?;
+                if s.size() <= self.config.last_sec_bytes {
+                    return None;
+                }
+                Some((i, 0..rotation_cut(s, threshold)?))
+            })
+            .collect()
     }
 
     /// Runs plans as one wave and applies each success through `apply`.
@@ -267,17 +353,7 @@ impl Run<'_> {
 
     /// Phase 0: every section but the last `keep` collapses into one summary pair.
     async fn summarize_sections<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let n = self.ast.sections().len();
-        let plans = (0..n.saturating_sub(keep))
-            .filter_map(|i| {
-                let s = self.section(i)?;
-                let lone_summary = matches!(s.body(), [only] if only.is_summarized());
-                if s.body().is_empty() || lone_summary {
-                    return None;
-                }
-                self.plan(i, 0..s.body().len(), RequestKind::Section)
-            })
-            .collect();
+        let plans = self.plans(self.section_targets(keep), RequestKind::Section);
         self.run_plans(summarizer, plans, |run, plan, text| {
             let Some(pair) = run.summary_pair(plan, text) else {
                 return;
@@ -297,17 +373,7 @@ impl Run<'_> {
     /// Phase 1a: in the last `keep` sections, every pair but the last that is over
     /// `max_bp_bytes` and not yet a summary is summarized on its own; one wave for all.
     async fn summarize_oversized_pairs<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let n = self.ast.sections().len();
-        let mut plans = Vec::new();
-        for i in n.saturating_sub(keep)..n {
-            let Some(s) = self.section(i) else { continue };
-            let last = s.body().len().saturating_sub(1);
-            for (j, pair) in s.body().iter().enumerate().take(last) {
-                if pair.size() > self.config.max_bp_bytes && !pair.is_summarized() {
-                    plans.extend(self.plan(i, j..j.saturating_add(1), RequestKind::Pair));
-                }
-            }
-        }
+        let plans = self.plans(self.oversized_targets(keep), RequestKind::Pair);
         self.run_plans(summarizer, plans, |run, plan, text| {
             let Some(pair) = run.summary_pair(plan, text) else {
                 return;
@@ -328,21 +394,7 @@ impl Run<'_> {
     /// newest pairs within the reserve threshold and folds the older ones into one
     /// summary pair placed first; one wave for all sections.
     async fn rotate_last_sections<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let n = self.ast.sections().len();
-        let threshold =
-            self.config.last_sec_bytes.saturating_mul(100usize.saturating_sub(self.config.reserve_percent.min(100)))
-                / 100;
-        let plans = (n.saturating_sub(keep)..n)
-            .rev()
-            .filter_map(|i| {
-                let s = self.section(i)?;
-                if s.size() <= self.config.last_sec_bytes {
-                    return None;
-                }
-                let cut = rotation_cut(s, threshold)?;
-                self.plan(i, 0..cut, RequestKind::Rotation)
-            })
-            .collect();
+        let plans = self.plans(self.rotation_targets(keep), RequestKind::Rotation);
         self.run_plans(summarizer, plans, |run, plan, text| {
             let Some(pair) = run.summary_pair(plan, text) else {
                 return;
@@ -370,35 +422,10 @@ impl Run<'_> {
     /// section: the first system message(s), their user messages (concatenated, or
     /// summarized), and one summary of their assistant work. Both calls in one wave.
     async fn summarize_qa<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let fold = self.qa_fold_count(keep);
-        if fold == 0 {
+        let Some(QaFold { fold, humans, work, replaced, bytes_before, system, range, target }) = self.qa_fold(keep)
+        else {
             return;
-        }
-        let folded = self.ast.sections().get(..fold).unwrap_or_default();
-        if let [only] = folded {
-            if matches!(only.body(), [p] if p.is_summarized()) {
-                return; // Already the QA summary of an earlier run.
-            }
-        }
-        let humans: Vec<Message> = folded.iter().filter_map(|s| s.header().human().cloned()).collect();
-        let work: Vec<Message> = folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::messages)).collect();
-        let replaced: Vec<BodyPair> = folded.iter().flat_map(|s| s.body().iter().cloned()).collect();
-        let bytes_before: usize = folded.iter().map(Section::size).sum();
-        let system = folded.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
-        let range = MessageRange { start: 0, end: self.starts.get(fold).copied().unwrap_or(0) };
-        // Skip by size what can never shrink: the summary section's fixed cost (system,
-        // merged user messages, the summary pair) already reaches the folded bytes.
-        let fixed_human = if self.config.summ_human_in_qa { None } else { merge_humans(&humans) };
-        let fixed = Header::build(system.clone(), fixed_human)
-            .size()
-            .saturating_add(super::summary_pair_for("", &replaced, &self.template).size());
-        if bytes_before.saturating_sub(fixed) < self.config.min_summarize_bytes.max(1) {
-            return;
-        }
-        // Each summary gets a fair share of what the fold can gain.
-        let room = bytes_before.saturating_sub(fixed);
-        let room = if self.config.summ_human_in_qa { room / 2 } else { room };
-        let target = super::hint(target_for(bytes_before), room);
+        };
         let mut jobs = Vec::new();
         if let Some(prompt) = render(&humans, &work) {
             jobs.push(Job { kind: RequestKind::QaAi, prompt, range, section: None, target_bytes: target });
@@ -464,6 +491,47 @@ impl Run<'_> {
                 .map(|s| Section::new(s.header().without_system(), s.body().to_vec())),
         );
         *self.ast.sections_mut() = sections;
+    }
+
+    /// What phase 2 would fold, when it would: the older sections are too many or too
+    /// large, not already the QA summary of an earlier run, and the fold can gain.
+    fn qa_fold(&self, keep: usize) -> Option<QaFold> {
+        let fold = self.qa_fold_count(keep);
+        if fold == 0 {
+            return None;
+        }
+        let folded = self.ast.sections().get(..fold).unwrap_or_default();
+        if let [only] = folded {
+            if matches!(only.body(), [p] if p.is_summarized()) {
+                return None; // Already the QA summary of an earlier run.
+            }
+        }
+        let humans: Vec<Message> = folded.iter().filter_map(|s| s.header().human().cloned()).collect();
+        let replaced: Vec<BodyPair> = folded.iter().flat_map(|s| s.body().iter().cloned()).collect();
+        let bytes_before: usize = folded.iter().map(Section::size).sum();
+        let system = folded.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
+        // Skip by size what can never shrink: the summary section's fixed cost (system,
+        // merged user messages, the summary pair) already reaches the folded bytes.
+        let fixed_human = if self.config.summ_human_in_qa { None } else { merge_humans(&humans) };
+        let fixed = Header::build(system.clone(), fixed_human)
+            .size()
+            .saturating_add(super::summary_pair_for("", &replaced, &self.template).size());
+        if bytes_before.saturating_sub(fixed) < self.config.min_summarize_bytes.max(1) {
+            return None;
+        }
+        // Each summary gets a fair share of what the fold can gain.
+        let room = bytes_before.saturating_sub(fixed);
+        let room = if self.config.summ_human_in_qa { room / 2 } else { room };
+        Some(QaFold {
+            fold,
+            humans,
+            work: folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::messages)).collect(),
+            replaced,
+            bytes_before,
+            system,
+            range: MessageRange { start: 0, end: self.starts.get(fold).copied().unwrap_or(0) },
+            target: super::hint(target_for(bytes_before), room),
+        })
     }
 
     /// How many leading sections QA folds: 0 when under both limits.
