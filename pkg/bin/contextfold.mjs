@@ -3,7 +3,7 @@
 // Exit codes: 0 ok, 2 bad input (a ContextfoldError or a usage error), 3 a chain that
 // breaks provider rules (validate), 1 anything else.
 import { readFileSync } from "node:fs";
-import { FORMATS, UsageError } from "./cli/args.mjs";
+import { DEFAULTS, FORMATS, STRATEGIES, UsageError } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
 import { convertCommand } from "./cli/convert.mjs";
 import { inspect } from "./cli/inspect.mjs";
@@ -22,13 +22,13 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   compact          fold old content into summaries with the built-in offline (extractive)
                    summarizer and print what changed
   --format         the message format (default: auto-detect)
-  --strategy       sections (default), window, tiers or budget
+  --strategy       ${STRATEGIES.join(", ")} [sections]
   --max-tokens     the budget the result should fit, in estimated tokens (budget: a hard limit)
   --max-bytes      the same budget in bytes
   --repair         repair what can be repaired instead of failing, and list the repairs
-  --keep-sections  sections strategy: recent sections kept whole [1]
-  --section-bytes  budget of each kept section in bytes before its older pairs fold [51200]
-  --pair-bytes     a pair larger than this is summarized alone (never the last one) [16384]
+  --keep-sections  sections strategy: recent sections kept whole [${DEFAULTS.sections.keepQASections}]
+  --section-bytes  budget of each kept section in bytes before its older pairs fold [${DEFAULTS.sections.lastSecBytes}]
+  --pair-bytes     a pair larger than this is summarized alone (never the last one) [${DEFAULTS.sections.maxBpBytes}]
   --out            write the compacted messages (in the input's format) to FILE
   --json           print the raw result as JSON (messages included)
   --report json    print only { changed, format, report } as JSON

@@ -40,6 +40,7 @@ export const __requestBodySpans = guarded("__requestBodySpans");
 export const clearReasoning = guarded("clearReasoning");
 export const compact = guarded("compact");
 export const convert = guarded("convert");
+export const defaultSettings = guarded("defaultSettings");
 export const estimateTokens = guarded("estimateTokens");
 export const extractiveSummarizer = guarded("extractiveSummarizer");
 export const formats = guarded("formats");

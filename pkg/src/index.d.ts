@@ -13,6 +13,7 @@ export type {
     CompactReport,
     CompactResult,
     CompactStrategy,
+    DefaultSettings,
     ConvertChange,
     ConvertOptions,
     ConvertResult,
@@ -60,6 +61,7 @@ export type {
     WindowStrategy,
 } from "../glue/contextfold_wasm.js";
 export {
+    defaultSettings,
     estimateTokens,
     extractiveSummarizer,
     formats,

@@ -3,7 +3,15 @@
 // The glue's functions come guarded (glue.js: `not_initialized` before the wasm exists);
 // the functions of api.js take precedence over the raw exports of the same name.
 // Test hooks and the Worker middleware's internals are in internal.js, not here.
-export { estimateTokens, extractiveSummarizer, formats, initSync, providerOf, start } from "./glue.js";
+export {
+  defaultSettings,
+  estimateTokens,
+  extractiveSummarizer,
+  formats,
+  initSync,
+  providerOf,
+  start,
+} from "./glue.js";
 export {
   compact,
   needsCompaction,

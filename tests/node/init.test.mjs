@@ -29,6 +29,7 @@ const calls = {
   estimateTokens: (f) => f("hello world"),
   extractiveSummarizer: (f) => f(),
   formats: (f) => f(),
+  defaultSettings: (f) => f(),
   providerOf: (f) => f("openai"),
   start: (f) => f(),
   History: (C) => new C(),

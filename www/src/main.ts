@@ -493,7 +493,6 @@ function wire(): void {
   byId("summ-openai").addEventListener("submit", (event) => event.preventDefault());
   ui.copy.addEventListener("click", () => void copyOutput());
   ui.download.addEventListener("click", downloadOutput);
-  showStrategySettings();
   showSummarizerSettings();
 }
 
@@ -510,6 +509,8 @@ async function main(): Promise<void> {
   }
   ui.wasmStatus.textContent = `wasm ready in ${formatMs(performance.now() - started)}`;
   ui.wasmStatus.dataset.state = "ready";
+  // The settings' placeholders are the package's defaults: shown once the wasm is ready.
+  showStrategySettings();
   pruneFormats();
   await listSources();
   inspect();

@@ -1,6 +1,6 @@
 // The settings the page offers for each strategy (the main ones; blank means the
 // strategy's default, shown as the placeholder), and reading them into `strategy`.
-import type { CompactStrategy } from "contextfold";
+import { type CompactStrategy, defaultSettings } from "contextfold";
 import { h } from "./dom.ts";
 
 export type StrategyName = "sections" | "window" | "tiers" | "budget";
@@ -10,65 +10,62 @@ interface Setting {
   label: string;
   /** A number input, or a tri-state (default / on / off) select. */
   kind: "number" | "bool";
-  /** The default, shown when the field is blank. */
-  placeholder: string;
+  /** Shown when the field is blank, where the default derives from the budget. */
+  derived?: string;
   title: string;
 }
 
-const num = (key: string, label: string, placeholder: string, title: string): Setting => ({
-  key,
-  label,
-  kind: "number",
-  placeholder,
-  title,
-});
-const bool = (key: string, label: string, placeholder: string, title: string): Setting => ({
-  key,
-  label,
-  kind: "bool",
-  placeholder,
-  title,
-});
+const num = (key: string, label: string, title: string, derived?: string): Setting => ({ key, label, kind: "number", title, derived });
+const bool = (key: string, label: string, title: string): Setting => ({ key, label, kind: "bool", title });
 
+// Blank fields show the package's own defaults (`defaultSettings()`), never a copy here.
 const settings: Record<StrategyName, Setting[]> = {
   sections: [
-    num("keepQASections", "Recent sections kept", "1", "Recent sections kept out of section summarization (at least 1)"),
-    num("lastSecTokens", "Last sections budget (tokens)", "12800", "Rotate the kept sections when they outgrow this"),
-    num("maxBpTokens", "Oversized pair (tokens)", "4096", "A body pair above this is summarized on its own (never the last one)"),
-    num("minSummarizeBytes", "Smallest summarized (bytes)", "512", "Content smaller than this is never sent to the summarizer"),
-    bool("preserveLast", "Rotate last sections", "on", "Rotate the last sections when they outgrow their budget"),
-    bool("useQA", "Fold old sections into QA", "off", "Fold older sections into one question/answer section"),
+    num("keepQASections", "Recent sections kept", "Recent sections kept out of section summarization (at least 1)"),
+    num("lastSecBytes", "Last sections budget (bytes)", "Rotate the kept sections when they outgrow this", "half the budget"),
+    num("maxBpBytes", "Oversized pair (bytes)", "A body pair above this is summarized on its own (never the last one)"),
+    num("minSummarizeBytes", "Smallest summarized (bytes)", "Content smaller than this is never sent to the summarizer"),
+    bool("preserveLast", "Rotate last sections", "Rotate the last sections when they outgrow their budget"),
+    bool("useQA", "Fold old sections into QA", "Fold older sections into one question/answer section"),
   ],
   window: [
-    num("window", "Messages kept", "100", "More messages than this trigger compaction"),
-    num("thresholdTokens", "Threshold (tokens)", "80% of budget", "A chain over this triggers compaction (76,800 without a budget)"),
-    num("messageThresholdTokens", "Oversized tool result (tokens)", "half the threshold", "A tool result above this is summarized on its own"),
-    num("maxDepth", "Re-summarization depth", "5", "Levels of re-summarizing a long text before it is truncated"),
-    num("minSummarizeBytes", "Smallest summarized (bytes)", "512", "Content smaller than this is never sent to the summarizer"),
+    num("window", "Messages kept", "More messages than this trigger compaction"),
+    num("thresholdTokens", "Threshold (tokens)", "A chain over this triggers compaction", "80% of the budget"),
+    num("messageThresholdTokens", "Oversized tool result (tokens)", "A tool result above this is summarized on its own", "half the threshold"),
+    num("maxDepth", "Re-summarization depth", "Levels of re-summarizing a long text before it is truncated"),
+    num("minSummarizeBytes", "Smallest summarized (bytes)", "Content smaller than this is never sent to the summarizer"),
   ],
   tiers: [
-    num("recent", "Recent messages kept", "20", "Most recent messages kept verbatim"),
-    num("condensed", "Condensed messages", "50", "Messages before the recent ones condensed; older ones compressed"),
-    num("condensedTokens", "Condensed summary (tokens)", "500", "Size hint of the condensed summary"),
-    num("compressedTokens", "Compressed summary (tokens)", "200", "Size hint of the compressed summary"),
+    num("recent", "Recent messages kept", "Most recent messages kept verbatim"),
+    num("condensed", "Condensed messages", "Messages before the recent ones condensed; older ones compressed"),
+    num("condensedBytes", "Condensed summary (bytes)", "Size hint of the condensed summary", "25% of the budget"),
+    num("compressedBytes", "Compressed summary (bytes)", "Size hint of the compressed summary", "10% of the budget"),
   ],
   budget: [
-    num("keepRecent", "Recent messages kept", "2", "Always kept, extended to whole tool exchanges"),
-    num("summaryPercent", "Summaries' share (%)", "20", "Share of the budget all summaries together may take"),
+    num("keepRecent", "Recent messages kept", "Always kept, extended to whole tool exchanges"),
+    num("summaryPercent", "Summaries' share (%)", "Share of the budget all summaries together may take"),
   ],
 };
+
+/** What a blank field means: the default, and how a budget changes it. */
+function placeholder(name: StrategyName, setting: Setting): string {
+  const value = (defaultSettings()[name] as unknown as Record<string, unknown>)[setting.key];
+  const shown = setting.kind === "bool" ? (value ? "on" : "off") : String(value ?? "");
+  return setting.derived === undefined ? shown : `${setting.derived}; ${shown} without one`;
+}
 
 export function renderStrategySettings(name: StrategyName, target: HTMLElement): void {
   target.replaceChildren(
     ...settings[name].map((setting) => {
       const id = `set-${setting.key}`;
+      const shown = placeholder(name, setting);
       const control =
         setting.kind === "number"
-          ? h("input", { id, "data-key": setting.key, type: "number", min: "0", placeholder: setting.placeholder })
+          ? h("input", { id, "data-key": setting.key, type: "number", min: "0", placeholder: shown })
           : h(
               "select",
               { id, "data-key": setting.key, "data-kind": "bool" },
-              h("option", { value: "" }, `default (${setting.placeholder})`),
+              h("option", { value: "" }, `default (${shown})`),
               h("option", { value: "true" }, "on"),
               h("option", { value: "false" }, "off"),
             );

@@ -12,11 +12,12 @@
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{describe, format_option, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
-use crate::options::{amount, check_keys, invalid, provider_option, strategy_keys, StrategySettings, COMPACT_KEYS};
+use crate::options::{check_keys, invalid, provider_option, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
 use crate::token_counter::JsTokenCounter;
 use crate::types::ChainFormat;
 use contextfold::measure::Meter;
+use contextfold::settings::{CompactStrategy, StrategyName};
 use contextfold::strategy::run::StrategyConfig;
 use contextfold::strategy::OnError;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
@@ -312,34 +313,27 @@ impl JsCompactOptions {
     }
 }
 
-/// `strategy`, `maxTokens` / `maxBytes` and the clock, as the core config.
+/// `strategy`, `maxTokens` / `maxBytes` and the clock, as the core config: the core
+/// reads and checks the settings (`contextfold::settings`).
 pub(crate) fn read_strategy(options: &JsValue, on_error: OnError) -> Result<StrategyConfig, BindingError> {
-    let max = amount(field::<usize>(options, "maxTokens")?, field::<usize>(options, "maxBytes")?, ".max")?;
-    let settings = match get(options, "strategy")? {
-        None => StrategySettings::named("sections"),
-        Some(v) if v.is_string() => StrategySettings::named(&v.as_string().unwrap_or_default()),
-        Some(v) if v.is_object() => {
-            let settings: StrategySettings = deserialize_at(v.clone(), ".strategy")?;
-            if let Some(known) = strategy_keys(&settings.name) {
-                check_keys(own_keys(&v, ".strategy")?.iter().map(String::as_str), known, ".strategy")?;
-            }
-            settings
-        }
-        Some(_) => return Err(invalid(".strategy", "expected a strategy name or { name, ...settings }")),
+    let max = contextfold::settings::strategy::amount(
+        field::<usize>(options, "maxTokens")?,
+        field::<usize>(options, "maxBytes")?,
+        ".max",
+    )?;
+    let strategy = match get(options, "strategy")? {
+        None => CompactStrategy::Name(StrategyName::Sections),
+        Some(v) => CompactStrategy::from_json(&json_at(v, ".strategy")?)?,
     };
     // Tier summaries record when they were made; the core has no clock.
     let now = Some(String::from(js_sys::Date::new_0().to_iso_string()));
-    settings.to_config(max, on_error, now).map_err(|e| match e {
-        // A bare name given as a string has no `.name` below it.
-        BindingError::InvalidOption { path, message } if path == ".strategy.name" && get_is_string(options) => {
-            invalid(".strategy", message)
-        }
-        other => other,
-    })
+    Ok(strategy.to_config(max, on_error, now)?)
 }
 
-fn get_is_string(options: &JsValue) -> bool {
-    get(options, "strategy").ok().flatten().is_some_and(|v| v.is_string())
+/// An option's value as JSON; a value JSON cannot hold (a function, a symbol) is an
+/// invalid option at `path`.
+fn json_at(value: JsValue, path: &str) -> Result<Value, BindingError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(path, describe(&e)))
 }
 
 #[wasm_bindgen]

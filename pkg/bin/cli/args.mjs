@@ -1,8 +1,14 @@
 // Argument parsing and input reading shared by the commands.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { defaultSettings, formats } from "../../src/node.js";
 
-export const FORMATS = ["auto", "native", "openai", "anthropic", "gemini", "aisdk", "langchain"];
+/** `auto` and every format the package reads, from its own table. */
+export const FORMATS = ["auto", ...formats().map((f) => f.name)];
+
+/** The strategies and their defaults, from the package's own table. */
+export const DEFAULTS = defaultSettings();
+export const STRATEGIES = Object.keys(DEFAULTS);
 
 export class UsageError extends Error {}
 

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { compact, extractiveSummarizer, parseChain } from "../../src/node.js";
 import { openAICompatible } from "../../src/summarizers.js";
-import { UsageError, commandArgs, readInput, wholeNumber } from "./args.mjs";
+import { STRATEGIES, UsageError, commandArgs, readInput, wholeNumber } from "./args.mjs";
 import { grouped, sectionTable } from "./tables.mjs";
 
 export async function compactCommand(args, usage) {
@@ -24,7 +24,6 @@ export async function compactCommand(args, usage) {
   }, usage);
   if (parsed === null) return 0;
   const { values, file } = parsed;
-  const STRATEGIES = ["sections", "window", "tiers", "budget"];
   if (!STRATEGIES.includes(values.strategy)) {
     throw new UsageError(`--strategy must be one of ${STRATEGIES.join(", ")}, not ${JSON.stringify(values.strategy)}`);
   }

@@ -92,7 +92,7 @@ impl Default for WindowConfig {
         WindowConfig {
             window: 100,
             threshold: Amount::Tokens(76_800),
-            message_threshold: Amount::Tokens(38_400),
+            message_threshold: WindowConfig::message_threshold_for(Amount::Tokens(76_800)),
             max_depth: 5,
             min_summarize_bytes: 512,
             id_template: crate::ast::tool_id::DEFAULT_TEMPLATE.to_string(),
@@ -111,9 +111,14 @@ impl WindowConfig {
         let threshold = max.percent(80);
         WindowConfig {
             threshold,
-            message_threshold: threshold.with_value(threshold.value() / 2),
+            message_threshold: WindowConfig::message_threshold_for(threshold),
             ..WindowConfig::default()
         }
+    }
+
+    /// The message threshold that goes with a threshold: half of it, as upstream derives it.
+    pub fn message_threshold_for(threshold: Amount) -> Amount {
+        threshold.with_value(threshold.value() / 2)
     }
 }
 

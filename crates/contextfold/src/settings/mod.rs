@@ -2,6 +2,14 @@
 //! strategy with which settings, whose provider rules to keep, and how summary calls run.
 //! The JSON pipeline and every binding read options into this one type.
 
+mod introspect;
+pub mod strategy;
+
+pub use introspect::field_names;
+pub use strategy::{
+    BudgetStrategy, CompactStrategy, DefaultSettings, SectionsStrategy, StrategyName, TiersStrategy, WindowStrategy,
+};
+
 use crate::format::Format;
 use crate::repair::Provider;
 use crate::strategy::run::StrategyConfig;

@@ -1,0 +1,584 @@
+//! The settings a caller gives each strategy, as one type per strategy: what the
+//! bindings read, what their TypeScript types are generated from (feature `tsify`), and
+//! where validation and the rules derived from a budget live. Defaults in brackets; a
+//! size is given in tokens OR bytes (`lastSecTokens` or `lastSecBytes`).
+
+use super::introspect::field_names;
+use super::OptionError;
+use crate::ast::IdTemplate;
+use crate::measure::Amount;
+use crate::strategy::budget::BudgetConfig;
+use crate::strategy::run::StrategyConfig;
+use crate::strategy::sections::SectionsConfig;
+use crate::strategy::tiers::TiersConfig;
+use crate::strategy::window::WindowConfig;
+use crate::strategy::OnError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A strategy name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub enum StrategyName {
+    Sections,
+    Window,
+    Tiers,
+    Budget,
+}
+
+impl StrategyName {
+    pub const ALL: [StrategyName; 4] =
+        [StrategyName::Sections, StrategyName::Window, StrategyName::Tiers, StrategyName::Budget];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StrategyName::Sections => "sections",
+            StrategyName::Window => "window",
+            StrategyName::Tiers => "tiers",
+            StrategyName::Budget => "budget",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<StrategyName> {
+        StrategyName::ALL.into_iter().find(|n| n.as_str() == name)
+    }
+
+    /// The keys a `{ name, ...settings }` object of this strategy may hold.
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            StrategyName::Sections => field_names::<SectionsStrategy>(),
+            StrategyName::Window => field_names::<WindowStrategy>(),
+            StrategyName::Tiers => field_names::<TiersStrategy>(),
+            StrategyName::Budget => field_names::<BudgetStrategy>(),
+        }
+    }
+}
+
+/// Settings of the `sections` strategy; defaults in brackets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct SectionsStrategy {
+    #[cfg_attr(feature = "tsify", tsify(type = "\"sections\""))]
+    pub name: String,
+    /// Rotate the last `keepQASections` sections when they outgrow `lastSecBytes` [true].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserve_last: Option<bool>,
+    /// Budget of each of those sections, in bytes [51200] (or `lastSecTokens`, at 4 bytes a token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sec_bytes: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sec_tokens: Option<usize>,
+    /// A body pair above this size is summarized on its own, never the last one [16384] (or `maxBpTokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bp_bytes: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bp_tokens: Option<usize>,
+    /// Fold older sections into one QA section when too many or too large [false].
+    #[serde(rename = "useQA", default, skip_serializing_if = "Option::is_none")]
+    pub use_qa: Option<bool>,
+    /// Sections at most before they fold [10].
+    #[serde(rename = "maxQASections", default, skip_serializing_if = "Option::is_none")]
+    pub max_qa_sections: Option<usize>,
+    /// Bytes at most before they fold [65536] (or `maxQATokens`).
+    #[serde(rename = "maxQABytes", default, skip_serializing_if = "Option::is_none")]
+    pub max_qa_bytes: Option<usize>,
+    #[serde(rename = "maxQATokens", default, skip_serializing_if = "Option::is_none")]
+    pub max_qa_tokens: Option<usize>,
+    /// Summarize the folded user messages instead of concatenating them [false].
+    #[serde(rename = "summHumanInQA", default, skip_serializing_if = "Option::is_none")]
+    pub summ_human_in_qa: Option<bool>,
+    /// Recent sections kept out of section summarization, at least 1 [1].
+    #[serde(rename = "keepQASections", default, skip_serializing_if = "Option::is_none")]
+    pub keep_qa_sections: Option<usize>,
+    /// Share of `lastSecBytes` left free after a rotation, 0 to 100 [25].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_percent: Option<usize>,
+    /// Content smaller than this is never sent to the summarizer [512].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_summarize_bytes: Option<usize>,
+    /// Template of the ids of created summarization tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_template: Option<String>,
+}
+
+/// Settings of the `window` strategy (zrb's safe-split summarizer); defaults in brackets.
+/// Thresholds are given in tokens OR bytes (`thresholdTokens` or `thresholdBytes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct WindowStrategy {
+    #[cfg_attr(feature = "tsify", tsify(type = "\"window\""))]
+    pub name: String,
+    /// Messages kept; more trigger compaction [100].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<usize>,
+    /// A chain over this triggers compaction [76800 tokens, or 80% of maxTokens/maxBytes].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_tokens: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_bytes: Option<usize>,
+    /// A tool result over this is summarized on its own [half the threshold].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_threshold_tokens: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_threshold_bytes: Option<usize>,
+    /// Re-summarization levels of a long text before it is truncated (reported) [5].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<usize>,
+    /// Content smaller than this is never sent to the summarizer [512].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_summarize_bytes: Option<usize>,
+    /// Template of the ids of created summarization tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_template: Option<String>,
+}
+
+/// Settings of the `tiers` strategy (eternal history); defaults in brackets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct TiersStrategy {
+    #[cfg_attr(feature = "tsify", tsify(type = "\"tiers\""))]
+    pub name: String,
+    /// Most recent messages kept verbatim [20].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recent: Option<usize>,
+    /// Messages before them condensed (medium compression); older ones compressed [50].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condensed: Option<usize>,
+    /// `needsCompaction` is true above this many messages [100].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_threshold: Option<usize>,
+    /// Whether the automatic trigger is on [true].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<bool>,
+    /// Size hints of the two summaries [2000 / 800 bytes, or 25% / 10% of the budget]; or in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condensed_bytes: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condensed_tokens: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed_bytes: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed_tokens: Option<usize>,
+    /// Content smaller than this is never sent to the summarizer [256].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_summarize_bytes: Option<usize>,
+}
+
+/// Settings of the `budget` strategy: keep the system prompt and the recent messages,
+/// condense the rest, then enforce `maxTokens` / `maxBytes` (required) as a hard limit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetStrategy {
+    #[cfg_attr(feature = "tsify", tsify(type = "\"budget\""))]
+    pub name: String,
+    /// Most recent messages always kept, extended to whole tool exchanges [2].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_recent: Option<usize>,
+    /// Share of the budget all summaries together may take, 0 to 100 [20].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_percent: Option<usize>,
+    /// Template of the ids of created summarization tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_template: Option<String>,
+}
+
+/// A strategy name, or a name with settings: the `strategy` option.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(untagged)]
+pub enum CompactStrategy {
+    Name(StrategyName),
+    Sections(SectionsStrategy),
+    Window(WindowStrategy),
+    Tiers(TiersStrategy),
+    Budget(BudgetStrategy),
+}
+
+/// The strategy names, for messages.
+const NAMES: &str = "\"sections\", \"window\", \"tiers\" or \"budget\"";
+
+impl CompactStrategy {
+    /// The named strategy with every setting at its default.
+    pub fn named(name: StrategyName) -> CompactStrategy {
+        let name_of = || name.as_str().to_string();
+        match name {
+            StrategyName::Sections => {
+                CompactStrategy::Sections(SectionsStrategy { name: name_of(), ..Default::default() })
+            }
+            StrategyName::Window => CompactStrategy::Window(WindowStrategy { name: name_of(), ..Default::default() }),
+            StrategyName::Tiers => CompactStrategy::Tiers(TiersStrategy { name: name_of(), ..Default::default() }),
+            StrategyName::Budget => CompactStrategy::Budget(BudgetStrategy { name: name_of(), ..Default::default() }),
+        }
+    }
+
+    /// Reads the `strategy` option: a name, or `{ name, ...settings }` with only the keys
+    /// that strategy reads (an unknown one names the nearest known one). Errors carry
+    /// their path under `.strategy`.
+    pub fn from_json(value: &Value) -> Result<CompactStrategy, OptionError> {
+        let (name, path) = match value {
+            Value::String(name) => (name.as_str(), ".strategy"),
+            Value::Object(map) => match map.get("name") {
+                Some(Value::String(name)) => (name.as_str(), ".strategy.name"),
+                Some(other) => {
+                    return Err(OptionError::new(".strategy.name", format!("expected a string, got {other}")))
+                }
+                None => return Err(OptionError::new(".strategy", "missing field `name`")),
+            },
+            _ => return Err(OptionError::new(".strategy", "expected a strategy name or { name, ...settings }")),
+        };
+        let Some(kind) = StrategyName::from_name(name) else {
+            return Err(OptionError::new(path, format!("unknown strategy {name:?}; expected {NAMES}")));
+        };
+        let Value::Object(map) = value else { return Ok(CompactStrategy::named(kind)) };
+        let known = kind.keys();
+        if let Some(unknown) = crate::names::unknown_key(map.keys().map(String::as_str), known) {
+            return Err(OptionError::new(&format!(".strategy.{}", unknown.key), unknown.message(known)));
+        }
+        Ok(match kind {
+            StrategyName::Sections => CompactStrategy::Sections(read(value)?),
+            StrategyName::Window => CompactStrategy::Window(read(value)?),
+            StrategyName::Tiers => CompactStrategy::Tiers(read(value)?),
+            StrategyName::Budget => CompactStrategy::Budget(read(value)?),
+        })
+    }
+
+    /// The core config: derived from `max` when given, overridden by what is set, every
+    /// value checked. `now` is the creation time recorded on tier summaries.
+    pub fn to_config(
+        &self,
+        max: Option<Amount>,
+        on_error: OnError,
+        now: Option<String>,
+    ) -> Result<StrategyConfig, OptionError> {
+        match self {
+            CompactStrategy::Name(name) => CompactStrategy::named(*name).to_config(max, on_error, now),
+            CompactStrategy::Sections(s) => s.to_config(max, on_error).map(StrategyConfig::Sections),
+            CompactStrategy::Window(s) => s.to_config(max, on_error).map(StrategyConfig::Window),
+            CompactStrategy::Tiers(s) => s.to_config(max, on_error, now).map(StrategyConfig::Tiers),
+            CompactStrategy::Budget(s) => s.to_config(max, on_error).map(StrategyConfig::Budget),
+        }
+    }
+
+    /// Every strategy's settings at their defaults without a budget (a budget derives some
+    /// of them, as each setting's doc says); `budget` needs one and shows its own settings.
+    pub fn defaults() -> DefaultSettings {
+        let s = SectionsConfig::default();
+        let w = WindowConfig::default();
+        let t = TiersConfig::default();
+        let b = BudgetConfig::new(Amount::Tokens(1));
+        let (threshold_tokens, threshold_bytes) = split(w.threshold);
+        let (message_threshold_tokens, message_threshold_bytes) = split(w.message_threshold);
+        DefaultSettings {
+            sections: SectionsStrategy {
+                name: "sections".into(),
+                preserve_last: Some(s.preserve_last),
+                last_sec_bytes: Some(s.last_sec_bytes),
+                max_bp_bytes: Some(s.max_bp_bytes),
+                use_qa: Some(s.use_qa),
+                max_qa_sections: Some(s.max_qa_sections),
+                max_qa_bytes: Some(s.max_qa_bytes),
+                summ_human_in_qa: Some(s.summ_human_in_qa),
+                keep_qa_sections: Some(s.keep_qa_sections),
+                reserve_percent: Some(s.reserve_percent),
+                min_summarize_bytes: Some(s.min_summarize_bytes),
+                id_template: Some(s.id_template),
+                ..Default::default()
+            },
+            window: WindowStrategy {
+                name: "window".into(),
+                window: Some(w.window),
+                threshold_tokens,
+                threshold_bytes,
+                message_threshold_tokens,
+                message_threshold_bytes,
+                max_depth: Some(w.max_depth),
+                min_summarize_bytes: Some(w.min_summarize_bytes),
+                id_template: Some(w.id_template),
+            },
+            tiers: TiersStrategy {
+                name: "tiers".into(),
+                recent: Some(t.recent),
+                condensed: Some(t.condensed),
+                auto_threshold: Some(t.auto_threshold),
+                auto: Some(t.auto),
+                condensed_bytes: Some(t.condensed_bytes),
+                compressed_bytes: Some(t.compressed_bytes),
+                min_summarize_bytes: Some(t.min_summarize_bytes),
+                ..Default::default()
+            },
+            budget: BudgetStrategy {
+                name: "budget".into(),
+                keep_recent: Some(b.keep_recent),
+                summary_percent: Some(b.summary_percent),
+                id_template: Some(b.id_template),
+            },
+        }
+    }
+}
+
+/// Every strategy's settings at their defaults (see [`CompactStrategy::defaults`]): what
+/// forms and command lines show when a setting is left blank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+pub struct DefaultSettings {
+    pub sections: SectionsStrategy,
+    pub window: WindowStrategy,
+    pub tiers: TiersStrategy,
+    pub budget: BudgetStrategy,
+}
+
+impl DefaultSettings {
+    pub fn all(&self) -> [CompactStrategy; 4] {
+        [
+            CompactStrategy::Sections(self.sections.clone()),
+            CompactStrategy::Window(self.window.clone()),
+            CompactStrategy::Tiers(self.tiers.clone()),
+            CompactStrategy::Budget(self.budget.clone()),
+        ]
+    }
+}
+
+/// An amount as its `(tokens, bytes)` pair of settings.
+fn split(amount: Amount) -> (Option<usize>, Option<usize>) {
+    match amount {
+        Amount::Tokens(t) => (Some(t), None),
+        Amount::Bytes(b) => (None, Some(b)),
+    }
+}
+
+/// `value` as settings `T`; a wrong value is an error at its path under `.strategy`.
+fn read<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, OptionError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let path =
+            if inner == "." { ".strategy".to_string() } else { format!(".strategy.{}", inner.trim_start_matches('.')) };
+        OptionError::new(&path, e.inner().to_string())
+    })
+}
+
+fn check_template(template: &Option<String>) -> Result<(), OptionError> {
+    match template {
+        Some(t) => {
+            IdTemplate::parse(t).map(|_| ()).map_err(|e| OptionError::new(".strategy.idTemplate", e.to_string()))
+        }
+        None => Ok(()),
+    }
+}
+
+fn percent(value: Option<usize>, path: &str) -> Result<(), OptionError> {
+    match value {
+        Some(p) if p > 100 => Err(OptionError::new(path, "must be 0 to 100")),
+        _ => Ok(()),
+    }
+}
+
+/// An amount given as `<path>Tokens` or `<path>Bytes`, not both.
+pub fn amount(tokens: Option<usize>, bytes: Option<usize>, path: &str) -> Result<Option<Amount>, OptionError> {
+    match (tokens, bytes) {
+        (Some(_), Some(_)) => {
+            Err(OptionError::new(&format!("{path}Bytes"), format!("give {path}Tokens or {path}Bytes, not both")))
+        }
+        (Some(0), None) => Err(OptionError::new(&format!("{path}Tokens"), "must be at least 1")),
+        (None, Some(0)) => Err(OptionError::new(&format!("{path}Bytes"), "must be at least 1")),
+        (Some(t), None) => Ok(Some(Amount::Tokens(t))),
+        (None, Some(b)) => Ok(Some(Amount::Bytes(b))),
+        (None, None) => Ok(None),
+    }
+}
+
+impl SectionsStrategy {
+    fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<SectionsConfig, OptionError> {
+        check_template(&self.id_template)?;
+        if self.keep_qa_sections == Some(0) {
+            return Err(OptionError::new(".strategy.keepQASections", "must be at least 1"));
+        }
+        percent(self.reserve_percent, ".strategy.reservePercent")?;
+        let d = max.map_or_else(SectionsConfig::default, SectionsConfig::for_budget);
+        let bytes = |t, b, path| amount(t, b, path).map(|a| a.map(Amount::approx_bytes));
+        Ok(SectionsConfig {
+            preserve_last: self.preserve_last.unwrap_or(d.preserve_last),
+            last_sec_bytes: bytes(self.last_sec_tokens, self.last_sec_bytes, ".strategy.lastSec")?
+                .unwrap_or(d.last_sec_bytes),
+            max_bp_bytes: bytes(self.max_bp_tokens, self.max_bp_bytes, ".strategy.maxBp")?.unwrap_or(d.max_bp_bytes),
+            use_qa: self.use_qa.unwrap_or(d.use_qa),
+            max_qa_sections: self.max_qa_sections.unwrap_or(d.max_qa_sections),
+            max_qa_bytes: bytes(self.max_qa_tokens, self.max_qa_bytes, ".strategy.maxQA")?.unwrap_or(d.max_qa_bytes),
+            summ_human_in_qa: self.summ_human_in_qa.unwrap_or(d.summ_human_in_qa),
+            keep_qa_sections: self.keep_qa_sections.unwrap_or(d.keep_qa_sections),
+            reserve_percent: self.reserve_percent.unwrap_or(d.reserve_percent),
+            min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
+            id_template: self.id_template.clone().unwrap_or(d.id_template),
+            on_error,
+        })
+    }
+}
+
+impl WindowStrategy {
+    fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<WindowConfig, OptionError> {
+        check_template(&self.id_template)?;
+        if self.window == Some(0) {
+            return Err(OptionError::new(".strategy.window", "must be at least 1"));
+        }
+        let d = max.map_or_else(WindowConfig::default, WindowConfig::for_budget);
+        let threshold = amount(self.threshold_tokens, self.threshold_bytes, ".strategy.threshold")?;
+        let message_threshold =
+            amount(self.message_threshold_tokens, self.message_threshold_bytes, ".strategy.messageThreshold")?;
+        let threshold = threshold.unwrap_or(d.threshold);
+        Ok(WindowConfig {
+            window: self.window.unwrap_or(d.window),
+            message_threshold: message_threshold.unwrap_or_else(|| WindowConfig::message_threshold_for(threshold)),
+            threshold,
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+            min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
+            id_template: self.id_template.clone().unwrap_or(d.id_template),
+            on_error,
+        })
+    }
+}
+
+impl TiersStrategy {
+    fn to_config(
+        &self,
+        max: Option<Amount>,
+        on_error: OnError,
+        now: Option<String>,
+    ) -> Result<TiersConfig, OptionError> {
+        if self.recent == Some(0) {
+            return Err(OptionError::new(".strategy.recent", "must be at least 1"));
+        }
+        let d = max.map_or_else(TiersConfig::default, TiersConfig::for_budget);
+        Ok(TiersConfig {
+            recent: self.recent.unwrap_or(d.recent),
+            condensed: self.condensed.unwrap_or(d.condensed),
+            auto_threshold: self.auto_threshold.unwrap_or(d.auto_threshold),
+            auto: self.auto.unwrap_or(d.auto),
+            condensed_bytes: amount(self.condensed_tokens, self.condensed_bytes, ".strategy.condensed")?
+                .map_or(d.condensed_bytes, Amount::approx_bytes),
+            compressed_bytes: amount(self.compressed_tokens, self.compressed_bytes, ".strategy.compressed")?
+                .map_or(d.compressed_bytes, Amount::approx_bytes),
+            min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
+            now,
+            on_error,
+        })
+    }
+}
+
+impl BudgetStrategy {
+    fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<BudgetConfig, OptionError> {
+        check_template(&self.id_template)?;
+        let Some(max) = max else {
+            return Err(OptionError::new(".maxTokens", "the budget strategy needs maxTokens or maxBytes"));
+        };
+        percent(self.summary_percent, ".strategy.summaryPercent")?;
+        let d = BudgetConfig::new(max);
+        Ok(BudgetConfig {
+            max,
+            keep_recent: self.keep_recent.unwrap_or(d.keep_recent),
+            summary_percent: self.summary_percent.unwrap_or(d.summary_percent),
+            id_template: self.id_template.clone().unwrap_or(d.id_template),
+            on_error,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn config(value: Value, max: Option<Amount>) -> Result<StrategyConfig, OptionError> {
+        CompactStrategy::from_json(&value)?.to_config(max, OnError::Rollback, None)
+    }
+
+    #[test]
+    fn every_strategy_reads_its_settings_and_the_budget() {
+        let strategy = CompactStrategy::from_json(&json!({ "name": "sections", "useQA": false })).unwrap();
+        let StrategyConfig::Sections(c) =
+            strategy.to_config(Some(Amount::Tokens(8000)), OnError::Partial, None).unwrap()
+        else {
+            panic!()
+        };
+        assert!(!c.use_qa);
+        assert_eq!(c.last_sec_bytes, 16_000);
+        assert_eq!(c.on_error, OnError::Partial);
+
+        let Ok(StrategyConfig::Sections(c)) = config(json!({ "name": "sections", "lastSecTokens": 1000 }), None) else {
+            panic!()
+        };
+        assert_eq!(c.last_sec_bytes, 4000);
+        let Ok(StrategyConfig::Tiers(c)) = config(json!({ "name": "tiers", "compressedTokens": 100 }), None) else {
+            panic!()
+        };
+        assert_eq!(c.compressed_bytes, 400);
+        // zrb's rule, in one place: the message threshold is half the threshold.
+        let Ok(StrategyConfig::Window(c)) = config(json!({ "name": "window", "thresholdBytes": 10_000 }), None) else {
+            panic!()
+        };
+        assert_eq!((c.threshold, c.message_threshold), (Amount::Bytes(10_000), Amount::Bytes(5_000)));
+        let Ok(StrategyConfig::Window(c)) = config(json!("window"), Some(Amount::Tokens(1000))) else { panic!() };
+        assert_eq!((c.threshold, c.message_threshold), (Amount::Tokens(800), Amount::Tokens(400)));
+
+        let now = Some("2026-11-22T00:00:00.000Z".to_string());
+        let strategy = CompactStrategy::from_json(&json!({ "name": "tiers", "recent": 4 })).unwrap();
+        let Ok(StrategyConfig::Tiers(c)) = strategy.to_config(None, OnError::Rollback, now.clone()) else { panic!() };
+        assert_eq!((c.recent, c.condensed, c.now), (4, 50, now));
+
+        let Ok(StrategyConfig::Budget(c)) =
+            config(json!({ "name": "budget", "keepRecent": 6 }), Some(Amount::Bytes(9000)))
+        else {
+            panic!()
+        };
+        assert_eq!((c.max, c.keep_recent), (Amount::Bytes(9000), 6));
+    }
+
+    #[test]
+    fn wrong_settings_name_their_path() {
+        let cases = [
+            (json!("nope"), None, ".strategy"),
+            (json!({ "name": "nope" }), None, ".strategy.name"),
+            (json!({ "name": 3 }), None, ".strategy.name"),
+            (json!({ "useQA": true }), None, ".strategy"),
+            (json!(7), None, ".strategy"),
+            (json!("budget"), None, ".maxTokens"),
+            (json!({ "name": "sections", "keepQASections": 0 }), None, ".strategy.keepQASections"),
+            (json!({ "name": "sections", "useQA": "yes" }), None, ".strategy.useQA"),
+            (json!({ "name": "window", "thresholdTokens": 1, "thresholdBytes": 1 }), None, ".strategy.thresholdBytes"),
+            (json!({ "name": "budget", "summaryPercent": 101 }), Some(Amount::Tokens(10)), ".strategy.summaryPercent"),
+            (json!({ "name": "tiers", "recent": 0 }), None, ".strategy.recent"),
+            (json!({ "name": "sections", "idTemplate": "{r:0:q}" }), None, ".strategy.idTemplate"),
+            (json!({ "name": "budget", "keepRecnt": 1 }), Some(Amount::Tokens(10)), ".strategy.keepRecnt"),
+            // A key of another strategy is unknown to this one.
+            (json!({ "name": "tiers", "useQA": true }), None, ".strategy.useQA"),
+        ];
+        for (value, max, path) in cases {
+            let err = config(value.clone(), max).unwrap_err();
+            assert_eq!(err.code(), "invalid_option");
+            assert_eq!(err.path, path, "{value}: {err}");
+        }
+        let err = config(json!({ "name": "budget", "keepRecnt": 1 }), None).unwrap_err();
+        assert!(err.message.ends_with("did you mean keepRecent?"), "{err}");
+    }
+
+    #[test]
+    fn the_keys_are_the_fields_and_the_defaults_are_the_configs() {
+        assert_eq!(StrategyName::Budget.keys(), ["name", "keepRecent", "summaryPercent", "idTemplate"]);
+        assert!(StrategyName::Sections.keys().contains(&"useQA"));
+        for strategy in CompactStrategy::defaults().all() {
+            // Every default is a valid setting, read back to the very default config.
+            let value = serde_json::to_value(&strategy).unwrap();
+            let read = CompactStrategy::from_json(&value).unwrap();
+            let max = matches!(read, CompactStrategy::Budget(_)).then_some(Amount::Tokens(1));
+            let name = value["name"].as_str().and_then(StrategyName::from_name).unwrap();
+            assert_eq!(
+                read.to_config(max, OnError::Rollback, None).unwrap(),
+                CompactStrategy::named(name).to_config(max, OnError::Rollback, None).unwrap(),
+                "{value}"
+            );
+        }
+    }
+}
