@@ -51,14 +51,21 @@ async function time(f) {
 
 async function langchain() {
   const [{ summarizationMiddleware, trimMessages }, { FakeListChatModel }, { coerceMessageLikeToMessage }] =
-    await Promise.all([import("langchain"), import("@langchain/core/utils/testing"), import("@langchain/core/messages")]);
+    await Promise.all([
+      import("langchain"),
+      import("@langchain/core/utils/testing"),
+      import("@langchain/core/messages"),
+    ]);
   // A per-message token count (about 4 characters a token), memoized as a user would.
   const cache = new WeakMap();
   const tokens = (m) => {
     let v = cache.get(m);
     if (v === undefined) {
       const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
-      v = 3 + Math.ceil(text.length / 4) + (m.tool_calls?.length ? Math.ceil(JSON.stringify(m.tool_calls).length / 4) : 0);
+      v =
+        3 +
+        Math.ceil(text.length / 4) +
+        (m.tool_calls?.length ? Math.ceil(JSON.stringify(m.tool_calls).length / 4) : 0);
       cache.set(m, v);
     }
     return v;
@@ -113,7 +120,13 @@ async function overhead({ input, iterations, langchainTrim, langchainSummarize =
       try {
         const [ms, r] = await time(() => compact(chain, { summarizer: instant, strategy: s, maxTokens }));
         samples[s].push(ms);
-        results[s] = { changed: r.changed, calls: r.report.calls, waves: r.report.waves, afterBytes: r.report.after.bytes, afterMessages: r.report.after.messages };
+        results[s] = {
+          changed: r.changed,
+          calls: r.report.calls,
+          waves: r.report.waves,
+          afterBytes: r.report.after.bytes,
+          afterMessages: r.report.after.messages,
+        };
       } catch (e) {
         // `budget` throws budget_exceeded when the kept part alone is over the budget.
         results[s] = { error: e.code ?? String(e) };
@@ -163,7 +176,11 @@ async function waves({ input, latencyMs }) {
     const row = { strategy };
     // c1: one call at a time, phase after phase (the seed's sequential order);
     // default: 4 in flight; all: a whole wave at once (wall time ~ waves x latency).
-    for (const [label, concurrency] of [["c1", 1], ["default", undefined], ["all", 100_000]]) {
+    for (const [label, concurrency] of [
+      ["c1", 1],
+      ["default", undefined],
+      ["all", 100_000],
+    ]) {
       const options = { summarizer: slow, strategy, maxTokens };
       if (concurrency !== undefined) options.concurrency = concurrency;
       try {

@@ -43,7 +43,11 @@ function toolOutput(next) {
   const lines = 2 + Math.floor(next() * 24);
   const out = [];
   for (let i = 0; i < lines; i++) {
-    out.push(next() < 0.05 ? `error[E0${Math.floor(next() * 999)}]: ${words(next, 8)}` : words(next, 4 + Math.floor(next() * 9)));
+    out.push(
+      next() < 0.05
+        ? `error[E0${Math.floor(next() * 999)}]: ${words(next, 8)}`
+        : words(next, 4 + Math.floor(next() * 9)),
+    );
   }
   return out.join("\n");
 }

@@ -46,11 +46,15 @@ const synthetic = quick ? [1000] : [1000, 10000, 100000];
 const iterationsFor = (n) => (n >= 100000 ? 1 : n >= 10000 ? 3 : 7);
 
 function job(spec) {
-  const r = spawnSync(process.execPath, ["--expose-gc", "--max-old-space-size=8192", join(here, "case.mjs"), JSON.stringify(spec)], {
-    cwd: root,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--expose-gc", "--max-old-space-size=8192", join(here, "case.mjs"), JSON.stringify(spec)],
+    {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (r.status !== 0) throw new Error(`bench job ${JSON.stringify(spec)} failed:\n${r.stderr}`);
   const lines = r.stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]);
@@ -65,7 +69,15 @@ for (const n of synthetic) {
   // candidate suffix), and summarizationMiddleware calls it on everything it summarizes:
   // both run up to 10k messages only (100k would take many minutes).
   const lc = n <= 10000;
-  overhead.push(job({ job: "overhead", input: `synthetic:${n}`, iterations: iterationsFor(n), langchainTrim: lc, langchainSummarize: lc }));
+  overhead.push(
+    job({
+      job: "overhead",
+      input: `synthetic:${n}`,
+      iterations: iterationsFor(n),
+      langchainTrim: lc,
+      langchainSummarize: lc,
+    }),
+  );
 }
 for (const file of quick ? [demo] : [demo, ...realFiles]) {
   log(`overhead: ${relative(root, file)}`);
@@ -75,7 +87,12 @@ for (const file of quick ? [demo] : [demo, ...realFiles]) {
 const waves = [];
 const waveInputs = quick
   ? [demo]
-  : ["synthetic:1000", "synthetic:10000", demo, ...realFiles.filter((f) => /precompact|thinking_signatures|swe_agent|tau_bench_gpt4o_airline_tools/.test(f))];
+  : [
+      "synthetic:1000",
+      "synthetic:10000",
+      demo,
+      ...realFiles.filter((f) => /precompact|thinking_signatures|swe_agent|tau_bench_gpt4o_airline_tools/.test(f)),
+    ];
 for (const input of waveInputs) {
   log(`waves: ${input.startsWith("synthetic") ? input : relative(root, input)}`);
   waves.push(job({ job: "waves", input, latencyMs: LATENCY_MS }));
@@ -111,22 +128,50 @@ const nm = (p) => join(root, "node_modules", p);
 const version = (p) => JSON.parse(readFileSync(nm(`${p}/package.json`), "utf8")).version;
 const sizes = [
   { what: "contextfold `.wasm`", ...fileSizes(join(root, "pkg/glue/contextfold_wasm_bg.wasm")) },
-  { what: "contextfold JS glue + entry files", ...sumSizes([fileSizes(join(root, "pkg/glue/contextfold_wasm.js")), dirSizes(join(root, "pkg/src"), (p) => p.endsWith(".js"))]) },
-  { what: `tiktoken ${version("tiktoken")} lite \`.wasm\` (tiktoken/lite)`, ...fileSizes(nm("tiktoken/lite/tiktoken_bg.wasm")) },
-  { what: `tiktoken ${version("tiktoken")} full \`.wasm\` (with its encodings)`, ...fileSizes(nm("tiktoken/tiktoken_bg.wasm")) },
-  { what: `@langchain/core ${version("@langchain/core")} dist, \`.js\` only (ESM)`, ...dirSizes(nm("@langchain/core/dist"), (p) => p.endsWith(".js")) },
-  { what: `@langchain/core ${version("@langchain/core")} dist as shipped (all files)`, ...dirSizes(nm("@langchain/core/dist")) },
-  { what: `langchain ${version("langchain")} dist, \`.js\` only (ESM)`, ...dirSizes(nm("langchain/dist"), (p) => p.endsWith(".js")) },
+  {
+    what: "contextfold JS glue + entry files",
+    ...sumSizes([
+      fileSizes(join(root, "pkg/glue/contextfold_wasm.js")),
+      dirSizes(join(root, "pkg/src"), (p) => p.endsWith(".js")),
+    ]),
+  },
+  {
+    what: `tiktoken ${version("tiktoken")} lite \`.wasm\` (tiktoken/lite)`,
+    ...fileSizes(nm("tiktoken/lite/tiktoken_bg.wasm")),
+  },
+  {
+    what: `tiktoken ${version("tiktoken")} full \`.wasm\` (with its encodings)`,
+    ...fileSizes(nm("tiktoken/tiktoken_bg.wasm")),
+  },
+  {
+    what: `@langchain/core ${version("@langchain/core")} dist, \`.js\` only (ESM)`,
+    ...dirSizes(nm("@langchain/core/dist"), (p) => p.endsWith(".js")),
+  },
+  {
+    what: `@langchain/core ${version("@langchain/core")} dist as shipped (all files)`,
+    ...dirSizes(nm("@langchain/core/dist")),
+  },
+  {
+    what: `langchain ${version("langchain")} dist, \`.js\` only (ESM)`,
+    ...dirSizes(nm("langchain/dist"), (p) => p.endsWith(".js")),
+  },
 ];
 function sumSizes(list) {
-  return list.reduce((a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, files: a.files + b.files }), { raw: 0, gzip: 0, files: 0 });
+  return list.reduce((a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, files: a.files + b.files }), {
+    raw: 0,
+    gzip: 0,
+    files: 0,
+  });
 }
 
 log("node init");
 const INIT_RUNS = quick ? 3 : 7;
 const initTargets = [
   { what: "contextfold (import: reads and instantiates the wasm)", code: `await import("contextfold")` },
-  { what: "contextfold, import + first call (`estimateTokens`)", code: `const m = await import("contextfold"); m.estimateTokens("hello world")` },
+  {
+    what: "contextfold, import + first call (`estimateTokens`)",
+    code: `const m = await import("contextfold"); m.estimateTokens("hello world")`,
+  },
   { what: "tiktoken lite (import: instantiates its wasm)", code: `await import("tiktoken/lite")` },
   {
     what: "tiktoken lite + o200k_base ranks (ready to count)",
@@ -157,9 +202,16 @@ function median(xs) {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
-const ms = (x) => (x == null ? "n/a" : x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`);
-const ratio = (a, b) => (a == null || b == null || b === 0 ? "n/a" : `${(a / b).toFixed(a / b >= 10 ? 0 : a / b < 0.1 ? 2 : 1)}x`);
-const kb = (b) => (b >= 10 * 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(0)} MiB` : b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : `${(b / 1024).toFixed(1)} KiB`);
+const ms = (x) =>
+  x == null ? "n/a" : x >= 100 ? `${x.toFixed(0)} ms` : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(2)} ms`;
+const ratio = (a, b) =>
+  a == null || b == null || b === 0 ? "n/a" : `${(a / b).toFixed(a / b >= 10 ? 0 : a / b < 0.1 ? 2 : 1)}x`;
+const kb = (b) =>
+  b >= 10 * 1024 * 1024
+    ? `${(b / 1024 / 1024).toFixed(0)} MiB`
+    : b >= 1024 * 1024
+      ? `${(b / 1024 / 1024).toFixed(1)} MiB`
+      : `${(b / 1024).toFixed(1)} KiB`;
 const num = (n) => n.toLocaleString("en-US");
 const us = (x) => (x == null ? "n/a" : `${x.toFixed(1)} µs`);
 
@@ -196,7 +248,10 @@ md.push(
   "| input | msgs | bytes | iter | floor | compact `sections` | compact `budget` | LangChain convert | `trimMessages` | `summarizationMiddleware` | `budget` / `trimMessages` | `sections` / `summarizationMiddleware` |",
   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 );
-const cell = (r, s) => (r.results[s]?.error ? `error \`${r.results[s].error}\`` : `${ms(r.medians[s])} (${ratio(r.medians[s], r.medians.floor)})`);
+const cell = (r, s) =>
+  r.results[s]?.error
+    ? `error \`${r.results[s].error}\``
+    : `${ms(r.medians[s])} (${ratio(r.medians[s], r.medians.floor)})`;
 for (const r of overhead) {
   const m = r.medians;
   const lcTrim = m.lcTrim == null ? null : m.lcTrim + m.lcConvert;
@@ -209,21 +264,42 @@ for (const r of overhead) {
 }
 md.push("", "(x) = times the floor of the same input. The last two columns: below 1x, contextfold is faster.", "");
 md.push("What each contender produced (messages after; contextfold: summary calls made):", "");
-md.push("| input | `sections` | `window` | `tiers` | `budget` | `trimMessages` | `summarizationMiddleware` |", "|---|---|---|---|---|---|---|");
+md.push(
+  "| input | `sections` | `window` | `tiers` | `budget` | `trimMessages` | `summarizationMiddleware` |",
+  "|---|---|---|---|---|---|---|",
+);
 for (const r of overhead) {
-  const c = (s) => (r.results[s]?.error ? `error \`${r.results[s].error}\`` : r.results[s] ? `${num(r.results[s].afterMessages)} msgs, ${r.results[s].calls} calls` : "n/a");
-  md.push(`| ${r.name} | ${c("sections")} | ${c("window")} | ${c("tiers")} | ${c("budget")} | ${r.results.lcTrim ? `${num(r.results.lcTrim.afterMessages)} msgs` : "n/a"} | ${r.results.lcSummarize ? `${num(r.results.lcSummarize.afterMessages)} msgs, 1 call` : "n/a"} |`);
+  const c = (s) =>
+    r.results[s]?.error
+      ? `error \`${r.results[s].error}\``
+      : r.results[s]
+        ? `${num(r.results[s].afterMessages)} msgs, ${r.results[s].calls} calls`
+        : "n/a";
+  md.push(
+    `| ${r.name} | ${c("sections")} | ${c("window")} | ${c("tiers")} | ${c("budget")} | ${r.results.lcTrim ? `${num(r.results.lcTrim.afterMessages)} msgs` : "n/a"} | ${r.results.lcSummarize ? `${num(r.results.lcSummarize.afterMessages)} msgs, 1 call` : "n/a"} |`,
+  );
 }
 md.push("");
 
 md.push("## Scaling: time per message", "");
 md.push("The synthetic chains above; per-message time should stay flat from 1k to 100k messages.", "");
 const syn = overhead.filter((r) => r.input.startsWith("synthetic:"));
-md.push(`| contender | ${syn.map((r) => r.name.replace("synthetic ", "") + " msgs").join(" | ")} | ${syn.length > 1 ? `${syn[syn.length - 1].name.replace("synthetic ", "")} / ${syn[0].name.replace("synthetic ", "")} per message |` : ""}`);
+md.push(
+  `| contender | ${syn.map((r) => r.name.replace("synthetic ", "") + " msgs").join(" | ")} | ${syn.length > 1 ? `${syn[syn.length - 1].name.replace("synthetic ", "")} / ${syn[0].name.replace("synthetic ", "")} per message |` : ""}`,
+);
 md.push(`|---|${syn.map(() => "---:").join("|")}|${syn.length > 1 ? "---:|" : ""}`);
 const perMsg = (r, key) => {
   const m = r.medians;
-  const v = key === "lcTrim" ? (m.lcTrim == null ? null : m.lcTrim + m.lcConvert) : key === "lcSummarize" ? (m.lcSummarize == null ? null : m.lcSummarize + m.lcConvert) : m[key];
+  const v =
+    key === "lcTrim"
+      ? m.lcTrim == null
+        ? null
+        : m.lcTrim + m.lcConvert
+      : key === "lcSummarize"
+        ? m.lcSummarize == null
+          ? null
+          : m.lcSummarize + m.lcConvert
+        : m[key];
   return v == null ? null : (v * 1000) / r.messages;
 };
 for (const [key, label] of [
@@ -236,7 +312,9 @@ for (const [key, label] of [
   ["lcSummarize", "LangChain `summarizationMiddleware`"],
 ]) {
   const vals = syn.map((r) => perMsg(r, key));
-  md.push(`| ${label} | ${vals.map(us).join(" | ")} | ${syn.length > 1 ? `${ratio(vals[vals.length - 1], vals[0])} |` : ""}`);
+  md.push(
+    `| ${label} | ${vals.map(us).join(" | ")} | ${syn.length > 1 ? `${ratio(vals[vals.length - 1], vals[0])} |` : ""}`,
+  );
 }
 md.push("");
 
@@ -260,7 +338,10 @@ for (const w of waves) {
       continue;
     }
     // The same calls whatever the concurrency; say so if a run made others.
-    const calls = new Set([r.c1.calls, r.default.calls, r.all.calls]).size === 1 ? `${r.default.calls}` : `${r.c1.calls} / ${r.default.calls} / ${r.all.calls}`;
+    const calls =
+      new Set([r.c1.calls, r.default.calls, r.all.calls]).size === 1
+        ? `${r.default.calls}`
+        : `${r.c1.calls} / ${r.default.calls} / ${r.all.calls}`;
     md.push(
       `| ${w.name} | ${r.strategy} | ${calls} | ${r.default.waves} | ${ms(r.c1.ms)} | ${ms(r.default.ms)} | ${ms(r.all.ms)} | ` +
         `${r.default.calls ? ratio(r.default.ms, r.c1.ms) : "n/a"} | ${r.default.calls ? ratio(r.all.ms, r.c1.ms) : "n/a"} |`,
@@ -276,7 +357,10 @@ md.push(
     `Both include the same parse into sections and a small outline back. Median of ${crossing.iterations}, alternating the order, after a warm-up.`,
   "",
 );
-md.push("| messages | JSON bytes | `JSON.stringify` alone | JSON text (stringify + read) | objects (serde-wasm-bindgen) | objects / JSON text |", "|---:|---:|---:|---:|---:|---:|");
+md.push(
+  "| messages | JSON bytes | `JSON.stringify` alone | JSON text (stringify + read) | objects (serde-wasm-bindgen) | objects / JSON text |",
+  "|---:|---:|---:|---:|---:|---:|",
+);
 md.push(
   `| ${num(crossing.messages)} | ${kb(crossing.bytes)} | ${ms(crossing.medians.stringify)} | ${ms(crossing.medians.jsonText)} | ${ms(crossing.medians.objects)} | ${ratio(crossing.medians.objects, crossing.medians.jsonText)} |`,
 );
@@ -292,10 +376,15 @@ md.push(
     "RSS: the process before the compaction and its peak (`maxRSS`, which also covers loading the chain); wasm heap: `memory.buffer` size (a high-water mark: wasm memory never shrinks).",
   "",
 );
-md.push("| input | JSON bytes | RSS, chain loaded | peak RSS | peak RSS - loaded | wasm heap before | wasm heap after | wasm growth / input |", "|---|---:|---:|---:|---:|---:|---:|---:|");
+md.push(
+  "| input | JSON bytes | RSS, chain loaded | peak RSS | peak RSS - loaded | wasm heap before | wasm heap after | wasm growth / input |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|",
+);
 for (const r of overhead) {
   const m = r.memory;
-  md.push(`| ${r.name} | ${kb(r.bytes)} | ${kb(m.rssBefore)} | ${kb(m.peakAfter)} | ${kb(Math.max(0, m.peakAfter - m.rssBefore))} | ${kb(m.wasmBefore)} | ${kb(m.wasmAfter)} | ${ratio(m.wasmAfter - m.wasmBefore, r.bytes)} |`);
+  md.push(
+    `| ${r.name} | ${kb(r.bytes)} | ${kb(m.rssBefore)} | ${kb(m.peakAfter)} | ${kb(Math.max(0, m.peakAfter - m.rssBefore))} | ${kb(m.wasmBefore)} | ${kb(m.wasmAfter)} | ${ratio(m.wasmAfter - m.wasmBefore, r.bytes)} |`,
+  );
 }
 md.push("");
 
@@ -306,9 +395,13 @@ for (const s of sizes) md.push(`| ${s.what} | ${s.files} | ${kb(s.raw)} | ${kb(s
 md.push("", "Directory sizes sum the gzip size of each file (what a CDN serves one by one).", "");
 
 md.push("## Node init time", "");
-md.push(`A fresh \`node -e\` per run: time from before the first \`import()\` to after it resolves (and the extra step shown); median of ${INIT_RUNS} runs.`, "");
+md.push(
+  `A fresh \`node -e\` per run: time from before the first \`import()\` to after it resolves (and the extra step shown); median of ${INIT_RUNS} runs.`,
+  "",
+);
 md.push("| module | median | min - max | vs contextfold |", "|---|---:|---:|---:|");
-for (const t of init) md.push(`| ${t.what} | ${ms(t.median)} | ${ms(t.min)} - ${ms(t.max)} | ${ratio(t.median, init[0].median)} |`);
+for (const t of init)
+  md.push(`| ${t.what} | ${ms(t.median)} | ${ms(t.min)} - ${ms(t.max)} | ${ratio(t.median, init[0].median)} |`);
 md.push("");
 
 md.push("## Token estimate accuracy vs gpt-tokenizer (o200k_base)", "");

@@ -75,7 +75,9 @@ export function table(summary) {
     "|---|---:|---:|---:|---:|---:|",
   ];
   for (const [k, s] of Object.entries(summary)) {
-    lines.push(`| ${k} | ${s.messages} | ${(s.meanAbs * 100).toFixed(1)}% | ${pct(s.bias)} | ${pct(s.worst)} | ${pct(s.total)} |`);
+    lines.push(
+      `| ${k} | ${s.messages} | ${(s.meanAbs * 100).toFixed(1)}% | ${pct(s.bias)} | ${pct(s.worst)} | ${pct(s.total)} |`,
+    );
   }
   return lines.join("\n");
 }

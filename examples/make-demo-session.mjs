@@ -18,9 +18,9 @@
 // (DIR/before) and leaves it (DIR/after), to check the simulated tool outputs against
 // the real tools (npm install; npx vitest run; npx tsc --noEmit; npx eslint src test).
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 // ---------------------------------------------------------------------------
 // Deterministic helpers
@@ -40,9 +40,9 @@ const random = mulberry32(20240311);
 const pick = (items) => items[Math.floor(random() * items.length)];
 const between = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 function callId() {
-  let id = 'call_';
+  let id = "call_";
   for (let i = 0; i < 24; i++) id += ALNUM[Math.floor(random() * ALNUM.length)];
   return id;
 }
@@ -55,15 +55,15 @@ function code(strings, ...values) {
   values.forEach((value, i) => {
     text += value + strings.raw[i + 1];
   });
-  text = text.replace(/\\`/g, '`').replace(/\\\$\{/g, '${');
-  const lines = text.replace(/^\n/, '').split('\n');
-  const indents = lines.filter((l) => l.trim() !== '').map((l) => l.match(/^ */)[0].length);
+  text = text.replace(/\\`/g, "`").replace(/\\\$\{/g, "${");
+  const lines = text.replace(/^\n/, "").split("\n");
+  const indents = lines.filter((l) => l.trim() !== "").map((l) => l.match(/^ */)[0].length);
   const cut = Math.min(...indents);
   return (
     lines
-      .map((l) => l.slice(cut).replace(/[ \t]+$/, ''))
-      .join('\n')
-      .replace(/\s+$/, '') + '\n'
+      .map((l) => l.slice(cut).replace(/[ \t]+$/, ""))
+      .join("\n")
+      .replace(/\s+$/, "") + "\n"
   );
 }
 
@@ -80,7 +80,7 @@ function writeProject(dir, contents) {
 const DAY_MS = 86_400_000;
 
 function utcDay(text) {
-  const [y, m, d] = text.split('-').map(Number);
+  const [y, m, d] = text.split("-").map(Number);
   return Date.UTC(y, m - 1, d);
 }
 
@@ -100,7 +100,7 @@ function isoWeek(text, buggy = false) {
   return { year, week };
 }
 
-const weekLabel = ({ year, week }) => `${year}-W${String(week).padStart(2, '0')}`;
+const weekLabel = ({ year, week }) => `${year}-W${String(week).padStart(2, "0")}`;
 
 function weeksInYear(year, buggy = false) {
   return isoWeek(`${year}-12-28`, buggy).week;
@@ -110,37 +110,37 @@ function weeksInYear(year, buggy = false) {
 // The fixture export: six weeks of entries, some on weekends
 
 const PROJECTS = {
-  'acme-portal': ['frontend', 'code review', 'bugfix', 'standup', 'planning'],
-  'globex-billing': ['invoicing api', 'migration', 'code review', 'support'],
-  'initech-api': ['rate limiter', 'on-call', 'docs', 'load testing'],
-  internal: ['hiring', 'tooling', '1:1s', 'learning'],
+  "acme-portal": ["frontend", "code review", "bugfix", "standup", "planning"],
+  "globex-billing": ["invoicing api", "migration", "code review", "support"],
+  "initech-api": ["rate limiter", "on-call", "docs", "load testing"],
+  internal: ["hiring", "tooling", "1:1s", "learning"],
 };
 
 const NOTES = [
-  'Paired with Dana on the session refresh flow',
-  'Fixed flaky e2e test in checkout',
-  'Reviewed PR #388, mostly naming',
-  'Sprint planning, estimates for Q2 epics',
-  'Investigated timeout spikes, see incident notes',
-  'Wrote migration for invoice_lines.currency',
-  'Customer call about duplicate charges',
-  'Updated runbook for the token bucket limiter',
-  'Load test at 2k rps, p99 ok',
-  'Interview: backend candidate',
-  'Upgraded vitest and eslint config',
-  'Read up on ISO week dates',
-  'Triage of support queue',
-  'Refactored pricing rules, no behaviour change',
-  'Docs for the /v2/limits endpoint',
-  '',
-  '',
-  '',
+  "Paired with Dana on the session refresh flow",
+  "Fixed flaky e2e test in checkout",
+  "Reviewed PR #388, mostly naming",
+  "Sprint planning, estimates for Q2 epics",
+  "Investigated timeout spikes, see incident notes",
+  "Wrote migration for invoice_lines.currency",
+  "Customer call about duplicate charges",
+  "Updated runbook for the token bucket limiter",
+  "Load test at 2k rps, p99 ok",
+  "Interview: backend candidate",
+  "Upgraded vitest and eslint config",
+  "Read up on ISO week dates",
+  "Triage of support queue",
+  "Refactored pricing rules, no behaviour change",
+  "Docs for the /v2/limits endpoint",
+  "",
+  "",
+  "",
 ];
 
 const QUOTED_NOTES = [
   'Reviewed "retry" logic, left comments',
   'Demo for Acme, they asked about "export to PDF"',
-  'Standup, blockers: staging, VPN',
+  "Standup, blockers: staging, VPN",
   'Fixed rounding in totals, see "billing edge cases" doc',
 ];
 
@@ -151,15 +151,15 @@ function durationText(minutes) {
   const m = minutes % 60;
   switch (between(0, 4)) {
     case 0:
-      return h ? `${h}h${m ? `${m}m` : ''}` : `${m}m`;
+      return h ? `${h}h${m ? `${m}m` : ""}` : `${m}m`;
     case 1:
-      return `${h}:${String(m).padStart(2, '0')}`;
+      return `${h}:${String(m).padStart(2, "0")}`;
     case 2:
       return m % 15 === 0 ? `${minutes / 60}h` : `${minutes}m`;
     case 3:
       return `${minutes}m`;
     default:
-      return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}:00`;
+      return `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:00`;
   }
 }
 
@@ -169,7 +169,7 @@ function csvField(text) {
 
 function makeEntries() {
   const entries = [];
-  const first = utcDay('2024-02-05');
+  const first = utcDay("2024-02-05");
   for (let d = 0; d < 63; d++) {
     const day = dayText(first + d * DAY_MS);
     const weekday = new Date(first + d * DAY_MS).getUTCDay();
@@ -191,9 +191,9 @@ function makeEntries() {
 const ENTRIES = makeEntries();
 
 const ENTRIES_CSV =
-  'date,project,task,duration,notes\n' +
-  ENTRIES.map((e) => [e.day, e.project, csvField(e.task), e.duration, csvField(e.notes)].join(',')).join('\n') +
-  '\n';
+  "date,project,task,duration,notes\n" +
+  ENTRIES.map((e) => [e.day, e.project, csvField(e.task), e.duration, csvField(e.notes)].join(",")).join("\n") +
+  "\n";
 
 function totalsByWeek(buggy) {
   const totals = {};
@@ -208,15 +208,15 @@ const TOTALS_BUGGY = totalsByWeek(true);
 const TOTALS_FIXED = totalsByWeek(false);
 
 function totalsLiteral(totals, indent) {
-  const pad = ' '.repeat(indent);
+  const pad = " ".repeat(indent);
   return `{\n${Object.entries(totals)
     .map(([week, minutes]) => `${pad}  '${week}': ${minutes},`)
-    .join('\n')}\n${pad}}`;
+    .join("\n")}\n${pad}}`;
 }
 
-const SUNDAY_ROWS = ENTRIES_CSV.split('\n')
+const SUNDAY_ROWS = ENTRIES_CSV.split("\n")
   .slice(1)
-  .filter((line) => line && new Date(utcDay(line.split(',')[0])).getUTCDay() === 0);
+  .filter((line) => line && new Date(utcDay(line.split(",")[0])).getUTCDay() === 0);
 
 // ---------------------------------------------------------------------------
 // The project as the session finds it
@@ -229,44 +229,44 @@ function addFile(path, text) {
 }
 
 addFile(
-  'package.json',
+  "package.json",
   JSON.stringify(
     {
-      name: 'tallyho',
-      version: '0.4.2',
-      description: 'Turn CSV time-tracking exports (Toggl, Clockify, Harvest) into weekly reports',
-      license: 'MIT',
-      type: 'module',
-      bin: { tallyho: 'dist/cli.js' },
-      main: 'dist/index.js',
-      types: 'dist/index.d.ts',
-      files: ['dist'],
+      name: "tallyho",
+      version: "0.4.2",
+      description: "Turn CSV time-tracking exports (Toggl, Clockify, Harvest) into weekly reports",
+      license: "MIT",
+      type: "module",
+      bin: { tallyho: "dist/cli.js" },
+      main: "dist/index.js",
+      types: "dist/index.d.ts",
+      files: ["dist"],
       scripts: {
-        build: 'tsc -p tsconfig.build.json',
-        test: 'vitest run',
-        'test:watch': 'vitest',
-        typecheck: 'tsc --noEmit',
-        lint: 'eslint src test',
-        prepublishOnly: 'npm run typecheck && npm run lint && npm test && npm run build',
+        build: "tsc -p tsconfig.build.json",
+        test: "vitest run",
+        "test:watch": "vitest",
+        typecheck: "tsc --noEmit",
+        lint: "eslint src test",
+        prepublishOnly: "npm run typecheck && npm run lint && npm test && npm run build",
       },
-      engines: { node: '>=18' },
+      engines: { node: ">=18" },
       devDependencies: {
-        '@types/node': '^20.11.30',
-        '@typescript-eslint/eslint-plugin': '^7.4.0',
-        '@typescript-eslint/parser': '^7.4.0',
-        eslint: '^8.57.0',
-        tsx: '^4.7.1',
-        typescript: '^5.4.3',
-        vitest: '^1.6.0',
+        "@types/node": "^20.11.30",
+        "@typescript-eslint/eslint-plugin": "^7.4.0",
+        "@typescript-eslint/parser": "^7.4.0",
+        eslint: "^8.57.0",
+        tsx: "^4.7.1",
+        typescript: "^5.4.3",
+        vitest: "^1.6.0",
       },
     },
     null,
     2,
-  ) + '\n',
+  ) + "\n",
 );
 
 addFile(
-  'tsconfig.json',
+  "tsconfig.json",
   code`
   {
     "compilerOptions": {
@@ -288,7 +288,7 @@ addFile(
 );
 
 addFile(
-  'tsconfig.build.json',
+  "tsconfig.build.json",
   code`
   {
     "extends": "./tsconfig.json",
@@ -299,7 +299,7 @@ addFile(
 );
 
 addFile(
-  '.eslintrc.cjs',
+  ".eslintrc.cjs",
   code`
   module.exports = {
     root: true,
@@ -316,7 +316,7 @@ addFile(
 );
 
 addFile(
-  'vitest.config.ts',
+  "vitest.config.ts",
   code`
   import { defineConfig } from 'vitest/config';
 
@@ -331,7 +331,7 @@ addFile(
 );
 
 addFile(
-  'src/csv.ts',
+  "src/csv.ts",
   code`
   /**
    * A small RFC 4180 CSV reader, enough for the exports of Toggl, Clockify and Harvest.
@@ -477,7 +477,7 @@ addFile(
 );
 
 addFile(
-  'src/duration.ts',
+  "src/duration.ts",
   code`
   /**
    * Durations as the exporters write them, in whole minutes.
@@ -552,7 +552,7 @@ addFile(
 );
 
 addFile(
-  'src/week.ts',
+  "src/week.ts",
   code`
   /**
    * ISO 8601 week dates, without a date library (we dropped date-fns in 0.4.0 to keep
@@ -659,7 +659,7 @@ addFile(
 );
 
 addFile(
-  'src/entries.ts',
+  "src/entries.ts",
   code`
   /**
    * Time entries normalised from the exports we support. Column names differ between
@@ -760,7 +760,7 @@ addFile(
 );
 
 addFile(
-  'src/aggregate.ts',
+  "src/aggregate.ts",
   code`
   /** Grouping entries into the rows of a report. */
 
@@ -852,7 +852,7 @@ addFile(
 );
 
 addFile(
-  'src/report.ts',
+  "src/report.ts",
   code`
   /** Rendering report rows as an aligned text table, CSV or JSON. */
 
@@ -973,7 +973,7 @@ addFile(
 );
 
 addFile(
-  'src/cli.ts',
+  "src/cli.ts",
   code`
   #!/usr/bin/env node
   /** The \`tallyho\` command line. */
@@ -1122,7 +1122,7 @@ addFile(
 );
 
 addFile(
-  'src/index.ts',
+  "src/index.ts",
   code`
   export { CsvError, parseCsv, toRecords, type CsvOptions } from './csv.js';
   export { DurationError, formatClock, formatHours, parseDuration, toHours } from './duration.js';
@@ -1146,7 +1146,7 @@ addFile(
 );
 
 addFile(
-  'test/helpers.ts',
+  "test/helpers.ts",
   code`
   /** URL of a file in fixtures/, for readFileSync. */
   export function fixture(name: string): URL {
@@ -1156,7 +1156,7 @@ addFile(
 );
 
 addFile(
-  'test/csv.test.ts',
+  "test/csv.test.ts",
   code`
   import { readFileSync } from 'node:fs';
   import { describe, expect, it } from 'vitest';
@@ -1247,7 +1247,7 @@ addFile(
 );
 
 addFile(
-  'test/duration.test.ts',
+  "test/duration.test.ts",
   code`
   import { describe, expect, it } from 'vitest';
   import { DurationError, formatClock, formatHours, parseDuration, toHours } from '../src/duration.js';
@@ -1319,33 +1319,44 @@ addFile(
 // week.test.ts is built from data so that the failures in the test logs below are the
 // ones the shipped isoWeek really produces.
 const ISO_CASES = [
-  { name: 'returns week 10 for a Wednesday in March', day: '2024-03-06', year: 2024, week: 10 },
-  { name: 'treats Sunday as the last day of the ISO week', day: '2024-03-10', year: 2024, week: 10 },
-  { name: 'puts 2024-12-30 in week 1 of 2025', day: '2024-12-30', year: 2025, week: 1 },
-  { name: 'puts 2021-01-03 in week 53 of 2020', day: '2021-01-03', year: 2020, week: 53 },
-  { name: 'week 1 holds the first Thursday of the year', day: '2021-01-07', year: 2021, week: 1 },
+  { name: "returns week 10 for a Wednesday in March", day: "2024-03-06", year: 2024, week: 10 },
+  { name: "treats Sunday as the last day of the ISO week", day: "2024-03-10", year: 2024, week: 10 },
+  { name: "puts 2024-12-30 in week 1 of 2025", day: "2024-12-30", year: 2025, week: 1 },
+  { name: "puts 2021-01-03 in week 53 of 2020", day: "2021-01-03", year: 2020, week: 53 },
+  { name: "week 1 holds the first Thursday of the year", day: "2021-01-07", year: 2021, week: 1 },
 ];
 
 const REFERENCE_DAYS = [
-  '2024-01-01', '2024-02-29', '2024-06-15', '2024-12-29', '2022-01-01', '2022-01-02',
-  '2023-01-01', '2023-01-02', '2025-12-28', '2025-12-29', '2026-01-04', '2026-12-31',
-  '2027-01-03', '2019-12-30',
+  "2024-01-01",
+  "2024-02-29",
+  "2024-06-15",
+  "2024-12-29",
+  "2022-01-01",
+  "2022-01-02",
+  "2023-01-01",
+  "2023-01-02",
+  "2025-12-28",
+  "2025-12-29",
+  "2026-01-04",
+  "2026-12-31",
+  "2027-01-03",
+  "2019-12-30",
 ];
 const REFERENCE = REFERENCE_DAYS.map((day) => [day, weekLabel(isoWeek(day))]);
 const WEEKS_IN_YEARS = [2020, 2021, 2024, 2026];
 
 // The fixed implementation must agree with known ISO weeks.
 for (const [day, label] of [
-  ['2021-01-03', '2020-W53'],
-  ['2024-12-30', '2025-W01'],
-  ['2023-01-01', '2022-W52'],
-  ['2026-12-31', '2026-W53'],
+  ["2021-01-03", "2020-W53"],
+  ["2024-12-30", "2025-W01"],
+  ["2023-01-01", "2022-W52"],
+  ["2026-12-31", "2026-W53"],
 ]) {
   if (weekLabel(isoWeek(day)) !== label) throw new Error(`isoWeek(${day}) is not ${label}`);
 }
 
 addFile(
-  'test/week.test.ts',
+  "test/week.test.ts",
   code`
   import { describe, expect, it } from 'vitest';
   import {
@@ -1361,7 +1372,7 @@ addFile(
 
   // Checked against https://www.epochconverter.com/weeks and Python's date.isocalendar().
   const REFERENCE: Array<[string, string]> = [
-  ${REFERENCE.map(([day, label]) => `  ['${day}', '${label}'],`).join('\n  ')}
+  ${REFERENCE.map(([day, label]) => `  ['${day}', '${label}'],`).join("\n  ")}
   ];
 
   describe('parseDay', () => {
@@ -1387,7 +1398,7 @@ addFile(
       expect(isoWeek(parseDay('${c.day}'))).toEqual({ year: ${c.year}, week: ${c.week} });
     });
   `,
-  ).join('\n  ')}
+  ).join("\n  ")}
     it('matches the reference table', () => {
       for (const [day, week] of REFERENCE) {
         expect(formatWeek(isoWeek(parseDay(day))), day).toBe(week);
@@ -1397,7 +1408,7 @@ addFile(
 
   describe('weeksInYear', () => {
     it('counts 53 weeks in 2020 and 2026, 52 in 2021 and 2024', () => {
-      expect(${JSON.stringify(WEEKS_IN_YEARS).replace(/,/g, ', ')}.map(weeksInYear)).toEqual([${WEEKS_IN_YEARS.map((y) => weeksInYear(y)).join(', ')}]);
+      expect(${JSON.stringify(WEEKS_IN_YEARS).replace(/,/g, ", ")}.map(weeksInYear)).toEqual([${WEEKS_IN_YEARS.map((y) => weeksInYear(y)).join(", ")}]);
     });
   });
 
@@ -1439,7 +1450,7 @@ addFile(
 );
 
 addFile(
-  'test/entries.test.ts',
+  "test/entries.test.ts",
   code`
   import { describe, expect, it } from 'vitest';
   import { EntryError, filterProject, loadEntries, readEntries } from '../src/entries.js';
@@ -1499,7 +1510,7 @@ const AGGREGATE_SNAPSHOT_OLD = `    expect(totalsByWeek(entries)).toEqual(${tota
 const AGGREGATE_SNAPSHOT_NEW = `    expect(totalsByWeek(entries)).toEqual(${totalsLiteral(TOTALS_FIXED, 4)});`;
 
 addFile(
-  'test/aggregate.test.ts',
+  "test/aggregate.test.ts",
   code`
   import { readFileSync } from 'node:fs';
   import { describe, expect, it } from 'vitest';
@@ -1566,11 +1577,11 @@ addFile(
   __SNAPSHOT__
     });
   });
-  `.replace('__SNAPSHOT__', AGGREGATE_SNAPSHOT_OLD),
+  `.replace("__SNAPSHOT__", AGGREGATE_SNAPSHOT_OLD),
 );
 
 addFile(
-  'test/report.test.ts',
+  "test/report.test.ts",
   code`
   import { describe, expect, it } from 'vitest';
   import { groupEntries } from '../src/aggregate.js';
@@ -1639,7 +1650,7 @@ addFile(
 );
 
 addFile(
-  'test/cli.test.ts',
+  "test/cli.test.ts",
   code`
   import { describe, expect, it } from 'vitest';
   import { parseArgs, run, USAGE, UsageError, type Io } from '../src/cli.js';
@@ -1724,24 +1735,24 @@ addFile(
   `,
 );
 
-addFile('fixtures/entries.csv', ENTRIES_CSV);
+addFile("fixtures/entries.csv", ENTRIES_CSV);
 
 addFile(
-  'fixtures/harvest-export.csv',
+  "fixtures/harvest-export.csv",
   [
-    'Date,Client,Project,Project Code,Task,Notes,Hours,Hours Rounded,Billable?,Invoiced?,First Name,Last Name,Roles,Employee?',
-    '2024-03-04,Initech,initech-api,INI-API,Development,Token bucket refill fix,2.5,2.5,Yes,No,Alex,Moreau,Engineering,Yes',
-    '2024-03-04,Initech,initech-api,INI-API,Code review,,0.5,0.5,Yes,No,Alex,Moreau,Engineering,Yes',
+    "Date,Client,Project,Project Code,Task,Notes,Hours,Hours Rounded,Billable?,Invoiced?,First Name,Last Name,Roles,Employee?",
+    "2024-03-04,Initech,initech-api,INI-API,Development,Token bucket refill fix,2.5,2.5,Yes,No,Alex,Moreau,Engineering,Yes",
+    "2024-03-04,Initech,initech-api,INI-API,Code review,,0.5,0.5,Yes,No,Alex,Moreau,Engineering,Yes",
     '2024-03-05,Initech,initech-api,INI-API,Development,"Pairing on ""retry"" backoff, see PR #412",3.25,3.25,Yes,No,Alex,Moreau,Engineering,Yes',
     '2024-03-05,Acme Corp,acme-portal,ACM-WEB,Meetings,"Standup, planning",0.75,0.75,No,No,Alex,Moreau,Engineering,Yes',
     '2024-03-06,Acme Corp,acme-portal,ACM-WEB,Development,"Checkout form: validation\nand error states",4,4,Yes,No,Alex,Moreau,Engineering,Yes',
-    '2024-03-06,Internal,internal,INT,Hiring,Interview (backend),0.7,0.75,No,No,Alex,Moreau,Engineering,Yes',
-    '',
-  ].join('\n'),
+    "2024-03-06,Internal,internal,INT,Hiring,Interview (backend),0.7,0.75,No,No,Alex,Moreau,Engineering,Yes",
+    "",
+  ].join("\n"),
 );
 
 addFile(
-  'README.md',
+  "README.md",
   code`
   # tallyho
 
@@ -1832,7 +1843,7 @@ addFile(
 );
 
 addFile(
-  'CHANGELOG.md',
+  "CHANGELOG.md",
   code`
   # Changelog
 
@@ -1883,7 +1894,7 @@ addFile(
 // ---------------------------------------------------------------------------
 // Simulated tools
 
-const ROOT = '/home/dev/tallyho';
+const ROOT = "/home/dev/tallyho";
 
 // Like `code`, without dedenting: for edit strings, whose indentation is exact.
 function snippet(strings, ...values) {
@@ -1892,15 +1903,15 @@ function snippet(strings, ...values) {
     text += value + strings.raw[i + 1];
   });
   return text
-    .replace(/\\`/g, '`')
-    .replace(/\\\$\{/g, '${')
-    .replace(/^\n/, '')
-    .replace(/\n$/, '');
+    .replace(/\\`/g, "`")
+    .replace(/\\\$\{/g, "${")
+    .replace(/^\n/, "")
+    .replace(/\n$/, "");
 }
 
 function linesOf(text) {
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
 
@@ -1909,7 +1920,7 @@ function numbered(text, from = 1, count = Infinity) {
     .map((line, i) => [i + 1, line])
     .filter(([n]) => n >= from && n < from + count)
     .map(([n, line]) => `${String(n).padStart(6)}\t${line}`)
-    .join('\n');
+    .join("\n");
 }
 
 /** Line edits turning `a` into `b` (LCS): [' ' | '-' | '+', line]. */
@@ -1927,25 +1938,25 @@ function lineDiff(a, b) {
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) {
-      ops.push([' ', a[i++]]);
+      ops.push([" ", a[i++]]);
       j++;
     } else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-      ops.push(['-', a[i++]]);
+      ops.push(["-", a[i++]]);
     } else {
-      ops.push(['+', b[j++]]);
+      ops.push(["+", b[j++]]);
     }
   }
   return ops;
 }
 
 function listDir({ path }) {
-  const prefix = path === '.' || path === '' ? '' : path.replace(/\/$/, '') + '/';
+  const prefix = path === "." || path === "" ? "" : path.replace(/\/$/, "") + "/";
   const dirs = new Map();
   const entries = [];
   for (const [file, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
     if (!file.startsWith(prefix)) continue;
     const rest = file.slice(prefix.length);
-    const slash = rest.indexOf('/');
+    const slash = rest.indexOf("/");
     if (slash >= 0) {
       const dir = rest.slice(0, slash + 1);
       dirs.set(dir, (dirs.get(dir) ?? 0) + 1);
@@ -1953,14 +1964,16 @@ function listDir({ path }) {
       entries.push(`${rest.padEnd(24)}${String(Buffer.byteLength(text)).padStart(7)} B`);
     }
   }
-  if (prefix === '') {
-    dirs.set('.git/', null);
-    dirs.set('node_modules/', null);
+  if (prefix === "") {
+    dirs.set(".git/", null);
+    dirs.set("node_modules/", null);
   }
   const dirLines = [...dirs]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([dir, count]) => `${dir.padEnd(24)}${count === null ? '      (ignored)' : `${String(count).padStart(7)} files`}`);
-  return `${ROOT}/${prefix}\n${[...dirLines, ...entries].join('\n')}`;
+    .map(
+      ([dir, count]) => `${dir.padEnd(24)}${count === null ? "      (ignored)" : `${String(count).padStart(7)} files`}`,
+    );
+  return `${ROOT}/${prefix}\n${[...dirLines, ...entries].join("\n")}`;
 }
 
 function readFile({ path, offset, limit }) {
@@ -1969,17 +1982,17 @@ function readFile({ path, offset, limit }) {
   return numbered(text, offset ?? 1, limit ?? Infinity);
 }
 
-function grep({ pattern, path = '.' }) {
+function grep({ pattern, path = "." }) {
   const regex = new RegExp(pattern);
-  const prefix = path === '.' ? '' : path.replace(/\/$/, '');
+  const prefix = path === "." ? "" : path.replace(/\/$/, "");
   const hits = [];
   for (const [file, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
-    if (prefix && file !== prefix && !file.startsWith(prefix + '/')) continue;
+    if (prefix && file !== prefix && !file.startsWith(prefix + "/")) continue;
     linesOf(text).forEach((line, i) => {
       if (regex.test(line)) hits.push(`${file}:${i + 1}:${line}`);
     });
   }
-  return hits.length ? hits.join('\n') : 'No matches found.';
+  return hits.length ? hits.join("\n") : "No matches found.";
 }
 
 function editFile({ path, old_string: oldText, new_string: newText }) {
@@ -1990,9 +2003,9 @@ function editFile({ path, old_string: oldText, new_string: newText }) {
     throw new Error(`edit_file: old_string must occur exactly once in ${path}:\n${oldText}`);
   }
   files.set(path, text.slice(0, at) + newText + text.slice(at + oldText.length));
-  const first = text.slice(0, at).split('\n').length;
-  const removed = oldText.split('\n').length;
-  const added = newText.split('\n').length;
+  const first = text.slice(0, at).split("\n").length;
+  const removed = oldText.split("\n").length;
+  const added = newText.split("\n").length;
   return `Edited ${path}: replaced lines ${first}-${first + removed - 1} (${removed} -> ${added} lines).`;
 }
 
@@ -2015,53 +2028,53 @@ function startTime() {
   const h = Math.floor(clock / 3600);
   const m = Math.floor((clock % 3600) / 60);
   const s = clock % 60;
-  return [h, m, s].map((x) => String(x).padStart(2, '0')).join(':');
+  return [h, m, s].map((x) => String(x).padStart(2, "0")).join(":");
 }
 
 /** Short value repr of chai's messages (`{ year: 2024, week: 11 }`, truncated). */
 function inspect(value) {
-  if (typeof value === 'string') return `'${value}'`;
-  if (Array.isArray(value)) return `[ ${value.map(inspect).join(', ')} ]`;
-  if (value && typeof value === 'object') {
-    const parts = Object.entries(value).map(
-      ([k, v]) => `${/^[a-z_]\w*$/i.test(k) ? k : `'${k}'`}: ${inspect(v)}`,
-    );
-    const full = `{ ${parts.join(', ')} }`;
+  if (typeof value === "string") return `'${value}'`;
+  if (Array.isArray(value)) return `[ ${value.map(inspect).join(", ")} ]`;
+  if (value && typeof value === "object") {
+    const parts = Object.entries(value).map(([k, v]) => `${/^[a-z_]\w*$/i.test(k) ? k : `'${k}'`}: ${inspect(v)}`);
+    const full = `{ ${parts.join(", ")} }`;
     return full.length <= 40 || parts.length < 2 ? full : `{ ${parts[0]}, …(${parts.length - 1}) }`;
   }
   return String(value);
 }
 
 /** pretty-format's multi-line form (keys sorted), as vitest diffs show it. */
-function pretty(value, indent = '') {
-  const inner = indent + '  ';
+function pretty(value, indent = "") {
+  const inner = indent + "  ";
   if (Array.isArray(value)) {
-    return `Array [\n${value.map((v) => `${inner}${pretty(v, inner)},`).join('\n')}\n${indent}]`;
+    return `Array [\n${value.map((v) => `${inner}${pretty(v, inner)},`).join("\n")}\n${indent}]`;
   }
-  if (value && typeof value === 'object') {
+  if (value && typeof value === "object") {
     const keys = Object.keys(value).sort();
-    return `Object {\n${keys.map((k) => `${inner}"${k}": ${pretty(value[k], inner)},`).join('\n')}\n${indent}}`;
+    return `Object {\n${keys.map((k) => `${inner}"${k}": ${pretty(value[k], inner)},`).join("\n")}\n${indent}}`;
   }
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
 
 function valueDiff(expected, received) {
   const [a, b] =
-    typeof expected === 'string' ? [[expected], [received]] : [pretty(expected).split('\n'), pretty(received).split('\n')];
+    typeof expected === "string"
+      ? [[expected], [received]]
+      : [pretty(expected).split("\n"), pretty(received).split("\n")];
   const body = lineDiff(a, b).map(([op, line]) => `${op} ${line}`);
-  return ['- Expected', '+ Received', '', ...body].join('\n');
+  return ["- Expected", "+ Received", "", ...body].join("\n");
 }
 
 /** vitest's code frame: two lines around the failing matcher, cut at 80 columns. */
 function codeFrame(path, needle) {
-  const { line, column, lines } = locate(path, needle, '.to');
+  const { line, column, lines } = locate(path, needle, ".to");
   const out = [` ❯ ${path}:${line}:${column + 1}`];
   for (let n = Math.max(1, line - 2); n <= Math.min(lines.length, line + 2); n++) {
     const text = `${String(n).padStart(7)}| ${lines[n - 1]}`;
     out.push(text.length > 80 ? `${text.slice(0, 79)}…` : text);
-    if (n === line) out.push(`${' '.repeat(7)}|${' '.repeat(column + 1)}^`);
+    if (n === line) out.push(`${" ".repeat(7)}|${" ".repeat(column + 1)}^`);
   }
-  return out.join('\n');
+  return out.join("\n");
 }
 
 /** The describe/it tree of a test file (top-level describes holding its). */
@@ -2083,7 +2096,7 @@ let testRuns = 0;
 function snapshotProject(name, expected) {
   if (!snapshotDir) return;
   writeProject(join(snapshotDir, name), files);
-  writeFileSync(join(snapshotDir, name, 'expected.json'), JSON.stringify(expected) + '\n');
+  writeFileSync(join(snapshotDir, name, "expected.json"), JSON.stringify(expected) + "\n");
 }
 
 /** `npm test` output; `failures` are { file, title, error, diff?, needle }. */
@@ -2091,46 +2104,51 @@ function vitest({ filter, failures = [] } = {}) {
   const testFiles = [...files.keys()]
     .filter((p) => /^test\/.*\.test\.ts$/.test(p) && (!filter || p.includes(filter)))
     .sort();
-  snapshotProject(`run-${String(++testRuns).padStart(2, '0')}`, { filter, failures: failures.length });
-  const out = [`$ npx vitest run --reporter=verbose${filter ? ` ${filter}` : ''}`, '', ` RUN  v1.6.1 ${ROOT}`, ''];
+  snapshotProject(`run-${String(++testRuns).padStart(2, "0")}`, { filter, failures: failures.length });
+  const out = [`$ npx vitest run --reporter=verbose${filter ? ` ${filter}` : ""}`, "", ` RUN  v1.6.1 ${ROOT}`, ""];
   let total = 0;
   for (const path of testFiles) {
     for (const suite of testTree(path)) {
       for (const test of suite.tests) {
         total += 1;
         const failure = failures.find((f) => f.file === path && f.title === `${suite.name} > ${test}`);
-        out.push(` ${failure ? '×' : '✓'} ${path} > ${suite.name} > ${test}`);
-        if (failure) out.push(`   → ${failure.error.replace(/^AssertionError: /, '').split('\n')[0]}`);
+        out.push(` ${failure ? "×" : "✓"} ${path} > ${suite.name} > ${test}`);
+        if (failure) out.push(`   → ${failure.error.replace(/^AssertionError: /, "").split("\n")[0]}`);
       }
     }
   }
   if (failures.length) {
-    out.push('', `⎯⎯⎯⎯⎯⎯⎯ Failed Tests ${failures.length} ⎯⎯⎯⎯⎯⎯⎯`, '');
+    out.push("", `⎯⎯⎯⎯⎯⎯⎯ Failed Tests ${failures.length} ⎯⎯⎯⎯⎯⎯⎯`, "");
     failures.forEach((f, i) => {
       out.push(` FAIL  ${f.file} > ${f.title}`, f.error);
-      if (f.diff) out.push('', f.diff);
-      out.push('', codeFrame(f.file, f.needle), '', `${'⎯'.repeat(24)}[${i + 1}/${failures.length}]⎯`, '');
+      if (f.diff) out.push("", f.diff);
+      out.push("", codeFrame(f.file, f.needle), "", `${"⎯".repeat(24)}[${i + 1}/${failures.length}]⎯`, "");
     });
   }
   const failedFiles = new Set(failures.map((f) => f.file)).size;
-  const [transform, collect, tests, prepare] = [between(180, 420), between(300, 700), between(20, 90), between(400, 900)];
-  if (!failures.length) out.push('');
+  const [transform, collect, tests, prepare] = [
+    between(180, 420),
+    between(300, 700),
+    between(20, 90),
+    between(400, 900),
+  ];
+  if (!failures.length) out.push("");
   out.push(
     ` Test Files  ${counts(failedFiles, testFiles.length)}`,
     `      Tests  ${counts(failures.length, total)}`,
     `   Start at  ${startTime()}`,
     `   Duration  ${((transform + collect + prepare) / 1000 + 0.11).toFixed(2)}s (transform ${transform}ms, setup 0ms, collect ${collect}ms, tests ${tests}ms, environment 0ms, prepare ${prepare}ms)`,
-    '',
+    "",
   );
   out.push(`(exit code ${failures.length ? 1 : 0})`);
-  return out.join('\n');
+  return out.join("\n");
 }
 
 function counts(failed, all) {
   const parts = [];
   if (failed) parts.push(`${failed} failed`);
   if (all > failed) parts.push(`${all - failed} passed`);
-  return `${parts.join(' | ')} (${all})`;
+  return `${parts.join(" | ")} (${all})`;
 }
 
 /** Failures of the shipped isoWeek, computed with its JS twin. */
@@ -2141,7 +2159,7 @@ function weekFailures() {
     const want = { year: c.year, week: c.week };
     if (got.year === want.year && got.week === want.week) continue;
     failures.push({
-      file: 'test/week.test.ts',
+      file: "test/week.test.ts",
       title: `isoWeek > ${c.name}`,
       error: `AssertionError: expected ${inspect(got)} to deeply equal ${inspect(want)}`,
       diff: valueDiff(want, got),
@@ -2152,22 +2170,22 @@ function weekFailures() {
   if (wrong) {
     const got = weekLabel(isoWeek(wrong[0], true));
     failures.push({
-      file: 'test/week.test.ts',
-      title: 'isoWeek > matches the reference table',
+      file: "test/week.test.ts",
+      title: "isoWeek > matches the reference table",
       error: `AssertionError: ${wrong[0]}: expected '${got}' to be '${wrong[1]}' // Object.is equality`,
       diff: valueDiff(wrong[1], got),
-      needle: 'expect(formatWeek(isoWeek(parseDay(day))), day)',
+      needle: "expect(formatWeek(isoWeek(parseDay(day))), day)",
     });
   }
   const want = WEEKS_IN_YEARS.map((y) => weeksInYear(y));
   const got = WEEKS_IN_YEARS.map((y) => weeksInYear(y, true));
   if (want.join() !== got.join()) {
     failures.push({
-      file: 'test/week.test.ts',
-      title: 'weeksInYear > counts 53 weeks in 2020 and 2026, 52 in 2021 and 2024',
+      file: "test/week.test.ts",
+      title: "weeksInYear > counts 53 weeks in 2020 and 2026, 52 in 2021 and 2024",
       error: `AssertionError: expected ${inspect(got)} to deeply equal ${inspect(want)}`,
       diff: valueDiff(want, got),
-      needle: '.map(weeksInYear)',
+      needle: ".map(weeksInYear)",
     });
   }
   return failures;
@@ -2175,74 +2193,74 @@ function weekFailures() {
 
 const CSV_FAILURES = [
   {
-    file: 'test/csv.test.ts',
-    title: 'parseCsv > unescapes doubled quotes inside quoted fields',
+    file: "test/csv.test.ts",
+    title: "parseCsv > unescapes doubled quotes inside quoted fields",
     error: `AssertionError: expected [ [ 'say ""hi""', 'x' ] ] to deeply equal [ [ 'say "hi"', 'x' ] ]`,
-    diff: valueDiff([['say "hi"', 'x']], [['say ""hi""', 'x']]),
+    diff: valueDiff([['say "hi"', "x"]], [['say ""hi""', "x"]]),
     needle: `expect(parseCsv('"say ""hi""",x'))`,
   },
   {
-    file: 'test/csv.test.ts',
-    title: 'toRecords > reads a Harvest export',
+    file: "test/csv.test.ts",
+    title: "toRecords > reads a Harvest export",
     error: `AssertionError: expected 'Pairing on ""retry"" backoff, see PR …' to be 'Pairing on "retry" backoff, see PR #4…' // Object.is equality`,
     diff: valueDiff('Pairing on "retry" backoff, see PR #412', 'Pairing on ""retry"" backoff, see PR #412'),
-    needle: 'expect(records[2]?.notes)',
+    needle: "expect(records[2]?.notes)",
   },
 ];
 
 const AGGREGATE_FAILURE = {
-  file: 'test/aggregate.test.ts',
-  title: 'totalsByWeek > totals minutes per ISO week for the fixture export',
+  file: "test/aggregate.test.ts",
+  title: "totalsByWeek > totals minutes per ISO week for the fixture export",
   error: `AssertionError: expected ${inspect(TOTALS_FIXED)} to deeply equal ${inspect(TOTALS_BUGGY)}`,
   diff: valueDiff(TOTALS_BUGGY, TOTALS_FIXED),
-  needle: 'expect(totalsByWeek(entries))',
+  needle: "expect(totalsByWeek(entries))",
 };
 
 const SINCE_FAILURE = {
-  file: 'test/cli.test.ts',
-  title: 'parseArgs > rejects an invalid --since date',
-  error: 'AssertionError: expected error to be instance of UsageError',
+  file: "test/cli.test.ts",
+  title: "parseArgs > rejects an invalid --since date",
+  error: "AssertionError: expected error to be instance of UsageError",
   diff: [
-    '- Expected: ',
-    '[Function UsageError]',
-    '',
-    '+ Received: ',
+    "- Expected: ",
+    "[Function UsageError]",
+    "",
+    "+ Received: ",
     "[RangeError: invalid day '2024-13-01': no such date]",
-  ].join('\n'),
+  ].join("\n"),
   needle: "parseArgs(['--since', '2024-13-01', 'a.csv'])",
 };
 
 function npmScript(name, command, body, code) {
-  return ['', `> tallyho@0.4.2 ${name}`, `> ${command}`, '', body, code ? '' : null, `(exit code ${code})`]
+  return ["", `> tallyho@0.4.2 ${name}`, `> ${command}`, "", body, code ? "" : null, `(exit code ${code})`]
     .filter((l) => l !== null)
-    .join('\n');
+    .join("\n");
 }
 
 function typecheck() {
-  snapshotProject('typecheck', { typecheck: 'TS2345' });
-  const since = locate('src/cli.ts', 'args.since = parseDay(value)', 'value)');
+  snapshotProject("typecheck", { typecheck: "TS2345" });
+  const since = locate("src/cli.ts", "args.since = parseDay(value)", "value)");
   const body = [
     `src/cli.ts(${since.line},${since.column}): error TS2345: Argument of type 'string | undefined' is not assignable to parameter of type 'string'.`,
     "  Type 'undefined' is not assignable to type 'string'.",
-  ].join('\n');
-  return npmScript('typecheck', 'tsc --noEmit', body, 2);
+  ].join("\n");
+  return npmScript("typecheck", "tsc --noEmit", body, 2);
 }
 
 function lint() {
-  const unused = locate('src/aggregate.ts', "import { formatWeek", 'formatWeek');
-  const mutable = locate('src/cli.ts', 'let value = argv[++i];', 'value');
+  const unused = locate("src/aggregate.ts", "import { formatWeek", "formatWeek");
+  const mutable = locate("src/cli.ts", "let value = argv[++i];", "value");
   const body = [
-    '',
+    "",
     `${ROOT}/src/aggregate.ts`,
     `  ${unused.line}:${unused.column}  warning  'formatWeek' is defined but never used  @typescript-eslint/no-unused-vars`,
-    '',
+    "",
     `${ROOT}/src/cli.ts`,
     `  ${mutable.line}:${mutable.column}  error  'value' is never reassigned. Use 'const' instead  prefer-const`,
-    '',
-    '✖ 2 problems (1 error, 1 warning)',
-    '  1 error and 0 warnings potentially fixable with the `--fix` option.',
-  ].join('\n');
-  return npmScript('lint', 'eslint src test', body, 1);
+    "",
+    "✖ 2 problems (1 error, 1 warning)",
+    "  1 error and 0 warnings potentially fixable with the `--fix` option.",
+  ].join("\n");
+  return npmScript("lint", "eslint src test", body, 1);
 }
 
 function diffStat() {
@@ -2251,7 +2269,7 @@ function diffStat() {
     const before = original.get(path);
     if (before === text) continue;
     const ops = lineDiff(linesOf(before), linesOf(text));
-    rows.push([path, ops.filter(([op]) => op === '+').length, ops.filter(([op]) => op === '-').length]);
+    rows.push([path, ops.filter(([op]) => op === "+").length, ops.filter(([op]) => op === "-").length]);
   }
   return statLines(rows);
 }
@@ -2271,29 +2289,43 @@ function reportTable(entries) {
     groups.set(key, g);
   }
   const rows = [...groups.values()].sort((a, b) => a.week.localeCompare(b.week) || a.project.localeCompare(b.project));
-  const header = ['Week', 'Project', 'Entries', 'Days', 'Hours'];
+  const header = ["Week", "Project", "Entries", "Days", "Hours"];
   const right = [false, false, true, true, true];
   const total = [
-    'Total',
-    '',
+    "Total",
+    "",
     String(entries.length),
     String(new Set(entries.map((e) => e.day)).size),
     toHours(entries.reduce((n, e) => n + e.minutes, 0)).toFixed(1),
   ];
-  const body = rows.map((r) => [r.week, r.project, String(r.entries), String(r.days.size), toHours(r.minutes).toFixed(1)]);
+  const body = rows.map((r) => [
+    r.week,
+    r.project,
+    String(r.entries),
+    String(r.days.size),
+    toHours(r.minutes).toFixed(1),
+  ]);
   const all = [header, ...body, total];
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
-  const line = (cells) => cells.map((c, i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [line(header), rule, ...body.map(line), rule, line(total)].join('\n');
+  const line = (cells) =>
+    cells
+      .map((c, i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd();
+  const rule = widths.map((w) => "-".repeat(w)).join("  ");
+  return [line(header), rule, ...body.map(line), rule, line(total)].join("\n");
 }
 
-const STANDUPS = ['2024-03-04', '2024-03-05', '2024-03-06'].map((day) => ({ day, project: 'acme-portal', minutes: 20 }));
+const STANDUPS = ["2024-03-04", "2024-03-05", "2024-03-06"].map((day) => ({
+  day,
+  project: "acme-portal",
+  minutes: 20,
+}));
 
 /** Before the fix every 20-minute entry counted as 0.3h. */
 function standupReport(fixed) {
   const table = reportTable(STANDUPS);
-  return `${fixed ? table : table.replace(/1\.0$/gm, '0.9')}\n(exit code 0)`;
+  return `${fixed ? table : table.replace(/1\.0$/gm, "0.9")}\n(exit code 0)`;
 }
 
 /** Unified diff of two versions of a file, 3 lines of context, as git prints it. */
@@ -2302,13 +2334,13 @@ function unifiedDiff(path, before, after, index) {
   let n = 1;
   const rows = lineDiff(linesOf(before), linesOf(after)).map(([op, line]) => {
     const row = { op, line, o, n };
-    if (op !== '+') o++;
-    if (op !== '-') n++;
+    if (op !== "+") o++;
+    if (op !== "-") n++;
     return row;
   });
   const hunks = [];
   rows.forEach((row, i) => {
-    if (row.op === ' ') return;
+    if (row.op === " ") return;
     const start = Math.max(0, i - 3);
     const end = Math.min(rows.length, i + 4);
     const last = hunks[hunks.length - 1];
@@ -2318,39 +2350,39 @@ function unifiedDiff(path, before, after, index) {
   const out = [`diff --git a/${path} b/${path}`, `index ${index} 100644`, `--- a/${path}`, `+++ b/${path}`];
   for (const { start, end } of hunks) {
     const slice = rows.slice(start, end);
-    const oldCount = slice.filter((r) => r.op !== '+').length;
-    const newCount = slice.filter((r) => r.op !== '-').length;
+    const oldCount = slice.filter((r) => r.op !== "+").length;
+    const newCount = slice.filter((r) => r.op !== "-").length;
     out.push(`@@ -${slice[0].o},${oldCount} +${slice[0].n},${newCount} @@`);
     out.push(...slice.map((r) => `${r.op}${r.line}`));
   }
-  return out.join('\n');
+  return out.join("\n");
 }
 
 const GIT_LOG = [
-  'a41c9e2 (HEAD -> main, origin/main) Add ISO week reference tests and a Harvest fixture with quoted notes (#58)',
-  '5be7d10 Release 0.4.2',
+  "a41c9e2 (HEAD -> main, origin/main) Add ISO week reference tests and a Harvest fixture with quoted notes (#58)",
+  "5be7d10 Release 0.4.2",
   '7d03b18 Accept Harvest\'s "Hours Rounded" column (#57)',
-  'c29e6f0 Match --project case-insensitively (#56)',
-  'e5b2c40 Release 0.4.1',
-  '91ad7c3 Round seconds in hh:mm:ss durations (#54)',
-  'b7f4e18 Release 0.4.0',
-  '3f8d2a1 Replace date-fns with our own ISO week helpers (#51)',
-  '0c5e9b7 Add --format json (#49)',
-  '6a2f4d8 Sort report rows by week, then project (#48)',
-].join('\n');
+  "c29e6f0 Match --project case-insensitively (#56)",
+  "e5b2c40 Release 0.4.1",
+  "91ad7c3 Round seconds in hh:mm:ss durations (#54)",
+  "b7f4e18 Release 0.4.0",
+  "3f8d2a1 Replace date-fns with our own ISO week helpers (#51)",
+  "0c5e9b7 Add --format json (#49)",
+  "6a2f4d8 Sort report rows by week, then project (#48)",
+].join("\n");
 
 const DATE_FNS_COMMIT = [
-  'commit 3f8d2a1c6e0b9d47a2f5e8c1b3d6a9f0e4c7b2d5',
-  'Author: Alex Moreau <alex@tallyho.dev>',
-  'Date:   Tue Feb 27 16:12:09 2024 +0100',
-  '',
-  '    Replace date-fns with our own ISO week helpers (#51)',
-  '',
-  '    date-fns was 1.9 MB of our 2 MB install size for two functions. src/week.ts',
-  '    implements ISO 8601 week dates in UTC, so results no longer depend on TZ.',
-  '',
-  '    Fixture totals in aggregate.test.ts re-recorded with the new helpers.',
-].join('\n');
+  "commit 3f8d2a1c6e0b9d47a2f5e8c1b3d6a9f0e4c7b2d5",
+  "Author: Alex Moreau <alex@tallyho.dev>",
+  "Date:   Tue Feb 27 16:12:09 2024 +0100",
+  "",
+  "    Replace date-fns with our own ISO week helpers (#51)",
+  "",
+  "    date-fns was 1.9 MB of our 2 MB install size for two functions. src/week.ts",
+  "    implements ISO 8601 week dates in UTC, so results no longer depend on TZ.",
+  "",
+  "    Fixture totals in aggregate.test.ts re-recorded with the new helpers.",
+].join("\n");
 
 /** `git diff --stat` lines; bars scaled to 40 columns like git does for wide changes. */
 function statLines(rows) {
@@ -2364,33 +2396,33 @@ function statLines(rows) {
   return [
     ...rows.map(
       ([p, plus, minus]) =>
-        ` ${p.padEnd(width)} | ${String(plus + minus).padStart(digits)} ${'+'.repeat(bar(plus))}${'-'.repeat(bar(minus))}`,
+        ` ${p.padEnd(width)} | ${String(plus + minus).padStart(digits)} ${"+".repeat(bar(plus))}${"-".repeat(bar(minus))}`,
     ),
     ` ${rows.length} files changed, ${insertions} insertions(+), ${deletions} deletions(-)`,
-  ].join('\n');
+  ].join("\n");
 }
 
 function dateFnsCommitStat() {
-  const after = original.get('test/aggregate.test.ts');
+  const after = original.get("test/aggregate.test.ts");
   const ops = lineDiff(linesOf(after.replace(AGGREGATE_SNAPSHOT_OLD, AGGREGATE_SNAPSHOT_NEW)), linesOf(after));
   const count = (op) => ops.filter(([o]) => o === op).length;
   return [
     DATE_FNS_COMMIT,
-    '',
+    "",
     statLines([
-      ['package.json', 0, 3],
-      ['src/aggregate.ts', 6, 6],
-      ['src/week.ts', linesOf(original.get('src/week.ts')).length, 0],
-      ['test/aggregate.test.ts', count('+'), count('-')],
-      ['test/week.test.ts', 61, 0],
+      ["package.json", 0, 3],
+      ["src/aggregate.ts", 6, 6],
+      ["src/week.ts", linesOf(original.get("src/week.ts")).length, 0],
+      ["test/aggregate.test.ts", count("+"), count("-")],
+      ["test/week.test.ts", 61, 0],
     ]),
-  ].join('\n');
+  ].join("\n");
 }
 
 function dateFnsCommitTestDiff() {
-  const after = original.get('test/aggregate.test.ts');
+  const after = original.get("test/aggregate.test.ts");
   const before = after.replace(AGGREGATE_SNAPSHOT_OLD, AGGREGATE_SNAPSHOT_NEW);
-  return `${DATE_FNS_COMMIT}\n\n${unifiedDiff('test/aggregate.test.ts', before, after, '5c0e2d1..b81f4a9')}`;
+  return `${DATE_FNS_COMMIT}\n\n${unifiedDiff("test/aggregate.test.ts", before, after, "5c0e2d1..b81f4a9")}`;
 }
 
 const SUNDAY_COMMAND =
@@ -2399,7 +2431,7 @@ const SUNDAY_COMMAND =
 // ---------------------------------------------------------------------------
 // The conversation
 
-if (process.argv[2] === '--project') snapshotDir = process.argv[3];
+if (process.argv[2] === "--project") snapshotDir = process.argv[3];
 
 const messages = [];
 
@@ -2409,31 +2441,31 @@ function say(role, content) {
 
 /** An assistant turn; its tool calls are run (or answered by `result`) in order. */
 function act({ text = null, reasoning, calls = [] }) {
-  const message = { role: 'assistant', content: text };
+  const message = { role: "assistant", content: text };
   if (reasoning) message.reasoning_content = reasoning;
   const made = calls.map((c) => ({ ...c, id: callId() }));
   if (made.length) {
     message.tool_calls = made.map((c) => ({
       id: c.id,
-      type: 'function',
+      type: "function",
       function: { name: c.name, arguments: JSON.stringify(c.args) },
     }));
   }
   messages.push(message);
   for (const c of made) {
     const content = c.result ? c.result() : TOOLS[c.name](c.args);
-    messages.push({ role: 'tool', tool_call_id: c.id, content });
+    messages.push({ role: "tool", tool_call_id: c.id, content });
   }
 }
 
 const call = (name, args, result) => ({ name, args, result });
-const read = (path, more = {}) => call('read_file', { path, ...more });
-const edit = (path, oldText, newText) => call('edit_file', { path, old_string: oldText, new_string: newText });
-const command = (cmd, result) => call('run_command', { command: cmd }, result);
-const tests = (filter, failures) => call('run_tests', filter ? { filter } : {}, () => vitest({ filter, failures }));
+const read = (path, more = {}) => call("read_file", { path, ...more });
+const edit = (path, oldText, newText) => call("edit_file", { path, old_string: oldText, new_string: newText });
+const command = (cmd, result) => call("run_command", { command: cmd }, result);
+const tests = (filter, failures) => call("run_tests", filter ? { filter } : {}, () => vitest({ filter, failures }));
 
 say(
-  'system',
+  "system",
   code`
   You are Forge, a coding agent working in the user's repository at ${ROOT} (a TypeScript
   project, Node 20, npm). You can inspect and change the repository only through your tools:
@@ -2459,20 +2491,27 @@ say(
 // Turn 1: CI is red -----------------------------------------------------------
 
 say(
-  'user',
+  "user",
   "CI has been red on main since yesterday: `npm test` fails in the week and CSV tests. I think it started with the date-fns removal in 0.4.0 but I'm not sure. Can you find out what's going on and fix it? Please don't change the public API.",
 );
 
 act({
   text: "I'll look at the project layout and scripts first, then reproduce the failure.",
   calls: [
-    call('list_dir', { path: '.' }),
-    read('package.json'),
-    command('git log --oneline -10', () => `${GIT_LOG}\n(exit code 0)`),
+    call("list_dir", { path: "." }),
+    read("package.json"),
+    command("git log --oneline -10", () => `${GIT_LOG}\n(exit code 0)`),
   ],
 });
 
-act({ calls: [tests(undefined, [...CSV_FAILURES, ...weekFailures()].sort((a, b) => a.file.localeCompare(b.file)))] });
+act({
+  calls: [
+    tests(
+      undefined,
+      [...CSV_FAILURES, ...weekFailures()].sort((a, b) => a.file.localeCompare(b.file)),
+    ),
+  ],
+});
 
 const weekFailureCount = weekFailures().length;
 act({
@@ -2501,13 +2540,13 @@ act({
   Read week.ts and its tests, csv.ts, and index.ts (the user wants the public API
   unchanged) in parallel.
   `.trim(),
-  text: 'Two separate problems: ISO week numbers are off (Sundays and some early-January days), and escaped quotes in CSV fields come out doubled. The last commit (#58) added tests for exactly these cases, which would explain why CI only turned red yesterday. Let me read the code.',
-  calls: [read('src/week.ts'), read('test/week.test.ts'), read('src/csv.ts'), read('src/index.ts')],
+  text: "Two separate problems: ISO week numbers are off (Sundays and some early-January days), and escaped quotes in CSV fields come out doubled. The last commit (#58) added tests for exactly these cases, which would explain why CI only turned red yesterday. Let me read the code.",
+  calls: [read("src/week.ts"), read("test/week.test.ts"), read("src/csv.ts"), read("src/index.ts")],
 });
 
 act({
-  text: 'Before changing `isoWeek`, let me see everything that depends on it and every place that computes weekdays by hand.',
-  calls: [call('grep', { pattern: 'isoWeek|formatWeek|getUTCDay\\(|getDay\\(', path: '.' })],
+  text: "Before changing `isoWeek`, let me see everything that depends on it and every place that computes weekdays by hand.",
+  calls: [call("grep", { pattern: "isoWeek|formatWeek|getUTCDay\\(|getDay\\(", path: "." })],
 });
 
 act({
@@ -2521,7 +2560,7 @@ act({
   `.trim(),
   calls: [
     edit(
-      'src/week.ts',
+      "src/week.ts",
       snippet`
   // The ISO year of a week is the calendar year of its Thursday.
   const weekday = date.getUTCDay();
@@ -2544,18 +2583,18 @@ act({
   ],
 });
 
-act({ calls: [tests('week')] });
+act({ calls: [tests("week")] });
 
 act({
-  text: 'All week tests pass now. On to the CSV failures: the test and the Harvest fixture it reads.',
-  calls: [read('test/csv.test.ts'), read('fixtures/harvest-export.csv')],
+  text: "All week tests pass now. On to the CSV failures: the test and the Harvest fixture it reads.",
+  calls: [read("test/csv.test.ts"), read("fixtures/harvest-export.csv")],
 });
 
 act({
   text: 'The parser appends `""` for an escaped quote instead of a single `"`, which is exactly the `say ""hi""` in the failure. One-character fix:',
   calls: [
     edit(
-      'src/csv.ts',
+      "src/csv.ts",
       snippet`
           // "" inside a quoted field is an escaped quote
           field += '""';
@@ -2571,7 +2610,7 @@ act({
 act({ calls: [tests(undefined, [AGGREGATE_FAILURE])] });
 
 const sundayWeeks = SUNDAY_ROWS.map((row) => {
-  const day = row.split(',')[0];
+  const day = row.split(",")[0];
   return { day, before: weekLabel(isoWeek(day, true)), after: weekLabel(isoWeek(day)) };
 });
 const sundayDays = [...new Set(sundayWeeks.map((s) => s.day))];
@@ -2581,38 +2620,45 @@ act({
   The CSV tests pass. The new failure in \`aggregate.test.ts\` comes from the week fix: the expected totals include a \`2024-W15\` key, but the fixture export ends on Sunday 2024-04-07, which is in W14. The expectation looks like it was recorded with the buggy \`isoWeek\`. I'll check that against the fixture before touching the test.
   `.trim(),
   calls: [
-    read('test/aggregate.test.ts'),
-    read('fixtures/entries.csv'),
-    command('git log --oneline -- test/aggregate.test.ts', () =>
-      ['3f8d2a1 Replace date-fns with our own ISO week helpers (#51)', '6a2f4d8 Sort report rows by week, then project (#48)', '2d91b0e Add totalsByWeek (#31)', '(exit code 0)'].join('\n'),
+    read("test/aggregate.test.ts"),
+    read("fixtures/entries.csv"),
+    command("git log --oneline -- test/aggregate.test.ts", () =>
+      [
+        "3f8d2a1 Replace date-fns with our own ISO week helpers (#51)",
+        "6a2f4d8 Sort report rows by week, then project (#48)",
+        "2d91b0e Add totalsByWeek (#31)",
+        "(exit code 0)",
+      ].join("\n"),
     ),
   ],
 });
 
 act({
-  text: 'The expectation was last changed by the date-fns removal itself. Let me see that change, and list the Sunday entries in the fixture, since only those can have moved.',
+  text: "The expectation was last changed by the date-fns removal itself. Let me see that change, and list the Sunday entries in the fixture, since only those can have moved.",
   calls: [
-    command('git show --stat 3f8d2a1', () => `${dateFnsCommitStat()}\n(exit code 0)`),
-    command('git show 3f8d2a1 -- test/aggregate.test.ts', () => `${dateFnsCommitTestDiff()}\n(exit code 0)`),
-    command(SUNDAY_COMMAND, () => `${SUNDAY_ROWS.join('\n')}\n(exit code 0)`),
+    command("git show --stat 3f8d2a1", () => `${dateFnsCommitStat()}\n(exit code 0)`),
+    command("git show 3f8d2a1 -- test/aggregate.test.ts", () => `${dateFnsCommitTestDiff()}\n(exit code 0)`),
+    command(SUNDAY_COMMAND, () => `${SUNDAY_ROWS.join("\n")}\n(exit code 0)`),
   ],
 });
 
 act({
   text: code`
-  Confirmed on two counts. Commit 3f8d2a1, the one that introduced the buggy \`isoWeek\`, also "re-recorded" these totals, so the test was adjusted to the bug; the values it replaced are exactly what the fixed code computes now. And the fixture has Sunday entries on ${sundayDays.join(', ')}. The old \`isoWeek\` put each of them in the following week (${sundayWeeks
+  Confirmed on two counts. Commit 3f8d2a1, the one that introduced the buggy \`isoWeek\`, also "re-recorded" these totals, so the test was adjusted to the bug; the values it replaced are exactly what the fixed code computes now. And the fixture has Sunday entries on ${sundayDays.join(", ")}. The old \`isoWeek\` put each of them in the following week (${sundayWeeks
     .filter((s, i, all) => all.findIndex((t) => t.day === s.day) === i)
     .map((s) => `${s.day} in ${s.before} instead of ${s.after}`)
-    .join('; ')}), and the differences between expected and received totals are exactly those entries' minutes. The expectation encoded the bug, so I'm updating it to the correct ISO weeks:
+    .join(
+      "; ",
+    )}), and the differences between expected and received totals are exactly those entries' minutes. The expectation encoded the bug, so I'm updating it to the correct ISO weeks:
   `.trim(),
-  calls: [edit('test/aggregate.test.ts', AGGREGATE_SNAPSHOT_OLD, AGGREGATE_SNAPSHOT_NEW)],
+  calls: [edit("test/aggregate.test.ts", AGGREGATE_SNAPSHOT_OLD, AGGREGATE_SNAPSHOT_NEW)],
 });
 
 act({ calls: [tests()] });
 
 act({
   text: code`
-  CI should be green again. All ${[...files.keys()].filter((p) => p.endsWith('.test.ts')).length} test files pass.
+  CI should be green again. All ${[...files.keys()].filter((p) => p.endsWith(".test.ts")).length} test files pass.
 
   **What was wrong**
   - \`isoWeek\` (\`src/week.ts\`), both bugs from the date-fns replacement in 0.4.0:
@@ -2632,24 +2678,24 @@ act({
 // Turn 2: rounding ------------------------------------------------------------
 
 say(
-  'user',
-  'Thanks! Different issue, reported by Priya: her weekly report shows 0.9h for three 20-minute standups. That should obviously be 1.0h.',
+  "user",
+  "Thanks! Different issue, reported by Priya: her weekly report shows 0.9h for three 20-minute standups. That should obviously be 1.0h.",
 );
 
 const STANDUPS_COMMAND =
   "printf 'date,project,task,duration\\n2024-03-04,acme-portal,standup,20m\\n2024-03-05,acme-portal,standup,20m\\n2024-03-06,acme-portal,standup,20m\\n' > /tmp/standups.csv && npx tsx src/cli.ts /tmp/standups.csv";
 
 act({
-  text: 'Let me reproduce it with a three-line export.',
+  text: "Let me reproduce it with a three-line export.",
   calls: [command(STANDUPS_COMMAND, () => standupReport(false))],
 });
 
 act({
-  text: 'Reproduced. Let me find where minutes become hours.',
-  calls: [call('grep', { pattern: 'toHours|formatHours|hours \\+=', path: 'src' })],
+  text: "Reproduced. Let me find where minutes become hours.",
+  calls: [call("grep", { pattern: "toHours|formatHours|hours \\+=", path: "src" })],
 });
 
-act({ calls: [read('src/aggregate.ts'), read('src/duration.ts'), read('src/report.ts'), read('test/report.test.ts')] });
+act({ calls: [read("src/aggregate.ts"), read("src/duration.ts"), read("src/report.ts"), read("test/report.test.ts")] });
 
 act({
   reasoning: code`
@@ -2664,10 +2710,10 @@ act({
   report.ts has the same problem one level up: totalOf sums the rows' rounded hours for
   the Total line. With minutes on each group it can sum minutes and round once.
   `.trim(),
-  text: '`add()` in `src/aggregate.ts` rounds every entry to one decimal *before* summing: 20 minutes is 0.33h, rounded to 0.3, and three of those make 0.9. I\'ll keep the exact minutes on each group and round once, from the sum. `Group` only gains a `minutes` field, so this is backwards compatible.',
+  text: "`add()` in `src/aggregate.ts` rounds every entry to one decimal *before* summing: 20 minutes is 0.33h, rounded to 0.3, and three of those make 0.9. I'll keep the exact minutes on each group and round once, from the sum. `Group` only gains a `minutes` field, so this is backwards compatible.",
   calls: [
     edit(
-      'src/aggregate.ts',
+      "src/aggregate.ts",
       snippet`
   /** Number of entries in the group. */
   entries: number;
@@ -2684,7 +2730,7 @@ act({
 `,
     ),
     edit(
-      'src/aggregate.ts',
+      "src/aggregate.ts",
       snippet`
     entries: 0,
     hours: 0,
@@ -2696,7 +2742,7 @@ act({
 `,
     ),
     edit(
-      'src/aggregate.ts',
+      "src/aggregate.ts",
       snippet`
   group.entries += 1;
   group.hours += toHours(entry.minutes);
@@ -2713,11 +2759,15 @@ act({
 });
 
 act({
-  text: 'The Total line in `src/report.ts` sums the rows\' already rounded hours, the same mistake one level up. It can now sum minutes too:',
+  text: "The Total line in `src/report.ts` sums the rows' already rounded hours, the same mistake one level up. It can now sum minutes too:",
   calls: [
-    edit('src/report.ts', "import { formatHours } from './duration.js';", "import { formatHours, toHours } from './duration.js';"),
     edit(
-      'src/report.ts',
+      "src/report.ts",
+      "import { formatHours } from './duration.js';",
+      "import { formatHours, toHours } from './duration.js';",
+    ),
+    edit(
+      "src/report.ts",
       snippet`
   let entries = 0;
   let hours = 0;
@@ -2743,10 +2793,10 @@ act({
 });
 
 act({
-  text: 'And a regression test with Priya\'s case:',
+  text: "And a regression test with Priya's case:",
   calls: [
     edit(
-      'test/aggregate.test.ts',
+      "test/aggregate.test.ts",
       snippet`
     expect(groups.map((g) => g.week && formatWeek(g.week))).toEqual(['2024-W01', '2025-W01']);
   });
@@ -2773,8 +2823,8 @@ act({
 act({ calls: [tests()] });
 
 act({
-  text: 'Tests pass. Checking the original reproduction again:',
-  calls: [command('npx tsx src/cli.ts /tmp/standups.csv', () => standupReport(true))],
+  text: "Tests pass. Checking the original reproduction again:",
+  calls: [command("npx tsx src/cli.ts /tmp/standups.csv", () => standupReport(true))],
 });
 
 act({
@@ -2795,25 +2845,25 @@ act({
 // Turn 3: --since --------------------------------------------------------------
 
 say(
-  'user',
+  "user",
   "Nice. Could you add a `--since YYYY-MM-DD` option? Most of the time I want 'everything since the last invoice'. It should combine with --project and --week.",
 );
 
 act({
   text: "I'll read the CLI, its tests, the entry type it filters, and the README's option table.",
-  calls: [read('src/cli.ts'), read('test/cli.test.ts'), read('src/entries.ts'), read('README.md')],
+  calls: [read("src/cli.ts"), read("test/cli.test.ts"), read("src/entries.ts"), read("README.md")],
 });
 
 act({
   text: "I'll add `--since` next to `--week`: parse the day with `parseDay`, keep it in `CliArgs`, and filter in `selectEntries`, so it combines with the other filters.",
   calls: [
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       "import { compareWeeks, isoWeek, parseWeek, type IsoWeek } from './week.js';",
       "import { compareWeeks, isoWeek, parseDay, parseWeek, type IsoWeek } from './week.js';",
     ),
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       snippet`
   --week <YYYY-Www>                 only entries of this ISO week
 `,
@@ -2823,7 +2873,7 @@ act({
 `,
     ),
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       snippet`
   week?: IsoWeek;
   help?: boolean;
@@ -2836,7 +2886,7 @@ act({
 `,
     ),
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       snippet`
       default:
         if (arg.startsWith('-')) throw new UsageError(\`unknown option \${arg}\`);
@@ -2857,7 +2907,7 @@ act({
 act({
   calls: [
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       snippet`
   if (week) selected = selected.filter((e) => compareWeeks(isoWeek(e.day), week) === 0);
   return selected;
@@ -2873,10 +2923,10 @@ act({
 });
 
 act({
-  text: 'Tests for parsing, for bad input, and for the filter itself:',
+  text: "Tests for parsing, for bad input, and for the filter itself:",
   calls: [
     edit(
-      'test/cli.test.ts',
+      "test/cli.test.ts",
       snippet`
     expect(parseArgs(['--week', '2024-W10', 'a.csv']).week).toEqual({ year: 2024, week: 10 });
   });
@@ -2896,7 +2946,7 @@ act({
 `,
     ),
     edit(
-      'test/cli.test.ts',
+      "test/cli.test.ts",
       snippet`
     expect(out.join('')).toBe('week,project,entries,days,hours\n2024-W11,globex-billing,1,1,1.5\n');
   });
@@ -2915,13 +2965,13 @@ act({
   ],
 });
 
-act({ calls: [tests('cli', [SINCE_FAILURE])] });
+act({ calls: [tests("cli", [SINCE_FAILURE])] });
 
 act({
-  text: '`parseDay` throws a `RangeError`, but bad arguments must surface as `UsageError` so that `run` prints the usage and exits with 2. Wrapping it the way `--week` does:',
+  text: "`parseDay` throws a `RangeError`, but bad arguments must surface as `UsageError` so that `run` prints the usage and exits with 2. Wrapping it the way `--week` does:",
   calls: [
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       snippet`
         let value = argv[++i];
         args.since = parseDay(value);
@@ -2943,24 +2993,27 @@ act({
 act({ calls: [tests()] });
 
 act({
-  text: 'All green. A quick run against the fixture export, combined with `--project`:',
+  text: "All green. A quick run against the fixture export, combined with `--project`:",
   calls: [
-    command('npx tsx src/cli.ts --since 2024-03-25 fixtures/entries.csv', () =>
-      `${reportTable(ENTRIES.filter((e) => e.day >= '2024-03-25'))}\n(exit code 0)`,
+    command(
+      "npx tsx src/cli.ts --since 2024-03-25 fixtures/entries.csv",
+      () => `${reportTable(ENTRIES.filter((e) => e.day >= "2024-03-25"))}\n(exit code 0)`,
     ),
-    command('npx tsx src/cli.ts --since 2024-03-25 --project initech-api fixtures/entries.csv', () =>
-      `${reportTable(ENTRIES.filter((e) => e.day >= '2024-03-25' && e.project === 'initech-api'))}\n(exit code 0)`,
+    command(
+      "npx tsx src/cli.ts --since 2024-03-25 --project initech-api fixtures/entries.csv",
+      () =>
+        `${reportTable(ENTRIES.filter((e) => e.day >= "2024-03-25" && e.project === "initech-api"))}\n(exit code 0)`,
     ),
   ],
 });
 
 act({
-  text: 'Both look right: only weeks 13 and 14, and the project filter applies on top. Documenting the option in the README:',
+  text: "Both look right: only weeks 13 and 14, and the project filter applies on top. Documenting the option in the README:",
   calls: [
     edit(
-      'README.md',
-      '| `--week <YYYY-Www>` | only entries of this ISO week, e.g. `2024-W10` |',
-      '| `--week <YYYY-Www>` | only entries of this ISO week, e.g. `2024-W10` |\n| `--since <YYYY-MM-DD>` | only entries on or after this day, e.g. since the last invoice |',
+      "README.md",
+      "| `--week <YYYY-Www>` | only entries of this ISO week, e.g. `2024-W10` |",
+      "| `--week <YYYY-Www>` | only entries of this ISO week, e.g. `2024-W10` |\n| `--since <YYYY-MM-DD>` | only entries on or after this day, e.g. since the last invoice |",
     ),
   ],
 });
@@ -2981,16 +3034,16 @@ act({
 
 // Turn 4: typecheck and lint ------------------------------------------------------
 
-say('user', 'CI also runs the typecheck and the linter. Can you run both?');
+say("user", "CI also runs the typecheck and the linter. Can you run both?");
 
 act({
-  calls: [command('npm run typecheck', typecheck), command('npm run lint', lint)],
+  calls: [command("npm run typecheck", typecheck), command("npm run lint", lint)],
 });
 
-const sinceCase = locate('src/cli.ts', "case '--since': {");
+const sinceCase = locate("src/cli.ts", "case '--since': {");
 act({
-  text: 'Let me look at the `--since` code the errors point at.',
-  calls: [read('src/cli.ts', { offset: sinceCase.line - 12, limit: 30 })],
+  text: "Let me look at the `--since` code the errors point at.",
+  calls: [read("src/cli.ts", { offset: sinceCase.line - 12, limit: 30 })],
 });
 
 act({
@@ -3002,7 +3055,7 @@ act({
   `.trim(),
   calls: [
     edit(
-      'src/cli.ts',
+      "src/cli.ts",
       snippet`
       case '--since': {
         let value = argv[++i];
@@ -3013,12 +3066,12 @@ act({
 `,
     ),
     edit(
-      'src/aggregate.ts',
-      '  return Object.fromEntries(ordered.map((t) => [label(t.week), t.minutes]));',
-      '  return Object.fromEntries(ordered.map((t) => [formatWeek(t.week), t.minutes]));',
+      "src/aggregate.ts",
+      "  return Object.fromEntries(ordered.map((t) => [label(t.week), t.minutes]));",
+      "  return Object.fromEntries(ordered.map((t) => [formatWeek(t.week), t.minutes]));",
     ),
     edit(
-      'src/aggregate.ts',
+      "src/aggregate.ts",
       snippet`
 }
 
@@ -3026,20 +3079,20 @@ function label(week: IsoWeek): string {
   return \`\${week.year}-W\${String(week.week).padStart(2, '0')}\`;
 }
 `,
-      '}',
+      "}",
     ),
   ],
 });
 
 act({
-  text: 'Re-reading the option parsing as a whole to make sure it is consistent now:',
-  calls: [read('src/cli.ts', { offset: locate('src/cli.ts', 'export function parseArgs').line, limit: 70 })],
+  text: "Re-reading the option parsing as a whole to make sure it is consistent now:",
+  calls: [read("src/cli.ts", { offset: locate("src/cli.ts", "export function parseArgs").line, limit: 70 })],
 });
 
 act({
   calls: [
-    command('npm run typecheck', () => npmScript('typecheck', 'tsc --noEmit', '', 0)),
-    command('npm run lint', () => npmScript('lint', 'eslint src test', '', 0)),
+    command("npm run typecheck", () => npmScript("typecheck", "tsc --noEmit", "", 0)),
+    command("npm run lint", () => npmScript("lint", "eslint src test", "", 0)),
     tests(),
   ],
 });
@@ -3055,17 +3108,17 @@ act({
 
 // Turn 5: changelog and PR ---------------------------------------------------------
 
-say('user', 'Perfect. Please add CHANGELOG entries and draft a PR description I can paste.');
+say("user", "Perfect. Please add CHANGELOG entries and draft a PR description I can paste.");
 
 act({
-  calls: [read('CHANGELOG.md'), command('git diff --stat', () => `${diffStat()}\n(exit code 0)`)],
+  calls: [read("CHANGELOG.md"), command("git diff --stat", () => `${diffStat()}\n(exit code 0)`)],
 });
 
 act({
   calls: [
     edit(
-      'CHANGELOG.md',
-      '## [Unreleased]\n',
+      "CHANGELOG.md",
+      "## [Unreleased]\n",
       code`
       ## [Unreleased]
 
@@ -3118,12 +3171,12 @@ act({
 // Turn 6: a last check -------------------------------------------------------------
 
 say(
-  'user',
-  'One more thing before I open it: is there any other hand-rolled weekday math in the repo that could have the same Sunday problem?',
+  "user",
+  "One more thing before I open it: is there any other hand-rolled weekday math in the repo that could have the same Sunday problem?",
 );
 
 act({
-  calls: [call('grep', { pattern: 'getUTCDay|getDay\\(|DAY_MS|\\* 7', path: '.' })],
+  calls: [call("grep", { pattern: "getUTCDay|getDay\\(|DAY_MS|\\* 7", path: "." })],
 });
 
 act({
@@ -3142,13 +3195,13 @@ act({
 // Output
 
 const here = dirname(fileURLToPath(import.meta.url));
-let target = process.argv[2] ?? join(here, 'demo-session.openai.json');
-if (process.argv[2] === '--project') {
-  writeProject(join(process.argv[3], 'before'), original);
-  writeProject(join(process.argv[3], 'after'), files);
-  target = join(here, 'demo-session.openai.json');
+let target = process.argv[2] ?? join(here, "demo-session.openai.json");
+if (process.argv[2] === "--project") {
+  writeProject(join(process.argv[3], "before"), original);
+  writeProject(join(process.argv[3], "after"), files);
+  target = join(here, "demo-session.openai.json");
 }
-const json = JSON.stringify(messages, null, 2) + '\n';
+const json = JSON.stringify(messages, null, 2) + "\n";
 writeFileSync(target, json);
 const calls = messages.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
 console.log(

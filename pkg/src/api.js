@@ -223,7 +223,10 @@ function unchangedAsGiven(messages, result) {
 }
 
 export function repairChain(messages, options) {
-  return unchangedAsGiven(messages, reading(messages, () => wasm.repairChain(crossing(messages), options)));
+  return unchangedAsGiven(
+    messages,
+    reading(messages, () => wasm.repairChain(crossing(messages), options)),
+  );
 }
 
 export function normalizeToolCallIds(messages, template, options) {
@@ -234,7 +237,10 @@ export function normalizeToolCallIds(messages, template, options) {
 }
 
 export function clearReasoning(messages, options) {
-  return unchangedAsGiven(messages, reading(messages, () => wasm.clearReasoning(crossing(messages), options)));
+  return unchangedAsGiven(
+    messages,
+    reading(messages, () => wasm.clearReasoning(crossing(messages), options)),
+  );
 }
 
 /**

@@ -38,7 +38,9 @@ export declare function cachedSummarizer(summarizer: Summarizer, options: Cached
 export declare function summaryCacheKey(namespace: string, request: SummaryRequest): Promise<string>;
 
 /** An in-memory LRU of at most `maxEntries` summaries [1000]. */
-export declare function memoryCache(options?: { maxEntries?: number }): SummaryCache & { readonly size: number; clear(): void };
+export declare function memoryCache(options?: {
+    maxEntries?: number;
+}): SummaryCache & { readonly size: number; clear(): void };
 
 /** The part of a Workers KV namespace binding the cache uses. */
 export interface KVNamespaceLike {
@@ -47,7 +49,10 @@ export interface KVNamespaceLike {
 }
 
 /** Workers KV: keys are `prefix` [`"contextfold:summary:"`] + hash; `ttlSeconds` at least 60. */
-export declare function kvCache(namespace: KVNamespaceLike, options?: { ttlSeconds?: number; prefix?: string }): SummaryCache;
+export declare function kvCache(
+    namespace: KVNamespaceLike,
+    options?: { ttlSeconds?: number; prefix?: string },
+): SummaryCache;
 
 /** The part of a Cache API `Cache` the cache uses. */
 export interface CacheLike {
@@ -56,4 +61,7 @@ export interface CacheLike {
 }
 
 /** The Cache API (`caches.default`, `await caches.open(name)`): keys are URLs `prefix` + hash. */
-export declare function cacheApiCache(cache: CacheLike, options?: { prefix?: string; ttlSeconds?: number }): SummaryCache;
+export declare function cacheApiCache(
+    cache: CacheLike,
+    options?: { prefix?: string; ttlSeconds?: number },
+): SummaryCache;

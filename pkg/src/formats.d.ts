@@ -102,7 +102,10 @@ export interface GeminiPart {
         id?: string;
         name?: string;
         response?: Record<string, unknown>;
-        parts?: Array<{ inlineData?: { mimeType?: string; data?: string }; fileData?: { mimeType?: string; fileUri?: string } }>;
+        parts?: Array<{
+            inlineData?: { mimeType?: string; data?: string };
+            fileData?: { mimeType?: string; fileUri?: string };
+        }>;
     };
 }
 /** A Gemini content (`Content`). */
@@ -168,12 +171,22 @@ export interface AiSdkToolResultPart {
 /** A Vercel AI SDK `ModelMessage` (what `generateText({ messages })` takes). */
 export type AiSdkModelMessage =
     | { role: "system"; content: string; providerOptions?: ProviderOptions }
-    | { role: "user"; content: string | Array<AiSdkTextPart | AiSdkImagePart | AiSdkFilePart>; providerOptions?: ProviderOptions }
+    | {
+          role: "user";
+          content: string | Array<AiSdkTextPart | AiSdkImagePart | AiSdkFilePart>;
+          providerOptions?: ProviderOptions;
+      }
     | {
           role: "assistant";
           content:
               | string
-              | Array<AiSdkTextPart | AiSdkFilePart | ({ type: "reasoning"; text: string; providerOptions?: ProviderOptions }) | AiSdkToolCallPart | AiSdkToolResultPart>;
+              | Array<
+                    | AiSdkTextPart
+                    | AiSdkFilePart
+                    | { type: "reasoning"; text: string; providerOptions?: ProviderOptions }
+                    | AiSdkToolCallPart
+                    | AiSdkToolResultPart
+                >;
           providerOptions?: ProviderOptions;
       }
     | { role: "tool"; content: AiSdkToolResultPart[]; providerOptions?: ProviderOptions };
@@ -236,7 +249,9 @@ export interface ChainOfFormat {
     langchain: LangChainMessage[];
 }
 /** A chain in `F` (every format for `"auto"`). */
-export type ChainOf<F extends ChainFormat | "auto" | undefined> = F extends ChainFormat ? ChainOfFormat[F] : ChainOfFormat[ChainFormat];
+export type ChainOf<F extends ChainFormat | "auto" | undefined> = F extends ChainFormat
+    ? ChainOfFormat[F]
+    : ChainOfFormat[ChainFormat];
 /**
  * What a chain given as `T` comes back as: `T` itself (its format and container are
  * kept); for JSON text, the parsed chain of the `format` option (any format's when
@@ -282,7 +297,11 @@ export declare function normalizeToolCallIds<F extends ChainFormat>(
     template: string,
     options: EditOptions & { format: F },
 ): NormalizeResult<ChainOf<F>>;
-export declare function normalizeToolCallIds<T>(messages: T, template: string, options?: EditOptions): NormalizeResult<Chain<T>>;
+export declare function normalizeToolCallIds<T>(
+    messages: T,
+    template: string,
+    options?: EditOptions,
+): NormalizeResult<Chain<T>>;
 
 /** Removes all reasoning; the result is typed as the input. */
 export declare function clearReasoning<F extends ChainFormat>(

@@ -25,12 +25,14 @@ import { assertReady, markReady } from "./ready.js";
  */
 function guarded(name) {
   const target = /** @type {(...args: unknown[]) => unknown} */ (/** @type {Glue} */ (glue)[name]);
-  return /** @type {any} */ ({
-    [name](/** @type {unknown[]} */ ...args) {
-      assertReady(name);
-      return target(...args);
-    },
-  }[name]);
+  return /** @type {any} */ (
+    {
+      [name](/** @type {unknown[]} */ ...args) {
+        assertReady(name);
+        return target(...args);
+      },
+    }[name]
+  );
 }
 
 export const __checkOptionKeys = guarded("__checkOptionKeys");

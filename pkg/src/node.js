@@ -67,7 +67,8 @@ export default async function init(moduleOrPath) {
     source = source.module_or_path;
   }
   source = await source;
-  if (source === undefined) throw contextfoldError("not_initialized", `contextfold is not initialized: ${HINT}`, undefined);
+  if (source === undefined)
+    throw contextfoldError("not_initialized", `contextfold is not initialized: ${HINT}`, undefined);
   if (typeof source === "string" || source instanceof URL) source = readFileSync(source);
   output = await initAsync({ module_or_path: source });
   return output;

@@ -24,6 +24,10 @@ export function isReady() {
 /** Throws `not_initialized` unless the wasm is instantiated; `what` is the caller's name. */
 export function assertReady(what) {
   if (!ready) {
-    throw contextfoldError("not_initialized", `contextfold is not initialized (${what} was called): ${hint}`, undefined);
+    throw contextfoldError(
+      "not_initialized",
+      `contextfold is not initialized (${what} was called): ${hint}`,
+      undefined,
+    );
   }
 }

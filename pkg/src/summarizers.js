@@ -304,13 +304,16 @@ async function httpFailure({ where, provider, secrets }, response, n) {
   const detail = redact(oneLine(errorDetail(text)), secrets);
   const statusText = response.statusText ? ` ${oneLine(response.statusText, 60)}` : "";
   const retryable = isRetryableStatus(response.status);
-  const error = new SummarizerError(`HTTP ${response.status}${statusText} from ${where}${detail ? `: ${detail}` : ""}`, {
-    code: "http",
-    status: response.status,
-    retryable,
-    attempts: n + 1,
-    provider,
-  });
+  const error = new SummarizerError(
+    `HTTP ${response.status}${statusText} from ${where}${detail ? `: ${detail}` : ""}`,
+    {
+      code: "http",
+      status: response.status,
+      retryable,
+      attempts: n + 1,
+      provider,
+    },
+  );
   if (!retryable) throw error;
   return { error, waitMs: retryAfterMs(response.headers) };
 }
@@ -440,50 +443,53 @@ export function openAICompatible(options = /** @type {any} */ ({})) {
     apiKey,
   );
 
-  return withIdentity(async function openAICompatibleSummarizer(request, context = {}) {
-    const scope = callScope(context?.signal, request?.timeoutMs, provider);
-    try {
-      const body = {
-        ...extraBody,
-        model,
-        messages: [
-          { role: "system", content: request.instructions },
-          { role: "user", content: request.transcript },
-        ],
-      };
-      const limit = outputTokens(maxTokens, request);
-      if (limit !== undefined) body[maxTokensField] = limit;
-      if (temperature !== undefined) body.temperature = temperature;
-      /** @type {Record<string, string>} */
-      const headers = { "content-type": "application/json", accept: "application/json", ...extraHeaders };
-      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-      const answer = await postJson({
-        fetchImpl,
-        url,
-        headers,
-        body,
-        signal: scope.signal,
-        deadline: scope.deadline,
-        settings,
-        provider,
-        model,
-        secrets,
-      });
-      const choice = answer?.choices?.[0];
-      if (choice === undefined) throw invalidAnswer(where, provider, "choices");
-      const text = contentText(choice?.message?.content);
-      if (text === undefined && choice?.message?.refusal) {
-        throw new SummarizerError(`${where} refused: ${redact(oneLine(choice.message.refusal), secrets)}`, {
-          code: "model",
+  return withIdentity(
+    async function openAICompatibleSummarizer(request, context = {}) {
+      const scope = callScope(context?.signal, request?.timeoutMs, provider);
+      try {
+        const body = {
+          ...extraBody,
+          model,
+          messages: [
+            { role: "system", content: request.instructions },
+            { role: "user", content: request.transcript },
+          ],
+        };
+        const limit = outputTokens(maxTokens, request);
+        if (limit !== undefined) body[maxTokensField] = limit;
+        if (temperature !== undefined) body.temperature = temperature;
+        /** @type {Record<string, string>} */
+        const headers = { "content-type": "application/json", accept: "application/json", ...extraHeaders };
+        if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+        const answer = await postJson({
+          fetchImpl,
+          url,
+          headers,
+          body,
+          signal: scope.signal,
+          deadline: scope.deadline,
+          settings,
           provider,
+          model,
+          secrets,
         });
+        const choice = answer?.choices?.[0];
+        if (choice === undefined) throw invalidAnswer(where, provider, "choices");
+        const text = contentText(choice?.message?.content);
+        if (text === undefined && choice?.message?.refusal) {
+          throw new SummarizerError(`${where} refused: ${redact(oneLine(choice.message.refusal), secrets)}`, {
+            code: "model",
+            provider,
+          });
+        }
+        if (text === undefined || text.trim() === "") throw emptyError(where, provider);
+        return text;
+      } finally {
+        scope.done();
       }
-      if (text === undefined || text.trim() === "") throw emptyError(where, provider);
-      return text;
-    } finally {
-      scope.done();
-    }
-  }, identityOf(provider, { url, model, maxTokens, maxTokensField, temperature, body: extraBody }));
+    },
+    identityOf(provider, { url, model, maxTokens, maxTokensField, temperature, body: extraBody }),
+  );
 }
 
 /**
@@ -507,48 +513,51 @@ export function anthropic(options = /** @type {any} */ ({})) {
     apiKey,
   );
 
-  return withIdentity(async function anthropicSummarizer(request, context = {}) {
-    const scope = callScope(context?.signal, request?.timeoutMs, provider);
-    try {
-      const body = {
-        ...extraBody,
-        model,
-        // Anthropic requires max_tokens.
-        max_tokens: maxTokens ?? defaultMaxTokens(request),
-        system: request.instructions,
-        messages: [{ role: "user", content: request.transcript }],
-      };
-      if (temperature !== undefined) body.temperature = temperature;
-      const headers = {
-        "content-type": "application/json",
-        accept: "application/json",
-        "anthropic-version": version,
-        ...extraHeaders,
-        "x-api-key": apiKey,
-      };
-      const answer = await postJson({
-        fetchImpl,
-        url,
-        headers,
-        body,
-        signal: scope.signal,
-        deadline: scope.deadline,
-        settings,
-        provider,
-        model,
-        secrets,
-      });
-      if (!Array.isArray(answer?.content)) throw invalidAnswer(where, provider, "content");
-      const text = answer.content
-        .filter((block) => block?.type === "text" && typeof block.text === "string")
-        .map((block) => block.text)
-        .join("");
-      if (text.trim() === "") throw emptyError(where, provider);
-      return text;
-    } finally {
-      scope.done();
-    }
-  }, identityOf(provider, { url, model, version, maxTokens, temperature, body: extraBody }));
+  return withIdentity(
+    async function anthropicSummarizer(request, context = {}) {
+      const scope = callScope(context?.signal, request?.timeoutMs, provider);
+      try {
+        const body = {
+          ...extraBody,
+          model,
+          // Anthropic requires max_tokens.
+          max_tokens: maxTokens ?? defaultMaxTokens(request),
+          system: request.instructions,
+          messages: [{ role: "user", content: request.transcript }],
+        };
+        if (temperature !== undefined) body.temperature = temperature;
+        const headers = {
+          "content-type": "application/json",
+          accept: "application/json",
+          "anthropic-version": version,
+          ...extraHeaders,
+          "x-api-key": apiKey,
+        };
+        const answer = await postJson({
+          fetchImpl,
+          url,
+          headers,
+          body,
+          signal: scope.signal,
+          deadline: scope.deadline,
+          settings,
+          provider,
+          model,
+          secrets,
+        });
+        if (!Array.isArray(answer?.content)) throw invalidAnswer(where, provider, "content");
+        const text = answer.content
+          .filter((block) => block?.type === "text" && typeof block.text === "string")
+          .map((block) => block.text)
+          .join("");
+        if (text.trim() === "") throw emptyError(where, provider);
+        return text;
+      } finally {
+        scope.done();
+      }
+    },
+    identityOf(provider, { url, model, version, maxTokens, temperature, body: extraBody }),
+  );
 }
 
 /** Workers AI errors worth another try: capacity, overload, timeouts, 429 / 5xx. */
@@ -626,41 +635,44 @@ export function workersAI(options = /** @type {any} */ ({})) {
   const provider = "workers-ai";
   const where = `${provider} summarizer (model "${model}")`;
 
-  return withIdentity(async function workersAISummarizer(request, context = {}) {
-    const scope = callScope(context?.signal, request?.timeoutMs, provider);
-    const { signal } = scope;
-    try {
-      const inputs = {
-        messages: [
-          { role: "system", content: request.instructions },
-          { role: "user", content: request.transcript },
-        ],
-      };
-      const limit = outputTokens(maxTokens, request);
-      if (limit !== undefined) inputs.max_tokens = limit;
-      if (temperature !== undefined) inputs.temperature = temperature;
-      const run = () => binding.run(model, inputs, runOptions);
-      const answer = await withRetries(
-        async (n) => {
-          try {
-            return { value: await raced(run, signal) };
-          } catch (error) {
-            if (signal.aborted) throw abortReason(signal);
-            return { failure: { error: workersAIFailure(error, where, provider, n) } };
-          }
-        },
-        settings,
-        signal,
-        scope.deadline,
-      );
-      const text = workersAIText(answer);
-      if (text === undefined) throw invalidAnswer(where, provider, "a response text");
-      if (text.trim() === "") throw emptyError(where, provider);
-      return text;
-    } finally {
-      scope.done();
-    }
-  }, identityOf(provider, { model, maxTokens, temperature, runOptions }));
+  return withIdentity(
+    async function workersAISummarizer(request, context = {}) {
+      const scope = callScope(context?.signal, request?.timeoutMs, provider);
+      const { signal } = scope;
+      try {
+        const inputs = {
+          messages: [
+            { role: "system", content: request.instructions },
+            { role: "user", content: request.transcript },
+          ],
+        };
+        const limit = outputTokens(maxTokens, request);
+        if (limit !== undefined) inputs.max_tokens = limit;
+        if (temperature !== undefined) inputs.temperature = temperature;
+        const run = () => binding.run(model, inputs, runOptions);
+        const answer = await withRetries(
+          async (n) => {
+            try {
+              return { value: await raced(run, signal) };
+            } catch (error) {
+              if (signal.aborted) throw abortReason(signal);
+              return { failure: { error: workersAIFailure(error, where, provider, n) } };
+            }
+          },
+          settings,
+          signal,
+          scope.deadline,
+        );
+        const text = workersAIText(answer);
+        if (text === undefined) throw invalidAnswer(where, provider, "a response text");
+        if (text.trim() === "") throw emptyError(where, provider);
+        return text;
+      } finally {
+        scope.done();
+      }
+    },
+    identityOf(provider, { model, maxTokens, temperature, runOptions }),
+  );
 }
 
 /** The first HTTP status found on an AI SDK error (APICallError, RetryError, causes). */
@@ -700,52 +712,55 @@ export function aiSdk(options = /** @type {any} */ ({})) {
   const where = `${provider} summarizer (model "${providerName}:${modelId}")`;
   let generateText = options.generateText;
 
-  return withIdentity(async function aiSdkSummarizer(request, context = {}) {
-    if (generateText === undefined) {
-      try {
-        // A computed specifier: bundlers must not require `ai` for users who never call this.
-        const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ aiModule);
-        generateText = mod.generateText;
-      } catch (error) {
-        throw new SummarizerError(
-          `${adapter}: the optional peer dependency "ai" could not be imported ` +
-            `(install it, or pass options.generateText): ${oneLine(error?.message ?? error)}`,
-          { code: "model", provider },
-        );
+  return withIdentity(
+    async function aiSdkSummarizer(request, context = {}) {
+      if (generateText === undefined) {
+        try {
+          // A computed specifier: bundlers must not require `ai` for users who never call this.
+          const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ aiModule);
+          generateText = mod.generateText;
+        } catch (error) {
+          throw new SummarizerError(
+            `${adapter}: the optional peer dependency "ai" could not be imported ` +
+              `(install it, or pass options.generateText): ${oneLine(error?.message ?? error)}`,
+            { code: "model", provider },
+          );
+        }
       }
-    }
-    const scope = callScope(context?.signal, request?.timeoutMs, provider);
-    try {
-      const call = {
-        model,
-        system: request.instructions,
-        prompt: request.transcript,
-        abortSignal: scope.signal,
-        maxRetries: retries,
-      };
-      const limit = outputTokens(maxOutputTokens, request);
-      if (limit !== undefined) call.maxOutputTokens = limit;
-      if (temperature !== undefined) call.temperature = temperature;
-      if (providerOptions !== undefined) call.providerOptions = providerOptions;
-      let result;
+      const scope = callScope(context?.signal, request?.timeoutMs, provider);
       try {
-        result = await /** @type {NonNullable<typeof generateText>} */ (generateText)(call);
-      } catch (error) {
-        if (scope.signal.aborted) throw abortReason(scope.signal);
-        const status = aiSdkStatus(error);
-        throw new SummarizerError(
-          `${status !== undefined ? `HTTP ${status} from ` : ""}${where}: ${oneLine(error?.message ?? error)}`,
-          { code: status !== undefined ? "http" : "model", status, retryable: false, provider },
-        );
+        const call = {
+          model,
+          system: request.instructions,
+          prompt: request.transcript,
+          abortSignal: scope.signal,
+          maxRetries: retries,
+        };
+        const limit = outputTokens(maxOutputTokens, request);
+        if (limit !== undefined) call.maxOutputTokens = limit;
+        if (temperature !== undefined) call.temperature = temperature;
+        if (providerOptions !== undefined) call.providerOptions = providerOptions;
+        let result;
+        try {
+          result = await /** @type {NonNullable<typeof generateText>} */ (generateText)(call);
+        } catch (error) {
+          if (scope.signal.aborted) throw abortReason(scope.signal);
+          const status = aiSdkStatus(error);
+          throw new SummarizerError(
+            `${status !== undefined ? `HTTP ${status} from ` : ""}${where}: ${oneLine(error?.message ?? error)}`,
+            { code: status !== undefined ? "http" : "model", status, retryable: false, provider },
+          );
+        }
+        const text = result?.text;
+        if (typeof text !== "string") throw invalidAnswer(where, provider, "text");
+        if (text.trim() === "") throw emptyError(where, provider);
+        return text;
+      } finally {
+        scope.done();
       }
-      const text = result?.text;
-      if (typeof text !== "string") throw invalidAnswer(where, provider, "text");
-      if (text.trim() === "") throw emptyError(where, provider);
-      return text;
-    } finally {
-      scope.done();
-    }
-  }, identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }));
+    },
+    identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }),
+  );
 }
 
 /** The class as summarizers.d.ts declares it: a mismatch fails `npm run check:types`. */

@@ -1,5 +1,12 @@
 // Types of `contextfold/worker`: compaction middleware for Workers and fetch-style servers.
-import type { CompactReport, CompactStrategy, OnError, ProviderName, Summarizer, TokenCounter } from "../glue/contextfold_wasm.js";
+import type {
+    CompactReport,
+    CompactStrategy,
+    OnError,
+    ProviderName,
+    Summarizer,
+    TokenCounter,
+} from "../glue/contextfold_wasm.js";
 import type { SummaryCache } from "./cache.js";
 
 export * from "./cache.js";
@@ -76,7 +83,11 @@ export interface CompactionMiddlewareOptions<Env = unknown> {
 }
 
 /** What the middleware wraps: a Worker `fetch`, a plain `(request) => Response`, or an object with `fetch`. */
-export type FetchHandler<Env = unknown, Ctx = unknown> = (request: Request, env: Env, ctx: Ctx) => Response | Promise<Response>;
+export type FetchHandler<Env = unknown, Ctx = unknown> = (
+    request: Request,
+    env: Env,
+    ctx: Ctx,
+) => Response | Promise<Response>;
 
 /**
  * Wraps a fetch handler so that chat requests are compacted before it sees them. The
@@ -104,7 +115,9 @@ export interface ProxyOptions<Env = unknown> {
 }
 
 /** A handler forwarding every request to `upstream`; the response comes back as is. */
-export declare function proxy<Env = unknown>(options: ProxyOptions<Env>): (request: Request, env?: Env) => Promise<Response>;
+export declare function proxy<Env = unknown>(
+    options: ProxyOptions<Env>,
+): (request: Request, env?: Env) => Promise<Response>;
 
 /** The default `route`. */
 export declare function defaultRoute(url: URL): RouteFormat;

@@ -255,11 +255,13 @@ function validateOptions(options, checkKeys) {
   if (ratio !== undefined && !(typeof ratio === "number" && ratio >= 0 && ratio < 1)) {
     fail("options.reserveRatio", "must be a number in [0, 1)");
   }
-  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes)) fail("options.maxBodyBytes", "must be a positive number");
+  if (o.maxBodyBytes !== undefined && !positive(o.maxBodyBytes))
+    fail("options.maxBodyBytes", "must be a positive number");
   if (o.onMalformed !== undefined && o.onMalformed !== "forward" && o.onMalformed !== "reject") {
     fail("options.onMalformed", 'must be "forward" or "reject"');
   }
-  if (o.summarizer !== undefined && typeof o.summarizer !== "function") fail("options.summarizer", "must be a function");
+  if (o.summarizer !== undefined && typeof o.summarizer !== "function")
+    fail("options.summarizer", "must be a function");
   if (o.createSummarizer !== undefined && typeof o.createSummarizer !== "function") {
     fail("options.createSummarizer", "must be a function (env, request) => summarizer");
   }
@@ -506,7 +508,12 @@ async function compactBody(middleware, format, body, bytes, request, env) {
       return { figures, outgoing: null, info: undefined };
     }
     const input = chainOf(body, format, api);
-    const settings = { format, strategy: middleware.strategy, maxTokens: budget.tokens, tokenCounter: options.tokenCounter };
+    const settings = {
+      format,
+      strategy: middleware.strategy,
+      maxTokens: budget.tokens,
+      tokenCounter: options.tokenCounter,
+    };
     if (!api.needsCompaction(input, settings)) {
       const tokens = api.measureChain(input, { format }).total.tokens;
       Object.assign(figures, { before: tokens, after: tokens, calls: 0 });
@@ -572,7 +579,8 @@ function applyResult(figures, result, summarizer, bytes) {
 
 /** The response with the figures as headers; its body is passed on, never read. */
 function withHeaders(response, figures) {
-  if (!(response instanceof Response) || response.status === 101 || /** @type {any} */ (response).webSocket) return response;
+  if (!(response instanceof Response) || response.status === 101 || /** @type {any} */ (response).webSocket)
+    return response;
   const out = new Response(response.body, response);
   const set = (name, value) => {
     if (value !== undefined) out.headers.set(HEADER + name, headerValue(value));
@@ -643,13 +651,16 @@ export function proxy(options = /** @type {any} */ ({})) {
     if (added) for (const [name, value] of new Headers(added)) headers.set(name, value);
     const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.body !== null;
     // `duplex` (streaming a request body) is missing from the DOM typings of RequestInit.
-    return send(target.toString(), /** @type {RequestInit} */ ({
-      method: request.method,
-      headers,
-      body: hasBody ? request.body : undefined,
-      duplex: hasBody ? "half" : undefined,
-      redirect: "manual",
-      signal: request.signal instanceof AbortSignal ? request.signal : undefined,
-    }));
+    return send(
+      target.toString(),
+      /** @type {RequestInit} */ ({
+        method: request.method,
+        headers,
+        body: hasBody ? request.body : undefined,
+        duplex: hasBody ? "half" : undefined,
+        redirect: "manual",
+        signal: request.signal instanceof AbortSignal ? request.signal : undefined,
+      }),
+    );
   };
 }

@@ -37,7 +37,9 @@ describe("core cases in headless Chromium", () => {
     assert.equal(result.log.filter(logged).length, 2, "the two deliberate panics are logged once each");
     assert.equal(result.log.filter((l) => l === "pageerror: unreachable").length, 1, "one uncaught abort");
     assert.deepEqual(
-      result.log.filter((line) => !line.startsWith("console.log") && !line.startsWith("console.info") && !deliberate(line)),
+      result.log.filter(
+        (line) => !line.startsWith("console.log") && !line.startsWith("console.info") && !deliberate(line),
+      ),
       [],
       "no page error, failed request or console error",
     );

@@ -24,7 +24,8 @@ import { CHROMIUM_HOW, missing } from "../shared/requirements.mjs";
 const scratch = mkdtempSync(join(tmpdir(), "contextfold-bundlers-"));
 const project = join(scratch, "consumer");
 const bin = (name) => join(root, "node_modules/.bin", name);
-const devVersion = (name) => `${name}@${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies[name]}`;
+const devVersion = (name) =>
+  `${name}@${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies[name]}`;
 const haveChromium = existsSync(chromiumPath);
 // Outside CI the browser consumers skip with a notice; under CI=true a missing Chromium fails here.
 const noChromium = haveChromium ? null : missing(`Chromium (${chromiumPath})`, CHROMIUM_HOW);
@@ -78,7 +79,12 @@ function runNode(script, cwd = project) {
   return JSON.parse(run(process.execPath, [script], cwd));
 }
 
-const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
+const types = {
+  ".html": "text/html",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+};
 
 /** Serves `dir` on 127.0.0.1 (a free port); resolves to { origin, requests, close }. */
 async function serve(dir) {
@@ -92,7 +98,11 @@ async function serve(dir) {
     res.end(await readFile(file));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { origin: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** Loads `url` in headless Chromium; resolves to the page's report and its console. */
@@ -106,9 +116,11 @@ async function runPage(url) {
   page.on("requestfailed", (r) => log.push(`requestfailed: ${r.url()}`));
   try {
     await page.goto(url);
-    await page.waitForFunction(() => window.contextfoldResult !== undefined, null, { timeout: 60_000 }).catch((e) => {
-      throw new Error(`${url} did not report: ${e.message}\n${log.join("\n")}`);
-    });
+    await page
+      .waitForFunction(() => window.contextfoldResult !== undefined, null, { timeout: 60_000 })
+      .catch((e) => {
+        throw new Error(`${url} did not report: ${e.message}\n${log.join("\n")}`);
+      });
     const outcome = await page.evaluate(() => window.contextfoldResult);
     assert.equal(outcome.error, undefined, `${url} failed: ${outcome.error}\n${log.join("\n")}`);
     return { result: outcome.result, log };
@@ -127,7 +139,10 @@ async function runBundleInChromium(dir, page) {
       server.requests.some((p) => p.endsWith(".wasm")),
       `the page fetched the emitted .wasm: ${server.requests.join(", ")}`,
     );
-    assert.deepEqual(log.filter((l) => l.startsWith("pageerror") || l.startsWith("requestfailed")), []);
+    assert.deepEqual(
+      log.filter((l) => l.startsWith("pageerror") || l.startsWith("requestfailed")),
+      [],
+    );
     return result;
   } finally {
     await server.close();
@@ -138,7 +153,7 @@ const scriptPage = (src, type = "module") =>
   `<!doctype html><meta charset="utf-8"><script type="${type}" src="${src}"></script>`;
 
 describe("types", () => {
-  it("`import wasm from \"contextfold/wasm\"` type-checks under moduleResolution bundler", () => {
+  it('`import wasm from "contextfold/wasm"` type-checks under moduleResolution bundler', () => {
     const tsc = join(root, "node_modules/typescript/bin/tsc");
     run(process.execPath, [tsc, "-p", "tsconfig.wasm.json"], project); // not tsconfig.json: Next.js would adopt it
   });
@@ -192,7 +207,10 @@ describe("webpack 5", () => {
 
   it("--target web compacts in Chromium", async (t) => {
     if (!haveChromium) return t.skip(noChromium);
-    const result = await runBundleInChromium(join(project, "dist/webpack-web"), scriptPage("main.js", "text/javascript"));
+    const result = await runBundleInChromium(
+      join(project, "dist/webpack-web"),
+      scriptPage("main.js", "text/javascript"),
+    );
     assertRan(result, { initRequired: true });
   });
 
@@ -209,7 +227,10 @@ describe("Vite", () => {
   it("a production build compacts in Chromium", async (t) => {
     run(bin("vite"), ["build", "--logLevel", "warn"], project);
     const assets = readdirSync(join(project, "dist/vite/assets"));
-    assert.ok(assets.some((f) => f.endsWith(".wasm")), `Vite emitted the .wasm: ${assets}`);
+    assert.ok(
+      assets.some((f) => f.endsWith(".wasm")),
+      `Vite emitted the .wasm: ${assets}`,
+    );
     if (!haveChromium) return t.skip(noChromium);
     assertRan(await runBundleInChromium(join(project, "dist/vite")), { initRequired: true });
   });

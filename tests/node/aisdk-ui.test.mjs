@@ -42,7 +42,12 @@ function conversation() {
   FILES.forEach((path, i) => {
     const userParts = [{ type: "text", text: `The tests around ${path} fail since the rounding change. Please look.` }];
     if (i === 0) {
-      userParts.unshift({ type: "file", mediaType: "image/png", filename: "ci-failure.png", url: "https://ci.example.com/runs/812/failure.png" });
+      userParts.unshift({
+        type: "file",
+        mediaType: "image/png",
+        filename: "ci-failure.png",
+        url: "https://ci.example.com/runs/812/failure.png",
+      });
     }
     messages.push({ id: `user-${i}`, role: "user", parts: userParts, metadata: metadata() });
     messages.push({
@@ -72,11 +77,21 @@ function conversation() {
           toolCallId: `call_docs_${i}`,
           state: "output-available",
           input: { query: "banker's rounding" },
-          output: [{ title: "Rounding", url: "https://docs.example.com/rounding", snippet: "Use round-half-even for currency. ".repeat(30) }],
+          output: [
+            {
+              title: "Rounding",
+              url: "https://docs.example.com/rounding",
+              snippet: "Use round-half-even for currency. ".repeat(30),
+            },
+          ],
         },
         { type: "source-url", sourceId: `src-${i}`, url: "https://docs.example.com/rounding", title: "Rounding" },
         { type: "step-start" },
-        { type: "text", text: `The failure in ${path} comes from floating point sums; I switched it to integer cents.`, state: "done" },
+        {
+          type: "text",
+          text: `The failure in ${path} comes from floating point sums; I switched it to integer cents.`,
+          state: "done",
+        },
       ],
       metadata: metadata({ model: "gpt-5-mini", totalTokens: 4000 + i }),
     });
@@ -112,7 +127,12 @@ async function checkCompacted(input, result) {
   assert.ok((await convertToModelMessages(output)).length > 0);
 
   // Every tool part has a terminal state, or is one of the input's parts, kept as it was.
-  const inputToolParts = new Map(input.flatMap((m) => m.parts).filter(isToolPart).map((p) => [p.toolCallId, p]));
+  const inputToolParts = new Map(
+    input
+      .flatMap((m) => m.parts)
+      .filter(isToolPart)
+      .map((p) => [p.toolCallId, p]),
+  );
   const callIds = new Set();
   for (const [i, message] of output.entries()) {
     for (const [j, part] of message.parts.entries()) {
@@ -120,10 +140,15 @@ async function checkCompacted(input, result) {
       assert.ok(!callIds.has(part.toolCallId), `[${i}].parts[${j}]: tool call id ${part.toolCallId} is unique`);
       callIds.add(part.toolCallId);
       if (!TERMINAL.has(part.state)) {
-        assert.deepEqual(part, inputToolParts.get(part.toolCallId), `[${i}].parts[${j}] (${part.state}) is kept as it was`);
+        assert.deepEqual(
+          part,
+          inputToolParts.get(part.toolCallId),
+          `[${i}].parts[${j}] (${part.state}) is kept as it was`,
+        );
       }
       if (part.state === "output-available") assert.ok("output" in part, `[${i}].parts[${j}] has its output`);
-      if (part.state === "output-error") assert.equal(typeof part.errorText, "string", `[${i}].parts[${j}] has its errorText`);
+      if (part.state === "output-error")
+        assert.equal(typeof part.errorText, "string", `[${i}].parts[${j}] has its errorText`);
     }
   }
 
@@ -192,10 +217,13 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
     const { output, kept, before, after } = await checkCompacted(input, result);
     assert.deepEqual(input, snapshot, "the caller's messages are not modified");
     // The sections strategy keeps every user turn (a section's header) as it was.
-    for (const id of [...FILES.map((_, i) => `user-${i}`), "user-last"]) assert.ok(kept.includes(id), `${id} kept as given`);
+    for (const id of [...FILES.map((_, i) => `user-${i}`), "user-last"])
+      assert.ok(kept.includes(id), `${id} kept as given`);
     const text = JSON.stringify(output);
     assert.ok(!text.includes("ledger.entries[59]"), "the large readFile outputs are gone");
-    t.diagnostic(`${input.length} -> ${output.length} UIMessages, ${before.bytes} -> ${after.bytes} bytes, ${result.report.calls} calls`);
+    t.diagnostic(
+      `${input.length} -> ${output.length} UIMessages, ${before.bytes} -> ${after.bytes} bytes, ${result.report.calls} calls`,
+    );
   });
 
   it('strategy "budget" with maxTokens: within the budget, UIMessages back, valid', async (t) => {
@@ -207,7 +235,10 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
     assert.deepEqual(result.report.errors, []);
     const { output, after } = await checkCompacted(input, result);
     assert.ok(after.tokens <= maxTokens, `${after.tokens} tokens <= ${maxTokens}`);
-    assert.ok(result.report.after.tokens <= maxTokens, `the report's ${result.report.after.tokens} tokens <= ${maxTokens}`);
+    assert.ok(
+      result.report.after.tokens <= maxTokens,
+      `the report's ${result.report.after.tokens} tokens <= ${maxTokens}`,
+    );
     assert.deepEqual(output.at(-1), input.at(-1));
     t.diagnostic(`${input.length} -> ${output.length} UIMessages, ${after.tokens} tokens <= ${maxTokens}`);
   });
@@ -236,77 +267,86 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
 
   // ---- gaps found while writing this file, fixed since: they stay as regression tests
 
-  it(
-    "UIMessages in the AI SDK's own key orders come back as the caller's objects when unchanged",
-    async () => {
-      // sendMessage builds `{ ...{ parts }, id, role, metadata }`; the stream state starts
-      // as `{ id, metadata, role, parts }` (ai/dist/index.js, AbstractChat).
-      const input = conversation().map(({ id, role, parts, metadata }) =>
-        role === "user" ? { parts, id, role, metadata } : { id, metadata, role, parts },
-      );
-      const result = await compact(input);
-      assert.equal(result.changed, true);
-      const last = result.messages.at(-1);
-      assert.deepStrictEqual(last, input.at(-1));
-      assert.equal(last, input.at(-1), "the unchanged last user turn is the caller's object");
-    },
-  );
+  it("UIMessages in the AI SDK's own key orders come back as the caller's objects when unchanged", async () => {
+    // sendMessage builds `{ ...{ parts }, id, role, metadata }`; the stream state starts
+    // as `{ id, metadata, role, parts }` (ai/dist/index.js, AbstractChat).
+    const input = conversation().map(({ id, role, parts, metadata }) =>
+      role === "user" ? { parts, id, role, metadata } : { id, metadata, role, parts },
+    );
+    const result = await compact(input);
+    assert.equal(result.changed, true);
+    const last = result.messages.at(-1);
+    assert.deepStrictEqual(last, input.at(-1));
+    assert.equal(last, input.at(-1), "the unchanged last user turn is the caller's object");
+  });
 
-  it(
-    "a trailing tool call that waits for the user (input-available, approval-requested) is kept as it is",
-    async () => {
-      for (const pending of [
-        { type: "tool-askForConfirmation", toolCallId: "call_confirm", state: "input-available", input: { message: "Run migration 0042?" } },
-        { type: "tool-runMigration", toolCallId: "call_migrate", state: "approval-requested", input: { id: "0042" }, approval: { id: "approval_1" } },
-      ]) {
-        const input = [
-          ...conversation(),
-          { id: "assistant-last", role: "assistant", parts: [{ type: "step-start" }, { type: "text", text: "Before that, one question." }, pending] },
-        ];
-        const result = await compact(input);
-        assert.deepEqual(result.messages.at(-1), input.at(-1), `${pending.state}: the waiting call is kept`);
-        await validateUIMessages({ messages: result.messages });
-      }
-    },
-  );
-
-  it(
-    "an output-denied tool part (the user refused the call) is read as the call's outcome",
-    async () => {
+  it("a trailing tool call that waits for the user (input-available, approval-requested) is kept as it is", async () => {
+    for (const pending of [
+      {
+        type: "tool-askForConfirmation",
+        toolCallId: "call_confirm",
+        state: "input-available",
+        input: { message: "Run migration 0042?" },
+      },
+      {
+        type: "tool-runMigration",
+        toolCallId: "call_migrate",
+        state: "approval-requested",
+        input: { id: "0042" },
+        approval: { id: "approval_1" },
+      },
+    ]) {
       const input = [
-        { id: "u1", role: "user", parts: [{ type: "text", text: "Drop the staging database." }] },
+        ...conversation(),
         {
-          id: "a1",
+          id: "assistant-last",
           role: "assistant",
-          parts: [
-            { type: "step-start" },
-            { type: "tool-dropDatabase", toolCallId: "call_drop", state: "output-denied", input: { name: "staging" }, approval: { id: "approval_1", approved: false, reason: "too risky" } },
-            { type: "step-start" },
-            { type: "text", text: "Understood, I left it alone." },
-          ],
+          parts: [{ type: "step-start" }, { type: "text", text: "Before that, one question." }, pending],
         },
-        { id: "u2", role: "user", parts: [{ type: "text", text: "Thanks." }] },
       ];
-      await validateUIMessages({ messages: input });
-      assert.deepEqual(validateChain(input), []);
-      const openai = convert(input, { to: "openai" });
-      assert.ok(JSON.stringify(openai.messages).includes("too risky"), "the denial's reason reaches the model");
-    },
-  );
+      const result = await compact(input);
+      assert.deepEqual(result.messages.at(-1), input.at(-1), `${pending.state}: the waiting call is kept`);
+      await validateUIMessages({ messages: result.messages });
+    }
+  });
 
-  it(
-    "validateChain's path points into the caller's UIMessages",
-    () => {
-      const input = conversation();
-      const { output: _, ...pending } = input[5].parts[2]; // assistant-2's readFile, no output yet
-      input[5] = { ...input[5], parts: input[5].parts.with(2, { ...pending, state: "input-available" }) };
-      const problems = validateChain(input);
-      assert.equal(problems.length, 1, JSON.stringify(problems));
-      assert.equal(problems[0].code, "unanswered_call");
-      // The UIMessage at [5] (the path names the message; index is its position in the
-      // chain as read, one message per step and per step's results).
-      assert.equal(problems[0].path, "[5]");
-      assert.ok(problems[0].index > 5, `index ${problems[0].index} is a position in the chain as read`);
-    },
-  );
+  it("an output-denied tool part (the user refused the call) is read as the call's outcome", async () => {
+    const input = [
+      { id: "u1", role: "user", parts: [{ type: "text", text: "Drop the staging database." }] },
+      {
+        id: "a1",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          {
+            type: "tool-dropDatabase",
+            toolCallId: "call_drop",
+            state: "output-denied",
+            input: { name: "staging" },
+            approval: { id: "approval_1", approved: false, reason: "too risky" },
+          },
+          { type: "step-start" },
+          { type: "text", text: "Understood, I left it alone." },
+        ],
+      },
+      { id: "u2", role: "user", parts: [{ type: "text", text: "Thanks." }] },
+    ];
+    await validateUIMessages({ messages: input });
+    assert.deepEqual(validateChain(input), []);
+    const openai = convert(input, { to: "openai" });
+    assert.ok(JSON.stringify(openai.messages).includes("too risky"), "the denial's reason reaches the model");
+  });
+
+  it("validateChain's path points into the caller's UIMessages", () => {
+    const input = conversation();
+    const { output: _, ...pending } = input[5].parts[2]; // assistant-2's readFile, no output yet
+    input[5] = { ...input[5], parts: input[5].parts.with(2, { ...pending, state: "input-available" }) };
+    const problems = validateChain(input);
+    assert.equal(problems.length, 1, JSON.stringify(problems));
+    assert.equal(problems[0].code, "unanswered_call");
+    // The UIMessage at [5] (the path names the message; index is its position in the
+    // chain as read, one message per step and per step's results).
+    assert.equal(problems[0].path, "[5]");
+    assert.ok(problems[0].index > 5, `index ${problems[0].index} is a position in the chain as read`);
+  });
 });

@@ -144,8 +144,15 @@ describe("contextfold compact", () => {
     // Nothing to compact, but the input breaks provider rules: it comes back repaired.
     const result = JSON.parse(orphan.stdout);
     assert.equal(result.changed, true);
-    assert.ok(result.report.providerRepairs.some((s) => s.step === "droppedOrphanResult"), orphan.stdout);
-    const late = [{ role: "user", content: "q" }, { role: "assistant", content: "a" }, { role: "system", content: "late" }];
+    assert.ok(
+      result.report.providerRepairs.some((s) => s.step === "droppedOrphanResult"),
+      orphan.stdout,
+    );
+    const late = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+      { role: "system", content: "late" },
+    ];
     const { code, stderr } = run("compact", scratchFile("late-system.json", late));
     assert.equal(code, 2);
     assert.match(stderr, /^error system_after_start at \[2\]: /m);
@@ -160,7 +167,10 @@ describe("contextfold validate", () => {
     const broken = run("validate", scratchFile("orphan-validate.json", orphanResultChain()), "--json");
     assert.equal(broken.code, 3, broken.stderr);
     const diagnostics = JSON.parse(broken.stdout);
-    assert.ok(diagnostics.some((d) => d.code === "orphan_result" && d.path === "[2]"), broken.stdout);
+    assert.ok(
+      diagnostics.some((d) => d.code === "orphan_result" && d.path === "[2]"),
+      broken.stdout,
+    );
     const twoUsers = scratchFile("two-users.json", [
       { role: "user", content: "a" },
       { role: "user", content: "b" },
@@ -216,7 +226,9 @@ describe("contextfold compact --summarizer openai-compatible", () => {
       req.on("end", () => {
         seen.push({ url: req.url, auth: req.headers.authorization, body: JSON.parse(body) });
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "Summary from the mock model." } }] }));
+        res.end(
+          JSON.stringify({ choices: [{ message: { role: "assistant", content: "Summary from the mock model." } }] }),
+        );
       });
     });
     await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -225,7 +237,19 @@ describe("contextfold compact --summarizer openai-compatible", () => {
       const { spawn } = await import("node:child_process");
       const child = spawn(
         process.execPath,
-        [cli, "compact", join(root, "examples/demo-session.openai.json"), "--summarizer", "openai-compatible", "--base-url", baseURL, "--model", "mock-1", "--report", "json"],
+        [
+          cli,
+          "compact",
+          join(root, "examples/demo-session.openai.json"),
+          "--summarizer",
+          "openai-compatible",
+          "--base-url",
+          baseURL,
+          "--model",
+          "mock-1",
+          "--report",
+          "json",
+        ],
         { env: { ...process.env, CONTEXTFOLD_API_KEY: "sk-test-123" } },
       );
       let stdout = "";
@@ -236,14 +260,25 @@ describe("contextfold compact --summarizer openai-compatible", () => {
       assert.equal(code, 0, stderr);
       const report = JSON.parse(stdout).report;
       assert.ok(report.calls > 0 && report.calls === seen.length, `${report.calls} calls, ${seen.length} seen`);
-      assert.ok(seen.every((s) => s.url === "/v1/chat/completions" && s.auth === "Bearer sk-test-123" && s.body.model === "mock-1"));
-      assert.deepEqual(seen[0].body.messages.map((m) => m.role), ["system", "user"]);
+      assert.ok(
+        seen.every(
+          (s) => s.url === "/v1/chat/completions" && s.auth === "Bearer sk-test-123" && s.body.model === "mock-1",
+        ),
+      );
+      assert.deepEqual(
+        seen[0].body.messages.map((m) => m.role),
+        ["system", "user"],
+      );
     } finally {
       server.close();
     }
-    const missing = run("compact", join(root, "examples/demo-session.openai.json"), "--summarizer", "openai-compatible");
+    const missing = run(
+      "compact",
+      join(root, "examples/demo-session.openai.json"),
+      "--summarizer",
+      "openai-compatible",
+    );
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /needs --base-url and --model/);
   });
 });
-

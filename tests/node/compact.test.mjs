@@ -269,7 +269,10 @@ describe("compact", () => {
     assert.ok(result.report.errors.every((e) => e.kind === "cancelled"));
     assert.equal(seen.length, 2);
     // Each call's own signal follows the caller's (issue 14: a per-call signal).
-    assert.ok(seen.every((s) => s instanceof AbortSignal && s.aborted), "the summarizer's signals aborted");
+    assert.ok(
+      seen.every((s) => s instanceof AbortSignal && s.aborted),
+      "the summarizer's signals aborted",
+    );
     assert.equal(getEventListeners(controller.signal, "abort").length, 0, "listener removed");
   });
 
@@ -304,14 +307,18 @@ describe("compact", () => {
   it("extractiveSummarizer() is a summarizer JS code can call directly", async () => {
     const summarize = extractiveSummarizer({ maxBytes: 256 });
     const summary = await summarize({
-      transcript: "<tasks>\n<task id=\"0\">\n<content>Fix the login bug in src/auth.ts please.</content>\n</task>\n</tasks>\n",
+      transcript:
+        '<tasks>\n<task id="0">\n<content>Fix the login bug in src/auth.ts please.</content>\n</task>\n</tasks>\n',
       targetBytes: 10_000,
     });
     assert.equal(typeof summary, "string");
     assert.match(summary, /Fix the login bug in src\/auth\.ts please\./);
     assert.ok(summary.length <= 256);
     await assert.rejects(summarize({}), /no transcript/);
-    assert.throws(() => extractiveSummarizer({ maxBytes: 5 }), (e) => e.code === "invalid_option");
+    assert.throws(
+      () => extractiveSummarizer({ maxBytes: 5 }),
+      (e) => e.code === "invalid_option",
+    );
   });
 
   it("rejects invalid options with invalid_option and the path", async () => {
@@ -329,11 +336,17 @@ describe("compact", () => {
       [{ summarizer, strategy: 7 }, "options.strategy"],
       [{ summarizer, strategy: { name: "sliding" } }, "options.strategy.name"],
       [{ summarizer, strategy: { name: "window", window: 0 } }, "options.strategy.window"],
-      [{ summarizer, strategy: { name: "window", thresholdTokens: 9, thresholdBytes: 9 } }, "options.strategy.thresholdBytes"],
+      [
+        { summarizer, strategy: { name: "window", thresholdTokens: 9, thresholdBytes: 9 } },
+        "options.strategy.thresholdBytes",
+      ],
       [{ summarizer, strategy: { name: "tiers", recent: "20" } }, "options.strategy.recent"],
       [{ summarizer, strategy: "budget" }, "options.maxTokens"],
       [{ summarizer, strategy: "budget", maxTokens: -1 }, "options.maxTokens"],
-      [{ summarizer, strategy: { name: "budget", summaryPercent: 120 }, maxBytes: 900 }, "options.strategy.summaryPercent"],
+      [
+        { summarizer, strategy: { name: "budget", summaryPercent: 120 }, maxBytes: 900 },
+        "options.strategy.summaryPercent",
+      ],
       [{ summarizer, tokenCounter: "tiktoken" }, "options.tokenCounter"],
       [{ summarizer, provider: "cohere" }, "options.provider"],
       [{ summarizer, strategy: { name: "sections", useQA: "yes" } }, "options.strategy.useQA"],

@@ -68,22 +68,36 @@ describe("the output keeps the input's container, every strategy x every format"
         assert.equal(result.changed, true, "the strategy folded something");
         assert.equal(result.format, format);
         const out = result.messages;
-        assert.equal(Array.isArray(out), Array.isArray(input), `container changed: ${JSON.stringify(out).slice(0, 200)}`);
+        assert.equal(
+          Array.isArray(out),
+          Array.isArray(input),
+          `container changed: ${JSON.stringify(out).slice(0, 200)}`,
+        );
         if (!Array.isArray(input)) assert.deepEqual(requestFields(out), requestFields(input));
         assert.deepEqual(validateChain(out, { format }), []);
         parseChain(out, { format }); // strict: no two user messages in a row
         assert.ok(!JSON.stringify(out).includes('"contextfold":'), "tier metadata in provider JSON");
         if (format === "anthropic" || format === "gemini") {
-          if (Array.isArray(out)) assert.ok(out.every((m) => m.role !== "system"), "a system message in the list");
+          if (Array.isArray(out))
+            assert.ok(
+              out.every((m) => m.role !== "system"),
+              "a system message in the list",
+            );
         }
         if (format === "aisdk") {
-          assert.ok(out.every((m) => m.role !== "system"), "an AI SDK list gained a system message");
+          assert.ok(
+            out.every((m) => m.role !== "system"),
+            "an AI SDK list gained a system message",
+          );
           const model = new MockLanguageModelV4({ doGenerate: generated });
           const { text } = await generateText({ model, messages: out });
           assert.equal(text, "ok");
         }
         if (format === "aisdk-ui") {
-          assert.ok(out.every((m) => m.role !== "system"), "a UIMessage list gained a system message");
+          assert.ok(
+            out.every((m) => m.role !== "system"),
+            "a UIMessage list gained a system message",
+          );
           await validateUIMessages({ messages: out });
           const model = new MockLanguageModelV4({ doGenerate: generated });
           await generateText({ model, messages: await convertToModelMessages(out) });

@@ -78,10 +78,15 @@ describe("convert", () => {
   });
 
   it("accepts JSON text", () => {
-    assert.deepEqual(convert(JSON.stringify(openaiChain()), { to: "gemini" }), convert(openaiChain(), { to: "gemini" }));
+    assert.deepEqual(
+      convert(JSON.stringify(openaiChain()), { to: "gemini" }),
+      convert(openaiChain(), { to: "gemini" }),
+    );
   });
 
-  it("converts every real transcript to every format and back", { skip: fixtureFiles().length === 0 && missing(REAL_FIXTURES, REAL_FIXTURES_HOW) }, () => {
+  it("converts every real transcript to every format and back", {
+    skip: fixtureFiles().length === 0 && missing(REAL_FIXTURES, REAL_FIXTURES_HOW),
+  }, () => {
     for (const file of fixtureFiles()) {
       const input = JSON.parse(readFileSync(file, "utf8"));
       for (const to of TARGETS) {
@@ -101,7 +106,15 @@ describe("convert", () => {
     assert.equal(error.path, "options.to");
     error = thrown(() => convert(openaiChain(), { from: "nope", to: "openai" }));
     assert.equal(error.path, "options.from");
-    error = thrown(() => convert([{ role: "user", content: "a" }, { role: "model", parts: [{ text: "b" }] }], { to: "openai" }));
+    error = thrown(() =>
+      convert(
+        [
+          { role: "user", content: "a" },
+          { role: "model", parts: [{ text: "b" }] },
+        ],
+        { to: "openai" },
+      ),
+    );
     assert.equal(error.code, "unknown_format");
     assert.equal(error.path, "[1]");
   });

@@ -23,7 +23,10 @@ describe("a panic inside an async export (child process)", () => {
       catch (e) { console.log("rejected " + e.name + " " + e.code); }
       console.log("after " + api.parseChain([{ role: "user", content: "x" }]).outline.messages);
     `;
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     const lines = child.stdout.trim().split("\n");
     assert.deepEqual(lines, ["uncaught unreachable", "rejected ContextfoldError internal", "after 1"], child.stderr);
   });

@@ -17,7 +17,12 @@ export function readmeBlocks(text) {
   let heading = "";
   for (const [, title, body] of text.matchAll(/^(?:## (.+)|```js\n([\s\S]*?)^```)/gm)) {
     if (title !== undefined) heading = title;
-    else blocks.push({ name: `README "## ${heading}" #${blocks.filter((b) => b.heading === heading).length + 1}`, heading, code: body });
+    else
+      blocks.push({
+        name: `README "## ${heading}" #${blocks.filter((b) => b.heading === heading).length + 1}`,
+        heading,
+        code: body,
+      });
   }
   return blocks;
 }
@@ -25,7 +30,9 @@ export function readmeBlocks(text) {
 /** Every `@example` of the `///` doc comments under `dir`: the lines after it, fences dropped. */
 export function docExamples(dir) {
   const examples = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".rs")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".rs"))
+    .sort()) {
     const lines = readFileSync(join(dir, file), "utf8").split("\n");
     lines.forEach((line, i) => {
       if (line.trim() !== "/// @example") return;
@@ -47,7 +54,11 @@ function longHistory() {
   const history = [{ role: "system", content: "You are a careful coding assistant." }];
   for (let i = 0; i < 160; i++) {
     history.push({ role: "user", content: `step ${i}: ${words.repeat(40)}` });
-    history.push({ role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read", arguments: `{"i":${i}}` } }] });
+    history.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read", arguments: `{"i":${i}}` } }],
+    });
     history.push({ role: "tool", tool_call_id: `call_${i}`, content: words.repeat(30) });
     history.push({ role: "assistant", content: `done with step ${i}` });
   }
@@ -60,7 +71,12 @@ function prelude() {
   const summarize = contextfold.extractiveSummarizer();
   const short = () => [
     { role: "user", content: "hi" },
-    { role: "assistant", content: null, reasoning_content: "thinking", tool_calls: [{ id: "a1", type: "function", function: { name: "f", arguments: "{}" } }] },
+    {
+      role: "assistant",
+      content: null,
+      reasoning_content: "thinking",
+      tool_calls: [{ id: "a1", type: "function", function: { name: "f", arguments: "{}" } }],
+    },
     { role: "tool", tool_call_id: "a1", content: "ok" },
     { role: "assistant", content: "hello" },
   ];
@@ -102,7 +118,10 @@ async function run(code, names) {
       assert.ok("default" in module, `${specifier} has no default export (${statement})`);
       bound[defaultName] = module.default;
     }
-    for (const entry of (list ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of (list ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const [name, alias = name] = entry.split(/\s+as\s+/);
       assert.ok(name in module, `${specifier} has no export ${name} (${statement})`);
       bound[alias] = module[name];
@@ -122,7 +141,10 @@ const examples = docExamples(join(root, "crates/contextfold-wasm/src"));
 
 describe("README examples run", () => {
   it("finds the main example under ## Example", () => {
-    assert.ok(readme.some((b) => b.heading === "Example"), "no ```js block under ## Example in README.md");
+    assert.ok(
+      readme.some((b) => b.heading === "Example"),
+      "no ```js block under ## Example in README.md",
+    );
   });
 
   for (const block of readme) {
@@ -134,9 +156,13 @@ describe("README examples run", () => {
         const report = logged.find((args) => args[1] === "->");
         assert.ok(report, "the example's compaction branch did not run");
         assert.ok(report[2] < report[0], `tokens ${report[0]} -> ${report[2]}`);
-        assert.ok(logged.some((args) => args[0] === "done" || typeof args[1] === "number"), "no progress was reported");
+        assert.ok(
+          logged.some((args) => args[0] === "done" || typeof args[1] === "number"),
+          "no progress was reported",
+        );
       }
-      if (/^export default/m.test(block.code)) assert.equal(typeof result?.fetch, "function", "the default export has no fetch");
+      if (/^export default/m.test(block.code))
+        assert.equal(typeof result?.fetch, "function", "the default export has no fetch");
     });
   }
 });

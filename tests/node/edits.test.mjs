@@ -208,7 +208,11 @@ describe("clearReasoning", () => {
   });
 
   it("bad input is a ContextfoldError with code and path", () => {
-    assertContextfoldError(thrown(() => clearReasoning(openaiChain(), { format: 1 })), "invalid_option", "options.format");
+    assertContextfoldError(
+      thrown(() => clearReasoning(openaiChain(), { format: 1 })),
+      "invalid_option",
+      "options.format",
+    );
     const error = thrown(() => clearReasoning([{ role: "robot" }]));
     assert.ok(error instanceof Error);
     assert.equal(error.name, "ContextfoldError");

@@ -48,7 +48,13 @@ describe("History storage", () => {
 
   // Issue 14: the path (and position) of the value being read when the text broke off.
   it("JSON text that does not parse is a ContextfoldError invalid_json with its path", () => {
-    const cases = [["", ""], ["{", ""], ['{"version": 1, "messages": [', "messages"], ["not json", ""], ["{'version': 1}", ""]];
+    const cases = [
+      ["", ""],
+      ["{", ""],
+      ['{"version": 1, "messages": [', "messages"],
+      ["not json", ""],
+      ["{'version': 1}", ""],
+    ];
     for (const [text, path] of cases) {
       let caught;
       try {
@@ -108,11 +114,16 @@ export { maxTokens, withProgress };
           tsc,
           "--noEmit",
           "--strict",
-          "--target", "es2022",
-          "--lib", "es2022,dom",
-          "--types", "",
-          "--module", "nodenext",
-          "--moduleResolution", "nodenext",
+          "--target",
+          "es2022",
+          "--lib",
+          "es2022,dom",
+          "--types",
+          "",
+          "--module",
+          "nodenext",
+          "--moduleResolution",
+          "nodenext",
           // The declarations themselves are tests/types' business; this checks one shape.
           "--skipLibCheck",
           consumer,

@@ -13,7 +13,15 @@ import * as web from "../../pkg/src/web.js";
 import { root } from "./helpers.mjs";
 
 /** Exports that work without the wasm: instantiation itself and the summary cache helpers. */
-const WITHOUT_WASM = new Set(["default", "initSync", "cachedSummarizer", "cacheApiCache", "kvCache", "memoryCache", "summaryCacheKey"]);
+const WITHOUT_WASM = new Set([
+  "default",
+  "initSync",
+  "cachedSummarizer",
+  "cacheApiCache",
+  "kvCache",
+  "memoryCache",
+  "summaryCacheKey",
+]);
 
 /** Each export that needs the wasm, called with arguments it would accept once initialized. */
 const calls = {
@@ -50,7 +58,10 @@ describe("calls before `await init()` (browser entry)", () => {
       Object.keys(module)
         .filter((name) => typeof module[name] === "function" && name !== "default")
         .sort();
-    assert.deepEqual(functions(guarded).filter((n) => n !== "init"), functions(glue));
+    assert.deepEqual(
+      functions(guarded).filter((n) => n !== "init"),
+      functions(glue),
+    );
   });
 
   it("every export that needs the wasm throws not_initialized, naming itself", async () => {
@@ -69,7 +80,12 @@ describe("calls before `await init()` (browser entry)", () => {
 
   it("test hooks and the middleware's internals are guarded too, and not exported by the entry", async () => {
     const names = Object.keys(internal).sort();
-    assert.deepEqual(names, ["__checkOptionKeys", "__contextfoldAsyncPanicForTests", "__contextfoldPanicForTests", "__requestBodySpans"]);
+    assert.deepEqual(names, [
+      "__checkOptionKeys",
+      "__contextfoldAsyncPanicForTests",
+      "__contextfoldPanicForTests",
+      "__requestBodySpans",
+    ]);
     for (const name of names) {
       assert.equal(web[name], undefined, `${name} is exported by the public entry`);
       // Only the guard is checked: once initialized the hooks would panic.

@@ -119,7 +119,8 @@ describe("parseChain", () => {
 
 describe("real transcripts", () => {
   if (fixturesDir === null) {
-    it("are not available here (no ../shared/fixtures/real): skipped", (t) => skipMissing(t, REAL_FIXTURES, REAL_FIXTURES_HOW));
+    it("are not available here (no ../shared/fixtures/real): skipped", (t) =>
+      skipMissing(t, REAL_FIXTURES, REAL_FIXTURES_HOW));
     return;
   }
   for (const file of fixtureFiles()) {

@@ -33,18 +33,29 @@ describe("missing requirements", () => {
   });
 
   it("under CI=true: an error that names what is missing and how to get it", () => {
-    assert.throws(() => missing("Chromium", "run npm run setup", { CI: "true" }), /CI=true but Chromium not found: run npm run setup/);
+    assert.throws(
+      () => missing("Chromium", "run npm run setup", { CI: "true" }),
+      /CI=true but Chromium not found: run npm run setup/,
+    );
   });
 
   it("real transcripts: null outside CI, an error under CI=true, when the folder is absent", () => {
     assert.equal(realFixturesDir({ CONTEXTFOLD_REAL_FIXTURES: nowhere }), null);
-    assert.throws(() => realFixturesDir({ CONTEXTFOLD_REAL_FIXTURES: nowhere, CI: "true" }), /CI=true but the real transcripts .* not found/);
+    assert.throws(
+      () => realFixturesDir({ CONTEXTFOLD_REAL_FIXTURES: nowhere, CI: "true" }),
+      /CI=true but the real transcripts .* not found/,
+    );
     assert.equal(realFixturesDir({ CONTEXTFOLD_REAL_FIXTURES: root }), root);
   });
 
   it("a real-transcript test file fails under CI=true and skips outside CI without the transcripts", () => {
     const file = join(root, "tests/node/parse-chain.test.mjs");
-    const runIt = (extra) => spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", env: envWith({ CONTEXTFOLD_REAL_FIXTURES: nowhere, ...extra }) });
+    const runIt = (extra) =>
+      spawnSync(process.execPath, [file], {
+        cwd: root,
+        encoding: "utf8",
+        env: envWith({ CONTEXTFOLD_REAL_FIXTURES: nowhere, ...extra }),
+      });
     const inCi = runIt({ CI: "true" });
     assert.notEqual(inCi.status, 0, "CI=true passed without the real transcripts");
     assert.match(inCi.stdout + inCi.stderr, /CI=true but the real transcripts .* not found/);
@@ -56,10 +67,18 @@ describe("missing requirements", () => {
 
   it("the browser tests fail under CI=true and skip outside CI without Chromium", () => {
     const file = join(root, "tests/browser/browser.test.mjs");
-    const runIt = (extra) => spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", env: envWith({ CONTEXTFOLD_CHROMIUM: nowhere, ...extra }) });
+    const runIt = (extra) =>
+      spawnSync(process.execPath, [file], {
+        cwd: root,
+        encoding: "utf8",
+        env: envWith({ CONTEXTFOLD_CHROMIUM: nowhere, ...extra }),
+      });
     const inCi = runIt({ CI: "true" });
     assert.notEqual(inCi.status, 0, "CI=true passed without Chromium");
-    assert.match(inCi.stdout + inCi.stderr, /CI=true but Chromium \(.*contextfold-no-such-fixtures\) not found: run `npm run setup`/);
+    assert.match(
+      inCi.stdout + inCi.stderr,
+      /CI=true but Chromium \(.*contextfold-no-such-fixtures\) not found: run `npm run setup`/,
+    );
     const local = runIt({});
     assert.equal(local.status, 0, local.stdout + local.stderr);
     assert.match(local.stdout, /# skipped [1-9]/);
@@ -68,7 +87,12 @@ describe("missing requirements", () => {
 
   it("scripts/fuzz.sh fails under CI=true and skips outside CI without a nightly toolchain", () => {
     // An empty RUSTUP_HOME has no toolchain at all, nightly included.
-    const runIt = (extra) => spawnSync("bash", ["scripts/fuzz.sh", "1"], { cwd: root, encoding: "utf8", env: envWith({ RUSTUP_HOME: scratch, ...extra }) });
+    const runIt = (extra) =>
+      spawnSync("bash", ["scripts/fuzz.sh", "1"], {
+        cwd: root,
+        encoding: "utf8",
+        env: envWith({ RUSTUP_HOME: scratch, ...extra }),
+      });
     const inCi = runIt({ CI: "true" });
     assert.equal(inCi.status, 1, inCi.stdout + inCi.stderr);
     assert.match(inCi.stderr, /CI=true and no nightly toolchain \(rustup toolchain install nightly\)/);

@@ -9,7 +9,15 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { cachedSummarizer, compact, memoryCache, summaryCacheKey } from "contextfold";
-import { PROMPT_VERSION, SummarizerError, aiSdk, anthropic, openAICompatible, retryAfterMs, workersAI } from "contextfold/summarizers";
+import {
+  PROMPT_VERSION,
+  SummarizerError,
+  aiSdk,
+  anthropic,
+  openAICompatible,
+  retryAfterMs,
+  workersAI,
+} from "contextfold/summarizers";
 import { compactionMiddleware, proxy } from "contextfold/worker";
 import { openaiSections } from "../shared/chains.mjs";
 
@@ -53,7 +61,13 @@ before(async () => {
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      const record = { method: req.method, url: req.url, headers: req.headers, body: text ? JSON.parse(text) : null, closedEarly: false };
+      const record = {
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: text ? JSON.parse(text) : null,
+        closedEarly: false,
+      };
       received.push(record);
       res.on("close", () => {
         if (!res.writableFinished) record.closedEarly = true;
@@ -129,7 +143,12 @@ describe("openAICompatible", () => {
   });
 
   it("sends no Authorization header without a key, and honours maxTokens / maxTokensField", async () => {
-    const summarize = openAICompatible({ baseURL: `${base}/v1`, model: "local", maxTokens: 77, maxTokensField: "max_completion_tokens" });
+    const summarize = openAICompatible({
+      baseURL: `${base}/v1`,
+      model: "local",
+      maxTokens: 77,
+      maxTokensField: "max_completion_tokens",
+    });
     await summarize(request(), {});
     assert.equal(received[0].headers.authorization, undefined);
     assert.equal(received[0].body.max_completion_tokens, 77);
@@ -159,7 +178,14 @@ describe("openAICompatible", () => {
         reply(503, { error: { message: "busy" } })(req, res);
       },
     ];
-    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 3, retryDelayMs: 40, maxRetryDelayMs: 1000 });
+    const summarize = openAICompatible({
+      baseURL: `${base}/v1`,
+      apiKey: KEY,
+      model: "m",
+      retries: 3,
+      retryDelayMs: 40,
+      maxRetryDelayMs: 1000,
+    });
     const error = await rejection(summarize(request(), {}));
     assert.equal(received.length, 4, "1 attempt + 3 retries");
     assert.ok(error instanceof SummarizerError);
@@ -205,7 +231,13 @@ describe("openAICompatible", () => {
     await new Promise((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = closed.address().port;
     await new Promise((resolve) => closed.close(resolve));
-    const offline = openAICompatible({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: KEY, model: "m", retries: 1, ...fast });
+    const offline = openAICompatible({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      apiKey: KEY,
+      model: "m",
+      retries: 1,
+      ...fast,
+    });
     const networkError = await rejection(offline(request(), {}));
     assert.equal(networkError.code, "network");
     assert.equal(networkError.attempts, 2);
@@ -228,7 +260,14 @@ describe("openAICompatible", () => {
   });
 
   it("an already aborted signal makes no request; an abort during backoff stops the retries", async () => {
-    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 5, retryDelayMs: 10_000, maxRetryDelayMs: 10_000 });
+    const summarize = openAICompatible({
+      baseURL: `${base}/v1`,
+      apiKey: KEY,
+      model: "m",
+      retries: 5,
+      retryDelayMs: 10_000,
+      maxRetryDelayMs: 10_000,
+    });
     const error = await rejection(summarize(request(), { signal: AbortSignal.abort() }));
     assert.equal(error.name, "AbortError");
     assert.equal(received.length, 0);
@@ -287,7 +326,13 @@ describe("anthropic", () => {
   const anthropicAnswer = (blocks) => reply(200, { type: "message", role: "assistant", content: blocks });
 
   it("calls the Messages API with the system prompt, version and key headers", async () => {
-    script = [anthropicAnswer([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "Part one. " }, { type: "text", text: "Part two." }])];
+    script = [
+      anthropicAnswer([
+        { type: "thinking", thinking: "hmm" },
+        { type: "text", text: "Part one. " },
+        { type: "text", text: "Part two." },
+      ]),
+    ];
     const summarize = anthropic({ apiKey: KEY, model: "claude-test", baseURL: base, maxTokens: 300 });
     assert.equal(
       summarize.identity,
@@ -318,7 +363,9 @@ describe("anthropic", () => {
   });
 
   it("does not retry 401 and never shows the key", async () => {
-    script = [reply(401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } })];
+    script = [
+      reply(401, { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${KEY}` } }),
+    ];
     const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
     const error = await rejection(summarize(request(), {}));
     assert.equal(received.length, 1);
@@ -362,7 +409,12 @@ describe("workersAI", () => {
   it("does not retry a bad request, and an abort wins over a slow binding", async () => {
     let count = 0;
     const failing = workersAI({
-      binding: { run: async () => { count++; throw Object.assign(new Error("5006: bad input"), { status: 400 }); } },
+      binding: {
+        run: async () => {
+          count++;
+          throw Object.assign(new Error("5006: bad input"), { status: 400 });
+        },
+      },
       model: "m",
       ...fast,
     });
@@ -389,7 +441,11 @@ describe("aiSdk", () => {
   });
 
   it("calls generateText (imported from `ai`) with the system prompt and the transcript", async () => {
-    const model = new MockLanguageModelV4({ provider: "mock", modelId: "mock-1", doGenerate: async () => generated("An SDK summary.") });
+    const model = new MockLanguageModelV4({
+      provider: "mock",
+      modelId: "mock-1",
+      doGenerate: async () => generated("An SDK summary."),
+    });
     const summarize = aiSdk({ model, maxOutputTokens: 123 });
     assert.equal(
       summarize.identity,
@@ -430,7 +486,10 @@ describe("aiSdk", () => {
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    assert.equal((await rejection(aiSdk({ model: hanging })(request(), { signal: controller.signal }))).name, "AbortError");
+    assert.equal(
+      (await rejection(aiSdk({ model: hanging })(request(), { signal: controller.signal }))).name,
+      "AbortError",
+    );
   });
 
   it("takes generateText as an option; an empty text is an error", async () => {
@@ -544,13 +603,21 @@ describe("cachedSummarizer", () => {
       ["a-body", { baseURL: "https://a.example/v1", body: { top_p: 0.1 } }],
     ];
     for (const [tag, options] of adapters) {
-      const summarize = cachedSummarizer(openAICompatible({ model: "same-model", fetch: answering(tag), ...options }), { cache });
+      const summarize = cachedSummarizer(openAICompatible({ model: "same-model", fetch: answering(tag), ...options }), {
+        cache,
+      });
       assert.equal(await summarize(request(), {}), `from ${tag}`, `${tag} got another endpoint's summary`);
       assert.equal(summarize.stats.misses, 1);
     }
-    assert.deepEqual(made, adapters.map(([tag]) => tag));
+    assert.deepEqual(
+      made,
+      adapters.map(([tag]) => tag),
+    );
     // The same endpoint and parameters again: answered from the cache.
-    const again = cachedSummarizer(openAICompatible({ model: "same-model", fetch: answering("b2"), baseURL: "https://b.example/v1" }), { cache });
+    const again = cachedSummarizer(
+      openAICompatible({ model: "same-model", fetch: answering("b2"), baseURL: "https://b.example/v1" }),
+      { cache },
+    );
     assert.equal(await again(request(), {}), "from b");
     assert.equal(again.stats.hits, 1);
     const claude = (baseURL) => anthropic({ apiKey: KEY, model: "c", baseURL }).identity;
@@ -584,7 +651,11 @@ describe("cachedSummarizer", () => {
       calls += (await compact(openaiSections(turn), { summarizer: summarize })).report.calls;
     }
     assert.ok(prompts.size > 0);
-    assert.deepEqual([...prompts.values()].filter((n) => n !== 1), [], "every distinct prompt summarized once");
+    assert.deepEqual(
+      [...prompts.values()].filter((n) => n !== 1),
+      [],
+      "every distinct prompt summarized once",
+    );
     assert.equal(summarize.stats.misses, prompts.size);
     assert.equal(summarize.stats.hits, calls - prompts.size);
     assert.ok(summarize.stats.hits > summarize.stats.misses);
@@ -622,7 +693,10 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
     assert.ok(r.afterTokens <= 1500);
     assert.equal(r.cacheMisses, received.length, "each miss was one summarizer call");
     assert.ok(!JSON.stringify(r).includes("sk-client-secret-123456"));
-    assert.ok(!JSON.stringify(received).includes("sk-client-secret-123456"), "the client's key never reaches the summarizer");
+    assert.ok(
+      !JSON.stringify(received).includes("sk-client-secret-123456"),
+      "the client's key never reaches the summarizer",
+    );
     assert.equal(forwarded.temperature, 0);
     assert.ok(forwarded.messages.length < body.messages.length);
   });
@@ -634,7 +708,10 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
       () => compactionMiddleware({ maxTokens: 100, onMalformed: "drop" }),
       (e) => e.name === "ContextfoldError" && e.code === "invalid_option" && e.path === "options.onMalformed",
     );
-    assert.throws(() => compactionMiddleware({ maxTokens: 100, cache: memoryCache(), summarizer: async () => "x" }), /namespace/);
+    assert.throws(
+      () => compactionMiddleware({ maxTokens: 100, cache: memoryCache(), summarizer: async () => "x" }),
+      /namespace/,
+    );
     assert.throws(() => compactionMiddleware({ maxTokens: 100 })(42), TypeError);
     assert.throws(() => proxy({ upstream: "nope" }), TypeError);
   });
@@ -659,9 +736,15 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
     // Strategy settings are checked when the middleware is made, by compact's reader.
     assert.throws(
       () => compactionMiddleware({ maxTokens: 100, strategy: { name: "budget", keepRecnt: 2 } }),
-      (e) => e.code === "invalid_option" && e.path === "options.strategy.keepRecnt" && /did you mean keepRecent\?/.test(e.message),
+      (e) =>
+        e.code === "invalid_option" &&
+        e.path === "options.strategy.keepRecnt" &&
+        /did you mean keepRecent\?/.test(e.message),
     );
-    assert.throws(() => compactionMiddleware({ maxTokens: 100, strategy: "nope" }), (e) => e.path === "options.strategy");
+    assert.throws(
+      () => compactionMiddleware({ maxTokens: 100, strategy: "nope" }),
+      (e) => e.path === "options.strategy",
+    );
     compactionMiddleware({ contextWindows: { m: 1000 }, strategy: { name: "budget", keepRecent: 2 } });
     const declaration = readFileSync(new URL("../../pkg/src/worker.d.ts", import.meta.url), "utf8");
     const block = /export interface CompactionMiddlewareOptions<Env = unknown> \{([\s\S]*?)\n\}/.exec(declaration)[1];
@@ -675,7 +758,12 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
     const response = await forward(
       new Request("http://client.example/v1/chat/completions?x=1", {
         method: "POST",
-        headers: { authorization: `Bearer ${KEY}`, "cf-connecting-ip": "203.0.113.1", "x-forwarded-for": "203.0.113.1", "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          "cf-connecting-ip": "203.0.113.1",
+          "x-forwarded-for": "203.0.113.1",
+          "content-type": "application/json",
+        },
         body: JSON.stringify({ model: "m", messages: [] }),
       }),
       { VALUE: "from-env" },

@@ -46,8 +46,14 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
     assert.ok(state.calls >= 4, `${state.calls} calls`);
     assert.equal(state.inFlight, 0, "every call settled before compact returned");
     assert.ok(state.most <= 2, `${state.most} calls in flight with concurrency 2`);
-    assert.ok(state.signals.every((s) => s instanceof AbortSignal), "each call got a signal");
-    assert.ok(state.signals.every((s) => s.aborted && s.reason?.name === "TimeoutError"), "each timed-out call was aborted");
+    assert.ok(
+      state.signals.every((s) => s instanceof AbortSignal),
+      "each call got a signal",
+    );
+    assert.ok(
+      state.signals.every((s) => s.aborted && s.reason?.name === "TimeoutError"),
+      "each timed-out call was aborted",
+    );
     assert.equal(result.changed, false);
     assert.ok(result.report.errors.length > 0 && result.report.errors.every((e) => e.kind === "timeout"));
   });
@@ -68,7 +74,10 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
     const result = await compact(openaiSections(8), { summarizer, concurrency: 2, timeoutMs: 5000 });
     assert.equal(result.changed, true);
     assert.ok(state.most <= 2 && state.most >= 1, `${state.most} in flight`);
-    assert.ok(state.signals.every((s) => s instanceof AbortSignal && !s.aborted), "no call was aborted");
+    assert.ok(
+      state.signals.every((s) => s instanceof AbortSignal && !s.aborted),
+      "no call was aborted",
+    );
   });
 
   it("a summarizer that never settles and ignores its signal cannot hang the compaction", async () => {
@@ -76,7 +85,10 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
     const result = await compact(openaiSections(4), { summarizer, concurrency: 1, timeoutMs: 30 });
     assert.equal(result.changed, false);
     assert.ok(result.report.errors.every((e) => e.kind === "timeout"));
-    assert.ok(state.signals.every((s) => s.aborted), "each was told to stop");
+    assert.ok(
+      state.signals.every((s) => s.aborted),
+      "each was told to stop",
+    );
   });
 
   it("aborting the caller's signal aborts the signal of every call in flight", async () => {
@@ -89,6 +101,9 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
     assert.equal(result.report.cancelled, true);
     assert.equal(state.calls, 2, "no call started after the abort");
     assert.ok(state.signals.every((s) => s.aborted));
-    assert.ok(state.signals.every((s) => s !== controller.signal), "each call has its own signal");
+    assert.ok(
+      state.signals.every((s) => s !== controller.signal),
+      "each call has its own signal",
+    );
   });
 });

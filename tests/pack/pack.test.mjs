@@ -142,7 +142,10 @@ describe("npm pack", () => {
       assert.equal(report.calls, calls.length);
       assert.ok(calls.length > 0, "the summarizer was called in the Worker");
       assert.ok(output.length < input.length, `fewer messages: ${output.length} < ${input.length}`);
-      assert.ok(report.after.bytes < report.before.bytes, `fewer bytes: ${report.after.bytes} < ${report.before.bytes}`);
+      assert.ok(
+        report.after.bytes < report.before.bytes,
+        `fewer bytes: ${report.after.bytes} < ${report.before.bytes}`,
+      );
       assert.equal(report.after.messages, output.length);
       // The output is a valid OpenAI chain, by this side's copy of the package too.
       const { parseChain, validateChain } = await import("contextfold");
@@ -150,7 +153,8 @@ describe("npm pack", () => {
       assert.equal(parseChain(output, { format: "openai" }).outline.messages, output.length);
       assert.deepEqual(output.at(-1), input.at(-1), "the last user turn is kept as it was");
       const summaries = JSON.stringify(output);
-      for (const id of calls) assert.ok(summaries.includes(`Summary ${id} from the Worker.`), `summary ${id} is in the output`);
+      for (const id of calls)
+        assert.ok(summaries.includes(`Summary ${id} from the Worker.`), `summary ${id} is in the output`);
 
       // compactionMiddleware from "contextfold/worker": a chat request over its budget
       // reaches the wrapped handler compacted (by the built-in extractive summarizer).
@@ -268,11 +272,24 @@ export default {
   });
   let moduleIds;
   try {
-    const { output } = await bundle.write({ dir: outDir, format: "esm", entryFileNames: "worker.js", codeSplitting: false });
+    const { output } = await bundle.write({
+      dir: outDir,
+      format: "esm",
+      entryFileNames: "worker.js",
+      codeSplitting: false,
+    });
     const chunks = output.filter((o) => o.type === "chunk");
-    assert.deepEqual(chunks.map((c) => c.fileName), ["worker.js"], "one bundle file");
+    assert.deepEqual(
+      chunks.map((c) => c.fileName),
+      ["worker.js"],
+      "one bundle file",
+    );
     moduleIds = chunks[0].moduleIds;
-    assert.deepEqual(chunks[0].imports, wasmFiles.map((name) => `./${name}`), "the bundle imports the .wasm beside it");
+    assert.deepEqual(
+      chunks[0].imports,
+      wasmFiles.map((name) => `./${name}`),
+      "the bundle imports the .wasm beside it",
+    );
   } finally {
     await bundle.close();
   }

@@ -17,7 +17,14 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { convert, parseChain, validateChain } from "contextfold";
-import { CHROMIUM_HOW, REAL_FIXTURES, REAL_FIXTURES_HOW, missing, realFixturesPath, skipMissing } from "../shared/requirements.mjs";
+import {
+  CHROMIUM_HOW,
+  REAL_FIXTURES,
+  REAL_FIXTURES_HOW,
+  missing,
+  realFixturesPath,
+  skipMissing,
+} from "../shared/requirements.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const chromiumPath = process.env.CONTEXTFOLD_CHROMIUM ?? "/usr/bin/chromium";
@@ -63,7 +70,13 @@ async function startMockEndpoint({ delayMs = 40 } = {}) {
       setTimeout(() => {
         const content = `Summary ${requests.length}: the user asked to fix the failing test in src/ledger.ts; it was fixed.`;
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ id: "mock", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content } }] }));
+        res.end(
+          JSON.stringify({
+            id: "mock",
+            object: "chat.completion",
+            choices: [{ index: 0, message: { role: "assistant", content } }],
+          }),
+        );
       }, delayMs);
     });
   });
@@ -111,7 +124,12 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
     });
     mock = await startMockEndpoint();
     const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs, timeout: 30_000 });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: chromiumArgs,
+      timeout: 30_000,
+    });
   });
 
   after(async () => {
@@ -123,7 +141,10 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
   /** A fresh page on the playground, once the wasm is initialized and the sources listed. */
   async function openPage() {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on("console", (m) => ["error", "warning"].includes(m.type()) && problems.push(`console.${m.type()}: ${m.text()}`));
+    page.on(
+      "console",
+      (m) => ["error", "warning"].includes(m.type()) && problems.push(`console.${m.type()}: ${m.text()}`),
+    );
     page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
     page.on("request", (r) => {
       const url = new URL(r.url());
@@ -176,13 +197,18 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.equal(wasmResponses.length, 1, "init() fetched the bundled .wasm once");
       assert.equal(wasmResponses[0].headers()["content-type"], "application/wasm");
       const sources = await page.$$eval("#source option", (options) => options.map((o) => o.value));
-      const fixtures = existsSync(fixturesDir) ? readdirSync(fixturesDir).filter((f) => f.endsWith(".json")).sort() : [];
+      const fixtures = existsSync(fixturesDir)
+        ? readdirSync(fixturesDir)
+            .filter((f) => f.endsWith(".json"))
+            .sort()
+        : [];
       assert.deepEqual(sources, ["demo", ...fixtures.map((f) => `fixture:${f}`)]);
       t.diagnostic(`${fixtures.length} real transcripts listed; ${await page.textContent("#wasm-status")}`);
       assert.ok(!existsSync(join(root, "www/dist/fixtures")), "the transcripts are never copied into dist/");
       // The format menu offers what this build reads (the page probes it), at least these.
       const formats = await page.$$eval("#format option", (options) => options.map((o) => o.value));
-      for (const format of ["auto", "openai", "anthropic", "aisdk-ui", "native"]) assert.ok(formats.includes(format), format);
+      for (const format of ["auto", "openai", "anthropic", "aisdk-ui", "native"])
+        assert.ok(formats.includes(format), format);
       for (const format of formats.filter((f) => f !== "auto")) parseChain([], { format });
       if (fixtures.length > 0) {
         // A real transcript in the other format: loaded through the plugin, detected.
@@ -254,7 +280,9 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.equal(await page.$eval("#error", (el) => el.hidden), true);
 
       // Copy puts the output on the clipboard; Download gives the same JSON.
-      await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(page.url()).origin });
+      await page
+        .context()
+        .grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(page.url()).origin });
       await page.click("#copy");
       await page.waitForFunction(() => document.querySelector("#copy").textContent === "Copied");
       assert.deepEqual(JSON.parse(await page.evaluate(() => navigator.clipboard.readText())), output);
@@ -276,7 +304,10 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
     try {
       await page.selectOption("#source", `fixture:${realTranscript}`);
       await page.click("#load");
-      await page.waitForFunction((format) => document.querySelector("#input-info").dataset.format === format, expected.format);
+      await page.waitForFunction(
+        (format) => document.querySelector("#input-info").dataset.format === format,
+        expected.format,
+      );
       assert.equal(await page.inputValue("#input"), text, "the transcript as it is on disk");
       assert.equal(await page.$$eval("#chain-before .section", (s) => s.length), expected.outline.sections);
 
@@ -295,8 +326,14 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       const after = parseChain(output, { format: expected.format });
       // (The report's after-size is measured before the Anthropic writer's final touches, so
       // it can differ from the output's by a few bytes a summary; both are far below before.)
-      assert.ok(after.outline.bytes < expected.outline.bytes, `output ${after.outline.bytes} < input ${expected.outline.bytes} bytes`);
-      assert.ok(after.outline.messages < expected.outline.messages, `messages ${expected.outline.messages} -> ${after.outline.messages}`);
+      assert.ok(
+        after.outline.bytes < expected.outline.bytes,
+        `output ${after.outline.bytes} < input ${expected.outline.bytes} bytes`,
+      );
+      assert.ok(
+        after.outline.messages < expected.outline.messages,
+        `messages ${expected.outline.messages} -> ${after.outline.messages}`,
+      );
       assert.equal(await page.$$eval("#chain-after .section", (s) => s.length), after.outline.sections);
       t.diagnostic(
         `${realTranscript}: ${sizes.beforeBytes} -> ${sizes.afterBytes} bytes, ${sizes.beforeTokens} -> ${sizes.afterTokens} tokens, ${sizes.calls} calls`,
@@ -325,10 +362,15 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.ok(sizes.afterBytes < sizes.beforeBytes, `after ${sizes.afterBytes} < before ${sizes.beforeBytes}`);
       assert.equal(await page.$eval("#validation", (el) => el.dataset.valid), "true");
       const output = JSON.parse(await page.inputValue("#output"));
-      assert.ok(output.every((m) => typeof m.id === "string" && Array.isArray(m.parts)), "UIMessages back");
+      assert.ok(
+        output.every((m) => typeof m.id === "string" && Array.isArray(m.parts)),
+        "UIMessages back",
+      );
       assert.equal(parseChain(output).format, "aisdk-ui");
       assert.deepEqual(validateChain(output), []);
-      t.diagnostic(`UIMessages: ${uiMessages.length} -> ${output.length}, ${sizes.beforeBytes} -> ${sizes.afterBytes} bytes`);
+      t.diagnostic(
+        `UIMessages: ${uiMessages.length} -> ${output.length}, ${sizes.beforeBytes} -> ${sizes.afterBytes} bytes`,
+      );
     } finally {
       await page.close();
     }
@@ -350,7 +392,12 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.equal(await page.$eval("#validation", (el) => el.dataset.valid), "true");
       // Calls of a later wave start after every call of the wave before has ended.
       const bars = await page.$$eval("#timeline .wave", (waves) =>
-        waves.map((w) => [...w.querySelectorAll(".call")].map((c) => [parseFloat(c.style.left), parseFloat(c.style.left) + parseFloat(c.style.width)])),
+        waves.map((w) =>
+          [...w.querySelectorAll(".call")].map((c) => [
+            parseFloat(c.style.left),
+            parseFloat(c.style.left) + parseFloat(c.style.width),
+          ]),
+        ),
       );
       for (let w = 1; w < bars.length; w++) {
         const lastEnd = Math.max(...bars[w - 1].map(([, end]) => end));
@@ -389,14 +436,23 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
         assert.equal(request.path, "/v1/chat/completions");
         assert.equal(request.authorization, "Bearer sk-test-only");
         assert.equal(request.body.model, "mock-model");
-        assert.deepEqual(request.body.messages.map((m) => m.role), ["system", "user"]);
+        assert.deepEqual(
+          request.body.messages.map((m) => m.role),
+          ["system", "user"],
+        );
       }
       assert.ok(sizes.afterBytes < sizes.beforeBytes);
       const output = JSON.parse(await page.inputValue("#output"));
       assert.deepEqual(validateChain(output), []);
-      assert.ok(JSON.stringify(output).includes("the failing test in src/ledger.ts"), "the mock's summaries are in the output");
+      assert.ok(
+        JSON.stringify(output).includes("the failing test in src/ledger.ts"),
+        "the mock's summaries are in the output",
+      );
       // The key lives in the page's memory only.
-      const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + location.href + document.cookie);
+      const stored = await page.evaluate(
+        () =>
+          JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + location.href + document.cookie,
+      );
       assert.ok(!stored.includes("sk-test-only"));
     } finally {
       await page.close();
@@ -414,7 +470,10 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       await page.waitForSelector("#timeline .call.running");
       assert.equal(await page.$eval("#cancel", (el) => el.disabled), false);
       await page.click("#cancel");
-      await page.waitForFunction((states) => states.includes(document.querySelector("#status").dataset.state), finished);
+      await page.waitForFunction(
+        (states) => states.includes(document.querySelector("#status").dataset.state),
+        finished,
+      );
       assert.ok(Date.now() - started < 4000, "cancel did not wait for the slow calls");
       assert.equal(await page.$eval("#status", (el) => el.dataset.state), "cancelled");
       assert.match(await page.textContent("#progress-text"), /Cancelled/);
@@ -438,9 +497,15 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       const seen = mock.requests.filter((r) => r.path.startsWith("/hang/")).length;
       const dropped = mock.dropped.length;
       await page.click("#run");
-      await waitUntil(() => mock.requests.filter((r) => r.path.startsWith("/hang/")).length > seen, "a request to the mock");
+      await waitUntil(
+        () => mock.requests.filter((r) => r.path.startsWith("/hang/")).length > seen,
+        "a request to the mock",
+      );
       await page.click("#cancel");
-      await page.waitForFunction((states) => states.includes(document.querySelector("#status").dataset.state), finished);
+      await page.waitForFunction(
+        (states) => states.includes(document.querySelector("#status").dataset.state),
+        finished,
+      );
       assert.equal(await page.$eval("#status", (el) => el.dataset.state), "cancelled");
       await waitUntil(() => mock.dropped.length > dropped, "the page to drop its pending request");
       assert.deepEqual(JSON.parse(await page.inputValue("#output")), demo);
@@ -459,12 +524,20 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       await page.click("#options-toggle");
       await page.fill("#timeoutMs", "300");
       assert.equal(await runToEnd(page), "rolledBack");
-      const warning = await page.$eval("#error", (el) => ({ hidden: el.hidden, tone: el.className, code: el.dataset.code, text: el.textContent }));
+      const warning = await page.$eval("#error", (el) => ({
+        hidden: el.hidden,
+        tone: el.className,
+        code: el.dataset.code,
+        text: el.textContent,
+      }));
       assert.equal(warning.hidden, false);
       assert.equal(warning.tone, "warning");
       assert.equal(warning.code, "summarizer_failed");
       assert.match(warning.text, /call 0: timeout/);
-      assert.ok((await page.$$eval("#timeline .call.failed", (c) => c.length)) > 0, "failed calls are red on the timeline");
+      assert.ok(
+        (await page.$$eval("#timeline .call.failed", (c) => c.length)) > 0,
+        "failed calls are red on the timeline",
+      );
       assert.deepEqual(JSON.parse(await page.inputValue("#output")), demo, "the original chain");
     } finally {
       await page.close();

@@ -41,7 +41,19 @@ export function supportedFormats() {
 function sampleModel() {
   return {
     system: "s",
-    sections: [{ user: "u", steps: [{ text: null, reasoning: null, calls: [{ id: "c1", name: "read", args: { p: 1 }, result: "r", isError: false }] }], answer: "a" }],
+    sections: [
+      {
+        user: "u",
+        steps: [
+          {
+            text: null,
+            reasoning: null,
+            calls: [{ id: "c1", name: "read", args: { p: 1 }, result: "r", isError: false }],
+          },
+        ],
+        answer: "a",
+      },
+    ],
     breakage: null,
   };
 }
@@ -80,7 +92,10 @@ const call = fc.record({
 
 const step = fc.record({
   text: fc.option(content, { freq: 3 }),
-  reasoning: fc.option(fc.record({ text: content, signature: fc.string({ minLength: 8, maxLength: 24, unit: "grapheme-ascii" }) }), { freq: 4 }),
+  reasoning: fc.option(
+    fc.record({ text: content, signature: fc.string({ minLength: 8, maxLength: 24, unit: "grapheme-ascii" }) }),
+    { freq: 4 },
+  ),
   calls: fc.array(call, { minLength: 1, maxLength: 3 }),
 });
 
@@ -91,7 +106,9 @@ const section = fc.record({
 });
 
 /** Ways to break a chain: a call left unanswered, an orphan result, a duplicate result. */
-const breakage = fc.option(fc.record({ kind: fc.constantFrom("unanswered", "orphan", "duplicate"), at: fc.nat() }), { freq: 6 });
+const breakage = fc.option(fc.record({ kind: fc.constantFrom("unanswered", "orphan", "duplicate"), at: fc.nat() }), {
+  freq: 6,
+});
 
 /** An abstract chain; `broken` allows structural breakage. */
 export const chainModel = ({ broken = false, maxSections = 8 } = {}) =>
@@ -123,7 +140,8 @@ function nativeMessages(m) {
       const parts = [];
       if (st.reasoning) parts.push({ type: "reasoning", text: st.reasoning.text, signature: st.reasoning.signature });
       if (st.text != null) parts.push({ type: "text", text: st.text });
-      for (const c of st.calls) parts.push({ type: "toolCall", id: c.id, name: c.name, arguments: JSON.stringify(c.args) });
+      for (const c of st.calls)
+        parts.push({ type: "toolCall", id: c.id, name: c.name, arguments: JSON.stringify(c.args) });
       out.push({ role: "assistant", parts });
       for (const c of st.calls) {
         const result = { type: "toolResult", callId: c.id, name: c.name, content: [{ type: "text", text: c.result }] };
@@ -141,7 +159,10 @@ function breakNative(messages, b) {
   const tools = messages.map((msg, i) => (msg.role === "tool" ? i : -1)).filter((i) => i >= 0);
   if (b.kind === "orphan") {
     const at = 1 + (b.at % Math.max(1, messages.length - 1));
-    messages.splice(at, 0, { role: "tool", parts: [{ type: "toolResult", callId: "call_orphan", name: "x", content: [{ type: "text", text: "orphan" }] }] });
+    messages.splice(at, 0, {
+      role: "tool",
+      parts: [{ type: "toolResult", callId: "call_orphan", name: "x", content: [{ type: "text", text: "orphan" }] }],
+    });
   } else if (tools.length) {
     const i = tools[b.at % tools.length];
     if (b.kind === "unanswered") messages.splice(i, 1);
@@ -174,7 +195,12 @@ function toOpenai(native) {
     }
     const out = { role: msg.role, content: texts.length ? texts.join("") : null };
     const calls = msg.parts.filter((p) => p.type === "toolCall");
-    if (calls.length) out.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    if (calls.length)
+      out.tool_calls = calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments },
+      }));
     const reasoning = msg.parts.find((p) => p.type === "reasoning");
     if (reasoning) out.reasoning_content = reasoning.text;
     if (out.content === null && !calls.length) out.content = "";
@@ -188,7 +214,13 @@ function toAnthropic(native) {
   const push = (role, blocks) => {
     const last = messages[messages.length - 1];
     // Tool results travel in a user message; consecutive ones merge.
-    if (last && last.role === role && role === "user" && Array.isArray(last.content) && blocks.every((b) => b.type === "tool_result")) {
+    if (
+      last &&
+      last.role === role &&
+      role === "user" &&
+      Array.isArray(last.content) &&
+      blocks.every((b) => b.type === "tool_result")
+    ) {
       last.content.push(...blocks);
     } else messages.push({ role, content: blocks });
   };
@@ -260,7 +292,14 @@ export const strategyArb = fc.oneof(
     },
     { requiredKeys: ["name"] },
   ),
-  fc.record({ name: fc.constant("budget"), keepRecent: fc.integer({ min: 0, max: 8 }), summaryPercent: fc.integer({ min: 1, max: 100 }) }, { requiredKeys: ["name"] }),
+  fc.record(
+    {
+      name: fc.constant("budget"),
+      keepRecent: fc.integer({ min: 0, max: 8 }),
+      summaryPercent: fc.integer({ min: 1, max: 100 }),
+    },
+    { requiredKeys: ["name"] },
+  ),
 );
 
 export const optionsArb = fc.record({
@@ -291,7 +330,13 @@ export function normalizeOptions(o) {
  */
 export const behaviourArb = fc.oneof(
   { weight: 3, arbitrary: fc.constant(["ok"]) },
-  { weight: 5, arbitrary: fc.array(fc.constantFrom("ok", "slow", "fail", "throw", "empty", "huge", "number", "late"), { minLength: 1, maxLength: 6 }) },
+  {
+    weight: 5,
+    arbitrary: fc.array(fc.constantFrom("ok", "slow", "fail", "throw", "empty", "huge", "number", "late"), {
+      minLength: 1,
+      maxLength: 6,
+    }),
+  },
 );
 
 export function isWellBehaved(plan) {

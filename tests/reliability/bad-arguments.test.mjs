@@ -59,13 +59,28 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
       clearReasoning: (o) => clearReasoning(chain, o),
     };
     for (const [name, call] of Object.entries(cases)) {
-      const e = throwsContextfold(() => call({ formt: "openai" }), "invalid_option", "options.formt", /did you mean format\?/);
+      const e = throwsContextfold(
+        () => call({ formt: "openai" }),
+        "invalid_option",
+        "options.formt",
+        /did you mean format\?/,
+      );
       assert.ok(e.message, name);
-      throwsContextfold(() => call({ provder: "anthropic" }), "invalid_option", "options.provder", /did you mean provider\?/);
+      throwsContextfold(
+        () => call({ provder: "anthropic" }),
+        "invalid_option",
+        "options.provder",
+        /did you mean provider\?/,
+      );
       // One options object serves every function: compact's keys are accepted here too.
       call({ format: "openai", maxTokens: 1000, strategy: "budget", repair: true, provider: "openai" });
     }
-    throwsContextfold(() => convert(chain, { to: "anthropic", form: "openai" }), "invalid_option", "options.form", /did you mean from\?/);
+    throwsContextfold(
+      () => convert(chain, { to: "anthropic", form: "openai" }),
+      "invalid_option",
+      "options.form",
+      /did you mean from\?/,
+    );
     assert.ok(Array.isArray(convert(chain, { from: "openai", to: "anthropic" }).messages));
   });
 
@@ -73,7 +88,12 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
     for (const options of [5, "openai", true]) {
       throwsContextfold(() => measureChain(chain, options), "invalid_option", "options", /expected an object/);
     }
-    throwsContextfold(() => measureChain(chain, { formt: "openai" }), "invalid_option", "options.formt", /did you mean format\?/);
+    throwsContextfold(
+      () => measureChain(chain, { formt: "openai" }),
+      "invalid_option",
+      "options.formt",
+      /did you mean format\?/,
+    );
     assert.equal(measureChain(chain, { format: "openai" }).messages.length, 2);
     assert.equal(measureChain(chain, null).messages.length, 2);
   });
@@ -86,7 +106,12 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
       assert.match(e.message, /did you mean maxTokens\?/);
       return true;
     });
-    throwsContextfold(() => needsCompaction(chain, { maxToken: 100 }), "invalid_option", "options.maxToken", /did you mean maxTokens\?/);
+    throwsContextfold(
+      () => needsCompaction(chain, { maxToken: 100 }),
+      "invalid_option",
+      "options.maxToken",
+      /did you mean maxTokens\?/,
+    );
     throwsContextfold(
       () => needsCompaction(chain, { strategy: { name: "window", windw: 3 } }),
       "invalid_option",
@@ -94,7 +119,12 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
       /did you mean window\?/,
     );
     // Far from every known name: the known ones are listed instead.
-    throwsContextfold(() => needsCompaction(chain, { temperature: 1 }), "invalid_option", "options.temperature", /known options: format, strategy, maxTokens/);
+    throwsContextfold(
+      () => needsCompaction(chain, { temperature: 1 }),
+      "invalid_option",
+      "options.temperature",
+      /known options: format, strategy, maxTokens/,
+    );
     // Every documented option is accepted, by both.
     const all = {
       format: "openai",
@@ -120,8 +150,17 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
     throwsContextfold(() => new History({ options: 5 }), "invalid_option", "options.options");
     throwsContextfold(() => new History({ options: "abc" }), "invalid_option", "options.options");
     // The options are checked when the history is made, by compact's own reader.
-    throwsContextfold(() => new History({ options: { maxToken: 100 } }), "invalid_option", "options.options.maxToken", /did you mean maxTokens\?/);
-    throwsContextfold(() => new History({ options: { strategy: "budget" } }), "invalid_option", "options.options.maxTokens");
+    throwsContextfold(
+      () => new History({ options: { maxToken: 100 } }),
+      "invalid_option",
+      "options.options.maxToken",
+      /did you mean maxTokens\?/,
+    );
+    throwsContextfold(
+      () => new History({ options: { strategy: "budget" } }),
+      "invalid_option",
+      "options.options.maxTokens",
+    );
     assert.equal(new History().length, 0);
     assert.equal(new History(undefined).length, 0);
   });
@@ -160,6 +199,11 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
     throwsContextfold(() => parseChain("not json"), "invalid_json", "", /line 1, column 2 \(byte 1\)/);
     // And a stored History's text.
     const stored = '{"version": 1, "messages": [{"role": "user", "content": }]}';
-    throwsContextfold(() => History.fromJSON(stored), "invalid_json", "messages[0].content", /not a stored History: invalid JSON at line 1, column \d+ \(byte \d+\)/);
+    throwsContextfold(
+      () => History.fromJSON(stored),
+      "invalid_json",
+      "messages[0].content",
+      /not a stored History: invalid JSON at line 1, column \d+ \(byte \d+\)/,
+    );
   });
 });

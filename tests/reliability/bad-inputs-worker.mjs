@@ -68,7 +68,13 @@ for (const c of cases()) {
       if (e?.hang) outcome = "!hang";
       else if (e instanceof Error && e.name === "ContextfoldError" && typeof e.code === "string") outcome = e.code;
       else outcome = "!not a ContextfoldError";
-      error = { name: e?.name, code: e?.code, path: e?.path, message: String(e?.message ?? e).slice(0, 300), isError: e instanceof Error };
+      error = {
+        name: e?.name,
+        code: e?.code,
+        path: e?.path,
+        message: String(e?.message ?? e).slice(0, 300),
+        isError: e instanceof Error,
+      };
     }
     const ms = performance.now() - t0;
     const polluted = Object.keys(Object.prototype).length > 0 || {}.polluted !== undefined;

@@ -54,7 +54,16 @@ function expected(c, fn) {
 }
 
 function matches(want, got) {
-  if (want === "ok") return !got.startsWith("!") && (got === "ok" || got === "changed" || got === "unchanged" || got.startsWith("diag:") || got === "true" || got === "false");
+  if (want === "ok")
+    return (
+      !got.startsWith("!") &&
+      (got === "ok" ||
+        got === "changed" ||
+        got === "unchanged" ||
+        got.startsWith("diag:") ||
+        got === "true" ||
+        got === "false")
+    );
   return want === got;
 }
 
@@ -72,10 +81,14 @@ describe(`bad-input corpus (${corpus.length} cases x ${FUNCTIONS.length} functio
         const r = results.get(`${c.name}\u0000${fn}`);
         if (!r) {
           if (hang && hang.name === c.name) assert.fail(`${fn} hung (no answer within ${STALL_MS} ms): BUG`);
-          assert.fail(`${fn} did not run${hang ? ` (the corpus stopped at a hang in "${hang.name}" / ${hang.fn})` : ""}`);
+          assert.fail(
+            `${fn} did not run${hang ? ` (the corpus stopped at a hang in "${hang.name}" / ${hang.fn})` : ""}`,
+          );
         }
         const want = expected(c, fn);
-        const detail = r.error ? ` (${r.error.name} ${r.error.code ?? ""} at ${JSON.stringify(r.error.path)}: ${r.error.message})` : "";
+        const detail = r.error
+          ? ` (${r.error.name} ${r.error.code ?? ""} at ${JSON.stringify(r.error.path)}: ${r.error.message})`
+          : "";
         assert.ok(matches(want, r.outcome), `${fn}: expected ${want}, got ${r.outcome}${detail}`);
         const bound = c.boundMs ?? CALL_BOUND_MS;
         assert.ok(r.ms < bound, `${fn} took ${r.ms.toFixed(0)} ms (hang guard: ${bound} ms)`);
@@ -85,7 +98,8 @@ describe(`bad-input corpus (${corpus.length} cases x ${FUNCTIONS.length} functio
           // Errors not located in the input have no path: a failed summarizer, an
           // impossible budget. Invalid JSON text has one (the value being read), and its
           // line, column and byte offset in the message (issue 14).
-          if (!PATHLESS.has(r.outcome)) assert.equal(typeof r.error.path, "string", `${fn}: ${r.outcome} without a path`);
+          if (!PATHLESS.has(r.outcome))
+            assert.equal(typeof r.error.path, "string", `${fn}: ${r.outcome} without a path`);
           const path = typeof c.path === "object" ? (c.path[fn] ?? c.path.default) : c.path;
           if (path !== undefined) assert.equal(r.error.path, path, `${fn}: path`);
           if (r.outcome === "invalid_json") assert.match(r.error.message, /at line \d+, column \d+ \(byte \d+\)/);

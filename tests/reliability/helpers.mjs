@@ -9,7 +9,8 @@ import fc from "fast-check";
  * overrides the number of runs.
  */
 export async function assertProperty(t, property, numRuns) {
-  const seed = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
+  const seed =
+    process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
   const path = process.env.FC_PATH;
   const runs = Number(process.env.FC_RUNS ?? numRuns);
   t.diagnostic(`fast-check seed ${seed}, ${runs} runs (replay: FC_SEED=${seed} node --test ${process.argv[1] ?? ""})`);
@@ -35,7 +36,8 @@ export function assertContextfoldError(error, context = "", { requirePath = fals
   assert.equal(error.name, "ContextfoldError", `${context}: ${error.name}: ${error.message}`);
   assert.equal(typeof error.code, "string", `${context}: no code`);
   assert.match(error.code, /^[a-z][a-z_]*$/, `${context}: code ${error.code}`);
-  if (requirePath && error.code !== "invalid_json") assert.equal(typeof error.path, "string", `${context}: code ${error.code} without a path`);
+  if (requirePath && error.code !== "invalid_json")
+    assert.equal(typeof error.path, "string", `${context}: code ${error.code} without a path`);
 }
 
 /** Rejects after `ms` when `promise` has not settled: a hang guard, not a performance bound. */

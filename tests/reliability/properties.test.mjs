@@ -7,17 +7,33 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { compact, needsCompaction, parseChain, repairChain, validateChain } from "contextfold";
-import { chainModel, isWellBehaved, normalizeOptions, optionsArb, behaviourArb, planned, providerOf, render, supportedFormats } from "./arbitraries.mjs";
+import {
+  chainModel,
+  isWellBehaved,
+  normalizeOptions,
+  optionsArb,
+  behaviourArb,
+  planned,
+  providerOf,
+  render,
+  supportedFormats,
+} from "./arbitraries.mjs";
 import { assertContextfoldError, assertProperty, canonical, messageList, thinkingPieces, within } from "./helpers.mjs";
 
 const FORMATS = supportedFormats();
 const HANG_MS = 20_000;
-const SUMMARY_ACTIONS = new Set(["sectionSummarized", "pairSummarized", "rotated", "messageSummarized", "snapshot", "tiered"]);
+const SUMMARY_ACTIONS = new Set([
+  "sectionSummarized",
+  "pairSummarized",
+  "rotated",
+  "messageSummarized",
+  "snapshot",
+  "tiered",
+]);
 /** The documented fake signature of summarization calls made for Gemini. */
 const FAKE_SIGNATURE = "signature skip_thought_signature_validator";
 
 const strategyName = (strategy) => (typeof strategy === "string" ? strategy : strategy.name);
-
 
 /**
  * Invariant 2 for the sections strategy: the report never summarizes the last body pair
@@ -31,7 +47,10 @@ function assertLastPairsNotSummarized(input, result) {
     assert.ok(pairs !== undefined, `report names section ${s.section}, the input has ${outline.sections}`);
     for (const a of s.actions) {
       if (a.action === "pairSummarized") {
-        assert.ok(a.pair < pairs - 1, `section ${s.section}: pair ${a.pair} of ${pairs} summarized: the last body pair`);
+        assert.ok(
+          a.pair < pairs - 1,
+          `section ${s.section}: pair ${a.pair} of ${pairs} summarized: the last body pair`,
+        );
       }
       if (a.action === "rotated") assert.ok(a.pairsKept >= 1, `section ${s.section}: a rotation kept no pair`);
     }
@@ -66,7 +85,9 @@ function assertKeptAreTheCallersObjects(input, result) {
   messageList(result.messages).forEach((m, i) => {
     const equal = byValue.get(canonical(m));
     if (!equal || equal.includes(m)) return;
-    assert.fail(`output message ${i} is a copy of a kept input message, not the caller's object: ${JSON.stringify(m).slice(0, 200)}`);
+    assert.fail(
+      `output message ${i} is a copy of a kept input message, not the caller's object: ${JSON.stringify(m).slice(0, 200)}`,
+    );
   });
 }
 
@@ -98,8 +119,12 @@ describe(`compact invariants (formats: ${FORMATS.join(", ")})`, () => {
           if (error.code === "summarizer_failed") {
             // The budget is hard: under rollback the original (over-budget) chain cannot be
             // returned, so the budget strategy fails instead (onError "partial" trims).
-            const allowed = onError === "throw" || (onError === "rollback" && strategyName(options.strategy) === "budget");
-            assert.ok(allowed, `summarizer_failed thrown with onError ${onError}, strategy ${strategyName(options.strategy)}`);
+            const allowed =
+              onError === "throw" || (onError === "rollback" && strategyName(options.strategy) === "budget");
+            assert.ok(
+              allowed,
+              `summarizer_failed thrown with onError ${onError}, strategy ${strategyName(options.strategy)}`,
+            );
             assert.ok(Array.isArray(error.errors) && error.errors.length > 0, "summarizer_failed without errors");
           } else if (!model.breakage && wellBehaved) {
             // A valid chain and a good summarizer: only an impossible budget may throw.
@@ -137,7 +162,10 @@ describe(`compact invariants (formats: ${FORMATS.join(", ")})`, () => {
         if (!model.breakage) assertLatestExchangeKept(snapshot, result);
         // 1. valid for the provider.
         const provider = providerOf(result.format);
-        const diagnostics = validateChain(result.messages, provider ? { format: result.format, provider } : { format: result.format });
+        const diagnostics = validateChain(
+          result.messages,
+          provider ? { format: result.format, provider } : { format: result.format },
+        );
         assert.deepStrictEqual(diagnostics, [], "the compacted chain breaks provider rules");
         // 4. a summary never replaces smaller content.
         for (const s of report.sections) {
@@ -148,20 +176,34 @@ describe(`compact invariants (formats: ${FORMATS.join(", ")})`, () => {
           }
         }
         if (!model.breakage) {
-          assert.ok(report.after.bytes < report.before.bytes, `changed but not smaller: ${report.before.bytes} -> ${report.after.bytes}`);
+          assert.ok(
+            report.after.bytes < report.before.bytes,
+            `changed but not smaller: ${report.before.bytes} -> ${report.after.bytes}`,
+          );
         }
         // 2. thinking that survives (whole blocks with every field, reasoning text, every
         // signature) is byte-for-byte the input's: dropped per provider rule, never altered.
         const inputThinking = thinkingPieces(snapshot);
         for (const item of thinkingPieces(result.messages)) {
-          assert.ok(inputThinking.has(item) || item === FAKE_SIGNATURE, `thinking altered or invented: ${item.slice(0, 200)}`);
+          assert.ok(
+            inputThinking.has(item) || item === FAKE_SIGNATURE,
+            `thinking altered or invented: ${item.slice(0, 200)}`,
+          );
         }
         // 5. idempotent: a second run with a well-behaved summarizer makes no call.
         // On a valid input only: repairing an invalid one can expose new work to a second run.
         if (wellBehaved && report.errors.length === 0 && !model.breakage) {
           const again = planned(["ok"]);
-          const second = await within(compact(result.messages, { ...options, summarizer: again }), HANG_MS, "second compact");
-          assert.equal(again.requests.length, 0, `second run made ${again.requests.length} call(s): ${again.requests.map((r) => r.kind).join(", ")}`);
+          const second = await within(
+            compact(result.messages, { ...options, summarizer: again }),
+            HANG_MS,
+            "second compact",
+          );
+          assert.equal(
+            again.requests.length,
+            0,
+            `second run made ${again.requests.length} call(s): ${again.requests.map((r) => r.kind).join(", ")}`,
+          );
           assert.equal(second.report.calls, 0);
         }
       },
@@ -226,7 +268,12 @@ describe("needsCompaction", () => {
           assert.equal(needed, true, "budget_exceeded although needsCompaction said false");
           return;
         }
-        if (strategy === "sections") assert.equal(needed, summarizer.requests.length > 0, `needsCompaction ${needed}, calls ${summarizer.requests.length}`);
+        if (strategy === "sections")
+          assert.equal(
+            needed,
+            summarizer.requests.length > 0,
+            `needsCompaction ${needed}, calls ${summarizer.requests.length}`,
+          );
         else if (!needed) assert.equal(result.changed, false, "needsCompaction false but budget changed the chain");
       },
     );

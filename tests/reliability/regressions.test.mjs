@@ -6,59 +6,57 @@ import { compact, needsCompaction } from "contextfold";
 import { planned, render, text } from "./arbitraries.mjs";
 
 describe("regressions", () => {
-  it(
-    "sections: a pair whose kept thinking makes every summary as large as itself is sent to the summarizer on every run",
-    async () => {
-      const chain = [
-        { role: "user", content: "t" },
-        {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: "x".repeat(300), signature: "xxxxxxxx" },
-            { type: "tool_use", id: "call_0", name: "xxxxxxxxx", input: { path: "xx", n: 0 } },
-            { type: "tool_use", id: "call_1", name: "xxxxxxxxx", input: { path: "xxxx", n: 0 } },
-          ],
-        },
-        {
-          role: "user",
-          content: [
-            { type: "tool_result", tool_use_id: "call_1", content: "x".repeat(76) },
-            { type: "tool_result", tool_use_id: "call_0", content: "x".repeat(42) },
-          ],
-        },
-        { role: "assistant", content: [{ type: "text", text: "t" }] },
-      ];
-      const options = { strategy: "sections", maxTokens: 202 };
-      let calls = 0;
-      const result = await compact(chain, { ...options, summarizer: async () => (calls++, "Summary 0 (pair).") });
-      // Every call ends in noGain and nothing changes, so a caller compacting again (or a
-      // History with auto on) pays for the same discarded calls forever.
-      assert.equal(result.changed, false);
-      assert.equal(calls, 0, `made ${calls} summary call(s) whose answers were all discarded`);
-      assert.equal(needsCompaction(chain, options), false);
-    },
-  );
+  it("sections: a pair whose kept thinking makes every summary as large as itself is sent to the summarizer on every run", async () => {
+    const chain = [
+      { role: "user", content: "t" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "x".repeat(300), signature: "xxxxxxxx" },
+          { type: "tool_use", id: "call_0", name: "xxxxxxxxx", input: { path: "xx", n: 0 } },
+          { type: "tool_use", id: "call_1", name: "xxxxxxxxx", input: { path: "xxxx", n: 0 } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "call_1", content: "x".repeat(76) },
+          { type: "tool_result", tool_use_id: "call_0", content: "x".repeat(42) },
+        ],
+      },
+      { role: "assistant", content: [{ type: "text", text: "t" }] },
+    ];
+    const options = { strategy: "sections", maxTokens: 202 };
+    let calls = 0;
+    const result = await compact(chain, { ...options, summarizer: async () => (calls++, "Summary 0 (pair).") });
+    // Every call ends in noGain and nothing changes, so a caller compacting again (or a
+    // History with auto on) pays for the same discarded calls forever.
+    assert.equal(result.changed, false);
+    assert.equal(calls, 0, `made ${calls} summary call(s) whose answers were all discarded`);
+    assert.equal(needsCompaction(chain, options), false);
+  });
 
-  it(
-    "sections / tiers: consecutive user messages of a valid chain are merged although there is nothing to compact",
-    async () => {
-      // Valid for OpenAI (validateChain says so): a user may send two messages in a row.
-      const chain = [
-        { role: "user", content: "first question" },
-        { role: "assistant", content: "answer" },
-        { role: "user", content: "second" },
-        { role: "user", content: "third" },
-        { role: "assistant", content: "answer 2" },
-      ];
-      for (const strategy of ["sections", "tiers"]) {
-        let calls = 0;
-        const result = await compact(chain, { strategy, maxTokens: 100000, summarizer: async () => (calls++, "S.") });
-        assert.equal(calls, 0);
-        assert.equal(result.changed, false, `${strategy}: merged the user messages: ${JSON.stringify(result.messages[2])}`);
-        assert.equal(result.messages, chain);
-      }
-    },
-  );
+  it("sections / tiers: consecutive user messages of a valid chain are merged although there is nothing to compact", async () => {
+    // Valid for OpenAI (validateChain says so): a user may send two messages in a row.
+    const chain = [
+      { role: "user", content: "first question" },
+      { role: "assistant", content: "answer" },
+      { role: "user", content: "second" },
+      { role: "user", content: "third" },
+      { role: "assistant", content: "answer 2" },
+    ];
+    for (const strategy of ["sections", "tiers"]) {
+      let calls = 0;
+      const result = await compact(chain, { strategy, maxTokens: 100000, summarizer: async () => (calls++, "S.") });
+      assert.equal(calls, 0);
+      assert.equal(
+        result.changed,
+        false,
+        `${strategy}: merged the user messages: ${JSON.stringify(result.messages[2])}`,
+      );
+      assert.equal(result.messages, chain);
+    }
+  });
 
   // Found by the invariant 6 assertion of properties.test.mjs (kept messages are the
   // caller's own objects): each came back as a copy.
@@ -70,7 +68,15 @@ describe("regressions", () => {
       systemInstruction: { parts: [{ text: "sys" }] },
       contents: [
         { role: "user", parts: [{ text: "read it" }] },
-        { role: "model", parts: [{ functionCall: { id: "c1", name: "read", args: { p: 1 } }, thoughtSignature: "skip_thought_signature_validator" }] },
+        {
+          role: "model",
+          parts: [
+            {
+              functionCall: { id: "c1", name: "read", args: { p: 1 } },
+              thoughtSignature: "skip_thought_signature_validator",
+            },
+          ],
+        },
         { role: "user", parts: [{ functionResponse: { id: "c1", name: "read", response: { output: big } } }] },
         { role: "model", parts: [{ text: "done" }] },
       ],
@@ -86,7 +92,12 @@ describe("regressions", () => {
     // The fingerprint hashed keys in order while equality ignored order.
     const input = [
       { role: "user", content: "read it" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }], reasoning_content: "think" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }],
+        reasoning_content: "think",
+      },
       { role: "tool", tool_call_id: "c1", content: big },
       { role: "assistant", content: "done" },
     ];
@@ -102,7 +113,12 @@ describe("regressions", () => {
       { role: "user", content: "q2" },
       { role: "assistant", content: [{ type: "text", text: "a2" }] },
     ];
-    const result = await compact(input, { strategy: "budget", maxTokens: 300, format: "anthropic", summarizer: planned(["ok"]) });
+    const result = await compact(input, {
+      strategy: "budget",
+      maxTokens: 300,
+      format: "anthropic",
+      summarizer: planned(["ok"]),
+    });
     assert.equal(result.changed, true);
     const list = Array.isArray(result.messages) ? result.messages : result.messages.messages;
     assert.equal(list.at(-1), input.at(-1), "the kept last message is a copy");
@@ -113,11 +129,17 @@ describe("regressions", () => {
       { role: "user", content: text(400, 0) },
       { role: "assistant", content: [{ type: "text", text: "the src/m0.rs" }] },
       { role: "user", content: "the src/m0.rs" },
-      { role: "assistant", content: [{ type: "tool_use", id: "call_0", name: "read_file", input: { path: "a.rs", n: 0 } }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "call_0", name: "read_file", input: { path: "a.rs", n: 0 } }],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "call_0", content: "the src/m0.rs" }] },
       { role: "assistant", content: [{ type: "text", text: "done" }] },
     ];
-    const result = await compact(input, { strategy: { name: "tiers", recent: 1, minSummarizeBytes: 0 }, summarizer: planned(["ok"]) });
+    const result = await compact(input, {
+      strategy: { name: "tiers", recent: 1, minSummarizeBytes: 0 },
+      summarizer: planned(["ok"]),
+    });
     assert.equal(result.changed, true);
     assert.equal(result.messages.at(-1), input.at(-1), "the kept latest message was changed");
   });
@@ -130,7 +152,11 @@ describe("regressions", () => {
       system: null,
       breakage: null,
       sections: [
-        { user: text(1988, 0), steps: [{ text: null, reasoning: null, calls: [call(6040), call(1)] }], answer: text(4, 308) },
+        {
+          user: text(1988, 0),
+          steps: [{ text: null, reasoning: null, calls: [call(6040), call(1)] }],
+          answer: text(4, 308),
+        },
         { user: text(113, 0), steps: [], answer: text(1431, 0) },
         { user: text(1988, 0), steps: [], answer: text(970, 0) },
       ],
@@ -138,6 +164,7 @@ describe("regressions", () => {
     const summarizer = planned(["ok"]);
     const result = await compact(render(model, "native"), { strategy: "budget", maxTokens: 2046, summarizer });
     assert.ok(result.report.after.tokens <= 2046);
-    for (const r of summarizer.requests) assert.ok(r.transcript.length >= 512, `a ${r.transcript.length}-byte transcript was sent`);
+    for (const r of summarizer.requests)
+      assert.ok(r.transcript.length >= 512, `a ${r.transcript.length}-byte transcript was sent`);
   });
 });

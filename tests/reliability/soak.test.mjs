@@ -34,14 +34,23 @@ function chain(i) {
   const out = [{ role: "system", content: "You are terse." }];
   for (let s = 0; s < 4; s++) {
     out.push({ role: "user", content: `Task ${i}.${s}: check file ${s}.` });
-    out.push({ role: "assistant", content: null, tool_calls: [{ id: `c${s}`, type: "function", function: { name: "read", arguments: `{"f":${s}}` } }] });
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${s}`, type: "function", function: { name: "read", arguments: `{"f":${s}}` } }],
+    });
     out.push({ role: "tool", tool_call_id: `c${s}`, content: `line ${i} `.repeat(40 + (i % 7) * 10) });
     out.push({ role: "assistant", content: `Done ${s}. ${"words ".repeat(60)}` });
   }
   return out;
 }
 
-const STRATEGIES = ["sections", { name: "window", window: 6, thresholdBytes: 1500 }, { name: "tiers", recent: 4, condensed: 4 }, "budget"];
+const STRATEGIES = [
+  "sections",
+  { name: "window", window: 6, thresholdBytes: 1500 },
+  { name: "tiers", recent: 4, condensed: 4 },
+  "budget",
+];
 
 describe("soak", () => {
   it("garbage collection is really available to the soak", async () => {
@@ -69,10 +78,15 @@ describe("soak", () => {
     }
     await collect();
     const end = { wasm: memory(), heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss };
-    t.diagnostic(`summary calls ${calls}; wasm memory ${atWarmup.wasm} -> ${end.wasm} bytes; heap ${atWarmup.heap} -> ${end.heap}; rss ${atWarmup.rss} -> ${end.rss}`);
+    t.diagnostic(
+      `summary calls ${calls}; wasm memory ${atWarmup.wasm} -> ${end.wasm} bytes; heap ${atWarmup.heap} -> ${end.heap}; rss ${atWarmup.rss} -> ${end.rss}`,
+    );
     assert.ok(calls > RUNS, "the compactions made summary calls");
     // Loose bounds: wasm memory grows in 64 KiB pages and never shrinks; allow 1 MiB.
-    assert.ok(end.wasm - atWarmup.wasm <= 1 << 20, `wasm memory grew by ${end.wasm - atWarmup.wasm} bytes after warm-up`);
+    assert.ok(
+      end.wasm - atWarmup.wasm <= 1 << 20,
+      `wasm memory grew by ${end.wasm - atWarmup.wasm} bytes after warm-up`,
+    );
     // After a full collection the heap holds only what is reachable: 9,000 compactions that
     // each kept a few hundred bytes alive would add megabytes.
     assert.ok(end.heap - atWarmup.heap <= 4 << 20, `heap grew by ${end.heap - atWarmup.heap} bytes after warm-up`);

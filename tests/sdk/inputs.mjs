@@ -117,12 +117,23 @@ function aiSdk7Features() {
     messages.push({
       role: "tool",
       content: [
-        { type: "tool-result", toolCallId: `c${i}a`, toolName: "read", output: { type: "error-text", value: `Error: ${words(i)}` } },
+        {
+          type: "tool-result",
+          toolCallId: `c${i}a`,
+          toolName: "read",
+          output: { type: "error-text", value: `Error: ${words(i)}` },
+        },
         {
           type: "tool-result",
           toolCallId: `c${i}b`,
           toolName: "shot",
-          output: { type: "content", value: [{ type: "text", text: `page ${i}` }, { type: "image-data", data: PNG, mediaType: "image/png" }] },
+          output: {
+            type: "content",
+            value: [
+              { type: "text", text: `page ${i}` },
+              { type: "image-data", data: PNG, mediaType: "image/png" },
+            ],
+          },
         },
       ],
     });

@@ -23,7 +23,9 @@ const problem = (where, text) => `${where}: ${text}`;
 /** JSON with object keys sorted: the SDK rebuilds each object and may reorder its keys. */
 const canonical = (value) =>
   JSON.stringify(value, (_, v) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
   );
 
 // ---------------------------------------------------------------- Anthropic wire rules
@@ -47,7 +49,8 @@ export function anthropicRules(container, { alternation = true, thinking = true 
       if (thinking && b.type === "thinking" && !(typeof b.signature === "string" && b.signature.length > 0))
         out.push(problem(`${at}.content[${j}]`, "thinking block without a signature"));
       if (b.type === "tool_use") {
-        if (ids.has(b.id)) out.push(problem(`${at}.content[${j}]`, `tool_use id ${b.id} used twice (first at ${ids.get(b.id)})`));
+        if (ids.has(b.id))
+          out.push(problem(`${at}.content[${j}]`, `tool_use id ${b.id} used twice (first at ${ids.get(b.id)})`));
         ids.set(b.id, at);
       }
     });
@@ -68,8 +71,10 @@ export function anthropicRules(container, { alternation = true, thinking = true 
     }
     if (m.role === "user") {
       const results = blocks.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id);
-      const asked = prev && prev.role === "assistant" && typeof prev.content !== "string"
-        ? prev.content.filter((b) => b.type === "tool_use").map((b) => b.id) : [];
+      const asked =
+        prev && prev.role === "assistant" && typeof prev.content !== "string"
+          ? prev.content.filter((b) => b.type === "tool_use").map((b) => b.id)
+          : [];
       for (const id of results)
         if (!asked.includes(id)) out.push(problem(at, `tool_result ${id} answers no tool_use of the previous message`));
     }
@@ -99,7 +104,8 @@ export function geminiRules(container) {
       });
     }
   });
-  if (contents.length > 0 && contents[0].role !== "user") out.push(problem("contents[0]", "first content is not the user's"));
+  if (contents.length > 0 && contents[0].role !== "user")
+    out.push(problem("contents[0]", "first content is not the user's"));
   return out;
 }
 
@@ -118,15 +124,21 @@ export async function geminiSdk(container) {
     req.on("end", () => {
       bodies.push(JSON.parse(body));
       res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "ok" }] }, finishReason: "STOP" }] }));
+      res.end(
+        JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "ok" }] }, finishReason: "STOP" }] }),
+      );
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
-    const client = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: `http://127.0.0.1:${server.address().port}` } });
+    const client = new GoogleGenAI({
+      apiKey: "test",
+      httpOptions: { baseUrl: `http://127.0.0.1:${server.address().port}` },
+    });
     const chat = client.chats.create({ model: "gemini-2.5-flash", history: contents });
     const curated = chat.getHistory(true);
-    if (curated.length !== contents.length) return [`the SDK's curated history keeps ${curated.length} of ${contents.length} contents`];
+    if (curated.length !== contents.length)
+      return [`the SDK's curated history keeps ${curated.length} of ${contents.length} contents`];
     await client.models.generateContent({
       model: "gemini-2.5-flash",
       contents,
@@ -167,7 +179,8 @@ export async function aiSdkModel(container, { systemInInput, inProgress }) {
   const out = [];
   for (const [i, m] of messages.entries()) {
     const result = await modelMessageSchema["~standard"].validate(m);
-    if (result.issues) out.push(problem(`[${i}]`, `modelMessageSchema: ${JSON.stringify(result.issues).slice(0, 400)}`));
+    if (result.issues)
+      out.push(problem(`[${i}]`, `modelMessageSchema: ${JSON.stringify(result.issues).slice(0, 400)}`));
   }
   const names = new Map();
   messages.forEach((m, i) => {
@@ -175,7 +188,9 @@ export async function aiSdkModel(container, { systemInInput, inProgress }) {
     for (const p of m.content) {
       if (p.type === "tool-call") names.set(p.toolCallId, p.toolName);
       if (p.type === "tool-result" && names.get(p.toolCallId) !== p.toolName)
-        out.push(problem(`[${i}]`, `result for ${p.toolCallId} named ${p.toolName}, its call ${names.get(p.toolCallId)}`));
+        out.push(
+          problem(`[${i}]`, `result for ${p.toolCallId} named ${p.toolName}, its call ${names.get(p.toolCallId)}`),
+        );
     }
   });
   // A turn in progress (a call still running) is state to keep, not a request to send.
@@ -212,14 +227,17 @@ export async function langchain(messages) {
     // LangChain keeps a ToolMessage and the HumanMessage after it apart (the Messages API joins
     // consecutive user turns), and reasoning without a signature comes from the input's own
     // OpenAI-compatible source: ids and result placement are what compaction must keep.
-    return anthropicRules(payload.messages, { alternation: false, thinking: false }).map((p) => `@langchain/anthropic payload: ${p}`);
+    return anthropicRules(payload.messages, { alternation: false, thinking: false }).map(
+      (p) => `@langchain/anthropic payload: ${p}`,
+    );
   } catch (error) {
     return [`langchain: ${error.message}`];
   }
 }
 
 /** Whether `messages` is LangChain's JS `toJSON()` form throughout. */
-export const isLangchainJs = (messages) => Array.isArray(messages) && messages.length > 0 && messages.every((m) => m.lc === 1);
+export const isLangchainJs = (messages) =>
+  Array.isArray(messages) && messages.length > 0 && messages.every((m) => m.lc === 1);
 
 // ---------------------------------------------------------------- tsc over the official types
 
@@ -264,12 +282,17 @@ export class TypeCollector {
       const has = (role, key) => Array.isArray(reference) && reference.some((m) => m.role === role && key in m);
       const extra = [
         has("tool", "name") ? "(ChatCompletionToolMessageParam & { name?: string })" : null,
-        has("assistant", "reasoning_content") ? "(ChatCompletionAssistantMessageParam & { reasoning_content?: string | null })" : null,
+        has("assistant", "reasoning_content")
+          ? "(ChatCompletionAssistantMessageParam & { reasoning_content?: string | null })"
+          : null,
       ].filter(Boolean);
       type = `Array<${["ChatCompletionMessageParam", ...extra].join(" | ")}>`;
     }
     const file = `f${this.files.size}.ts`;
-    writeFileSync(join(this.dir, file), `${types.import}\n// ${label}\nexport const value: ${type} = ${JSON.stringify(value)};\n`);
+    writeFileSync(
+      join(this.dir, file),
+      `${types.import}\n// ${label}\nexport const value: ${type} = ${JSON.stringify(value)};\n`,
+    );
     this.files.set(file, label);
   }
 
@@ -278,12 +301,24 @@ export class TypeCollector {
     writeFileSync(
       join(this.dir, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", skipLibCheck: true, types: [] },
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          skipLibCheck: true,
+          types: [],
+        },
         include: ["*.ts"],
       }),
     );
     const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const result = spawnSync(process.execPath, [tsc, "-p", this.dir], { cwd: this.dir, encoding: "utf8", maxBuffer: 1 << 28 });
+    const result = spawnSync(process.execPath, [tsc, "-p", this.dir], {
+      cwd: this.dir,
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+    });
     const lines = `${result.stdout}${result.stderr}`.split("\n").filter((l) => /error TS/.test(l));
     return lines.map((line) => {
       const file = line.split("(")[0];

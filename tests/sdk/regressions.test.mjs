@@ -21,7 +21,10 @@ function anthropicSections(n) {
     messages.push({ role: "assistant", content: [{ type: "tool_use", id: `toolu_${i}`, name: "read", input: { i } }] });
     messages.push({
       role: "user",
-      content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: long(i) }, { type: "text", text: `and ${i}` }],
+      content: [
+        { type: "tool_result", tool_use_id: `toolu_${i}`, content: long(i) },
+        { type: "text", text: `and ${i}` },
+      ],
     });
     messages.push({ role: "assistant", content: `done ${i}. ${long(i)}` });
   }
@@ -32,9 +35,17 @@ function anthropicSections(n) {
 /** SWE-agent's shape: the second call reuses the first call's id. */
 const reusedIds = () => [
   { role: "user", content: "find it" },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "find_file", arguments: "{}" } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_x", type: "function", function: { name: "find_file", arguments: "{}" } }],
+  },
   { role: "tool", tool_call_id: "call_x", content: "a.py" },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "open", arguments: "{}" } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_x", type: "function", function: { name: "open", arguments: "{}" } }],
+  },
   { role: "tool", tool_call_id: "call_x", content: "print(1)" },
   { role: "assistant", content: "done" },
 ];
@@ -78,17 +89,27 @@ describe("issue 14 §3 regressions", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "read", input: {} }] },
       {
         role: "user",
-        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "1" }, { type: "text", text: "a" }, { type: "text", text: "b" }],
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: "1" },
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
       },
     ];
     const gemini = convert(input, { to: "gemini" }).messages;
-    assert.deepEqual(gemini.map((c) => c.role), ["user", "model", "user"]);
+    assert.deepEqual(
+      gemini.map((c) => c.role),
+      ["user", "model", "user"],
+    );
     assert.deepEqual(geminiRules(gemini), []);
   });
 
   it("OpenAI: no image_url in a tool message and no name on a summary's tool message (official types)", async () => {
     const openai = convert(imageInResult(), { to: "openai" }).messages;
-    assert.deepEqual(openai.map((m) => m.role), ["user", "assistant", "tool", "user", "assistant"]);
+    assert.deepEqual(
+      openai.map((m) => m.role),
+      ["user", "assistant", "tool", "user", "assistant"],
+    );
     assert.equal(openai[3].content[0].image_url.url, `data:image/png;base64,${PNG}`);
     const chain = convert(anthropicSections(8), { to: "openai" }).messages;
     const summarized = (await compact(chain, { strategy: "sections", summarizer: same })).messages;
@@ -105,7 +126,13 @@ describe("issue 14 §3 regressions", () => {
     assert.equal(aisdk[2].content[0].output.value[0].type, "image-data");
     for (const m of aisdk) assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined);
     const v7 = [
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "file", mediaType: "image/png", data: { type: "data", data: PNG } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "file", mediaType: "image/png", data: { type: "data", data: PNG } },
+        ],
+      },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "shot", input: {} }] },
       {
         role: "tool",
@@ -119,7 +146,8 @@ describe("issue 14 §3 regressions", () => {
         ],
       },
     ];
-    for (const m of v7) assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined, "valid ai 7 input");
+    for (const m of v7)
+      assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined, "valid ai 7 input");
     assert.deepEqual(convert(v7, { from: "aisdk", to: "aisdk" }).messages, v7);
   });
 
@@ -128,26 +156,41 @@ describe("issue 14 §3 regressions", () => {
     const js = mapStoredMessagesToChatMessages(python).map((m) => m.toJSON());
     const { messages, changed } = await compact(js, { strategy: "sections", summarizer: same });
     assert.ok(changed);
-    assert.ok(messages.every((m) => m.lc === 1), "every message in the toJSON() form");
+    assert.ok(
+      messages.every((m) => m.lc === 1),
+      "every message in the toJSON() form",
+    );
     const revived = await load(JSON.stringify(messages));
     assert.ok(convertMessagesToCompletionsMessageParams({ messages: revived, model: "gpt-4o" }).length > 0);
   });
 
   it("a tool-call id used twice: convert to Gemini and AI SDK names each result after its own call", () => {
     const gemini = convert(reusedIds(), { to: "gemini" }).messages;
-    const names = gemini.flatMap((c) => c.parts).filter((p) => p.functionResponse).map((p) => p.functionResponse.name);
+    const names = gemini
+      .flatMap((c) => c.parts)
+      .filter((p) => p.functionResponse)
+      .map((p) => p.functionResponse.name);
     assert.deepEqual(names, ["find_file", "open"]);
     assert.deepEqual(geminiRules(gemini), []);
     const aisdk = convert(reusedIds(), { to: "aisdk" }).messages;
     const results = aisdk.filter((m) => m.role === "tool").map((m) => m.content[0]);
-    assert.deepEqual(results.map((r) => r.toolName), ["find_file", "open"]);
+    assert.deepEqual(
+      results.map((r) => r.toolName),
+      ["find_file", "open"],
+    );
     assert.notEqual(results[0].toolCallId, results[1].toolCallId);
   });
 
   it("validateChain and repairChain with provider anthropic drop thinking without a signature", () => {
     const chain = [
       { role: "user", content: "q" },
-      { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "a" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hmm" },
+          { type: "text", text: "a" },
+        ],
+      },
     ];
     assert.deepEqual(codes(validateChain(chain, { provider: "anthropic" })), [["unsigned_thinking", "[1]"]]);
     const repaired = repairChain(chain, { provider: "anthropic" }).messages;

@@ -34,10 +34,20 @@ async function judgeOutput(format, value, label, types, input, original) {
   types.add(kind, label, value, original);
   if (kind === "anthropic") problems.push(...judge.anthropicRules(value));
   if (kind === "gemini") problems.push(...judge.geminiRules(value), ...(await judge.geminiSdk(value)));
-  if (kind === "aisdk") problems.push(...(await judge.aiSdkModel(value, { systemInInput: hasSystem(input), inProgress: label.includes("in_progress") })));
-  if (kind === "aisdk-ui") problems.push(...(await judge.aiSdkUi(value, { systemInInput: hasSystem(input), inProgress: label.includes("in_progress") })));
+  if (kind === "aisdk")
+    problems.push(
+      ...(await judge.aiSdkModel(value, {
+        systemInInput: hasSystem(input),
+        inProgress: label.includes("in_progress"),
+      })),
+    );
+  if (kind === "aisdk-ui")
+    problems.push(
+      ...(await judge.aiSdkUi(value, { systemInInput: hasSystem(input), inProgress: label.includes("in_progress") })),
+    );
   if (kind === "langchain") problems.push(...(await judge.langchain(value)));
-  if (format === "langchain-js" && !judge.isLangchainJs(value)) problems.push("not in the input's toJSON() form any more");
+  if (format === "langchain-js" && !judge.isLangchainJs(value))
+    problems.push("not in the input's toJSON() form any more");
   const diagnostics = validateChain(value, { provider: PROVIDER[kind] ?? "generic", format: kind });
   problems.push(...diagnostics.map((d) => `validateChain ${d.code} at ${d.path}: ${d.message}`));
   return problems.map((p) => `${label}: ${p}`);

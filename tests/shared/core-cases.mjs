@@ -100,7 +100,12 @@ export const cases = [
       check(typeof error.stack === "string", "has a stack");
       const option = thrown(() => parseChain(openaiChain(), { format: "klingon" }), "unknown format");
       contextfoldError(option, "invalid_option", "options.format", "unknown format");
-      contextfoldError(thrown(() => parseChain("[{", {}), "bad JSON"), "invalid_json", "[0]", "bad JSON");
+      contextfoldError(
+        thrown(() => parseChain("[{", {}), "bad JSON"),
+        "invalid_json",
+        "[0]",
+        "bad JSON",
+      );
       const repaired = parseChain(orphanResultChain(), { repair: true });
       check(
         repaired.repairs.some((r) => r.action === "addedMissingCall" && r.callId === "call_2"),
@@ -244,8 +249,15 @@ export const cases = [
         const summarizer = fakeSummarizer({ ms: 1 });
         const result = await compact(input, { ...options, summarizer });
         const name = typeof options.strategy === "string" ? options.strategy : options.strategy.name;
-        same([result.report.strategy, result.changed, result.format], [name, true, "openai"], `${what}: strategy, changed, format`);
-        check(summarizer.calls.length > 0 && result.report.calls === summarizer.calls.length, `${what}: calls reported`);
+        same(
+          [result.report.strategy, result.changed, result.format],
+          [name, true, "openai"],
+          `${what}: strategy, changed, format`,
+        );
+        check(
+          summarizer.calls.length > 0 && result.report.calls === summarizer.calls.length,
+          `${what}: calls reported`,
+        );
         check(result.report.after.bytes < result.report.before.bytes, `${what}: smaller`);
         same(validateChain(result.messages), [], `${what}: diagnostics of the output`);
         check(Array.isArray(result.report.providerRepairs), `${what}: providerRepairs listed`);
@@ -259,7 +271,10 @@ export const cases = [
       const error = await rejection(compact(input, { strategy: "budget" }), "budget without a max");
       contextfoldError(error, "invalid_option", "options.maxTokens", "budget without a max");
       const tight = await rejection(
-        compact([{ role: "system", content: "policy ".repeat(500) }, ...openaiSections(2).slice(1)], { strategy: "budget", maxTokens: 100 }),
+        compact([{ role: "system", content: "policy ".repeat(500) }, ...openaiSections(2).slice(1)], {
+          strategy: "budget",
+          maxTokens: 100,
+        }),
         "system prompt over the budget",
       );
       contextfoldError(tight, "budget_exceeded", undefined, "system prompt over the budget");
@@ -293,7 +308,12 @@ export const cases = [
         same([needsCompaction(small, options), needsCompaction(big, options)], [false, true], `${what}: small, big`);
       }
       same(needsCompaction(big, { strategy: { name: "tiers", auto: false } }), false, "tiers with auto off");
-      contextfoldError(thrown(() => needsCompaction(big, { strategy: "budget" }), "budget without max"), "invalid_option", "options.maxTokens", "budget without max");
+      contextfoldError(
+        thrown(() => needsCompaction(big, { strategy: "budget" }), "budget without max"),
+        "invalid_option",
+        "options.maxTokens",
+        "budget without max",
+      );
     },
   },
   {
@@ -307,18 +327,34 @@ export const cases = [
       same([orphan.index, typeof orphan.path, typeof orphan.message], [2, "string", "string"], "orphan diagnostic");
       const fixed = repairChain(bad);
       same([fixed.changed, fixed.format, fixed.provider], [true, "openai", "openai"], "changed, format, provider");
-      check(fixed.steps.some((s) => s.step === "droppedOrphanResult" && s.index === 2), JSON.stringify(fixed.steps));
+      check(
+        fixed.steps.some((s) => s.step === "droppedOrphanResult" && s.index === 2),
+        JSON.stringify(fixed.steps),
+      );
       same(validateChain(fixed.messages), [], "repaired chain validates");
       const valid = openaiChain();
       same(validateChain(valid), [], "a valid chain");
       const same1 = repairChain(valid);
       same([same1.changed, same1.steps], [false, []], "nothing to repair");
       same(same1.messages, valid, "a valid chain comes back as given");
-      const twoUsers = [{ role: "user", content: "a" }, { role: "user", content: "b" }, { role: "assistant", content: "c" }];
+      const twoUsers = [
+        { role: "user", content: "a" },
+        { role: "user", content: "b" },
+        { role: "assistant", content: "c" },
+      ];
       same(validateChain(twoUsers), [], "OpenAI accepts two user messages in a row");
-      same(validateChain(twoUsers, { provider: "anthropic" }).map((d) => d.code), ["consecutive_same_role"], "Anthropic does not");
+      same(
+        validateChain(twoUsers, { provider: "anthropic" }).map((d) => d.code),
+        ["consecutive_same_role"],
+        "Anthropic does not",
+      );
       same(repairChain(twoUsers, { provider: "anthropic" }).messages.length, 2, "merged for Anthropic");
-      contextfoldError(thrown(() => validateChain(valid, { provider: "klingon" }), "bad provider"), "invalid_option", "options.provider", "bad provider");
+      contextfoldError(
+        thrown(() => validateChain(valid, { provider: "klingon" }), "bad provider"),
+        "invalid_option",
+        "options.provider",
+        "bad provider",
+      );
     },
   },
   {
@@ -334,10 +370,24 @@ export const cases = [
       same(needsCompaction(input, { strategy: "budget", maxTokens: 3000 }), false, "estimate fits");
       same(needsCompaction(input, { strategy: "budget", maxTokens: 3000, tokenCounter }), true, "counter does not");
       check(batches.length === 1 && batches[0] > input.length, `one batch of every text: ${batches}`);
-      const result = await compact(input, { strategy: "budget", maxTokens: 3000, tokenCounter, summarizer: fakeSummarizer({ ms: 1 }) });
+      const result = await compact(input, {
+        strategy: "budget",
+        maxTokens: 3000,
+        tokenCounter,
+        summarizer: fakeSummarizer({ ms: 1 }),
+      });
       check(result.changed, "compacted by the counter's measure");
-      for (const broken of [() => { throw new Error("tokenizer crashed"); }, () => "nope", (texts) => texts.map(() => -1)]) {
-        const error = await rejection(compact(input, { strategy: "budget", maxTokens: 3000, tokenCounter: broken }), "broken counter");
+      for (const broken of [
+        () => {
+          throw new Error("tokenizer crashed");
+        },
+        () => "nope",
+        (texts) => texts.map(() => -1),
+      ]) {
+        const error = await rejection(
+          compact(input, { strategy: "budget", maxTokens: 3000, tokenCounter: broken }),
+          "broken counter",
+        );
         contextfoldError(error, "token_counter_failed", "options.tokenCounter", "broken counter");
       }
     },
@@ -376,7 +426,12 @@ export const cases = [
       const failing = new History({
         messages: chain,
         auto: false,
-        options: { strategy: { name: "tiers", recent: 6, condensed: 10 }, summarizer: async () => { throw new Error("down"); } },
+        options: {
+          strategy: { name: "tiers", recent: 6, condensed: 10 },
+          summarizer: async () => {
+            throw new Error("down");
+          },
+        },
       });
       const failed = await failing.compact();
       same([failed.changed, failed.report.rolledBack], [false, true], "rolled back");
@@ -416,7 +471,10 @@ export const cases = [
     name: "after a panic the next call gets a fresh instance",
     async run(api) {
       const { compact, parseChain } = api;
-      check(typeof api.__contextfoldPanicForTests === "function", "the runner passes the test hooks of pkg/src/internal.js");
+      check(
+        typeof api.__contextfoldPanicForTests === "function",
+        "the runner passes the test hooks of pkg/src/internal.js",
+      );
       const before = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
       const error = thrown(() => api.__contextfoldPanicForTests(), "deliberate panic");
       check(error instanceof Error, `a panic surfaces as an Error: ${String(error)}`);
@@ -457,7 +515,10 @@ export const cases = [
           { role: "assistant", content: "ok" },
         ],
       };
-      const out = await compact(anthropic, { strategy: { name: "sections", keepQASections: 1 }, summarizer: fakeSummarizer({ ms: 1 }) });
+      const out = await compact(anthropic, {
+        strategy: { name: "sections", keepQASections: 1 },
+        summarizer: fakeSummarizer({ ms: 1 }),
+      });
       check(out.changed && out.messages.system === "Be brief.", JSON.stringify(out.messages).slice(0, 200));
       same(out.messages.messages.at(-1) === anthropic.messages.at(-1), true, "Anthropic: kept objects reused");
       const cyclic = [{ role: "user", content: "x" }];

@@ -15,7 +15,11 @@ export function run(command, args, cwd, env = {}) {
   const result = spawnSync(command, args, { cwd, env: { ...cleanEnv, ...env }, encoding: "utf8" });
   assert.equal(result.error, undefined, `${command}: ${result.error}`);
   const tail = (text) => (text.length > 4000 ? `...${text.slice(-4000)}` : text);
-  assert.equal(result.status, 0, `${command} ${args.join(" ")} failed:\n${tail(result.stdout)}\n${tail(result.stderr)}`);
+  assert.equal(
+    result.status,
+    0,
+    `${command} ${args.join(" ")} failed:\n${tail(result.stdout)}\n${tail(result.stderr)}`,
+  );
   return result.stdout;
 }
 

@@ -27,10 +27,12 @@ export function skipMissing(t, what, how, env = process.env) {
 }
 
 /** Where the real third-party transcripts are read (CONTEXTFOLD_REAL_FIXTURES overrides, for testing this). */
-export const realFixturesPath = (env = process.env) => env.CONTEXTFOLD_REAL_FIXTURES ?? join(root, "../shared/fixtures/real");
+export const realFixturesPath = (env = process.env) =>
+  env.CONTEXTFOLD_REAL_FIXTURES ?? join(root, "../shared/fixtures/real");
 
 export const REAL_FIXTURES = "the real transcripts (../shared/fixtures/real)";
-export const REAL_FIXTURES_HOW = "they live beside the project in /work/shared/fixtures/real; read in place, never copied into the repo";
+export const REAL_FIXTURES_HOW =
+  "they live beside the project in /work/shared/fixtures/real; read in place, never copied into the repo";
 export const CHROMIUM_HOW = "run `npm run setup` (scripts/setup.sh installs Debian chromium)";
 
 /** The real transcripts' directory, or null (with the notice) when absent; throws under CI=true. */

@@ -171,10 +171,23 @@ import {
   type SummaryCache,
 } from "contextfold";
 // The AI SDK's own types need @types/node; stand-ins of the same shape.
-declare const generateText: (options: { model: unknown; system?: string; prompt: string }) => Promise<{ text: string; usage: object }>;
-declare const languageModel: { readonly specificationVersion: "v4"; readonly provider: string; readonly modelId: string };
+declare const generateText: (options: {
+  model: unknown;
+  system?: string;
+  prompt: string;
+}) => Promise<{ text: string; usage: object }>;
+declare const languageModel: {
+  readonly specificationVersion: "v4";
+  readonly provider: string;
+  readonly modelId: string;
+};
 
-const openaiSummarizer: AdapterSummarizer = openAICompatible({ baseURL: "http://127.0.0.1:1/v1", apiKey: "k", model: "m", retries: 3 });
+const openaiSummarizer: AdapterSummarizer = openAICompatible({
+  baseURL: "http://127.0.0.1:1/v1",
+  apiKey: "k",
+  model: "m",
+  retries: 3,
+});
 await compact(messages, { summarizer: openaiSummarizer });
 const claude: Summarizer = anthropic({ apiKey: "k", model: "claude", maxTokens: 512, fetch });
 expectType<Equal<typeof openaiSummarizer.identity, string>>();
@@ -182,7 +195,13 @@ expectType<Equal<typeof openaiSummarizer.identity, string>>();
 anthropic({ model: "claude" });
 // @ts-expect-error: retries is a number
 openAICompatible({ baseURL: "http://127.0.0.1:1", model: "m", retries: "3" });
-declare const env: { AI: { run(model: string, inputs: object): Promise<unknown> }; KV: { get(key: string, type: "text"): Promise<string | null>; put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void> } };
+declare const env: {
+  AI: { run(model: string, inputs: object): Promise<unknown> };
+  KV: {
+    get(key: string, type: "text"): Promise<string | null>;
+    put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
+  };
+};
 workersAI({ binding: env.AI, model: "@cf/meta/llama-3.1-8b-instruct" });
 aiSdk({ model: languageModel, generateText });
 aiSdk({ model: languageModel, maxOutputTokens: 1024 });

@@ -25,10 +25,25 @@ function check(project) {
 /** Declaration edits that the JavaScript no longer matches, and the file that must say so. */
 const DRIFTS = [
   ["index.d.ts", "readonly length: number;", "readonly length: string;", "src/history.js"],
-  ["summarizers.d.ts", "retryAfterMs(headers: Headers): number | undefined;", "retryAfterMs(headers: Headers): number;", "src/summarizers.js"],
+  [
+    "summarizers.d.ts",
+    "retryAfterMs(headers: Headers): number | undefined;",
+    "retryAfterMs(headers: Headers): number;",
+    "src/summarizers.js",
+  ],
   ["worker.d.ts", "defaultRoute(url: URL): RouteFormat;", "defaultRoute(url: string): RouteFormat;", "src/worker.js"],
-  ["cache.d.ts", "readonly size: number; clear(): void }", "readonly size: number; clear(): void; evict(): void }", "src/cache.js"],
-  ["formats.d.ts", "options?: EditOptions): ClearReasoningResult<Chain<T>>;", "options?: EditOptions): Promise<ClearReasoningResult<Chain<T>>>;", "src/api.js"],
+  [
+    "cache.d.ts",
+    "readonly size: number; clear(): void }",
+    "readonly size: number; clear(): void; evict(): void }",
+    "src/cache.js",
+  ],
+  [
+    "formats.d.ts",
+    "options?: EditOptions): ClearReasoningResult<Chain<T>>;",
+    "options?: EditOptions): Promise<ClearReasoningResult<Chain<T>>>;",
+    "src/api.js",
+  ],
 ];
 
 describe("pkg/src is type-checked against its declarations (npm run check:types)", () => {
@@ -58,7 +73,10 @@ describe("pkg/src is type-checked against its declarations (npm run check:types)
       const { status, errors } = check(copy);
       writeFileSync(path, original);
       assert.notEqual(status, 0, `${file}: ${to} was not caught`);
-      assert.ok(errors.some((line) => line.startsWith(culprit)), `${file}: expected an error in ${culprit}:\n${errors.join("\n")}`);
+      assert.ok(
+        errors.some((line) => line.startsWith(culprit)),
+        `${file}: expected an error in ${culprit}:\n${errors.join("\n")}`,
+      );
     }
     rmSync(copy, { recursive: true, force: true });
   });

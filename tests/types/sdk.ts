@@ -86,7 +86,10 @@ const model = new MockLanguageModelV4();
 // The edits too.
 await openai.chat.completions.create({ model: "m", messages: repairChain(openaiMessages).messages });
 await anthropic.messages.create({ model: "m", max_tokens: 1, messages: clearReasoning(anthropicMessages).messages });
-await gemini.models.generateContent({ model: "m", contents: normalizeToolCallIds(geminiContents, "call_{r:24:x}").messages });
+await gemini.models.generateContent({
+  model: "m",
+  contents: normalizeToolCallIds(geminiContents, "call_{r:24:x}").messages,
+});
 
 // convert is typed by `to`, and its outputs are accepted by the SDKs.
 const toOpenAI = convert(anthropicMessages, { to: "openai" }).messages;

@@ -45,7 +45,10 @@ describe("types (tsc --noEmit on a consumer project)", () => {
     const { status, errors, files } = typecheck("tsconfig.sdk.json");
     assert.equal(status, 0, `tsc -p tests/types/tsconfig.sdk.json failed:\n${errors.join("\n")}`);
     for (const sdk of ["openai", "@anthropic-ai/sdk", "@google/genai", "ai"]) {
-      assert.ok(files.some((f) => f.includes(`/node_modules/${sdk}/`)), `${sdk}'s declarations were not checked`);
+      assert.ok(
+        files.some((f) => f.includes(`/node_modules/${sdk}/`)),
+        `${sdk}'s declarations were not checked`,
+      );
     }
     assert.ok(files.includes(join(root, "pkg/src/formats.d.ts")), "the format types were not part of the program");
     t.diagnostic(`${files.length} files checked`);
@@ -97,7 +100,10 @@ function glueDeclarations() {
   const declarations = new Map();
   let current = null;
   for (const line of code(readFileSync(glue, "utf8")).split("\n")) {
-    const head = /^(?:export\s+)?(?:declare\s+)?(?:default\s+)?(?:type|interface|function|class|const)\s+([A-Za-z_$][\w$]*)/.exec(line);
+    const head =
+      /^(?:export\s+)?(?:declare\s+)?(?:default\s+)?(?:type|interface|function|class|const)\s+([A-Za-z_$][\w$]*)/.exec(
+        line,
+      );
     if (head) {
       current = head[1];
       declarations.set(current, "");
@@ -113,8 +119,14 @@ function glueDeclarations() {
 function reexportedFromGlue() {
   const index = code(readFileSync(join(root, "pkg/src/index.d.ts"), "utf8"), { keepStrings: true });
   const names = new Set();
-  for (const [, list] of index.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*from\s*"\.\.\/glue\/contextfold_wasm\.js"/g)) {
-    for (const name of list.split(",").map((n) => n.trim()).filter(Boolean)) names.add(name.split(/\s+as\s+/).pop());
+  for (const [, list] of index.matchAll(
+    /export\s+(?:type\s+)?\{([^}]*)\}\s*from\s*"\.\.\/glue\/contextfold_wasm\.js"/g,
+  )) {
+    for (const name of list
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean))
+      names.add(name.split(/\s+as\s+/).pop());
   }
   return names;
 }
@@ -174,7 +186,7 @@ describe("public surface", () => {
   });
 
   it("finds an `any` where there is one (the check itself works)", () => {
-    assert.equal(/\bany\b/.test(code('type A = { a: any }')), true);
+    assert.equal(/\bany\b/.test(code("type A = { a: any }")), true);
     assert.equal(/\bany\b/.test(code('/** any store */ type A = "any" | `any`; // any')), false);
     assert.ok(/\bany\b/.test(glueDeclarations().get("InitOutput")), "the glue's InitOutput has any");
   });
@@ -183,7 +195,13 @@ describe("public surface", () => {
     // The exports that take a chain are declared by formats.d.ts, typed by the chain.
     const formats = code(readFileSync(join(root, "pkg/src/formats.d.ts"), "utf8"));
     const typed = [...formats.matchAll(/export\s+declare\s+function\s+(\w+)/g)].map((m) => m[1]);
-    assert.deepEqual([...new Set(typed)].sort(), ["clearReasoning", "compact", "convert", "normalizeToolCallIds", "repairChain"]);
+    assert.deepEqual([...new Set(typed)].sort(), [
+      "clearReasoning",
+      "compact",
+      "convert",
+      "normalizeToolCallIds",
+      "repairChain",
+    ]);
     const exported = new Set([...reexportedFromGlue(), ...typed]);
     const missing = [...glueDeclarations().keys()].filter((n) => !GLUE_INTERNALS.has(n) && !exported.has(n));
     assert.deepEqual(missing, [], "generated declarations missing from pkg/src/index.d.ts");

@@ -60,7 +60,14 @@ function anthropicConversation(sections, tag) {
 }
 
 const tools = [
-  { type: "function", function: { name: "run", description: "Run a command", parameters: { type: "object", properties: { cmd: { type: "string" } } } } },
+  {
+    type: "function",
+    function: {
+      name: "run",
+      description: "Run a command",
+      parameters: { type: "object", properties: { cmd: { type: "string" } } },
+    },
+  },
 ];
 
 // --- the mock upstream LLM API and the mock summarizer endpoint ----------------------------
@@ -228,7 +235,9 @@ describe("compaction middleware in workerd", () => {
     const request = { model: "gpt-test", messages, tools, temperature: 0.3, user: "u-1", max_tokens: 500 };
     const budget = 8000 - 1000 - estimateTokens(JSON.stringify(tools));
     const before = upstreamRequests.length;
-    const response = await post("/v1/chat/completions", request, { headers: { authorization: `Bearer ${CLIENT_KEY}` } });
+    const response = await post("/v1/chat/completions", request, {
+      headers: { authorization: `Bearer ${CLIENT_KEY}` },
+    });
     const text = await response.text();
     assert.equal(response.status, 200, text);
     const head = figures(response);
@@ -237,7 +246,10 @@ describe("compaction middleware in workerd", () => {
     assert.ok(Number(head["x-contextfold-before-tokens"]) > budget, JSON.stringify(head));
     assert.ok(Number(head["x-contextfold-after-tokens"]) <= budget, JSON.stringify(head));
     assert.ok(Number(head["x-contextfold-calls"]) >= 1);
-    assert.equal(Number(head["x-contextfold-cache-misses"]) + Number(head["x-contextfold-cache-hits"]), Number(head["x-contextfold-calls"]));
+    assert.equal(
+      Number(head["x-contextfold-cache-misses"]) + Number(head["x-contextfold-cache-hits"]),
+      Number(head["x-contextfold-calls"]),
+    );
     assert.equal(response.headers.get("x-upstream"), "mock");
 
     const got = upstreamRequests.slice(before);
@@ -249,7 +261,8 @@ describe("compaction middleware in workerd", () => {
     const sent = forwarded.body;
     // Everything but the messages is untouched, in the same order.
     assert.deepEqual(Object.keys(sent), Object.keys(request));
-    for (const key of ["model", "tools", "temperature", "user", "max_tokens"]) assert.deepEqual(sent[key], request[key]);
+    for (const key of ["model", "tools", "temperature", "user", "max_tokens"])
+      assert.deepEqual(sent[key], request[key]);
     assert.deepEqual(validateChain(sent.messages, { format: "openai" }), []);
     assert.ok(measureChain(sent.messages, { format: "openai" }).total.tokens <= budget);
     assert.deepEqual(sent.messages[0], messages[0], "the system prompt is kept");
@@ -270,10 +283,19 @@ describe("compaction middleware in workerd", () => {
 
   it("compacts a long Anthropic conversation (system prompt, tool blocks) under budget", async () => {
     const { system, messages } = anthropicConversation(30, "tag-anthropic");
-    const request = { model: "claude-test", max_tokens: 800, system, messages, metadata: { user_id: "u-2" }, stream: false };
+    const request = {
+      model: "claude-test",
+      max_tokens: 800,
+      system,
+      messages,
+      metadata: { user_id: "u-2" },
+      stream: false,
+    };
     const budget = 10_000 - 1000;
     const before = upstreamRequests.length;
-    const response = await post("/v1/messages", request, { headers: { "x-api-key": CLIENT_KEY, "anthropic-version": "2023-06-01" } });
+    const response = await post("/v1/messages", request, {
+      headers: { "x-api-key": CLIENT_KEY, "anthropic-version": "2023-06-01" },
+    });
     const text = await response.text();
     assert.equal(response.status, 200, text);
     const head = figures(response);
@@ -325,11 +347,16 @@ describe("compaction middleware in workerd", () => {
       }
     }
     assert.equal(streamGate.waited, false, "the first event reached the client before the upstream finished");
-    assert.ok(Buffer.concat(chunks).equals(Buffer.from(sseChunks.join(""), "utf8")), "the stream arrived byte for byte");
+    assert.ok(
+      Buffer.concat(chunks).equals(Buffer.from(sseChunks.join(""), "utf8")),
+      "the stream arrived byte for byte",
+    );
   });
 
   it("passes other routes through untouched", async () => {
-    const response = await miniflare.dispatchFetch("http://worker.test/v1/models", { headers: { "x-test-profile": "budget" } });
+    const response = await miniflare.dispatchFetch("http://worker.test/v1/models", {
+      headers: { "x-test-profile": "budget" },
+    });
     assert.equal(response.status, 200);
     assert.equal(await response.text(), '{"data":[]}');
     assert.deepEqual(figures(response), {});
@@ -401,7 +428,10 @@ describe("compaction middleware in workerd", () => {
     await response.arrayBuffer();
     assert.deepEqual(upstreamRequests.at(-1).body, orphan);
     assert.equal(upstreamRequests.length, before + 1);
-    const healthy = await post("/v1/chat/completions", { model: "gpt-test", messages: [{ role: "user", content: "still up?" }] });
+    const healthy = await post("/v1/chat/completions", {
+      model: "gpt-test",
+      messages: [{ role: "user", content: "still up?" }],
+    });
     assert.equal(healthy.status, 200);
     assert.equal(healthy.headers.get("x-contextfold-calls"), "0");
     await healthy.arrayBuffer();
@@ -414,7 +444,10 @@ describe("compaction middleware in workerd", () => {
     assert.equal(response.status, 200);
     // A code only: the summarizer's error text (here the API's "refuses tag-fail") stays out.
     assert.equal(response.headers.get("x-contextfold-error"), "summarizer_failed");
-    assert.equal(response.headers.get("x-contextfold-before-tokens"), response.headers.get("x-contextfold-after-tokens"));
+    assert.equal(
+      response.headers.get("x-contextfold-before-tokens"),
+      response.headers.get("x-contextfold-after-tokens"),
+    );
     await response.arrayBuffer();
     assert.ok(upstreamRequests[before].raw.equals(Buffer.from(JSON.stringify(request))));
   });
@@ -443,7 +476,8 @@ describe("compaction middleware in workerd", () => {
   it("splices the compacted messages into the body: every other byte goes upstream as sent", async () => {
     const messages = openaiConversation(30, "tag-bigint");
     const prefix = '{ "model" : "gpt-test",\n  "seed": 9007199254740993, "temperature": 0.30,\n  "messages" :  ';
-    const suffix = ',\n  "metadata": {"n": 12345678901234567890, "note": "caf\\u00e9 \\"quoted\\""}, "logit_bias": {"50256": -100}\n}\n';
+    const suffix =
+      ',\n  "metadata": {"n": 12345678901234567890, "note": "caf\\u00e9 \\"quoted\\""}, "logit_bias": {"50256": -100}\n}\n';
     const raw = prefix + JSON.stringify(messages) + suffix;
     const response = await post("/v1/chat/completions", raw);
     assert.equal(response.status, 200);
@@ -461,7 +495,8 @@ describe("compaction middleware in workerd", () => {
     // Anthropic without a system prompt, with a repeated key (JSON.parse keeps the last:
     // that one is replaced) and non-ASCII around it.
     const { messages: turns } = anthropicConversation(30, "tag-bigint2");
-    const head2 = '{"model":"claude-test","max_tokens":800,"messages":[],"metadata":{"user_id":"ü-9007199254740993"},\t"messages":';
+    const head2 =
+      '{"model":"claude-test","max_tokens":800,"messages":[],"metadata":{"user_id":"ü-9007199254740993"},\t"messages":';
     const tail2 = ', "seed" : 9007199254740993 }';
     const raw2 = head2 + JSON.stringify(turns) + tail2;
     const response2 = await post("/v1/messages", raw2);
@@ -513,7 +548,11 @@ describe("compaction middleware in workerd", () => {
     let misses = 0;
     const hitsPerTurn = [];
     for (let turn = 1; turn <= 30; turn++) {
-      const response = await post("/v1/chat/completions", { model: "gpt-test", messages: openaiConversation(turn, "tag-replay") }, { profile: "sections" });
+      const response = await post(
+        "/v1/chat/completions",
+        { model: "gpt-test", messages: openaiConversation(turn, "tag-replay") },
+        { profile: "sections" },
+      );
       assert.equal(response.status, 200);
       const head = figures(response);
       assert.equal(head["x-contextfold-error"], undefined, head["x-contextfold-error"]);
@@ -557,7 +596,10 @@ describe("compaction middleware in workerd", () => {
     const request = { model: "unknown-model", messages: openaiConversation(30, "tag-unknown") };
     const response = await post("/v1/chat/completions", request);
     assert.equal(response.status, 200);
-    assert.match(response.headers.get("x-contextfold-skipped"), /no context window configured for model "unknown-model"/);
+    assert.match(
+      response.headers.get("x-contextfold-skipped"),
+      /no context window configured for model "unknown-model"/,
+    );
     assert.equal(response.headers.get("x-contextfold-error"), null);
     await response.arrayBuffer();
     assert.ok(upstreamRequests.at(-1).raw.equals(Buffer.from(JSON.stringify(request))));

@@ -230,7 +230,8 @@ function buildSummarizer(): Summarizer {
     case "openai": {
       const baseUrl = ui.oaBaseUrl.value.trim();
       const model = ui.oaModel.value.trim();
-      if (!/^https?:\/\//.test(baseUrl)) throw settingError("summarizer.baseUrl", "give the endpoint's base URL (http:// or https://)");
+      if (!/^https?:\/\//.test(baseUrl))
+        throw settingError("summarizer.baseUrl", "give the endpoint's base URL (http:// or https://)");
       if (model === "") throw settingError("summarizer.model", "give the model name");
       return openaiCompatibleSummarizer({ baseUrl, model, apiKey: ui.oaKey.value });
     }
@@ -326,7 +327,12 @@ async function run(): Promise<void> {
   };
 
   try {
-    const result = await compact(inputValue(options), { ...options, summarizer: timed, signal: controller.signal, onProgress });
+    const result = await compact(inputValue(options), {
+      ...options,
+      summarizer: timed,
+      signal: controller.signal,
+      onProgress,
+    });
     const elapsed = performance.now() - started;
     showResult(result, options, elapsed);
   } catch (error) {
@@ -360,7 +366,8 @@ function inputValue(options: CompactOptions): unknown {
 function drawTimeline(calls: CallRecord[], now: number): void {
   renderTimeline(ui.timeline, calls, now);
   const waves = new Set(calls.map((c) => c.wave)).size;
-  ui.timelineCaption.textContent = calls.length === 0 ? "" : `${plural(calls.length, "call")} in ${plural(waves, "wave")}`;
+  ui.timelineCaption.textContent =
+    calls.length === 0 ? "" : `${plural(calls.length, "call")} in ${plural(waves, "wave")}`;
 }
 
 function showResult(result: CompactResult, options: CompactOptions, elapsed: number): void {
@@ -384,7 +391,8 @@ function showResult(result: CompactResult, options: CompactOptions, elapsed: num
     );
   } else {
     setStatus("done", result.changed ? "done" : "done · nothing to do");
-    if (report.calls === 0) setProgress(1, result.changed ? "Done without summarizer calls." : "Nothing to compact with these settings.");
+    if (report.calls === 0)
+      setProgress(1, result.changed ? "Done without summarizer calls." : "Nothing to compact with these settings.");
     if (report.errors.length > 0) {
       showError(
         {

@@ -15,25 +15,49 @@ interface Setting {
   title: string;
 }
 
-const num = (key: string, label: string, title: string, derived?: string): Setting => ({ key, label, kind: "number", title, derived });
+const num = (key: string, label: string, title: string, derived?: string): Setting => ({
+  key,
+  label,
+  kind: "number",
+  title,
+  derived,
+});
 const bool = (key: string, label: string, title: string): Setting => ({ key, label, kind: "bool", title });
 
 // Blank fields show the package's own defaults (`defaultSettings()`), never a copy here.
 const settings: Record<StrategyName, Setting[]> = {
   sections: [
     num("keepQASections", "Recent sections kept", "Recent sections kept out of section summarization (at least 1)"),
-    num("lastSecBytes", "Last sections budget (bytes)", "Rotate the kept sections when they outgrow this", "half the budget"),
+    num(
+      "lastSecBytes",
+      "Last sections budget (bytes)",
+      "Rotate the kept sections when they outgrow this",
+      "half the budget",
+    ),
     num("maxBpBytes", "Oversized pair (bytes)", "A body pair above this is summarized on its own (never the last one)"),
-    num("minSummarizeBytes", "Smallest summarized (bytes)", "Content smaller than this is never sent to the summarizer"),
+    num(
+      "minSummarizeBytes",
+      "Smallest summarized (bytes)",
+      "Content smaller than this is never sent to the summarizer",
+    ),
     bool("preserveLast", "Rotate last sections", "Rotate the last sections when they outgrow their budget"),
     bool("useQA", "Fold old sections into QA", "Fold older sections into one question/answer section"),
   ],
   window: [
     num("window", "Messages kept", "More messages than this trigger compaction"),
     num("thresholdTokens", "Threshold (tokens)", "A chain over this triggers compaction", "80% of the budget"),
-    num("messageThresholdTokens", "Oversized tool result (tokens)", "A tool result above this is summarized on its own", "half the threshold"),
+    num(
+      "messageThresholdTokens",
+      "Oversized tool result (tokens)",
+      "A tool result above this is summarized on its own",
+      "half the threshold",
+    ),
     num("maxDepth", "Re-summarization depth", "Levels of re-summarizing a long text before it is truncated"),
-    num("minSummarizeBytes", "Smallest summarized (bytes)", "Content smaller than this is never sent to the summarizer"),
+    num(
+      "minSummarizeBytes",
+      "Smallest summarized (bytes)",
+      "Content smaller than this is never sent to the summarizer",
+    ),
   ],
   tiers: [
     num("recent", "Recent messages kept", "Most recent messages kept verbatim"),

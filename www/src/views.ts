@@ -48,7 +48,13 @@ export function renderChain(
         segment(section.headerBytes, "header", `header: ${formatBytes(section.headerBytes)}`),
         pairs,
       ),
-      done.length > 0 ? h("ul", { class: "section-actions" }, done.map((a) => h("li", {}, describeAction(a)))) : null,
+      done.length > 0
+        ? h(
+            "ul",
+            { class: "section-actions" },
+            done.map((a) => h("li", {}, describeAction(a))),
+          )
+        : null,
     );
   });
   target.replaceChildren(...(rows.length > 0 ? rows : [h("p", { class: "hint" }, "No sections.")]));
@@ -100,7 +106,11 @@ export function renderTotals(target: HTMLElement, report: CompactReport, elapsed
       h("th", {}, label),
       h("td", {}, show(before)),
       h("td", {}, show(after)),
-      h("td", { class: change < 0 ? "down" : change > 0 ? "up" : "" }, `${change > 0 ? "+" : ""}${change.toFixed(1)} %`),
+      h(
+        "td",
+        { class: change < 0 ? "down" : change > 0 ? "up" : "" },
+        `${change > 0 ? "+" : ""}${change.toFixed(1)} %`,
+      ),
     );
   };
   const { before, after } = report;
@@ -128,7 +138,12 @@ export function renderTotals(target: HTMLElement, report: CompactReport, elapsed
       "div",
       { class: "size-bars" },
       h("span", {}, "before"),
-      h("div", { class: "size-track" }, h("div", { class: "size-bar before", style: "width:calc(100% - 70px)" }), formatBytes(before.bytes)),
+      h(
+        "div",
+        { class: "size-track" },
+        h("div", { class: "size-bar before", style: "width:calc(100% - 70px)" }),
+        formatBytes(before.bytes),
+      ),
       h("span", {}, "after"),
       h(
         "div",
@@ -167,7 +182,12 @@ export function renderTimeline(target: HTMLElement, calls: CallRecord[], now: nu
     return h(
       "div",
       { class: "wave", "data-wave": wave },
-      h("div", { class: "wave-label" }, `wave ${wave + 1}`, h("small", {}, `${group.length} · ${formatMs(last - first)}`)),
+      h(
+        "div",
+        { class: "wave-label" },
+        `wave ${wave + 1}`,
+        h("small", {}, `${group.length} · ${formatMs(last - first)}`),
+      ),
       h(
         "div",
         { class: "wave-rows" },
@@ -187,15 +207,12 @@ export function renderTimeline(target: HTMLElement, calls: CallRecord[], now: nu
           return h(
             "div",
             { class: "call-row" },
-            h(
-              "span",
-              {
-                class: `call ${state}`,
-                "data-call": call.id,
-                style: `left:${(call.start / span) * 100}%;width:${Math.max(((end - call.start) / span) * 100, 0.4)}%`,
-                title,
-              },
-            ),
+            h("span", {
+              class: `call ${state}`,
+              "data-call": call.id,
+              style: `left:${(call.start / span) * 100}%;width:${Math.max(((end - call.start) / span) * 100, 0.4)}%`,
+              title,
+            }),
             // The label after the bar, or before it when the bar ends near the right edge.
             h(
               "span",
@@ -268,7 +285,13 @@ export function renderError(target: HTMLElement, shown: ShownError | null, tone:
     h("p", { class: "error-message" }, shown.message),
   );
   if (shown.details !== undefined && shown.details.length > 0) {
-    target.append(h("ul", {}, shown.details.map((d) => h("li", {}, d))));
+    target.append(
+      h(
+        "ul",
+        {},
+        shown.details.map((d) => h("li", {}, d)),
+      ),
+    );
   }
 }
 

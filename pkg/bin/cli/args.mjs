@@ -56,7 +56,7 @@ export function readInput(file) {
 export function wholeNumber(name, value) {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a whole number above 0, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name} must be a whole number above 0, not ${JSON.stringify(value)}`);
   return n;
 }
-

@@ -6,22 +6,27 @@ import { STRATEGIES, UsageError, commandArgs, readInput, wholeNumber } from "./a
 import { grouped, sectionTable } from "./tables.mjs";
 
 export async function compactCommand(args, usage) {
-  const parsed = commandArgs("compact", args, {
-    strategy: { type: "string", default: "sections" },
-    "max-tokens": { type: "string" },
-    "max-bytes": { type: "string" },
-    "keep-sections": { type: "string" },
-    "section-bytes": { type: "string" },
-    "pair-bytes": { type: "string" },
-    out: { type: "string" },
-    json: { type: "boolean", default: false },
-    report: { type: "string" },
-    progress: { type: "boolean" },
-    summarizer: { type: "string", default: "extractive" },
-    "base-url": { type: "string" },
-    model: { type: "string" },
-    concurrency: { type: "string" },
-  }, usage);
+  const parsed = commandArgs(
+    "compact",
+    args,
+    {
+      strategy: { type: "string", default: "sections" },
+      "max-tokens": { type: "string" },
+      "max-bytes": { type: "string" },
+      "keep-sections": { type: "string" },
+      "section-bytes": { type: "string" },
+      "pair-bytes": { type: "string" },
+      out: { type: "string" },
+      json: { type: "boolean", default: false },
+      report: { type: "string" },
+      progress: { type: "boolean" },
+      summarizer: { type: "string", default: "extractive" },
+      "base-url": { type: "string" },
+      model: { type: "string" },
+      concurrency: { type: "string" },
+    },
+    usage,
+  );
   if (parsed === null) return 0;
   const { values, file } = parsed;
   if (!STRATEGIES.includes(values.strategy)) {
@@ -90,7 +95,9 @@ function chooseSummarizer(values) {
     return { call: extractiveSummarizer(), label: "built-in extractive (offline)" };
   }
   if (values.summarizer !== "openai-compatible") {
-    throw new UsageError(`--summarizer must be extractive or openai-compatible, not ${JSON.stringify(values.summarizer)}`);
+    throw new UsageError(
+      `--summarizer must be extractive or openai-compatible, not ${JSON.stringify(values.summarizer)}`,
+    );
   }
   if (!values["base-url"] || !values.model) {
     throw new UsageError("--summarizer openai-compatible needs --base-url and --model");
@@ -130,7 +137,6 @@ function compactReport(file, before, after, result, ms, out, summarizer) {
   return lines.join("\n");
 }
 
-
 /** A one-line progress bar on stderr: wave, calls done of the wave, elapsed time. */
 function progressLine(started) {
   let calls = 0;
@@ -139,7 +145,8 @@ function progressLine(started) {
     const width = 24;
     const share = e.phase === "done" ? 1 : e.total ? e.done / e.total : 0;
     const bar = "#".repeat(Math.round(share * width)).padEnd(width, ".");
-    const what = e.phase === "done" ? `done: ${e.calls} calls in ${e.waves} wave(s)` : `wave ${e.wave + 1}: ${e.done}/${e.total}`;
+    const what =
+      e.phase === "done" ? `done: ${e.calls} calls in ${e.waves} wave(s)` : `wave ${e.wave + 1}: ${e.done}/${e.total}`;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stderr.write(`\r[${bar}] ${what}, ${calls} calls, ${seconds} s   `);
   };

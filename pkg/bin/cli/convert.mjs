@@ -35,7 +35,10 @@ export function convertCommand(args, usage) {
       kinds.set(kind, [...(kinds.get(kind) ?? []), c.index]);
     }
     for (const [kind, at] of kinds) {
-      const shown = at.slice(0, 8).map((i) => `[${i ?? "-"}]`).join(" ");
+      const shown = at
+        .slice(0, 8)
+        .map((i) => `[${i ?? "-"}]`)
+        .join(" ");
       console.log(`  ${kind} x${at.length}: ${shown}${at.length > 8 ? " ..." : ""}`);
     }
   } else {

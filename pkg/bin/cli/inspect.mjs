@@ -54,7 +54,8 @@ function report(file, options, { format, outline, repairs }) {
   lines.push("");
   lines.push(...sectionTable(o.sectionList));
   lines.push("");
-  lines.push("pairs: C completion, R request/response (xN: N tool calls), S summarization; * with reasoning; sizes in bytes");
+  lines.push(
+    "pairs: C completion, R request/response (xN: N tool calls), S summarization; * with reasoning; sizes in bytes",
+  );
   return lines.join("\n");
 }
-

@@ -24,7 +24,8 @@ export function sectionTable(sections) {
     header: header(s),
     bytes: short(s.bytes),
     pairs: s.pairs.map(
-      (p) => `${KIND_LETTER[p.kind] ?? "?"}${p.toolCalls > 1 ? `x${p.toolCalls}` : ""}${p.hasReasoning ? "*" : ""}:${short(p.bytes)}`,
+      (p) =>
+        `${KIND_LETTER[p.kind] ?? "?"}${p.toolCalls > 1 ? `x${p.toolCalls}` : ""}${p.hasReasoning ? "*" : ""}:${short(p.bytes)}`,
     ),
   }));
   const w = {
@@ -57,4 +58,3 @@ function wrap(words, width) {
   if (line) lines.push(line);
   return lines;
 }
-

@@ -5,10 +5,18 @@ const section = (i) => [
     role: "assistant",
     content: null,
     tool_calls: [
-      { id: `call_${i}`, type: "function", function: { name: "read", arguments: JSON.stringify({ path: `src/m${i}.rs` }) } },
+      {
+        id: `call_${i}`,
+        type: "function",
+        function: { name: "read", arguments: JSON.stringify({ path: `src/m${i}.rs` }) },
+      },
     ],
   },
-  { role: "tool", tool_call_id: `call_${i}`, content: `fn m${i}() {} // ${"the module compiles and links cleanly; ".repeat(40)}` },
+  {
+    role: "tool",
+    tool_call_id: `call_${i}`,
+    content: `fn m${i}() {} // ${"the module compiles and links cleanly; ".repeat(40)}`,
+  },
   { role: "assistant", content: `Module ${i} is fine. ${"lorem ipsum dolor sit amet ".repeat(40)}` },
 ];
 
