@@ -282,7 +282,7 @@ function headline(rows) {
   if (withRef.length === 0) return null;
   const range = (name) => {
     const v = withRef.filter((r) => r.contender === name).map((r) => Math.round(r.ref * 100));
-    return `${Math.min(...v)}-${Math.max(...v)}%`;
+    return Math.min(...v) === Math.max(...v) ? `${v[0]}%` : `${Math.min(...v)}-${Math.max(...v)}%`;
   };
   const budgets = [...new Set(withRef.map((r) => r.budget))];
   return (
