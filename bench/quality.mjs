@@ -249,6 +249,9 @@ export async function section() {
       "A fact is kept when it appears in the text of the output. Tokens: contextfold's estimate (`measureChain`) for everyone. contextfold runs with its built-in offline summarizer. " +
       "facts / 1k tokens counts reference facts where there is a reference, transcript facts otherwise.",
     "",
+    "Reading the peers: `pruneMessages` leaves assistant messages whose only content was reasoning or tool calls as empty text (`validateChain`: `empty_text`), and on the Claude Code session its output is the same at every budget (only text is left). " +
+      "`trimMessages` with `startOn: \"human\"` keeps nothing when the turn after the latest user message alone exceeds the budget (64k tokens of tool traffic on the Claude Code session). keep-last-N cuts tool pairs.",
+    "",
   );
   let input = null;
   for (const r of rows) {
