@@ -18,6 +18,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as accuracy from "./token-accuracy.mjs";
+import * as quality from "./quality.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -410,6 +411,7 @@ md.push(
   "",
 );
 md.push(accuracyTable, "");
+if (!quick) md.push((await quality.section()).markdown, "");
 md.push(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`, "");
 
 const text = md.join("\n");
