@@ -48,8 +48,13 @@ export const realDir = join(root, "..", "shared", "fixtures", "real");
 
 // ---- facts ------------------------------------------------------------------------------
 
-const STOP = new Set("the and for with that this from into are was were has have not but you your all any can will its use run see".split(" "));
-const EXT = "ex|exs|ts|tsx|js|mjs|cjs|jsx|json|md|py|rs|toml|yaml|yml|sh|txt|html|css|heex|eex|lock|go|rb|java|c|h|cpp|sql|cfg|ini";
+const STOP = new Set(
+  "the and for with that this from into are was were has have not but you your all any can will its use run see".split(
+    " ",
+  ),
+);
+const EXT =
+  "ex|exs|ts|tsx|js|mjs|cjs|jsx|json|md|py|rs|toml|yaml|yml|sh|txt|html|css|heex|eex|lock|go|rb|java|c|h|cpp|sql|cfg|ini";
 const PATH_RE = new RegExp(`(?:[\\w.@~-]+/)*[\\w@-][\\w.-]*\\.(?:${EXT})\\b`, "gi");
 const norm = (s) => s.toLowerCase().replace(/\s+/g, " ").trim();
 const isPath = (s) => new RegExp(`^(?:[\\w.@~-]+/)*[\\w@-][\\w.-]*\\.(?:${EXT})$`, "i").test(s);
@@ -80,7 +85,9 @@ export function transcriptFacts(chain) {
     for (const t of m.texts ?? []) for (const p of t.matchAll(PATH_RE)) addFact(facts, p[0]);
     if (m.role === "user" && m.kind === "text") for (const t of m.texts ?? []) addFact(facts, t.slice(0, 200));
     if (m.kind === "toolResult")
-      for (const t of m.texts ?? []) for (const line of t.split("\n")) if (/error|failed|exception|traceback/i.test(line)) addFact(facts, line.trim().slice(0, 120));
+      for (const t of m.texts ?? [])
+        for (const line of t.split("\n"))
+          if (/error|failed|exception|traceback/i.test(line)) addFact(facts, line.trim().slice(0, 120));
   }
   for (const s of strings(chain)) {
     // Tool-call arguments: a JSON string (OpenAI) or an object (Anthropic `input`) with `command`.
@@ -142,19 +149,34 @@ export const CONTENDERS = [
   {
     name: "AI SDK `pruneMessages` + drop oldest",
     run: (chain, maxTokens) =>
-      dropOldest(pruneMessages({ messages: convert(chain, { to: "aisdk" }).messages, reasoning: "before-last-message", toolCalls: "before-last-2-messages" }), maxTokens),
+      dropOldest(
+        pruneMessages({
+          messages: convert(chain, { to: "aisdk" }).messages,
+          reasoning: "before-last-message",
+          toolCalls: "before-last-2-messages",
+        }),
+        maxTokens,
+      ),
   },
   {
     name: "LangChain `trimMessages`",
     run: (chain, maxTokens) => {
-      const openai = Array.isArray(chain) && measureChain(chain).format === "openai" ? chain : convert(chain, { to: "openai" }).messages;
+      const openai =
+        Array.isArray(chain) && measureChain(chain).format === "openai"
+          ? chain
+          : convert(chain, { to: "openai" }).messages;
       const lc = openai.map((m) => coerceMessageLikeToMessage(m));
       const back = new Map(lc.map((m, i) => [m, openai[i]]));
       const cost = new Map(lc.map((m, i) => [m, tokensOf([openai[i]])]));
-      const tokenCounter = (ms) => ms.reduce((n, m) => n + (cost.get(m) ?? tokensOf([{ role: "user", content: String(m.content) }])), 0);
-      return trimMessages(lc, { maxTokens, strategy: "last", tokenCounter, startOn: "human", includeSystem: true }).then((out) =>
-        out.map((m) => back.get(m) ?? { role: "user", content: String(m.content) }),
-      );
+      const tokenCounter = (ms) =>
+        ms.reduce((n, m) => n + (cost.get(m) ?? tokensOf([{ role: "user", content: String(m.content) }])), 0);
+      return trimMessages(lc, {
+        maxTokens,
+        strategy: "last",
+        tokenCounter,
+        startOn: "human",
+        includeSystem: true,
+      }).then((out) => out.map((m) => back.get(m) ?? { role: "user", content: String(m.content) }));
     },
   },
   { name: "keep-last-N", run: (chain, maxTokens) => dropOldest(chain, maxTokens) },
@@ -192,7 +214,9 @@ export async function measure() {
     const size = tokensOf(input.chain);
     const budgets = [...(input.reference ? [input.reference.tokens] : []), 8000, 16000, 32000].filter((b) => b < size);
     if (budgets.length === 0) budgets.push(Math.floor(size / 4), Math.floor(size / 2));
-    const refFacts = input.reference ? summaryFacts(input.reference.text.replace(/^[\s\S]*?(?=Analysis:|Summary:)/, "")) : null;
+    const refFacts = input.reference
+      ? summaryFacts(input.reference.text.replace(/^[\s\S]*?(?=Analysis:|Summary:)/, ""))
+      : null;
     const ownFacts = transcriptFacts(input.chain);
     const requests = userRequests(input.chain);
     for (const budget of budgets) {
@@ -240,7 +264,11 @@ export async function section() {
   const rows = await measure();
   const md = ["<!-- quality:start -->", "## Quality: facts a continuing agent needs", ""];
   if (rows.length === 0) {
-    md.push(`> notice: ${relative(root, realDir)} not found: the quality benchmark was skipped.`, "", "<!-- quality:end -->");
+    md.push(
+      `> notice: ${relative(root, realDir)} not found: the quality benchmark was skipped.`,
+      "",
+      "<!-- quality:end -->",
+    );
     return { markdown: md.join("\n"), headline: null };
   }
   md.push(
@@ -250,7 +278,7 @@ export async function section() {
       "facts / 1k tokens counts reference facts where there is a reference, transcript facts otherwise.",
     "",
     "Reading the peers: `pruneMessages` leaves assistant messages whose only content was reasoning or tool calls as empty text (`validateChain`: `empty_text`), and on the Claude Code session its output is the same at every budget (only text is left). " +
-      "`trimMessages` with `startOn: \"human\"` keeps nothing when the turn after the latest user message alone exceeds the budget (64k tokens of tool traffic on the Claude Code session). keep-last-N cuts tool pairs.",
+      '`trimMessages` with `startOn: "human"` keeps nothing when the turn after the latest user message alone exceeds the budget (64k tokens of tool traffic on the Claude Code session). keep-last-N cuts tool pairs.',
     "",
   );
   let input = null;
