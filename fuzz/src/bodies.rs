@@ -13,7 +13,9 @@ use contextfold::format::{self, Format};
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Extra, Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
 use contextfold::repair::{self, Provider, RepairOptions};
+use contextfold::strategy::auto::AutoConfig;
 use contextfold::strategy::budget::BudgetConfig;
+use contextfold::strategy::mask::MaskConfig;
 use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
 use contextfold::strategy::sections::SectionsConfig;
 use contextfold::strategy::tiers::TiersConfig;
@@ -295,7 +297,29 @@ fn strategy(b: &mut Bytes<'_>, on_error: OnError) -> StrategyConfig {
             Amount::Bytes(v)
         }
     };
-    match b.below(4) {
+    match b.below(6) {
+        4 => {
+            let mut c = AutoConfig::for_budget(amount(b));
+            c.target_percent = 1 + b.below(100);
+            c.summary_percent = 1 + b.below(100);
+            c.mask.keep_last = b.below(5);
+            c.mask.min_bytes = b.u16() % 1024;
+            c.mask.mask_arguments = b.byte() % 2 == 0;
+            c.min_summarize_bytes = b.u16() % 1024;
+            c.on_error = on_error;
+            StrategyConfig::Auto(c)
+        }
+        5 => {
+            let max = (b.byte() % 2 == 0).then(|| amount(b));
+            StrategyConfig::Mask(MaskConfig {
+                max,
+                keep_last: b.below(5),
+                min_bytes: b.u16() % 1024,
+                mask_arguments: b.byte() % 2 == 0,
+                on_error,
+                ..MaskConfig::default()
+            })
+        }
         0 => {
             let mut c =
                 if b.byte() % 2 == 0 { SectionsConfig::default() } else { SectionsConfig::for_budget(amount(b)) };
@@ -453,12 +477,7 @@ pub fn check_compact(
     let diagnostics = repair::validate(&result.messages, provider);
     assert!(diagnostics.is_empty(), "compacted chain invalid for {provider:?}: {diagnostics:?}");
     // 3. nothing lost silently: with rollback, an error means the original chain.
-    let on_error = match &options.strategy {
-        StrategyConfig::Sections(c) => c.on_error,
-        StrategyConfig::Window(c) => c.on_error,
-        StrategyConfig::Tiers(c) => c.on_error,
-        StrategyConfig::Budget(c) => c.on_error,
-    };
+    let on_error = options.strategy.on_error();
     // 4. a summary never replaces smaller content: a valid input gets smaller.
     let input_valid = repair::validate(messages, provider).is_empty();
     if on_error == OnError::Rollback && !report.errors.is_empty() {

@@ -4,6 +4,7 @@
 // with `any`), which are not part of the API. tests/types/types.test.mjs checks that
 // every other name of the glue is here and that no `any` is reachable from this file.
 export type {
+    AutoStrategy,
     BudgetStrategy,
     ChainFormat,
     ChainMeasure,
@@ -22,6 +23,7 @@ export type {
     ExtractiveOptions,
     FormatInfo,
     InitInput,
+    MaskStrategy,
     MeasureOptions,
     MessageMeasure,
     MessageRange,

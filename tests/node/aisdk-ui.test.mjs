@@ -207,10 +207,10 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
     assert.deepEqual(validateChain(input), []);
   });
 
-  it("default compaction: UIMessages back, smaller, valid, kept ones as given", async (t) => {
+  it("sections compaction: UIMessages back, smaller, valid, kept ones as given", async (t) => {
     const input = conversation();
     const snapshot = structuredClone(input);
-    const result = await compact(input);
+    const result = await compact(input, { strategy: "sections" });
     assert.equal(result.changed, true);
     assert.deepEqual(result.report.errors, []);
     assert.ok(result.report.calls > 0);
@@ -273,7 +273,7 @@ describe("AI SDK UIMessages (aisdk-ui)", () => {
     const input = conversation().map(({ id, role, parts, metadata }) =>
       role === "user" ? { parts, id, role, metadata } : { id, metadata, role, parts },
     );
-    const result = await compact(input);
+    const result = await compact(input, { strategy: "sections" });
     assert.equal(result.changed, true);
     const last = result.messages.at(-1);
     assert.deepStrictEqual(last, input.at(-1));

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { compact, extractiveSummarizer, parseChain } from "contextfold";
+import { compact, extractiveSummarizer, measureChain, parseChain } from "contextfold";
 import { filler, openaiSections } from "../shared/chains.mjs";
 
 /** A summarizer that answers `text` after `ms` and records its calls. */
@@ -43,7 +43,7 @@ describe("compact", () => {
     const input = openaiSections(5);
     const before = JSON.stringify(input);
     const summarizer = recording();
-    const result = await compact(input, { summarizer });
+    const result = await compact(input, { strategy: "sections", summarizer });
     assert.equal(JSON.stringify(input), before, "the input is not mutated");
     assert.equal(result.format, "openai");
     assert.equal(result.changed, true);
@@ -89,7 +89,7 @@ describe("compact", () => {
   it("sends requests with kind, prompt, range and the context", async () => {
     const input = openaiSections(3);
     const summarizer = recording();
-    await compact(input, { summarizer, timeoutMs: 5000 });
+    await compact(input, { strategy: "sections", summarizer, timeoutMs: 5000 });
     assert.equal(summarizer.calls.length, 2);
     summarizer.calls.forEach(({ request, context }, i) => {
       assert.equal(request.id, i);
@@ -119,7 +119,7 @@ describe("compact", () => {
       [20, 8],
     ]) {
       const summarizer = recording({ ms: 20 });
-      const result = await compact(openaiSections(sections), { summarizer, concurrency });
+      const result = await compact(openaiSections(sections), { strategy: "sections", summarizer, concurrency });
       assert.equal(result.report.calls, 8);
       assert.equal(summarizer.maxInFlight, expected, `concurrency ${concurrency}`);
     }
@@ -129,7 +129,7 @@ describe("compact", () => {
     const summarizer = async () => {
       throw new Error("model overloaded");
     };
-    const result = await compact(openaiSections(4), { summarizer });
+    const result = await compact(openaiSections(4), { strategy: "sections", summarizer });
     assert.equal(result.changed, false);
     assert.equal(result.format, "openai");
     assert.equal(result.report.rolledBack, true);
@@ -151,7 +151,7 @@ describe("compact", () => {
       () => Promise.reject("plain string"),
       () => Promise.reject(undefined),
     ]) {
-      const result = await compact(openaiSections(2), { summarizer });
+      const result = await compact(openaiSections(2), { strategy: "sections", summarizer });
       assert.equal(result.changed, false);
       assert.equal(result.report.errors.length, 1);
       assert.equal(result.report.errors[0].kind, "failed");
@@ -160,7 +160,7 @@ describe("compact", () => {
 
   it('throws a ContextfoldError "summarizer_failed" with onError "throw"', async () => {
     const summarizer = () => Promise.reject(new Error("nope"));
-    const error = await rejection(compact(openaiSections(3), { summarizer, onError: "throw" }));
+    const error = await rejection(compact(openaiSections(3), { strategy: "sections", summarizer, onError: "throw" }));
     assert.ok(error instanceof Error);
     assert.equal(error.name, "ContextfoldError");
     assert.equal(error.code, "summarizer_failed");
@@ -182,7 +182,7 @@ describe("compact", () => {
       if (request.id === 0) throw new Error("first one fails");
       return "Short summary.";
     };
-    const result = await compact(openaiSections(4), { summarizer, onError: "partial" });
+    const result = await compact(openaiSections(4), { strategy: "sections", summarizer, onError: "partial" });
     assert.equal(result.changed, true);
     assert.equal(result.report.rolledBack, false);
     assert.equal(result.report.errors.length, 1);
@@ -198,7 +198,7 @@ describe("compact", () => {
       ["", "empty"],
       ["   ", "empty"],
     ]) {
-      const result = await compact(openaiSections(2), { summarizer: async () => answer });
+      const result = await compact(openaiSections(2), { strategy: "sections", summarizer: async () => answer });
       assert.equal(result.changed, false, JSON.stringify(answer));
       assert.deepEqual(
         result.report.errors.map((e) => e.kind),
@@ -208,13 +208,13 @@ describe("compact", () => {
   });
 
   it("accepts a summarizer that returns a plain string", async () => {
-    const result = await compact(openaiSections(2), { summarizer: () => "Short summary." });
+    const result = await compact(openaiSections(2), { strategy: "sections", summarizer: () => "Short summary." });
     assert.equal(result.changed, true);
   });
 
   it('ends a call that outlives timeoutMs with "timeout"', async () => {
     const started = performance.now();
-    const result = await compact(openaiSections(3), { summarizer: never, timeoutMs: 50 });
+    const result = await compact(openaiSections(3), { strategy: "sections", summarizer: never, timeoutMs: 50 });
     const elapsed = performance.now() - started;
     assert.ok(elapsed < 1000, `took ${elapsed} ms`);
     assert.equal(result.changed, false);
@@ -234,7 +234,7 @@ describe("compact", () => {
         await sleep(60);
         throw new Error("too late");
       };
-      const result = await compact(openaiSections(2), { summarizer, timeoutMs: 10 });
+      const result = await compact(openaiSections(2), { strategy: "sections", summarizer, timeoutMs: 10 });
       assert.deepEqual(
         result.report.errors.map((e) => e.kind),
         ["timeout"],
@@ -247,7 +247,11 @@ describe("compact", () => {
   });
 
   it("a fast answer beats the timeout", async () => {
-    const result = await compact(openaiSections(3), { summarizer: recording({ ms: 5 }), timeoutMs: 2000 });
+    const result = await compact(openaiSections(3), {
+      strategy: "sections",
+      summarizer: recording({ ms: 5 }),
+      timeoutMs: 2000,
+    });
     assert.equal(result.changed, true);
     assert.deepEqual(result.report.errors, []);
   });
@@ -261,7 +265,7 @@ describe("compact", () => {
     };
     setTimeout(() => controller.abort(), 30);
     const started = performance.now();
-    const result = await compact(openaiSections(3), { summarizer, signal: controller.signal });
+    const result = await compact(openaiSections(3), { strategy: "sections", summarizer, signal: controller.signal });
     assert.ok(performance.now() - started < 1000);
     assert.equal(result.changed, false);
     assert.equal(result.report.cancelled, true);
@@ -278,7 +282,7 @@ describe("compact", () => {
 
   it("makes no call with an already aborted signal", async () => {
     const summarizer = recording();
-    const result = await compact(openaiSections(3), { summarizer, signal: AbortSignal.abort() });
+    const result = await compact(openaiSections(3), { strategy: "sections", summarizer, signal: AbortSignal.abort() });
     assert.equal(summarizer.calls.length, 0);
     assert.equal(result.report.cancelled, true);
     assert.equal(result.changed, false);
@@ -286,21 +290,25 @@ describe("compact", () => {
 
   it("removes its abort listener after a normal run", async () => {
     const controller = new AbortController();
-    await compact(openaiSections(3), { summarizer: recording(), signal: controller.signal });
+    await compact(openaiSections(3), { strategy: "sections", summarizer: recording(), signal: controller.signal });
     assert.equal(getEventListeners(controller.signal, "abort").length, 0);
   });
 
   it("uses the built-in extractive summarizer when none is given", async () => {
     const chain = openaiSections(4);
-    for (const options of [undefined, {}, { summarizer: extractiveSummarizer() }]) {
+    const maxTokens = Math.floor(measureChain(chain).total.tokens / 3);
+    for (const options of [{ maxTokens }, { maxTokens, summarizer: extractiveSummarizer() }]) {
       const result = await compact(chain, options);
       assert.equal(result.changed, true);
-      assert.ok(result.report.after.bytes < result.report.before.bytes);
+      assert.equal(result.report.strategy, "auto", "the default strategy");
+      assert.ok(result.report.after.tokens <= maxTokens, "within the budget");
       assert.equal(result.report.errors.length, 0);
-      // The summaries keep what later turns need: the tasks and the files read.
+      // The summary keeps what later turns need: the tasks and the files read, in the
+      // schema's sections.
       const text = JSON.stringify(result.messages);
-      assert.match(text, /Task 0: read file 0\./);
-      assert.match(text, /read: f0\.txt/);
+      assert.match(text, /## User requests/);
+      assert.match(text, /Task 1: read file 1\./);
+      assert.match(text, /f1\.txt: read/);
     }
   });
 
@@ -377,7 +385,9 @@ describe("compact", () => {
       [{ somethingElse: true }, "options.somethingElse"],
       [{ strategy: { name: "sections", futureKnob: 1 } }, "options.strategy.futureKnob"],
     ]) {
-      const error = await rejection(compact(openaiSections(3), { summarizer: recording(), ...options }));
+      const error = await rejection(
+        compact(openaiSections(3), { strategy: "sections", summarizer: recording(), ...options }),
+      );
       assert.equal(error.code, "invalid_option");
       assert.equal(error.path, path);
     }
@@ -385,12 +395,16 @@ describe("compact", () => {
 
   it("keeps the code and path of bad input", async () => {
     const error = await rejection(
-      compact([{ role: "user", parts: "not a list" }], { summarizer: recording(), format: "native" }),
+      compact([{ role: "user", parts: "not a list" }], {
+        strategy: "sections",
+        summarizer: recording(),
+        format: "native",
+      }),
     );
     assert.ok(error instanceof Error);
     assert.equal(error.code, "invalid_shape");
     assert.equal(error.path, "[0].parts");
-    const json = await rejection(compact("[{", { summarizer: recording() }));
+    const json = await rejection(compact("[{", { strategy: "sections", summarizer: recording() }));
     assert.equal(json.name, "ContextfoldError");
   });
 
@@ -401,7 +415,7 @@ describe("compact", () => {
       chain.push({ role: "assistant", content: filler(i) });
     }
     const summarizer = recording();
-    const result = await compact(chain, { summarizer, concurrency: 16 });
+    const result = await compact(chain, { strategy: "sections", summarizer, concurrency: 16 });
     assert.equal(result.report.before.messages, 10_000);
     assert.deepEqual(result.report.errors, []);
     assert.equal(result.report.calls, 4999);
@@ -411,7 +425,7 @@ describe("compact", () => {
   });
 
   it("keeps working after all of that", async () => {
-    const result = await compact(openaiSections(3), { summarizer: recording() });
+    const result = await compact(openaiSections(3), { strategy: "sections", summarizer: recording() });
     assert.equal(result.changed, true);
     assert.equal(parseChain(openaiSections(1)).format, "openai");
   });

@@ -19,12 +19,14 @@ const withoutSystem = demo.filter((m) => m.role !== "system");
 
 /** Settings that make each strategy fold part of the demo session. */
 const STRATEGIES = [
+  { name: "auto" },
+  { name: "mask", keepLast: 2 },
   { name: "sections", lastSecBytes: 8192, maxBpBytes: 2048 },
   { name: "window", window: 12, thresholdTokens: 6000, messageThresholdTokens: 1500 },
   { name: "tiers", recent: 8, condensed: 12 },
   { name: "budget" },
 ];
-const MAX_TOKENS = { budget: 12_000 };
+const MAX_TOKENS = { budget: 12_000, auto: 8_000 };
 
 const to = (chain, format) => convert(chain, { to: format }).messages;
 /** The demo session in every format and container users hold. */

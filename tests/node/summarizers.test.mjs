@@ -314,7 +314,7 @@ describe("openAICompatible", () => {
       },
     ];
     const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
-    const result = await compact(openaiSections(4), { summarizer: summarize, concurrency: 2 });
+    const result = await compact(openaiSections(4), { strategy: "sections", summarizer: summarize, concurrency: 2 });
     assert.equal(result.changed, true);
     assert.deepEqual(result.report.errors, []);
     assert.equal(received.length, result.report.calls);
@@ -648,7 +648,7 @@ describe("cachedSummarizer", () => {
     );
     let calls = 0;
     for (let turn = 3; turn <= 12; turn++) {
-      calls += (await compact(openaiSections(turn), { summarizer: summarize })).report.calls;
+      calls += (await compact(openaiSections(turn), { strategy: "sections", summarizer: summarize })).report.calls;
     }
     assert.ok(prompts.size > 0);
     assert.deepEqual(

@@ -42,7 +42,12 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
       // Never answers on its own; on abort it takes 20 ms to wind down.
       signal?.addEventListener("abort", () => setTimeout(() => settle(signal.reason), 20), { once: true });
     });
-    const result = await compact(openaiSections(8), { summarizer, concurrency: 2, timeoutMs: 40 });
+    const result = await compact(openaiSections(8), {
+      strategy: "sections",
+      summarizer,
+      concurrency: 2,
+      timeoutMs: 40,
+    });
     assert.ok(state.calls >= 4, `${state.calls} calls`);
     assert.equal(state.inFlight, 0, "every call settled before compact returned");
     assert.ok(state.most <= 2, `${state.most} calls in flight with concurrency 2`);
@@ -62,7 +67,7 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
     const { summarizer, state } = counting((signal, settle) => {
       setTimeout(() => settle(), 60); // after the 40 ms timeout, within its grace
     });
-    await compact(openaiSections(8), { summarizer, concurrency: 3, timeoutMs: 40 });
+    await compact(openaiSections(8), { strategy: "sections", summarizer, concurrency: 3, timeoutMs: 40 });
     assert.ok(state.calls >= 4, `${state.calls} calls`);
     assert.ok(state.most <= 3, `${state.most} calls in flight with concurrency 3`);
     await sleep(0);
@@ -71,7 +76,12 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
 
   it("calls that answer in time are not aborted, and the bound holds for them too", async () => {
     const { summarizer, state } = counting((signal, settle) => setTimeout(() => settle(), 5));
-    const result = await compact(openaiSections(8), { summarizer, concurrency: 2, timeoutMs: 5000 });
+    const result = await compact(openaiSections(8), {
+      strategy: "sections",
+      summarizer,
+      concurrency: 2,
+      timeoutMs: 5000,
+    });
     assert.equal(result.changed, true);
     assert.ok(state.most <= 2 && state.most >= 1, `${state.most} in flight`);
     assert.ok(
@@ -82,7 +92,12 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
 
   it("a summarizer that never settles and ignores its signal cannot hang the compaction", async () => {
     const { summarizer, state } = counting(() => {});
-    const result = await compact(openaiSections(4), { summarizer, concurrency: 1, timeoutMs: 30 });
+    const result = await compact(openaiSections(4), {
+      strategy: "sections",
+      summarizer,
+      concurrency: 1,
+      timeoutMs: 30,
+    });
     assert.equal(result.changed, false);
     assert.ok(result.report.errors.every((e) => e.kind === "timeout"));
     assert.ok(
@@ -97,7 +112,12 @@ describe("timeoutMs aborts the call, and concurrency bounds the calls really in 
       signal.addEventListener("abort", () => settle(signal.reason), { once: true });
     });
     setTimeout(() => controller.abort(), 30);
-    const result = await compact(openaiSections(6), { summarizer, concurrency: 2, signal: controller.signal });
+    const result = await compact(openaiSections(6), {
+      strategy: "sections",
+      summarizer,
+      concurrency: 2,
+      signal: controller.signal,
+    });
     assert.equal(result.report.cancelled, true);
     assert.equal(state.calls, 2, "no call started after the abort");
     assert.ok(state.signals.every((s) => s.aborted));

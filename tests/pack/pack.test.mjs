@@ -79,7 +79,7 @@ describe("npm pack", () => {
         await new Promise((r) => setTimeout(r, 2));
         return "Summary of section " + request.section + ".";
       };
-      const result = await compact(chain, { summarizer });
+      const result = await compact(chain, { strategy: "sections", summarizer });
       const outline = parseChain(result.messages, { format: "openai" }).outline;
       const text = JSON.stringify(result.messages);
       console.log(JSON.stringify({ resolved, changed: result.changed, report: result.report, outline, text }));
@@ -228,7 +228,7 @@ export default {
         calls.push(summaryRequest.id);
         return "Summary " + summaryRequest.id + " from the Worker.";
       };
-      const result = await compact(input, { summarizer });
+      const result = await compact(input, { strategy: "sections", summarizer });
       return Response.json({
         userAgent: navigator.userAgent,
         input,

@@ -119,7 +119,7 @@ export const cases = [
       const input = openaiSections(4);
       const before = JSON.stringify(input);
       const summarizer = fakeSummarizer();
-      const result = await compact(input, { summarizer });
+      const result = await compact(input, { strategy: "sections", summarizer });
       same(JSON.stringify(input), before, "input not mutated");
       same([result.format, result.changed], ["openai", true], "format, changed");
       check(JSON.stringify(result.messages).length < before.length, "output is smaller than input");
@@ -149,7 +149,7 @@ export const cases = [
         [2, 2],
       ]) {
         const summarizer = fakeSummarizer({ ms: 15 });
-        const result = await compact(openaiSections(6), { summarizer, concurrency });
+        const result = await compact(openaiSections(6), { strategy: "sections", summarizer, concurrency });
         same(result.report.calls, 5, `calls (concurrency ${concurrency})`);
         same(summarizer.maxInFlight, expected, `max in flight (concurrency ${concurrency})`);
       }
@@ -169,7 +169,12 @@ export const cases = [
         contextfoldError(await rejection(compact(openaiSections(2), options), what), "invalid_option", path, what);
       }
       same(summarizer.calls.length, 0, "no summarizer call");
-      contextfoldError(await rejection(compact("[{", { summarizer }), "bad JSON"), "invalid_json", "[0]", "bad JSON");
+      contextfoldError(
+        await rejection(compact("[{", { strategy: "sections", summarizer }), "bad JSON"),
+        "invalid_json",
+        "[0]",
+        "bad JSON",
+      );
     },
   },
   {
@@ -178,7 +183,7 @@ export const cases = [
       const failing = async () => {
         throw new Error("model overloaded");
       };
-      const result = await compact(openaiSections(3), { summarizer: failing });
+      const result = await compact(openaiSections(3), { strategy: "sections", summarizer: failing });
       same([result.changed, result.report.rolledBack], [false, true], "changed, rolledBack");
       same(
         result.report.errors.map((e) => e.kind),
@@ -186,7 +191,10 @@ export const cases = [
         "error kinds",
       );
       check(/model overloaded/.test(result.report.errors[0].message), "the error message is kept");
-      const error = await rejection(compact(openaiSections(3), { summarizer: failing, onError: "throw" }), "throw");
+      const error = await rejection(
+        compact(openaiSections(3), { strategy: "sections", summarizer: failing, onError: "throw" }),
+        "throw",
+      );
       contextfoldError(error, "summarizer_failed", undefined, 'onError "throw"');
       same(error.errors?.length, 2, "error.errors");
     },
@@ -194,7 +202,7 @@ export const cases = [
   {
     name: "timeoutMs ends a call that never answers",
     async run({ compact }) {
-      const result = await compact(openaiSections(3), { summarizer: never, timeoutMs: 30 });
+      const result = await compact(openaiSections(3), { strategy: "sections", summarizer: never, timeoutMs: 30 });
       same([result.changed, result.report.rolledBack], [false, true], "changed, rolledBack");
       same(
         result.report.errors.map((e) => e.kind),
@@ -213,7 +221,7 @@ export const cases = [
         return never();
       };
       setTimeout(() => controller.abort(), 20);
-      const result = await compact(openaiSections(3), { summarizer, signal: controller.signal });
+      const result = await compact(openaiSections(3), { strategy: "sections", summarizer, signal: controller.signal });
       same(
         [result.changed, result.report.cancelled, result.report.rolledBack],
         [false, true, true],
@@ -229,7 +237,11 @@ export const cases = [
         "the signals of the calls aborted with the caller's",
       );
       const early = fakeSummarizer();
-      const aborted = await compact(openaiSections(3), { summarizer: early, signal: AbortSignal.abort() });
+      const aborted = await compact(openaiSections(3), {
+        strategy: "sections",
+        summarizer: early,
+        signal: AbortSignal.abort(),
+      });
       same([aborted.report.cancelled, early.calls.length], [true, 0], "already aborted: cancelled, calls");
     },
   },
@@ -299,7 +311,9 @@ export const cases = [
       const small = openaiChain();
       const big = openaiSections(30);
       for (const options of [
-        undefined,
+        { maxTokens: 8000 },
+        { strategy: "sections" },
+        { strategy: { name: "mask" }, maxTokens: 8000 },
         { strategy: { name: "window", window: 20, thresholdTokens: 4000 } },
         { strategy: { name: "tiers", autoThreshold: 100 } },
         { strategy: "budget", maxTokens: 8000 },
@@ -459,6 +473,7 @@ export const cases = [
       }
       // A throwing progress callback cannot fail the compaction.
       const again = await compact(openaiSections(4), {
+        strategy: "sections",
         summarizer: fakeSummarizer({ ms: 1 }),
         onProgress: () => {
           throw new Error("UI bug");
@@ -475,11 +490,11 @@ export const cases = [
         typeof api.__contextfoldPanicForTests === "function",
         "the runner passes the test hooks of pkg/src/internal.js",
       );
-      const before = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
+      const before = await compact(openaiSections(3), { strategy: "sections", summarizer: fakeSummarizer({ ms: 1 }) });
       const error = thrown(() => api.__contextfoldPanicForTests(), "deliberate panic");
       check(error instanceof Error, `a panic surfaces as an Error: ${String(error)}`);
       same(parseChain(openaiChain(), {}).outline.messages, 7, "parseChain after the panic");
-      const after = await compact(openaiSections(3), { summarizer: fakeSummarizer({ ms: 1 }) });
+      const after = await compact(openaiSections(3), { strategy: "sections", summarizer: fakeSummarizer({ ms: 1 }) });
       same(after.messages, before.messages, "compact after the panic gives the same result");
       // A panic inside an async export rejects its Promise instead of leaving it pending.
       // (Node exits on the uncaught abort the wasm task queue rethrows; its runner checks
@@ -494,7 +509,7 @@ export const cases = [
     name: "kept messages come back as the caller's own objects",
     async run({ compact, repairChain }) {
       const input = openaiSections(6);
-      const result = await compact(input, { summarizer: fakeSummarizer({ ms: 1 }) });
+      const result = await compact(input, { strategy: "sections", summarizer: fakeSummarizer({ ms: 1 }) });
       check(result.changed, "changed");
       const kept = result.messages.filter((m) => input.includes(m));
       const fresh = result.messages.filter((m) => !input.includes(m));
@@ -533,11 +548,11 @@ export const cases = [
         thrown(() => parseChain(orphanResultChain(), {}), "orphan");
         thrown(() => parseChain("not json", {}), "not json");
         thrown(() => parseChain(undefined, {}), "undefined");
-        await rejection(compact(openaiSections(2), { summarizer: 42 }), "bad summarizer");
-        await compact(openaiSections(2), { summarizer: () => Promise.reject("plain string") });
+        await rejection(compact(openaiSections(2), { strategy: "sections", summarizer: 42 }), "bad summarizer");
+        await compact(openaiSections(2), { strategy: "sections", summarizer: () => Promise.reject("plain string") });
       }
       same(parseChain(openaiChain(), {}).outline.messages, 7, "parseChain after errors");
-      const result = await compact(openaiSections(3), { summarizer: fakeSummarizer() });
+      const result = await compact(openaiSections(3), { strategy: "sections", summarizer: fakeSummarizer() });
       same([result.changed, result.report.calls], [true, 2], "compact after errors: changed, calls");
     },
   },

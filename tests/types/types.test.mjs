@@ -236,6 +236,7 @@ describe("generated declarations describe the values the package returns", () =>
     const requests = [];
     const events = [];
     const result = await pkg.compact(openaiSections(6), {
+      strategy: "sections",
       summarizer: async (request) => {
         requests.push(request);
         return "short summary";

@@ -99,6 +99,7 @@ pub async fn compact(
         cancel: CancelFlag::new(),
         timeout_ms: settings.timeout_ms,
         progress: progress.clone().map(progress_sink),
+        focus: None,
     };
     // Dropped (listener removed) when this function returns, whatever the outcome.
     let _abort = match &signal {
@@ -303,6 +304,7 @@ impl JsCompactOptions {
                 provider,
                 concurrency,
                 timeout_ms,
+                instructions: field::<String>(options, "instructions")?,
                 reuse: field::<bool>(options, "__reuse")?.unwrap_or(false),
             },
             summarizer,
@@ -322,7 +324,7 @@ pub(crate) fn read_strategy(options: &JsValue, on_error: OnError) -> Result<Stra
         ".max",
     )?;
     let strategy = match get(options, "strategy")? {
-        None => CompactStrategy::Name(StrategyName::Sections),
+        None => CompactStrategy::Name(StrategyName::DEFAULT),
         Some(v) => CompactStrategy::from_json(&json_at(v, ".strategy")?)?,
     };
     // Tier summaries record when they were made; the core has no clock.

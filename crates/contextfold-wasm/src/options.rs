@@ -11,7 +11,8 @@
 
 use crate::error::BindingError;
 pub use contextfold::settings::{
-    BudgetStrategy, CompactStrategy, DefaultSettings, SectionsStrategy, StrategyName, TiersStrategy, WindowStrategy,
+    AutoStrategy, BudgetStrategy, CompactStrategy, DefaultSettings, MaskStrategy, SectionsStrategy, StrategyName,
+    TiersStrategy, WindowStrategy,
 };
 use tsify::Tsify;
 
@@ -32,6 +33,7 @@ pub const COMPACT_KEYS: &[&str] = &[
     "provider",
     "concurrency",
     "timeoutMs",
+    "instructions",
     "signal",
     "onError",
     "onProgress",
@@ -106,7 +108,8 @@ pub struct StrategyOptions {
     /// The format of `messages`; `"auto"` (default) detects it.
     #[tsify(optional, type = "\"auto\" | ChainFormat")]
     pub format: Option<String>,
-    /// Default `"sections"`.
+    /// Default `"auto"`: over the budget, old tool results are masked, then the oldest
+    /// span folds into one structured summary; never over the budget.
     #[tsify(optional)]
     pub strategy: Option<CompactStrategy>,
     /// The budget the result should fit (give one of the two); each strategy derives its
@@ -147,6 +150,10 @@ pub struct CompactOptions {
     /// Time limit of each summary call, in ms: a late call fails with kind `"timeout"`.
     #[tsify(optional)]
     pub timeout_ms: Option<u64>,
+    /// What the summaries should focus on, added to every summary prompt (e.g. "the
+    /// database migration and its open questions").
+    #[tsify(optional)]
+    pub instructions: Option<String>,
     /// Aborting it cancels the compaction: the original chain comes back with `report.cancelled`.
     #[tsify(optional, type = "AbortSignal")]
     pub signal: Option<()>,
@@ -196,6 +203,8 @@ mod tests {
         let owned = |keys: &[&str]| keys.iter().map(ToString::to_string).collect::<Vec<_>>();
         // The strategy settings: the TypeScript and the reader's keys come from one type.
         for (decl, name) in [
+            (AutoStrategy::DECL, StrategyName::Auto),
+            (MaskStrategy::DECL, StrategyName::Mask),
             (SectionsStrategy::DECL, StrategyName::Sections),
             (WindowStrategy::DECL, StrategyName::Window),
             (TiersStrategy::DECL, StrategyName::Tiers),

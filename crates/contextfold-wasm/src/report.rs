@@ -22,6 +22,7 @@ pub enum SummaryRequestKind {
     TierCondensed,
     TierCompressed,
     Message,
+    Fold,
 }
 
 impl From<RequestKind> for SummaryRequestKind {
@@ -37,6 +38,7 @@ impl From<RequestKind> for SummaryRequestKind {
             RequestKind::TierCondensed => SummaryRequestKind::TierCondensed,
             RequestKind::TierCompressed => SummaryRequestKind::TierCompressed,
             RequestKind::Message => SummaryRequestKind::Message,
+            RequestKind::Fold => SummaryRequestKind::Fold,
         }
     }
 }
@@ -204,6 +206,13 @@ pub enum SectionAction {
         #[tsify(type = "string")]
         what: &'static str,
     },
+    #[serde(rename_all = "camelCase")]
+    Masked {
+        message: usize,
+        tool: String,
+        bytes_before: usize,
+        bytes_after: usize,
+    },
     Failed {
         kind: SummaryRequestKind,
         request: usize,
@@ -241,6 +250,9 @@ impl From<contextfold::strategy::Action> for SectionAction {
             A::Skipped { reason } => SectionAction::Skipped { reason },
             A::Tiered { level, messages, merged, bytes_before, bytes_after } => {
                 SectionAction::Tiered { level, messages, merged, bytes_before, bytes_after }
+            }
+            A::Masked { message, tool, bytes_before, bytes_after } => {
+                SectionAction::Masked { message, tool, bytes_before, bytes_after }
             }
             A::Failed { kind, request } => SectionAction::Failed { kind: kind.into(), request },
         }
@@ -386,7 +398,8 @@ mod tests {
             Action::Snapshot { messages: 1, updated: true, bytes_before: 2, bytes_after: 3 },
             Action::Skipped { reason: "nothing to do" },
             Action::Tiered { level: "condensed", messages: 1, merged: false, bytes_before: 2, bytes_after: 3 },
-            Action::Failed { kind: RequestKind::Chunk, request: 1 },
+            Action::Masked { message: 3, tool: "read".into(), bytes_before: 900, bytes_after: 90 },
+            Action::Failed { kind: RequestKind::Fold, request: 1 },
         ];
         let report = Report {
             strategy: "sections",

@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod prompt;
 pub mod repair;
 pub mod reuse;
+pub mod schema;
 pub mod settings;
 pub mod strategy;
 pub mod summarize;

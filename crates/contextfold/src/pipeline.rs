@@ -72,6 +72,15 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
         repair: RepairOptions::for_provider(provider),
         new_system,
     };
+    // The caller's focus reaches every prompt.
+    let focused;
+    let controls = match &settings.instructions {
+        Some(focus) => {
+            focused = Controls { focus: Some(focus.clone()), ..controls.clone() };
+            &focused
+        }
+        None => controls,
+    };
     let result = run::compact(&messages, &options, summarizer, controls, meter).await.map_err(|error| {
         let input_path = match &error {
             CompactError::Input(e) => crate::locate::error_path(e, value, format, messages.len()),

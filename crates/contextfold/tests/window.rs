@@ -507,7 +507,7 @@ fn an_earlier_snapshot_is_updated_not_resummarized() {
     let requests = s.requests.borrow();
     let update = requests.iter().find(|r| r.transcript.contains("<previous_summary>")).expect("an update request");
     assert!(update.transcript.contains("FIRST-SNAPSHOT: ported the lexer"));
-    assert!(update.instructions.contains("ONE updated summary"));
+    assert!(update.instructions.contains("section by section into ONE summary"));
     for r in requests.iter() {
         assert!(!r.transcript.contains(RESTORATION_PREFIX), "the old restoration is not sent as a message");
         assert_eq!(r.transcript.matches("FIRST-SNAPSHOT").count(), usize::from(r.id == update.id));

@@ -34,9 +34,9 @@ export async function run(initialize = () => init()) {
   await initialize();
   const input = chain();
 
-  const extractive = await compact(input, { summarizer: extractiveSummarizer() });
+  const extractive = await compact(input, { maxTokens: 1000, summarizer: extractiveSummarizer() });
   const summarizer = openAICompatible({ baseURL: "https://summaries.test/v1", model: "bundled", fetch: endpoint });
-  const adapted = await compact(input, { summarizer });
+  const adapted = await compact(input, { maxTokens: 1000, summarizer });
 
   const echo = async (request) => Response.json(await request.json());
   const middleware = compactionMiddleware({ strategy: "budget", maxTokens: 1500 })(echo);

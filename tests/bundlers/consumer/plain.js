@@ -6,6 +6,6 @@ import { chain } from "./chain.js";
 
 export async function plain() {
   const input = chain();
-  const { messages, report } = await compact(input);
+  const { messages, report } = await compact(input, { maxTokens: 1000 });
   return { input: input.length, output: messages.length, calls: report.calls };
 }

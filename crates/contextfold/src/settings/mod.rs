@@ -7,7 +7,8 @@ pub mod strategy;
 
 pub use introspect::field_names;
 pub use strategy::{
-    BudgetStrategy, CompactStrategy, DefaultSettings, SectionsStrategy, StrategyName, TiersStrategy, WindowStrategy,
+    AutoStrategy, BudgetStrategy, CompactStrategy, DefaultSettings, MaskStrategy, SectionsStrategy, StrategyName,
+    TiersStrategy, WindowStrategy,
 };
 
 use crate::format::Format;
@@ -26,6 +27,8 @@ pub struct CompactSettings {
     pub provider: Option<Provider>,
     pub concurrency: usize,
     pub timeout_ms: Option<u64>,
+    /// What the summaries should focus on, added to every prompt.
+    pub instructions: Option<String>,
     /// Answer with a reuse plan instead of the messages (set by the JS layer).
     pub reuse: bool,
 }
@@ -38,6 +41,7 @@ impl Default for CompactSettings {
             provider: None,
             concurrency: DEFAULT_CONCURRENCY,
             timeout_ms: None,
+            instructions: None,
             reuse: false,
         }
     }

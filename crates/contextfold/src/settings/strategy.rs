@@ -7,7 +7,9 @@ use super::introspect::field_names;
 use super::OptionError;
 use crate::ast::IdTemplate;
 use crate::measure::Amount;
+use crate::strategy::auto::AutoConfig;
 use crate::strategy::budget::BudgetConfig;
+use crate::strategy::mask::MaskConfig;
 use crate::strategy::run::StrategyConfig;
 use crate::strategy::sections::SectionsConfig;
 use crate::strategy::tiers::TiersConfig;
@@ -21,6 +23,8 @@ use serde_json::Value;
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub enum StrategyName {
+    Auto,
+    Mask,
     Sections,
     Window,
     Tiers,
@@ -28,11 +32,22 @@ pub enum StrategyName {
 }
 
 impl StrategyName {
-    pub const ALL: [StrategyName; 4] =
-        [StrategyName::Sections, StrategyName::Window, StrategyName::Tiers, StrategyName::Budget];
+    /// The strategy when none is named.
+    pub const DEFAULT: StrategyName = StrategyName::Auto;
+
+    pub const ALL: [StrategyName; 6] = [
+        StrategyName::Auto,
+        StrategyName::Mask,
+        StrategyName::Sections,
+        StrategyName::Window,
+        StrategyName::Tiers,
+        StrategyName::Budget,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
+            StrategyName::Auto => "auto",
+            StrategyName::Mask => "mask",
             StrategyName::Sections => "sections",
             StrategyName::Window => "window",
             StrategyName::Tiers => "tiers",
@@ -47,12 +62,72 @@ impl StrategyName {
     /// The keys a `{ name, ...settings }` object of this strategy may hold.
     pub fn keys(self) -> &'static [&'static str] {
         match self {
+            StrategyName::Auto => field_names::<AutoStrategy>(),
+            StrategyName::Mask => field_names::<MaskStrategy>(),
             StrategyName::Sections => field_names::<SectionsStrategy>(),
             StrategyName::Window => field_names::<WindowStrategy>(),
             StrategyName::Tiers => field_names::<TiersStrategy>(),
             StrategyName::Budget => field_names::<BudgetStrategy>(),
         }
     }
+}
+
+/// Settings of the `auto` strategy (the default): over the budget (`maxTokens` /
+/// `maxBytes`, else 100000 tokens), mask old tool results; if still over the fold target,
+/// fold the oldest span into one structured summary; never over the budget. Defaults in
+/// brackets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct AutoStrategy {
+    #[cfg_attr(feature = "tsify", tsify(type = "\"auto\""))]
+    pub name: String,
+    /// Share of the budget compaction brings the chain down to, 1 to 100 [70]: the turns
+    /// that follow only append until the budget is crossed again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_percent: Option<usize>,
+    /// Share of the budget the summary may take, 1 to 100 [50].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_percent: Option<usize>,
+    /// Newest tool exchanges whose results are never masked [3].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_last: Option<usize>,
+    /// Tools whose results are never masked [none].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_tools: Option<Vec<String>>,
+    /// Results smaller than this many bytes are never masked [512].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_bytes: Option<usize>,
+    /// Also mask large argument values of older tool calls (a file write's content) [false].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask_arguments: Option<bool>,
+    /// A span smaller than this is never sent to the summarizer [512].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_summarize_bytes: Option<usize>,
+}
+
+/// Settings of the `mask` strategy (observation masking alone, no summarizer call): tool
+/// results older than the last `keepLast` exchanges become placeholders saying what was
+/// there; with `maxTokens` / `maxBytes`, only when the chain is over it. Defaults in
+/// brackets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct MaskStrategy {
+    #[cfg_attr(feature = "tsify", tsify(type = "\"mask\""))]
+    pub name: String,
+    /// Newest tool exchanges whose results are never masked [3].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_last: Option<usize>,
+    /// Tools whose results are never masked [none].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_tools: Option<Vec<String>>,
+    /// Results smaller than this many bytes are never masked [512].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_bytes: Option<usize>,
+    /// Also mask large argument values of older tool calls (a file write's content) [false].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask_arguments: Option<bool>,
 }
 
 /// Settings of the `sections` strategy; defaults in brackets.
@@ -193,6 +268,8 @@ pub struct BudgetStrategy {
 #[serde(untagged)]
 pub enum CompactStrategy {
     Name(StrategyName),
+    Auto(AutoStrategy),
+    Mask(MaskStrategy),
     Sections(SectionsStrategy),
     Window(WindowStrategy),
     Tiers(TiersStrategy),
@@ -200,13 +277,15 @@ pub enum CompactStrategy {
 }
 
 /// The strategy names, for messages.
-const NAMES: &str = "\"sections\", \"window\", \"tiers\" or \"budget\"";
+const NAMES: &str = "\"auto\", \"mask\", \"sections\", \"window\", \"tiers\" or \"budget\"";
 
 impl CompactStrategy {
     /// The named strategy with every setting at its default.
     pub fn named(name: StrategyName) -> CompactStrategy {
         let name_of = || name.as_str().to_string();
         match name {
+            StrategyName::Auto => CompactStrategy::Auto(AutoStrategy { name: name_of(), ..Default::default() }),
+            StrategyName::Mask => CompactStrategy::Mask(MaskStrategy { name: name_of(), ..Default::default() }),
             StrategyName::Sections => {
                 CompactStrategy::Sections(SectionsStrategy { name: name_of(), ..Default::default() })
             }
@@ -240,6 +319,8 @@ impl CompactStrategy {
             return Err(OptionError::new(&format!(".strategy.{}", unknown.key), unknown.message(known)));
         }
         Ok(match kind {
+            StrategyName::Auto => CompactStrategy::Auto(read(value)?),
+            StrategyName::Mask => CompactStrategy::Mask(read(value)?),
             StrategyName::Sections => CompactStrategy::Sections(read(value)?),
             StrategyName::Window => CompactStrategy::Window(read(value)?),
             StrategyName::Tiers => CompactStrategy::Tiers(read(value)?),
@@ -257,6 +338,8 @@ impl CompactStrategy {
     ) -> Result<StrategyConfig, OptionError> {
         match self {
             CompactStrategy::Name(name) => CompactStrategy::named(*name).to_config(max, on_error, now),
+            CompactStrategy::Auto(s) => s.to_config(max, on_error).map(StrategyConfig::Auto),
+            CompactStrategy::Mask(s) => s.to_config(max, on_error).map(StrategyConfig::Mask),
             CompactStrategy::Sections(s) => s.to_config(max, on_error).map(StrategyConfig::Sections),
             CompactStrategy::Window(s) => s.to_config(max, on_error).map(StrategyConfig::Window),
             CompactStrategy::Tiers(s) => s.to_config(max, on_error, now).map(StrategyConfig::Tiers),
@@ -271,9 +354,28 @@ impl CompactStrategy {
         let w = WindowConfig::default();
         let t = TiersConfig::default();
         let b = BudgetConfig::new(Amount::Tokens(1));
+        let a = AutoConfig::default();
+        let m = MaskConfig::default();
         let (threshold_tokens, threshold_bytes) = split(w.threshold);
         let (message_threshold_tokens, message_threshold_bytes) = split(w.message_threshold);
         DefaultSettings {
+            auto: AutoStrategy {
+                name: "auto".into(),
+                target_percent: Some(a.target_percent),
+                summary_percent: Some(a.summary_percent),
+                keep_last: Some(a.mask.keep_last),
+                exclude_tools: Some(a.mask.exclude_tools),
+                min_bytes: Some(a.mask.min_bytes),
+                mask_arguments: Some(a.mask.mask_arguments),
+                min_summarize_bytes: Some(a.min_summarize_bytes),
+            },
+            mask: MaskStrategy {
+                name: "mask".into(),
+                keep_last: Some(m.keep_last),
+                exclude_tools: Some(m.exclude_tools),
+                min_bytes: Some(m.min_bytes),
+                mask_arguments: Some(m.mask_arguments),
+            },
             sections: SectionsStrategy {
                 name: "sections".into(),
                 preserve_last: Some(s.preserve_last),
@@ -326,6 +428,8 @@ impl CompactStrategy {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct DefaultSettings {
+    pub auto: AutoStrategy,
+    pub mask: MaskStrategy,
     pub sections: SectionsStrategy,
     pub window: WindowStrategy,
     pub tiers: TiersStrategy,
@@ -333,8 +437,10 @@ pub struct DefaultSettings {
 }
 
 impl DefaultSettings {
-    pub fn all(&self) -> [CompactStrategy; 4] {
+    pub fn all(&self) -> [CompactStrategy; 6] {
         [
+            CompactStrategy::Auto(self.auto.clone()),
+            CompactStrategy::Mask(self.mask.clone()),
             CompactStrategy::Sections(self.sections.clone()),
             CompactStrategy::Window(self.window.clone()),
             CompactStrategy::Tiers(self.tiers.clone()),
@@ -388,6 +494,55 @@ pub fn amount(tokens: Option<usize>, bytes: Option<usize>, path: &str) -> Result
         (Some(t), None) => Ok(Some(Amount::Tokens(t))),
         (None, Some(b)) => Ok(Some(Amount::Bytes(b))),
         (None, None) => Ok(None),
+    }
+}
+
+/// A share of the budget, 1 to 100.
+fn share(value: Option<usize>, path: &str) -> Result<(), OptionError> {
+    match value {
+        Some(p) if p == 0 || p > 100 => Err(OptionError::new(path, "must be 1 to 100")),
+        _ => Ok(()),
+    }
+}
+
+/// The masking settings `auto` and `mask` share, over `d`.
+fn mask_config(
+    d: MaskConfig,
+    keep_last: Option<usize>,
+    exclude_tools: &Option<Vec<String>>,
+    min_bytes: Option<usize>,
+    mask_arguments: Option<bool>,
+) -> MaskConfig {
+    MaskConfig {
+        keep_last: keep_last.unwrap_or(d.keep_last),
+        exclude_tools: exclude_tools.clone().unwrap_or(d.exclude_tools),
+        min_bytes: min_bytes.unwrap_or(d.min_bytes),
+        mask_arguments: mask_arguments.unwrap_or(d.mask_arguments),
+        ..d
+    }
+}
+
+impl AutoStrategy {
+    fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<AutoConfig, OptionError> {
+        share(self.target_percent, ".strategy.targetPercent")?;
+        share(self.summary_percent, ".strategy.summaryPercent")?;
+        let d = max.map_or_else(AutoConfig::default, AutoConfig::for_budget);
+        let mask = MaskConfig { on_error, ..d.mask.clone() };
+        Ok(AutoConfig {
+            target_percent: self.target_percent.unwrap_or(d.target_percent),
+            summary_percent: self.summary_percent.unwrap_or(d.summary_percent),
+            mask: mask_config(mask, self.keep_last, &self.exclude_tools, self.min_bytes, self.mask_arguments),
+            min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
+            on_error,
+            ..d
+        })
+    }
+}
+
+impl MaskStrategy {
+    fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<MaskConfig, OptionError> {
+        let d = MaskConfig { max, on_error, ..MaskConfig::default() };
+        Ok(mask_config(d, self.keep_last, &self.exclude_tools, self.min_bytes, self.mask_arguments))
     }
 }
 

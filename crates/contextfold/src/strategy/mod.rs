@@ -5,7 +5,9 @@
 //! On a summarizer failure the default ([`OnError::Rollback`]) is the original chain
 //! unchanged with the errors in the report; nothing is ever lost silently.
 
+pub mod auto;
 pub mod budget;
+pub mod mask;
 pub mod run;
 pub mod sections;
 pub mod tiers;
@@ -95,6 +97,10 @@ pub enum Action {
     /// Messages became (or were merged into) a tier summary (tiers).
     #[serde(rename_all = "camelCase")]
     Tiered { level: &'static str, messages: usize, merged: bool, bytes_before: usize, bytes_after: usize },
+    /// A tool result (or a large argument value) was replaced by a placeholder saying what
+    /// was there (mask, auto).
+    #[serde(rename_all = "camelCase")]
+    Masked { message: usize, tool: String, bytes_before: usize, bytes_after: usize },
     /// A summary call for this section failed; its content was kept.
     #[serde(rename_all = "camelCase")]
     Failed { kind: RequestKind, request: usize },

@@ -2,7 +2,9 @@
 //! provider-validity pass ([`crate::repair`]) so every result is a chain the target
 //! provider accepts.
 
+use super::auto::{self, AutoConfig};
 use super::budget::{self, BudgetConfig};
+use super::mask::{self, MaskConfig};
 use super::sections::{self, SectionsConfig};
 use super::tiers::{self, TiersConfig};
 use super::window::{self, WindowConfig};
@@ -15,6 +17,8 @@ use crate::summarize::{Controls, Summarizer};
 /// A strategy with its settings.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StrategyConfig {
+    Auto(AutoConfig),
+    Mask(MaskConfig),
     Sections(SectionsConfig),
     Window(WindowConfig),
     Tiers(TiersConfig),
@@ -24,17 +28,40 @@ pub enum StrategyConfig {
 impl StrategyConfig {
     pub fn name(&self) -> &'static str {
         match self {
+            StrategyConfig::Auto(_) => "auto",
+            StrategyConfig::Mask(_) => "mask",
             StrategyConfig::Sections(_) => "sections",
             StrategyConfig::Window(_) => "window",
             StrategyConfig::Tiers(_) => "tiers",
             StrategyConfig::Budget(_) => "budget",
         }
     }
+
+    /// What a failed summary call leads to.
+    pub fn on_error(&self) -> super::OnError {
+        match self {
+            StrategyConfig::Auto(c) => c.on_error,
+            StrategyConfig::Mask(c) => c.on_error,
+            StrategyConfig::Sections(c) => c.on_error,
+            StrategyConfig::Window(c) => c.on_error,
+            StrategyConfig::Tiers(c) => c.on_error,
+            StrategyConfig::Budget(c) => c.on_error,
+        }
+    }
+
+    /// The budget the result must never exceed, for the strategies that guarantee one.
+    fn hard_budget(&mut self) -> Option<&mut crate::measure::Amount> {
+        match self {
+            StrategyConfig::Budget(c) => Some(&mut c.max),
+            StrategyConfig::Auto(c) => Some(&mut c.max),
+            _ => None,
+        }
+    }
 }
 
 impl Default for StrategyConfig {
     fn default() -> Self {
-        StrategyConfig::Sections(SectionsConfig::default())
+        StrategyConfig::Auto(AutoConfig::default())
     }
 }
 
@@ -110,15 +137,15 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     let Some((turn, body)) = split_turn_in_progress(messages) else {
         return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
-    let hard_budget = options.strategy.clone();
+    let mut hard_budget = options.strategy.clone();
     let mut options = options.clone();
-    if let StrategyConfig::Budget(c) = &mut options.strategy {
-        let own = meter.total(c.max.unit(), std::slice::from_ref(turn));
-        if own >= c.max.value() {
-            let reason = format!("the turn in progress (the last message) alone is {}", c.max.with_value(own));
-            return Err(CompactError::Budget { max: c.max, reason });
+    if let Some(max) = options.strategy.hard_budget() {
+        let own = meter.total(max.unit(), std::slice::from_ref(turn));
+        if own >= max.value() {
+            let reason = format!("the turn in progress (the last message) alone is {}", max.with_value(own));
+            return Err(CompactError::Budget { max: *max, reason });
         }
-        c.max = c.max.with_value(c.max.value().saturating_sub(own));
+        *max = max.with_value(max.value().saturating_sub(own));
     }
     let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
     result.messages.push(turn.clone());
@@ -128,11 +155,11 @@ async fn compact_valid<S: Summarizer + ?Sized>(
         let repaired = repair(&result.messages, &options.repair);
         result.messages = repaired.messages;
         result.report.provider_repairs.extend(repaired.steps);
-        if let StrategyConfig::Budget(c) = &hard_budget {
-            let cost = meter.total(c.max.unit(), &result.messages);
-            if cost > c.max.value() {
-                let reason = format!("the provider repair pass made the result {}", c.max.with_value(cost));
-                return Err(CompactError::Budget { max: c.max, reason });
+        if let Some(max) = hard_budget.hard_budget() {
+            let cost = meter.total(max.unit(), &result.messages);
+            if cost > max.value() {
+                let reason = format!("the provider repair pass made the result {}", max.with_value(cost));
+                return Err(CompactError::Budget { max: *max, reason });
             }
         }
     }
@@ -165,6 +192,8 @@ async fn compact_whole<S: Summarizer + ?Sized>(
     let lifted = if as_user { lift_summary(messages) } else { None };
     let input = lifted.as_deref().unwrap_or(messages);
     let mut result = match &options.strategy {
+        StrategyConfig::Auto(c) => auto::compact(input, c, summarizer, controls, meter).await?,
+        StrategyConfig::Mask(c) => mask::compact(input, c, meter)?,
         StrategyConfig::Sections(c) => sections::compact(input, c, summarizer, controls).await?,
         StrategyConfig::Window(c) => window::compact(input, c, summarizer, controls, meter).await?,
         StrategyConfig::Tiers(c) => tiers::compact(input, c, summarizer, controls, meter).await?,
@@ -195,15 +224,16 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         result.changed = result.messages != messages;
         // The budget is hard: a repair that pushes the result over it (a placeholder
         // answer, say) fails the call rather than breaking the guarantee.
-        if let StrategyConfig::Budget(c) = &options.strategy {
-            let cost = meter.total(c.max.unit(), &result.messages);
-            if result.changed && !result.report.cancelled && cost > c.max.value() {
+        let mut strategy = options.strategy.clone();
+        if let Some(max) = strategy.hard_budget() {
+            let cost = meter.total(max.unit(), &result.messages);
+            if result.changed && !result.report.cancelled && cost > max.value() {
                 let reason = format!(
                     "the provider repair pass ({} step(s)) made the result {}",
                     result.report.provider_repairs.len(),
-                    c.max.with_value(cost)
+                    max.with_value(cost)
                 );
-                return Err(CompactError::Budget { max: c.max, reason });
+                return Err(CompactError::Budget { max: *max, reason });
             }
         }
     }
@@ -267,6 +297,8 @@ fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
 /// The cheap trigger check: whether `compact` with these settings would do anything.
 pub fn needs_compaction(messages: &[Message], strategy: &StrategyConfig, meter: Meter<'_>) -> bool {
     match strategy {
+        StrategyConfig::Auto(c) => auto::needs_compaction(messages, c, meter),
+        StrategyConfig::Mask(c) => mask::needs_compaction(messages, c, meter),
         StrategyConfig::Sections(c) => sections::needs_compaction(messages, c),
         StrategyConfig::Window(c) => window::needs_compaction(messages, c, meter),
         StrategyConfig::Tiers(c) => tiers::needs_compaction(messages, c),

@@ -42,6 +42,8 @@ pub enum RequestKind {
     TierCompressed,
     /// One oversized message (window strategy).
     Message,
+    /// The oldest span folded into the running summary (auto strategy).
+    Fold,
 }
 
 /// Input messages a request covers: `start..end` in the chain given to compaction.
@@ -203,6 +205,8 @@ pub struct Controls {
     pub timeout_ms: Option<u64>,
     /// Told when each wave starts and each call ends.
     pub progress: Option<ProgressSink>,
+    /// The caller's own instructions (what to focus on), added to every prompt.
+    pub focus: Option<String>,
 }
 
 impl Controls {
@@ -215,7 +219,13 @@ impl Controls {
 
 impl Default for Controls {
     fn default() -> Self {
-        Controls { concurrency: DEFAULT_CONCURRENCY, cancel: CancelFlag::new(), timeout_ms: None, progress: None }
+        Controls {
+            concurrency: DEFAULT_CONCURRENCY,
+            cancel: CancelFlag::new(),
+            timeout_ms: None,
+            progress: None,
+            focus: None,
+        }
     }
 }
 
@@ -281,17 +291,27 @@ impl Engine {
         let requests: Vec<SummaryRequest> = jobs
             .into_iter()
             .enumerate()
-            .map(|(i, job)| SummaryRequest {
-                id: first_id.saturating_add(i),
-                kind: job.kind,
-                prompt: job.prompt.full(),
-                instructions: job.prompt.instructions,
-                transcript: job.prompt.transcript,
-                range: job.range,
-                section: job.section,
-                target_bytes: job.target_bytes,
-                wave,
-                timeout_ms: controls.timeout_ms,
+            .map(|(i, mut job)| {
+                // Every prompt states its target length and carries the caller's focus.
+                let instructions = &mut job.prompt.instructions;
+                instructions.push_str("\n\n");
+                instructions.push_str(&crate::schema::target_line(job.target_bytes));
+                if let Some(focus) = controls.focus.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+                    instructions.push_str("\n\nThe user of this summary asks you to focus on: ");
+                    instructions.push_str(focus);
+                }
+                SummaryRequest {
+                    id: first_id.saturating_add(i),
+                    kind: job.kind,
+                    prompt: job.prompt.full(),
+                    instructions: job.prompt.instructions,
+                    transcript: job.prompt.transcript,
+                    range: job.range,
+                    section: job.section,
+                    target_bytes: job.target_bytes,
+                    wave,
+                    timeout_ms: controls.timeout_ms,
+                }
             })
             .collect();
         self.requests.extend(requests.iter().cloned());

@@ -130,6 +130,8 @@ pub fn folding_strategies() -> Vec<contextfold::strategy::run::StrategyConfig> {
     use contextfold::measure::Amount;
     use contextfold::strategy::run::StrategyConfig;
     vec![
+        StrategyConfig::Auto(contextfold::strategy::auto::AutoConfig::for_budget(Amount::Tokens(6000))),
+        StrategyConfig::Mask(contextfold::strategy::mask::MaskConfig { keep_last: 2, ..Default::default() }),
         StrategyConfig::Sections(contextfold::strategy::sections::SectionsConfig {
             last_sec_bytes: 8192,
             max_bp_bytes: 2048,

@@ -65,7 +65,7 @@ pub fn restoration_text(snapshot: &str) -> String {
 }
 
 /// Seal kind of the restoration part (see [`crate::ast::seal`]).
-const RESTORATION_MARK: &str = "snapshot";
+pub(crate) const RESTORATION_MARK: &str = "snapshot";
 
 /// The sealed text part carrying `snapshot`: only a sealed part is taken for an earlier
 /// snapshot, so a user message imitating its text stays plain user text.

@@ -1,0 +1,296 @@
+//! The `auto` strategy, the default: what measured studies (`shared/reference/PEERS.md`)
+//! find keeps the most of what the next turn needs, for the least.
+//!
+//! Nothing happens while the chain fits `max` (the high-water mark). Over it:
+//! 1. **Mask** ([`super::mask`]): tool results older than the last few exchanges become
+//!    placeholders. If the chain now fits the fold target (`target_percent` of `max`, the
+//!    low-water mark), that is all: no summarizer call.
+//! 2. **Fold** the oldest span into ONE structured summary ([`crate::schema`]), in the
+//!    restoration message right after the system prompt and the first user request
+//!    (both verbatim, never merged into the system prompt). The summarizer reads the
+//!    span as it was, before masking. An earlier summary is updated in place (sent as
+//!    `<previous_summary>` beside the new messages), never summarized again. The latest
+//!    user request and the newest messages that fit the target stay verbatim (at least
+//!    the last exchange).
+//! 3. **The hard budget last**: a result still over `max` has its kept exchanges masked
+//!    too, then its summary cut; if the system prompt, the first request and the last
+//!    exchange alone are over `max`, the call fails with `budget_exceeded` saying so.
+//!
+//! Folding down to the low-water mark leaves room for the turns that follow: they only
+//! append until `max` is crossed again, so the prefix sent upstream stays the same.
+//!
+//! The restoration message is window's ([`super::window`]): a chain compacted by one is
+//! understood by the other.
+
+use super::mask::{self, MaskConfig};
+use super::window::{
+    layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, snapshot_body,
+    RESTORATION_MARK,
+};
+use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
+use crate::ast::ChainAst;
+use crate::measure::{Amount, Meter};
+use crate::message::{Message, Part, Role};
+use crate::prompt::{render, render_update};
+use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, Summarizer};
+
+/// Settings of the `auto` strategy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoConfig {
+    /// The budget: over it, compaction runs, and the result never exceeds it.
+    pub max: Amount,
+    /// Share of `max` compaction brings the chain down to, 1 to 100.
+    pub target_percent: usize,
+    /// Share of `max` the summary may take, 1 to 100.
+    pub summary_percent: usize,
+    /// The masking phase (its `max` is ignored: `auto` decides when).
+    pub mask: MaskConfig,
+    /// A span smaller than this many bytes is never sent to the summarizer.
+    pub min_summarize_bytes: usize,
+    pub on_error: OnError,
+}
+
+/// The budget when none is given, in tokens.
+pub const DEFAULT_MAX_TOKENS: usize = 100_000;
+
+impl AutoConfig {
+    /// The defaults for a budget: fold to 70% of it, the summary at most 50% of it,
+    /// masking with its defaults.
+    pub fn for_budget(max: Amount) -> Self {
+        AutoConfig {
+            max,
+            target_percent: 70,
+            summary_percent: 50,
+            mask: MaskConfig::default(),
+            min_summarize_bytes: 512,
+            on_error: OnError::Rollback,
+        }
+    }
+}
+
+impl Default for AutoConfig {
+    fn default() -> Self {
+        AutoConfig::for_budget(Amount::Tokens(DEFAULT_MAX_TOKENS))
+    }
+}
+
+/// Whether [`compact`] would do anything: the chain is over `max`.
+pub fn needs_compaction(messages: &[Message], config: &AutoConfig, meter: Meter<'_>) -> bool {
+    !meter.fits(config.max, messages)
+}
+
+/// Where the chain folds.
+struct Fold {
+    /// `body[..split]` is summarized (but `pinned`), the rest kept.
+    split: usize,
+    /// The latest user message, kept verbatim when it falls in the span.
+    pinned: Option<usize>,
+}
+
+/// Compacts `messages` with the auto strategy (see the module documentation).
+pub async fn compact<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    config: &AutoConfig,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<CompactResult, CompactError> {
+    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let starts = parsed.ast.section_starts();
+    let sections = parsed.ast.sections().len().max(1);
+    let chain = parsed.ast.into_messages();
+    let mut run = Run { actions: vec![Vec::new(); sections], starts, engine: Engine::default(), errors: Vec::new() };
+    let finish = |run: Run, result: Option<Vec<Message>>, repairs| {
+        conclude(Outcome {
+            strategy: "auto",
+            original: messages,
+            result,
+            engine: &run.engine,
+            errors: run.errors,
+            actions: run.actions,
+            repairs,
+            on_error: config.on_error,
+            cancelled: controls.cancel.is_cancelled(),
+        })
+    };
+    let max = config.max;
+    let unit = max.unit();
+    if meter.fits(max, &chain) {
+        return finish(run, None, parsed.repairs);
+    }
+    // 1. Mask.
+    let (masked, items) = mask::mask(&chain, &config.mask);
+    run.masked(&items);
+    let target = max.percent(config.target_percent.clamp(1, 100));
+    if meter.fits(target, &masked) {
+        return finish(run, Some(masked), parsed.repairs);
+    }
+    // 2. Fold the oldest span.
+    let shape = layout(&masked);
+    let original = layout(&chain);
+    let costs = meter.costs(unit, &shape.body);
+    let head_cost = meter.total(unit, &shape.head);
+    let share = max.percent(config.summary_percent.clamp(1, 100)).value();
+    let fold = plan(&shape.body, &costs, target.value().saturating_sub(head_cost.saturating_add(share)));
+    // The summary may take what the target leaves, at least its share.
+    let kept: usize = (fold.split..costs.len())
+        .chain(fold.pinned.filter(|&p| p < fold.split))
+        .filter_map(|i| costs.get(i))
+        .fold(0usize, |a, c| a.saturating_add(*c));
+    let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share);
+    let span: Vec<Message> =
+        (0..fold.split).filter(|&i| Some(i) != fold.pinned).filter_map(|i| original.body.get(i).cloned()).collect();
+    let span_bytes: usize = span.iter().map(Message::size).sum();
+    let previous = shape.previous.as_ref();
+    let mut out = masked;
+    if !span.is_empty() && span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)) >= config.min_summarize_bytes {
+        let (tasks, work): (Vec<Message>, Vec<Message>) = span.iter().cloned().partition(|m| m.role == Role::User);
+        let prompt = match previous {
+            Some(p) => render_update(&p.snapshot, &tasks, &work),
+            None => render(&tasks, &work),
+        };
+        // Bytes a token of this conversation takes, to ask for the allowance in bytes.
+        let span_cost = meter.total(unit, &span).max(1);
+        let bytes_per_unit = |units: usize| units.saturating_mul(span_bytes) / span_cost;
+        let room =
+            span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)).saturating_sub(restoration_text("").len());
+        let first = shape.origin.first().copied().unwrap_or(0);
+        let end = shape.origin.get(fold.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
+        let Some(prompt) = prompt else { return finish(run, Some(out), parsed.repairs) };
+        let job = Job {
+            kind: RequestKind::Fold,
+            prompt,
+            range: MessageRange { start: first, end: end.max(first) },
+            section: Some(0),
+            target_bytes: hint(bytes_per_unit(allowance), room),
+        };
+        let answer = run.engine.wave(summarizer, controls, vec![job]).await.into_iter().next();
+        match answer {
+            Some(Ok(text)) => {
+                let body = snapshot_body(&text);
+                let mut folded = shape.head.clone();
+                folded.push(Message::new(Role::User, vec![restoration_part(&body)]));
+                folded.extend(fold.pinned.filter(|&p| p < fold.split).and_then(|p| shape.body.get(p)).cloned());
+                folded.extend(shape.body.get(fold.split..).unwrap_or_default().iter().cloned());
+                let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
+                run.record(
+                    0,
+                    Action::Snapshot {
+                        messages: span.len(),
+                        updated: previous.is_some(),
+                        bytes_before,
+                        bytes_after: restoration_text(&body).len(),
+                    },
+                );
+                out = merge_alternating(folded);
+            }
+            Some(Err(e)) => {
+                run.record(0, Action::Failed { kind: RequestKind::Fold, request: e.request });
+                run.errors.push(e);
+                // Partial keeps what masking did; the others end in `conclude`.
+                return finish(run, Some(out), parsed.repairs);
+            }
+            None => {}
+        }
+    }
+    // 3. The hard budget.
+    if !meter.fits(max, &out) {
+        let tight = MaskConfig { keep_last: 1, min_bytes: 0, ..config.mask.clone() };
+        let (remasked, items) = mask::mask(&out, &tight);
+        run.masked(&items);
+        out = remasked;
+    }
+    if !meter.fits(max, &out) {
+        out = cut_summary(out, max, meter, &mut run).ok_or_else(|| CompactError::Budget {
+            max,
+            reason: format!(
+                "the system prompt, the first request and the last exchange alone are {}",
+                max.with_value(meter.total(unit, &shape.head).saturating_add(costs.last().copied().unwrap_or(0)))
+            ),
+        })?;
+    }
+    finish(run, Some(out), parsed.repairs)
+}
+
+/// The fold that keeps the most recent messages costing at most `keep` (at least the last
+/// exchange: the last assistant message and what follows, so the latest message is never
+/// merged with the summary), splitting only before a message that is no tool result, so
+/// no call is parted from its result.
+fn plan(body: &[Message], costs: &[usize], keep: usize) -> Fold {
+    let limit = body
+        .iter()
+        .rposition(|m| m.role == Role::Assistant)
+        .or_else(|| body.iter().rposition(|m| m.role != Role::Tool))
+        .unwrap_or(0);
+    let pinned = body.iter().rposition(|m| m.role == Role::User);
+    let mut split = limit;
+    let mut kept: usize = costs.get(limit..).map_or(0, |c| c.iter().fold(0usize, |a, b| a.saturating_add(*b)));
+    let pinned_cost = |s: usize| pinned.filter(|&p| p < s).and_then(|p| costs.get(p)).copied().unwrap_or(0);
+    for s in (0..limit).rev() {
+        kept = kept.saturating_add(costs.get(s).copied().unwrap_or(0));
+        if kept.saturating_add(pinned_cost(s)) > keep {
+            break;
+        }
+        if body.get(s).is_some_and(|m| m.role != Role::Tool) {
+            split = s;
+        }
+    }
+    Fold { split, pinned }
+}
+
+/// `out` with its summary cut so the chain fits `max`; `None` when it cannot.
+fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut Run) -> Option<Vec<Message>> {
+    let (at, pi, snapshot) = out.iter().enumerate().find_map(|(at, m)| {
+        m.parts.iter().enumerate().find_map(|(pi, p)| match p {
+            Part::Text(t) => crate::ast::unseal(&t.text, RESTORATION_MARK)
+                .and_then(restoration_snapshot)
+                .map(|s| (at, pi, s.to_string())),
+            _ => None,
+        })
+    })?;
+    let unit = max.unit();
+    // Cut by the excess (a unit is at least a byte), then by twice as much until it fits.
+    let mut excess = meter.total(unit, &out).saturating_sub(max.value()).max(1);
+    loop {
+        let cut = cut_by(&snapshot, excess)?;
+        *out.get_mut(at)?.parts.get_mut(pi)? = restoration_part(&cut);
+        if meter.fits(max, &out) {
+            run.record(0, Action::Truncated { message: None, bytes_before: snapshot.len(), bytes_after: cut.len() });
+            return Some(out);
+        }
+        excess = excess.saturating_mul(2);
+    }
+}
+
+/// What one run did, by section of the (repaired) input.
+struct Run {
+    actions: Vec<Vec<Action>>,
+    /// First message of each section.
+    starts: Vec<usize>,
+    engine: Engine,
+    errors: Vec<crate::summarize::SummarizeError>,
+}
+
+impl Run {
+    fn record(&mut self, section: usize, action: Action) {
+        if let Some(list) = self.actions.get_mut(section) {
+            list.push(action);
+        }
+    }
+
+    fn masked(&mut self, items: &[mask::Masked]) {
+        for item in items {
+            let section = self.starts.partition_point(|&s| s <= item.message).saturating_sub(1);
+            let section = section.min(self.actions.len().saturating_sub(1));
+            self.record(
+                section,
+                Action::Masked {
+                    message: item.message,
+                    tool: item.tool.clone(),
+                    bytes_before: item.bytes_before,
+                    bytes_after: item.bytes_after,
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! What a transcript tells, gathered by structure: requests, files with what was done to
+//! each, commands paired with their outcome, errors (only from tool results) with the fix
+//! that followed, decisions, the task list, and the latest state.
+
+use super::idents;
+use super::text::{cut_words, first_line, is_error_line, sentences};
+use super::transcript::Item;
+use crate::schema::Section;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Default)]
+pub(super) struct FileFacts {
+    pub path: String,
+    /// What was done, with how often: `read`, `edited`, `created`, ...
+    pub verbs: Vec<(String, usize)>,
+    pub idents: Vec<String>,
+    /// Step of the latest touch (later files matter more).
+    pub last: usize,
+}
+
+#[derive(Debug)]
+pub(super) struct CommandFacts {
+    pub command: String,
+    pub runs: usize,
+    pub outcome: Option<String>,
+    pub failed: bool,
+    pub last: usize,
+}
+
+#[derive(Debug)]
+pub(super) struct ErrorFacts {
+    pub text: String,
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Facts {
+    pub requests: Vec<String>,
+    pub previous: Vec<(Section, Vec<String>)>,
+    pub files: Vec<FileFacts>,
+    pub commands: Vec<CommandFacts>,
+    pub errors: Vec<ErrorFacts>,
+    /// Sentences of the assistant that state a decision or a finding, with a score.
+    pub decisions: Vec<(String, u32)>,
+    /// The latest task list a tool was given: (status, task).
+    pub todos: Vec<(String, String)>,
+    /// The last assistant text.
+    pub last_text: Option<String>,
+    /// Identifiers the assistant put in backticks, each once.
+    pub mentions: Vec<String>,
+}
+
+/// What a tool call is, judged by its arguments (any tool, any harness).
+enum Call {
+    File { path: String, verb: String, new: String, old: String },
+    Command(String),
+    Todos(Vec<(String, String)>),
+    Other,
+}
+
+const PATH_KEYS: [&str; 8] =
+    ["file_path", "path", "filename", "file", "notebook_path", "target_file", "filepath", "absolute_path"];
+const NEW_KEYS: [&str; 9] =
+    ["new_string", "content", "new_str", "new_text", "file_text", "contents", "code", "insert_text", "new_source"];
+const OLD_KEYS: [&str; 3] = ["old_string", "old_str", "old_text"];
+const COMMAND_KEYS: [&str; 3] = ["command", "cmd", "script"];
+
+fn string_at<'a>(map: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| map.get(*k).and_then(Value::as_str)).filter(|s| !s.trim().is_empty())
+}
+
+fn classify(name: &str, args: &str) -> Call {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(args) else { return Call::Other };
+    if let Some(Value::Array(todos)) = map.get("todos") {
+        let list = todos
+            .iter()
+            .filter_map(|t| {
+                let content = t.get("content").or_else(|| t.get("title")).and_then(Value::as_str)?;
+                let status = t.get("status").and_then(Value::as_str).unwrap_or("pending");
+                Some((status.replace('_', " "), content.to_string()))
+            })
+            .collect();
+        return Call::Todos(list);
+    }
+    if let Some(command) = string_at(&map, &COMMAND_KEYS).map(str::to_string).or_else(|| {
+        let parts = COMMAND_KEYS.iter().find_map(|k| map.get(*k).and_then(Value::as_array))?;
+        Some(parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "))
+    }) {
+        return Call::Command(command.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    let Some(path) = string_at(&map, &PATH_KEYS) else { return Call::Other };
+    let mut new = string_at(&map, &NEW_KEYS).unwrap_or_default().to_string();
+    let mut old = string_at(&map, &OLD_KEYS).unwrap_or_default().to_string();
+    if let Some(Value::Array(edits)) = map.get("edits") {
+        for e in edits.iter().filter_map(Value::as_object) {
+            new.push_str(string_at(e, &NEW_KEYS).unwrap_or_default());
+            new.push('\n');
+            old.push_str(string_at(e, &OLD_KEYS).unwrap_or_default());
+            old.push('\n');
+        }
+    }
+    Call::File { path: path.to_string(), verb: verb_of(name, !new.is_empty(), !old.is_empty()), new, old }
+}
+
+fn verb_of(tool: &str, writes: bool, replaces: bool) -> String {
+    let t = tool.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    if replaces || has(&["edit", "replace", "patch", "insert", "update"]) {
+        "edited".into()
+    } else if writes || has(&["write", "create"]) {
+        "written".into()
+    } else if has(&["read", "view", "cat", "open"]) {
+        "read".into()
+    } else if has(&["grep", "search", "glob", "find", "list", "ls"]) {
+        "searched".into()
+    } else {
+        tool.to_string()
+    }
+}
+
+/// A user text the harness or the system added (`<system-reminder>...`, a task
+/// notification, an interruption notice), not a request.
+fn is_notice(text: &str) -> bool {
+    let t = text.trim_start();
+    let tag = t.strip_prefix('<').is_some_and(|r| {
+        let name: String = r.chars().take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_')).collect();
+        !name.is_empty() && r.get(name.len()..).is_some_and(|a| a.starts_with('>'))
+    });
+    tag || t.starts_with("[Request interrupted") || t.starts_with("Caveat:")
+}
+
+/// A slash command the user typed (`<command-name>/x</command-name><command-args>...`):
+/// the request is its name and arguments.
+fn command_request(text: &str) -> Option<String> {
+    let inside = |tag: &str| {
+        let open = format!("<{tag}>");
+        let start = text.find(&open)?.saturating_add(open.len());
+        let end = text.get(start..)?.find(&format!("</{tag}>"))?.saturating_add(start);
+        text.get(start..end).map(str::trim)
+    };
+    let args = inside("command-args").filter(|a| !a.is_empty())?;
+    Some(match inside("command-name") {
+        Some(name) => format!("{name} {args}"),
+        None => args.to_string(),
+    })
+}
+
+/// Words that mark a sentence as a fix (lowercased).
+const FIX_WORDS: [&str; 10] =
+    ["fix", "because", "caused", "the issue", "the problem", "instead", "missing", "need to", "should", "solved"];
+
+/// Words that mark a sentence as a decision or a finding (lowercased).
+const DECISION_WORDS: [&str; 17] = [
+    "decid",
+    "fixed",
+    "fix ",
+    "because",
+    "root cause",
+    "the cause",
+    "instead",
+    "will ",
+    "should",
+    "must",
+    "found",
+    "changed",
+    "added",
+    "removed",
+    "created",
+    "complete",
+    "pass",
+];
+
+impl Facts {
+    pub fn gather(items: &[Item]) -> Facts {
+        let mut f = Facts::default();
+        // Calls waiting for their result, oldest first.
+        let mut pending: Vec<(String, Call)> = Vec::new();
+        let mut awaiting_fix: Vec<usize> = Vec::new();
+        let last_text = items.iter().rposition(|i| matches!(i, Item::AssistantText(t) if !t.trim().is_empty()));
+        for (step, item) in items.iter().enumerate() {
+            match item {
+                Item::Previous(text) => f.previous = crate::schema::parse(text),
+                Item::Task(text) if !is_notice(text) || command_request(text).is_some() => {
+                    let text = command_request(text).unwrap_or_else(|| text.trim().to_string());
+                    if text.is_empty() {
+                        continue;
+                    }
+                    f.requests.retain(|r| *r != text);
+                    f.requests.push(text);
+                }
+                Item::Task(_) => {}
+                Item::AssistantText(text) => {
+                    for id in idents::backticked(text) {
+                        if !f.mentions.contains(&id) {
+                            f.mentions.push(id);
+                        }
+                    }
+                    let mut said = sentences(text).into_iter();
+                    if let Some(first) = said.next() {
+                        // The assistant's next words are the fix when they say so.
+                        let fix = sentences(text).into_iter().find(|s| {
+                            let l = s.to_lowercase();
+                            FIX_WORDS.iter().any(|w| l.contains(w))
+                        });
+                        for e in awaiting_fix.drain(..) {
+                            if let (Some(err), Some(fix)) = (f.errors.get_mut(e), fix) {
+                                err.fix = Some(cut_words(fix, 200));
+                            }
+                        }
+                        if Some(step) == last_text {
+                            f.last_text = Some(text.trim().to_string());
+                            continue;
+                        }
+                        for s in std::iter::once(first).chain(said) {
+                            let l = s.to_lowercase();
+                            let ticks = s.matches('`').count() / 2;
+                            if DECISION_WORDS.iter().any(|w| l.contains(w)) || ticks > 0 {
+                                let score = 50u32.saturating_add((ticks as u32).saturating_mul(4).min(20));
+                                f.decisions.push((cut_words(s, 300), score));
+                            }
+                        }
+                    }
+                }
+                Item::Call { name, args } => {
+                    let call = classify(name, args);
+                    if let Call::File { path, verb, new, old } = &call {
+                        f.touch(path, verb, new, old, step);
+                    }
+                    if let Call::Todos(list) = &call {
+                        f.todos.clone_from(list);
+                    }
+                    pending.push((name.clone(), call));
+                }
+                Item::Result { name, text, error } => {
+                    let at = pending.iter().position(|(n, _)| n == name).unwrap_or(0);
+                    let call = (at < pending.len()).then(|| pending.remove(at)).map(|(_, c)| c);
+                    let is_command = matches!(call, Some(Call::Command(_)));
+                    let lines: Vec<&str> = text.lines().filter(|l| is_error_line(l, is_command)).take(3).collect();
+                    let failed = *error || !lines.is_empty();
+                    for line in &lines {
+                        f.error(format!("{name}: {}", cut_words(line.trim(), 240)), &mut awaiting_fix);
+                    }
+                    if *error && lines.is_empty() {
+                        let first = first_line(text).unwrap_or("failed");
+                        f.error(format!("{name} failed: {}", cut_words(first, 240)), &mut awaiting_fix);
+                    }
+                    if let Some(Call::Command(command)) = call {
+                        let outcome = if failed {
+                            lines.first().copied().or_else(|| first_line(text))
+                        } else {
+                            text.lines().rev().find(|l| !l.trim().is_empty())
+                        };
+                        f.ran(command, outcome.map(|o| cut_words(o.trim(), 160)), failed, step);
+                    }
+                }
+            }
+        }
+        // A command still waiting for its result was run all the same.
+        for (_, call) in pending {
+            if let Call::Command(command) = call {
+                f.ran(command, None, false, items.len());
+            }
+        }
+        f
+    }
+
+    fn touch(&mut self, path: &str, verb: &str, new: &str, old: &str, step: usize) {
+        let i = match self.files.iter().position(|x| x.path == path) {
+            Some(i) => i,
+            None => {
+                self.files.push(FileFacts { path: path.to_string(), ..FileFacts::default() });
+                self.files.len().saturating_sub(1)
+            }
+        };
+        let Some(file) = self.files.get_mut(i) else { return };
+        file.last = step;
+        match file.verbs.iter_mut().find(|(v, _)| v == verb) {
+            Some((_, n)) => *n = n.saturating_add(1),
+            None => file.verbs.push((verb.to_string(), 1)),
+        }
+        for id in idents::introduced(new, old, path) {
+            if !file.idents.contains(&id) {
+                file.idents.push(id);
+            }
+        }
+    }
+
+    fn ran(&mut self, command: String, outcome: Option<String>, failed: bool, step: usize) {
+        match self.commands.iter_mut().find(|c| c.command == command) {
+            Some(c) => {
+                c.runs = c.runs.saturating_add(1);
+                c.outcome = outcome.or(c.outcome.take());
+                c.failed = failed;
+                c.last = step;
+            }
+            None => self.commands.push(CommandFacts { command, runs: 1, outcome, failed, last: step }),
+        }
+    }
+
+    fn error(&mut self, text: String, awaiting_fix: &mut Vec<usize>) {
+        if self.errors.iter().any(|e| e.text == text) {
+            return;
+        }
+        awaiting_fix.push(self.errors.len());
+        self.errors.push(ErrorFacts { text, fix: None });
+    }
+}

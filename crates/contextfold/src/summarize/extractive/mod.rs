@@ -1,0 +1,312 @@
+//! The built-in offline summarizer: deterministic, no model. It reads the transcript of a
+//! [`SummaryRequest`] (the envelope [`crate::prompt`] renders) and fills the summary
+//! schema ([`crate::schema`]) from the chain's structure, within the request's target:
+//!
+//! - the user's requests verbatim, in order (harness notices left out);
+//! - the goal (the first request's opening) and the constraints the user stated;
+//! - the task list a tool was given (latest statuses) and the latest state;
+//! - files grouped by path, relative to a root named once, with what was done to each
+//!   and the identifiers the edits defined or introduced;
+//! - commands paired with their latest outcome;
+//! - errors taken only from tool results, each with the assistant's next words as fix;
+//! - decisions and findings the assistant stated;
+//! - the next step, tied to the latest request.
+//!
+//! An earlier summary (`<previous_summary>`) is merged section by section: its bullets are
+//! carried forward verbatim unless a new fact about the same file or command replaces
+//! them. Bullets are whole (never cut mid-path); the best ones are kept until the target
+//! is full; what room is left then goes to more of the names each file and list carries.
+//! The same request always gives the same summary.
+
+mod facts;
+mod idents;
+mod text;
+mod transcript;
+
+use super::{SummarizeError, Summarizer, SummaryRequest};
+use crate::schema::{self, Section};
+use facts::Facts;
+use text::{cut_words, sentences};
+
+/// Settings of the extractive summarizer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractiveSummarizer {
+    /// Upper bound on a summary's size in bytes, whatever the request asks.
+    pub max_bytes: usize,
+    /// Longest single bullet kept, in characters (longer ones end with `…` after a word).
+    pub max_line_chars: usize,
+}
+
+impl Default for ExtractiveSummarizer {
+    fn default() -> Self {
+        ExtractiveSummarizer { max_bytes: 32_768, max_line_chars: 600 }
+    }
+}
+
+impl Summarizer for ExtractiveSummarizer {
+    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
+        Ok(self.summarize_transcript(&request.transcript, request.target_bytes))
+    }
+}
+
+/// One candidate line of the summary.
+#[derive(Debug, Clone)]
+struct Bullet {
+    section: Section,
+    text: String,
+    score: u32,
+    order: usize,
+    /// Names that may follow the text (`, name`) when there is room left.
+    more: Vec<String>,
+}
+
+/// Names a file's bullet (or a list of names) always carries; more when there is room.
+const BASE_NAMES: usize = 4;
+
+impl ExtractiveSummarizer {
+    /// Summarizes a rendered transcript within `target_bytes` (capped by `max_bytes`).
+    pub fn summarize_transcript(&self, transcript: &str, target_bytes: usize) -> String {
+        // The hint is honoured, however small: a summary over it may be no smaller than
+        // what it replaces, and would be discarded and asked for again on every run.
+        let budget = target_bytes.min(self.max_bytes.max(128)).max(1);
+        let facts = Facts::gather(&transcript::parse(transcript));
+        let mut best = fill(self.candidates(&facts), budget);
+        if best.is_empty() {
+            // Nothing fits whole: the most important bullet, cut to the budget.
+            let top =
+                self.candidates(&facts).into_iter().max_by(|a, b| a.score.cmp(&b.score).then(b.order.cmp(&a.order)));
+            best = top.map_or_else(|| "(nothing to keep)".to_string(), |b| b.text);
+        }
+        let mut end = budget.min(best.len());
+        while !best.is_char_boundary(end) {
+            end = end.saturating_sub(1);
+        }
+        best.truncate(end);
+        best
+    }
+
+    fn candidates(&self, f: &Facts) -> Vec<Bullet> {
+        let line = |s: &str| cut_words(s, self.max_line_chars);
+        let mut new: Vec<Bullet> = Vec::new();
+        let mut push_more = |section, text: String, score, more: Vec<String>| {
+            if !text.trim().is_empty() {
+                let order = new.len();
+                new.push(Bullet { section, text, score, order, more });
+            }
+        };
+        // Requests, verbatim: the first and the latest above all.
+        let last = f.requests.len().saturating_sub(1);
+        for (i, r) in f.requests.iter().enumerate() {
+            let score = if i == 0 {
+                100
+            } else if i == last {
+                99
+            } else {
+                85u32.saturating_sub(i as u32).max(60)
+            };
+            push_more(Section::Requests, line(r), score, Vec::new());
+        }
+        if let Some(first) = f.requests.first().and_then(|r| sentences(r).into_iter().next()) {
+            push_more(Section::Goal, line(first), 94, Vec::new());
+        }
+        for r in &f.requests {
+            for s in sentences(r) {
+                let l = s.to_lowercase();
+                let rule = ["must", "never", "don't", "do not", "always", "only", "without", "prefer", "avoid"];
+                if rule.iter().any(|w| l.contains(w)) {
+                    push_more(Section::Goal, line(s), 75, Vec::new());
+                }
+            }
+        }
+        // State: the task list, then the latest words of the assistant.
+        for (status, task) in &f.todos {
+            let score = if status == "in progress" { 88 } else { 84 };
+            push_more(Section::State, line(&format!("[{status}] {task}")), score, Vec::new());
+        }
+        if let Some(text) = &f.last_text {
+            let said: Vec<&str> = sentences(text).into_iter().take(3).collect();
+            push_more(Section::State, line(&format!("Latest: {}", said.join(" "))), 92, Vec::new());
+        }
+        // Files, relative to one root.
+        let root = common_root(f.files.iter().map(|x| x.path.as_str()));
+        if let Some(root) = &root {
+            push_more(Section::Files, format!("Root: {root}"), 72, Vec::new());
+        }
+        let newest = f.files.iter().map(|x| x.last).max().unwrap_or(1).max(1);
+        for file in &f.files {
+            let path = root
+                .as_deref()
+                .and_then(|r| file.path.strip_prefix(r))
+                .map_or(file.path.as_str(), |p| p.trim_start_matches('/'));
+            let verbs: Vec<String> =
+                file.verbs.iter().map(|(v, n)| if *n > 1 { format!("{v} {n}x") } else { v.clone() }).collect();
+            let mut text = format!("{path}: {}", verbs.join(", "));
+            let ids: Vec<&str> = file.idents.iter().take(BASE_NAMES).map(String::as_str).collect();
+            if !ids.is_empty() {
+                text.push_str("; ");
+                text.push_str(&ids.join(", "));
+            }
+            let more: Vec<String> = file.idents.iter().skip(BASE_NAMES).cloned().collect();
+            let changed = file.verbs.iter().any(|(v, _)| v == "edited" || v == "written");
+            let recency = (file.last.saturating_mul(8) / newest) as u32;
+            push_more(Section::Files, line(&text), if changed { 76 } else { 66 } + recency, more);
+        }
+        let mentions: Vec<String> =
+            f.mentions.iter().filter(|m| !f.files.iter().any(|x| x.path.ends_with(m.as_str()))).cloned().collect();
+        if let Some((head, more)) = mentions.split_first() {
+            push_more(Section::Files, format!("Also named: {head}"), 60, more.to_vec());
+        }
+        // Commands with their latest outcome.
+        let newest = f.commands.iter().map(|c| c.last).max().unwrap_or(1).max(1);
+        for c in &f.commands {
+            let mut text = format!("`{}`", cut_words(&c.command, 120));
+            if let Some(o) = &c.outcome {
+                text.push_str(if c.failed { " → failed: " } else { " → " });
+                text.push_str(&cut_words(o, 100));
+            }
+            if c.runs > 1 {
+                text.push_str(&format!(" ({} runs)", c.runs));
+            }
+            let recency = (c.last.saturating_mul(6) / newest) as u32;
+            push_more(Section::Commands, line(&text), 58 + if c.failed { 8 } else { 0 } + recency, Vec::new());
+        }
+        for (i, e) in f.errors.iter().enumerate() {
+            let text = match &e.fix {
+                Some(fix) => format!("{} → {fix}", e.text),
+                None => e.text.clone(),
+            };
+            push_more(Section::Errors, line(&text), if i < 3 { 78 } else { 70 }, Vec::new());
+        }
+        for (d, score) in &f.decisions {
+            push_more(Section::Decisions, line(d), *score, Vec::new());
+        }
+        // The next step: the latest request, and what the assistant was about to do.
+        if let Some(text) = &f.last_text {
+            let intent = ["next", "then", "let me", "i'll", "i will", "need to", "still", "now"];
+            if let Some(s) =
+                sentences(text).into_iter().rev().find(|s| intent.iter().any(|w| s.to_lowercase().contains(w)))
+            {
+                push_more(Section::Next, line(s), 89, Vec::new());
+            }
+        }
+        if let Some(latest) = f.requests.last() {
+            push_more(
+                Section::Next,
+                format!("Continue with the latest request: {}", cut_words(latest, 200)),
+                91,
+                Vec::new(),
+            );
+        }
+        merge_previous(&f.previous, new)
+    }
+}
+
+/// The earlier summary's bullets first in each section, unless a new bullet about the same
+/// thing (a file, a command, the latest state) replaces them; then the new ones.
+fn merge_previous(previous: &[(Section, Vec<String>)], new: Vec<Bullet>) -> Vec<Bullet> {
+    let mut out = Vec::new();
+    for (section, bullets) in previous {
+        for (i, text) in bullets.iter().enumerate() {
+            let replaced = new.iter().any(|b| b.section == *section && key(*section, &b.text) == key(*section, text));
+            if !replaced {
+                // Carried forward: old requests and rules outrank new routine lines.
+                let score: u32 = match section {
+                    Section::Requests | Section::Goal => 96,
+                    Section::Errors | Section::Files => 74,
+                    Section::State | Section::Next => 40,
+                    _ => 62,
+                };
+                out.push(Bullet {
+                    section: *section,
+                    text: text.clone(),
+                    score: score.saturating_sub(i.min(20) as u32 / 4),
+                    order: 0,
+                    more: Vec::new(),
+                });
+            }
+        }
+    }
+    let offset = out.len();
+    out.extend(new.into_iter().map(|b| Bullet { order: b.order.saturating_add(offset), ..b }));
+    for (i, b) in out.iter_mut().enumerate().take(offset) {
+        b.order = i;
+    }
+    out
+}
+
+/// What a bullet is about: its file or command for those sections, its kind for the
+/// latest state, else its text.
+fn key(section: Section, text: &str) -> String {
+    let head = match section {
+        Section::Files => text.split(": ").next().unwrap_or(text),
+        Section::Commands => text.split(" → ").next().unwrap_or(text),
+        Section::State if text.starts_with("Latest: ") => "Latest: ",
+        Section::Next if text.starts_with("Continue with the latest request: ") => "Continue",
+        _ => text,
+    };
+    head.trim().to_lowercase()
+}
+
+/// The deepest directory holding every absolute path (at least two levels deep), or
+/// `None` when there is no such path or no common directory.
+fn common_root<'a>(paths: impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut root: Option<Vec<&str>> = None;
+    for p in paths.filter(|p| p.starts_with('/')) {
+        let dirs: Vec<&str> = p.split('/').collect();
+        let dirs = dirs.get(..dirs.len().saturating_sub(1)).unwrap_or_default();
+        root = Some(match root {
+            None => dirs.to_vec(),
+            Some(r) => r.iter().zip(dirs).take_while(|(a, b)| a == b).map(|(a, _)| *a).collect(),
+        });
+    }
+    let root = root?;
+    (root.len() > 2).then(|| root.join("/"))
+}
+
+/// The best bullets that fit `budget`, rendered in schema order, each section's bullets
+/// in their original order.
+fn fill(mut bullets: Vec<Bullet>, budget: usize) -> String {
+    bullets.sort_by(|a, b| b.score.cmp(&a.score).then(a.order.cmp(&b.order)));
+    let mut kept: Vec<Bullet> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut used = 0usize;
+    for b in bullets {
+        let heading =
+            if kept.iter().any(|k| k.section == b.section) { 0 } else { b.section.heading().len().saturating_add(5) };
+        let cost = b.text.len().saturating_add(3).saturating_add(heading);
+        if used.saturating_add(cost) > budget || !seen.insert(b.text.to_lowercase()) {
+            continue;
+        }
+        used = used.saturating_add(cost);
+        kept.push(b);
+    }
+    // The room left goes to more names, one at a time round the bullets, best first.
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for b in kept.iter_mut() {
+            if b.more.is_empty() {
+                continue;
+            }
+            let name = b.more.remove(0);
+            let cost = name.len().saturating_add(2);
+            if used.saturating_add(cost) <= budget {
+                used = used.saturating_add(cost);
+                b.text.push_str(", ");
+                b.text.push_str(&name);
+                grew = true;
+            } else {
+                b.more.clear();
+            }
+        }
+    }
+    kept.sort_by_key(|b| b.order);
+    let mut sections: Vec<(Section, Vec<String>)> = Vec::new();
+    for b in kept {
+        match sections.iter_mut().find(|(s, _)| *s == b.section) {
+            Some((_, list)) => list.push(b.text),
+            None => sections.push((b.section, vec![b.text])),
+        }
+    }
+    schema::render(&sections)
+}
