@@ -24,7 +24,8 @@
 // format) for every contender and every budget; a budget is met when that count is <= it.
 //
 // Contenders (add one: one line in CONTENDERS):
-// - contextfold `sections`, `window`, `tiers`, `budget` via `compact(chain, { strategy, maxTokens })`;
+// - contextfold `auto` (the default), `mask`, `sections`, `window`, `tiers`, `budget` via
+//   `compact(chain, { strategy, maxTokens })`;
 // - AI SDK `pruneMessages` (reasoning and tool calls dropped before the last 2 messages),
 //   on the chain converted to AI SDK ModelMessages by contextfold `convert`, then oldest
 //   messages dropped until within budget (it has no budget of its own);
@@ -142,7 +143,9 @@ function dropOldest(list, maxTokens) {
 const strategy = (name) => async (chain, maxTokens) => (await compact(chain, { strategy: name, maxTokens })).messages;
 
 export const CONTENDERS = [
-  { name: "contextfold `sections` (default)", run: strategy("sections") },
+  { name: "contextfold `auto` (default)", run: strategy("auto") },
+  { name: "contextfold `mask`", run: strategy("mask") },
+  { name: "contextfold `sections`", run: strategy("sections") },
   { name: "contextfold `window`", run: strategy("window") },
   { name: "contextfold `tiers`", run: strategy("tiers") },
   { name: "contextfold `budget`", run: strategy("budget") },
@@ -318,7 +321,7 @@ function headline(rows) {
   const budgets = [...new Set(withRef.map((r) => r.budget))];
   return (
     `On the real Claude Code session, at ${budgets.length} budgets from the size of Claude Code's own summary (${Math.min(...budgets)} tokens) to ${Math.max(...budgets)}, ` +
-    `the default (\`sections\`, offline summarizer) keeps ${range(CONTENDERS[0].name)} of that summary's facts, AI SDK \`pruneMessages\` ${range("AI SDK `pruneMessages` + drop oldest")}, ` +
+    `the default (\`auto\`, offline summarizer) keeps ${range(CONTENDERS[0].name)} of that summary's facts, AI SDK \`pruneMessages\` ${range("AI SDK `pruneMessages` + drop oldest")}, ` +
     `LangChain \`trimMessages\` ${range("LangChain `trimMessages`")} ([bench/RESULTS.md](bench/RESULTS.md#quality-facts-a-continuing-agent-needs)).`
   );
 }

@@ -10,7 +10,8 @@ node scripts/build-wasm.mjs
 echo
 
 if [ $# -eq 0 ]; then
-    set -- "$ROOT/examples/demo-session.openai.json"
+    # The demo session (about 40k tokens) into an 8k-token budget, with the default strategy.
+    set -- "$ROOT/examples/demo-session.openai.json" --max-tokens 8000
 fi
 # npm runs scripts from the repository root; relative paths are the caller's.
 cd "${INIT_CWD:-$ROOT}"

@@ -22,8 +22,9 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   compact          fold old content into summaries with the built-in offline (extractive)
                    summarizer and print what changed
   --format         the message format (default: auto-detect)
-  --strategy       ${STRATEGIES.join(", ")} [sections]
-  --max-tokens     the budget the result should fit, in estimated tokens (budget: a hard limit)
+  --strategy       ${STRATEGIES.join(", ")} [auto]
+  --max-tokens     the budget the result should fit, in estimated tokens (auto, budget: a hard
+                   limit; auto without one: 100000)
   --max-bytes      the same budget in bytes
   --repair         repair what can be repaired instead of failing, and list the repairs
   --keep-sections  sections strategy: recent sections kept whole [${DEFAULTS.sections.keepQASections}]

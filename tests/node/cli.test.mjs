@@ -90,7 +90,7 @@ describe("contextfold compact", () => {
 
   it("compacts the demo offline and prints before/after", () => {
     const out = join(scratch, "compacted.json");
-    const { code, stdout, stderr } = run("compact", demo, "--out", out);
+    const { code, stdout, stderr } = run("compact", demo, "--max-tokens", "8000", "--out", out);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /summarizer: built-in extractive \(offline\)/);
     const bytes = stdout.match(/^bytes\s+([\d,]+)\s+([\d,]+)$/m);
@@ -99,7 +99,7 @@ describe("contextfold compact", () => {
     assert.ok(after < before / 2, `${after} is not under half of ${before}`);
     assert.match(stdout, /summary calls in 1 wave/);
     // The written file is a valid chain, and compacting it again changes nothing.
-    const again = run("compact", out, "--json");
+    const again = run("compact", out, "--max-tokens", "8000", "--json");
     assert.equal(again.code, 0, again.stderr);
     const result = JSON.parse(again.stdout);
     assert.equal(result.changed, false);
@@ -107,16 +107,26 @@ describe("contextfold compact", () => {
   });
 
   it("takes the strategy settings and rejects bad ones with exit code 2", () => {
-    const tight = run("compact", demo, "--keep-sections", "2", "--section-bytes", "4000", "--json");
+    const tight = run(
+      "compact",
+      demo,
+      "--strategy",
+      "sections",
+      "--keep-sections",
+      "2",
+      "--section-bytes",
+      "4000",
+      "--json",
+    );
     assert.equal(tight.code, 0, tight.stderr);
     assert.ok(JSON.parse(tight.stdout).report.calls > 0);
-    const bad = run("compact", demo, "--section-bytes", "lots");
+    const bad = run("compact", demo, "--strategy", "sections", "--section-bytes", "lots");
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--section-bytes must be a whole number/);
   });
 
   it("runs every strategy; the budget strategy fits --max-tokens or --max-bytes", () => {
-    for (const strategy of ["window", "tiers"]) {
+    for (const strategy of ["auto", "mask", "window", "tiers"]) {
       const r = run("compact", demo, "--strategy", strategy, "--max-tokens", "10000", "--json");
       assert.equal(r.code, 0, r.stderr);
       const result = JSON.parse(r.stdout);
@@ -186,7 +196,15 @@ describe("contextfold validate", () => {
 
 describe("contextfold compact reporting", () => {
   it("--report json prints the report alone; --progress draws on stderr", () => {
-    const r = run("compact", join(root, "examples/demo-session.openai.json"), "--report", "json", "--progress");
+    const r = run(
+      "compact",
+      join(root, "examples/demo-session.openai.json"),
+      "--max-tokens",
+      "8000",
+      "--report",
+      "json",
+      "--progress",
+    );
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(Object.keys(out), ["changed", "format", "report"]);
@@ -241,6 +259,8 @@ describe("contextfold compact --summarizer openai-compatible", () => {
           cli,
           "compact",
           join(root, "examples/demo-session.openai.json"),
+          "--max-tokens",
+          "8000",
           "--summarizer",
           "openai-compatible",
           "--base-url",

@@ -83,7 +83,7 @@ for (const c of cases()) {
 }
 
 // The module still works after the whole corpus, in the same instance.
-const after = await cf.compact(longChain(), { summarizer: async (r) => `Summary ${r.id}.` });
+const after = await cf.compact(longChain(), { strategy: "sections", summarizer: async (r) => `Summary ${r.id}.` });
 parentPort.postMessage({
   type: "done",
   afterCorpus: { changed: after.changed, valid: valid(after.messages, after.format), calls: after.report.calls },

@@ -112,7 +112,7 @@ describe(`bad-input corpus (${corpus.length} cases x ${FUNCTIONS.length} functio
     assert.ok(done, hang ? `the corpus stopped at a hang in "${hang.name}" / ${hang.fn}` : "the worker did not finish");
     assert.deepEqual(done.afterCorpus, { changed: true, valid: true, calls: done.afterCorpus.calls });
     assert.ok(done.afterCorpus.calls > 0);
-    const result = await compact(longChain(), { summarizer: async () => "Summary." });
+    const result = await compact(longChain(), { strategy: "sections", summarizer: async () => "Summary." });
     assert.equal(result.changed, true);
     assert.deepEqual(validateChain(result.messages, { format: result.format }), []);
   });

@@ -67,7 +67,7 @@ async function requests(messages, strategy, summary) {
 }
 
 describe("prompt injection stays inside the envelope", () => {
-  for (const strategy of ["sections", "window", "tiers", "budget"]) {
+  for (const strategy of ["auto", "sections", "window", "tiers", "budget"]) {
     it(`${strategy}: payloads in every message position`, async () => {
       const evil = chain((i) => PAYLOADS[i % PAYLOADS.length]);
       const good = chain((i) => plain(PAYLOADS[i % PAYLOADS.length]));
@@ -81,7 +81,9 @@ describe("prompt injection stays inside the envelope", () => {
           skeleton(b.seen[i].prompt),
           `request ${i} (${request.kind}): the envelope changed`,
         );
-        assert.equal(request.instructions, b.seen[i].instructions);
+        // The same instructions, but for the target length, which follows the content's size.
+        const fixed = (text) => text.replace(/^Target length: .*$/m, "");
+        assert.equal(fixed(request.instructions), fixed(b.seen[i].instructions));
         for (const p of PAYLOADS.filter((p) => p.length > 20))
           assert.ok(!request.prompt.includes(p), `request ${i}: payload unescaped: ${p}`);
         assert.equal(request.prompt.split("<instructions>").length, 2, "one <instructions> element");

@@ -1,9 +1,9 @@
 // The settings the page offers for each strategy (the main ones; blank means the
 // strategy's default, shown as the placeholder), and reading them into `strategy`.
-import { type CompactStrategy, defaultSettings } from "contextfold";
+import { type CompactStrategy, defaultSettings, type StrategyName } from "contextfold";
 import { h } from "./dom.ts";
 
-export type StrategyName = "sections" | "window" | "tiers" | "budget";
+export type { StrategyName };
 
 interface Setting {
   key: string;
@@ -25,7 +25,19 @@ const num = (key: string, label: string, title: string, derived?: string): Setti
 const bool = (key: string, label: string, title: string): Setting => ({ key, label, kind: "bool", title });
 
 // Blank fields show the package's own defaults (`defaultSettings()`), never a copy here.
+const masking = [
+  num("keepLast", "Tool exchanges kept whole", "Results of the newest tool exchanges are never masked"),
+  num("minBytes", "Smallest masked (bytes)", "Tool results smaller than this are never masked"),
+  bool("maskArguments", "Mask old arguments too", "Also mask large argument values of older tool calls"),
+];
+
 const settings: Record<StrategyName, Setting[]> = {
+  auto: [
+    num("targetPercent", "Fold target (% of budget)", "Compaction brings the chain down to this share of the budget"),
+    num("summaryPercent", "Summary share (% of budget)", "Share of the budget the summary may take"),
+    ...masking,
+  ],
+  mask: masking,
   sections: [
     num("keepQASections", "Recent sections kept", "Recent sections kept out of section summarization (at least 1)"),
     num(

@@ -10,7 +10,7 @@ export async function compactCommand(args, usage) {
     "compact",
     args,
     {
-      strategy: { type: "string", default: "sections" },
+      strategy: { type: "string", default: "auto" },
       "max-tokens": { type: "string" },
       "max-bytes": { type: "string" },
       "keep-sections": { type: "string" },
@@ -127,7 +127,10 @@ function compactReport(file, before, after, result, ms, out, summarizer) {
   );
   if (r.errors.length > 0) lines.push(`errors: ${r.errors.length} (rolled back: ${r.rolledBack})`);
   for (const s of r.sections) {
-    const actions = s.actions.map((a) => a.action).join(", ");
+    // "masked x17, snapshot": repeated actions counted, in the order first seen.
+    const counts = new Map();
+    for (const a of s.actions) counts.set(a.action, (counts.get(a.action) ?? 0) + 1);
+    const actions = [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
     lines.push(`  section ${s.section}: ${actions}`);
   }
   lines.push("");

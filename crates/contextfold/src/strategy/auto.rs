@@ -24,7 +24,7 @@
 
 use super::mask::{self, MaskConfig};
 use super::window::{
-    layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, snapshot_body,
+    layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, snapshot_body, Layout,
     RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
@@ -126,8 +126,18 @@ pub async fn compact<S: Summarizer + ?Sized>(
         return finish(run, Some(masked), parsed.repairs);
     }
     // 2. Fold the oldest span.
-    let shape = layout(&masked);
-    let original = layout(&chain);
+    let (mut shape, mut original) = (layout(&masked), layout(&chain));
+    // The first request stays verbatim unless, with the last exchange and the restoration
+    // message's own text, it alone leaves no room: then it is summarized with the rest.
+    let fixed = |shape: &Layout| {
+        let last = last_exchange(&shape.body);
+        let tail = meter.total(unit, shape.body.get(last..).unwrap_or_default());
+        meter.total(unit, &shape.head).saturating_add(tail).saturating_add(meter.text(unit, &restoration_text("")))
+    };
+    if fixed(&shape) > max.value() {
+        unpin_first_request(&mut shape);
+        unpin_first_request(&mut original);
+    }
     let costs = meter.costs(unit, &shape.body);
     let head_cost = meter.total(unit, &shape.head);
     let share = max.percent(config.summary_percent.clamp(1, 100)).value();
@@ -217,12 +227,9 @@ pub async fn compact<S: Summarizer + ?Sized>(
 /// merged with the summary), splitting only before a message that is no tool result, so
 /// no call is parted from its result.
 fn plan(body: &[Message], costs: &[usize], keep: usize) -> Fold {
-    let limit = body
-        .iter()
-        .rposition(|m| m.role == Role::Assistant)
-        .or_else(|| body.iter().rposition(|m| m.role != Role::Tool))
-        .unwrap_or(0);
-    let pinned = body.iter().rposition(|m| m.role == Role::User);
+    let limit = last_exchange(body);
+    // The latest request stays verbatim, unless it alone is over what is kept.
+    let pinned = body.iter().rposition(|m| m.role == Role::User).filter(|&p| costs.get(p).is_some_and(|&c| c <= keep));
     let mut split = limit;
     let mut kept: usize = costs.get(limit..).map_or(0, |c| c.iter().fold(0usize, |a, b| a.saturating_add(*b)));
     let pinned_cost = |s: usize| pinned.filter(|&p| p < s).and_then(|p| costs.get(p)).copied().unwrap_or(0);
@@ -236,6 +243,26 @@ fn plan(body: &[Message], costs: &[usize], keep: usize) -> Fold {
         }
     }
     Fold { split, pinned }
+}
+
+/// Where the last exchange starts: the last assistant message (else the last message that
+/// is no tool result).
+fn last_exchange(body: &[Message]) -> usize {
+    body.iter()
+        .rposition(|m| m.role == Role::Assistant)
+        .or_else(|| body.iter().rposition(|m| m.role != Role::Tool))
+        .unwrap_or(0)
+}
+
+/// Moves the first user request from the verbatim head into the body, to be summarized.
+fn unpin_first_request(shape: &mut Layout) {
+    if shape.head.last().is_some_and(|m| m.role == Role::User) {
+        if let Some(first) = shape.head.pop() {
+            // Its index in the chain: after the system messages.
+            shape.body.insert(0, first);
+            shape.origin.insert(0, shape.head.len());
+        }
+    }
 }
 
 /// `out` with its summary cut so the chain fits `max`; `None` when it cannot.

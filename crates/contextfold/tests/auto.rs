@@ -1,0 +1,244 @@
+//! The `auto` strategy (issue 16 item 4): nothing under the budget; masking first; one
+//! structured summary of the oldest span in the restoration message after the first
+//! request, updated in place later; the latest request and exchange verbatim; never over
+//! the budget.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+mod common;
+
+use common::*;
+use contextfold::ast::ChainAst;
+use contextfold::format::{parse_json, read_auto};
+use contextfold::measure::{Amount, Meter};
+use contextfold::message::{Message, Part, Role};
+use contextfold::pipeline::compact_json;
+use contextfold::repair::{validate, Provider, RepairOptions};
+use contextfold::settings::CompactSettings;
+use contextfold::strategy::auto::AutoConfig;
+use contextfold::strategy::run::{compact, needs_compaction, CompactOptions, StrategyConfig};
+use contextfold::strategy::window::{restoration_snapshot, RESTORATION_PREFIX};
+use contextfold::strategy::{Action, CompactError, CompactResult, OnError};
+use contextfold::summarize::extractive::ExtractiveSummarizer;
+use contextfold::summarize::mock::FnSummarizer;
+use contextfold::summarize::{Controls, RequestKind, SummarizeError, Summarizer, SummaryRequest};
+use futures::executor::block_on;
+use std::cell::RefCell;
+
+/// Records every request, answers with the built-in summarizer.
+#[derive(Default)]
+struct Recording(RefCell<Vec<SummaryRequest>>);
+
+impl Summarizer for Recording {
+    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
+        self.0.borrow_mut().push(request.clone());
+        ExtractiveSummarizer::default().summarize(request).await
+    }
+}
+
+/// `n` turns of a coding session: a request, a read of a large file, an answer.
+fn turns(from: usize, n: usize) -> Vec<Message> {
+    (from..from + n)
+        .flat_map(|i| {
+            let id = format!("c{i}");
+            vec![
+                user(&format!("Step {i}: update src/mod_{i}.rs.")),
+                Message::new(Role::Assistant, vec![call(&id, "read_file", &format!(r#"{{"path":"src/mod_{i}.rs"}}"#))]),
+                tool(&id, "read_file", &format!("pub fn item_{i}() {{}}\n{}", "// line of code\n".repeat(120))),
+                ai(&format!("Updated src/mod_{i}.rs: item_{i} now returns a Result. {}", "More detail. ".repeat(30))),
+            ]
+        })
+        .collect()
+}
+
+fn session(n: usize) -> Vec<Message> {
+    let mut chain =
+        vec![sys("You are a coding agent."), user("Port the app to Rust. Never touch the tests."), ai("On it.")];
+    chain.extend(turns(0, n));
+    chain
+}
+
+fn config(max: usize) -> AutoConfig {
+    AutoConfig::for_budget(Amount::Tokens(max))
+}
+
+fn run<S: Summarizer>(chain: &[Message], config: AutoConfig, s: &S) -> Result<CompactResult, CompactError> {
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(config),
+        repair: RepairOptions::for_provider(Provider::OpenAi),
+        ..Default::default()
+    };
+    block_on(compact(chain, &options, s, &Controls::default(), Meter::default()))
+}
+
+fn tokens(chain: &[Message]) -> usize {
+    Meter::default().total(contextfold::measure::Unit::Tokens, chain)
+}
+
+fn restorations(chain: &[Message]) -> Vec<String> {
+    chain
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::Text(t) if t.text.starts_with(RESTORATION_PREFIX) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn under_the_budget_nothing_happens() {
+    let chain = session(3);
+    let max = tokens(&chain) + 10;
+    let s = Recording::default();
+    let out = run(&chain, config(max), &s).unwrap();
+    assert!(!out.changed && s.0.borrow().is_empty());
+    assert!(!needs_compaction(&chain, &StrategyConfig::Auto(config(max)), Meter::default()));
+    assert!(needs_compaction(&chain, &StrategyConfig::Auto(config(max - 20)), Meter::default()));
+}
+
+#[test]
+fn masking_alone_when_it_reaches_the_target() {
+    let chain = session(6);
+    // Tool output is most of the chain: masking it reaches 70% of this budget.
+    let masked = contextfold::strategy::mask::mask(&chain, &contextfold::strategy::mask::MaskConfig::default()).0;
+    let max = tokens(&masked) * 10 / 7 + 5;
+    assert!(max < tokens(&chain));
+    let s = Recording::default();
+    let out = run(&chain, config(max), &s).unwrap();
+    assert!(out.changed);
+    assert!(s.0.borrow().is_empty(), "no summarizer call");
+    assert!(tokens(&out.messages) <= max * 70 / 100);
+    assert!(out.report.sections.iter().flat_map(|s| &s.actions).all(|a| matches!(a, Action::Masked { .. })));
+    // Every request and every assistant text is still there.
+    let texts = |c: &[Message]| c.iter().filter(|m| m.role != Role::Tool).map(Message::joined_text).collect::<Vec<_>>();
+    assert_eq!(texts(&out.messages), texts(&chain));
+}
+
+#[test]
+fn one_structured_summary_after_the_first_request_then_updated_in_place() {
+    let chain = session(12);
+    let max = 3000;
+    let s = Recording::default();
+    let out = run(&chain, config(max), &s).unwrap();
+    let requests = s.0.borrow().clone();
+    assert_eq!(requests.len(), 1, "one summary per fold");
+    let r = &requests[0];
+    assert_eq!(r.kind, RequestKind::Fold);
+    for needle in ["## User requests:", "## Files:", "## Next step:", "Target length: about"] {
+        assert!(r.instructions.contains(needle), "{needle:?} not asked for");
+    }
+    // The summarizer read the span before masking.
+    assert!(r.transcript.contains("pub fn item_0()"), "the span as it was");
+    let m = &out.messages;
+    assert!(tokens(m) <= max, "{} > {max}", tokens(m));
+    assert!(validate(m, Provider::OpenAi).is_empty());
+    ChainAst::parse(m).unwrap();
+    // System prompt, then the first request verbatim with the restoration after it.
+    assert_eq!(m[0], chain[0]);
+    assert_eq!(m[1].role, Role::User);
+    assert_eq!(m[1].parts[0], chain[1].parts[0], "the first request verbatim");
+    let restored = restorations(m);
+    assert_eq!(restored.len(), 1);
+    let snapshot = restoration_snapshot(restored[0].split("\n[cf:").next().unwrap()).unwrap().to_string();
+    assert!(snapshot.contains("## User requests") && snapshot.contains("Step 0: update src/mod_0.rs."), "{snapshot}");
+    // The latest request and the last exchange verbatim.
+    let latest = chain.iter().rposition(|x| x.role == Role::User).unwrap();
+    assert!(m.iter().any(|x| x.parts.contains(&chain[latest].parts[0])));
+    assert_eq!(m.last(), chain.last());
+    // Nothing new: no call, no change.
+    let again = Recording::default();
+    let same = run(m, config(max), &again).unwrap();
+    assert!(!same.changed && again.0.borrow().is_empty());
+
+    // The conversation grows past the budget: the summary is updated, not re-summarized.
+    let mut grown = m.clone();
+    grown.extend(turns(12, 8));
+    let s2 = Recording::default();
+    let out2 = run(&grown, config(max), &s2).unwrap();
+    let requests = s2.0.borrow();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].transcript.starts_with("<previous_summary>"), "an update");
+    assert!(!requests[0].transcript.contains(RESTORATION_PREFIX), "the old restoration is not re-sent as a message");
+    let restored = restorations(&out2.messages);
+    assert_eq!(restored.len(), 1, "one restoration, replaced");
+    assert!(restored[0].contains("Step 0: update src/mod_0.rs.") && restored[0].contains("Step 12"), "{}", restored[0]);
+    assert!(matches!(
+        out2.report.sections.iter().flat_map(|s| &s.actions).find(|a| matches!(a, Action::Snapshot { .. })),
+        Some(Action::Snapshot { updated: true, .. })
+    ));
+    assert!(tokens(&out2.messages) <= max);
+}
+
+#[test]
+fn a_failed_summary_loses_nothing() {
+    let chain = session(12);
+    let fail = FnSummarizer(|_r: SummaryRequest| async { Err::<String, _>(SummarizeError::failed("model down")) });
+    let rolled = run(&chain, config(3000), &fail).unwrap();
+    assert!(rolled.report.rolled_back && !rolled.changed);
+    assert_eq!(rolled.messages, chain);
+    let err = run(&chain, AutoConfig { on_error: OnError::Throw, ..config(3000) }, &fail).unwrap_err();
+    assert_eq!(err.code(), "summarizer_failed");
+    // Partial: the masked chain, every message still there.
+    let partial = run(&chain, AutoConfig { on_error: OnError::Partial, ..config(3000) }, &fail).unwrap();
+    assert_eq!(partial.messages.len(), chain.len());
+    assert_eq!(partial.report.errors.len(), 1);
+}
+
+#[test]
+fn never_over_the_budget() {
+    // The first request is summarized too when it alone leaves no room.
+    let mut chain = session(6);
+    chain[1] = user(&"A very long first request. ".repeat(300));
+    let max = 1500;
+    let out = run(&chain, config(max), &Recording::default()).unwrap();
+    assert!(tokens(&out.messages) <= max, "{}", tokens(&out.messages));
+    // The last exchange alone over the budget: a typed error saying so.
+    let mut huge = session(2);
+    huge.push(user(&"x ".repeat(20_000)));
+    let err = run(&huge, config(2000), &Recording::default()).unwrap_err();
+    assert_eq!(err.code(), "budget_exceeded");
+    // Real transcripts at several budgets: within it, valid, or a budget error.
+    for path in common::real_fixtures().unwrap_or_default() {
+        let value = parse_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let (messages, format) = read_auto(&value).unwrap();
+        let provider = contextfold::convert::provider_of(format);
+        for max in [500, 2000, 8000] {
+            let options = CompactOptions {
+                strategy: StrategyConfig::Auto(config(max)),
+                repair: RepairOptions::for_provider(provider),
+                ..Default::default()
+            };
+            let what = format!("{} at {max}", path.display());
+            match block_on(compact(
+                &messages,
+                &options,
+                &ExtractiveSummarizer::default(),
+                &Controls::default(),
+                Meter::default(),
+            )) {
+                Ok(out) => {
+                    assert!(tokens(&out.messages) <= max || !out.changed && tokens(&messages) <= max, "{what}");
+                    assert!(validate(&out.messages, provider).is_empty(), "{what}");
+                }
+                Err(e) => assert_eq!(e.code(), "budget_exceeded", "{what}: {e}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_callers_focus_reaches_the_prompt() {
+    let chain = session(12);
+    let value = contextfold::format::write(&chain, contextfold::format::Format::OpenAi).unwrap();
+    let settings = CompactSettings {
+        strategy: StrategyConfig::Auto(config(3000)),
+        instructions: Some("the error handling of item_3".into()),
+        ..CompactSettings::default()
+    };
+    let s = Recording::default();
+    block_on(compact_json(&value, &settings, &s, &Controls::default(), Meter::default())).unwrap();
+    let requests = s.0.borrow();
+    assert!(!requests.is_empty());
+    assert!(requests.iter().all(|r| r.instructions.contains("focus on: the error handling of item_3")));
+    assert!(requests.iter().all(|r| r.prompt.contains("focus on: the error handling of item_3")));
+}
