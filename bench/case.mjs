@@ -14,7 +14,7 @@ import { basename } from "node:path";
 import init, { compact, parseChain } from "contextfold";
 import { openaiChain } from "./generate.mjs";
 
-export const STRATEGIES = ["sections", "window", "tiers", "budget"];
+export const STRATEGIES = ["auto", "sections", "window", "tiers", "budget"];
 export const SEED = 42;
 
 const instant = async (request) => `Summary ${request.id}: the work so far.`;

@@ -246,8 +246,8 @@ md.push(
   "",
 );
 md.push(
-  "| input | msgs | bytes | iter | floor | compact `sections` | compact `budget` | LangChain convert | `trimMessages` | `summarizationMiddleware` | `budget` / `trimMessages` | `sections` / `summarizationMiddleware` |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  "| input | msgs | bytes | iter | floor | compact `auto` (default) | compact `sections` | compact `budget` | LangChain convert | `trimMessages` | `summarizationMiddleware` | `budget` / `trimMessages` | `sections` / `summarizationMiddleware` |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 );
 const cell = (r, s) =>
   r.results[s]?.error
@@ -258,7 +258,7 @@ for (const r of overhead) {
   const lcTrim = m.lcTrim == null ? null : m.lcTrim + m.lcConvert;
   const lcSum = m.lcSummarize == null ? null : m.lcSummarize + m.lcConvert;
   md.push(
-    `| ${r.name} | ${num(r.messages)} | ${kb(r.bytes)} | ${r.iterations} | ${ms(m.floor)} | ${cell(r, "sections")} | ${cell(r, "budget")} | ` +
+    `| ${r.name} | ${num(r.messages)} | ${kb(r.bytes)} | ${r.iterations} | ${ms(m.floor)} | ${cell(r, "auto")} | ${cell(r, "sections")} | ${cell(r, "budget")} | ` +
       `${r.format === "openai" ? ms(m.lcConvert) : "n/a (OpenAI only)"} | ${lcTrim == null ? (r.format === "openai" ? "not run (quadratic)" : "n/a") : `${ms(lcTrim)} (${ratio(lcTrim, m.floor)})`} | ` +
       `${lcSum == null ? (r.format === "openai" ? "not run (quadratic)" : "n/a") : `${ms(lcSum)} (${ratio(lcSum, m.floor)})`} | ${ratio(m.budget, lcTrim)} | ${ratio(m.sections, lcSum)} |`,
   );
@@ -266,8 +266,8 @@ for (const r of overhead) {
 md.push("", "(x) = times the floor of the same input. The last two columns: below 1x, contextfold is faster.", "");
 md.push("What each contender produced (messages after; contextfold: summary calls made):", "");
 md.push(
-  "| input | `sections` | `window` | `tiers` | `budget` | `trimMessages` | `summarizationMiddleware` |",
-  "|---|---|---|---|---|---|---|",
+  "| input | `auto` | `sections` | `window` | `tiers` | `budget` | `trimMessages` | `summarizationMiddleware` |",
+  "|---|---|---|---|---|---|---|---|",
 );
 for (const r of overhead) {
   const c = (s) =>
@@ -277,7 +277,7 @@ for (const r of overhead) {
         ? `${num(r.results[s].afterMessages)} msgs, ${r.results[s].calls} calls`
         : "n/a";
   md.push(
-    `| ${r.name} | ${c("sections")} | ${c("window")} | ${c("tiers")} | ${c("budget")} | ${r.results.lcTrim ? `${num(r.results.lcTrim.afterMessages)} msgs` : "n/a"} | ${r.results.lcSummarize ? `${num(r.results.lcSummarize.afterMessages)} msgs, 1 call` : "n/a"} |`,
+    `| ${r.name} | ${c("auto")} | ${c("sections")} | ${c("window")} | ${c("tiers")} | ${c("budget")} | ${r.results.lcTrim ? `${num(r.results.lcTrim.afterMessages)} msgs` : "n/a"} | ${r.results.lcSummarize ? `${num(r.results.lcSummarize.afterMessages)} msgs, 1 call` : "n/a"} |`,
   );
 }
 md.push("");
@@ -305,6 +305,7 @@ const perMsg = (r, key) => {
 };
 for (const [key, label] of [
   ["floor", "floor (JSON round trip)"],
+  ["auto", "compact `auto`"],
   ["sections", "compact `sections`"],
   ["window", "compact `window`"],
   ["tiers", "compact `tiers`"],

@@ -3,8 +3,9 @@
 //!
 //! Nothing happens while the chain fits `max` (the high-water mark). Over it:
 //! 1. **Mask** ([`super::mask`]): tool results older than the last few exchanges become
-//!    placeholders. If the chain now fits the fold target (`target_percent` of `max`, the
-//!    low-water mark), that is all: no summarizer call.
+//!    placeholders. If that brings the chain down to the fold target (`target_percent` of
+//!    `max`, the low-water mark), only the oldest ones needed are masked, and that is all:
+//!    no summarizer call.
 //! 2. **Fold** the oldest span into ONE structured summary ([`crate::schema`]), in the
 //!    restoration message right after the system prompt and the first user request
 //!    (both verbatim, never merged into the system prompt). The summarizer reads the
@@ -118,30 +119,44 @@ pub async fn compact<S: Summarizer + ?Sized>(
     if meter.fits(max, &chain) {
         return finish(run, None, parsed.repairs);
     }
-    // 1. Mask.
-    let (masked, items) = mask::mask(&chain, &config.mask);
-    run.masked(&items);
+    // 1. Mask, oldest first, as little as reaches the target.
     let target = max.percent(config.target_percent.clamp(1, 100));
-    if meter.fits(target, &masked) {
+    let (all, items) = mask::mask(&chain, &config.mask);
+    if meter.fits(target, &all) {
+        let (mut lo, mut hi) = (0usize, items.len());
+        while lo < hi {
+            let mid = lo.saturating_add(hi) / 2;
+            if meter.fits(target, &mask::mask_oldest(&chain, &config.mask, mid).0) {
+                hi = mid;
+            } else {
+                lo = mid.saturating_add(1);
+            }
+        }
+        let (masked, items) = mask::mask_oldest(&chain, &config.mask, lo);
+        run.masked(&items);
         return finish(run, Some(masked), parsed.repairs);
     }
+    run.masked(&items);
+    let masked = all;
     // 2. Fold the oldest span.
     let (mut shape, mut original) = (layout(&masked), layout(&chain));
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
-    let fixed = |shape: &Layout| {
-        let last = last_exchange(&shape.body);
+    let fixed = |shape: &Layout, tight: bool| {
+        let last = last_exchange(&shape.body, tight);
         let tail = meter.total(unit, shape.body.get(last..).unwrap_or_default());
         meter.total(unit, &shape.head).saturating_add(tail).saturating_add(meter.text(unit, &restoration_text("")))
     };
-    if fixed(&shape) > max.value() {
+    if fixed(&shape, false) > max.value() {
         unpin_first_request(&mut shape);
         unpin_first_request(&mut original);
     }
+    // Still no room: the answer before a closing user message is summarized too.
+    let tight = fixed(&shape, false) > max.value();
     let costs = meter.costs(unit, &shape.body);
     let head_cost = meter.total(unit, &shape.head);
     let share = max.percent(config.summary_percent.clamp(1, 100)).value();
-    let fold = plan(&shape.body, &costs, target.value().saturating_sub(head_cost.saturating_add(share)));
+    let fold = plan(&shape.body, &costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
     // The summary may take what the target leaves, at least its share.
     let kept: usize = (fold.split..costs.len())
         .chain(fold.pinned.filter(|&p| p < fold.split))
@@ -214,8 +229,10 @@ pub async fn compact<S: Summarizer + ?Sized>(
         out = cut_summary(out, max, meter, &mut run).ok_or_else(|| CompactError::Budget {
             max,
             reason: format!(
-                "the system prompt, the first request and the last exchange alone are {}",
-                max.with_value(meter.total(unit, &shape.head).saturating_add(costs.last().copied().unwrap_or(0)))
+                "the system prompt{}, the latest message{} and the summary's own note alone are {}",
+                if shape.head.iter().any(|m| m.role == Role::User) { ", the first request" } else { "" },
+                if tight { "" } else { "s from the last assistant message" },
+                max.with_value(fixed(&shape, tight))
             ),
         })?;
     }
@@ -226,8 +243,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
 /// exchange: the last assistant message and what follows, so the latest message is never
 /// merged with the summary), splitting only before a message that is no tool result, so
 /// no call is parted from its result.
-fn plan(body: &[Message], costs: &[usize], keep: usize) -> Fold {
-    let limit = last_exchange(body);
+fn plan(body: &[Message], costs: &[usize], keep: usize, tight: bool) -> Fold {
+    let limit = last_exchange(body, tight);
     // The latest request stays verbatim, unless it alone is over what is kept.
     let pinned = body.iter().rposition(|m| m.role == Role::User).filter(|&p| costs.get(p).is_some_and(|&c| c <= keep));
     let mut split = limit;
@@ -246,8 +263,12 @@ fn plan(body: &[Message], costs: &[usize], keep: usize) -> Fold {
 }
 
 /// Where the last exchange starts: the last assistant message (else the last message that
-/// is no tool result).
-fn last_exchange(body: &[Message]) -> usize {
+/// is no tool result); `tight`: a closing user message alone.
+fn last_exchange(body: &[Message], tight: bool) -> usize {
+    let closing_user = body.len().checked_sub(1).filter(|&i| body.get(i).is_some_and(|m| m.role == Role::User));
+    if let Some(i) = closing_user.filter(|_| tight) {
+        return i;
+    }
     body.iter()
         .rposition(|m| m.role == Role::Assistant)
         .or_else(|| body.iter().rposition(|m| m.role != Role::Tool))
@@ -276,8 +297,10 @@ fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut R
         })
     })?;
     let unit = max.unit();
-    // Cut by the excess (a unit is at least a byte), then by twice as much until it fits.
-    let mut excess = meter.total(unit, &out).saturating_sub(max.value()).max(1);
+    // Cut by the excess (a unit is at least a byte), then by twice as much, down to one
+    // character, until it fits.
+    let most = snapshot.len().saturating_sub(1);
+    let mut excess = meter.total(unit, &out).saturating_sub(max.value()).clamp(1, most.max(1));
     loop {
         let cut = cut_by(&snapshot, excess)?;
         *out.get_mut(at)?.parts.get_mut(pi)? = restoration_part(&cut);
@@ -285,7 +308,10 @@ fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut R
             run.record(0, Action::Truncated { message: None, bytes_before: snapshot.len(), bytes_after: cut.len() });
             return Some(out);
         }
-        excess = excess.saturating_mul(2);
+        if excess >= most {
+            return None;
+        }
+        excess = excess.saturating_mul(2).min(most);
     }
 }
 

@@ -72,6 +72,11 @@ pub struct Masked {
 
 /// `messages` with what [`MaskConfig`] masks replaced, and what was masked.
 pub fn mask(messages: &[Message], config: &MaskConfig) -> (Vec<Message>, Vec<Masked>) {
+    mask_oldest(messages, config, usize::MAX)
+}
+
+/// [`mask`] of the `limit` oldest results (and argument values) it would mask, at most.
+pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (Vec<Message>, Vec<Masked>) {
     let calls: HashMap<&str, &ToolCallPart> =
         messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c)).collect();
     // The calls of the newest `keep_last` exchanges.
@@ -90,6 +95,7 @@ pub fn mask(messages: &[Message], config: &MaskConfig) -> (Vec<Message>, Vec<Mas
         let mut m = m.clone();
         for part in &mut m.parts {
             match part {
+                _ if masked.len() >= limit => {}
                 Part::ToolResult(r) if !recent.contains(r.call_id.as_str()) => {
                     let call = calls.get(r.call_id.as_str()).copied();
                     let tool = r.name.clone().or_else(|| call.map(|c| c.name.clone())).unwrap_or_else(|| "tool".into());
