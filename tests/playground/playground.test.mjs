@@ -574,6 +574,7 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       await loadDemo(page);
       assert.equal(await page.$eval("#error", (el) => el.hidden), true, "a good input clears the error");
       await page.selectOption("#strategy", "budget");
+      await page.fill("#maxTokens", "");
       assert.equal(await runToEnd(page), "error");
       assert.deepEqual(
         { code: (await shown()).code, path: (await shown()).path },

@@ -473,7 +473,8 @@ function showSummarizerSettings(): void {
 function showStrategySettings(): void {
   const name = ui.strategy.value as StrategyName;
   renderStrategySettings(name, ui.strategySettings);
-  ui.maxTokens.placeholder = name === "budget" ? "required" : "none";
+  // Blank: auto takes its own default budget, budget needs one, the others need none.
+  ui.maxTokens.placeholder = name === "budget" ? "required" : name === "auto" ? "100000" : "none";
 }
 
 let inspectTimer = 0;
