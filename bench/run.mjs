@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as accuracy from "./token-accuracy.mjs";
 import * as quality from "./quality.mjs";
+import * as replay from "./replay.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -413,6 +414,7 @@ md.push(
 );
 md.push(accuracyTable, "");
 if (!quick) md.push((await quality.section()).markdown, "");
+if (!quick) md.push((await replay.section()).markdown, "");
 md.push(`Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`, "");
 
 const text = md.join("\n");

@@ -42,7 +42,11 @@ export interface MiddlewareReport {
 }
 
 export interface CompactionMiddlewareOptions<Env = unknown> {
-    /** Default `"budget"` (a hard token budget). */
+    /**
+     * Default `{ name: "auto", stable: true }`: within the budget (hard), folding as the
+     * conversation's requests would have, so the compacted prefix stays the same from one
+     * request to the next.
+     */
     strategy?: CompactStrategy;
     /** The token budget of the messages (system prompt included); used for models not in `contextWindows`. */
     maxTokens?: number;

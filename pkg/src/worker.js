@@ -302,7 +302,7 @@ function checkStrategy(strategy, needsCompaction) {
 function strategyName(strategy) {
   if (typeof strategy === "string") return strategy;
   if (isPlainObject(strategy) && typeof strategy.name === "string") return strategy.name;
-  return "budget";
+  return DEFAULT_STRATEGY.name;
 }
 
 /** Tokens the request spends outside the messages: tool definitions and similar. */
@@ -354,8 +354,17 @@ export function compactionMiddleware(options = {}, api = packageApi) {
  * The middleware's settings with their defaults, and the per-`env` state: the cache a
  * factory made for each `env` and the default summarizer, made once.
  */
+/**
+ * The middleware's strategy when none is given: `auto` in stable mode. The middleware gets
+ * the whole raw history on every request; stable mode folds as the conversation's requests
+ * would have, so the compacted prefix is the same from one request to the next (a
+ * provider's prompt cache keeps paying) and, with a summary cache, no summary is asked for
+ * twice.
+ */
+const DEFAULT_STRATEGY = Object.freeze({ name: "auto", stable: true });
+
 function middlewareOf(options, api) {
-  const strategy = options.strategy ?? "budget";
+  const strategy = options.strategy ?? DEFAULT_STRATEGY;
   const caches = new WeakMap(); // env -> the cache a factory made for it
   let defaultSummarizer;
   return {

@@ -35,6 +35,7 @@ const settings: Record<StrategyName, Setting[]> = {
   auto: [
     num("targetPercent", "Fold target (% of budget)", "Compaction brings the chain down to this share of the budget"),
     num("summaryPercent", "Summary share (% of budget)", "Share of the budget the summary may take"),
+    bool("stable", "Stable prefix", "Fold as the conversation's requests would have (for stateless callers)"),
     ...masking,
   ],
   mask: masking,

@@ -242,3 +242,62 @@ fn the_callers_focus_reaches_the_prompt() {
     assert!(requests.iter().all(|r| r.instructions.contains("focus on: the error handling of item_3")));
     assert!(requests.iter().all(|r| r.prompt.contains("focus on: the error handling of item_3")));
 }
+
+/// A summarizer that caches by prompt, as `cachedSummarizer` does, and counts real calls.
+#[derive(Default)]
+struct Cached {
+    answers: RefCell<std::collections::HashMap<String, String>>,
+    calls: RefCell<usize>,
+}
+
+impl Summarizer for Cached {
+    async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
+        if let Some(hit) = self.answers.borrow().get(&request.prompt) {
+            return Ok(hit.clone());
+        }
+        *self.calls.borrow_mut() += 1;
+        let key = request.prompt.clone();
+        let answer = ExtractiveSummarizer::default().summarize(request).await?;
+        self.answers.borrow_mut().insert(key, answer.clone());
+        Ok(answer)
+    }
+}
+
+#[test]
+fn stable_mode_gives_stateless_callers_the_same_prefix() {
+    // The whole raw history is sent on every request, as the Worker middleware gets it.
+    let raw = session(40);
+    let config = AutoConfig { stable: true, ..config(3000) };
+    let s = Cached::default();
+    let requests: Vec<usize> =
+        raw.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant).map(|(i, _)| i).collect();
+    let mut previous: Option<Vec<Message>> = None;
+    let (mut stable, mut after_first, mut folds) = (0, 0, 0);
+    for &at in &requests {
+        let out = run(&raw[..at], config.clone(), &s).unwrap();
+        let sent = out.messages;
+        assert!(tokens(&sent) <= 3000, "request at {at}: {} tokens", tokens(&sent));
+        assert!(validate(&sent, Provider::OpenAi).is_empty());
+        if let Some(prev) = &previous {
+            if out.changed {
+                after_first += 1;
+                if sent.len() >= prev.len() && sent[..prev.len()] == prev[..] {
+                    stable += 1;
+                } else {
+                    folds += 1;
+                }
+            }
+        }
+        previous = out.changed.then_some(sent);
+    }
+    assert!(after_first > 50, "{after_first}");
+    // Here a fold frees 30% of a small budget, about two turns: the prefix changes only
+    // at folds.
+    assert!(stable * 100 >= after_first * 75, "stable on {stable} of {after_first} requests");
+    // At most one summary per fold: the cache answers every replayed one.
+    assert!(*s.calls.borrow() <= folds + 1, "calls {} for {folds} folds after the first", s.calls.borrow());
+    // Two requests sharing a raw prefix: byte-identical compacted prefixes.
+    let a = run(&raw[..requests[60]], config.clone(), &s).unwrap().messages;
+    let b = run(&raw[..requests[60] + 1], config.clone(), &s).unwrap().messages;
+    assert_eq!(&b[..a.len()], &a[..]);
+}

@@ -104,6 +104,12 @@ pub struct AutoStrategy {
     /// A span smaller than this is never sent to the summarizer [512].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_summarize_bytes: Option<usize>,
+    /// Fold as the conversation's requests would have, one after the other, so that the
+    /// same raw history always gives the same compacted prefix: for stateless callers that
+    /// send the whole history every time (the Worker middleware); with a summary cache no
+    /// call is repeated [false].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stable: Option<bool>,
 }
 
 /// Settings of the `mask` strategy (observation masking alone, no summarizer call): tool
@@ -368,6 +374,7 @@ impl CompactStrategy {
                 min_bytes: Some(a.mask.min_bytes),
                 mask_arguments: Some(a.mask.mask_arguments),
                 min_summarize_bytes: Some(a.min_summarize_bytes),
+                stable: Some(a.stable),
             },
             mask: MaskStrategy {
                 name: "mask".into(),
@@ -533,6 +540,7 @@ impl AutoStrategy {
             summary_percent: self.summary_percent.unwrap_or(d.summary_percent),
             mask: mask_config(mask, self.keep_last, &self.exclude_tools, self.min_bytes, self.mask_arguments),
             min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
+            stable: self.stable.unwrap_or(d.stable),
             on_error,
             ..d
         })

@@ -48,6 +48,9 @@ pub struct AutoConfig {
     pub mask: MaskConfig,
     /// A span smaller than this many bytes is never sent to the summarizer.
     pub min_summarize_bytes: usize,
+    /// Fold as the conversation's requests would have, one after the other (see
+    /// [`replay`]): for stateless callers that send the whole raw history every time.
+    pub stable: bool,
     pub on_error: OnError,
 }
 
@@ -64,6 +67,7 @@ impl AutoConfig {
             summary_percent: 50,
             mask: MaskConfig::default(),
             min_summarize_bytes: 512,
+            stable: false,
             on_error: OnError::Rollback,
         }
     }
@@ -114,32 +118,108 @@ pub async fn compact<S: Summarizer + ?Sized>(
             cancelled: controls.cancel.is_cancelled(),
         })
     };
+    let result = if config.stable {
+        replay(&chain, config, summarizer, controls, meter, &mut run).await?
+    } else {
+        fold(&chain, config, summarizer, controls, meter, &mut run).await?
+    };
+    finish(run, result, parsed.repairs)
+}
+
+/// Stable mode: the chain compacted as if each request of the conversation had been (a
+/// request is the history before each assistant message, and the whole chain last): a
+/// fold whenever what would have been sent was over `max`, each on the result of the one
+/// before. The outcome depends only on the raw history, so a stateless caller sending a
+/// longer history gets the same compacted prefix, and with a summary cache no call is
+/// repeated. Folds at earlier requests that could not fit are skipped (that request would
+/// have failed then); only the last one's error counts. Action indices are those of the
+/// chain each fold saw.
+async fn replay<S: Summarizer + ?Sized>(
+    chain: &[Message],
+    config: &AutoConfig,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+    run: &mut Run,
+) -> Result<Option<Vec<Message>>, CompactError> {
+    let max = config.max;
+    let costs = meter.costs(max.unit(), chain);
+    let points: Vec<usize> = chain
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::Assistant)
+        .map(|(i, _)| i)
+        .chain(std::iter::once(chain.len()))
+        .collect();
+    let (mut state, mut state_cost, mut covered, mut pending, mut last) = (Vec::new(), 0usize, 0usize, 0usize, 0usize);
+    let mut folded = false;
+    for (n, &p) in points.iter().enumerate() {
+        pending = costs.get(last..p).unwrap_or_default().iter().fold(pending, |a, c| a.saturating_add(*c));
+        last = p;
+        if state_cost.saturating_add(pending) <= max.value() {
+            continue;
+        }
+        let mut current = state.clone();
+        current.extend_from_slice(chain.get(covered..p).unwrap_or_default());
+        let next = match fold(&current, config, summarizer, controls, meter, run).await {
+            Ok(next) => next,
+            Err(CompactError::Budget { .. }) if n.saturating_add(1) < points.len() => None,
+            Err(e) => return Err(e),
+        };
+        if controls.cancel.is_cancelled() || (!run.errors.is_empty() && config.on_error != OnError::Partial) {
+            return Ok(None);
+        }
+        if let Some(next) = next {
+            state_cost = meter.total(max.unit(), &next);
+            state = next;
+            covered = p;
+            pending = 0;
+            folded = true;
+        }
+    }
+    if !folded {
+        return Ok(None);
+    }
+    state.extend_from_slice(chain.get(covered..).unwrap_or_default());
+    Ok(Some(state))
+}
+
+/// One compaction of `chain` at its end (see the module documentation); `None` when it
+/// fits or nothing could be done.
+async fn fold<S: Summarizer + ?Sized>(
+    chain: &[Message],
+    config: &AutoConfig,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+    run: &mut Run,
+) -> Result<Option<Vec<Message>>, CompactError> {
     let max = config.max;
     let unit = max.unit();
-    if meter.fits(max, &chain) {
-        return finish(run, None, parsed.repairs);
+    if meter.fits(max, chain) {
+        return Ok(None);
     }
     // 1. Mask, oldest first, as little as reaches the target.
     let target = max.percent(config.target_percent.clamp(1, 100));
-    let (all, items) = mask::mask(&chain, &config.mask);
+    let (all, items) = mask::mask(chain, &config.mask);
     if meter.fits(target, &all) {
         let (mut lo, mut hi) = (0usize, items.len());
         while lo < hi {
             let mid = lo.saturating_add(hi) / 2;
-            if meter.fits(target, &mask::mask_oldest(&chain, &config.mask, mid).0) {
+            if meter.fits(target, &mask::mask_oldest(chain, &config.mask, mid).0) {
                 hi = mid;
             } else {
                 lo = mid.saturating_add(1);
             }
         }
-        let (masked, items) = mask::mask_oldest(&chain, &config.mask, lo);
+        let (masked, items) = mask::mask_oldest(chain, &config.mask, lo);
         run.masked(&items);
-        return finish(run, Some(masked), parsed.repairs);
+        return Ok(Some(masked));
     }
     run.masked(&items);
     let masked = all;
     // 2. Fold the oldest span.
-    let (mut shape, mut original) = (layout(&masked), layout(&chain));
+    let (mut shape, mut original) = (layout(&masked), layout(chain));
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
     let fixed = |shape: &Layout, tight: bool| {
@@ -181,7 +261,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)).saturating_sub(restoration_text("").len());
         let first = shape.origin.first().copied().unwrap_or(0);
         let end = shape.origin.get(fold.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
-        let Some(prompt) = prompt else { return finish(run, Some(out), parsed.repairs) };
+        let Some(prompt) = prompt else { return Ok(Some(out)) };
         let job = Job {
             kind: RequestKind::Fold,
             prompt,
@@ -213,7 +293,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
                 run.record(0, Action::Failed { kind: RequestKind::Fold, request: e.request });
                 run.errors.push(e);
                 // Partial keeps what masking did; the others end in `conclude`.
-                return finish(run, Some(out), parsed.repairs);
+                return Ok(Some(out));
             }
             None => {}
         }
@@ -226,7 +306,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
         out = remasked;
     }
     if !meter.fits(max, &out) {
-        out = cut_summary(out, max, meter, &mut run).ok_or_else(|| CompactError::Budget {
+        out = cut_summary(out, max, meter, run).ok_or_else(|| CompactError::Budget {
             max,
             reason: format!(
                 "the system prompt{}, the latest message{} and the summary's own note alone are {}",
@@ -236,7 +316,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             ),
         })?;
     }
-    finish(run, Some(out), parsed.repairs)
+    Ok(Some(out))
 }
 
 /// The fold that keeps the most recent messages costing at most `keep` (at least the last
