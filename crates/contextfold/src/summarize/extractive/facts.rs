@@ -129,6 +129,12 @@ fn is_notice(text: &str) -> bool {
     tag || t.starts_with("[Request interrupted") || t.starts_with("Caveat:")
 }
 
+/// Whether an assistant text is a summary in the schema (it opens with one of its headings).
+fn is_summary(text: &str) -> bool {
+    let first = text.trim_start().lines().next().unwrap_or_default();
+    first.strip_prefix("## ").and_then(Section::of_heading).is_some()
+}
+
 /// A slash command the user typed (`<command-name>/x</command-name><command-args>...`):
 /// the request is its name and arguments.
 fn command_request(text: &str) -> Option<String> {
@@ -179,7 +185,10 @@ impl Facts {
         let last_text = items.iter().rposition(|i| matches!(i, Item::AssistantText(t) if !t.trim().is_empty()));
         for (step, item) in items.iter().enumerate() {
             match item {
-                Item::Previous(text) => f.previous = crate::schema::parse(text),
+                Item::Previous(text) => f.merge_summary(text),
+                // Summaries being merged (window's consolidation, a QA fold) arrive as
+                // assistant text: merged section by section, not read as prose.
+                Item::AssistantText(text) if is_summary(text) => f.merge_summary(text),
                 Item::Task(text) if !is_notice(text) || command_request(text).is_some() => {
                     let text = command_request(text).unwrap_or_else(|| text.trim().to_string());
                     if text.is_empty() {
@@ -262,6 +271,78 @@ impl Facts {
             }
         }
         f
+    }
+
+    /// Adds the bullets of an earlier summary to what is carried forward, by section; its
+    /// files join the file facts (one entry per path, whatever root it was written under).
+    fn merge_summary(&mut self, text: &str) {
+        for (section, bullets) in crate::schema::parse(text) {
+            if section == Section::Files {
+                self.merge_files(&bullets);
+                continue;
+            }
+            match self.previous.iter_mut().find(|(s, _)| *s == section) {
+                Some((_, list)) => {
+                    for b in bullets {
+                        // The later summary's latest state and next step win.
+                        let latest =
+                            ["Latest: ", "Continue with the latest request: "].into_iter().find(|p| b.starts_with(p));
+                        if let Some(prefix) = latest {
+                            list.retain(|x| !x.starts_with(prefix));
+                        }
+                        if !list.contains(&b) {
+                            list.push(b);
+                        }
+                    }
+                }
+                None => self.previous.push((section, bullets)),
+            }
+        }
+    }
+
+    /// The `Files` bullets of an earlier summary (`Root: <dir>`, `path: verbs; names`,
+    /// `Also named: names`) as file facts.
+    fn merge_files(&mut self, bullets: &[String]) {
+        let mut root: Option<&str> = None;
+        for b in bullets {
+            if let Some(r) = b.strip_prefix("Root: ") {
+                root = Some(r.trim());
+                continue;
+            }
+            if let Some(names) = b.strip_prefix("Also named: ") {
+                for n in names.split(", ").map(str::trim).filter(|n| !n.is_empty()) {
+                    if !self.mentions.iter().any(|m| m == n) {
+                        self.mentions.push(n.to_string());
+                    }
+                }
+                continue;
+            }
+            let Some((path, rest)) = b.split_once(": ") else { continue };
+            let path = match root {
+                Some(r) if !path.starts_with('/') => format!("{}/{path}", r.trim_end_matches('/')),
+                _ => path.to_string(),
+            };
+            let (verbs, names) = rest.split_once("; ").unwrap_or((rest, ""));
+            for v in verbs.split(", ").map(str::trim).filter(|v| !v.is_empty()) {
+                let (verb, times) = match v.rsplit_once(' ') {
+                    Some((verb, n)) => match n.strip_suffix('x').and_then(|n| n.parse::<usize>().ok()) {
+                        Some(n) => (verb, n),
+                        None => (v, 1),
+                    },
+                    None => (v, 1),
+                };
+                for _ in 0..times.min(1000) {
+                    self.touch(&path, verb, "", "", 0);
+                }
+            }
+            if let Some(file) = self.files.iter_mut().find(|f| f.path == path) {
+                for n in names.split(", ").map(str::trim).filter(|n| !n.is_empty()) {
+                    if !file.idents.iter().any(|i| i == n) {
+                        file.idents.push(n.to_string());
+                    }
+                }
+            }
+        }
     }
 
     fn touch(&mut self, path: &str, verb: &str, new: &str, old: &str, step: usize) {
