@@ -301,3 +301,28 @@ fn stable_mode_gives_stateless_callers_the_same_prefix() {
     let b = run(&raw[..requests[60] + 1], config.clone(), &s).unwrap().messages;
     assert_eq!(&b[..a.len()], &a[..]);
 }
+
+#[test]
+fn no_summary_request_exceeds_the_summarizers_limit() {
+    let mut chain = session(30);
+    // One tool result alone longer than the limit.
+    chain.push(Message::new(Role::Assistant, vec![call("big", "read_file", r#"{"path":"dump.txt"}"#)]));
+    chain.push(tool("big", "read_file", &"a line of a very long file\n".repeat(2000)));
+    chain.push(ai("Read the dump."));
+    let limit = 4000;
+    let s = Recording::default();
+    let out = run(&chain, AutoConfig { summarizer_max_tokens: Some(limit), ..config(3000) }, &s).unwrap();
+    let requests = s.0.borrow();
+    assert!(requests.len() > 1, "the span is summarized in parts");
+    for r in requests.iter() {
+        let t = Meter::default().text(contextfold::measure::Unit::Tokens, &r.prompt);
+        assert!(t <= limit, "request {} holds {t} tokens", r.id);
+    }
+    // Each part updates the summary the one before gave.
+    assert!(requests.iter().skip(1).all(|r| r.transcript.starts_with("<previous_summary>")));
+    assert!(tokens(&out.messages) <= 3000);
+    let restored = restorations(&out.messages);
+    assert!(restored[0].contains("Step 0: update src/mod_0.rs.") && restored[0].contains("Step 28"), "{}", restored[0]);
+    // The message too long alone was cut for the summarizer, and the cut reported.
+    assert!(out.report.sections.iter().flat_map(|s| &s.actions).any(|a| matches!(a, Action::Truncated { .. })));
+}

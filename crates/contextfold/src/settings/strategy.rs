@@ -110,6 +110,10 @@ pub struct AutoStrategy {
     /// call is repeated [false].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stable: Option<bool>,
+    /// Most tokens one summary request may hold (your summarizer's context): a longer span
+    /// is summarized in parts, each updating the summary the one before gave [no limit].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer_max_tokens: Option<usize>,
 }
 
 /// Settings of the `mask` strategy (observation masking alone, no summarizer call): tool
@@ -375,6 +379,7 @@ impl CompactStrategy {
                 mask_arguments: Some(a.mask.mask_arguments),
                 min_summarize_bytes: Some(a.min_summarize_bytes),
                 stable: Some(a.stable),
+                summarizer_max_tokens: a.summarizer_max_tokens,
             },
             mask: MaskStrategy {
                 name: "mask".into(),
@@ -533,6 +538,9 @@ impl AutoStrategy {
     fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<AutoConfig, OptionError> {
         share(self.target_percent, ".strategy.targetPercent")?;
         share(self.summary_percent, ".strategy.summaryPercent")?;
+        if self.summarizer_max_tokens.is_some_and(|t| t < 1000) {
+            return Err(OptionError::new(".strategy.summarizerMaxTokens", "must be at least 1000"));
+        }
         let d = max.map_or_else(AutoConfig::default, AutoConfig::for_budget);
         let mask = MaskConfig { on_error, ..d.mask.clone() };
         Ok(AutoConfig {
@@ -541,6 +549,7 @@ impl AutoStrategy {
             mask: mask_config(mask, self.keep_last, &self.exclude_tools, self.min_bytes, self.mask_arguments),
             min_summarize_bytes: self.min_summarize_bytes.unwrap_or(d.min_summarize_bytes),
             stable: self.stable.unwrap_or(d.stable),
+            summarizer_max_tokens: self.summarizer_max_tokens.or(d.summarizer_max_tokens),
             on_error,
             ..d
         })

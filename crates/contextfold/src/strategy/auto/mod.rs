@@ -23,17 +23,17 @@
 //! The restoration message is window's ([`super::window`]): a chain compacted by one is
 //! understood by the other.
 
+mod span;
+
 use super::mask::{self, MaskConfig};
 use super::window::{
-    layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, snapshot_body, Layout,
-    RESTORATION_MARK,
+    layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, Layout, RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::ast::ChainAst;
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
-use crate::prompt::{render, render_update};
-use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, Summarizer};
+use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +51,9 @@ pub struct AutoConfig {
     /// Fold as the conversation's requests would have, one after the other (see
     /// [`replay`]): for stateless callers that send the whole raw history every time.
     pub stable: bool,
+    /// Most tokens one summary request may hold: a longer span is summarized in parts,
+    /// each updating the summary the one before gave (`None`: one request).
+    pub summarizer_max_tokens: Option<usize>,
     pub on_error: OnError,
 }
 
@@ -68,6 +71,7 @@ impl AutoConfig {
             mask: MaskConfig::default(),
             min_summarize_bytes: 512,
             stable: false,
+            summarizer_max_tokens: None,
             on_error: OnError::Rollback,
         }
     }
@@ -249,11 +253,6 @@ async fn fold<S: Summarizer + ?Sized>(
     let previous = shape.previous.as_ref();
     let mut out = masked;
     if !span.is_empty() && span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)) >= config.min_summarize_bytes {
-        let (tasks, work): (Vec<Message>, Vec<Message>) = span.iter().cloned().partition(|m| m.role == Role::User);
-        let prompt = match previous {
-            Some(p) => render_update(&p.snapshot, &tasks, &work),
-            None => render(&tasks, &work),
-        };
         // Bytes a token of this conversation takes, to ask for the allowance in bytes.
         let span_cost = meter.total(unit, &span).max(1);
         let bytes_per_unit = |units: usize| units.saturating_mul(span_bytes) / span_cost;
@@ -261,42 +260,32 @@ async fn fold<S: Summarizer + ?Sized>(
             span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)).saturating_sub(restoration_text("").len());
         let first = shape.origin.first().copied().unwrap_or(0);
         let end = shape.origin.get(fold.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
-        let Some(prompt) = prompt else { return Ok(Some(out)) };
-        let job = Job {
-            kind: RequestKind::Fold,
-            prompt,
-            range: MessageRange { start: first, end: end.max(first) },
-            section: Some(0),
+        let request = span::SpanRequest {
+            span: &span,
+            previous: previous.map(|p| p.snapshot.as_str()),
             target_bytes: hint(bytes_per_unit(allowance), room),
+            limit: config.summarizer_max_tokens,
+            range: MessageRange { start: first, end: end.max(first) },
         };
-        let answer = run.engine.wave(summarizer, controls, vec![job]).await.into_iter().next();
-        match answer {
-            Some(Ok(text)) => {
-                let body = snapshot_body(&text);
-                let mut folded = shape.head.clone();
-                folded.push(Message::new(Role::User, vec![restoration_part(&body)]));
-                folded.extend(fold.pinned.filter(|&p| p < fold.split).and_then(|p| shape.body.get(p)).cloned());
-                folded.extend(shape.body.get(fold.split..).unwrap_or_default().iter().cloned());
-                let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
-                run.record(
-                    0,
-                    Action::Snapshot {
-                        messages: span.len(),
-                        updated: previous.is_some(),
-                        bytes_before,
-                        bytes_after: restoration_text(&body).len(),
-                    },
-                );
-                out = merge_alternating(folded);
-            }
-            Some(Err(e)) => {
-                run.record(0, Action::Failed { kind: RequestKind::Fold, request: e.request });
-                run.errors.push(e);
-                // Partial keeps what masking did; the others end in `conclude`.
-                return Ok(Some(out));
-            }
-            None => {}
-        }
+        let Some(body) = span::summarize_span(request, summarizer, controls, meter, run).await else {
+            // Partial keeps what masking did; the others end in `conclude`.
+            return Ok(Some(out));
+        };
+        let mut folded = shape.head.clone();
+        folded.push(Message::new(Role::User, vec![restoration_part(&body)]));
+        folded.extend(fold.pinned.filter(|&p| p < fold.split).and_then(|p| shape.body.get(p)).cloned());
+        folded.extend(shape.body.get(fold.split..).unwrap_or_default().iter().cloned());
+        let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
+        run.record(
+            0,
+            Action::Snapshot {
+                messages: span.len(),
+                updated: previous.is_some(),
+                bytes_before,
+                bytes_after: restoration_text(&body).len(),
+            },
+        );
+        out = merge_alternating(folded);
     }
     // 3. The hard budget.
     if !meter.fits(max, &out) {

@@ -1,0 +1,160 @@
+//! Summarizing the span a fold takes: one request, or, when the span is too long for the
+//! summarizer (`summarizer_max_tokens`), a chain of requests over consecutive parts of it,
+//! each updating the summary the one before gave. No request exceeds the limit: a single
+//! message longer than it reaches the summarizer cut (reported), never the chain itself.
+
+use super::Run;
+use crate::measure::{Meter, Unit};
+use crate::message::{Message, Part, Role};
+use crate::prompt::{render, render_update, Prompt};
+use crate::strategy::window::snapshot_body;
+use crate::strategy::Action;
+use crate::summarize::{Controls, Job, MessageRange, RequestKind, Summarizer};
+
+/// What summarizing a span needs besides the summarizer.
+pub(super) struct SpanRequest<'a> {
+    pub span: &'a [Message],
+    /// The summary being updated, if any.
+    pub previous: Option<&'a str>,
+    pub target_bytes: usize,
+    /// Most tokens one request may hold.
+    pub limit: Option<usize>,
+    pub range: MessageRange,
+}
+
+/// The summary of the span (inside its snapshot), or `None` when a call failed (the
+/// error is recorded in `run`).
+pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
+    request: SpanRequest<'_>,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+    run: &mut Run,
+) -> Option<String> {
+    let groups = match request.limit {
+        Some(limit) => {
+            // Planned as if the running summary were already as long as it may get.
+            let size = request.previous.map_or(0, str::len).max(request.target_bytes);
+            let stand_in = "lorem ipsum dolor sit amet, ".repeat(size / 28);
+            parts(request.span, &stand_in, limit, meter, run)
+        }
+        None => vec![request.span.to_vec()],
+    };
+    let mut summary: Option<String> = request.previous.map(str::to_string);
+    for group in groups {
+        let (tasks, work): (Vec<Message>, Vec<Message>) = group.into_iter().partition(|m| m.role == Role::User);
+        let Some(prompt) = prompt(summary.as_deref(), &tasks, &work) else { continue };
+        let job = Job {
+            kind: RequestKind::Fold,
+            prompt,
+            range: request.range,
+            section: Some(0),
+            target_bytes: request.target_bytes,
+        };
+        match run.engine.wave(summarizer, controls, vec![job]).await.into_iter().next() {
+            Some(Ok(text)) => summary = Some(snapshot_body(&text)),
+            Some(Err(e)) => {
+                run.record(0, Action::Failed { kind: RequestKind::Fold, request: e.request });
+                run.errors.push(e);
+                return None;
+            }
+            None => return None,
+        }
+    }
+    summary
+}
+
+fn prompt(previous: Option<&str>, tasks: &[Message], work: &[Message]) -> Option<Prompt> {
+    match previous {
+        Some(p) => render_update(p, tasks, work),
+        None => render(tasks, work),
+    }
+}
+
+/// Tokens a prompt for `group` (updating `previous`) takes, instructions included (the
+/// engine adds a line or two: a margin is kept for them).
+fn prompt_tokens(previous: &str, group: &[Message], meter: Meter<'_>) -> usize {
+    let (tasks, work): (Vec<Message>, Vec<Message>) = group.iter().cloned().partition(|m| m.role == Role::User);
+    prompt(Some(previous), &tasks, &work)
+        .map_or(0, |p| meter.text(Unit::Tokens, &p.full()).saturating_add(MARGIN_TOKENS))
+}
+
+/// Tokens kept free in every request for what the engine adds (target length, focus).
+const MARGIN_TOKENS: usize = 200;
+
+/// The span in consecutive parts whose requests fit `limit` tokens with `previous` (a
+/// stand-in for the running summary) beside them. A message too long alone is cut to fit,
+/// and the cut reported.
+fn parts(span: &[Message], previous: &str, limit: usize, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
+    // A limit the instructions and the summary alone reach leaves nothing to split for.
+    if prompt_tokens(previous, &[Message::text(Role::Assistant, ".")], meter) >= limit {
+        return vec![span.to_vec()];
+    }
+    let mut out: Vec<Vec<Message>> = Vec::new();
+    let mut current: Vec<Message> = Vec::new();
+    for m in span {
+        let mut with = current.clone();
+        with.push(m.clone());
+        if prompt_tokens(previous, &with, meter) <= limit {
+            current = with;
+            continue;
+        }
+        if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        if prompt_tokens(previous, std::slice::from_ref(m), meter) <= limit {
+            current.push(m.clone());
+        } else {
+            current.push(cut_to_fit(m, previous, limit, meter, run));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// A copy of `m` with its texts cut (from the end, marked) until a request of it alone
+/// fits `limit`.
+fn cut_to_fit(m: &Message, previous: &str, limit: usize, meter: Meter<'_>, run: &mut Run) -> Message {
+    let before = m.size();
+    let mut keep = before / 2;
+    let mut copy = m.clone();
+    while keep > 0 {
+        copy = m.clone();
+        shrink(&mut copy.parts, keep);
+        if prompt_tokens(previous, std::slice::from_ref(&copy), meter) <= limit {
+            break;
+        }
+        keep /= 2;
+    }
+    run.record(0, Action::Truncated { message: None, bytes_before: before, bytes_after: copy.size() });
+    copy
+}
+
+/// Cuts every text (tool results included) to at most `keep` bytes in all, each in
+/// proportion to its size.
+fn shrink(parts: &mut [Part], keep: usize) {
+    let total: usize = parts.iter().map(Part::size).sum::<usize>().max(1);
+    for p in parts.iter_mut() {
+        match p {
+            Part::Text(t) => {
+                let share = keep.saturating_mul(t.text.len()) / total;
+                if t.text.len() > share {
+                    let mut end = share;
+                    while !t.text.is_char_boundary(end) {
+                        end = end.saturating_sub(1);
+                    }
+                    let cut = t.text.len().saturating_sub(end);
+                    t.text =
+                        format!("{}… [{cut} bytes cut to fit the summarizer]", t.text.get(..end).unwrap_or_default());
+                }
+            }
+            Part::ToolResult(r) => {
+                let own: usize = r.content.iter().map(Part::size).sum();
+                shrink(&mut r.content, keep.saturating_mul(own) / total);
+            }
+            _ => {}
+        }
+    }
+}
