@@ -6,7 +6,7 @@
 // after the compacted chain, so nothing is lost. A failed or rolled-back compaction
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
-import { compact, needsCompaction, parseChain } from "./api.js";
+import { compact, measureChain, needsCompaction, parseChain } from "./api.js";
 import { contextfoldError } from "./errors.js";
 import { assertReady } from "./ready.js";
 
@@ -89,21 +89,42 @@ export class History {
   }
 
   /**
+   * The input tokens the provider reported for the last call (`usage.prompt_tokens`,
+   * `usage.input_tokens`, ...), as the trigger: providers count their own way, so when
+   * that is over `maxTokens`, the history compacts now, to `maxTokens` scaled by how much
+   * the provider's count exceeds contextfold's estimate. Resolves to the result when it
+   * compacted, `null` otherwise (under the budget, or no `maxTokens` in the options).
+   * @param {number} inputTokens
+   */
+  async reportUsage(inputTokens) {
+    if (!Number.isInteger(inputTokens) || inputTokens < 0) {
+      throw contextfoldError("invalid_option", "inputTokens: expected a whole number of tokens", "inputTokens");
+    }
+    const max = this.#options.maxTokens;
+    if (typeof max !== "number" || inputTokens <= max) return null;
+    const estimate = measureChain(this.#messages, { format: this.#options.format }).total.tokens;
+    const maxTokens = Math.max(1, Math.floor((max * Math.min(estimate, inputTokens)) / inputTokens));
+    return this.compact({ maxTokens });
+  }
+
+  /**
    * Compacts now. Concurrent calls share one run. Resolves to the `CompactResult`; the
    * history takes its messages only when the result changed something.
+   * @param {{ maxTokens?: number }} [override] settings of this run only
    */
-  compact() {
+  compact(override = undefined) {
     if (!this.#running) {
-      this.#running = this.#run().finally(() => {
+      this.#running = this.#run(override).finally(() => {
         this.#running = null;
       });
     }
     return this.#running;
   }
 
-  async #run() {
+  /** @param {{ maxTokens?: number }} [override] */
+  async #run(override) {
     const snapshot = this.#messages.slice();
-    const result = await compact(snapshot, this.#options);
+    const result = await compact(snapshot, override ? { ...this.#options, ...override } : this.#options);
     if (result.changed) {
       if (!Array.isArray(result.messages)) {
         throw contextfoldError(

@@ -119,7 +119,15 @@ export declare class History<M = unknown> {
     needsCompaction(): boolean;
     /** Resolves to the compaction's result when one ran, else `null`. */
     push(message: M): Promise<CompactResult<M[]> | null>;
-    compact(): Promise<CompactResult<M[]>>;
+    /**
+     * The input tokens the provider reported for the last call (`usage.prompt_tokens`,
+     * `usage.input_tokens`), as the trigger: over `maxTokens`, the history compacts now, to
+     * `maxTokens` scaled by how much the provider's count exceeds contextfold's estimate.
+     * Resolves to the result when it compacted, else `null`.
+     */
+    reportUsage(inputTokens: number): Promise<CompactResult<M[]> | null>;
+    /** Compacts now; `override.maxTokens` for this run only. */
+    compact(override?: { maxTokens?: number }): Promise<CompactResult<M[]>>;
     toJSON(): StoredHistory<M>;
     /** Functions and signals are not stored: pass them again in `options`. */
     static fromJSON<M = unknown>(data: StoredHistory<M> | string, options?: CompactOptions): History<M>;

@@ -99,7 +99,10 @@ export type FetchHandler<Env = unknown, Ctx = unknown> = (
  * `-cache-misses` (with a cache), `-strategy`, and `x-contextfold-error` (a code; the
  * details go to `onReport`) when compaction failed and the request went on unchanged
  * (or `-skipped` when it was not attempted). A compacted body is the original bytes with
- * the new messages spliced in; everything else in it goes upstream as sent.
+ * the new messages spliced in; everything else in it goes upstream as sent. When upstream
+ * answers that the request is over the model's context (OpenAI `context_length_exceeded`,
+ * Anthropic "prompt is too long", ...), the request is compacted again to 70% of its
+ * budget and sent once more, with `x-contextfold-retried: context_overflow`.
  * Errors: 413 for a body over `maxBodyBytes`, 400 for a malformed one with
  * `onMalformed: "reject"`, both as JSON `{ error: { type, code, message } }`.
  */

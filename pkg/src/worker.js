@@ -460,13 +460,46 @@ async function handle(middleware, next, request, env, ctx) {
     return withHeaders(await forwardOriginal(), { error: "malformed_body" });
   }
 
-  const { figures, outgoing, info } = await compactBody(middleware, format, body, bytes, request, env);
   const model = typeof body.model === "string" ? body.model : undefined;
-  middleware.report(reportOf(format, model, figures, outgoing !== null, info));
-  if (outgoing === null) return withHeaders(await forwardOriginal(), figures);
   const headers = new Headers(request.headers);
   headers.delete("content-length");
-  return withHeaders(await next(new Request(request, { body: outgoing, headers }), env, ctx), figures);
+  /** Compacts at `scale` of the budget, reports, and forwards (the original when nothing changed). */
+  const attempt = async (scale) => {
+    const { figures, outgoing, info } = await compactBody(middleware, format, body, bytes, request, env, scale);
+    middleware.report(reportOf(format, model, figures, outgoing !== null, info));
+    const response =
+      outgoing === null
+        ? await forwardOriginal()
+        : await next(new Request(request, { body: outgoing, headers }), env, ctx);
+    return { response, figures };
+  };
+  const first = await attempt(1);
+  // Upstream counts tokens its own way: a context-overflow answer gets one retry, compacted
+  // harder.
+  if (!(await isOverflow(first.response))) return withHeaders(first.response, first.figures);
+  const second = await attempt(OVERFLOW_RETRY_SCALE);
+  return withHeaders(second.response, { ...second.figures, retried: "context_overflow" });
+}
+
+/** The share of the budget a retry after a context-overflow answer compacts to. */
+const OVERFLOW_RETRY_SCALE = 0.7;
+
+/**
+ * What providers answer when a request is over the model's context: OpenAI
+ * `context_length_exceeded` ("maximum context length"), Anthropic "prompt is too long",
+ * Gemini "input token count ... exceeds the maximum number of tokens", and the like.
+ */
+const OVERFLOW =
+  /context_length_exceeded|prompt is too long|maximum context length|context window|too many (?:input )?tokens|exceeds the maximum number of tokens/i;
+
+/** Whether `response` is a context-overflow error (its body read from a clone). */
+async function isOverflow(response) {
+  if (!(response instanceof Response) || (response.status !== 400 && response.status !== 413)) return false;
+  try {
+    return OVERFLOW.test((await response.clone().text()).slice(0, 65_536));
+  } catch {
+    return false;
+  }
 }
 
 /** The parsed body and why it is not one we can compact (`null` when it is fine). */
@@ -503,11 +536,12 @@ function reportOf(format, model, figures, compacted, info) {
  * the report, the compacted body (`outgoing`, or `null` to forward the original) and the
  * report of `compact` when it ran. Never throws: a failure is a figure.
  */
-async function compactBody(middleware, format, body, bytes, request, env) {
+async function compactBody(middleware, format, body, bytes, request, env, scale = 1) {
   const { options, api } = middleware;
   const figures = { strategy: middleware.name };
   try {
     const budget = budgetOf(options, body, api.estimateTokens);
+    if (budget.tokens !== undefined) budget.tokens = Math.max(1, Math.floor(budget.tokens * scale));
     if (budget.skip !== undefined) {
       figures.skipped = budget.skip;
       return { figures, outgoing: null, info: undefined };
@@ -602,6 +636,7 @@ function withHeaders(response, figures) {
   set("strategy", figures.strategy);
   set("skipped", figures.skipped);
   set("error", figures.error);
+  set("retried", figures.retried);
   return out;
 }
 

@@ -36,6 +36,7 @@ const settings: Record<StrategyName, Setting[]> = {
     num("targetPercent", "Fold target (% of budget)", "Compaction brings the chain down to this share of the budget"),
     num("summaryPercent", "Summary share (% of budget)", "Share of the budget the summary may take"),
     bool("stable", "Stable prefix", "Fold as the conversation's requests would have (for stateless callers)"),
+    num("summarizerMaxTokens", "Summarizer limit (tokens)", "No summary request holds more; longer spans go in parts"),
     ...masking,
   ],
   mask: masking,
