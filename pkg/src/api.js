@@ -7,6 +7,7 @@
 // output message that equals an input message comes back as that input's index, and
 // the very same object is put in its place; an unchanged chain comes back as the same
 // array. Only new messages (summaries) are converted from Rust.
+import { restoreBinary, stringifyChain } from "./binary.js";
 import * as wasm from "./glue.js"; // guarded: not_initialized before the wasm exists
 import { contextfoldError } from "./errors.js";
 
@@ -57,11 +58,16 @@ function guarded(promise) {
 
 const describe = (e) => (e instanceof Error ? e.message : String(e));
 
-/** JSON text for object input; anything else goes to wasm as it is (and fails there). */
-function crossing(messages) {
+/**
+ * JSON text for object input; anything else goes to wasm as it is (and fails there).
+ * Binary values become text the core reads, recorded in `found` to be put back.
+ * @param {unknown} messages
+ * @param {Map<string, unknown>} [found]
+ */
+function crossing(messages, found = new Map()) {
   if (messages === null || typeof messages !== "object") return messages;
   try {
-    return JSON.stringify(messages);
+    return stringifyChain(messages, found);
   } catch (e) {
     // Cycles, BigInt, throwing toJSON: no JSON value to read.
     throw contextfoldError("invalid_shape", `messages are not JSON data: ${describe(e)}`, "");
@@ -164,8 +170,9 @@ export async function compact(messages, options) {
   });
   /** @type {any} the result with its internal `reuse` plan, made the caller's below */
   let result;
+  const found = new Map();
   try {
-    result = await guarded(wasm.compact(crossing(messages), settings));
+    result = await guarded(wasm.compact(crossing(messages, found), settings));
   } catch (e) {
     throw located(e, messages);
   }
@@ -176,9 +183,11 @@ export async function compact(messages, options) {
     // a bare list (null shell) or a request object whose list is to be filled.
     const field = listField(result.format);
     const input = Array.isArray(messages) ? messages : (messages[field] ?? []);
-    const list = result.reuse.map((item) => (typeof item === "number" ? input[item] : item));
-    const shell = result.messages;
+    const list = result.reuse.map((item) => (typeof item === "number" ? input[item] : restoreBinary(item, found)));
+    const shell = restoreBinary(result.messages, found);
     result.messages = shell === null ? list : { ...shell, [field]: list };
+  } else {
+    restoreBinary(result.messages, found);
   }
   delete result.reuse;
   return result;
@@ -207,7 +216,10 @@ export function measureChain(messages, options) {
 /** @type {typeof import("./index.js").convert} */
 export function convert(messages, options) {
   // The declaration types the result by `options.to`, which the core's writer guarantees.
-  return /** @type {any} */ (reading(messages, () => wasm.convert(crossing(messages), options)));
+  const found = new Map();
+  const result = /** @type {any} */ (reading(messages, () => wasm.convert(crossing(messages, found), options)));
+  restoreBinary(result.messages, found);
+  return result;
 }
 
 /**

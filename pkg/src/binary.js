@@ -1,0 +1,84 @@
+// Binary values in a chain (the AI SDK's `Uint8Array` / `ArrayBuffer` file and image data,
+// `URL` objects) cross into wasm as the JSON the core reads, base64 text and the URL's
+// href, and come back as the very values the caller gave wherever they stand in the
+// output (kept messages are the caller's own objects anyway; this covers rewritten ones).
+// Without this, `JSON.stringify` turns a Uint8Array into an object of indices (rejected)
+// and a URL into a string that the SDK then reads as base64.
+
+/** Keys whose value may be binary data or a URL in a supported format. */
+const BINARY_KEYS = new Set(["data", "image", "url"]);
+
+/** Base64 text of bytes. */
+function base64(bytes) {
+  if (typeof Buffer === "function")
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** The JSON text a binary value stands as, or `undefined` when `value` is not binary. */
+function textOf(value) {
+  if (value instanceof Uint8Array) return base64(value);
+  if (value instanceof ArrayBuffer) return base64(new Uint8Array(value));
+  if (ArrayBuffer.isView(value)) return base64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  if (typeof URL === "function" && value instanceof URL) return value.href;
+  return undefined;
+}
+
+/** Whether a message holds a binary value where a format puts file or image data. */
+function holdsBinary(value, depth = 0) {
+  if (value === null || typeof value !== "object" || depth > 6) return false;
+  if (textOf(value) !== undefined) return true;
+  if (Array.isArray(value)) return value.some((v) => holdsBinary(v, depth + 1));
+  for (const key of ["content", "parts", "data", "image", "url", "output", "value"]) {
+    if (key in value && holdsBinary(value[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * JSON text of `messages` with binary values as base64 / href text; `found` maps each
+ * such text back to its value. Plain `JSON.stringify` when there is none (the usual case:
+ * a replacer slows every value down).
+ * @param {unknown} messages
+ * @param {Map<string, unknown>} found
+ */
+export function stringifyChain(messages, found) {
+  const list = Array.isArray(messages) ? messages : Object.values(/** @type {object} */ (messages));
+  if (!list.some((m) => holdsBinary(m))) return JSON.stringify(messages);
+  return JSON.stringify(messages, function (key, value) {
+    // `this[key]` is the value before `toJSON` (a URL's would already be a string).
+    const text = BINARY_KEYS.has(key) ? textOf(this[key]) : undefined;
+    if (text === undefined) return value;
+    found.set(text, this[key]);
+    return text;
+  });
+}
+
+/**
+ * `value` (an output chain, or part of one) with every text `found` maps back replaced,
+ * in place, by the caller's binary value. Returns `value`.
+ * @template T
+ * @param {T} value
+ * @param {Map<string, unknown>} found
+ * @returns {T}
+ */
+export function restoreBinary(value, found) {
+  if (found.size === 0 || value === null || typeof value !== "object") return value;
+  const stack = [value];
+  const seen = new Set();
+  while (stack.length > 0) {
+    const node = /** @type {any} */ (stack.pop());
+    if (seen.has(node)) continue;
+    seen.add(node);
+    for (const [key, item] of Object.entries(node)) {
+      if (typeof item === "string") {
+        if (BINARY_KEYS.has(key) && found.has(item)) node[key] = found.get(item);
+      } else if (item !== null && typeof item === "object" && textOf(item) === undefined) {
+        stack.push(item);
+      }
+    }
+  }
+  return value;
+}

@@ -1,0 +1,102 @@
+// Binary data as the AI SDK holds it (Uint8Array, ArrayBuffer, URL objects in image and
+// file parts) goes through every function, and comes back as the caller's very values,
+// in messages kept and rewritten alike (issue 19 item 1). Judged by the real `ai`.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { generateText, modelMessageSchema } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { compact, convert, measureChain, parseChain, validateChain } from "contextfold";
+
+const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, ...Array.from({ length: 300 }, (_, i) => i % 251)]);
+const pdf = new Uint8Array([37, 80, 68, 70, 45, 49, 46, 55]).buffer; // an ArrayBuffer
+const remote = new URL("https://example.com/chart.png");
+
+/** An AI SDK conversation whose first request carries three kinds of binary data. */
+function conversation(turns) {
+  const messages = [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Describe these, then keep working through the list." },
+        { type: "image", image: png, mediaType: "image/png" },
+        { type: "file", data: pdf, mediaType: "application/pdf", filename: "spec.pdf" },
+        { type: "image", image: remote },
+      ],
+    },
+  ];
+  for (let i = 0; i < turns; i++) {
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "read_file", input: { path: `src/f${i}.ts` } }],
+    });
+    messages.push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: `c${i}`,
+          toolName: "read_file",
+          output: { type: "text", value: `export const f${i} = 1;\n${"// line\n".repeat(300)}` },
+        },
+      ],
+    });
+    messages.push({ role: "assistant", content: [{ type: "text", text: `Read src/f${i}.ts.` }] });
+    messages.push({ role: "user", content: [{ type: "text", text: `Next: item ${i + 1}.` }] });
+  }
+  return messages;
+}
+
+const generated = {
+  content: [{ type: "text", text: "ok" }],
+  finishReason: { unified: "stop", raw: undefined },
+  usage: {
+    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  },
+  warnings: [],
+};
+
+describe("binary data in AI SDK messages", () => {
+  it("is read by every function (no invalid_shape)", () => {
+    const messages = conversation(2);
+    assert.equal(parseChain(messages).format, "aisdk");
+    assert.deepEqual(validateChain(messages), []);
+    assert.ok(measureChain(messages).total.tokens > 0);
+  });
+
+  for (const strategy of ["auto", "sections", "window", "budget"]) {
+    it(`${strategy}: comes back as the caller's very values, and the SDK takes the output`, async () => {
+      const messages = conversation(12);
+      const maxTokens = Math.floor(measureChain(messages).total.tokens / 3);
+      const result = await compact(messages, {
+        strategy: strategy === "window" ? { name: "window", window: 8, thresholdTokens: maxTokens } : strategy,
+        maxTokens,
+      });
+      assert.equal(result.changed, true);
+      const parts = result.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      const media = parts.filter((p) => p.type === "image" || p.type === "file").map((p) => p.image ?? p.data);
+      // Every image or file in the output is one of the caller's own values, never a copy.
+      for (const value of media) assert.ok([png, pdf, remote].includes(value), `a copy: ${String(value).slice(0, 40)}`);
+      // `budget` condenses the first request with the rest; the others keep it verbatim.
+      if (strategy !== "budget") assert.equal(media.length, 3, "the three of them");
+      for (const m of result.messages) modelMessageSchema.parse(m);
+      let seen;
+      const model = new MockLanguageModelV4({
+        supportedUrls: { "image/*": [/^https:\/\/example\.com\//] },
+        doGenerate: async (options) => {
+          seen = options.prompt;
+          return generated;
+        },
+      });
+      await generateText({ model, messages: result.messages });
+      const files = seen.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === "file");
+      assert.equal(files.length, media.length, "the model got every file");
+    });
+  }
+
+  it("convert keeps them too", () => {
+    const out = convert(conversation(1), { to: "aisdk" }).messages;
+    assert.equal(out[0].content[1].image, png);
+    assert.equal(out[0].content[3].image, remote);
+  });
+});
