@@ -1,0 +1,29 @@
+// Types of `contextfold/ai-sdk`.
+import type { LanguageModelMiddleware, ModelMessage } from "ai";
+import type { CompactOptions } from "./index.js";
+
+/**
+ * The options of `compact` (a budget, `maxTokens` or `maxBytes`, is required); the
+ * messages are the AI SDK's. The strategy defaults to `{ name: "auto", stable: true }`.
+ */
+export type AiSdkCompactOptions = Omit<CompactOptions, "format">;
+
+/**
+ * A language model middleware for `wrapLanguageModel`: before every call, generate or
+ * stream, the prompt is compacted to the budget (AI SDK 6 and 7). Binary data (Uint8Array,
+ * ArrayBuffer, base64, URL) goes through untouched.
+ *
+ * @example
+ * ```ts
+ * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: contextfoldMiddleware({ maxTokens: 100_000 }) });
+ * ```
+ */
+export declare function contextfoldMiddleware(options: AiSdkCompactOptions): LanguageModelMiddleware;
+
+/**
+ * A `prepareStep` for agents (`generateText`, `streamText`, `ToolLoopAgent`): each step's
+ * messages are compacted to the budget; the compacted messages carry forward.
+ */
+export declare function compactStep(
+    options: AiSdkCompactOptions,
+): (step: { messages: ModelMessage[] }) => Promise<{ messages?: ModelMessage[] }>;

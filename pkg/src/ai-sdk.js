@@ -1,0 +1,55 @@
+// `contextfold/ai-sdk`: compaction where Vercel AI SDK apps call their model. A language
+// model middleware for `wrapLanguageModel` compacts the prompt of every call (generate
+// and stream alike); `compactStep` does the same as an agent's `prepareStep`. Binary data
+// of every kind the SDK accepts goes through as the caller's own values (./binary.js).
+import { compact, needsCompaction } from "./api.js";
+import { contextfoldError } from "./errors.js";
+
+/**
+ * The compact options both take: AI SDK messages, a budget required, and `auto` in stable
+ * mode by default (a model call gets the whole prompt every time: stable mode keeps the
+ * compacted prefix the same from call to call, so a provider's prompt cache keeps paying).
+ * @param {unknown} options
+ * @param {string} who
+ */
+function settingsOf(options, who) {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw contextfoldError("invalid_option", `${who}: options: expected an object`, "options");
+  }
+  const o = /** @type {Record<string, unknown>} */ (options);
+  if (o.maxTokens === undefined && o.maxBytes === undefined) {
+    throw contextfoldError("invalid_option", `${who}: options.maxTokens: the budget is required`, "options.maxTokens");
+  }
+  const settings = { strategy: { name: "auto", stable: true }, ...o, format: "aisdk" };
+  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
+  needsCompaction([], settings);
+  return settings;
+}
+
+/** The compacted messages, or `messages` itself when nothing was to be done. */
+async function compacted(messages, settings) {
+  if (!Array.isArray(messages) || !needsCompaction(messages, settings)) return messages;
+  const result = await compact(messages, settings);
+  return result.changed ? result.messages : messages;
+}
+
+/** @type {typeof import("./ai-sdk.js").contextfoldMiddleware} */
+export function contextfoldMiddleware(options) {
+  const settings = settingsOf(options, "contextfoldMiddleware");
+  return {
+    specificationVersion: "v4",
+    transformParams: async ({ params }) => {
+      const prompt = await compacted(params.prompt, settings);
+      return prompt === params.prompt ? params : { ...params, prompt };
+    },
+  };
+}
+
+/** @type {typeof import("./ai-sdk.js").compactStep} */
+export function compactStep(options) {
+  const settings = settingsOf(options, "compactStep");
+  return async ({ messages }) => {
+    const out = await compacted(messages, settings);
+    return out === messages ? {} : { messages: out };
+  };
+}

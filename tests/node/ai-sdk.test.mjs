@@ -1,0 +1,180 @@
+// `contextfold/ai-sdk` with the real `ai` package (issue 19 item 1): the middleware
+// compacts the prompt of every call, generate and stream, to the budget; images go through
+// as their bytes; `compactStep` does the same as an agent's `prepareStep`.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
+import { measureChain } from "contextfold";
+import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
+import { z } from "zod";
+
+const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 1, 2, 3, 4]);
+
+/** A long AI SDK conversation whose first request carries an image. */
+function conversation(turns) {
+  const messages = [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Port every module; start with this diagram." },
+        { type: "image", image: png, mediaType: "image/png" },
+      ],
+    },
+  ];
+  for (let i = 0; i < turns; i++) {
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "read_file", input: { path: `src/m${i}.ts` } }],
+    });
+    messages.push({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: `c${i}`,
+          toolName: "read_file",
+          output: { type: "text", value: `export function m${i}() {}\n${"// code\n".repeat(200)}` },
+        },
+      ],
+    });
+    messages.push({ role: "assistant", content: [{ type: "text", text: `Ported src/m${i}.ts.` }] });
+    messages.push({ role: "user", content: [{ type: "text", text: `Next: module ${i + 1}.` }] });
+  }
+  return messages;
+}
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const generated = {
+  content: [{ type: "text", text: "ok" }],
+  finishReason: { unified: "stop", raw: undefined },
+  usage,
+  warnings: [],
+};
+
+/** Tokens of a prompt as the model got it (the SDK's LanguageModelV4 prompt). */
+const tokensOf = (prompt) => measureChain(prompt, { format: "aisdk" }).total.tokens;
+const files = (prompt) =>
+  prompt.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === "file");
+
+describe("contextfold/ai-sdk: the wrapLanguageModel middleware", () => {
+  const messages = conversation(20);
+  const maxTokens = 3000;
+
+  it("generateText: the model gets the prompt within the budget, the image as its bytes", async () => {
+    let seen;
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({
+        doGenerate: async (options) => {
+          seen = options.prompt;
+          return generated;
+        },
+      }),
+      middleware: contextfoldMiddleware({ maxTokens }),
+    });
+    const { text } = await generateText({ model, messages });
+    assert.equal(text, "ok");
+    assert.ok(tokensOf(seen) <= maxTokens, `${tokensOf(seen)} tokens`);
+    assert.ok(tokensOf(seen) < measureChain(messages).total.tokens / 2);
+    const image = files(seen)[0];
+    assert.deepEqual(image?.data?.data ?? image?.data, png, "the image's bytes");
+    // The latest request is there as it was.
+    assert.ok(JSON.stringify(seen).includes("Next: module 20."));
+  });
+
+  it("streamText: the same, streaming", async () => {
+    let seen;
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({
+        doStream: async (options) => {
+          seen = options.prompt;
+          return {
+            stream: convertArrayToReadableStream([
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "ok" },
+              { type: "text-end", id: "t" },
+              { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+            ]),
+          };
+        },
+      }),
+      middleware: contextfoldMiddleware({ maxTokens }),
+    });
+    const result = streamText({ model, messages });
+    assert.equal(await result.text, "ok");
+    assert.ok(tokensOf(seen) <= maxTokens, `${tokensOf(seen)} tokens`);
+  });
+
+  it("a prompt within the budget goes on as it was", async () => {
+    let seen;
+    const inner = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        seen = options.prompt;
+        return generated;
+      },
+    });
+    const small = conversation(1);
+    await generateText({
+      model: wrapLanguageModel({ model: inner, middleware: contextfoldMiddleware({ maxTokens }) }),
+      messages: small,
+    });
+    const plain = seen;
+    await generateText({ model: inner, messages: small });
+    assert.deepEqual(plain, seen);
+  });
+
+  it("bad options are typed errors with their path, when the middleware is made", () => {
+    assert.throws(() => contextfoldMiddleware({}), { code: "invalid_option", path: "options.maxTokens" });
+    assert.throws(() => contextfoldMiddleware({ maxTokens: 1000, maxToken: 5 }), {
+      code: "invalid_option",
+      path: "options.maxToken",
+    });
+    assert.throws(() => compactStep({ maxTokens: 1000, strategy: "nope" }), {
+      code: "invalid_option",
+      path: "options.strategy",
+    });
+  });
+});
+
+describe("contextfold/ai-sdk: compactStep as an agent's prepareStep", () => {
+  it("each step's messages are compacted to the budget", async () => {
+    const prompts = [];
+    let step = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompts.push(options.prompt);
+        step++;
+        if (step <= 12) {
+          return {
+            ...generated,
+            content: [
+              { type: "tool-call", toolCallId: `t${step}`, toolName: "read", input: JSON.stringify({ n: step }) },
+            ],
+            finishReason: { unified: "tool-calls", raw: undefined },
+          };
+        }
+        return generated;
+      },
+    });
+    const maxTokens = 2500;
+    const result = await generateText({
+      model,
+      messages: [{ role: "user", content: "Read every part." }],
+      tools: {
+        read: tool({
+          inputSchema: z.object({ n: z.number() }),
+          execute: async ({ n }) => `part ${n}\n${"data line\n".repeat(150)}`,
+        }),
+      },
+      stopWhen: stepCountIs(20),
+      prepareStep: compactStep({ maxTokens }),
+    });
+    assert.equal(result.text, "ok");
+    assert.equal(prompts.length, 13);
+    for (const p of prompts) assert.ok(tokensOf(p) <= maxTokens, `${tokensOf(p)} tokens`);
+    assert.ok(JSON.stringify(prompts.at(-1)).includes("Read every part."), "the request stays");
+  });
+});
