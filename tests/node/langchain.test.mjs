@@ -1,0 +1,76 @@
+// `contextfold/langchain` in a real LangChain v1 agent (issue 19 item 2): before the model
+// call the agent's messages are compacted to the budget, the state is replaced by the
+// result, and the model is called with it.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { AIMessage, HumanMessage, ToolMessage, isBaseMessage } from "@langchain/core/messages";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { measureChain } from "contextfold";
+import { contextfoldMiddleware } from "contextfold/langchain";
+import { createAgent, createMiddleware } from "langchain";
+
+/** A long thread of tool work, as LangChain messages. */
+function thread(turns) {
+  const messages = [new HumanMessage("Port every module to Rust. Never touch the tests.")];
+  for (let i = 0; i < turns; i++) {
+    messages.push(
+      new AIMessage({ content: "", tool_calls: [{ id: `c${i}`, name: "read_file", args: { path: `src/m${i}.py` } }] }),
+      new ToolMessage({ content: `def m${i}():\n${"    pass  # code\n".repeat(120)}`, tool_call_id: `c${i}` }),
+      new AIMessage(`Ported src/m${i}.py.`),
+      new HumanMessage(`Next: module ${i + 1}.`),
+    );
+  }
+  return messages;
+}
+
+const tokensOf = (messages) => measureChain(messages, { format: "langchain" }).total.tokens;
+
+describe("contextfold/langchain: the createAgent middleware", () => {
+  it("compacts the agent's messages before the model call and keeps the result in the state", async () => {
+    const maxTokens = 3000;
+    let seen;
+    const spy = createMiddleware({
+      name: "Spy",
+      wrapModelCall: async (request, handler) => {
+        seen = request.messages;
+        return handler(request);
+      },
+    });
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["On it."] }),
+      tools: [],
+      middleware: [contextfoldMiddleware({ maxTokens }), spy],
+    });
+    const input = thread(20);
+    const result = await agent.invoke({ messages: input });
+    assert.ok(tokensOf(seen) <= maxTokens, `the model got ${tokensOf(seen)} tokens`);
+    assert.ok(
+      seen.every((m) => isBaseMessage(m)),
+      "LangChain messages, summaries revived",
+    );
+    assert.ok(JSON.stringify(seen).includes("Automated Context Restoration"), "the summary");
+    assert.ok(JSON.stringify(seen).includes("Port every module to Rust."), "the first request");
+    // The state holds the compacted thread plus the answer.
+    assert.ok(result.messages.length < input.length, `${result.messages.length} messages`);
+    assert.equal(result.messages.at(-1).content, "On it.");
+  });
+
+  it("a thread within the budget is left as it is", async () => {
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["ok"] }),
+      tools: [],
+      middleware: [contextfoldMiddleware({ maxTokens: 100_000 })],
+    });
+    const input = thread(2);
+    const result = await agent.invoke({ messages: input });
+    assert.equal(result.messages.length, input.length + 1);
+  });
+
+  it("bad options are typed errors with their path", () => {
+    assert.throws(() => contextfoldMiddleware({}), { code: "invalid_option", path: "options.maxTokens" });
+    assert.throws(() => contextfoldMiddleware({ maxTokens: 1000, strategy: { name: "auto", keepLst: 2 } }), {
+      code: "invalid_option",
+      path: "options.strategy.keepLst",
+    });
+  });
+});
