@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-CONTEXTFOLD_SKIP_BROWSER="${CONTEXTFOLD_SKIP_BROWSER:-1}" bash scripts/setup.sh
+bash scripts/setup.sh
 node scripts/build-wasm.mjs
 
 vite="$ROOT/node_modules/.bin/vite"

@@ -7,16 +7,19 @@
 #   - wasm-bindgen-cli at exactly the version pinned in crates/contextfold-wasm/Cargo.toml,
 #     into the project-local .tools/ (git-ignored);
 #   - the npm dev dependencies (binaryen's wasm-opt, ...);
-#   - Debian chromium + chromium-driver for the browser tests (skip with
-#     CONTEXTFOLD_SKIP_BROWSER=1);
-#   - cargo-fuzz into .tools/, only where a nightly toolchain already exists (the short
-#     fuzz run of the tests needs both; without nightly it is skipped with a notice).
+#   - with `--test` only (what `npm test` runs; `npm start` needs neither): Debian
+#     chromium + chromium-driver for the browser tests (skip with
+#     CONTEXTFOLD_SKIP_BROWSER=1), and cargo-fuzz into .tools/, only where a nightly
+#     toolchain already exists (the short fuzz run of the tests needs both; without
+#     nightly it is skipped with a notice).
 # Under CI=true nothing may be skipped: a missing Chromium or nightly toolchain (or the
 # CONTEXTFOLD_SKIP_* opt-outs) stops setup with what is missing and how to get it.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+FOR_TESTS=0
+[ "${1:-}" = --test ] && FOR_TESTS=1
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -71,6 +74,11 @@ elif [ -f package-lock.json ] && [ ! package.json -nt package-lock.json ] && [ !
 else
     say "npm dependencies: npm install"
     npm install --no-audit --no-fund --loglevel=error
+fi
+
+if [ "$FOR_TESTS" = 0 ]; then
+    say "done (the browser and the fuzzer are set up by npm test)"
+    exit 0
 fi
 
 # 4. Chromium for the browser tests (Debian packages; a downloaded browser cannot work here).

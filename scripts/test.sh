@@ -7,8 +7,8 @@ cd "$ROOT"
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "setup"
-bash scripts/setup.sh
+step "setup (with the browser and the fuzzer the tests need)"
+bash scripts/setup.sh --test
 
 step "JS and TS: format and lint (biome check; \`npm run format\` fixes the format)"
 npm run --silent lint

@@ -33,7 +33,7 @@ export const realFixturesPath = (env = process.env) =>
 export const REAL_FIXTURES = "the real transcripts (../shared/fixtures/real)";
 export const REAL_FIXTURES_HOW =
   "they live beside the project in /work/shared/fixtures/real; read in place, never copied into the repo";
-export const CHROMIUM_HOW = "run `npm run setup` (scripts/setup.sh installs Debian chromium)";
+export const CHROMIUM_HOW = "run `npm run setup -- --test` (scripts/setup.sh --test installs Debian chromium)";
 
 /** The real transcripts' directory, or null (with the notice) when absent; throws under CI=true. */
 export function realFixturesDir(env = process.env) {
