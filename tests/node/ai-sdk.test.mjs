@@ -178,3 +178,39 @@ describe("contextfold/ai-sdk: compactStep as an agent's prepareStep", () => {
     assert.ok(JSON.stringify(prompts.at(-1)).includes("Read every part."), "the request stays");
   });
 });
+
+describe("README recipe: a useChat route handler", () => {
+  it("compacts the UIMessages the client posts, streams the answer, within the budget", async () => {
+    const { convertToModelMessages, streamText } = await import("ai");
+    const { compact, convert } = await import("contextfold");
+    let seen;
+    const model = new MockLanguageModelV4({
+      doStream: async (options) => {
+        seen = options.prompt;
+        return {
+          stream: convertArrayToReadableStream([
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Done." },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+          ]),
+        };
+      },
+    });
+    // The handler as the README shows it (app/api/chat/route.ts), with the mock model.
+    async function POST(req) {
+      const { messages } = await req.json();
+      const { messages: compacted } = await compact(messages, { maxTokens: 3000 }); // UIMessages in, UIMessages out
+      const result = streamText({ model, messages: await convertToModelMessages(compacted) });
+      return result.toUIMessageStreamResponse();
+    }
+    // What useChat posts: the conversation as UIMessages.
+    const uiMessages = convert(conversation(20), { to: "aisdk-ui" }).messages;
+    const response = await POST(
+      new Request("http://localhost/api/chat", { method: "POST", body: JSON.stringify({ messages: uiMessages }) }),
+    );
+    assert.equal(response.status, 200);
+    assert.match(await response.text(), /Done\./);
+    assert.ok(tokensOf(seen) <= 3000, `${tokensOf(seen)} tokens`);
+  });
+});
