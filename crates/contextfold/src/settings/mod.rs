@@ -3,6 +3,7 @@
 //! The JSON pipeline and every binding read options into this one type.
 
 mod introspect;
+mod masking;
 pub mod strategy;
 
 pub use introspect::field_names;
