@@ -77,7 +77,7 @@ describe("missing requirements", () => {
     assert.notEqual(inCi.status, 0, "CI=true passed without Chromium");
     assert.match(
       inCi.stdout + inCi.stderr,
-      /CI=true but Chromium \(.*contextfold-no-such-fixtures\) not found: run `npm run setup`/,
+      /CI=true but Chromium \(.*contextfold-no-such-fixtures\) not found: run `npm run setup -- --test`/,
     );
     const local = runIt({});
     assert.equal(local.status, 0, local.stdout + local.stderr);

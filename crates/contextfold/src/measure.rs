@@ -89,9 +89,15 @@ fn is_cjk(c: char) -> bool {
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
 }
 
+/// Tokens of the provider-native block a text part stands for (always the built-in
+/// estimate: the block is the provider's JSON, not text a tokenizer is given).
+fn native_tokens(t: &crate::message::TextPart) -> usize {
+    t.native_block().map_or(0, |b| estimate_text_tokens(&b.to_string()))
+}
+
 fn part_tokens(p: &Part) -> usize {
     match p {
-        Part::Text(t) => estimate_text_tokens(&t.text),
+        Part::Text(t) => estimate_text_tokens(&t.text).saturating_add(native_tokens(t)),
         Part::Reasoning(r) => estimate_text_tokens(&r.text),
         // Providers bill images by area, not by URL or data length; a flat figure.
         Part::Image(_) => 85,
@@ -161,6 +167,7 @@ fn collect_texts<'a>(p: &'a Part, i: usize, texts: &mut Vec<&'a str>, owner: &mu
         Part::Text(t) => {
             texts.push(&t.text);
             owner.push(i);
+            add_fixed(native_tokens(t));
         }
         Part::Reasoning(r) => {
             texts.push(&r.text);

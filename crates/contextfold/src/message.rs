@@ -229,7 +229,7 @@ impl Part {
     /// result: call id + name + content.
     pub fn size(&self) -> usize {
         match self {
-            Part::Text(t) => t.text.len(),
+            Part::Text(t) => t.text.len().saturating_add(t.native_bytes()),
             Part::Reasoning(r) => sum(&[r.text.len(), opt_len(&r.signature), opt_len(&r.redacted_data)]),
             Part::Image(i) => sum(&[opt_len(&i.url), opt_len(&i.data)]),
             Part::File(f) => sum(&[opt_len(&f.url), opt_len(&f.data)]),
@@ -272,6 +272,24 @@ pub fn messages_size(messages: &[Message]) -> usize {
 /// The `extra` keys under which format readers keep restoration markers, one per wire
 /// family (see [`crate::format`]): never a field of a message, so merges and writers
 /// treat them as markers. Each format module's `NAMESPACE` is one of these.
+/// The marker key under which a text part carries a provider-native block it stands for
+/// (an Anthropic `web_search_tool_result`, say): the provider's writer writes the block
+/// back verbatim, other formats get the part's text (a short rendering), and sizes and
+/// token estimates count the block, which is what the provider is sent.
+pub const NATIVE_BLOCK: &str = "block";
+
+impl TextPart {
+    /// The provider-native block this part stands for, if it is one.
+    pub fn native_block(&self) -> Option<&serde_json::Value> {
+        marker_namespace::ALL.iter().find_map(|ns| self.extra.get(*ns)?.get(NATIVE_BLOCK))
+    }
+
+    /// Bytes of the native block this part stands for (0 for plain text).
+    pub fn native_bytes(&self) -> usize {
+        self.native_block().map_or(0, |b| b.to_string().len())
+    }
+}
+
 pub mod marker_namespace {
     pub const OPENAI: &str = "_openai";
     pub const ANTHROPIC: &str = "_anthropic";

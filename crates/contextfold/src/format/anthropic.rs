@@ -82,6 +82,9 @@
 //!   messages), a tool message without a result.
 
 mod blocks;
+mod native;
+
+pub(crate) use native::NATIVE_BLOCKS;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};

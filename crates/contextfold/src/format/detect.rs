@@ -155,23 +155,10 @@ fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, Fo
 const OPENAI_FIELDS: &[&str] =
     &["tool_calls", "tool_call_id", "function_call", "reasoning_content", "name", "refusal", "audio"];
 
-/// Block types only Anthropic has (the reader rejects the ones it cannot carry yet,
-/// with a precise error). `image` is told apart from the AI SDK's by its fields.
-const ANTHROPIC_BLOCKS: &[&str] = &[
-    "document",
-    "tool_use",
-    "tool_result",
-    "thinking",
-    "redacted_thinking",
-    "server_tool_use",
-    "web_search_tool_result",
-    "web_fetch_tool_result",
-    "code_execution_tool_result",
-    "mcp_tool_use",
-    "mcp_tool_result",
-    "container_upload",
-    "search_result",
-];
+/// Block types only Anthropic has, besides its native blocks
+/// ([`super::anthropic::NATIVE_BLOCKS`]). `image` is told apart from the AI SDK's by its
+/// fields.
+const ANTHROPIC_BLOCKS: &[&str] = &["document", "tool_use", "tool_result", "thinking", "redacted_thinking"];
 
 /// OpenAI part types; `file` is told apart from the AI SDK's by its fields.
 const OPENAI_PARTS: &[&str] = &["image_url", "input_audio", "refusal"];
@@ -346,7 +333,7 @@ fn classify_part(part: &Value) -> Result<Fits, String> {
         "file" if has("data") || has("mediaType") => Fits::AISDK,
         "file" => Fits::OPENAI,
         t if OPENAI_PARTS.contains(&t) => Fits::OPENAI,
-        t if ANTHROPIC_BLOCKS.contains(&t) => Fits::ANTHROPIC,
+        t if ANTHROPIC_BLOCKS.contains(&t) || super::anthropic::NATIVE_BLOCKS.contains(&t) => Fits::ANTHROPIC,
         t if AISDK_PARTS.contains(&t) => Fits::AISDK,
         t => return Err(format!("unknown part type `{t}`")),
     })

@@ -33,6 +33,7 @@ impl BlockContext {
             "image" | "document" => self != BlockContext::System,
             "thinking" | "redacted_thinking" | "tool_use" => self == BlockContext::Assistant,
             "tool_result" => self == BlockContext::User,
+            t if super::native::NATIVE_BLOCKS.contains(&t) => self != BlockContext::System,
             _ => false,
         }
     }
@@ -47,6 +48,9 @@ pub(super) fn read_blocks(items: &[Value], path: &JsonPath, context: BlockContex
 fn read_block(item: &Value, path: JsonPath, context: BlockContext) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content block")?;
     let block_type = obj.required_string("type")?;
+    if super::native::NATIVE_BLOCKS.contains(&block_type) && context != BlockContext::System {
+        return Ok(super::native::read(item, block_type));
+    }
     if !context.allows(block_type) {
         let why = if KNOWN_TYPES.contains(&block_type) {
             format!("`{block_type}` blocks are not allowed in {}", context.describe())

@@ -174,7 +174,7 @@ fn errors_name_the_culprit() {
             json!([{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "t"}]}]),
             "[0].content[0].type",
         ),
-        (json!([{"role": "assistant", "content": [{"type": "server_tool_use"}]}]), "[0].content[0].type"),
+        (json!([{"role": "assistant", "content": [{"type": "bogus_block"}]}]), "[0].content[0].type"),
         (
             json!([{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "n"}]}]),
             "[0].content[0].input",

@@ -261,6 +261,12 @@ fn block_type(part: &Part) -> &'static str {
 }
 
 fn write_block(path: &JsonPath, part: &Part, context: BlockContext) -> Result<Value, FormatError> {
+    // A native block (web search, MCP, ...) goes back as it came.
+    if let Part::Text(text) = part {
+        if let Some(block) = super::native::block_of(text) {
+            return Ok(block.clone());
+        }
+    }
     let kind = block_type(part);
     // Neutral chains carry tool results in tool messages only (see the reader).
     let misplaced_result = kind == "tool_result" && context == BlockContext::User;

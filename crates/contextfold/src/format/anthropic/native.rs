@@ -1,0 +1,132 @@
+//! Anthropic's server-side and native blocks (`server_tool_use` and the results of web
+//! search, web fetch and code execution, MCP tool use and results, `search_result`,
+//! `container_upload`, `compaction`), kept verbatim.
+//!
+//! Each becomes a text part whose text is a short rendering (what summarizers read, what
+//! the token estimate counts, what other formats get on conversion) and which carries the
+//! block itself under the namespace marker `block`; the Anthropic writer writes that block
+//! back unchanged. A server tool use and its result sit in the same assistant message, so
+//! they are kept, or summarized, together.
+
+use super::NAMESPACE;
+use crate::format::fields::Markers;
+use crate::message::{Extra, Part, TextPart};
+use serde_json::Value;
+
+/// The block types kept verbatim.
+pub(crate) const NATIVE_BLOCKS: &[&str] = &[
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "search_result",
+    "container_upload",
+    "compaction",
+];
+
+/// The marker key under which the block is kept.
+const BLOCK: &str = crate::message::NATIVE_BLOCK;
+
+/// Longest rendering of one block's content, in characters.
+const MAX_CHARS: usize = 600;
+
+/// The text part standing for a native block.
+pub(super) fn read(block: &Value, block_type: &str) -> Part {
+    let mut markers = Markers::default();
+    markers.set(BLOCK, block.clone());
+    let mut extra = Extra::new();
+    extra.insert(NAMESPACE.to_string(), markers.into_value());
+    Part::Text(TextPart { text: render(block, block_type), extra })
+}
+
+/// The Anthropic block a text part stands for, when it is one.
+pub(super) fn block_of(part: &TextPart) -> Option<&Value> {
+    part.extra.get(NAMESPACE)?.get(BLOCK)
+}
+
+fn short(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= MAX_CHARS {
+        return flat;
+    }
+    let cut: String = flat.chars().take(MAX_CHARS).collect();
+    format!("{cut}…")
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The texts found anywhere in a value (`text`, `content`, `stdout`, ... strings).
+fn texts(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|i| texts(i, out)),
+        Value::Object(map) => {
+            for (k, item) in map {
+                if matches!(k.as_str(), "text" | "content" | "stdout" | "stderr" | "title" | "url" | "error_code") {
+                    texts(item, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn render(block: &Value, block_type: &str) -> String {
+    match block_type {
+        "server_tool_use" | "mcp_tool_use" => {
+            let server = str_at(block, "server_name");
+            let name = str_at(block, "name");
+            let input = block.get("input").map(Value::to_string).unwrap_or_default();
+            let on = if server.is_empty() { String::new() } else { format!("{server}/") };
+            format!("[{block_type} {on}{name}: {}]", short(&input))
+        }
+        "web_search_tool_result" => {
+            let results: Vec<String> = block
+                .get("content")
+                .and_then(Value::as_array)
+                .map(|items| items.iter().map(|r| format!("{} <{}>", str_at(r, "title"), str_at(r, "url"))).collect())
+                .unwrap_or_default();
+            let body = if results.is_empty() {
+                let mut found = Vec::new();
+                texts(block.get("content").unwrap_or(&Value::Null), &mut found);
+                found.join(" ")
+            } else {
+                results.join("; ")
+            };
+            format!("[web search results: {}]", short(&body))
+        }
+        "search_result" => {
+            let mut found = Vec::new();
+            texts(block.get("content").unwrap_or(&Value::Null), &mut found);
+            format!(
+                "[search result {} ({}): {}]",
+                str_at(block, "title"),
+                str_at(block, "source"),
+                short(&found.join(" "))
+            )
+        }
+        "container_upload" => format!("[container upload {}]", str_at(block, "file_id")),
+        "compaction" => {
+            let mut found = Vec::new();
+            texts(block.get("content").unwrap_or(&Value::Null), &mut found);
+            format!("[earlier context, compacted by the provider: {}]", short(&found.join(" ")))
+        }
+        _ => {
+            let mut found = Vec::new();
+            texts(block.get("content").unwrap_or(&Value::Null), &mut found);
+            let body = if found.is_empty() {
+                block.get("content").map(Value::to_string).unwrap_or_default()
+            } else {
+                found.join(" ")
+            };
+            format!("[{block_type}: {}]", short(&body))
+        }
+    }
+}

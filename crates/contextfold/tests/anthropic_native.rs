@@ -1,0 +1,124 @@
+//! Anthropic's server-tool and native blocks (issue 19 item 4), in the shapes Anthropic
+//! documents: read, kept byte for byte, written back, never parted from each other, and
+//! compacted like any other content.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use contextfold::format::{self, Format};
+use contextfold::measure::{Amount, Meter};
+use contextfold::repair::{validate, Provider, RepairOptions};
+use contextfold::strategy::auto::AutoConfig;
+use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+use contextfold::summarize::extractive::ExtractiveSummarizer;
+use contextfold::summarize::Controls;
+use futures::executor::block_on;
+use serde_json::{json, Value};
+
+/// A turn that used web search, web fetch, code execution and an MCP tool.
+fn native_turn(i: usize) -> Vec<Value> {
+    vec![
+        json!({ "role": "user", "content": format!("Question {i}: what changed in the latest release?") }),
+        json!({ "role": "assistant", "content": [
+            { "type": "text", "text": "Let me search for that." },
+            { "type": "server_tool_use", "id": format!("srvtoolu_{i}a"), "name": "web_search", "input": { "query": "release notes" } },
+            { "type": "web_search_tool_result", "tool_use_id": format!("srvtoolu_{i}a"), "content": [
+                { "type": "web_search_result", "url": "https://example.com/notes", "title": "Release notes", "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5", "page_age": "April 30, 2025" }
+            ]},
+            { "type": "server_tool_use", "id": format!("srvtoolu_{i}b"), "name": "web_fetch", "input": { "url": "https://example.com/notes" } },
+            { "type": "web_fetch_tool_result", "tool_use_id": format!("srvtoolu_{i}b"), "content": {
+                "type": "web_fetch_result", "url": "https://example.com/notes",
+                "content": { "type": "document", "source": { "type": "text", "media_type": "text/plain", "data": "Version 2 adds streaming. ".repeat(40) }, "title": "Notes" },
+                "retrieved_at": "2025-08-25T10:30:00Z"
+            }},
+            { "type": "server_tool_use", "id": format!("srvtoolu_{i}c"), "name": "code_execution", "input": { "code": "print(2 + 2)" } },
+            { "type": "code_execution_tool_result", "tool_use_id": format!("srvtoolu_{i}c"), "content": { "type": "code_execution_result", "stdout": "4\n", "stderr": "", "return_code": 0 } },
+            { "type": "mcp_tool_use", "id": format!("mcptoolu_{i}"), "name": "echo", "server_name": "example-mcp", "input": { "param1": "value1" } },
+            { "type": "mcp_tool_result", "tool_use_id": format!("mcptoolu_{i}"), "is_error": false, "content": [{ "type": "text", "text": "Hello" }] },
+            { "type": "text", "text": format!("Version 2 adds streaming (answer {i}).") }
+        ]}),
+    ]
+}
+
+fn chain(turns: usize) -> Value {
+    let mut messages = vec![json!({ "role": "user", "content": [
+        { "type": "text", "text": "Track the releases for me." },
+        { "type": "container_upload", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w" },
+        { "type": "search_result", "source": "https://docs.example.com", "title": "Docs", "content": [{ "type": "text", "text": "The API reference." }], "citations": { "enabled": true } }
+    ]})];
+    messages.push(json!({ "role": "assistant", "content": [
+        { "type": "compaction", "content": "Earlier: the user asked to track releases." },
+        { "type": "text", "text": "Noted." }
+    ]}));
+    for i in 0..turns {
+        messages.extend(native_turn(i));
+    }
+    Value::Array(messages)
+}
+
+#[test]
+fn native_blocks_are_read_and_written_back_byte_for_byte() {
+    let value = chain(2);
+    let messages = format::read(&value, Format::Anthropic).unwrap();
+    assert!(validate(&messages, Provider::Anthropic).is_empty(), "{:?}", validate(&messages, Provider::Anthropic));
+    assert_eq!(format::write(&messages, Format::Anthropic).unwrap(), value);
+    // Detected as Anthropic, not refused as `invalid_shape`.
+    assert_eq!(format::read_auto(&value).unwrap().1, Format::Anthropic);
+    // What a summarizer reads of them: a short rendering, never the encrypted content.
+    let text: String = messages.iter().map(contextfold::Message::joined_text).collect();
+    for needle in [
+        "[server_tool_use web_search:",
+        "[web search results: Release notes <https://example.com/notes>]",
+        "4",
+        "example-mcp/echo",
+        "[container upload file_011",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing in {text}");
+    }
+    assert!(!text.contains("EqgfCioIARgB"));
+}
+
+#[test]
+fn compaction_keeps_each_server_tool_use_with_its_result() {
+    let value = chain(12);
+    let messages = format::read(&value, Format::Anthropic).unwrap();
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(2500))),
+        repair: RepairOptions::for_provider(Provider::Anthropic),
+        ..Default::default()
+    };
+    let out = block_on(compact(
+        &messages,
+        &options,
+        &ExtractiveSummarizer::default(),
+        &Controls::default(),
+        Meter::default(),
+    ))
+    .unwrap();
+    assert!(out.changed);
+    assert!(validate(&out.messages, Provider::Anthropic).is_empty());
+    let written = format::write(&out.messages, Format::Anthropic).unwrap();
+    // Every server tool use left has its result right after it, unchanged; and the
+    // blocks that are left are the originals, byte for byte.
+    let originals: Vec<Value> =
+        value.as_array().unwrap().iter().flat_map(|m| m["content"].as_array().cloned().unwrap_or_default()).collect();
+    for m in written.as_array().unwrap() {
+        let blocks = m["content"].as_array().cloned().unwrap_or_default();
+        for (j, b) in blocks.iter().enumerate() {
+            let kind = b["type"].as_str().unwrap_or_default();
+            if kind.ends_with("_tool_result") || kind == "mcp_tool_result" {
+                assert!(originals.contains(b), "a result changed: {b}");
+            }
+            if kind == "server_tool_use" || kind == "mcp_tool_use" {
+                let next = &blocks[j + 1];
+                assert_eq!(next["tool_use_id"], b["id"], "a server tool use parted from its result");
+            }
+        }
+    }
+}
+
+#[test]
+fn other_formats_get_the_rendering() {
+    let messages = format::read(&chain(1), Format::Anthropic).unwrap();
+    let openai = format::write(&messages, Format::OpenAi).unwrap();
+    let text = openai.to_string();
+    assert!(text.contains("[web search results: Release notes"), "{text}");
+}
