@@ -197,8 +197,8 @@ describe("README recipe: a useChat route handler", () => {
         };
       },
     });
-    // The handler as the README shows it (app/api/chat/route.ts), with the mock model.
-    async function POST(req) {
+    // The handler as the README shows it (app/api/chat/route.ts, its POST), with the mock model.
+    async function handlePost(req) {
       const { messages } = await req.json();
       const { messages: compacted } = await compact(messages, { maxTokens: 3000 }); // UIMessages in, UIMessages out
       const result = streamText({ model, messages: await convertToModelMessages(compacted) });
@@ -206,7 +206,7 @@ describe("README recipe: a useChat route handler", () => {
     }
     // What useChat posts: the conversation as UIMessages.
     const uiMessages = convert(conversation(20), { to: "aisdk-ui" }).messages;
-    const response = await POST(
+    const response = await handlePost(
       new Request("http://localhost/api/chat", { method: "POST", body: JSON.stringify({ messages: uiMessages }) }),
     );
     assert.equal(response.status, 200);
