@@ -25,6 +25,16 @@ export class History {
   #auto;
   /** @type {Promise<import("./index.js").CompactResult<M[]>> | null} */
   #running = null;
+  /**
+   * The built-in token estimate of the messages, kept up as they are pushed; `null` when unknown.
+   * @type {number | null}
+   */
+  #estimate = null;
+  /**
+   * The format read, for measuring pushed messages alone.
+   * @type {import("./index.js").ChainFormat | undefined}
+   */
+  #format = undefined;
 
   /**
    * @param {object} [init]
@@ -84,8 +94,42 @@ export class History {
   /** @param {M} message */
   async push(message) {
     this.#messages.push(message);
-    if (!this.#auto || this.#running || !this.needsCompaction()) return null;
+    const max = this.#tokenTrigger();
+    const estimate = max === undefined ? null : this.#grow(message);
+    if (!this.#auto || this.#running) return null;
+    // Within a budget that is the strategy's whole trigger, `needsCompaction` (which reads
+    // the whole chain) cannot fire: the estimate is a sum over messages, so a push costs in
+    // proportion to its message. Over it, the core decides.
+    if (estimate !== null && max !== undefined && estimate <= max) return null;
+    if (!this.needsCompaction()) return null;
     return this.compact();
+  }
+
+  /**
+   * `maxTokens` when crossing it is the whole trigger of the strategy (`auto`, `budget`)
+   * and the built-in estimate counts (no `tokenCounter`); `undefined` otherwise.
+   */
+  #tokenTrigger() {
+    const { strategy, maxTokens, tokenCounter } = this.#options;
+    if (tokenCounter !== undefined || typeof maxTokens !== "number") return undefined;
+    const name = typeof strategy === "string" ? strategy : (strategy?.name ?? "auto");
+    return name === "auto" || name === "budget" ? maxTokens : undefined;
+  }
+
+  /** The running estimate with `message` (just pushed) added; `null` when it cannot be had. */
+  #grow(message) {
+    try {
+      if (this.#estimate === null) {
+        const measured = measureChain(this.#messages, { format: this.#options.format });
+        this.#format = measured.format;
+        this.#estimate = measured.total.tokens;
+      } else {
+        this.#estimate += measureChain([message], { format: this.#format }).total.tokens;
+      }
+    } catch {
+      this.#estimate = null;
+    }
+    return this.#estimate;
   }
 
   /**
@@ -135,6 +179,7 @@ export class History {
       }
       // Messages pushed while the compaction ran come after the compacted chain.
       this.#messages = [...result.messages, ...this.#messages.slice(snapshot.length)];
+      this.#estimate = null;
     }
     return result;
   }

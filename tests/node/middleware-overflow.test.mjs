@@ -84,3 +84,22 @@ describe("History.reportUsage: the provider's count as the trigger", () => {
     await assert.rejects(h.reportUsage(-1), { code: "invalid_option", path: "inputTokens" });
   });
 });
+
+describe("History.push: a cheap check, the same trigger", () => {
+  it("compacts on exactly the push that takes the chain over the budget", async () => {
+    const { History } = await import("contextfold");
+    const messages = openaiSections(16);
+    const maxTokens = Math.floor(measureChain(messages, { format: "openai" }).total.tokens / 3);
+    const h = new History({ options: { maxTokens, summarizer: async () => "## Summary\n- the work so far." } });
+    let compactions = 0;
+    for (const m of messages) {
+      const before = measureChain([...h.messages(), m], { format: "openai" }).total.tokens;
+      const result = await h.push(m);
+      // Over the budget with this message: compacted now; within it: left alone.
+      assert.equal(result !== null, before > maxTokens, `at ${before} tokens of ${maxTokens}`);
+      if (result !== null) compactions++;
+      assert.ok(measureChain(h.messages(), { format: "openai" }).total.tokens <= maxTokens);
+    }
+    assert.ok(compactions >= 1);
+  });
+});
