@@ -21,6 +21,7 @@ mod fields;
 pub mod gemini;
 pub mod langchain;
 pub mod native;
+pub(crate) mod native_block;
 pub mod openai;
 mod path;
 pub mod source_map;

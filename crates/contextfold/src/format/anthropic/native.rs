@@ -9,8 +9,8 @@
 //! they are kept, or summarized, together.
 
 use super::NAMESPACE;
-use crate::format::fields::Markers;
-use crate::message::{Extra, Part, TextPart};
+use crate::format::native_block;
+use crate::message::{Part, TextPart};
 use serde_json::Value;
 
 /// The block types kept verbatim.
@@ -29,33 +29,21 @@ pub(crate) const NATIVE_BLOCKS: &[&str] = &[
     "compaction",
 ];
 
-/// The marker key under which the block is kept.
-const BLOCK: &str = crate::message::NATIVE_BLOCK;
-
 /// Longest rendering of one block's content, in characters.
 const MAX_CHARS: usize = 600;
 
 /// The text part standing for a native block.
 pub(super) fn read(block: &Value, block_type: &str) -> Part {
-    let mut markers = Markers::default();
-    markers.set(BLOCK, block.clone());
-    let mut extra = Extra::new();
-    extra.insert(NAMESPACE.to_string(), markers.into_value());
-    Part::Text(TextPart { text: render(block, block_type), extra })
+    native_block::part(block, NAMESPACE, render(block, block_type))
 }
 
 /// The Anthropic block a text part stands for, when it is one.
 pub(super) fn block_of(part: &TextPart) -> Option<&Value> {
-    part.extra.get(NAMESPACE)?.get(BLOCK)
+    native_block::of(part, NAMESPACE)
 }
 
 fn short(text: &str) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= MAX_CHARS {
-        return flat;
-    }
-    let cut: String = flat.chars().take(MAX_CHARS).collect();
-    format!("{cut}…")
+    native_block::short(text, MAX_CHARS)
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {

@@ -9,8 +9,24 @@ use serde_json::{Map, Value};
 
 /// The fields that say what a part holds; a part holds one of them.
 const DATA_FIELDS: &[&str] = &["text", "inlineData", "fileData", "functionCall", "functionResponse"];
-/// Part kinds Gemini has that contextfold does not carry.
-const UNSUPPORTED: &[&str] = &["executableCode", "codeExecutionResult", "toolCall", "toolResponse"];
+/// Gemini's server-side parts (code execution, built-in tool calls), kept verbatim as
+/// native blocks ([`crate::format::native_block`]).
+const NATIVE: &[&str] = &["executableCode", "codeExecutionResult", "toolCall", "toolResponse"];
+
+/// What a summarizer reads of a native part.
+fn render(kind: &str, value: &Value) -> String {
+    let s = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let body = match kind {
+        "executableCode" => {
+            format!("[code ({}): {}]", s("language"), crate::format::native_block::short(s("code"), 600))
+        }
+        "codeExecutionResult" => {
+            format!("[code result ({}): {}]", s("outcome"), crate::format::native_block::short(s("output"), 600))
+        }
+        _ => format!("[{kind}: {}]", crate::format::native_block::short(&value.to_string(), 600)),
+    };
+    body
+}
 
 /// Function calls of the latest model turn that no response answered yet, for
 /// responses without an id.
@@ -74,8 +90,9 @@ pub(super) fn read_part(
             function_response(obj, ids, position, markers)
         }
         None => {
-            if let Some(kind) = UNSUPPORTED.iter().find(|k| obj.peek(k).is_some()) {
-                return Err(obj.field_path(kind).shape_error(format!("unsupported Gemini part `{kind}`")));
+            if let Some(kind) = NATIVE.iter().find(|k| obj.peek(k).is_some()) {
+                let inner = obj.peek(kind).unwrap_or(&Value::Null);
+                return Ok(crate::format::native_block::part(item, NAMESPACE, render(kind, inner)));
             }
             let thought = obj.flag("thought")?;
             if signature.is_none() && !thought {

@@ -131,7 +131,6 @@ fn shape_errors_name_the_culprit() {
         (json!([{"role": "system", "parts": []}]), "[0].role"),
         (json!([{"role": "user"}]), "[0].parts"),
         (json!([{"role": "user", "parts": [{"text": "a", "inlineData": {"data": "x"}}]}]), "[0].parts[0].inlineData"),
-        (json!([{"role": "user", "parts": [{"executableCode": {}}]}]), "[0].parts[0].executableCode"),
         (json!([{"role": "user", "parts": [{}]}]), "[0].parts[0].text"),
         (json!([{"role": "model", "parts": [{"functionCall": {"args": {}}}]}]), "[0].parts[0].functionCall.name"),
         (

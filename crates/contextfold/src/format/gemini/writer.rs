@@ -195,6 +195,10 @@ fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Resul
 /// reasoning data without text).
 fn write_part(path: &JsonPath, part: &Part) -> Result<Option<Value>, FormatError> {
     match part {
+        // A native part (code execution, a built-in tool call) goes back as it came.
+        Part::Text(text) if crate::format::native_block::of(text, NAMESPACE).is_some() => {
+            Ok(crate::format::native_block::of(text, NAMESPACE).cloned())
+        }
         Part::Text(text) => {
             let restore = Restore::new(&text.extra, NAMESPACE);
             let mut mapped = object([("text", text.text.as_str().into())]);

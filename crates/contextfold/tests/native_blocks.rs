@@ -1,6 +1,7 @@
-//! Anthropic's server-tool and native blocks (issue 19 item 4), in the shapes Anthropic
-//! documents: read, kept byte for byte, written back, never parted from each other, and
-//! compacted like any other content.
+//! Provider-native blocks (issue 19 item 4), in the shapes the providers document:
+//! Anthropic's server-tool, MCP, search-result, container and compaction blocks, Gemini's
+//! code execution parts. Read, kept byte for byte, written back, never parted from each
+//! other, and compacted like any other content.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use contextfold::format::{self, Format};
@@ -121,4 +122,26 @@ fn other_formats_get_the_rendering() {
     let openai = format::write(&messages, Format::OpenAi).unwrap();
     let text = openai.to_string();
     assert!(text.contains("[web search results: Release notes"), "{text}");
+}
+
+#[test]
+fn gemini_code_execution_parts_are_kept_byte_for_byte() {
+    let value = json!([
+        { "role": "user", "parts": [{ "text": "What is the sum of the first 50 primes? Run code." }] },
+        { "role": "model", "parts": [
+            { "text": "I'll compute it." },
+            { "executableCode": { "language": "PYTHON", "code": "print(sum(primes[:50]))" } },
+            { "codeExecutionResult": { "outcome": "OUTCOME_OK", "output": "5117\n" }, "thoughtSignature": "c2lnbmF0dXJl" },
+            { "text": "The sum is 5117." }
+        ]}
+    ]);
+    let messages = format::read(&value, Format::Gemini).unwrap();
+    assert_eq!(format::read_auto(&value).unwrap().1, Format::Gemini);
+    assert!(validate(&messages, Provider::Gemini).is_empty());
+    assert_eq!(format::write(&messages, Format::Gemini).unwrap(), value);
+    let text: String = messages.iter().map(contextfold::Message::joined_text).collect();
+    assert!(
+        text.contains("[code (PYTHON): print(sum(primes[:50]))]") && text.contains("[code result (OUTCOME_OK): 5117]"),
+        "{text}"
+    );
 }
