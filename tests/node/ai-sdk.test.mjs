@@ -8,6 +8,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { measureChain } from "contextfold";
 import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
 import { z } from "zod";
+import { generated, usage } from "../shared/ai-mock.mjs";
 
 const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 1, 2, 3, 4]);
 
@@ -43,17 +44,6 @@ function conversation(turns) {
   }
   return messages;
 }
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-const generated = {
-  content: [{ type: "text", text: "ok" }],
-  finishReason: { unified: "stop", raw: undefined },
-  usage,
-  warnings: [],
-};
 
 /** Tokens of a prompt as the model got it (the SDK's LanguageModelV4 prompt). */
 const tokensOf = (prompt) => measureChain(prompt, { format: "aisdk" }).total.tokens;

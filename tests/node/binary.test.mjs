@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { generateText, modelMessageSchema } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { compact, convert, measureChain, parseChain, validateChain } from "contextfold";
+import { generated } from "../shared/ai-mock.mjs";
 
 const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, ...Array.from({ length: 300 }, (_, i) => i % 251)]);
 const pdf = new Uint8Array([37, 80, 68, 70, 45, 49, 46, 55]).buffer; // an ArrayBuffer
@@ -45,16 +46,6 @@ function conversation(turns) {
   }
   return messages;
 }
-
-const generated = {
-  content: [{ type: "text", text: "ok" }],
-  finishReason: { unified: "stop", raw: undefined },
-  usage: {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  },
-  warnings: [],
-};
 
 describe("binary data in AI SDK messages", () => {
   it("is read by every function (no invalid_shape)", () => {

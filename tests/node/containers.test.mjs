@@ -13,6 +13,7 @@ import { convertToModelMessages, generateText, validateUIMessages } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { compact, convert, extractiveSummarizer, parseChain, validateChain } from "contextfold";
 import { root } from "./helpers.mjs";
+import { generated } from "../shared/ai-mock.mjs";
 
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
 const withoutSystem = demo.filter((m) => m.role !== "system");
@@ -40,16 +41,6 @@ const INPUTS = [
   ["aisdk-ui", "aisdk-ui", to(withoutSystem, "aisdk-ui")],
   ["langchain", "langchain", to(demo, "langchain")],
 ];
-
-const generated = {
-  content: [{ type: "text", text: "ok" }],
-  finishReason: { unified: "stop", raw: undefined },
-  usage: {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  },
-  warnings: [],
-};
 
 /** The keys of a request other than its messages and system prompt. */
 const requestFields = (value) =>
