@@ -62,6 +62,12 @@ struct Bullet {
 
 /// Names a file's bullet (or a list of names) always carries; more when there is room.
 const BASE_NAMES: usize = 4;
+/// A further name scores this much under its bullet...
+const NAME_DISCOUNT: u32 = 6;
+/// ...and this much less for each name before it in its list...
+const NAME_DECAY: u32 = 1;
+/// ...and never above a file's own bullet: a path first, then names.
+const NAME_CEILING: u32 = 65;
 
 impl ExtractiveSummarizer {
     /// Summarizes a rendered transcript within `target_bytes` (capped by `max_bytes`).
@@ -265,38 +271,58 @@ fn common_root<'a>(paths: impl Iterator<Item = &'a str>) -> Option<String> {
 
 /// The best bullets that fit `budget`, rendered in schema order, each section's bullets
 /// in their original order.
-fn fill(mut bullets: Vec<Bullet>, budget: usize) -> String {
-    bullets.sort_by(|a, b| b.score.cmp(&a.score).then(a.order.cmp(&b.order)));
+fn fill(bullets: Vec<Bullet>, budget: usize) -> String {
+    // Candidates: every bullet, and every further name a bullet may carry, scored a little
+    // under its bullet and less the further down its list (a file's first names outrank a
+    // routine command; its fortieth do not). A name is taken only with its bullet.
+    enum Atom {
+        Bullet(usize),
+        Name(usize, String),
+    }
+    let mut atoms: Vec<(u32, usize, Atom)> = Vec::new();
+    for (i, b) in bullets.iter().enumerate() {
+        atoms.push((b.score, b.order, Atom::Bullet(i)));
+        for (k, name) in b.more.iter().enumerate() {
+            let score = b
+                .score
+                .saturating_sub(NAME_DISCOUNT)
+                .saturating_sub((k as u32).saturating_mul(NAME_DECAY))
+                .min(NAME_CEILING);
+            atoms.push((score, b.order, Atom::Name(i, name.clone())));
+        }
+    }
+    atoms.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut bullets: Vec<Option<Bullet>> = bullets.into_iter().map(Some).collect();
     let mut kept: Vec<Bullet> = Vec::new();
+    // Index in `kept` of each bullet taken, by its index in `bullets`.
+    let mut placed: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
     let mut used = 0usize;
-    for b in bullets {
-        let heading =
-            if kept.iter().any(|k| k.section == b.section) { 0 } else { b.section.heading().len().saturating_add(5) };
-        let cost = b.text.len().saturating_add(3).saturating_add(heading);
-        if used.saturating_add(cost) > budget || !seen.insert(b.text.to_lowercase()) {
-            continue;
-        }
-        used = used.saturating_add(cost);
-        kept.push(b);
-    }
-    // The room left goes to more names, one at a time round the bullets, best first.
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for b in kept.iter_mut() {
-            if b.more.is_empty() {
-                continue;
-            }
-            let name = b.more.remove(0);
-            let cost = name.len().saturating_add(2);
-            if used.saturating_add(cost) <= budget {
+    for (_, _, atom) in atoms {
+        match atom {
+            Atom::Bullet(i) => {
+                let Some(b) = bullets.get_mut(i).and_then(Option::take) else { continue };
+                let heading = if kept.iter().any(|k| k.section == b.section) {
+                    0
+                } else {
+                    b.section.heading().len().saturating_add(5)
+                };
+                let cost = b.text.len().saturating_add(3).saturating_add(heading);
+                if used.saturating_add(cost) > budget || !seen.insert(b.text.to_lowercase()) {
+                    continue;
+                }
                 used = used.saturating_add(cost);
-                b.text.push_str(", ");
-                b.text.push_str(&name);
-                grew = true;
-            } else {
-                b.more.clear();
+                placed.insert(i, kept.len());
+                kept.push(b);
+            }
+            Atom::Name(i, name) => {
+                let Some(b) = placed.get(&i).and_then(|&k| kept.get_mut(k)) else { continue };
+                let cost = name.len().saturating_add(2);
+                if used.saturating_add(cost) <= budget {
+                    used = used.saturating_add(cost);
+                    b.text.push_str(", ");
+                    b.text.push_str(&name);
+                }
             }
         }
     }
