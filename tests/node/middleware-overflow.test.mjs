@@ -103,3 +103,43 @@ describe("History.push: a cheap check, the same trigger", () => {
     assert.ok(compactions >= 1);
   });
 });
+
+describe("the middleware's default (auto, stable): a stateless gateway keeps the prefix", () => {
+  it("two requests sharing a raw prefix are forwarded with byte-identical compacted prefixes", async () => {
+    const { memoryCache } = await import("contextfold/worker");
+    const bodies = [];
+    const upstream = async (request) => {
+      bodies.push(await request.json());
+      return Response.json({ ok: true });
+    };
+    let calls = 0;
+    const summarizer = async () => {
+      calls++;
+      return "## Summary\n- the work so far.";
+    };
+    const gateway = compactionMiddleware({ maxTokens: 3000, summarizer, cache: memoryCache(), namespace: "t" })(
+      upstream,
+    );
+    // The client sends the whole raw history every time, two messages longer each time.
+    const raw = openaiSections(14);
+    for (let n = raw.length - 24; n <= raw.length; n += 2)
+      await gateway(post({ model: "m", messages: raw.slice(0, n) }));
+    const sent = bodies.map((b) => b.messages);
+    assert.ok(sent.every((m) => measureChain(m, { format: "openai" }).total.tokens <= 3000));
+    const prefix = (a, b) => JSON.stringify(b.slice(0, a.length)) === JSON.stringify(a);
+    // Each request's messages start with what the one before sent, byte for byte, unless a
+    // fold came between (fewer messages than the two added), and folds are the exception.
+    let folds = 0;
+    for (let i = 1; i < sent.length; i++) {
+      if (prefix(sent[i - 1], sent[i])) continue;
+      assert.ok(sent[i].length < sent[i - 1].length + 2, `request ${i}: the prefix changed without a fold`);
+      folds++;
+    }
+    assert.ok(folds >= 1 && folds * 3 <= sent.length - 1, `${folds} folds in ${sent.length - 1} requests`);
+    // The same raw history again: the very same body, and no new summary.
+    const before = calls;
+    await gateway(post({ model: "m", messages: raw }));
+    assert.deepEqual(bodies.at(-1).messages, sent.at(-1));
+    assert.equal(calls, before, "the summary cache answered");
+  });
+});
