@@ -13,12 +13,19 @@
 //!    `<previous_summary>` beside the new messages), never summarized again. The latest
 //!    user request and the newest messages that fit the target stay verbatim (at least
 //!    the last exchange).
+//!    With `summarizer_max_tokens`, a span too long for one request is summarized in
+//!    parts, each updating the summary the one before gave ([`span`]).
 //! 3. **The hard budget last**: a result still over `max` has its kept exchanges masked
-//!    too, then its summary cut; if the system prompt, the first request and the last
-//!    exchange alone are over `max`, the call fails with `budget_exceeded` saying so.
+//!    too, then its summary cut. When the system prompt, the first request and the last
+//!    exchange alone leave no room, the first request is summarized with the span, then
+//!    the answer before a closing user message; if even the system prompt and the latest
+//!    message are over `max`, the call fails with `budget_exceeded` saying so.
 //!
 //! Folding down to the low-water mark leaves room for the turns that follow: they only
-//! append until `max` is crossed again, so the prefix sent upstream stays the same.
+//! append until `max` is crossed again, so the prefix sent upstream stays the same. A
+//! caller that keeps no state (the Worker middleware) sets `stable`: the chain is then
+//! folded as the conversation's requests would have folded it ([`replay`]), so the same
+//! raw history always gives the same compacted prefix.
 //!
 //! The restoration message is window's ([`super::window`]): a chain compacted by one is
 //! understood by the other.
