@@ -236,12 +236,49 @@ export interface LangChainSerializedMessage {
 }
 export type LangChainMessage = LangChainDictMessage | LangChainSerializedMessage;
 
+// ---- OpenAI Responses API ---------------------------------------------------------
+
+export type OpenAIResponsesInputContent =
+    | { type: "input_text"; text: string }
+    | {
+          type: "input_image";
+          image_url?: string | null;
+          file_id?: string | null;
+          detail: "low" | "high" | "auto" | "original";
+      }
+    | { type: "input_file"; file_data?: string; file_url?: string; file_id?: string | null; filename?: string };
+/**
+ * An OpenAI Responses API input item (`ResponseInputItem`) of the kinds contextfold
+ * writes by itself. Items it read are written back as they came, provider-native ones
+ * (web search, MCP, computer use, compaction, ...) included.
+ */
+export type OpenAIResponsesItem =
+    | { type?: "message"; role: "user" | "system" | "developer"; content: string | OpenAIResponsesInputContent[] }
+    | { type?: "message"; role: "assistant"; content: string }
+    | {
+          type: "reasoning";
+          id: string;
+          summary: Array<{ type: "summary_text"; text: string }>;
+          encrypted_content?: string | null;
+      }
+    | { type: "function_call"; call_id: string; name: string; arguments: string; id?: string }
+    | { type: "function_call_output"; call_id: string; output: string | OpenAIResponsesInputContent[] }
+    | { type: "custom_tool_call"; call_id: string; name: string; input: string; id?: string }
+    | { type: "custom_tool_call_output"; call_id: string; output: string | OpenAIResponsesInputContent[] };
+/** A Responses request's history: `{ instructions?, input }` (other request fields kept). */
+export interface OpenAIResponsesRequest {
+    instructions?: string | null;
+    input: string | OpenAIResponsesItem[];
+    [key: string]: unknown;
+}
+
 // ---- By format --------------------------------------------------------------------
 
 /** A chain in each format, in every container it comes in. */
 export interface ChainOfFormat {
     native: NativeMessage[];
     openai: OpenAIChatMessage[];
+    "openai-responses": OpenAIResponsesItem[] | OpenAIResponsesRequest;
     anthropic: AnthropicMessage[] | AnthropicRequest;
     gemini: GeminiContent[] | GeminiRequest;
     aisdk: AiSdkModelMessage[];

@@ -12,11 +12,11 @@ import type { SummaryCache } from "./cache.js";
 export * from "./cache.js";
 
 /** The API a request is for, or `null` to pass it through untouched. */
-export type RouteFormat = "openai" | "anthropic" | null;
+export type RouteFormat = "openai" | "openai-responses" | "anthropic" | null;
 
 /** What `onReport` is told about each request the middleware handled. */
 export interface MiddlewareReport {
-    format: "openai" | "anthropic";
+    format: "openai" | "openai-responses" | "anthropic";
     model: string | undefined;
     strategy: string;
     beforeTokens: number | undefined;
@@ -35,7 +35,10 @@ export interface MiddlewareReport {
     error: string | undefined;
     /** The details of `error` (a summarizer's own error text among them): here only, never in a header. */
     detail: string | undefined;
-    /** Why compaction was not attempted (e.g. no context window for the model). */
+    /**
+     * Why compaction was not attempted (e.g. no context window for the model, or a
+     * Responses request continuing a stored response: `previous_response_id`).
+     */
     skipped: string | undefined;
     /** The full report of `compact`, when it ran. */
     report: CompactReport | undefined;

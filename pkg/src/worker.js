@@ -1,6 +1,7 @@
 // `contextfold/worker`: compaction middleware for a Worker (or any fetch-style server) in
-// front of an LLM API. For POST bodies of OpenAI `/chat/completions` and Anthropic
-// `/messages` shape it compacts `messages` to the configured budget, rebuilds the request
+// front of an LLM API. For POST bodies of OpenAI `/chat/completions`, OpenAI `/responses`
+// and Anthropic `/messages` shape it compacts the history (`messages`; `instructions` and
+// `input` for the Responses API) to the configured budget, rebuilds the request
 // with everything else in the body untouched, and calls the wrapped handler (which
 // forwards upstream). Responses, streaming or not, pass through with their body never
 // read; `x-contextfold-*` headers carry the figures.
@@ -53,14 +54,16 @@ function describeError(error) {
 }
 
 /**
- * The default routing: OpenAI's `.../chat/completions` and Anthropic's `.../v1/messages`
- * (behind any prefix). Other POSTs, such as `/v1/threads/{id}/messages`, are no chat
- * requests and pass through untouched.
+ * The default routing: OpenAI's `.../chat/completions` and `.../v1/responses`, and
+ * Anthropic's `.../v1/messages` (behind any prefix). Other POSTs, such as
+ * `/v1/threads/{id}/messages` or `/v1/responses/{id}/cancel`, are no chat requests and
+ * pass through untouched.
  * @type {typeof import("./worker.js").defaultRoute}
  */
 export function defaultRoute(url) {
   const path = url.pathname.replace(/\/+$/, "");
   if (/(^|\/)chat\/completions$/.test(path)) return "openai";
+  if (/(^|\/)v1\/responses$/.test(path) || path === "/responses") return "openai-responses";
   if (/(^|\/)v1\/messages$/.test(path) || path === "/messages") return "anthropic";
   return null;
 }
@@ -172,6 +175,7 @@ function isPlainObject(value) {
 function shapeProblem(body, format) {
   if (!isPlainObject(body)) return "the body is not a JSON object";
   if (body.model !== undefined && typeof body.model !== "string") return "`model` is not a string";
+  if (format === "openai-responses") return responsesProblem(body);
   if (!Array.isArray(body.messages)) return "`messages` is not an array";
   if (body.messages.some((m) => !isPlainObject(m) || typeof m.role !== "string")) {
     return "`messages` holds an item without a string `role`";
@@ -181,6 +185,31 @@ function shapeProblem(body, format) {
     return "`system` is neither a string nor an array of blocks";
   }
   return null;
+}
+
+/** `shapeProblem` of a Responses API body: `input` a string or items, `instructions` a string. */
+function responsesProblem(body) {
+  const { input, instructions } = body;
+  if (typeof input !== "string" && !Array.isArray(input)) return "`input` is neither a string nor an array";
+  if (Array.isArray(input) && input.some((item) => !isPlainObject(item)))
+    return "`input` holds an item that is not an object";
+  if (instructions !== undefined && instructions !== null && typeof instructions !== "string") {
+    return "`instructions` is not a string";
+  }
+  return null;
+}
+
+/**
+ * Why a well-formed request's history cannot be compacted here, or `undefined`: a
+ * Responses request that continues a stored response or conversation sends only its new
+ * items, the history is upstream's.
+ */
+function heldUpstream(body, format) {
+  if (format !== "openai-responses") return undefined;
+  for (const field of ["previous_response_id", "conversation"]) {
+    if (body[field] !== undefined && body[field] !== null) return `the history is held upstream (\`${field}\`)`;
+  }
+  return undefined;
 }
 
 /** The entry of `table` for `model`: an exact key, else the longest key that prefixes it. */
@@ -308,7 +337,7 @@ function strategyName(strategy) {
 /** Tokens the request spends outside the messages: tool definitions and similar. */
 function overheadTokens(body, estimateTokens) {
   let tokens = 0;
-  for (const field of ["tools", "functions", "response_format", "tool_choice"]) {
+  for (const field of ["tools", "functions", "response_format", "tool_choice", "text"]) {
     if (body[field] !== undefined) tokens += estimateTokens(JSON.stringify(body[field]));
   }
   return tokens;
@@ -409,18 +438,29 @@ function fetchOf(handler) {
   throw new TypeError("compactionMiddleware: the handler must be a function or have a fetch method");
 }
 
-/**
- * The chain in a request body: the message list, or, where the format's request object
- * has a system field the body uses (Anthropic `system`), the request's system and list
- * fields (the core's `formats()` names them).
- */
-function chainOf(body, format, api) {
-  const fields = api.formats().find((f) => f.name === format)?.request;
-  if (fields === undefined || fields === null || body[fields.system] === undefined) return body.messages;
-  return { [fields.system]: body[fields.system], [fields.messages]: body[fields.messages] };
+/** The request fields of a format's request object (the core's `formats()` names them). */
+function requestFields(format, api) {
+  return api.formats().find((f) => f.name === format)?.request ?? { system: undefined, messages: "messages" };
 }
 
-/** The API a request is for (`"openai"` or `"anthropic"`), or `null` to pass it through. */
+/**
+ * The chain in a request body: its list (`messages`, Responses `input`), or, where the
+ * body uses the format's system field (Anthropic `system`, Responses `instructions`) or
+ * the list is no list (a Responses string `input`), the request's system and list fields.
+ */
+function chainOf(body, format, api) {
+  const fields = requestFields(format, api);
+  const list = body[fields.messages];
+  if (fields.system === undefined || (body[fields.system] === undefined && Array.isArray(list))) return list;
+  const chain = { [fields.messages]: list };
+  if (body[fields.system] !== undefined) chain[fields.system] = body[fields.system];
+  return chain;
+}
+
+/** The formats the middleware handles. */
+const CHAT_FORMATS = new Set(["openai", "openai-responses", "anthropic"]);
+
+/** The API a request is for (`"openai"`, `"openai-responses"` or `"anthropic"`), or `null` to pass it through. */
 function chatFormat(route, request) {
   let url;
   try {
@@ -429,7 +469,7 @@ function chatFormat(route, request) {
     return null;
   }
   const format = request.method === "POST" ? route(url, request) : null;
-  return format === "openai" || format === "anthropic" ? format : null;
+  return CHAT_FORMATS.has(format) ? format : null;
 }
 
 /** One request: routed, read, checked, compacted when needed, and passed on. */
@@ -550,6 +590,11 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
       Object.assign(figures, { error: "budget_too_small", detail: budget.error });
       return { figures, outgoing: null, info: undefined };
     }
+    const upstream = heldUpstream(body, format);
+    if (upstream !== undefined) {
+      figures.skipped = upstream;
+      return { figures, outgoing: null, info: undefined };
+    }
     const input = chainOf(body, format, api);
     const settings = {
       format,
@@ -563,7 +608,7 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
       return { figures, outgoing: null, info: undefined };
     }
     const { result, summarizer } = await runCompaction(middleware, input, settings, request, env);
-    const outgoing = applyResult(figures, result, summarizer, bytes);
+    const outgoing = applyResult(figures, result, summarizer, bytes, requestFields(format, api).messages);
     return { figures, outgoing, info: result.report };
   } catch (error) {
     const { code, detail } = describeError(error);
@@ -597,7 +642,7 @@ async function runCompaction(middleware, input, settings, request, env) {
  * Records a compaction's figures; returns the compacted body, or `null` when the request
  * is to go on unchanged (nothing changed, rolled back or cancelled).
  */
-function applyResult(figures, result, summarizer, bytes) {
+function applyResult(figures, result, summarizer, bytes, listKey) {
   const { report: r } = result;
   Object.assign(figures, { before: r.before.tokens, after: r.after.tokens, calls: r.calls });
   if (summarizer.stats) {
@@ -614,9 +659,9 @@ function applyResult(figures, result, summarizer, bytes) {
     return null;
   }
   if (!result.changed) return null;
-  // A bare list replaces the body's `messages`; a request object (Anthropic with its
-  // system prompt) replaces its own fields.
-  const replace = Array.isArray(result.messages) ? { messages: result.messages } : result.messages;
+  // A bare list replaces the body's list (`messages`, `input`); a request object
+  // (Anthropic with its system prompt, Responses with its instructions) its own fields.
+  const replace = Array.isArray(result.messages) ? { [listKey]: result.messages } : result.messages;
   return splice(bytes, replace, __requestBodySpans);
 }
 

@@ -5,6 +5,7 @@
 // one): the results are typed, not `any`.
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { GoogleGenAI, type Content } from "@google/genai";
@@ -24,12 +25,15 @@ import {
   type Chain,
   type GeminiContent,
   type OpenAIChatMessage,
+  type OpenAIResponsesItem,
+  type OpenAIResponsesRequest,
 } from "contextfold";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(): T | void {}
 
 declare const openaiMessages: ChatCompletionMessageParam[];
+declare const responsesItems: ResponseInputItem[];
 declare const anthropicMessages: MessageParam[];
 declare const anthropicRequest: MessageCreateParamsNonStreaming;
 declare const geminiContents: Content[];
@@ -112,6 +116,19 @@ if (Array.isArray(toGemini)) {
 const toModel = convert(openaiMessages, { to: "aisdk" }).messages;
 expectType<Equal<typeof toModel, AiSdkModelMessage[]>>();
 await generateText({ model, messages: toModel });
+const toResponses = convert(anthropicMessages, { to: "openai-responses" }).messages;
+expectType<Equal<typeof toResponses, OpenAIResponsesItem[] | OpenAIResponsesRequest>>();
+if (Array.isArray(toResponses)) {
+  const input: ResponseInputItem[] = toResponses;
+  await openai.responses.create({ model: "gpt-5", input });
+} else {
+  await openai.responses.create({ model: "gpt-5", ...toResponses });
+}
+{
+  const { messages: input } = await compact(responsesItems);
+  expectType<Equal<typeof input, ResponseInputItem[]>>();
+  await openai.responses.create({ model: "gpt-5", input, store: false });
+}
 const toUI = convert(openaiMessages, { to: "aisdk-ui" }).messages;
 expectType<Equal<typeof toUI, AiSdkUIMessage[]>>();
 const ui: UIMessage[] = toUI;

@@ -18,6 +18,8 @@ pub enum ChainFormat {
     Native,
     #[serde(rename = "openai")]
     OpenAi,
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
     #[serde(rename = "anthropic")]
     Anthropic,
     #[serde(rename = "gemini")]
@@ -35,6 +37,7 @@ impl From<Format> for ChainFormat {
         match f {
             Format::Native => ChainFormat::Native,
             Format::OpenAi => ChainFormat::OpenAi,
+            Format::OpenAiResponses => ChainFormat::OpenAiResponses,
             Format::Anthropic => ChainFormat::Anthropic,
             Format::Gemini => ChainFormat::Gemini,
             Format::AiSdk => ChainFormat::AiSdk,
@@ -51,6 +54,8 @@ pub enum ProviderName {
     Generic,
     #[serde(rename = "openai")]
     OpenAi,
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
     #[serde(rename = "anthropic")]
     Anthropic,
     #[serde(rename = "gemini")]
@@ -62,6 +67,7 @@ impl From<Provider> for ProviderName {
         match p {
             Provider::Generic => ProviderName::Generic,
             Provider::OpenAi => ProviderName::OpenAi,
+            Provider::OpenAiResponses => ProviderName::OpenAiResponses,
             Provider::Anthropic => ProviderName::Anthropic,
             Provider::Gemini => ProviderName::Gemini,
         }
@@ -235,7 +241,7 @@ pub(crate) mod tests {
         for f in Format::ALL {
             assert_eq!(serde_json::to_value(ChainFormat::from(f)).unwrap(), json!(f.as_str()));
         }
-        for p in [Provider::Generic, Provider::OpenAi, Provider::Anthropic, Provider::Gemini] {
+        for p in Provider::ALL {
             let name = serde_json::to_value(ProviderName::from(p)).unwrap();
             assert_eq!(name.as_str().and_then(Provider::from_name), Some(p));
         }

@@ -62,6 +62,7 @@ use std::collections::{HashMap, HashSet};
 pub fn provider_of(format: Format) -> Provider {
     match format {
         Format::OpenAi => Provider::OpenAi,
+        Format::OpenAiResponses => Provider::OpenAiResponses,
         Format::Anthropic => Provider::Anthropic,
         Format::Gemini => Provider::Gemini,
         Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => Provider::Generic,
@@ -98,7 +99,8 @@ pub fn id_template(format: Format) -> Option<&'static str> {
     match format {
         Format::OpenAi | Format::Gemini => Some("call_{r:24:x}"),
         Format::Anthropic => Some("toolu_{r:24:b}"),
-        Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
+        // The Responses API echoes any `call_id` the caller chose.
+        Format::OpenAiResponses | Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
     }
 }
 
@@ -190,7 +192,7 @@ pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<
 /// Whose signatures a format's reader produces; `None` when unknown.
 fn signature_owner(format: Format) -> Option<Provider> {
     match format {
-        Format::OpenAi | Format::Anthropic | Format::Gemini => Some(provider_of(format)),
+        Format::OpenAi | Format::OpenAiResponses | Format::Anthropic | Format::Gemini => Some(provider_of(format)),
         Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
     }
 }
@@ -234,7 +236,7 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
     let target = provider_of(to);
     let foreign = |owner: Option<Provider>| match (to, owner) {
         (Format::OpenAi, _) => true,
-        (Format::Anthropic | Format::Gemini, Some(owner)) => owner != target,
+        (Format::Anthropic | Format::Gemini | Format::OpenAiResponses, Some(owner)) => owner != target,
         _ => false,
     };
     let parts = std::mem::take(&mut message.parts);
@@ -267,6 +269,8 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                     // The official Chat Completions message has no reasoning field (the
                     // `reasoning_content` of DeepSeek-style APIs is kept only where read).
                     Format::OpenAi => true,
+                    // A reasoning item is sent back by its Responses id.
+                    Format::OpenAiResponses => !reasoning.extra.contains_key("id"),
                     _ => false,
                 };
                 if rejected {
@@ -307,6 +311,9 @@ fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static s
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
         Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
+        Format::OpenAiResponses if data.is_some() && media_type.is_none() => {
+            Some("the Responses API takes inline media as data: URLs, with a media type")
+        }
         Format::AiSdk if nested && data.is_some() && media_type.is_none() => {
             Some("AI SDK tool outputs take inline media with a media type")
         }
@@ -321,7 +328,7 @@ fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static s
 
 /// Step 3: arguments as JSON (an object where the target requires one).
 fn sanitize_call(index: usize, part: usize, arguments: &mut String, to: Format, changes: &mut Vec<Change>) {
-    if matches!(to, Format::OpenAi | Format::Native) || arguments.trim().is_empty() {
+    if matches!(to, Format::OpenAi | Format::OpenAiResponses | Format::Native) || arguments.trim().is_empty() {
         return;
     }
     let mut replaced = false;

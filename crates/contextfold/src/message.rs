@@ -296,7 +296,8 @@ pub mod marker_namespace {
     pub const GEMINI: &str = "_gemini";
     pub const AISDK: &str = "_aisdk";
     pub const LANGCHAIN: &str = "_langchain";
-    pub const ALL: [&str; 5] = [OPENAI, ANTHROPIC, GEMINI, AISDK, LANGCHAIN];
+    pub const RESPONSES: &str = "_responses";
+    pub const ALL: [&str; 6] = [OPENAI, ANTHROPIC, GEMINI, AISDK, LANGCHAIN, RESPONSES];
 
     /// Whether `key` of an `extra` is a marker namespace.
     pub fn contains(key: &str) -> bool {

@@ -66,6 +66,12 @@ fn inputs() -> Vec<(&'static str, Format, Value)> {
         ("aisdk", Format::AiSdk, written(&without, Format::AiSdk)),
         ("aisdk-ui", Format::AiSdkUi, written(&without, Format::AiSdkUi)),
         ("langchain", Format::LangChain, written(&with_system, Format::LangChain)),
+        ("openai-responses", Format::OpenAiResponses, written(&with_system, Format::OpenAiResponses)),
+        (
+            "openai-responses request",
+            Format::OpenAiResponses,
+            json!({ "model": "gpt-5", "store": false, "input": written(&without, Format::OpenAiResponses) }),
+        ),
     ]
 }
 
@@ -98,7 +104,7 @@ fn run_pipeline(
 
 /// The object's keys other than the message list and the system prompt.
 fn request_fields(value: &Value) -> Vec<(&String, &Value)> {
-    let skip = ["system", "messages", "systemInstruction", "contents"];
+    let skip = ["system", "messages", "systemInstruction", "contents", "instructions", "input"];
     value.as_object().unwrap().iter().filter(|(k, _)| !skip.contains(&k.as_str())).collect()
 }
 

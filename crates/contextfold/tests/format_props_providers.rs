@@ -98,16 +98,18 @@ fn build(spec: &Spec, format: Format) -> Vec<Message> {
                     signature: if format == Format::Gemini { call.signature.clone() } else { None },
                     extra: Extra::new(),
                 }));
+                // The Responses output item has neither a tool name nor an error flag.
+                let responses = format == Format::OpenAiResponses;
                 results.push(Part::ToolResult(ToolResultPart {
                     call_id: id,
-                    name: Some(call.name.clone()),
+                    name: if responses { None } else { Some(call.name.clone()) },
                     content: vec![Part::text(call.result.as_str())],
-                    is_error: call.is_error,
+                    is_error: call.is_error && !responses,
                     extra: Extra::new(),
                 }));
             }
             out.push(Message::new(Role::Assistant, parts));
-            if format == Format::LangChain {
+            if matches!(format, Format::LangChain | Format::OpenAiResponses) {
                 out.extend(results.into_iter().map(|r| Message::new(Role::Tool, vec![r])));
             } else if !results.is_empty() {
                 out.push(Message::new(Role::Tool, results));
@@ -121,13 +123,25 @@ fn strip(value: Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.into_iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "_gemini" | "_aisdk" | "_langchain"))
+                .filter(|(k, _)| !matches!(k.as_str(), "_gemini" | "_aisdk" | "_langchain" | "_responses"))
                 .map(|(k, v)| (k, strip(v)))
                 .collect(),
         ),
         Value::Array(items) => Value::Array(items.into_iter().map(strip).collect()),
         other => other,
     }
+}
+
+/// Consecutive assistant messages as one.
+fn merge_assistants(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::new();
+    for m in messages {
+        match out.last_mut() {
+            Some(last) if last.role == Role::Assistant && m.role == Role::Assistant => last.parts.extend(m.parts),
+            _ => out.push(m),
+        }
+    }
+    out
 }
 
 fn check_round_trip(spec: &Spec, format: Format) -> Result<(), TestCaseError> {
@@ -141,11 +155,17 @@ fn check_round_trip(spec: &Spec, format: Format) -> Result<(), TestCaseError> {
             message.extra.remove("id");
         }
     }
+    let mut messages = messages;
+    if format == Format::OpenAiResponses {
+        // Items carry no message boundaries: an assistant turn is read as one message.
+        messages = merge_assistants(messages);
+    }
     prop_assert_eq!(strip(native::write(&bare)), strip(native::write(&messages)));
     prop_assert_eq!(format::write(&back, format).unwrap(), wire.clone());
-    // A plain text AI SDK chat fits OpenAI too, which detection prefers.
+    // A plain text AI SDK or Responses chat fits OpenAI too, which detection prefers.
     let detected = format::detect(&wire).unwrap();
-    prop_assert!(detected == format || (format == Format::AiSdk && detected == Format::OpenAi), "{:?}", detected);
+    let plain = matches!(format, Format::AiSdk | Format::OpenAiResponses) && detected == Format::OpenAi;
+    prop_assert!(detected == format || plain, "{:?}", detected);
     if format == Format::AiSdkUi {
         // A step continues the turn's UIMessage when the step before it had results.
         let expected: usize =
@@ -179,11 +199,16 @@ proptest! {
         check_round_trip(&spec, Format::LangChain)?;
     }
 
+    #[test]
+    fn responses_write_then_read_gives_the_chain_back(spec in spec()) {
+        check_round_trip(&spec, Format::OpenAiResponses)?;
+    }
+
     /// Any of these chains, read as any source, converts to every target into a chain
     /// the target accepts and that its writer can write.
     #[test]
     fn conversions_validate_for_the_target(spec in spec()) {
-        let from_formats = [Format::Native, Format::OpenAi, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::AiSdkUi, Format::LangChain];
+        let from_formats = Format::ALL;
         let targets = from_formats;
         for from in from_formats {
             let messages = build(&spec, from);

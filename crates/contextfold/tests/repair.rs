@@ -17,7 +17,7 @@ use contextfold::repair::{
 use proptest::prelude::*;
 use RepairStep::*;
 
-const ALL: [Provider; 4] = Provider::ALL;
+const ALL: [Provider; 5] = Provider::ALL;
 
 fn opts(provider: Provider) -> RepairOptions {
     RepairOptions::for_provider(provider)

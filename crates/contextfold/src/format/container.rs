@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 /// message unless the caller opted in, which a list already holding one shows).
 pub fn holds_new_system(input: &Value, format: Format) -> bool {
     match format {
-        Format::Native | Format::OpenAi | Format::LangChain => true,
+        Format::Native | Format::OpenAi | Format::OpenAiResponses | Format::LangChain => true,
         Format::Anthropic | Format::Gemini => input.is_object(),
         Format::AiSdk | Format::AiSdkUi => false,
     }

@@ -15,6 +15,10 @@
 //!   parts with a `file` object are OpenAI only;
 //! - `tool_use`, `tool_result`, `thinking`, `image` with a `source`, `document` and the
 //!   other Anthropic block types are Anthropic only;
+//! - a message-level `type` (`function_call`, `reasoning`, `web_search_call`, `message`,
+//!   ... every Responses item type), `input_text` / `output_text` / `input_image` /
+//!   `input_file` parts and an `{id}` item reference are OpenAI Responses only; string
+//!   content and `refusal` / `input_audio` parts fit it too;
 //! - `tool-call`, `tool-result`, `reasoning` parts, `image` parts with an `image` field,
 //!   `file` parts with `data`, a message-level `providerOptions` and `tool` messages with
 //!   a part array are AI SDK `ModelMessage` only;
@@ -24,14 +28,15 @@
 //!   `user` / `assistant` messages with a string content or `text` parts fit OpenAI,
 //!   Anthropic and the AI SDK.
 //!
-//! When several formats fit every message, the first of OpenAI, Anthropic, AI SDK,
-//! AI SDK UI, native, Gemini is picked. A plain text chat is therefore read as OpenAI:
+//! When several formats fit every message, the first of OpenAI, OpenAI Responses,
+//! Anthropic, AI SDK, AI SDK UI, native, Gemini is picked. A plain text chat is therefore read as OpenAI:
 //! every reader turns it into the very same parts (only the namespace of restoration
 //! markers would differ), so the choice merely decides which format a writer answers in,
 //! and OpenAI's is the shape most text chats come in. An empty array is OpenAI for the
 //! same reason; `UIMessage`s (which have ids) win over native messages, and native over
 //! Gemini (`{role: "user", parts: []}` fits both). An object is an Anthropic request
-//! `{system, messages}` or a Gemini request `{systemInstruction, contents}`.
+//! `{system, messages}`, a Gemini request `{systemInstruction, contents}` or a Responses
+//! request `{instructions, input}`.
 
 use super::fields::json_kind;
 use super::path::JsonPath;
@@ -56,8 +61,13 @@ pub fn detect(value: &Value) -> Result<Format, FormatError> {
             request_fits(request, "contents", &root, Fits::GEMINI)?;
             Ok(Format::Gemini)
         }
+        Value::Object(request) if request.get("input").is_some_and(Value::is_string) => Ok(Format::OpenAiResponses),
+        Value::Object(request) if request.contains_key("input") => {
+            request_fits(request, "input", &root, Fits::RESPONSES)?;
+            Ok(Format::OpenAiResponses)
+        }
         other => Err(root.unknown_format(format!(
-            "expected an array of messages (or a request object: Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}), found {}",
+            "expected an array of messages (or a request object: Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}, OpenAI Responses {{instructions, input}}), found {}",
             json_kind(other)
         ))),
     }
@@ -76,8 +86,9 @@ fn request_fits(request: &Map<String, Value>, key: &str, root: &JsonPath, fits: 
 struct Fits(u8);
 
 /// Every format, in the order [`Fits::pick`] prefers them, with its name for errors.
-const ORDER: [(Fits, Format, &str); 7] = [
+const ORDER: [(Fits, Format, &str); 8] = [
     (Fits::OPENAI, Format::OpenAi, "OpenAI"),
+    (Fits::RESPONSES, Format::OpenAiResponses, "OpenAI Responses"),
     (Fits::ANTHROPIC, Format::Anthropic, "Anthropic"),
     (Fits::AISDK, Format::AiSdk, "AI SDK"),
     (Fits::AISDK_UI, Format::AiSdkUi, "AI SDK UI"),
@@ -95,7 +106,8 @@ impl Fits {
     const AISDK: Fits = Fits(16);
     const AISDK_UI: Fits = Fits(32);
     const LANGCHAIN: Fits = Fits(64);
-    const ALL: Fits = Fits(127);
+    const RESPONSES: Fits = Fits(128);
+    const ALL: Fits = Fits(255);
     /// Text chat messages: OpenAI, Anthropic and AI SDK alike.
     const CHAT: Fits = Fits(2 | 4 | 16);
 
@@ -160,8 +172,12 @@ const OPENAI_FIELDS: &[&str] =
 /// fields.
 const ANTHROPIC_BLOCKS: &[&str] = &["document", "tool_use", "tool_result", "thinking", "redacted_thinking"];
 
+/// Responses content part types (besides `refusal` and `input_audio`, which OpenAI Chat
+/// has too).
+const RESPONSES_PARTS: &[&str] = &["input_text", "output_text", "input_image", "input_file"];
+
 /// OpenAI part types; `file` is told apart from the AI SDK's by its fields.
-const OPENAI_PARTS: &[&str] = &["image_url", "input_audio", "refusal"];
+const OPENAI_PARTS: &[&str] = &["image_url", "input_audio"];
 
 /// AI SDK `ModelMessage` part types (besides `text`, `image` and `file`).
 const AISDK_PARTS: &[&str] =
@@ -199,17 +215,33 @@ fn classify(message: &Value) -> Result<Fits, String> {
     if fields.contains_key("parts") {
         return classify_parts_message(fields);
     }
+    let item_type = fields.get("type").and_then(Value::as_str);
+    if let Some(item_type) = item_type.filter(|t| *t != "message") {
+        return if super::responses::native::ITEM_TYPES.contains(&item_type) {
+            Ok(Fits::RESPONSES)
+        } else {
+            Err(format!("unknown item type `{item_type}`"))
+        };
+    }
     let Some(role) = fields.get("role").and_then(Value::as_str) else {
+        // A Responses item reference: `{id}` alone.
+        if fields.len() == 1 && fields.get("id").is_some_and(Value::is_string) {
+            return Ok(Fits::RESPONSES);
+        }
         return Err("no string `role`".to_string());
     };
     let mut fits = match role {
-        "user" | "assistant" => Fits::CHAT,
+        "user" | "assistant" => Fits::CHAT.or(Fits::RESPONSES),
         // Anthropic: a leading system message inside `messages` (the reader checks where).
-        "system" => Fits::OPENAI.or(Fits::AISDK).or(Fits::ANTHROPIC),
+        "system" => Fits::OPENAI.or(Fits::AISDK).or(Fits::ANTHROPIC).or(Fits::RESPONSES),
         "tool" => Fits::OPENAI.or(Fits::AISDK),
-        "developer" | "function" => Fits::OPENAI,
+        "function" => Fits::OPENAI,
+        "developer" => Fits::OPENAI.or(Fits::RESPONSES),
         other => return Err(format!("unknown role `{other}`")),
     };
+    if item_type == Some("message") {
+        fits = fits.and(Fits::RESPONSES);
+    }
     if OPENAI_FIELDS.iter().any(|k| fields.contains_key(*k)) {
         fits = fits.and(Fits::OPENAI);
     }
@@ -308,9 +340,9 @@ fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
 fn classify_content(fields: &Map<String, Value>) -> Result<Fits, String> {
     match fields.get("content") {
         None | Some(Value::Null) => Ok(Fits::OPENAI),
-        Some(Value::String(_)) => Ok(Fits::CHAT),
+        Some(Value::String(_)) => Ok(Fits::CHAT.or(Fits::RESPONSES)),
         Some(Value::Array(parts)) => {
-            let mut fits = Fits::CHAT;
+            let mut fits = Fits::CHAT.or(Fits::RESPONSES);
             for (j, part) in parts.iter().enumerate() {
                 fits = fits.and(classify_part(part).map_err(|why| format!("content[{j}]: {why}"))?);
             }
@@ -332,6 +364,8 @@ fn classify_part(part: &Value) -> Result<Fits, String> {
         "file" if has("file") => Fits::OPENAI,
         "file" if has("data") || has("mediaType") => Fits::AISDK,
         "file" => Fits::OPENAI,
+        "refusal" | "input_audio" => Fits::OPENAI.or(Fits::RESPONSES),
+        t if RESPONSES_PARTS.contains(&t) => Fits::RESPONSES,
         t if OPENAI_PARTS.contains(&t) => Fits::OPENAI,
         t if ANTHROPIC_BLOCKS.contains(&t) || super::anthropic::NATIVE_BLOCKS.contains(&t) => Fits::ANTHROPIC,
         t if AISDK_PARTS.contains(&t) => Fits::AISDK,

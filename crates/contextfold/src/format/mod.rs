@@ -24,6 +24,7 @@ pub mod native;
 pub(crate) mod native_block;
 pub mod openai;
 mod path;
+pub mod responses;
 pub mod source_map;
 mod tool_turns;
 mod wire;
@@ -43,6 +44,10 @@ pub enum Format {
     /// OpenAI Chat Completions `messages` (see [`openai`]).
     #[serde(rename = "openai")]
     OpenAi,
+    /// OpenAI Responses API `input` items, or a request `{instructions, input}` (see
+    /// [`responses`]).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
     /// Anthropic Messages `messages`, or a request `{system, messages}` (see [`anthropic`]).
     Anthropic,
     /// Gemini `contents`, or a request `{systemInstruction, contents}` (see [`gemini`]).
@@ -60,9 +65,10 @@ pub enum Format {
 
 impl Format {
     /// Every format, in a stable order.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Native,
         Format::OpenAi,
+        Format::OpenAiResponses,
         Format::Anthropic,
         Format::Gemini,
         Format::AiSdk,
@@ -74,6 +80,7 @@ impl Format {
         match self {
             Format::Native => "native",
             Format::OpenAi => "openai",
+            Format::OpenAiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::Gemini => "gemini",
             Format::AiSdk => "aisdk",
@@ -86,6 +93,7 @@ impl Format {
         match name {
             "native" | "contextfold" => Some(Format::Native),
             "openai" => Some(Format::OpenAi),
+            "openai-responses" => Some(Format::OpenAiResponses),
             "anthropic" => Some(Format::Anthropic),
             "gemini" => Some(Format::Gemini),
             "aisdk" => Some(Format::AiSdk),
@@ -100,6 +108,7 @@ impl Format {
         match self {
             Format::Native => None,
             Format::OpenAi => Some(openai::NAMESPACE),
+            Format::OpenAiResponses => Some(responses::NAMESPACE),
             Format::Anthropic => Some(anthropic::NAMESPACE),
             Format::Gemini => Some(gemini::NAMESPACE),
             Format::AiSdk | Format::AiSdkUi => Some(aisdk::NAMESPACE),
@@ -113,6 +122,7 @@ impl Format {
         match self {
             Format::Anthropic => Some(RequestFields::ANTHROPIC),
             Format::Gemini => Some(RequestFields::GEMINI),
+            Format::OpenAiResponses => Some(RequestFields::RESPONSES),
             Format::Native | Format::OpenAi | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
         }
     }
@@ -128,6 +138,7 @@ pub struct RequestFields {
 impl RequestFields {
     pub const ANTHROPIC: RequestFields = RequestFields { system: "system", messages: "messages" };
     pub const GEMINI: RequestFields = RequestFields { system: "systemInstruction", messages: "contents" };
+    pub const RESPONSES: RequestFields = RequestFields { system: "instructions", messages: "input" };
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -209,6 +220,7 @@ pub fn read(value: &serde_json::Value, format: Format) -> Result<Vec<Message>, F
     match format {
         Format::Native => native::read(value),
         Format::OpenAi => openai::read(value),
+        Format::OpenAiResponses => responses::read(value),
         Format::Anthropic => anthropic::read(value),
         Format::Gemini => gemini::read(value),
         Format::AiSdk => aisdk::read(value),
@@ -232,6 +244,7 @@ pub fn write(messages: &[Message], format: Format) -> Result<serde_json::Value, 
     match format {
         Format::Native => Ok(native::write(messages)),
         Format::OpenAi => openai::write(messages),
+        Format::OpenAiResponses => responses::write(messages),
         Format::Anthropic
             if messages.iter().any(|m| m.role == Role::System) && !anthropic::systems_in_messages(messages) =>
         {

@@ -47,6 +47,11 @@ impl<'a> Restore<'a> {
         self.marker(key).and_then(Value::as_bool) == Some(true)
     }
 
+    /// Whether a field will be written verbatim.
+    pub(crate) fn has_field(&self, key: &str) -> bool {
+        self.fields.contains_key(key)
+    }
+
     /// The fields to write verbatim.
     pub(crate) fn into_fields(self) -> Map<String, Value> {
         self.fields

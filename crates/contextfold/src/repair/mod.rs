@@ -71,6 +71,10 @@ pub enum Provider {
     /// OpenAI Chat Completions (and compatible APIs): several leading system messages and
     /// consecutive same-role messages are accepted.
     OpenAi,
+    /// OpenAI Responses API: system and developer messages anywhere, consecutive same-role
+    /// items, media in tool outputs; a reasoning item must be followed by the item it led
+    /// to (it is kept in the same assistant message).
+    OpenAiResponses,
     /// Anthropic Messages: one top-level system prompt, alternating user/assistant turns
     /// starting with user, thinking signed against the history before it.
     Anthropic,
@@ -80,12 +84,14 @@ pub enum Provider {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [Provider::Generic, Provider::OpenAi, Provider::Anthropic, Provider::Gemini];
+    pub const ALL: [Provider; 5] =
+        [Provider::Generic, Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Generic => "generic",
             Provider::OpenAi => "openAi",
+            Provider::OpenAiResponses => "openAiResponses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
         }
@@ -96,6 +102,7 @@ impl Provider {
         match name.to_ascii_lowercase().as_str() {
             "generic" => Some(Provider::Generic),
             "openai" => Some(Provider::OpenAi),
+            "openairesponses" | "openai-responses" => Some(Provider::OpenAiResponses),
             "anthropic" => Some(Provider::Anthropic),
             "gemini" | "google" => Some(Provider::Gemini),
             _ => None,
@@ -123,7 +130,8 @@ impl Provider {
     /// Every tool-call id may be used once in the whole chain: Anthropic rejects a reused
     /// `tool_use` id ("tool_use ids must be unique"), and Gemini and the formats under the
     /// shared rules (AI SDK, LangChain) pair a result with its call by id, so a reused id
-    /// gives a result the wrong call. OpenAI accepts it (real transcripts reuse ids).
+    /// gives a result the wrong call. OpenAI Chat accepts it (real transcripts reuse ids);
+    /// the Responses API pairs an output with its call by `call_id`, so it needs them unique.
     pub fn unique_call_ids(self) -> bool {
         !matches!(self, Provider::OpenAi)
     }

@@ -10,6 +10,7 @@
 
 use super::{conclude, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::ast::ChainAst;
+use crate::format::responses;
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart};
 use serde_json::Value;
@@ -101,7 +102,9 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
                     let tool = r.name.clone().or_else(|| call.map(|c| c.name.clone())).unwrap_or_else(|| "tool".into());
                     let before: usize = r.content.iter().map(Part::size).sum();
                     let already = matches!(r.content.as_slice(), [Part::Text(t)] if is_masked(&t.text));
-                    if before < config.min_bytes || already || excluded(&tool) {
+                    // A provider's own output item (a screenshot) cannot hold a placeholder.
+                    let item = responses::native::output_item(r).is_some();
+                    if before < config.min_bytes || already || item || excluded(&tool) {
                         continue;
                     }
                     let text = crate::ast::seal(&placeholder(&tool, call, &r.content, before), MASK_MARK);
@@ -116,6 +119,7 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
                     if config.mask_arguments
                         && !recent.contains(c.id.as_str())
                         && c.signature.is_none()
+                        && responses::native::block_of(&c.extra).is_none()
                         && !excluded(&c.name) =>
                 {
                     if let Some(arguments) = mask_arguments(&c.arguments, config.min_bytes) {

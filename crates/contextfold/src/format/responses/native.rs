@@ -1,0 +1,232 @@
+//! Responses API items kept verbatim: server-side tool calls (web search, file search,
+//! code interpreter, image generation, MCP), provider compaction items, item references,
+//! and the built-in client tools (computer, shell, apply patch, programs).
+//!
+//! A server-side item stands alone: it becomes a text part of the assistant turn whose
+//! text is a short rendering (what summarizers read, what other formats get) and which
+//! carries the item under the namespace marker `block` ([`crate::format::native_block`]).
+//!
+//! A built-in client tool call is answered by an output item with the same `call_id`, as a
+//! function call is: the call becomes a tool call part (name: the tool, arguments: its
+//! action as JSON) and the output a tool result, so that the pair is kept, or summarized,
+//! together. Each carries its item verbatim and is written back unchanged; a result
+//! standing for an output item is never masked, since most of them (a screenshot) cannot
+//! hold a text placeholder.
+
+use super::NAMESPACE;
+use crate::format::native_block;
+use crate::message::{Extra, Part, TextPart, ToolCallPart, ToolResultPart, NATIVE_BLOCK};
+use serde_json::Value;
+
+/// Built-in client tool calls: the item type, the tool name it is given, and the field
+/// holding what it does (its arguments).
+pub(super) const CLIENT_CALLS: &[(&str, &str, &str)] = &[
+    ("computer_call", "computer", "action"),
+    ("shell_call", "shell", "action"),
+    ("apply_patch_call", "apply_patch", "operation"),
+    ("program", "program", "code"),
+];
+
+/// The output item types answering [`CLIENT_CALLS`], by `call_id`.
+pub(super) const CLIENT_OUTPUTS: &[&str] =
+    &["computer_call_output", "shell_call_output", "apply_patch_call_output", "program_output"];
+
+/// Every item type of the Responses input (detection tells the format by them; the
+/// reader also keeps types added later, as native blocks).
+pub const ITEM_TYPES: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "computer_call",
+    "computer_call_output",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "program",
+    "program_output",
+    "local_shell_call",
+    "local_shell_call_output",
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "mcp_call",
+    "tool_search_call",
+    "tool_search_output",
+    "additional_tools",
+    "compaction",
+    "compaction_trigger",
+    "item_reference",
+];
+
+/// Longest rendering of one item's content, in characters.
+const MAX_CHARS: usize = 600;
+
+/// The text part standing for a server-side or otherwise opaque item.
+pub(super) fn item_part(item: &Value, item_type: &str) -> Part {
+    native_block::part(item, NAMESPACE, render(item, item_type))
+}
+
+/// The text part standing for a content part that maps to no native part (an image or
+/// file by `file_id` only, audio, a type added later): marked `part`, so that a writer
+/// puts it back among content parts rather than as an item.
+pub(super) fn content_part(part: &Value, part_type: &str) -> Part {
+    let mut out = item_part(part, part_type);
+    if let Part::Text(t) = &mut out {
+        crate::format::fields::add_marker(&mut t.extra, NAMESPACE, CONTENT_PART, Value::Bool(true));
+    }
+    out
+}
+
+/// Marker of a native block that is a content part, not an item.
+pub(super) const CONTENT_PART: &str = "part";
+
+/// The item a text part stands for, when it stands for a whole item (not a content part).
+pub(super) fn item_of(part: &TextPart) -> Option<&Value> {
+    let markers = part.extra.get(NAMESPACE)?;
+    let is_part = markers.get(CONTENT_PART).and_then(Value::as_bool) == Some(true);
+    markers.get(NATIVE_BLOCK).filter(|_| !is_part)
+}
+
+/// The item a part stands for, when it carries one.
+pub fn block_of(extra: &Extra) -> Option<&Value> {
+    extra.get(NAMESPACE)?.get(NATIVE_BLOCK)
+}
+
+/// The tool call part standing for a built-in client tool call.
+pub(super) fn call_part(item: &Value, call_id: &str, name: &str, field: &str) -> Part {
+    let arguments = item.get(field).map_or_else(|| "{}".to_string(), Value::to_string);
+    Part::ToolCall(ToolCallPart {
+        id: call_id.to_string(),
+        name: name.to_string(),
+        arguments,
+        signature: None,
+        extra: block_extra(item),
+    })
+}
+
+/// The tool result standing for a built-in tool's output item: its content is one text
+/// part carrying the item (so sizes count all of it).
+pub(super) fn output_part(item: &Value, call_id: &str, item_type: &str) -> Part {
+    Part::ToolResult(ToolResultPart {
+        call_id: call_id.to_string(),
+        name: None,
+        content: vec![item_part(item, item_type)],
+        is_error: false,
+        extra: Extra::new(),
+    })
+}
+
+/// The output item a tool result stands for, when it stands for one.
+pub fn output_item(result: &ToolResultPart) -> Option<&Value> {
+    match result.content.as_slice() {
+        [Part::Text(TextPart { extra, .. })] => block_of(extra)
+            .filter(|item| item.get("type").and_then(Value::as_str).is_some_and(|t| CLIENT_OUTPUTS.contains(&t))),
+        _ => None,
+    }
+}
+
+fn block_extra(item: &Value) -> Extra {
+    let mut markers = serde_json::Map::new();
+    markers.insert(NATIVE_BLOCK.to_string(), item.clone());
+    let mut extra = Extra::new();
+    extra.insert(NAMESPACE.to_string(), Value::Object(markers));
+    extra
+}
+
+fn short(text: &str) -> String {
+    native_block::short(text, MAX_CHARS)
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The texts found anywhere in a value (`text`, `output`, `stdout`, ... strings).
+fn texts(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|i| texts(i, out)),
+        Value::Object(map) => {
+            for (k, item) in map {
+                if matches!(
+                    k.as_str(),
+                    "text"
+                        | "output"
+                        | "outputs"
+                        | "stdout"
+                        | "stderr"
+                        | "logs"
+                        | "result"
+                        | "query"
+                        | "queries"
+                        | "error"
+                        | "title"
+                        | "url"
+                        | "code"
+                ) {
+                    texts(item, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn found_texts(item: &Value) -> String {
+    let mut found = Vec::new();
+    texts(item, &mut found);
+    found.join(" ")
+}
+
+/// What a summarizer reads of an item.
+fn render(item: &Value, item_type: &str) -> String {
+    match item_type {
+        "web_search_call" => {
+            let action = item.get("action").unwrap_or(&Value::Null);
+            format!("[web search: {}]", short(&found_texts(action)))
+        }
+        "mcp_call" | "mcp_approval_request" => format!(
+            "[{item_type} {}/{}: {}]",
+            str_at(item, "server_label"),
+            str_at(item, "name"),
+            short(&format!("{} {}", str_at(item, "arguments"), str_at(item, "output")))
+        ),
+        "image_generation_call" => "[image generated]".to_string(),
+        "compaction" => "[earlier context, compacted by the provider]".to_string(),
+        "item_reference" => format!("[earlier item {}]", str_at(item, "id")),
+        "computer_call_output" => "[computer screenshot]".to_string(),
+        _ => {
+            let body = found_texts(item);
+            if body.is_empty() {
+                format!("[{item_type}]")
+            } else {
+                format!("[{item_type}: {}]", short(&body))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn renders_what_a_summarizer_needs() {
+        let search = json!({"type": "web_search_call", "id": "ws_1", "status": "completed",
+            "action": {"type": "search", "query": "rust wasm size"}});
+        assert_eq!(render(&search, "web_search_call"), "[web search: rust wasm size]");
+        let shell = json!({"type": "shell_call_output", "call_id": "c", "output": [
+            {"stdout": "ok\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]});
+        assert_eq!(render(&shell, "shell_call_output"), "[shell_call_output: ok]");
+        assert_eq!(render(&json!({"type": "compaction_trigger"}), "compaction_trigger"), "[compaction_trigger]");
+    }
+}

@@ -1,0 +1,305 @@
+//! The OpenAI Responses API format (issue 19 item 3), on items in the shapes the API
+//! reference and the `openai` SDK types document: read, detected, written back as the same
+//! JSON, and compacted into input the API accepts (every output after its call, every
+//! reasoning item followed by the item it led to, opaque items unchanged).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+use contextfold::format::{self, Format};
+use contextfold::measure::{Amount, Meter};
+use contextfold::message::{Part, Role};
+use contextfold::repair::{validate, Provider, RepairOptions};
+use contextfold::strategy::auto::AutoConfig;
+use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+use contextfold::summarize::extractive::ExtractiveSummarizer;
+use contextfold::summarize::Controls;
+use futures::executor::block_on;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/// One agent turn: a user question, reasoning, a function call and its output, a server
+/// web search, a custom tool call, a shell call, and the answer.
+fn turn(i: usize) -> Vec<Value> {
+    let log = format!("line {i}: the build log repeats the same warning again and again\n").repeat(40);
+    vec![
+        json!({ "role": "user", "content": format!("Task {i}: why does the build fail?") }),
+        json!({ "type": "reasoning", "id": format!("rs_{i}a"), "summary": [
+            { "type": "summary_text", "text": format!("**Reading the log {i}**") },
+            { "type": "summary_text", "text": "Then the config." }
+        ], "encrypted_content": format!("gAAAAABo{i}{}", "x".repeat(60)) }),
+        json!({ "type": "function_call", "id": format!("fc_{i}"), "call_id": format!("call_{i}a"), "name": "read_file",
+            "arguments": format!("{{\"path\":\"logs/build{i}.log\"}}"), "status": "completed" }),
+        json!({ "type": "function_call_output", "call_id": format!("call_{i}a"), "output": log }),
+        json!({ "type": "web_search_call", "id": format!("ws_{i}"), "status": "completed",
+            "action": { "type": "search", "query": format!("cargo warning {i}") } }),
+        json!({ "type": "custom_tool_call", "id": format!("ctc_{i}"), "call_id": format!("call_{i}b"), "name": "apply_diff",
+            "input": format!("*** Begin Patch\n*** Update File: src/lib{i}.rs\n-old\n+new\n*** End Patch") }),
+        json!({ "type": "custom_tool_call_output", "call_id": format!("call_{i}b"), "output": "Done." }),
+        json!({ "type": "shell_call", "id": format!("sh_{i}"), "call_id": format!("call_{i}c"), "status": "completed",
+            "action": { "commands": [format!("cargo test -p crate{i}")], "timeout_ms": 60000, "max_output_length": 4096 } }),
+        json!({ "type": "shell_call_output", "call_id": format!("call_{i}c"), "output": [
+            { "stdout": "test result: ok. 12 passed\n".repeat(30), "stderr": "", "outcome": { "type": "exit", "exit_code": 0 } }
+        ] }),
+        json!({ "type": "reasoning", "id": format!("rs_{i}b"), "summary": [], "encrypted_content": format!("gAAAAABp{i}") }),
+        json!({ "type": "message", "id": format!("msg_{i}"), "status": "completed", "role": "assistant", "content": [
+            { "type": "output_text", "text": format!("The build {i} fails on a stale lock file."), "annotations": [] }
+        ] }),
+    ]
+}
+
+/// Everything else the input takes: developer and system messages, media, files, an
+/// easy assistant message, a refusal, MCP, compaction, computer use, item references.
+fn opening() -> Vec<Value> {
+    vec![
+        json!({ "role": "developer", "content": "Answer tersely." }),
+        json!({ "role": "system", "content": [{ "type": "input_text", "text": "Stay on task." }] }),
+        json!({ "type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAAABcompacted" }),
+        json!({ "type": "message", "role": "user", "content": [
+            { "type": "input_text", "text": "Here is the screenshot and the spec." },
+            { "type": "input_image", "image_url": format!("data:image/png;base64,{PNG}"), "detail": "high" },
+            { "type": "input_image", "image_url": "https://example.com/a.png" },
+            { "type": "input_image", "file_id": "file-abc", "detail": "auto" },
+            { "type": "input_file", "filename": "spec.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQ=" },
+            { "type": "input_file", "file_id": "file-def" },
+            { "type": "input_file", "file_url": "https://example.com/spec.pdf" }
+        ] }),
+        json!({ "role": "assistant", "content": "Got them." }),
+        json!({ "type": "message", "id": "msg_r", "status": "completed", "role": "assistant", "phase": "final_answer", "content": [
+            { "type": "refusal", "refusal": "I can't share that." },
+            { "type": "output_text", "text": "But here is the rest.", "annotations": [
+                { "type": "url_citation", "start_index": 0, "end_index": 3, "url": "https://example.com", "title": "Ex" }
+            ], "logprobs": [] }
+        ] }),
+        json!({ "type": "mcp_list_tools", "id": "mcpl_1", "server_label": "deepwiki", "tools": [{ "name": "ask", "input_schema": {} }] }),
+        json!({ "type": "mcp_call", "id": "mcp_1", "server_label": "deepwiki", "name": "ask", "arguments": "{\"q\":\"x\"}", "output": "An answer." }),
+        json!({ "type": "computer_call", "id": "cu_1", "call_id": "call_cu", "status": "completed", "pending_safety_checks": [],
+            "action": { "type": "click", "button": "left", "x": 10, "y": 20 } }),
+        json!({ "type": "computer_call_output", "call_id": "call_cu",
+            "output": { "type": "computer_screenshot", "image_url": format!("data:image/png;base64,{PNG}") } }),
+        json!({ "id": "msg_earlier" }),
+        json!({ "type": "function_call", "call_id": "call_img", "name": "screenshot", "arguments": "{}" }),
+        json!({ "type": "function_call_output", "call_id": "call_img", "output": [
+            { "type": "input_text", "text": "the page" },
+            { "type": "input_image", "image_url": format!("data:image/png;base64,{PNG}"), "detail": "low" }
+        ] }),
+    ]
+}
+
+fn items(turns: usize) -> Value {
+    let mut all = opening();
+    for i in 0..turns {
+        all.extend(turn(i));
+    }
+    Value::Array(all)
+}
+
+#[test]
+fn every_documented_item_is_read_and_written_back_as_the_same_json() {
+    let value = items(2);
+    let messages = format::read(&value, Format::OpenAiResponses).unwrap();
+    assert_eq!(format::write(&messages, Format::OpenAiResponses).unwrap(), value);
+    assert_eq!(format::read_auto(&value).unwrap().1, Format::OpenAiResponses);
+    assert!(
+        validate(&messages, Provider::OpenAiResponses).is_empty(),
+        "{:?}",
+        validate(&messages, Provider::OpenAiResponses)
+    );
+    // The items of an assistant turn are one assistant message, each output its own tool
+    // message: user, assistant, tool, assistant, tool, assistant, tool, assistant.
+    let roles: Vec<Role> = messages[messages.len() - 8..].iter().map(|m| m.role).collect();
+    use Role::{Assistant as A, Tool as T, User as U};
+    assert_eq!(roles, [U, A, T, A, T, A, T, A]);
+    // Reasoning keeps its encrypted content as its signature; summaries are its text.
+    let reasoning = messages.iter().flat_map(|m| &m.parts).find_map(|p| match p {
+        Part::Reasoning(r) => Some(r),
+        _ => None,
+    });
+    let reasoning = reasoning.unwrap();
+    assert_eq!(reasoning.text, "**Reading the log 0**\n\nThen the config.");
+    assert!(reasoning.signature.as_deref().unwrap().starts_with("gAAAAABo0"));
+    // What a summarizer reads of opaque items: a rendering, never encrypted content.
+    let text: String = messages.iter().map(contextfold::Message::joined_text).collect();
+    for needle in ["[web search: cargo warning 0]", "deepwiki/ask", "[earlier context, compacted by the provider]"] {
+        assert!(text.contains(needle), "{needle:?} missing");
+    }
+    assert!(!text.contains("gAAAAAB"));
+}
+
+#[test]
+fn a_request_keeps_its_instructions_and_string_input() {
+    let cases = [
+        json!({ "instructions": "Be brief.", "input": "Hello" }),
+        json!({ "instructions": "Be brief.", "input": [{ "role": "user", "content": "Hello" }] }),
+        json!({ "input": "Hello" }),
+    ];
+    for value in cases {
+        let messages = format::read(&value, Format::OpenAiResponses).unwrap();
+        assert_eq!(format::read_auto(&value).unwrap().1, Format::OpenAiResponses, "{value}");
+        assert_eq!(format::write(&messages, Format::OpenAiResponses).unwrap(), value);
+        // In its container, the request comes back whole.
+        assert_eq!(format::write_like(&messages, Format::OpenAiResponses, &value).unwrap()["input"], value["input"]);
+    }
+}
+
+#[test]
+fn bad_items_name_their_path() {
+    let cases = [
+        (json!([{ "type": "function_call", "call_id": "c", "name": "f" }]), "invalid_shape", "[0].arguments"),
+        (json!([{ "role": "user" }]), "invalid_shape", "[0].content"),
+        (json!([{ "role": "critic", "content": "x" }]), "invalid_shape", "[0].role"),
+        (json!([{ "type": "function_call_output", "call_id": "c", "output": 3 }]), "invalid_shape", "[0].output"),
+        (json!({ "input": [{ "role": "user", "content": "a" }, 7] }), "invalid_shape", "input[1]"),
+        (json!({ "instructions": 1, "input": "a" }), "invalid_shape", "instructions"),
+    ];
+    for (value, code, path) in cases {
+        let err = format::read(&value, Format::OpenAiResponses).unwrap_err();
+        assert_eq!((err.code(), err.path()), (code, Some(path)), "{value}: {err}");
+    }
+    // Detection names the first item that is no Responses item.
+    let err = format::detect(&json!([{ "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" },
+        { "role": "tool", "tool_call_id": "c", "content": "x" }]))
+    .unwrap_err();
+    assert_eq!((err.code(), err.path()), ("unknown_format", Some("[1]")));
+}
+
+#[test]
+fn plain_chats_stay_openai_chat() {
+    let chat = json!([{ "role": "system", "content": "s" }, { "role": "user", "content": "hi" }]);
+    assert_eq!(format::detect(&chat).unwrap(), Format::OpenAi);
+    let responses = json!([{ "role": "user", "content": [{ "type": "input_text", "text": "hi" }] }]);
+    assert_eq!(format::detect(&responses).unwrap(), Format::OpenAiResponses);
+}
+
+/// The API's rules on an item list, written out from its reference independently of the
+/// reader: each output answers an earlier call of its kind; each function or custom call
+/// is answered; content parts are content parts; a reasoning item is followed by an item other than an output or a message
+/// from the user side.
+fn api_problems(list: &[Value]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut calls = std::collections::HashMap::new();
+    let mut answered = HashSet::new();
+    for (i, item) in list.iter().enumerate() {
+        let kind = item["type"].as_str().unwrap_or("message");
+        for part in item["content"].as_array().into_iter().flatten() {
+            let part_type = part["type"].as_str().unwrap_or_default();
+            if !["input_text", "output_text", "refusal", "input_image", "input_file"].contains(&part_type) {
+                out.push(format!("[{i}]: a `{part_type}` content part"));
+            }
+        }
+        if let Some(call) = kind.strip_suffix("_output") {
+            match calls.get(item["call_id"].as_str().unwrap_or_default()) {
+                Some(k) if *k == call => {
+                    answered.insert(item["call_id"].as_str().unwrap().to_string());
+                }
+                _ => out.push(format!("[{i}]: {kind} answers no earlier {call}")),
+            }
+        } else if let Some(id) = item["call_id"].as_str() {
+            calls.insert(id.to_string(), kind.to_string());
+        }
+        if kind == "reasoning" {
+            let next = list.get(i + 1).map(|n| n["type"].as_str().unwrap_or("message").to_string());
+            let user_side = list.get(i + 1).is_some_and(|n| n["role"].as_str().is_some_and(|r| r != "assistant"));
+            if next.is_none() || next.as_deref().is_some_and(|n| n.ends_with("_output")) || user_side {
+                out.push(format!("[{i}]: reasoning without its following item"));
+            }
+        }
+    }
+    for (id, kind) in &calls {
+        if matches!(kind.as_str(), "function_call" | "custom_tool_call") && !answered.contains(id) {
+            out.push(format!("{kind} {id} unanswered"));
+        }
+    }
+    out
+}
+
+#[test]
+fn compaction_gives_input_the_api_accepts_with_opaque_items_unchanged() {
+    let value = items(14);
+    let messages = format::read(&value, Format::OpenAiResponses).unwrap();
+    assert!(api_problems(value.as_array().unwrap()).is_empty());
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(12000))),
+        repair: RepairOptions::for_provider(Provider::OpenAiResponses),
+        ..Default::default()
+    };
+    let out = block_on(compact(
+        &messages,
+        &options,
+        &ExtractiveSummarizer::default(),
+        &Controls::default(),
+        Meter::default(),
+    ))
+    .unwrap();
+    assert!(out.changed);
+    assert!(validate(&out.messages, Provider::OpenAiResponses).is_empty());
+    let written = format::write(&out.messages, Format::OpenAiResponses).unwrap();
+    let list = written.as_array().unwrap();
+    assert!(list.len() < value.as_array().unwrap().len());
+    assert_eq!(api_problems(list), Vec::<String>::new(), "{written:#}");
+    // Opaque and signed items that are left are the originals, byte for byte.
+    let originals = value.as_array().unwrap();
+    for item in list {
+        let kind = item["type"].as_str().unwrap_or("message");
+        if ["reasoning", "web_search_call", "shell_call", "shell_call_output", "computer_call_output", "compaction"]
+            .contains(&kind)
+        {
+            assert!(originals.contains(item), "changed: {item}");
+        }
+    }
+    // The newest turn is kept as it came.
+    let last = turn(13);
+    assert_eq!(&list[list.len() - last.len()..], &last[..]);
+}
+
+#[test]
+fn masking_leaves_output_items_whole_and_shrinks_function_outputs() {
+    let value = items(8);
+    let messages = format::read(&value, Format::OpenAiResponses).unwrap();
+    let (masked, report) = contextfold::strategy::mask::mask(&messages, &Default::default());
+    assert!(!report.is_empty());
+    let written = format::write(&masked, Format::OpenAiResponses).unwrap();
+    let list = written.as_array().unwrap();
+    assert_eq!(api_problems(list), Vec::<String>::new());
+    let originals = value.as_array().unwrap();
+    let mut shrunk = 0;
+    for item in list {
+        match item["type"].as_str() {
+            Some("shell_call_output" | "computer_call_output" | "shell_call") => assert!(originals.contains(item)),
+            Some("function_call_output") if !originals.contains(item) => {
+                assert!(item["output"].as_str().unwrap().contains("read_file"), "{item}");
+                shrunk += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(shrunk > 0);
+}
+
+#[test]
+fn conversion_from_chat_and_to_chat() {
+    let chat = json!([
+        { "role": "system", "content": "s" },
+        { "role": "user", "content": "list files" },
+        { "role": "assistant", "content": null, "tool_calls": [
+            { "id": "call_1", "type": "function", "function": { "name": "ls", "arguments": "{}" } }] },
+        { "role": "tool", "tool_call_id": "call_1", "content": "a.txt" },
+        { "role": "assistant", "content": "One file." }
+    ]);
+    let converted = contextfold::convert::convert(&chat, Some(Format::OpenAi), Format::OpenAiResponses).unwrap();
+    assert_eq!(
+        converted.value,
+        json!([
+            { "role": "system", "content": "s" },
+            { "role": "user", "content": "list files" },
+            { "type": "function_call", "call_id": "call_1", "name": "ls", "arguments": "{}" },
+            { "type": "function_call_output", "call_id": "call_1", "output": "a.txt" },
+            { "role": "assistant", "content": "One file." }
+        ])
+    );
+    // Back to Chat: reasoning (no Chat field) and opaque items' renderings.
+    let back = contextfold::convert::convert(&items(1), Some(Format::OpenAiResponses), Format::OpenAi).unwrap();
+    let list = back.value.as_array().unwrap();
+    assert!(list.iter().all(|m| m["role"].is_string()));
+    assert!(back.value.to_string().contains("[web search: cargo warning 0]"));
+}

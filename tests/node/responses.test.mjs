@@ -1,0 +1,140 @@
+// The OpenAI Responses API (issue 19 item 3): its input items compacted through the
+// package, and the Worker middleware in front of `/v1/responses`, driven by the real
+// `openai` SDK client, whose request goes through the middleware to an upstream that
+// checks the API's rules and answers as the API does.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import OpenAI from "openai";
+import { compact, convert, measureChain, validateChain } from "contextfold";
+import { compactionMiddleware } from "contextfold/worker";
+import { responsesItems, responsesProblems } from "../shared/chains.mjs";
+
+const OPAQUE = new Set(["reasoning", "web_search_call", "shell_call", "shell_call_output"]);
+
+/** Every opaque or signed item of `after` is one of `before`, byte for byte. */
+function opaqueKept(before, after) {
+  const originals = new Set(before.map((item) => JSON.stringify(item)));
+  for (const item of after) {
+    if (OPAQUE.has(item.type)) assert.ok(originals.has(JSON.stringify(item)), `changed: ${JSON.stringify(item)}`);
+  }
+}
+
+describe("Responses input items", () => {
+  const items = responsesItems(12);
+
+  it("are detected, and convert to themselves unchanged", () => {
+    assert.equal(measureChain(items).format, "openai-responses");
+    assert.deepEqual(convert(items, { to: "openai-responses" }).messages, items);
+    assert.deepEqual(validateChain(items), []);
+    assert.deepEqual(responsesProblems(items), []);
+  });
+
+  it("compact into input the API accepts, opaque items unchanged, the newest turn whole", async () => {
+    const total = measureChain(items).total.tokens;
+    const { messages, report, changed } = await compact(items, { maxTokens: Math.floor(total / 2) });
+    assert.ok(changed);
+    assert.ok(report.after.tokens <= Math.floor(total / 2), `${report.after.tokens}`);
+    assert.deepEqual(responsesProblems(messages), []);
+    opaqueKept(items, messages);
+    assert.deepEqual(messages.slice(-10), items.slice(-10));
+    // Folded turns are summarized, not dropped: the summary names their requests.
+    assert.match(JSON.stringify(messages), /Task 1: why does build 1 fail\?/);
+  });
+
+  it("a request `{instructions, input}` keeps its instructions and other fields", async () => {
+    const request = { model: "gpt-5", instructions: "Be brief.", input: items, store: false };
+    const { messages } = await compact(request, { maxTokens: 2000 });
+    assert.equal(messages.instructions, "Be brief.");
+    assert.equal(messages.model, "gpt-5");
+    assert.equal(messages.store, false);
+    assert.deepEqual(responsesProblems(messages.input), []);
+  });
+});
+
+/** An upstream `/v1/responses` that rejects input breaking the API's rules, as the API does. */
+function upstream() {
+  const bodies = [];
+  const fetch = async (request) => {
+    const body = await request.json();
+    bodies.push(body);
+    const problems = Array.isArray(body.input) ? responsesProblems(body.input) : [];
+    if (problems.length > 0) {
+      return Response.json({ error: { type: "invalid_request_error", message: problems[0] } }, { status: 400 });
+    }
+    return Response.json({
+      id: "resp_1",
+      object: "response",
+      created_at: 1,
+      status: "completed",
+      model: body.model,
+      output: [
+        {
+          type: "message",
+          id: "msg_out",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: "The lock file.", annotations: [] }],
+        },
+      ],
+      parallel_tool_calls: true,
+      tool_choice: "auto",
+      tools: [],
+      usage: { input_tokens: 10, output_tokens: 3, total_tokens: 13 },
+    });
+  };
+  return { fetch, bodies };
+}
+
+describe("the Worker middleware in front of /v1/responses, called by the openai SDK", () => {
+  const items = responsesItems(12);
+  const total = measureChain(items).total.tokens;
+
+  function client(options) {
+    const up = upstream();
+    const handler = compactionMiddleware({ maxTokens: Math.floor(total / 3), namespace: "t", ...options })(up.fetch);
+    const headers = [];
+    const sdk = new OpenAI({
+      apiKey: "sk-test",
+      baseURL: "https://gateway.test/v1",
+      maxRetries: 0,
+      fetch: async (url, init) => {
+        const response = await handler(new Request(url, init));
+        headers.push(response.headers);
+        return response;
+      },
+    });
+    return { sdk, up, headers };
+  }
+
+  it("compacts the input, keeps every other field, and the SDK reads the answer", async () => {
+    const { sdk, up, headers } = client();
+    const response = await sdk.responses.create({
+      model: "gpt-5",
+      instructions: "Be brief.",
+      input: items,
+      store: false,
+    });
+    assert.equal(response.output_text, "The lock file.");
+    const [sent] = up.bodies;
+    assert.equal(sent.instructions, "Be brief.");
+    assert.equal(sent.store, false);
+    assert.ok(sent.input.length < items.length, `${sent.input.length} items`);
+    opaqueKept(items, sent.input);
+    assert.ok(
+      Number(headers[0].get("x-contextfold-after-tokens")) < Number(headers[0].get("x-contextfold-before-tokens")),
+    );
+  });
+
+  it("a request continuing a stored response is passed on untouched", async () => {
+    const { sdk, up, headers } = client();
+    await sdk.responses.create({ model: "gpt-5", previous_response_id: "resp_0", input: items });
+    assert.deepEqual(up.bodies[0].input, items);
+    assert.match(headers[0].get("x-contextfold-skipped"), /previous_response_id/);
+  });
+
+  it("a string input under the budget goes through as it came", async () => {
+    const { sdk, up } = client();
+    await sdk.responses.create({ model: "gpt-5", input: "Hello" });
+    assert.equal(up.bodies[0].input, "Hello");
+  });
+});
