@@ -214,17 +214,6 @@ fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> 
     dropped
 }
 
-fn part_extra(part: &mut Part) -> &mut Extra {
-    match part {
-        Part::Text(p) => &mut p.extra,
-        Part::Reasoning(p) => &mut p.extra,
-        Part::Image(p) => &mut p.extra,
-        Part::File(p) => &mut p.extra,
-        Part::ToolCall(p) => &mut p.extra,
-        Part::ToolResult(p) => &mut p.extra,
-    }
-}
-
 /// Steps 1 to 4 of the module doc on one message.
 fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, changes: &mut Vec<Change>) {
     let keep_fields = from == Format::Native || to == Format::Native;
@@ -241,10 +230,10 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
     };
     let parts = std::mem::take(&mut message.parts);
     for (part_index, mut part) in parts.into_iter().enumerate() {
-        let fields = clean_extra(part_extra(&mut part), to, keep_fields);
+        let fields = clean_extra(part.extra_mut(), to, keep_fields);
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
-                clean_extra(part_extra(inner), to, keep_fields);
+                clean_extra(inner.extra_mut(), to, keep_fields);
             }
             let before = result.content.len();
             result.content.retain(|inner| unsupported_media(to, inner, true).is_none());

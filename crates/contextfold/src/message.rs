@@ -243,6 +243,18 @@ impl Part {
         }
     }
 
+    /// The provider fields and restoration markers the part carries.
+    pub fn extra_mut(&mut self) -> &mut Extra {
+        match self {
+            Part::Text(p) => &mut p.extra,
+            Part::Reasoning(p) => &mut p.extra,
+            Part::Image(p) => &mut p.extra,
+            Part::File(p) => &mut p.extra,
+            Part::ToolCall(p) => &mut p.extra,
+            Part::ToolResult(p) => &mut p.extra,
+        }
+    }
+
     /// The kind tag used in the JSON form, for messages and errors.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -4,14 +4,10 @@
 //! other, and compacted like any other content.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+mod common;
+
 use contextfold::format::{self, Format};
-use contextfold::measure::{Amount, Meter};
-use contextfold::repair::{validate, Provider, RepairOptions};
-use contextfold::strategy::auto::AutoConfig;
-use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
-use contextfold::summarize::extractive::ExtractiveSummarizer;
-use contextfold::summarize::Controls;
-use futures::executor::block_on;
+use contextfold::repair::{validate, Provider};
 use serde_json::{json, Value};
 
 /// A turn that used web search, web fetch, code execution and an MCP tool.
@@ -81,19 +77,7 @@ fn native_blocks_are_read_and_written_back_byte_for_byte() {
 fn compaction_keeps_each_server_tool_use_with_its_result() {
     let value = chain(12);
     let messages = format::read(&value, Format::Anthropic).unwrap();
-    let options = CompactOptions {
-        strategy: StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(2500))),
-        repair: RepairOptions::for_provider(Provider::Anthropic),
-        ..Default::default()
-    };
-    let out = block_on(compact(
-        &messages,
-        &options,
-        &ExtractiveSummarizer::default(),
-        &Controls::default(),
-        Meter::default(),
-    ))
-    .unwrap();
+    let out = common::compact_auto(&messages, 2500, Provider::Anthropic);
     assert!(out.changed);
     assert!(validate(&out.messages, Provider::Anthropic).is_empty());
     let written = format::write(&out.messages, Format::Anthropic).unwrap();

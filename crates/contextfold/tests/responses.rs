@@ -4,15 +4,11 @@
 //! reasoning item followed by the item it led to, opaque items unchanged).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
+mod common;
+
 use contextfold::format::{self, Format};
-use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Part, Role};
-use contextfold::repair::{validate, Provider, RepairOptions};
-use contextfold::strategy::auto::AutoConfig;
-use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
-use contextfold::summarize::extractive::ExtractiveSummarizer;
-use contextfold::summarize::Controls;
-use futures::executor::block_on;
+use contextfold::repair::{validate, Provider};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -218,19 +214,7 @@ fn compaction_gives_input_the_api_accepts_with_opaque_items_unchanged() {
     let value = items(14);
     let messages = format::read(&value, Format::OpenAiResponses).unwrap();
     assert!(api_problems(value.as_array().unwrap()).is_empty());
-    let options = CompactOptions {
-        strategy: StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(12000))),
-        repair: RepairOptions::for_provider(Provider::OpenAiResponses),
-        ..Default::default()
-    };
-    let out = block_on(compact(
-        &messages,
-        &options,
-        &ExtractiveSummarizer::default(),
-        &Controls::default(),
-        Meter::default(),
-    ))
-    .unwrap();
+    let out = common::compact_auto(&messages, 12000, Provider::OpenAiResponses);
     assert!(out.changed);
     assert!(validate(&out.messages, Provider::OpenAiResponses).is_empty());
     let written = format::write(&out.messages, Format::OpenAiResponses).unwrap();

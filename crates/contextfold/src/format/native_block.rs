@@ -30,3 +30,25 @@ pub(crate) fn short(text: &str, max: usize) -> String {
     let cut: String = flat.chars().take(max).collect();
     format!("{cut}…")
 }
+
+/// A string field of a block, `""` when absent.
+pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The strings found anywhere in a value: every string of an array, and of an object
+/// those under one of `keys`, in order.
+pub(crate) fn texts(v: &Value, keys: &[&str], out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|i| texts(i, keys, out)),
+        Value::Object(map) => {
+            for (k, item) in map {
+                if keys.contains(&k.as_str()) {
+                    texts(item, keys, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}

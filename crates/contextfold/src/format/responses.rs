@@ -251,7 +251,7 @@ fn assistant_item_parts(item: &Value, mut parts: Vec<Part>, shape: ContentShape,
     let fields = obj.leftovers();
     let natural = natural_shape(&parts);
     for (j, part) in parts.iter_mut().enumerate() {
-        let extra = part_extra(part);
+        let extra = part.extra_mut();
         if j > 0 {
             add_marker(extra, NAMESPACE, "sameItem", Value::Bool(true));
             continue;
@@ -264,17 +264,6 @@ fn assistant_item_parts(item: &Value, mut parts: Vec<Part>, shape: ContentShape,
         }
     }
     parts
-}
-
-fn part_extra(part: &mut Part) -> &mut Extra {
-    match part {
-        Part::Text(p) => &mut p.extra,
-        Part::Reasoning(p) => &mut p.extra,
-        Part::Image(p) => &mut p.extra,
-        Part::File(p) => &mut p.extra,
-        Part::ToolCall(p) => &mut p.extra,
-        Part::ToolResult(p) => &mut p.extra,
-    }
 }
 
 /// `{id, summary, encrypted_content?, ...}`: the summary texts are the reasoning's text.

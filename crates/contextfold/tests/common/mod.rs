@@ -151,3 +151,21 @@ pub fn folding_strategies() -> Vec<contextfold::strategy::run::StrategyConfig> {
         StrategyConfig::Budget(contextfold::strategy::budget::BudgetConfig::new(Amount::Tokens(12_000))),
     ]
 }
+
+/// `auto` compaction to `tokens` under `provider`'s rules, with the offline summarizer.
+pub fn compact_auto(
+    messages: &[Message],
+    tokens: usize,
+    provider: contextfold::repair::Provider,
+) -> contextfold::strategy::CompactResult {
+    use contextfold::measure::{Amount, Meter};
+    use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(contextfold::strategy::auto::AutoConfig::for_budget(Amount::Tokens(tokens))),
+        repair: contextfold::repair::RepairOptions::for_provider(provider),
+        ..Default::default()
+    };
+    let summarizer = contextfold::summarize::extractive::ExtractiveSummarizer::default();
+    let controls = contextfold::summarize::Controls::default();
+    futures::executor::block_on(compact(messages, &options, &summarizer, &controls, Meter::default())).unwrap()
+}

@@ -46,24 +46,16 @@ fn short(text: &str) -> String {
     native_block::short(text, MAX_CHARS)
 }
 
+/// The fields whose strings a rendering shows.
+const TEXT_KEYS: &[&str] = &["text", "content", "stdout", "stderr", "title", "url", "error_code"];
+
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
+    native_block::str_at(v, key)
 }
 
 /// The texts found anywhere in a value (`text`, `content`, `stdout`, ... strings).
 fn texts(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|i| texts(i, out)),
-        Value::Object(map) => {
-            for (k, item) in map {
-                if matches!(k.as_str(), "text" | "content" | "stdout" | "stderr" | "title" | "url" | "error_code") {
-                    texts(item, out);
-                }
-            }
-        }
-        _ => {}
-    }
+    native_block::texts(v, TEXT_KEYS, out);
 }
 
 fn render(block: &Value, block_type: &str) -> String {

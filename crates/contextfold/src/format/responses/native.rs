@@ -145,44 +145,19 @@ fn short(text: &str) -> String {
     native_block::short(text, MAX_CHARS)
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
+/// The fields whose strings a rendering shows.
+const TEXT_KEYS: &[&str] = &[
+    "text", "output", "outputs", "stdout", "stderr", "logs", "result", "query", "queries", "error", "title", "url",
+    "code",
+];
 
-/// The texts found anywhere in a value (`text`, `output`, `stdout`, ... strings).
-fn texts(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|i| texts(i, out)),
-        Value::Object(map) => {
-            for (k, item) in map {
-                if matches!(
-                    k.as_str(),
-                    "text"
-                        | "output"
-                        | "outputs"
-                        | "stdout"
-                        | "stderr"
-                        | "logs"
-                        | "result"
-                        | "query"
-                        | "queries"
-                        | "error"
-                        | "title"
-                        | "url"
-                        | "code"
-                ) {
-                    texts(item, out);
-                }
-            }
-        }
-        _ => {}
-    }
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    native_block::str_at(v, key)
 }
 
 fn found_texts(item: &Value) -> String {
     let mut found = Vec::new();
-    texts(item, &mut found);
+    native_block::texts(item, TEXT_KEYS, &mut found);
     found.join(" ")
 }
 
