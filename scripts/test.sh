@@ -31,11 +31,19 @@ node scripts/build-wasm.mjs
 step "JS types: pkg/src checked against its .d.ts files (checkJs; needs the built glue's types)"
 npm run --silent check:types
 
-step "JS tests against the built package: Node, headless Chromium, workerd, tsc types, npm pack, playground"
-node --test --test-reporter=spec tests/node/ tests/browser/ tests/workerd/ tests/types/ tests/pack/ tests/playground/
+# The current Node LTS (scripts/setup.sh installs it): first on PATH, so that the tools the
+# tests start (wrangler, next, npm's node) run on it too. Since Node 22 `--test` takes
+# files or globs, not directories: the shell expands the file lists.
+on_lts() { PATH="$ROOT/.tools/node-lts/bin:$PATH" "$@"; }
 
-step "bundlers: the packed tarball built by esbuild, webpack, Vite, wrangler and Next.js, run in Node, Chromium, workerd"
-node --test --test-reporter=spec tests/bundlers/
+step "JS tests against the built package on the machine's Node ($(node --version)): Node, headless Chromium, tsc types, playground"
+node --test --test-reporter=spec tests/node/ tests/browser/ tests/types/ tests/playground/
+
+step "JS tests on the current Node LTS ($(on_lts node --version)): Node, workerd (current miniflare), npm pack"
+on_lts node --test --test-reporter=spec tests/node/*.test.mjs tests/workerd/*.test.mjs tests/pack/*.test.mjs
+
+step "bundlers on the Node LTS: the packed tarball built by esbuild, webpack, Vite, wrangler and Next.js, run in Node, Chromium, workerd"
+on_lts node --test --test-reporter=spec tests/bundlers/*.test.mjs
 
 step "reliability suite: properties over every format, bad-input corpus, prompt injection, soak"
 node --test --test-reporter=spec tests/reliability/
