@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import OpenAI from "openai";
-import { compact, convert, measureChain, validateChain } from "contextfold";
+import { compact, convert, History, measureChain, validateChain } from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
 import { responsesItems, responsesProblems } from "../shared/chains.mjs";
 
@@ -39,6 +39,17 @@ describe("Responses input items", () => {
     assert.deepEqual(messages.slice(-10), items.slice(-10));
     // Folded turns are summarized, not dropped: the summary names their requests.
     assert.match(JSON.stringify(messages), /Task 1: why does build 1 fail\?/);
+  });
+
+  it("History takes items pushed one at a time and keeps them within budget and valid", async () => {
+    const budget = Math.floor(measureChain(items).total.tokens / 2);
+    const history = new History({ messages: items.slice(0, 20), options: { maxTokens: budget } });
+    for (const item of items.slice(20)) await history.push(item);
+    const kept = history.messages();
+    assert.ok(measureChain(kept).total.tokens <= budget);
+    assert.deepEqual(responsesProblems(kept), []);
+    opaqueKept(items, kept);
+    assert.deepEqual(kept.slice(-10), items.slice(-10));
   });
 
   it("a request `{instructions, input}` keeps its instructions and other fields", async () => {
