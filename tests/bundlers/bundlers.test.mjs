@@ -300,6 +300,28 @@ describe("Next.js", () => {
     assertPlain(JSON.parse(plainText));
   });
 
+  it("the README's route handler recipe (app/api/chat/route.js, verbatim) compacts a posted chat", async () => {
+    const recipe = readFileSync(join(root, "tests/bundlers/consumer/app/api/chat/route.js"), "utf8");
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    assert.ok(
+      readme.includes(`\`\`\`javascript\n${recipe}\`\`\``),
+      "README's Next.js recipe is not app/api/chat/route.js",
+    );
+    const { chain } = await import(join(root, "tests/bundlers/consumer/chain.js"));
+    const messages = chain();
+    const response = await fetch(`${server.origin}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages }),
+    });
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    const { messages: compacted, tokens } = JSON.parse(text);
+    assert.ok(tokens[1] < tokens[0] && tokens[1] <= 2000, `${tokens}`);
+    assert.ok(compacted.length < messages.length);
+    assert.deepEqual(compacted.at(-1), messages.at(-1), "the latest message is kept as it came");
+  });
+
   it("a client page compacts in Chromium", async (t) => {
     if (!haveChromium) return t.skip(noChromium);
     const { result } = await runPage(`${server.origin}/`);
