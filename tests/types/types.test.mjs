@@ -53,6 +53,14 @@ describe("types (tsc --noEmit on a consumer project)", () => {
     assert.ok(files.includes(join(root, "pkg/src/formats.d.ts")), "the format types were not part of the program");
     t.diagnostic(`${files.length} files checked`);
   });
+
+  // tests/types/agents.ts: contextfold/openai-agents against @openai/agents-core's types.
+  it("the Agents SDK session wrapper is the SDK's Session, items keep the SDK's type", () => {
+    const { status, errors, files } = typecheck("tsconfig.agents.json");
+    assert.equal(status, 0, `tsc -p tests/types/tsconfig.agents.json failed:\n${errors.join("\n")}`);
+    assert.ok(files.some((f) => f.includes("/node_modules/@openai/agents-core/")));
+    assert.ok(files.includes(join(root, "pkg/src/openai-agents.d.ts")));
+  });
 });
 
 // The public surface: the `types` file of every entry of pkg/package.json, and every

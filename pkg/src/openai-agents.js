@@ -1,0 +1,203 @@
+// `contextfold/openai-agents`: compaction for the OpenAI Agents SDK (JS). Its sessions and
+// model inputs hold `AgentInputItem`s, the SDK's own protocol (camelCase `callId`,
+// `function_call_result`, `providerData`), not Responses input items. Each item is
+// translated to the Responses item it stands for, the core compacts those in the
+// `openai-responses` format, and every item compaction kept goes back as the very object it
+// was; only what compaction made (summaries, masked outputs and arguments) is translated
+// back. Items the core cannot read as Responses items (hosted tool calls, images by file
+// id, kinds added later) travel as opaque items that are kept, or summarized, whole.
+import { compact, needsCompaction } from "./api.js";
+import { contextfoldError } from "./errors.js";
+
+/** Built-in tool calls and their results: the protocol type and the Responses one. */
+const BUILT_IN = {
+  computer_call: "computer_call",
+  computer_call_result: "computer_call_output",
+  shell_call: "shell_call",
+  shell_call_output: "shell_call_output",
+  apply_patch_call: "apply_patch_call",
+  apply_patch_call_output: "apply_patch_call_output",
+};
+
+/** The text an output value carries (a string, `{type: "text"}`, or a list of them). */
+function outputText(output) {
+  if (typeof output === "string") return output;
+  if (Array.isArray(output)) return output.map(outputText).join("\n");
+  if (output && typeof output === "object" && typeof output.text === "string") return output.text;
+  return JSON.stringify(output ?? null);
+}
+
+/** The translation of one history: items and content parts by index, both ways. */
+class Translation {
+  constructor(items) {
+    /** Content parts kept opaque, by index. */
+    this.parts = [];
+    /** Calls by id, for the name a translated-back result needs. */
+    this.calls = new Map();
+    this.items = items;
+    this.responses = items.map((item, i) => this.toResponses(item, i));
+  }
+
+  /** A content part: text and images by URL map; anything else is opaque. */
+  part(part) {
+    if ((part?.type === "input_text" || part?.type === "output_text") && typeof part.text === "string") {
+      return { type: part.type, text: part.text };
+    }
+    if (part?.type === "refusal" && typeof part.refusal === "string") return { type: "refusal", refusal: part.refusal };
+    if (part?.type === "input_image" && typeof part.image === "string") {
+      return { type: "input_image", image_url: part.image, detail: part.detail ?? "auto" };
+    }
+    this.parts.push(part);
+    return { type: "agents_part", part: this.parts.length - 1 };
+  }
+
+  toResponses(item, i) {
+    const type = item?.type ?? "message";
+    if (type === "message" && typeof item.role === "string") {
+      const content = typeof item.content === "string" ? item.content : (item.content ?? []).map((p) => this.part(p));
+      return { role: item.role, content };
+    }
+    if (type === "function_call") {
+      this.calls.set(item.callId, item);
+      return { type, call_id: item.callId, name: item.name, arguments: item.arguments };
+    }
+    if (type === "function_call_result") {
+      return { type: "function_call_output", call_id: item.callId, output: outputText(item.output) };
+    }
+    if (type === "reasoning") {
+      // Its text is what summaries may say of it; the item itself is never rewritten.
+      const summary = (item.content ?? []).map((c) => ({ type: "summary_text", text: String(c?.text ?? "") }));
+      return { type, id: item.id ?? `rs_${i}`, summary, encrypted_content: `contextfold-item:${i}` };
+    }
+    if (BUILT_IN[type] !== undefined && typeof item.callId === "string") {
+      const { action, operation, output } = item;
+      return { type: BUILT_IN[type], call_id: item.callId, action, operation, output, item: i };
+    }
+    // Hosted tool calls, compaction items, kinds added later: opaque, with their text.
+    const { name, arguments: args, output } = item ?? {};
+    return { type: `agents_${type}`, item: i, name, arguments: args, output };
+  }
+
+  /** The protocol item for an item compaction gave back. */
+  fromResponses(out) {
+    if (typeof out.item === "number" && this.items[out.item] !== undefined) return this.items[out.item];
+    const index = /^contextfold-item:(\d+)$/.exec(out.encrypted_content ?? "")?.[1];
+    if (index !== undefined) return this.items[Number(index)];
+    const type = out.type ?? "message";
+    if (type === "message") return this.message(out);
+    if (type === "function_call_output") {
+      const call = this.calls.get(out.call_id);
+      return {
+        type: "function_call_result",
+        name: call?.name ?? "tool",
+        callId: out.call_id,
+        status: "completed",
+        output: { type: "text", text: outputText(out.output) },
+      };
+    }
+    if (type === "function_call") {
+      const call = this.calls.get(out.call_id);
+      return { ...call, type, callId: out.call_id, name: out.name, arguments: out.arguments };
+    }
+    throw contextfoldError("internal", `openai-agents: compaction gave an item it cannot translate back: ${type}`);
+  }
+
+  message(out) {
+    const parts = typeof out.content === "string" ? null : out.content.map((p) => this.partBack(p));
+    if (out.role === "assistant") {
+      const content = parts ?? [{ type: "output_text", text: out.content }];
+      return { type: "message", role: "assistant", status: "completed", content };
+    }
+    if (out.role === "system" || out.role === "developer") {
+      const text = parts === null ? out.content : parts.map((p) => p.text ?? "").join("\n\n");
+      return { type: "message", role: "system", content: text };
+    }
+    return { type: "message", role: "user", content: parts ?? out.content };
+  }
+
+  partBack(part) {
+    if (part.type === "agents_part") return this.parts[part.part];
+    if (part.type === "input_image") return { type: "input_image", image: part.image_url, detail: part.detail };
+    if (part.type === "refusal") return { type: "refusal", refusal: part.refusal };
+    return { type: part.type, text: part.text };
+  }
+
+  /** The protocol items for the compacted Responses items: kept ones as they came. */
+  back(output) {
+    const keys = this.responses.map((r) => JSON.stringify(r));
+    let next = 0;
+    return output.map((out) => {
+      const key = JSON.stringify(out);
+      const found = keys.indexOf(key, next);
+      if (found >= 0) {
+        next = found + 1;
+        return this.items[found];
+      }
+      return this.fromResponses(out);
+    });
+  }
+}
+
+const settingsOf = (options, where) => {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw contextfoldError("invalid_option", `${where}: options: expected an object`, "options");
+  }
+  if (options.maxTokens === undefined && options.maxBytes === undefined) {
+    throw contextfoldError(
+      "invalid_option",
+      `${where}: options.maxTokens: the budget is required`,
+      "options.maxTokens",
+    );
+  }
+  const settings = { strategy: "auto", ...options, format: "openai-responses" };
+  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
+  needsCompaction([], settings);
+  return settings;
+};
+
+async function compactWith(items, settings) {
+  if (!Array.isArray(items)) {
+    throw contextfoldError("invalid_shape", "openai-agents: expected an array of AgentInputItems", "");
+  }
+  const translation = new Translation(items);
+  if (!needsCompaction(translation.responses, settings)) return { items, changed: false, report: undefined };
+  const result = await compact(translation.responses, settings);
+  if (!result.changed) return { items, changed: false, report: result.report };
+  return { items: translation.back(result.messages), changed: true, report: result.report };
+}
+
+/** @type {typeof import("./openai-agents.js").compactAgentItems} */
+export function compactAgentItems(items, options) {
+  return compactWith(items, settingsOf(options, "compactAgentItems"));
+}
+
+/** @type {typeof import("./openai-agents.js").contextfoldSession} */
+export function contextfoldSession(session, options) {
+  const settings = settingsOf(options, "contextfoldSession");
+  for (const method of ["getSessionId", "getItems", "addItems", "popItem", "clearSession"]) {
+    if (typeof session?.[method] !== "function") {
+      throw contextfoldError("invalid_option", `contextfoldSession: session.${method} is not a function`, "session");
+    }
+  }
+  return {
+    getSessionId: () => session.getSessionId(),
+    getItems: (limit) => session.getItems(limit),
+    popItem: () => session.popItem(),
+    clearSession: () => session.clearSession(),
+    async addItems(items) {
+      await session.addItems(items);
+      const history = await session.getItems();
+      const { items: compacted, changed } = await compactWith(history, settings);
+      if (!changed) return;
+      // The history is rewritten whole; if writing fails, the original goes back.
+      await session.clearSession();
+      try {
+        await session.addItems(compacted);
+      } catch (error) {
+        await session.clearSession();
+        await session.addItems(history);
+        throw error;
+      }
+    },
+  };
+}

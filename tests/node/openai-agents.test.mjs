@@ -1,0 +1,138 @@
+// `contextfold/openai-agents` with the real OpenAI Agents SDK core (`@openai/agents-core`):
+// an agent runs turn after turn with a tool, its session wrapped by `contextfoldSession`;
+// the model (a scripted one: no network) checks every input it gets the way the Responses
+// API would, and the session stays within its budget with the kept items untouched.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Agent, MemorySession, run, setTracingDisabled, tool, Usage } from "@openai/agents-core";
+import { compactAgentItems, contextfoldSession } from "contextfold/openai-agents";
+
+setTracingDisabled(true);
+
+const LOG = (n) => `log ${n}: ${"warning: the cache key ignores the lockfile ".repeat(60)}`;
+
+/** A model that calls `read_log` once per turn, then answers; it records what it was sent. */
+function scriptedModel() {
+  const inputs = [];
+  let n = 0;
+  return {
+    inputs,
+    async getResponse(request) {
+      inputs.push(request.input);
+      n++;
+      const output =
+        n % 2 === 1
+          ? [
+              {
+                type: "reasoning",
+                id: `rs_${n}`,
+                content: [{ type: "input_text", text: `I should read log ${n}.` }],
+                providerData: { encryptedContent: `enc_${n}` },
+              },
+              { type: "function_call", callId: `call_${n}`, name: "read_log", arguments: JSON.stringify({ n }) },
+            ]
+          : [
+              {
+                type: "message",
+                id: `msg_${n}`,
+                role: "assistant",
+                status: "completed",
+                content: [{ type: "output_text", text: `Log ${n - 1} shows the stale cache key.` }],
+              },
+            ];
+      return { usage: new Usage(), output, responseId: `resp_${n}` };
+    },
+    async *getStreamedResponse() {
+      yield* [];
+      throw new Error("not used");
+    },
+  };
+}
+
+/** What the API rejects in an input: results without their call, calls without results. */
+function problems(items) {
+  const out = [];
+  const calls = new Set();
+  const answered = new Set();
+  items.forEach((item, i) => {
+    if (item.type === "function_call") calls.add(item.callId);
+    if (item.type === "function_call_result") {
+      if (!calls.has(item.callId)) out.push(`[${i}]: result ${item.callId} without its call`);
+      answered.add(item.callId);
+    }
+    if (item.type === "reasoning" && items[i + 1]?.type !== "function_call" && items[i + 1]?.role !== "assistant") {
+      out.push(`[${i}]: reasoning without the item after it`);
+    }
+  });
+  for (const id of calls) if (!answered.has(id)) out.push(`call ${id} unanswered`);
+  return out;
+}
+
+const readLog = tool({
+  name: "read_log",
+  description: "Reads a build log.",
+  parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false },
+  strict: true,
+  execute: async ({ n }) => LOG(n),
+});
+
+describe("contextfold/openai-agents with @openai/agents-core", () => {
+  it("an agent's session stays within budget over many turns; every model input is valid", async () => {
+    const model = scriptedModel();
+    const agent = new Agent({ name: "builder", instructions: "Be brief.", model, tools: [readLog] });
+    const inner = new MemorySession();
+    const session = contextfoldSession(inner, { maxTokens: 3000 });
+    for (let turn = 0; turn < 12; turn++) {
+      const result = await run(agent, `Task ${turn}: why does build ${turn} fail?`, { session });
+      assert.match(String(result.finalOutput), /stale cache key/);
+    }
+    const items = await inner.getItems();
+    // Within the budget: compacting again changes nothing.
+    assert.equal((await compactAgentItems(items, { maxTokens: 3000 })).changed, false);
+    assert.ok(items.length < 12 * 5, `${items.length} items kept`);
+    for (const input of model.inputs) assert.deepEqual(problems(input), []);
+    // The latest turn is there as it came, reasoning and all, and earlier turns live on in the summary.
+    assert.equal(items.at(-1).content[0].text, "Log 23 shows the stale cache key.");
+    const reasoning = items.filter((i) => i.type === "reasoning");
+    assert.ok(reasoning.every((r) => r.providerData?.encryptedContent?.startsWith("enc_")));
+    assert.match(JSON.stringify(items), /Task 0: why does build 0 fail\?/);
+  });
+
+  it("compactAgentItems gives back kept items as the very objects they were", async () => {
+    const model = scriptedModel();
+    const agent = new Agent({ name: "builder", model, tools: [readLog] });
+    const inner = new MemorySession();
+    for (let turn = 0; turn < 8; turn++) await run(agent, `Task ${turn}`, { session: inner });
+    const history = await inner.getItems();
+    const originals = new Set(history);
+    // Masking is enough at 4000 tokens: old tool outputs are replaced, every other item is
+    // the session's own object.
+    const masked = await compactAgentItems(history, { maxTokens: 4000 });
+    assert.ok(masked.changed);
+    assert.equal(masked.items.length, history.length);
+    const replaced = masked.items.filter((i) => !originals.has(i));
+    assert.ok(replaced.length > 0);
+    for (const item of replaced) {
+      assert.equal(item.type, "function_call_result");
+      assert.equal(item.name, "read_log");
+      assert.equal(item.output.type, "text");
+      assert.ok(item.output.text.length < LOG(0).length);
+    }
+    assert.deepEqual(problems(masked.items), []);
+    // At 2500 the older turns fold into a summary; the latest answer is the session's own.
+    const folded = await compactAgentItems(history, { maxTokens: 2500 });
+    assert.ok(folded.changed && folded.report.after.tokens < folded.report.before.tokens);
+    assert.ok(folded.items.length < history.length);
+    assert.equal(folded.items.at(-1), history.at(-1));
+    assert.match(JSON.stringify(folded.items), /Task 7/);
+    assert.deepEqual(problems(folded.items), []);
+  });
+
+  it("rejects options without a budget and sessions without the interface", () => {
+    assert.throws(() => contextfoldSession(new MemorySession(), {}), { code: "invalid_option" });
+    assert.throws(() => contextfoldSession({}, { maxTokens: 100 }), { code: "invalid_option", path: "session" });
+    assert.throws(() => contextfoldSession(new MemorySession(), { maxTokens: 100, stratgy: "auto" }), {
+      code: "invalid_option",
+    });
+  });
+});
