@@ -46,7 +46,7 @@ use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
 use super::FormatError;
-use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
+use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolResultPart};
 use serde_json::Value;
 use std::borrow::Borrow;
 
@@ -183,13 +183,7 @@ fn read_part(item: &Value, path: JsonPath, role: Role) -> Result<Part, FormatErr
             let input_path = obj.field_path("input");
             let input = obj.take("input").ok_or_else(|| input_path.shape_error("missing field `input`"))?;
             let arguments = compact_json(input, &mut markers, "input");
-            Ok(Part::ToolCall(ToolCallPart {
-                id,
-                name,
-                arguments,
-                signature: None,
-                extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-            }))
+            Ok(obj.into_tool_call(id, name, arguments, NAMESPACE, markers))
         }
         _ => {
             let call_id = obj.required_string("toolCallId")?.to_string();

@@ -184,6 +184,33 @@ impl<'a> WireObject<'a> {
     }
 }
 
+impl WireObject<'_> {
+    /// The unsigned tool call part read from this object; its `extra` as [`Self::into_extra`].
+    pub(crate) fn into_tool_call(
+        self,
+        id: String,
+        name: String,
+        arguments: String,
+        namespace: &str,
+        markers: Markers,
+    ) -> crate::message::Part {
+        let extra = self.into_extra(native_keys::TOOL_CALL, namespace, markers);
+        crate::message::Part::ToolCall(crate::message::ToolCallPart { id, name, arguments, signature: None, extra })
+    }
+
+    /// The reasoning part read from this object (text and signature, no redacted data).
+    pub(crate) fn into_reasoning(
+        self,
+        text: String,
+        signature: Option<String>,
+        namespace: &str,
+        markers: Markers,
+    ) -> crate::message::Part {
+        let extra = self.into_extra(native_keys::REASONING, namespace, markers);
+        crate::message::Part::Reasoning(crate::message::ReasoningPart { text, signature, redacted_data: None, extra })
+    }
+}
+
 impl Markers {
     pub(crate) fn set(&mut self, key: &str, value: impl Into<Value>) {
         self.0.insert(key.to_string(), value.into());

@@ -41,7 +41,7 @@ use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
 use super::FormatError;
-use crate::message::{Extra, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
+use crate::message::{Extra, ImagePart, Message, Part, Role, TextPart, ToolResultPart};
 use serde_json::{Map, Value};
 
 pub use writer::write;
@@ -179,12 +179,7 @@ fn read_block(block: &Value, path: JsonPath) -> Result<Part, FormatError> {
         "thinking" => {
             let text = obj.required_string("thinking")?.to_string();
             let signature = obj.string("signature")?.map(str::to_string);
-            Ok(Part::Reasoning(ReasoningPart {
-                text,
-                signature,
-                redacted_data: None,
-                extra: obj.into_extra(native_keys::REASONING, NAMESPACE, markers),
-            }))
+            Ok(obj.into_reasoning(text, signature, NAMESPACE, markers))
         }
         "image_url" => {
             let mut markers = markers;
@@ -222,11 +217,5 @@ fn read_tool_call(call: &Value, path: JsonPath) -> Result<Part, FormatError> {
     if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(&args) {
         markers.set("args", args);
     }
-    Ok(Part::ToolCall(ToolCallPart {
-        id,
-        name,
-        arguments,
-        signature: None,
-        extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-    }))
+    Ok(obj.into_tool_call(id, name, arguments, NAMESPACE, markers))
 }

@@ -78,7 +78,7 @@ use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::path::JsonPath;
 use super::FormatError;
-use crate::message::{Extra, Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
+use crate::message::{Extra, Message, Part, Role, ToolResultPart};
 use content::Side;
 use serde_json::Value;
 
@@ -289,12 +289,7 @@ fn read_reasoning(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
         }
     };
     let signature = obj.string("encrypted_content")?.map(str::to_string);
-    Ok(Part::Reasoning(ReasoningPart {
-        text,
-        signature,
-        redacted_data: None,
-        extra: obj.into_extra(native_keys::REASONING, NAMESPACE, markers),
-    }))
+    Ok(obj.into_reasoning(text, signature, NAMESPACE, markers))
 }
 
 /// A reasoning's text: its summary texts, a blank line apart.
@@ -325,13 +320,7 @@ fn read_function_call(item: &Value, path: JsonPath, custom: bool) -> Result<Part
     } else {
         obj.required_string("arguments")?.to_string()
     };
-    Ok(Part::ToolCall(ToolCallPart {
-        id,
-        name,
-        arguments,
-        signature: None,
-        extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-    }))
+    Ok(obj.into_tool_call(id, name, arguments, NAMESPACE, markers))
 }
 
 /// `function_call_output` / `custom_tool_call_output {call_id, output}`: a tool message.

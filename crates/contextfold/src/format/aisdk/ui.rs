@@ -69,9 +69,7 @@ use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::wire::object;
 use crate::format::FormatError;
-use crate::message::{
-    Extra, FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart,
-};
+use crate::message::{Extra, FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolResultPart};
 use serde_json::Value;
 
 pub use writer::write;
@@ -367,13 +365,7 @@ fn read_tool(item: &Value, path: JsonPath, part_type: &str) -> Result<(Part, Opt
         Some(state) => markers.set("state", state),
         None => markers.set("state", Value::Null),
     }
-    let call = Part::ToolCall(ToolCallPart {
-        id,
-        name,
-        arguments,
-        signature: None,
-        extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-    });
+    let call = obj.into_tool_call(id, name, arguments, NAMESPACE, markers);
     Ok((call, result))
 }
 

@@ -5,7 +5,7 @@ use crate::format::content_shape::{is_plain_text, ContentShape};
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
-use crate::message::{FilePart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart};
+use crate::message::{FilePart, ImagePart, Part, ReasoningPart, TextPart, ToolResultPart};
 use serde_json::Value;
 
 /// Where a block stands: each place allows its own block types.
@@ -153,13 +153,7 @@ fn tool_use_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(input) {
         markers.set("input", input.clone());
     }
-    Ok(Part::ToolCall(ToolCallPart {
-        id,
-        name,
-        arguments,
-        signature: None,
-        extra: obj.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-    }))
+    Ok(obj.into_tool_call(id, name, arguments, NAMESPACE, markers))
 }
 
 /// `{tool_use_id, content?, is_error?}`.

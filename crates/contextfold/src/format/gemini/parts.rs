@@ -4,7 +4,7 @@ use super::{made_up_id, NAMESPACE};
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
-use crate::message::{FilePart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart};
+use crate::message::{FilePart, ImagePart, Part, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
 
 /// The fields that say what a part holds; a part holds one of them.
@@ -110,12 +110,7 @@ pub(super) fn read_part(
 }
 
 fn reasoning(text: String, signature: Option<String>, obj: WireObject<'_>, markers: Markers) -> Part {
-    Part::Reasoning(ReasoningPart {
-        text,
-        signature,
-        redacted_data: None,
-        extra: obj.into_extra(native_keys::REASONING, NAMESPACE, markers),
-    })
+    obj.into_reasoning(text, signature, NAMESPACE, markers)
 }
 
 /// `{text, thought?, thoughtSignature?}`: reasoning when flagged `thought` or when only a

@@ -1,10 +1,10 @@
 //! Assistant `tool_calls` and the legacy `function_call` -> tool call parts.
 
 use super::NAMESPACE;
-use crate::format::fields::{native_keys, Markers, WireObject};
+use crate::format::fields::{Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
-use crate::message::{Part, ToolCallPart};
+use crate::message::Part;
 use serde_json::Value;
 
 /// Prefix of the ids made up for legacy `function_call`s, which have none.
@@ -51,13 +51,7 @@ fn read_tool_call(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
     let name = function.required_string("name")?.to_string();
     let arguments = function.required_string("arguments")?.to_string();
     markers.nested_leftovers("function", &function);
-    Ok(Part::ToolCall(ToolCallPart {
-        id,
-        name,
-        arguments,
-        signature: None,
-        extra: call.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-    }))
+    Ok(call.into_tool_call(id, name, arguments, NAMESPACE, markers))
 }
 
 /// The legacy `function_call: {name, arguments}` of the message at `index`.
@@ -76,11 +70,5 @@ pub(super) fn read_function_call(
     legacy.pending = Some(id.clone());
     let mut markers = Markers::default();
     markers.set("legacyFunctionCall", true);
-    Ok(Some(Part::ToolCall(ToolCallPart {
-        id,
-        name,
-        arguments,
-        signature: None,
-        extra: function.into_extra(native_keys::TOOL_CALL, NAMESPACE, markers),
-    })))
+    Ok(Some(function.into_tool_call(id, name, arguments, NAMESPACE, markers)))
 }
