@@ -67,7 +67,12 @@ export interface CompactionMiddlewareOptions<Env = unknown> {
     summarizer?: Summarizer;
     /** Or one made per request, e.g. from a binding or a secret: `(env) => workersAI({ binding: env.AI, model })`. */
     createSummarizer?: (env: Env, request: Request) => Summarizer;
-    /** Summary cache, or a function making it from `env` (called once per `env`). */
+    /**
+     * Summary cache, or a function making it from `env` (called once per `env`). With the
+     * default strategy it also stores each request's compacted messages, so a request that
+     * only appends to a stored raw history is answered without compacting
+     * (`x-contextfold-prefix-cache: hit`).
+     */
     cache?: SummaryCache | ((env: Env) => SummaryCache);
     /** The summarizer's identity in cache keys [its `identity`]; required to cache a custom `summarizer`. */
     namespace?: string;

@@ -23,6 +23,7 @@
 import * as packageApi from "./index.js";
 import { __checkOptionKeys, __requestBodySpans } from "./glue.js"; // internal: not part of the API
 import { cachedSummarizer } from "./cache.js";
+import { prefixCache } from "./prefix-cache.js";
 import { contextfoldError } from "./errors.js";
 
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";
@@ -602,13 +603,31 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
       maxTokens: budget.tokens,
       tokenCounter: options.tokenCounter,
     };
+    const listKey = requestFields(format, api).messages;
+    const prefix = prefixCacheOf(middleware, env, format, budget.tokens, listKey);
+    if (prefix !== null) {
+      const hit = await prefix.lookup(input, (tokens, added) => {
+        const more = added.length === 0 ? 0 : api.measureChain(added, { format }).total.tokens;
+        return tokens + more <= budget.tokens ? more : null;
+      });
+      if (hit !== null) {
+        Object.assign(figures, { before: hit.before, after: hit.after, calls: 0, prefix: "hit" });
+        await prefix.store(input, hit.messages, hit.before, hit.after);
+        const replace = Array.isArray(hit.messages) ? { [listKey]: hit.messages } : hit.messages;
+        return { figures, outgoing: splice(bytes, replace, __requestBodySpans), info: undefined };
+      }
+      figures.prefix = "miss";
+    }
     if (!api.needsCompaction(input, settings)) {
       const tokens = api.measureChain(input, { format }).total.tokens;
       Object.assign(figures, { before: tokens, after: tokens, calls: 0 });
       return { figures, outgoing: null, info: undefined };
     }
     const { result, summarizer } = await runCompaction(middleware, input, settings, request, env);
-    const outgoing = applyResult(figures, result, summarizer, bytes, requestFields(format, api).messages);
+    const outgoing = applyResult(figures, result, summarizer, bytes, listKey);
+    if (prefix !== null && outgoing !== null) {
+      await prefix.store(input, result.messages, result.report.before.tokens, result.report.after.tokens);
+    }
     return { figures, outgoing, info: result.report };
   } catch (error) {
     const { code, detail } = describeError(error);
@@ -616,6 +635,19 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
     if (figures.before !== undefined) figures.after = figures.before;
     return { figures, outgoing: null, info: undefined };
   }
+}
+
+/**
+ * The prefix cache for this request: with a cache store and the stable strategy (the
+ * default), whose compacted prefix is the same from one request to the next; else `null`.
+ */
+function prefixCacheOf(middleware, env, format, tokens, listKey) {
+  const { options, strategy } = middleware;
+  const stable = isPlainObject(strategy) && strategy.name === "auto" && strategy.stable === true;
+  if (options.cache === undefined || !stable || options.tokenCounter !== undefined) return null;
+  const store = middleware.cacheFor(env);
+  const scope = { format, strategy, tokens, namespace: options.namespace ?? null };
+  return prefixCache(store, scope, listKey);
 }
 
 /** `compact` over the input with the request's summarizer (cached when a cache is set). */
@@ -682,6 +714,7 @@ function withHeaders(response, figures) {
   set("skipped", figures.skipped);
   set("error", figures.error);
   set("retried", figures.retried);
+  set("prefix-cache", figures.prefix);
   return out;
 }
 

@@ -143,3 +143,52 @@ describe("the middleware's default (auto, stable): a stateless gateway keeps the
     assert.equal(calls, before, "the summary cache answered");
   });
 });
+
+describe("the middleware's prefix cache (a cache store and the stable default)", () => {
+  const raw = openaiSections(16);
+  const summarizer = async () => "## Summary\n- the work so far.";
+
+  /** A gateway over `upstream`, and what it forwarded, with the prefix-cache header of each answer. */
+  async function replay(options, requests) {
+    const bodies = [];
+    const upstream = async (request) => {
+      bodies.push(await request.json());
+      return Response.json({ ok: true });
+    };
+    const gateway = compactionMiddleware({ maxTokens: 3000, summarizer, namespace: "t", ...options })(upstream);
+    const headers = [];
+    for (const messages of requests) {
+      const response = await gateway(post({ model: "m", messages }));
+      headers.push(response.headers.get("x-contextfold-prefix-cache"));
+    }
+    return { sent: bodies.map((b) => b.messages), headers };
+  }
+
+  it("answers a growing history from the stored prefix, with what compacting it again gives", async () => {
+    const { memoryCache } = await import("contextfold/worker");
+    const requests = [];
+    for (let n = 20; n <= raw.length; n += 2) requests.push(raw.slice(0, n));
+    const cached = await replay({ cache: memoryCache() }, requests);
+    const fresh = await replay({}, requests);
+    assert.deepEqual(cached.sent, fresh.sent, "the prefix cache changed what goes upstream");
+    const hits = cached.headers.filter((h) => h === "hit").length;
+    assert.ok(hits * 2 >= requests.length, `${hits} hits in ${requests.length} requests: ${cached.headers}`);
+    assert.ok(
+      fresh.headers.every((h) => h === null),
+      "no prefix cache without a cache store",
+    );
+  });
+
+  it("an edited history, or another conversation, is never answered from a stored prefix", async () => {
+    const { memoryCache } = await import("contextfold/worker");
+    const cache = memoryCache();
+    const edited = structuredClone(raw);
+    edited[10].content = "Done with task 2, differently.";
+    const other = structuredClone(raw);
+    other[0].content = "You are a different assistant.";
+    const { sent, headers } = await replay({ cache }, [raw.slice(0, 40), edited.slice(0, 42), other.slice(0, 42)]);
+    assert.deepEqual(headers, ["miss", "miss", "miss"]);
+    assert.ok(JSON.stringify(sent[1]).includes("differently") || sent[1].length < 42, "the edit reached upstream");
+    assert.equal(sent[2][0].content, "You are a different assistant.");
+  });
+});
