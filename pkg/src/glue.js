@@ -12,7 +12,7 @@ import { assertReady, markReady } from "./ready.js";
  *   __checkOptionKeys(keys: string[], known: readonly string[]): void,
  *   __contextfoldAsyncPanicForTests(): Promise<void>,
  *   __contextfoldPanicForTests(): void,
- *   __requestBodySpans(bytes: Uint8Array): { fields: [string, number, number][], close: number } | null,
+ *   __requestBodySpans(bytes: Uint8Array, list?: string): { fields: [string, number, number][], close: number, elements?: number[] | null } | null,
  * }} Internals
  */
 /** @typedef {typeof glue & Internals} Glue */

@@ -148,7 +148,7 @@ function splice(bytes, replace, spansOf) {
   const edits = [];
   const added = [];
   for (const [name, value] of Object.entries(replace)) {
-    const json = JSON.stringify(value);
+    const json = value instanceof RawJson ? value.text : JSON.stringify(value);
     const span = at.get(name);
     if (span !== undefined) edits.push([span[0], span[1], json]);
     else added.push(`${JSON.stringify(name)}:${json}`);
@@ -604,17 +604,18 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
       tokenCounter: options.tokenCounter,
     };
     const listKey = requestFields(format, api).messages;
-    const prefix = prefixCacheOf(middleware, env, format, budget.tokens, listKey);
+    const prefix = prefixCacheOf(middleware, env, { format, tokens: budget.tokens, body, bytes, listKey });
     if (prefix !== null) {
-      const hit = await prefix.lookup(input, (tokens, added) => {
-        const more = added.length === 0 ? 0 : api.measureChain(added, { format }).total.tokens;
+      const list = body[listKey];
+      const hit = await prefix.lookup((tokens, from) => {
+        const more = from === list.length ? 0 : api.measureChain(list.slice(from), { format }).total.tokens;
         return tokens + more <= budget.tokens ? more : null;
       });
       if (hit !== null) {
         Object.assign(figures, { before: hit.before, after: hit.after, calls: 0, prefix: "hit" });
-        await prefix.store(input, hit.messages, hit.before, hit.after);
-        const replace = Array.isArray(hit.messages) ? { [listKey]: hit.messages } : hit.messages;
-        return { figures, outgoing: splice(bytes, replace, __requestBodySpans), info: undefined };
+        if (hit.stale) await prefix.store(hit.before, hit.after, hit.listText);
+        const outgoing = splice(bytes, { [listKey]: new RawJson(hit.listText) }, () => prefix.spans);
+        return { figures, outgoing, info: undefined };
       }
       figures.prefix = "miss";
     }
@@ -625,8 +626,11 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
     }
     const { result, summarizer } = await runCompaction(middleware, input, settings, request, env);
     const outgoing = applyResult(figures, result, summarizer, bytes, listKey);
-    if (prefix !== null && outgoing !== null) {
-      await prefix.store(input, result.messages, result.report.before.tokens, result.report.after.tokens);
+    const compacted = Array.isArray(result.messages) ? result.messages : result.messages?.[listKey];
+    const sameHead = Array.isArray(result.messages) || sameSystem(result.messages, body, format, api);
+    if (prefix !== null && outgoing !== null && Array.isArray(compacted) && sameHead) {
+      const { before, after } = result.report;
+      await prefix.store(before.tokens, after.tokens, JSON.stringify(compacted));
     }
     return { figures, outgoing, info: result.report };
   } catch (error) {
@@ -641,13 +645,33 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
  * The prefix cache for this request: with a cache store and the stable strategy (the
  * default), whose compacted prefix is the same from one request to the next; else `null`.
  */
-function prefixCacheOf(middleware, env, format, tokens, listKey) {
-  const { options, strategy } = middleware;
+function prefixCacheOf(middleware, env, { format, tokens, body, bytes, listKey }) {
+  const { options, strategy, api } = middleware;
   const stable = isPlainObject(strategy) && strategy.name === "auto" && strategy.stable === true;
   if (options.cache === undefined || !stable || options.tokenCounter !== undefined) return null;
-  const store = middleware.cacheFor(env);
+  if (!Array.isArray(body[listKey])) return null;
+  const spans = __requestBodySpans(bytes, listKey);
+  const list = spans?.fields.filter(([key]) => key === listKey).at(-1);
+  const elements = spans?.elements;
+  if (list === undefined || !Array.isArray(elements) || elements.length !== 2 * body[listKey].length) return null;
+  const system = requestFields(format, api).system;
+  const head = system === undefined ? null : (body[system] ?? null);
   const scope = { format, strategy, tokens, namespace: options.namespace ?? null };
-  return prefixCache(store, scope, listKey);
+  const cache = prefixCache(middleware.cacheFor(env), { bytes, list: [list[1], list[2]], elements, head, scope });
+  return cache.usable ? Object.assign(cache, { spans }) : null;
+}
+
+/** Whether a compacted request object kept the body's system field as it was. */
+function sameSystem(chain, body, format, api) {
+  const system = requestFields(format, api).system;
+  return system === undefined || JSON.stringify(chain?.[system] ?? null) === JSON.stringify(body[system] ?? null);
+}
+
+/** JSON text spliced into a body as it is (`splice` serializes any other value). */
+class RawJson {
+  constructor(text) {
+    this.text = text;
+  }
 }
 
 /** `compact` over the input with the request's summarizer (cached when a cache is set). */

@@ -61,6 +61,32 @@ pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
     }
 }
 
+/// The byte spans of the elements of the JSON array at `span` of `text` (a field's value
+/// from [`object_spans`]), in order; `None` when that is not an array. The Worker
+/// middleware hashes a history's messages as the client wrote them with these.
+pub fn array_elements(text: &[u8], span: Range<usize>) -> Option<Vec<Range<usize>>> {
+    let mut scan = Scanner { text: text.get(..span.end)?, at: span.start };
+    scan.expect(b'[')?;
+    let mut elements = Vec::new();
+    scan.skip_space();
+    if scan.peek() == Some(b']') {
+        scan.at += 1;
+        return (scan.at == span.end).then_some(elements);
+    }
+    loop {
+        scan.skip_space();
+        let start = scan.at;
+        scan.skip_value()?;
+        elements.push(start..scan.at);
+        scan.skip_space();
+        match scan.next()? {
+            b',' => continue,
+            b']' => return (scan.at == span.end).then_some(elements),
+            _ => return None,
+        }
+    }
+}
+
 struct Scanner<'a> {
     text: &'a [u8],
     at: usize,
@@ -166,6 +192,18 @@ mod tests {
         assert_eq!(slice(text, &spans.field("t").unwrap()), "true");
         assert_eq!(&text[spans.close..=spans.close], "}");
         assert_eq!(spans.field("system"), None);
+    }
+
+    #[test]
+    fn elements_of_an_array_field_as_written() {
+        let text = r#"{"messages": [ {"a":"x]"} ,[1,2], "s" ,3], "e": [ ], "n": 1}"#;
+        let spans = object_spans(text.as_bytes()).unwrap();
+        let elements = array_elements(text.as_bytes(), spans.field("messages").unwrap()).unwrap();
+        let texts: Vec<&str> = elements.iter().map(|e| slice(text, e)).collect();
+        assert_eq!(texts, [r#"{"a":"x]"}"#, "[1,2]", r#""s""#, "3"]);
+        assert_eq!(array_elements(text.as_bytes(), spans.field("e").unwrap()), Some(vec![]));
+        assert_eq!(array_elements(text.as_bytes(), spans.field("n").unwrap()), None);
+        assert_eq!(array_elements(text.as_bytes(), 0..999), None);
     }
 
     #[test]
