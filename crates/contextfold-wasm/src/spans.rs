@@ -22,12 +22,9 @@ pub struct BodySpans {
 }
 
 pub fn body_spans(bytes: &[u8], list: Option<&str>) -> Option<BodySpans> {
-    let spans = contextfold::json_span::object_spans(bytes)?;
+    let (spans, found) = contextfold::json_span::object_spans_with(bytes, list)?;
     let fields = spans.fields.iter().map(|(key, span)| (key.clone(), span.start, span.end)).collect();
-    let elements = list.map(|key| {
-        let elements = contextfold::json_span::array_elements(bytes, spans.field(key)?)?;
-        Some(elements.iter().flat_map(|e| [e.start, e.end]).collect())
-    });
+    let elements = list.map(|_| found.map(|elements| elements.iter().flat_map(|e| [e.start, e.end]).collect()));
     Some(BodySpans { fields, close: spans.close, elements })
 }
 

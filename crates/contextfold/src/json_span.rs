@@ -28,7 +28,14 @@ impl ObjectSpans {
 /// The spans of the top-level object of `text`; `None` when `text` is not one JSON
 /// object (the scanner checks structure, not every token: the caller parsed it already).
 pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
+    object_spans_with(text, None).map(|(spans, _)| spans)
+}
+
+/// [`object_spans`], and in the same pass the element spans of the array value of field
+/// `list` (its last occurrence; `None` when it is absent or no array).
+pub fn object_spans_with(text: &[u8], list: Option<&str>) -> Option<(ObjectSpans, Option<Vec<Range<usize>>>)> {
     let mut scan = Scanner { text, at: 0 };
+    let mut elements = None;
     scan.skip_space();
     scan.expect(b'{')?;
     let mut fields = Vec::new();
@@ -36,7 +43,7 @@ pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
     if scan.peek() == Some(b'}') {
         let close = scan.at;
         scan.at += 1;
-        return scan.finish(ObjectSpans { fields, close });
+        return scan.finish(ObjectSpans { fields, close }).map(|spans| (spans, elements));
     }
     loop {
         scan.skip_space();
@@ -47,14 +54,21 @@ pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
         scan.expect(b':')?;
         scan.skip_space();
         let value_start = scan.at;
-        scan.skip_value()?;
+        if list == Some(key.as_str()) {
+            elements = if scan.peek() == Some(b'[') { Some(scan.array_elements()?) } else { None };
+            if elements.is_none() {
+                scan.skip_value()?;
+            }
+        } else {
+            scan.skip_value()?;
+        }
         fields.push((key, value_start..scan.at));
         scan.skip_space();
         match scan.next()? {
             b',' => continue,
             b'}' => {
                 let close = scan.at - 1;
-                return scan.finish(ObjectSpans { fields, close });
+                return scan.finish(ObjectSpans { fields, close }).map(|spans| (spans, elements));
             }
             _ => return None,
         }
@@ -62,29 +76,11 @@ pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
 }
 
 /// The byte spans of the elements of the JSON array at `span` of `text` (a field's value
-/// from [`object_spans`]), in order; `None` when that is not an array. The Worker
-/// middleware hashes a history's messages as the client wrote them with these.
+/// from [`object_spans`]), in order; `None` when that is not an array.
 pub fn array_elements(text: &[u8], span: Range<usize>) -> Option<Vec<Range<usize>>> {
     let mut scan = Scanner { text: text.get(..span.end)?, at: span.start };
-    scan.expect(b'[')?;
-    let mut elements = Vec::new();
-    scan.skip_space();
-    if scan.peek() == Some(b']') {
-        scan.at += 1;
-        return (scan.at == span.end).then_some(elements);
-    }
-    loop {
-        scan.skip_space();
-        let start = scan.at;
-        scan.skip_value()?;
-        elements.push(start..scan.at);
-        scan.skip_space();
-        match scan.next()? {
-            b',' => continue,
-            b']' => return (scan.at == span.end).then_some(elements),
-            _ => return None,
-        }
-    }
+    let elements = scan.array_elements()?;
+    (scan.at == span.end).then_some(elements)
 }
 
 struct Scanner<'a> {
@@ -110,6 +106,29 @@ impl Scanner<'_> {
     fn skip_space(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
+        }
+    }
+
+    /// An array, from its `[` past its `]`: the span of each element.
+    fn array_elements(&mut self) -> Option<Vec<Range<usize>>> {
+        self.expect(b'[')?;
+        let mut elements = Vec::new();
+        self.skip_space();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Some(elements);
+        }
+        loop {
+            self.skip_space();
+            let start = self.at;
+            self.skip_value()?;
+            elements.push(start..self.at);
+            self.skip_space();
+            match self.next()? {
+                b',' => continue,
+                b']' => return Some(elements),
+                _ => return None,
+            }
         }
     }
 
