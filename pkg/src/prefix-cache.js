@@ -55,7 +55,11 @@ export function prefixCache(store, { bytes, list, elements, head, scope }) {
 
   async function put(rawTokens, tokens, listText) {
     const header = JSON.stringify({ count, hash: await prefixHash(count), rawTokens, tokens });
-    await store.put(await key(), `${header}\n${listText}`);
+    try {
+      await store.put(await key(), `${header}\n${listText}`);
+    } catch {
+      // A store that fails costs the next request a compaction, never this one its answer.
+    }
   }
 
   return {
@@ -70,7 +74,12 @@ export function prefixCache(store, { bytes, list, elements, head, scope }) {
      * `tokens` and they are within the budget, else `null`.
      */
     async lookup(fits) {
-      const text = await store.get(await key());
+      let text;
+      try {
+        text = await store.get(await key());
+      } catch {
+        return null; // a store that fails is a miss
+      }
       if (typeof text !== "string") return null;
       const newline = text.indexOf("\n");
       let entry;

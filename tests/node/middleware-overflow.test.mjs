@@ -179,6 +179,23 @@ describe("the middleware's prefix cache (a cache store and the stable default)",
     );
   });
 
+  it("a store that fails is a miss: the request is still compacted", async () => {
+    const broken = {
+      get: async () => {
+        throw new Error("store down");
+      },
+      put: async () => {
+        throw new Error("store down");
+      },
+    };
+    const { sent, headers } = await replay({ cache: broken }, [raw.slice(0, 40), raw.slice(0, 42)]);
+    assert.deepEqual(headers, ["miss", "miss"]);
+    assert.ok(
+      sent.every((m) => m.length < 40),
+      "compacted all the same",
+    );
+  });
+
   it("an edited history, or another conversation, is never answered from a stored prefix", async () => {
     const { memoryCache } = await import("contextfold/worker");
     const cache = memoryCache();
