@@ -163,6 +163,10 @@ fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, Fo
     Ok(common)
 }
 
+/// Item types of the OpenAI Agents SDK's protocol that the Responses API does not have:
+/// named in the error, which points at the adapter for them.
+const AGENTS_ITEMS: &[&str] = &["function_call_result", "hosted_tool_call", "computer_call_result"];
+
 /// Message fields only OpenAI has.
 const OPENAI_FIELDS: &[&str] =
     &["tool_calls", "tool_call_id", "function_call", "reasoning_content", "name", "refusal", "audio"];
@@ -219,6 +223,10 @@ fn classify(message: &Value) -> Result<Fits, String> {
     if let Some(item_type) = item_type.filter(|t| *t != "message") {
         return if super::responses::native::ITEM_TYPES.contains(&item_type) {
             Ok(Fits::RESPONSES)
+        } else if AGENTS_ITEMS.contains(&item_type) {
+            Err(format!(
+                "unknown item type `{item_type}`: an OpenAI Agents SDK item (its own protocol, not the Responses API's); compact those with `contextfold/openai-agents`"
+            ))
         } else {
             Err(format!("unknown item type `{item_type}`"))
         };
@@ -464,10 +472,14 @@ mod tests {
                 "messages[1]",
             ),
             ("messages not an array", json!({"messages": {}}), "messages"),
+            ("an Agents SDK item", json!([{"type": "function_call_result", "callId": "c", "output": "x"}]), "[0]"),
         ];
         for (name, value, path) in cases {
             let err = detect(&value).expect_err(name);
             assert_eq!((err.code(), err.path()), ("unknown_format", Some(path)), "{name}: {err}");
+            if name == "an Agents SDK item" {
+                assert!(err.to_string().contains("contextfold/openai-agents"), "{err}");
+            }
         }
     }
 }
