@@ -32,7 +32,8 @@ pub fn object_spans(text: &[u8]) -> Option<ObjectSpans> {
 }
 
 /// [`object_spans`], and in the same pass the element spans of the array value of field
-/// `list` (its last occurrence; `None` when it is absent or no array).
+/// `list` (its last occurrence; `None` when it is absent or no array). The Worker
+/// middleware's prefix cache hashes a history's messages as the client wrote them.
 pub fn object_spans_with(text: &[u8], list: Option<&str>) -> Option<(ObjectSpans, Option<Vec<Range<usize>>>)> {
     let mut scan = Scanner { text, at: 0 };
     let mut elements = None;
@@ -73,14 +74,6 @@ pub fn object_spans_with(text: &[u8], list: Option<&str>) -> Option<(ObjectSpans
             _ => return None,
         }
     }
-}
-
-/// The byte spans of the elements of the JSON array at `span` of `text` (a field's value
-/// from [`object_spans`]), in order; `None` when that is not an array.
-pub fn array_elements(text: &[u8], span: Range<usize>) -> Option<Vec<Range<usize>>> {
-    let mut scan = Scanner { text: text.get(..span.end)?, at: span.start };
-    let elements = scan.array_elements()?;
-    (scan.at == span.end).then_some(elements)
 }
 
 struct Scanner<'a> {
@@ -215,14 +208,20 @@ mod tests {
 
     #[test]
     fn elements_of_an_array_field_as_written() {
-        let text = r#"{"messages": [ {"a":"x]"} ,[1,2], "s" ,3], "e": [ ], "n": 1}"#;
-        let spans = object_spans(text.as_bytes()).unwrap();
-        let elements = array_elements(text.as_bytes(), spans.field("messages").unwrap()).unwrap();
-        let texts: Vec<&str> = elements.iter().map(|e| slice(text, e)).collect();
-        assert_eq!(texts, [r#"{"a":"x]"}"#, "[1,2]", r#""s""#, "3"]);
-        assert_eq!(array_elements(text.as_bytes(), spans.field("e").unwrap()), Some(vec![]));
-        assert_eq!(array_elements(text.as_bytes(), spans.field("n").unwrap()), None);
-        assert_eq!(array_elements(text.as_bytes(), 0..999), None);
+        let text = r#"{"messages": [ {"a":"x]"} ,[1,2], "s" ,3], "e": [ ], "n": 1, "messages": [ 7 ]}"#;
+        let elements = |list| object_spans_with(text.as_bytes(), Some(list)).unwrap().1;
+        let texts = |list| elements(list).map(|e| e.iter().map(|r| slice(text, r)).collect::<Vec<_>>());
+        // The last `messages`, the one JSON.parse keeps.
+        assert_eq!(texts("messages"), Some(vec!["7"]));
+        let first = r#"{"messages": [ {"a":"x]"} ,[1,2], "s" ,3]}"#;
+        let found = object_spans_with(first.as_bytes(), Some("messages")).unwrap().1.unwrap();
+        let found: Vec<&str> = found.iter().map(|r| slice(first, r)).collect();
+        assert_eq!(found, [r#"{"a":"x]"}"#, "[1,2]", r#""s""#, "3"]);
+        assert_eq!(elements("e"), Some(vec![]));
+        assert_eq!(elements("n"), None);
+        assert_eq!(elements("absent"), None);
+        // The fields are those object_spans gives.
+        assert_eq!(object_spans_with(text.as_bytes(), Some("e")).map(|(s, _)| s), object_spans(text.as_bytes()));
     }
 
     #[test]
