@@ -4,6 +4,7 @@
 
 mod introspect;
 mod masking;
+mod seeds;
 pub mod strategy;
 
 pub use introspect::field_names;

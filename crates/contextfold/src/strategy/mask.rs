@@ -9,7 +9,6 @@
 //! It is a strategy of its own (`mask`) and the first phase of `auto`.
 
 use super::{conclude, Action, CompactError, CompactResult, OnError, Outcome};
-use crate::ast::ChainAst;
 use crate::format::responses;
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart};
@@ -197,7 +196,7 @@ fn telling_argument(arguments: &str) -> Option<String> {
 /// The `mask` strategy: [`mask`] alone, when the chain is over `config.max` (always
 /// without one). The input is parsed in repair mode like every strategy's.
 pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> Result<CompactResult, CompactError> {
-    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let parsed = super::parse(messages)?;
     let starts = parsed.ast.section_starts();
     let sections = parsed.ast.sections().len().max(1);
     let chain = parsed.ast.into_messages();
@@ -225,6 +224,7 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
         repairs: parsed.repairs,
         on_error: config.on_error,
         cancelled: false,
+        hard_budget: false,
     })
 }
 

@@ -14,8 +14,8 @@ pub mod tiers;
 pub mod window;
 
 use crate::ast::{
-    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, IdTemplate, PairKind, RepairAction,
-    SUMMARIZED_CONTENT_PREFIX,
+    contains_tool_call_reasoning, extract_reasoning_message, BodyPair, ChainAst, IdTemplate, PairKind, Parsed,
+    RepairAction, SUMMARIZED_CONTENT_PREFIX,
 };
 use crate::message::{messages_size, Message, Part};
 use crate::summarize::{RequestKind, SummarizeError};
@@ -169,6 +169,17 @@ impl CompactError {
     }
 }
 
+/// The chain a strategy works on, read leniently (the parse repairs come with it): every
+/// strategy starts here.
+pub(crate) fn parse(messages: &[Message]) -> Result<Parsed, CompactError> {
+    ChainAst::parse_repair(messages).map_err(|e| CompactError::Input(crate::Error::Ast(e)))
+}
+
+/// The tool-call id template of the summary pairs a strategy writes.
+pub(crate) fn id_template(text: &str) -> Result<IdTemplate, CompactError> {
+    IdTemplate::parse(text).map_err(|e| CompactError::Input(crate::Error::Ast(e.into())))
+}
+
 /// Everything a strategy run ends with.
 pub(crate) struct Outcome<'a> {
     pub strategy: &'static str,
@@ -182,6 +193,9 @@ pub(crate) struct Outcome<'a> {
     pub repairs: Vec<RepairAction>,
     pub on_error: OnError,
     pub cancelled: bool,
+    /// The result meets a hard budget the original exceeds: it is used even when it is not
+    /// smaller in bytes (tokens and bytes need not agree).
+    pub hard_budget: bool,
 }
 
 /// The rules every strategy ends by: with `Throw`, failures are the error (not a
@@ -197,7 +211,9 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
         // A result no smaller than the input gains nothing: what remains of it is only
         // the parse repairs (merged user messages, answered calls), and kept messages
         // must come back as they were.
-        Some(messages) if !rolled_back && messages_size(&messages) < messages_size(o.original) => (messages, o.repairs),
+        Some(messages) if !rolled_back && (o.hard_budget || messages_size(&messages) < messages_size(o.original)) => {
+            (messages, o.repairs)
+        }
         _ => (o.original.to_vec(), Vec::new()),
     };
     let report = Report {

@@ -9,7 +9,7 @@ use super::sections::{self, SectionsConfig};
 use super::tiers::{self, TiersConfig};
 use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
-use crate::measure::Meter;
+use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::repair::{merge_into, repair, repair_compacted, validate, RepairOptions};
 use crate::summarize::{Controls, Summarizer};
@@ -49,13 +49,34 @@ impl StrategyConfig {
         }
     }
 
-    /// The budget the result must never exceed, for the strategies that guarantee one.
-    fn hard_budget(&mut self) -> Option<&mut crate::measure::Amount> {
+    /// [`Self::hard_budget`], to lower it.
+    fn hard_budget_mut(&mut self) -> Option<&mut Amount> {
         match self {
             StrategyConfig::Budget(c) => Some(&mut c.max),
             StrategyConfig::Auto(c) => Some(&mut c.max),
             _ => None,
         }
+    }
+
+    /// The budget the result must never exceed, for the strategies that guarantee one.
+    fn hard_budget(&self) -> Option<Amount> {
+        match self {
+            StrategyConfig::Budget(c) => Some(c.max),
+            StrategyConfig::Auto(c) => Some(c.max),
+            _ => None,
+        }
+    }
+
+    /// The budget is hard: a step after the strategy (the provider repair pass) that pushes
+    /// the result over it fails the call rather than breaking the guarantee; `what` names
+    /// the step.
+    fn check_hard_budget(&self, meter: Meter<'_>, messages: &[Message], what: &str) -> Result<(), CompactError> {
+        let Some(max) = self.hard_budget() else { return Ok(()) };
+        let cost = meter.total(max.unit(), messages);
+        if cost <= max.value() {
+            return Ok(());
+        }
+        Err(CompactError::Budget { max, reason: format!("{what} made the result {}", max.with_value(cost)) })
     }
 }
 
@@ -137,9 +158,9 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     let Some((turn, body)) = split_turn_in_progress(messages) else {
         return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
-    let mut hard_budget = options.strategy.clone();
+    let strategy = &options.strategy;
     let mut options = options.clone();
-    if let Some(max) = options.strategy.hard_budget() {
+    if let Some(max) = options.strategy.hard_budget_mut() {
         let own = meter.total(max.unit(), std::slice::from_ref(turn));
         if own >= max.value() {
             let reason = format!("the turn in progress (the last message) alone is {}", max.with_value(own));
@@ -155,13 +176,7 @@ async fn compact_valid<S: Summarizer + ?Sized>(
         let repaired = repair(&result.messages, &options.repair);
         result.messages = repaired.messages;
         result.report.provider_repairs.extend(repaired.steps);
-        if let Some(max) = hard_budget.hard_budget() {
-            let cost = meter.total(max.unit(), &result.messages);
-            if cost > max.value() {
-                let reason = format!("the provider repair pass made the result {}", max.with_value(cost));
-                return Err(CompactError::Budget { max: *max, reason });
-            }
-        }
+        strategy.check_hard_budget(meter, &result.messages, "the provider repair pass")?;
     }
     result.report.before = Totals::of(messages);
     result.report.after = Totals::of(&result.messages);
@@ -222,19 +237,10 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         result.report.after = Totals::of(&result.messages);
         result.report.provider_repairs = repaired.steps;
         result.changed = result.messages != messages;
-        // The budget is hard: a repair that pushes the result over it (a placeholder
-        // answer, say) fails the call rather than breaking the guarantee.
-        let mut strategy = options.strategy.clone();
-        if let Some(max) = strategy.hard_budget() {
-            let cost = meter.total(max.unit(), &result.messages);
-            if result.changed && !result.report.cancelled && cost > max.value() {
-                let reason = format!(
-                    "the provider repair pass ({} step(s)) made the result {}",
-                    result.report.provider_repairs.len(),
-                    max.with_value(cost)
-                );
-                return Err(CompactError::Budget { max: *max, reason });
-            }
+        // A placeholder answer, say, may not fit.
+        if result.changed && !result.report.cancelled {
+            let what = format!("the provider repair pass ({} step(s))", result.report.provider_repairs.len());
+            options.strategy.check_hard_budget(meter, &result.messages, &what)?;
         }
     }
     Ok(result)

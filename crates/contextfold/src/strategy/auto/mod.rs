@@ -37,7 +37,6 @@ use super::window::{
     layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, Layout, RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
-use crate::ast::ChainAst;
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
@@ -111,7 +110,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let parsed = super::parse(messages)?;
     let starts = parsed.ast.section_starts();
     let sections = parsed.ast.sections().len().max(1);
     let chain = parsed.ast.into_messages();
@@ -127,6 +126,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             repairs,
             on_error: config.on_error,
             cancelled: controls.cancel.is_cancelled(),
+            hard_budget: false,
         })
     };
     let result = if config.stable {

@@ -171,7 +171,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     _meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let parsed = super::parse(messages)?;
     let input = parsed.ast.messages();
     let mut run = Run {
         config,
@@ -374,6 +374,7 @@ impl Run<'_> {
             repairs,
             on_error: self.config.on_error,
             cancelled: self.controls.cancel.is_cancelled(),
+            hard_budget: false,
         })
     }
 }

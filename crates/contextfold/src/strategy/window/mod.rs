@@ -57,7 +57,6 @@ pub use snapshot::{restoration_snapshot, restoration_text, RESTORATION_PREFIX};
 pub use tool_results::{is_marked, TOOL_SUMMARY_PREFIX, TOOL_TRUNCATED_PREFIX};
 
 use super::{CompactError, CompactResult, OnError};
-use crate::ast::ChainAst;
 use crate::measure::{Amount, Meter};
 use crate::message::Message;
 use crate::summarize::{Controls, Summarizer};
@@ -145,7 +144,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let parsed = super::parse(messages)?;
     let mut run = Run::new(config, controls, meter, &parsed.ast);
     let mut chain = parsed.ast.into_messages();
     let mut changed = run.summarize_tool_results(summarizer, &mut chain).await;

@@ -95,6 +95,7 @@ impl<'a> Run<'a> {
             repairs,
             on_error: self.config.on_error,
             cancelled,
+            hard_budget: false,
         })
     }
 }

@@ -13,9 +13,11 @@
 //! THE LAST BODY PAIR OF A SECTION IS NEVER SUMMARIZED: it carries the reasoning
 //! signatures Gemini and Anthropic validate.
 
+mod qa;
+
 use super::{Action, CompactError, CompactResult, OnError};
-use crate::ast::{BodyPair, ChainAst, Header, IdTemplate, Section};
-use crate::message::{Message, Role};
+use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
+use crate::message::Message;
 use crate::prompt::render;
 use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, Summarizer};
 
@@ -110,14 +112,11 @@ pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
         |targets: Vec<(usize, std::ops::Range<usize>)>| targets.into_iter().any(|(i, r)| run.room(i, &r).is_some());
     worth(run.section_targets(keep))
         || (config.preserve_last && (worth(run.oversized_targets(keep)) || worth(run.rotation_targets(keep))))
-        || (config.use_qa && run.qa_fold(keep).is_some_and(|f| !f.humans.is_empty() || !f.work.is_empty()))
+        || (config.use_qa && run.qa_would_fold(keep))
 }
 
 /// The least room (bytes a summary may take and still gain) worth a summarizer call.
 const MIN_SUMMARY_ROOM: usize = 16;
-
-/// Bytes kept under the QA byte limit for the summary section itself.
-const QA_HEADROOM: usize = 1000;
 
 /// Compacts `messages` with the sections strategy.
 pub async fn compact<S: Summarizer + ?Sized>(
@@ -126,8 +125,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
     summarizer: &S,
     controls: &Controls,
 ) -> Result<CompactResult, CompactError> {
-    let template = IdTemplate::parse(&config.id_template).map_err(|e| crate::Error::Ast(e.into()))?;
-    let parsed = ChainAst::parse_repair(messages).map_err(crate::Error::Ast)?;
+    let template = super::id_template(&config.id_template)?;
+    let parsed = super::parse(messages)?;
     let mut run = Run {
         config,
         template,
@@ -170,19 +169,6 @@ struct Run<'a> {
     /// Index of each section's first message in the (repaired) input.
     starts: Vec<usize>,
     ast: ChainAst,
-}
-
-/// What phase 2 folds: the leading `fold` sections, their user messages and assistant
-/// work, and the job's range and target.
-struct QaFold {
-    fold: usize,
-    humans: Vec<Message>,
-    work: Vec<Message>,
-    replaced: Vec<BodyPair>,
-    bytes_before: usize,
-    system: Vec<Message>,
-    range: MessageRange,
-    target: usize,
 }
 
 /// A planned replacement: which section, which pairs, and the job.
@@ -418,145 +404,6 @@ impl Run<'_> {
         .await;
     }
 
-    /// Phase 2: with too many or too large sections, the older ones fold into ONE
-    /// section: the first system message(s), their user messages (concatenated, or
-    /// summarized), and one summary of their assistant work. Both calls in one wave.
-    async fn summarize_qa<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let Some(QaFold { fold, humans, work, replaced, bytes_before, system, range, target }) = self.qa_fold(keep)
-        else {
-            return;
-        };
-        let mut jobs = Vec::new();
-        if let Some(prompt) = render(&humans, &work) {
-            jobs.push(Job { kind: RequestKind::QaAi, prompt, range, section: None, target_bytes: target });
-        }
-        if self.config.summ_human_in_qa {
-            if let Some(prompt) = render(&humans, &[]) {
-                jobs.push(Job { kind: RequestKind::QaHuman, prompt, range, section: None, target_bytes: target });
-            }
-        }
-        if jobs.is_empty() || self.controls.cancel.is_cancelled() {
-            return;
-        }
-        let kinds: Vec<RequestKind> = jobs.iter().map(|j| j.kind).collect();
-        let results = self.engine.wave(summarizer, self.controls, jobs).await;
-        let mut ai_summary = None;
-        let mut human_summary = None;
-        for (kind, result) in kinds.into_iter().zip(results) {
-            match result {
-                Ok(text) if kind == RequestKind::QaAi => ai_summary = Some(text),
-                Ok(text) => human_summary = Some(text),
-                Err(e) => {
-                    for s in 0..fold {
-                        self.record(s, Action::Failed { kind, request: e.request });
-                    }
-                    self.errors.push(e);
-                }
-            }
-        }
-        let (Some(ai), true) = (ai_summary, human_summary.is_some() || !self.config.summ_human_in_qa) else {
-            return;
-        };
-        let human = match human_summary {
-            Some(text) => Some(Message::text(Role::User, text)),
-            None => merge_humans(&humans),
-        };
-        let mut summary = Section::new(
-            Header::build(system.clone(), human.clone()),
-            vec![super::summary_pair_for(&ai, &replaced, &self.template)],
-        );
-        let excess = summary.size().saturating_add(1).saturating_sub(bytes_before);
-        if let Some(cut) = (excess > 0).then(|| super::cut_by(&ai, excess)).flatten() {
-            self.record(0, Action::Truncated { message: None, bytes_before: ai.len(), bytes_after: cut.len() });
-            summary = Section::new(
-                Header::build(system, human),
-                vec![super::summary_pair_for(&cut, &replaced, &self.template)],
-            );
-        }
-        if summary.size() >= bytes_before {
-            self.record(0, Action::NoGain { kind: RequestKind::QaAi, bytes_before, summary_bytes: summary.size() });
-            return;
-        }
-        for s in 0..fold {
-            let bytes = self.section(s).map_or(0, Section::size);
-            self.record(s, Action::FoldedIntoQa { bytes_before: bytes });
-        }
-        let mut sections = vec![summary];
-        sections.extend(
-            self.ast
-                .sections()
-                .get(fold..)
-                .unwrap_or_default()
-                .iter()
-                .map(|s| Section::new(s.header().without_system(), s.body().to_vec())),
-        );
-        *self.ast.sections_mut() = sections;
-    }
-
-    /// What phase 2 would fold, when it would: the older sections are too many or too
-    /// large, not already the QA summary of an earlier run, and the fold can gain.
-    fn qa_fold(&self, keep: usize) -> Option<QaFold> {
-        let fold = self.qa_fold_count(keep);
-        if fold == 0 {
-            return None;
-        }
-        let folded = self.ast.sections().get(..fold).unwrap_or_default();
-        if let [only] = folded {
-            if matches!(only.body(), [p] if p.is_summarized()) {
-                return None; // Already the QA summary of an earlier run.
-            }
-        }
-        let humans: Vec<Message> = folded.iter().filter_map(|s| s.header().human().cloned()).collect();
-        let replaced: Vec<BodyPair> = folded.iter().flat_map(|s| s.body().iter().cloned()).collect();
-        let bytes_before: usize = folded.iter().map(Section::size).sum();
-        let system = folded.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
-        // Skip by size what can never shrink: the summary section's fixed cost (system,
-        // merged user messages, the summary pair) already reaches the folded bytes.
-        let fixed_human = if self.config.summ_human_in_qa { None } else { merge_humans(&humans) };
-        let fixed = Header::build(system.clone(), fixed_human)
-            .size()
-            .saturating_add(super::summary_pair_for("", &replaced, &self.template).size());
-        if bytes_before.saturating_sub(fixed) < self.config.min_summarize_bytes.max(1) {
-            return None;
-        }
-        // Each summary gets a fair share of what the fold can gain.
-        let room = bytes_before.saturating_sub(fixed);
-        let room = if self.config.summ_human_in_qa { room / 2 } else { room };
-        Some(QaFold {
-            fold,
-            humans,
-            work: folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::messages)).collect(),
-            replaced,
-            bytes_before,
-            system,
-            range: MessageRange { start: 0, end: self.starts.get(fold).copied().unwrap_or(0) },
-            target: super::hint(target_for(bytes_before), room),
-        })
-    }
-
-    /// How many leading sections QA folds: 0 when under both limits.
-    fn qa_fold_count(&self, keep: usize) -> usize {
-        let sections = self.ast.sections();
-        let n = sections.len();
-        let total = self.ast.size();
-        if n <= self.config.max_qa_sections && total <= self.config.max_qa_bytes {
-            return 0;
-        }
-        let mut kept = keep.min(n);
-        let mut bytes: usize =
-            sections.get(n.saturating_sub(kept)..).unwrap_or_default().iter().map(Section::size).sum();
-        let limit = self.config.max_qa_bytes.saturating_sub(QA_HEADROOM);
-        for s in sections.get(..n.saturating_sub(kept)).unwrap_or_default().iter().rev() {
-            if kept < self.config.max_qa_sections && bytes.saturating_add(s.size()) <= limit {
-                kept = kept.saturating_add(1);
-                bytes = bytes.saturating_add(s.size());
-            } else {
-                break;
-            }
-        }
-        n.saturating_sub(kept)
-    }
-
     fn finish(
         self,
         original: &[Message],
@@ -573,6 +420,7 @@ impl Run<'_> {
             repairs,
             on_error: self.config.on_error,
             cancelled,
+            hard_budget: false,
         })
     }
 }
@@ -597,15 +445,6 @@ fn rotation_cut(s: &Section, threshold: usize) -> Option<usize> {
         [only] if only.is_summarized() => None,
         _ => Some(cut),
     }
-}
-
-fn merge_humans(humans: &[Message]) -> Option<Message> {
-    let first = humans.first()?;
-    let mut merged = first.clone();
-    for h in humans.iter().skip(1) {
-        merged.parts.extend(h.parts.iter().cloned());
-    }
-    Some(merged)
 }
 
 /// Size hint for a summary of `bytes` of content.

@@ -1,0 +1,152 @@
+//! The result of `budget` in its parts, and the hard budget enforced on it.
+
+use super::chunks::{verbatim_sections, Plan};
+use super::{Answers, CONDENSED_PREFIX};
+use crate::ast::{BodyPair, IdTemplate, Section};
+use crate::measure::{Amount, Meter, Unit};
+use crate::message::{Message, Role};
+use crate::strategy::{Action, CompactError};
+
+/// The parts of the result, kept apart so enforcement can drop them in order.
+#[derive(Clone)]
+pub(super) struct Assembly {
+    systems: Vec<Message>,
+    condensed: Vec<Message>,
+    /// Sections before the cut kept verbatim (too small to condense).
+    before: Vec<Section>,
+    in_section: Option<BodyPair>,
+    kept: Vec<Section>,
+}
+
+impl Assembly {
+    pub(super) fn messages(&self) -> Vec<Message> {
+        let mut out = self.systems.clone();
+        out.extend(self.condensed.iter().cloned());
+        out.extend(self.before.iter().flat_map(Section::messages));
+        let mut sections = self.kept.iter();
+        if let Some(first) = sections.next() {
+            out.extend(first.header().messages());
+            if let Some(pair) = &self.in_section {
+                out.extend(pair.messages());
+            }
+            out.extend(first.body().iter().flat_map(BodyPair::messages));
+        }
+        for s in sections {
+            out.extend(s.messages());
+        }
+        out
+    }
+
+    fn cost(&self, meter: Meter<'_>, unit: Unit) -> usize {
+        meter.total(unit, &self.messages())
+    }
+}
+
+/// The result in its parts: the system prompt, the condensed summaries, what is kept
+/// verbatim before the cut, the cut section from its user message (with the summary of
+/// its older pairs) and everything after it.
+pub(super) fn assemble(
+    sections: &[Section],
+    plan: &Plan,
+    answers: Answers,
+    template: &IdTemplate,
+    actions: &mut [Vec<Action>],
+) -> Assembly {
+    let systems: Vec<Message> = sections.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
+    let mut condensed: Vec<Message> = Vec::new();
+    let mut in_section: Option<BodyPair> = None;
+    for (chunk, summary) in plan.chunks.iter().zip(answers.summaries) {
+        let Some(text) = summary else { continue };
+        if chunk.in_cut {
+            let replaced =
+                sections.get(plan.cut_section).and_then(|s| s.body().get(..plan.cut_pair)).unwrap_or_default();
+            in_section = Some(crate::strategy::summary_pair_for(&text, replaced, template));
+        } else {
+            condensed.push(Message::text(Role::System, format!("{CONDENSED_PREFIX}{text}")));
+        }
+        for segment in &chunk.segments {
+            if let Some(a) = actions.get_mut(segment.section) {
+                a.push(Action::Condensed { pairs: segment.pairs.len() });
+            }
+        }
+    }
+    let verbatim = || plan.chunks.iter().zip(&answers.verbatim).filter(|(_, v)| **v).map(|(c, _)| c);
+    let kept_from = if verbatim().any(|c| c.in_cut) { 0 } else { plan.cut_pair };
+    let mut kept: Vec<Section> = sections.get(plan.cut_section..).unwrap_or_default().to_vec();
+    if let Some(first) = kept.first_mut() {
+        let body = first.body().get(kept_from..).unwrap_or_default().to_vec();
+        first.set_body(body);
+        if plan.cut_section == 0 {
+            first.set_header(first.header().without_system());
+        }
+    }
+    let mut before: Vec<Section> =
+        if plan.keep_before { sections.get(..plan.cut_section).unwrap_or_default().to_vec() } else { Vec::new() };
+    for chunk in verbatim().filter(|c| !c.in_cut) {
+        before.extend(verbatim_sections(sections, chunk));
+    }
+    if let Some(first) = before.first_mut() {
+        first.set_header(first.header().without_system());
+    }
+    Assembly { systems, condensed, before, in_section, kept }
+}
+
+/// Drops summaries, then old kept content, until the result fits; fails with the reason
+/// when the system prompt or the latest exchange alone is over the budget. Content is
+/// dropped only when `may_drop` (`onError: "partial"`); otherwise a result that does not
+/// fit fails the call, so nothing is ever lost unasked.
+pub(super) fn enforce(
+    out: &mut Assembly,
+    budget: Amount,
+    meter: Meter<'_>,
+    actions: &mut [Vec<Action>],
+    cut_section: usize,
+    may_drop: bool,
+) -> Result<(), CompactError> {
+    if !may_drop && out.cost(meter, budget.unit()) > budget.value() {
+        let cost = out.cost(meter, budget.unit());
+        let mut probe = out.clone();
+        enforce(&mut probe, budget, meter, &mut [], cut_section, true)?;
+        let reason = format!(
+            "the condensed history with the kept messages is {}; dropping content to fit needs onError \"partial\"",
+            budget.with_value(cost)
+        );
+        return Err(CompactError::Budget { max: budget, reason });
+    }
+    let mut note = |section: usize, a: Action| {
+        if let Some(list) = actions.get_mut(section) {
+            list.push(a);
+        }
+    };
+    let (unit, max) = (budget.unit(), budget.value());
+    while out.cost(meter, unit) > max {
+        if !out.condensed.is_empty() {
+            out.condensed.remove(0);
+            note(0, Action::Trimmed { what: "condensed summary" });
+        } else if !out.before.is_empty() {
+            out.before.remove(0);
+            note(0, Action::Trimmed { what: "oldest kept section" });
+        } else if out.in_section.take().is_some() {
+            note(cut_section, Action::Trimmed { what: "in-section summary" });
+        } else if out.kept.first().is_some_and(|s| s.body().len() > 1) {
+            if let Some(first) = out.kept.first_mut() {
+                let body = first.body().get(1..).unwrap_or_default().to_vec();
+                first.set_body(body);
+            }
+            note(cut_section, Action::Trimmed { what: "oldest kept pair" });
+        } else if out.kept.len() > 1 {
+            out.kept.remove(0);
+            note(cut_section, Action::Trimmed { what: "oldest kept section" });
+        } else {
+            let system = meter.total(unit, &out.systems);
+            let reason = if system > max {
+                format!("the system prompt alone is {}", budget.with_value(system))
+            } else {
+                let latest = out.cost(meter, unit).saturating_sub(system);
+                format!("the latest exchange alone is {} (with {system} of system prompt)", budget.with_value(latest))
+            };
+            return Err(CompactError::Budget { max: budget, reason });
+        }
+    }
+    Ok(())
+}
