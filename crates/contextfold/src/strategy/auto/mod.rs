@@ -206,37 +206,24 @@ async fn fold<S: Summarizer + ?Sized>(
     run: &mut Run,
 ) -> Result<Option<Vec<Message>>, CompactError> {
     let max = config.max;
-    let unit = max.unit();
     if meter.fits(max, chain) {
         return Ok(None);
     }
     // 1. Mask, oldest first, as little as reaches the target.
     let target = max.percent(config.target_percent.clamp(1, 100));
-    let (all, items) = mask::mask(chain, &config.mask);
-    if meter.fits(target, &all) {
-        let (mut lo, mut hi) = (0usize, items.len());
-        while lo < hi {
-            let mid = lo.saturating_add(hi) / 2;
-            if meter.fits(target, &mask::mask_oldest(chain, &config.mask, mid).0) {
-                hi = mid;
-            } else {
-                lo = mid.saturating_add(1);
-            }
-        }
-        let (masked, items) = mask::mask_oldest(chain, &config.mask, lo);
-        run.masked(&items);
-        return Ok(Some(masked));
-    }
-    run.masked(&items);
-    let masked = all;
+    let masked = match mask_to(chain, config, target, meter, run) {
+        Ok(enough) => return Ok(Some(enough)),
+        Err(all) => all,
+    };
     // 2. Fold the oldest span.
     let (mut shape, mut original) = (layout(&masked), layout(chain));
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
     let fixed = |shape: &Layout, tight: bool| {
         let last = last_exchange(&shape.body, tight);
-        let tail = meter.total(unit, shape.body.get(last..).unwrap_or_default());
-        meter.total(unit, &shape.head).saturating_add(tail).saturating_add(meter.text(unit, &restoration_text("")))
+        let tail = meter.total(max.unit(), shape.body.get(last..).unwrap_or_default());
+        let note = meter.text(max.unit(), &restoration_text(""));
+        meter.total(max.unit(), &shape.head).saturating_add(tail).saturating_add(note)
     };
     if fixed(&shape, false) > max.value() {
         unpin_first_request(&mut shape);
@@ -244,33 +231,23 @@ async fn fold<S: Summarizer + ?Sized>(
     }
     // Still no room: the answer before a closing user message is summarized too.
     let tight = fixed(&shape, false) > max.value();
-    let costs = meter.costs(unit, &shape.body);
-    let head_cost = meter.total(unit, &shape.head);
-    let share = max.percent(config.summary_percent.clamp(1, 100)).value();
-    let fold = plan(&shape.body, &costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
-    // The summary may take what the target leaves, at least its share.
-    let kept: usize = (fold.split..costs.len())
-        .chain(fold.pinned.filter(|&p| p < fold.split))
-        .filter_map(|i| costs.get(i))
-        .fold(0usize, |a, c| a.saturating_add(*c));
-    let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share);
-    let span: Vec<Message> =
-        (0..fold.split).filter(|&i| Some(i) != fold.pinned).filter_map(|i| original.body.get(i).cloned()).collect();
+    let SpanPlan { at, span, allowance } = plan_span(&shape, &original, target, config, meter, tight);
     let span_bytes: usize = span.iter().map(Message::size).sum();
     let previous = shape.previous.as_ref();
+    let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
     let mut out = masked;
-    if !span.is_empty() && span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)) >= config.min_summarize_bytes {
+    if !span.is_empty() && bytes_before >= config.min_summarize_bytes {
         // Bytes a token of this conversation takes, to ask for the allowance in bytes.
-        let span_cost = meter.total(unit, &span).max(1);
-        let bytes_per_unit = |units: usize| units.saturating_mul(span_bytes) / span_cost;
-        let room =
-            span_bytes.saturating_add(previous.map_or(0, |p| p.bytes)).saturating_sub(restoration_text("").len());
+        let span_cost = meter.total(max.unit(), &span).max(1);
         let first = shape.origin.first().copied().unwrap_or(0);
-        let end = shape.origin.get(fold.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
+        let end = shape.origin.get(at.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
         let request = span::SpanRequest {
             span: &span,
             previous: previous.map(|p| p.snapshot.as_str()),
-            target_bytes: hint(bytes_per_unit(allowance), room),
+            target_bytes: hint(
+                allowance.saturating_mul(span_bytes) / span_cost,
+                bytes_before.saturating_sub(restoration_text("").len()),
+            ),
             limit: config.summarizer_max_tokens,
             range: MessageRange { start: first, end: end.max(first) },
         };
@@ -278,41 +255,111 @@ async fn fold<S: Summarizer + ?Sized>(
             // Partial keeps what masking did; the others end in `conclude`.
             return Ok(Some(out));
         };
-        let mut folded = shape.head.clone();
-        folded.push(Message::new(Role::User, vec![restoration_part(&body)]));
-        folded.extend(fold.pinned.filter(|&p| p < fold.split).and_then(|p| shape.body.get(p)).cloned());
-        folded.extend(shape.body.get(fold.split..).unwrap_or_default().iter().cloned());
-        let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
-        run.record(
-            0,
-            Action::Snapshot {
-                messages: span.len(),
-                updated: previous.is_some(),
-                bytes_before,
-                bytes_after: restoration_text(&body).len(),
-            },
-        );
-        out = merge_alternating(folded);
+        let bytes_after = restoration_text(&body).len();
+        let updated = previous.is_some();
+        run.record(0, Action::Snapshot { messages: span.len(), updated, bytes_before, bytes_after });
+        out = merge_alternating(restored(&shape, &at, &body));
     }
     // 3. The hard budget.
+    let alone = || {
+        format!(
+            "the system prompt{}, the latest message{} and the summary's own note alone are {}",
+            if shape.head.iter().any(|m| m.role == Role::User) { ", the first request" } else { "" },
+            if tight { "" } else { "s from the last assistant message" },
+            max.with_value(fixed(&shape, tight))
+        )
+    };
+    enforce(out, config, meter, run, alone).map(Some)
+}
+
+/// Step 1: the chain with its oldest results masked, as few as bring it to `target`
+/// (`Ok`); `Err` with everything maskable masked when that is not enough.
+fn mask_to(
+    chain: &[Message],
+    config: &AutoConfig,
+    target: Amount,
+    meter: Meter<'_>,
+    run: &mut Run,
+) -> Result<Vec<Message>, Vec<Message>> {
+    let (all, items) = mask::mask(chain, &config.mask);
+    if !meter.fits(target, &all) {
+        run.masked(&items);
+        return Err(all);
+    }
+    let (mut lo, mut hi) = (0usize, items.len());
+    while lo < hi {
+        let mid = lo.saturating_add(hi) / 2;
+        if meter.fits(target, &mask::mask_oldest(chain, &config.mask, mid).0) {
+            hi = mid;
+        } else {
+            lo = mid.saturating_add(1);
+        }
+    }
+    let (masked, items) = mask::mask_oldest(chain, &config.mask, lo);
+    run.masked(&items);
+    Ok(masked)
+}
+
+/// What step 2 folds: the span before `at.split` (less the pinned request), read from
+/// the chain before masking, and the tokens its summary may take.
+struct SpanPlan {
+    at: Fold,
+    span: Vec<Message>,
+    allowance: usize,
+}
+
+fn plan_span(
+    shape: &Layout,
+    original: &Layout,
+    target: Amount,
+    config: &AutoConfig,
+    meter: Meter<'_>,
+    tight: bool,
+) -> SpanPlan {
+    let costs = meter.costs(target.unit(), &shape.body);
+    let head_cost = meter.total(target.unit(), &shape.head);
+    let share = config.max.percent(config.summary_percent.clamp(1, 100)).value();
+    let at = plan(&shape.body, &costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
+    // The summary may take what the target leaves, at least its share.
+    let kept: usize = (at.split..costs.len())
+        .chain(at.pinned.filter(|&p| p < at.split))
+        .filter_map(|i| costs.get(i))
+        .fold(0usize, |a, c| a.saturating_add(*c));
+    let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share);
+    let span = (0..at.split).filter(|&i| Some(i) != at.pinned).filter_map(|i| original.body.get(i).cloned()).collect();
+    SpanPlan { at, span, allowance }
+}
+
+/// The chain after a fold: the head, the restoration message with the summary `body`,
+/// the pinned request, and everything from the split on.
+fn restored(shape: &Layout, at: &Fold, body: &str) -> Vec<Message> {
+    let mut folded = shape.head.clone();
+    folded.push(Message::new(Role::User, vec![restoration_part(body)]));
+    folded.extend(at.pinned.filter(|&p| p < at.split).and_then(|p| shape.body.get(p)).cloned());
+    folded.extend(shape.body.get(at.split..).unwrap_or_default().iter().cloned());
+    folded
+}
+
+/// Step 3, the hard budget: the kept exchanges masked too, then the summary cut; else
+/// the call fails, saying what `alone` is too large.
+fn enforce(
+    mut out: Vec<Message>,
+    config: &AutoConfig,
+    meter: Meter<'_>,
+    run: &mut Run,
+    alone: impl FnOnce() -> String,
+) -> Result<Vec<Message>, CompactError> {
+    let max = config.max;
     if !meter.fits(max, &out) {
         let tight = MaskConfig { keep_last: 1, min_bytes: 0, ..config.mask.clone() };
         let (remasked, items) = mask::mask(&out, &tight);
         run.masked(&items);
         out = remasked;
     }
-    if !meter.fits(max, &out) {
-        out = cut_summary(out, max, meter, run).ok_or_else(|| CompactError::Budget {
-            max,
-            reason: format!(
-                "the system prompt{}, the latest message{} and the summary's own note alone are {}",
-                if shape.head.iter().any(|m| m.role == Role::User) { ", the first request" } else { "" },
-                if tight { "" } else { "s from the last assistant message" },
-                max.with_value(fixed(&shape, tight))
-            ),
-        })?;
+    if meter.fits(max, &out) {
+        return Ok(out);
     }
-    Ok(Some(out))
+    cut_summary(out, max, meter, run).ok_or_else(|| CompactError::Budget { max, reason: alone() })
 }
 
 /// The fold that keeps the most recent messages costing at most `keep` (at least the last

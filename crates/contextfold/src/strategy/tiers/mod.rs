@@ -186,57 +186,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
         return run.finish(messages, input, parsed.repairs);
     };
     let spans: Vec<Span> = plan.compressed.into_iter().chain(plan.condensed).collect();
-    let mut planned = Vec::new();
-    let mut jobs = Vec::new();
-    for (i, span) in spans.iter().enumerate() {
-        if let Some(job) = run.job(span) {
-            planned.push(i);
-            jobs.push(job);
-        }
-    }
-    let results = run.engine.wave(summarizer, controls, jobs).await;
-    let mut summaries: Vec<Option<Message>> = vec![None; spans.len()];
-    for (i, result) in planned.into_iter().zip(results) {
-        if let (Some(span), Some(slot)) = (spans.get(i), summaries.get_mut(i)) {
-            *slot = run.apply(span, result);
-        }
-    }
+    let summaries = run.summarize(summarizer, &spans).await;
     if run.should_stop() || summaries.iter().all(Option::is_none) {
         return run.finish(messages, input, parsed.repairs);
     }
-    // Assemble: system messages and the compressed summary, then the other tiers.
-    let mut compressed_summary = None;
-    let mut post = Vec::new();
-    let applied = summaries.clone();
-    for (span, summary) in spans.iter().zip(summaries) {
-        match (span.level, summary) {
-            (TierLevel::Compressed, Some(m)) => compressed_summary = Some(m),
-            (_, Some(m)) => post.push(m),
-            (_, None) => post.extend(span.fallback.iter().cloned()),
-        }
-    }
-    let mut out = match compressed_summary {
-        Some(m) => {
-            let mut out = existing.systems;
-            out.push(m);
-            out
-        }
-        None => existing.head,
-    };
-    // A condensed summary is an assistant message: before a recent tier that opens with
-    // one, a bridge keeps the roles alternating, so providers that require it never
-    // merge a kept message into the summary.
-    let after_condensed = post.last().and_then(summary_info).is_some_and(|s| s.level == TierLevel::Condensed);
-    if after_condensed && plan.recent.first().is_some_and(|m| m.role == Role::Assistant) {
-        post.push(marker::bridge_message());
-    }
-    post.extend(plan.recent);
-    if post.first().is_some_and(|m| m.role == Role::Assistant) {
-        out.push(marker::bridge_message());
-    }
-    out.extend(post);
+    let out = assemble(existing, &spans, summaries.clone(), plan.recent);
     let gain = crate::message::messages_size(&out) < crate::message::messages_size(&input);
-    for (span, summary) in spans.iter().zip(&applied) {
+    for (span, summary) in spans.iter().zip(&summaries) {
         let Some(summary) = summary else { continue };
         let bytes_before = span.bytes_before;
         let action = if gain {
@@ -258,6 +214,46 @@ pub async fn compact<S: Summarizer + ?Sized>(
         return run.finish(messages, input, parsed.repairs);
     }
     run.finish(messages, out, parsed.repairs)
+}
+
+/// The tiered chain: the system messages with the compressed summary, then the condensed
+/// summary (or, for a span whose summary failed, its fallback), then the recent tier.
+fn assemble(
+    existing: layout::Existing,
+    spans: &[Span],
+    summaries: Vec<Option<Message>>,
+    recent: Vec<Message>,
+) -> Vec<Message> {
+    let mut compressed_summary = None;
+    let mut post = Vec::new();
+    for (span, summary) in spans.iter().zip(summaries) {
+        match (span.level, summary) {
+            (TierLevel::Compressed, Some(m)) => compressed_summary = Some(m),
+            (_, Some(m)) => post.push(m),
+            (_, None) => post.extend(span.fallback.iter().cloned()),
+        }
+    }
+    let mut out = match compressed_summary {
+        Some(m) => {
+            let mut out = existing.systems;
+            out.push(m);
+            out
+        }
+        None => existing.head,
+    };
+    // A condensed summary is an assistant message: before a recent tier that opens with
+    // one, a bridge keeps the roles alternating, so providers that require it never
+    // merge a kept message into the summary.
+    let after_condensed = post.last().and_then(summary_info).is_some_and(|s| s.level == TierLevel::Condensed);
+    if after_condensed && recent.first().is_some_and(|m| m.role == Role::Assistant) {
+        post.push(marker::bridge_message());
+    }
+    post.extend(recent);
+    if post.first().is_some_and(|m| m.role == Role::Assistant) {
+        out.push(marker::bridge_message());
+    }
+    out.extend(post);
+    out
 }
 
 fn kind_of(level: TierLevel) -> RequestKind {
@@ -296,6 +292,27 @@ impl Run<'_> {
     }
 
     /// The request for `span`, or `None` (noted) when its content is too small.
+    /// One wave of summary calls, one per span that has one; per span, the summary
+    /// message to use.
+    async fn summarize<S: Summarizer + ?Sized>(&mut self, summarizer: &S, spans: &[Span]) -> Vec<Option<Message>> {
+        let mut planned = Vec::new();
+        let mut jobs = Vec::new();
+        for (i, span) in spans.iter().enumerate() {
+            if let Some(job) = self.job(span) {
+                planned.push(i);
+                jobs.push(job);
+            }
+        }
+        let results = self.engine.wave(summarizer, self.controls, jobs).await;
+        let mut summaries: Vec<Option<Message>> = vec![None; spans.len()];
+        for (i, result) in planned.into_iter().zip(results) {
+            if let (Some(span), Some(slot)) = (spans.get(i), summaries.get_mut(i)) {
+                *slot = self.apply(span, result);
+            }
+        }
+        summaries
+    }
+
     fn job(&mut self, span: &Span) -> Option<Job> {
         if layout::too_small(self.config, span.level, span.bytes_before, span.count, span.bridge) {
             self.record(span.range.start, Action::Skipped { reason: "too small to summarize" });

@@ -210,6 +210,23 @@ impl Run<'_> {
         let covered: Vec<(usize, usize, usize)> =
             items.iter().map(|it| (it.range.start, it.range.end, it.input_bytes)).collect();
         let outcomes = run_items(&mut self.engine, summarizer, self.controls, levels, items).await;
+        // A failed chunk leaves a hole: no snapshot (under Partial the span stays as is).
+        let summaries = self.chunk_summaries(covered, outcomes)?;
+        if self.cancelled() {
+            return None;
+        }
+        let joined = summaries.join("\n\n");
+        let too_large = self.meter.text(goal.unit(), &joined) > goal.value();
+        let carry_previous = previous.filter(|_| !single_update);
+        if summaries.len() <= 1 && carry_previous.is_none() && count_snapshots(&joined) <= 1 && !too_large {
+            return Some(SpanSummary { text: joined, kind: RequestKind::Chunk });
+        }
+        self.consolidate(summarizer, layout, s, summaries, carry_previous, room).await
+    }
+
+    /// The chunks' summaries in order, each truncation and failure recorded at the
+    /// chunk's `(start, end, bytes)`; `None` when any failed.
+    fn chunk_summaries(&mut self, covered: Vec<(usize, usize, usize)>, outcomes: Vec<Outcome>) -> Option<Vec<String>> {
         let mut summaries = Vec::new();
         let mut failed = false;
         for ((start, end, bytes_before), outcome) in covered.into_iter().zip(outcomes) {
@@ -230,17 +247,7 @@ impl Run<'_> {
                 }
             }
         }
-        // A failed chunk leaves a hole: no snapshot (under Partial the span stays as is).
-        if failed || self.cancelled() {
-            return None;
-        }
-        let joined = summaries.join("\n\n");
-        let too_large = self.meter.text(goal.unit(), &joined) > goal.value();
-        let carry_previous = previous.filter(|_| !single_update);
-        if summaries.len() <= 1 && carry_previous.is_none() && count_snapshots(&joined) <= 1 && !too_large {
-            return Some(SpanSummary { text: joined, kind: RequestKind::Chunk });
-        }
-        self.consolidate(summarizer, layout, s, summaries, carry_previous, room).await
+        (!failed).then_some(summaries)
     }
 
     /// One call merging chunk summaries (and updating `previous` with them).
