@@ -132,16 +132,7 @@ fn kind_of(part_type: &str) -> Kind {
 
 fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut Turn) -> Result<(), FormatError> {
     let mut obj = WireObject::new(item, path, "a UIMessage")?;
-    let role = match obj.required_string("role")? {
-        "system" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        other => {
-            return Err(obj
-                .field_path("role")
-                .shape_error(format!("unknown UIMessage role `{other}` (expected system, user or assistant)")))
-        }
-    };
+    let role = read_role(&mut obj)?;
     let mut markers = Markers::default();
     if obj.peek("id").is_none() {
         markers.set("noId", true);
@@ -154,22 +145,30 @@ fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut
         }
         None => return Err(parts_path.shape_error("missing array field `parts`")),
     };
+    let steps = read_steps(items, &parts_path, role)?;
+    push_steps(steps, role, (obj, markers), out, turn);
+    Ok(())
+}
+
+fn read_role(obj: &mut WireObject<'_>) -> Result<Role, FormatError> {
+    match obj.required_string("role")? {
+        "system" => Ok(Role::System),
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        other => Err(obj
+            .field_path("role")
+            .shape_error(format!("unknown UIMessage role `{other}` (expected system, user or assistant)"))),
+    }
+}
+
+/// The parts of a `UIMessage` split into steps: an assistant's `step-start` opens a new
+/// one once the current step has native parts.
+fn read_steps(items: &[Value], parts_path: &JsonPath, role: Role) -> Result<Vec<Step>, FormatError> {
     let mut steps = Vec::new();
     let mut step = Step::default();
     for (j, item) in items.iter().enumerate() {
         let part_path = parts_path.index(j);
-        let part_type = match item.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(other) => {
-                return Err(part_path
-                    .key("type")
-                    .shape_error(format!("`type` must be a string, found {}", json_kind(other))))
-            }
-            None if item.is_object() => return Err(part_path.key("type").shape_error("missing string field `type`")),
-            None => {
-                return Err(part_path.shape_error(format!("expected a part (a JSON object), found {}", json_kind(item))))
-            }
-        };
+        let part_type = read_part_type(item, &part_path)?;
         if part_type == STEP_START && role == Role::Assistant && !step.parts.is_empty() {
             steps.push(std::mem::take(&mut step));
         }
@@ -193,13 +192,31 @@ fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut
         step.len = step.len.saturating_add(1);
     }
     steps.push(step);
+    Ok(steps)
+}
 
+/// The `type` of a part, which must be a JSON object.
+fn read_part_type<'a>(item: &'a Value, part_path: &JsonPath) -> Result<&'a str, FormatError> {
+    match item.get("type") {
+        Some(Value::String(t)) => Ok(t.as_str()),
+        Some(other) => {
+            Err(part_path.key("type").shape_error(format!("`type` must be a string, found {}", json_kind(other))))
+        }
+        None if item.is_object() => Err(part_path.key("type").shape_error("missing string field `type`")),
+        None => Err(part_path.shape_error(format!("expected a part (a JSON object), found {}", json_kind(item)))),
+    }
+}
+
+/// One native message per step (the first takes the `UIMessage`'s fields and markers),
+/// each followed by a tool message with its results, if any. A `turn` marker records an
+/// assistant step that opens or continues a `UIMessage` where the writer would not.
+fn push_steps(steps: Vec<Step>, role: Role, first: (WireObject<'_>, Markers), out: &mut Vec<Message>, turn: &mut Turn) {
     let natural_parts = if role == Role::Assistant {
         vec![Value::Array(vec![Value::from(0), object([("type", STEP_START.into())]).into()])]
     } else {
         Vec::new()
     };
-    let mut first = Some((obj, markers));
+    let mut first = Some(first);
     for (k, step) in steps.into_iter().enumerate() {
         let (obj, mut markers) = match first.take() {
             Some((obj, markers)) => (Some(obj), markers),
@@ -227,7 +244,6 @@ fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut
             out.push(Message::new(Role::Tool, step.results));
         }
     }
-    Ok(())
 }
 
 /// An `extra` holding only markers.
@@ -348,12 +364,7 @@ fn read_tool(item: &Value, path: JsonPath, part_type: &str) -> Result<(Part, Opt
         None
     };
     let result = outcome.map(|(content, is_error)| {
-        let mut extra = Extra::new();
-        if let Value::Object(map) = result_markers.into_value() {
-            if !map.is_empty() {
-                extra.insert(NAMESPACE.to_string(), Value::Object(map));
-            }
-        }
+        let extra = marker_extra(result_markers);
         Part::ToolResult(ToolResultPart { call_id: id.clone(), name: Some(name.clone()), content, is_error, extra })
     });
     let natural = natural_state(match &result {

@@ -88,6 +88,26 @@ struct WireMessage {
 }
 
 impl WireMessage {
+    /// A wire message of its own, its content in the recorded shape (or the natural one).
+    fn own(role: &'static str, message: &Message, blocks: Vec<Value>, restore: Restore<'_>) -> WireMessage {
+        let parts: Vec<&Part> = message.parts.iter().collect();
+        let shape = ContentShape::restore(restore.marker("content"), natural_content_shape(&parts), &parts);
+        WireMessage { role, content: content_value(shape, &parts, blocks), fields: restore.into_fields(), open: false }
+    }
+
+    /// Adds blocks to the content (an array: it was built from tool results).
+    fn extend(&mut self, blocks: Vec<Value>) {
+        if let Value::Array(content) = &mut self.content {
+            content.extend(blocks);
+        }
+    }
+
+    /// Adds the fields of a message merged into this one; the fields already here win.
+    fn merge_fields(&mut self, more: Map<String, Value>) {
+        let fields = std::mem::take(&mut self.fields);
+        self.fields = merge_missing(fields, more);
+    }
+
     fn into_value(self) -> Value {
         let mapped = object([("role", self.role.into()), ("content", self.content)]);
         Value::Object(merge_missing(mapped, self.fields))
@@ -102,92 +122,77 @@ fn write_messages<'a>(
     for (i, message) in messages {
         let path = root.index(i);
         let restore = Restore::new(&message.extra, NAMESPACE);
-        let open = out.last_mut().filter(|last| last.open);
         match message.role {
             Role::Tool => {
                 let blocks = tool_result_blocks(message, &path)?;
-                match open {
-                    Some(last) if !restore.marker_flag("newMessage") => {
-                        if let Value::Array(content) = &mut last.content {
-                            content.extend(blocks);
-                        }
-                        let fields = std::mem::take(&mut last.fields);
-                        last.fields = merge_missing(fields, restore.into_fields());
-                    }
-                    _ => out.push(WireMessage {
-                        role: "user",
-                        content: Value::Array(blocks),
-                        fields: restore.into_fields(),
-                        open: true,
-                    }),
-                }
+                push_results(&mut out, blocks, restore);
             }
             Role::User | Role::Assistant => {
                 let context = if message.role == Role::User { BlockContext::User } else { BlockContext::Assistant };
-                let parts_path = path.key("parts");
-                let blocks = message
-                    .parts
-                    .iter()
-                    .enumerate()
-                    .map(|(j, part)| write_block(&parts_path.index(j), part, context))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let positions = restore.marker("mergeWithPrevious");
-                match (open, positions) {
-                    (Some(last), Some(positions)) if message.role == Role::User => {
-                        if let Value::Array(content) = &mut last.content {
-                            let results = std::mem::take(content);
-                            *content = interleave(results, blocks, positions);
-                        }
-                        let fields = std::mem::take(&mut last.fields);
-                        last.fields = merge_missing(fields, restore.into_fields());
-                        last.open = false;
-                    }
-                    // Any other user message after tool results joins their user message (the
-                    // API wants alternating turns), unless it was a wire message of its own.
-                    (Some(last), None) if message.role == Role::User && !restore.marker_flag("newMessage") => {
-                        if let Value::Array(content) = &mut last.content {
-                            content.extend(blocks);
-                        }
-                        let fields = std::mem::take(&mut last.fields);
-                        last.fields = merge_missing(fields, restore.into_fields());
-                        last.open = false;
-                    }
-                    (open, _) => {
-                        if let Some(last) = open {
-                            last.open = false;
-                        }
-                        let parts: Vec<&Part> = message.parts.iter().collect();
-                        let shape =
-                            ContentShape::restore(restore.marker("content"), natural_content_shape(&parts), &parts);
-                        out.push(WireMessage {
-                            role: if message.role == Role::User { "user" } else { "assistant" },
-                            content: content_value(shape, &parts, blocks),
-                            fields: restore.into_fields(),
-                            open: false,
-                        });
-                    }
-                }
+                let blocks = write_blocks(message, &path, context)?;
+                push_turn(&mut out, message, blocks, restore);
             }
             // Only the leading run reaches here, when it was read from `messages` (see `write`).
             Role::System => {
-                let parts: Vec<&Part> = message.parts.iter().collect();
-                let parts_path = path.key("parts");
-                let blocks = parts
-                    .iter()
-                    .enumerate()
-                    .map(|(j, part)| write_block(&parts_path.index(j), part, BlockContext::System))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let shape = ContentShape::restore(restore.marker("content"), natural_content_shape(&parts), &parts);
-                out.push(WireMessage {
-                    role: "system",
-                    content: content_value(shape, &parts, blocks),
-                    fields: restore.into_fields(),
-                    open: false,
-                });
+                let blocks = write_blocks(message, &path, BlockContext::System)?;
+                out.push(WireMessage::own("system", message, blocks, restore));
             }
         }
     }
     Ok(out.into_iter().map(WireMessage::into_value).collect())
+}
+
+/// The blocks of a message's parts.
+fn write_blocks(message: &Message, path: &JsonPath, context: BlockContext) -> Result<Vec<Value>, FormatError> {
+    let parts_path = path.key("parts");
+    message.parts.iter().enumerate().map(|(j, part)| write_block(&parts_path.index(j), part, context)).collect()
+}
+
+/// A tool message's results join the user message of the results before them, unless
+/// they were a wire message of their own; else they open one.
+fn push_results(out: &mut Vec<WireMessage>, blocks: Vec<Value>, restore: Restore<'_>) {
+    match out.last_mut().filter(|last| last.open) {
+        Some(last) if !restore.marker_flag("newMessage") => {
+            last.extend(blocks);
+            last.merge_fields(restore.into_fields());
+        }
+        _ => out.push(WireMessage {
+            role: "user",
+            content: Value::Array(blocks),
+            fields: restore.into_fields(),
+            open: true,
+        }),
+    }
+}
+
+/// A user or assistant message: a user message read from the same wire message as the
+/// results before it goes back into it, at its blocks' positions (`mergeWithPrevious`).
+fn push_turn(out: &mut Vec<WireMessage>, message: &Message, blocks: Vec<Value>, restore: Restore<'_>) {
+    let user = message.role == Role::User;
+    match (out.last_mut().filter(|last| last.open), restore.marker("mergeWithPrevious")) {
+        (Some(last), Some(positions)) if user => {
+            if let Value::Array(content) = &mut last.content {
+                let results = std::mem::take(content);
+                *content = interleave(results, blocks, positions);
+            }
+            last.merge_fields(restore.into_fields());
+            last.open = false;
+        }
+        // Any other user message after tool results joins their user message (the
+        // API wants alternating turns), unless it was a wire message of its own.
+        (Some(last), None) if user && !restore.marker_flag("newMessage") => {
+            last.extend(blocks);
+            last.merge_fields(restore.into_fields());
+            last.open = false;
+        }
+        (open, _) => {
+            if let Some(last) = open {
+                last.open = false;
+            }
+            let role = if user { "user" } else { "assistant" };
+            out.push(WireMessage::own(role, message, blocks, restore));
+        }
+    }
 }
 
 /// The content value in `shape`: the text of a lone text part (or `""`), else `blocks`.

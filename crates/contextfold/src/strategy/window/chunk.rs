@@ -292,24 +292,7 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
             }
             break;
         }
-        let mut jobs = Vec::new();
-        let mut owners = Vec::new();
-        for &i in &active {
-            let Some(item) = items.get(i) else { continue };
-            // Never above the item's own hint (a fair share of what it replaces).
-            let floor = MIN_TARGET_BYTES.min(item.target_bytes);
-            let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(floor).max(1);
-            for prompt in &item.pieces {
-                jobs.push(Job {
-                    kind: item.kind,
-                    prompt: prompt.clone(),
-                    range: item.range,
-                    section: item.section,
-                    target_bytes: per_piece,
-                });
-                owners.push(i);
-            }
-        }
+        let (jobs, owners) = level_jobs(&items, &active);
         let results = engine.wave(summarizer, controls, jobs).await;
         let mut texts: Vec<Vec<String>> = vec![Vec::new(); items.len()];
         let mut errors: Vec<Vec<SummarizeError>> = vec![Vec::new(); items.len()];
@@ -328,30 +311,58 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
                 continue;
             }
             let joined = texts.get_mut(i).map(std::mem::take).unwrap_or_default().join("\n\n");
-            let goal = item.goal.with_value(item.goal.value().max(1));
-            if levels.meter.text(goal.unit(), &joined) <= goal.value() && joined.len() <= item.max_bytes {
-                *slot = Some(Outcome::Done { text: joined, truncated: false });
-            } else if depth < levels.max_depth && joined.len() <= item.input_bytes {
-                item.input_bytes = joined.len();
-                let source = Source::Message(Role::Assistant);
-                let note = if item.note.is_empty() {
-                    DEEPER_NOTE.to_string()
-                } else {
-                    format!("{DEEPER_NOTE}\n\n{}", item.note)
-                };
-                item.pieces = split_text(&joined, levels.piece_limit, levels.meter)
-                    .iter()
-                    .filter_map(|piece| source.render(piece, &note))
-                    .collect();
-            } else {
-                let cut = truncate_text(&joined, goal, levels.meter);
-                let cut = truncate_text(&cut, Amount::Bytes(item.max_bytes), levels.meter);
-                *slot = Some(Outcome::Done { text: cut, truncated: true });
-            }
+            *slot = settle(item, joined, depth, levels);
         }
         depth = depth.saturating_add(1);
     }
     outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Failed(Vec::new()))).collect()
+}
+
+/// One job per piece of the `active` items, with the item each job belongs to.
+fn level_jobs(items: &[Item], active: &[usize]) -> (Vec<Job>, Vec<usize>) {
+    let mut jobs = Vec::new();
+    let mut owners = Vec::new();
+    for &i in active {
+        let Some(item) = items.get(i) else { continue };
+        // Never above the item's own hint (a fair share of what it replaces).
+        let floor = MIN_TARGET_BYTES.min(item.target_bytes);
+        let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(floor).max(1);
+        for prompt in &item.pieces {
+            jobs.push(Job {
+                kind: item.kind,
+                prompt: prompt.clone(),
+                range: item.range,
+                section: item.section,
+                target_bytes: per_piece,
+            });
+            owners.push(i);
+        }
+    }
+    (jobs, owners)
+}
+
+/// What an item's joined summaries at `depth` make of it: done when they fit its goal;
+/// else, while levels remain and they did not grow, `None` with the item's pieces set
+/// to the next level's; else done, truncated.
+fn settle(item: &mut Item, joined: String, depth: usize, levels: Levels<'_>) -> Option<Outcome> {
+    let goal = item.goal.with_value(item.goal.value().max(1));
+    if levels.meter.text(goal.unit(), &joined) <= goal.value() && joined.len() <= item.max_bytes {
+        return Some(Outcome::Done { text: joined, truncated: false });
+    }
+    if depth < levels.max_depth && joined.len() <= item.input_bytes {
+        item.input_bytes = joined.len();
+        let source = Source::Message(Role::Assistant);
+        let note =
+            if item.note.is_empty() { DEEPER_NOTE.to_string() } else { format!("{DEEPER_NOTE}\n\n{}", item.note) };
+        item.pieces = split_text(&joined, levels.piece_limit, levels.meter)
+            .iter()
+            .filter_map(|piece| source.render(piece, &note))
+            .collect();
+        return None;
+    }
+    let cut = truncate_text(&joined, goal, levels.meter);
+    let cut = truncate_text(&cut, Amount::Bytes(item.max_bytes), levels.meter);
+    Some(Outcome::Done { text: cut, truncated: true })
 }
 
 #[cfg(test)]

@@ -176,11 +176,19 @@ const DECISION_WORDS: [&str; 17] = [
     "pass",
 ];
 
+/// The call a result answers: the transcript names the tool, not the call, so the
+/// oldest pending call of that tool, else the oldest of all.
+fn take_call(pending: &mut Vec<(String, Call)>, name: &str) -> Option<Call> {
+    let at = pending.iter().position(|(n, _)| n == name).unwrap_or(0);
+    (at < pending.len()).then(|| pending.remove(at)).map(|(_, c)| c)
+}
+
 impl Facts {
     pub fn gather(items: &[Item]) -> Facts {
         let mut f = Facts::default();
         // Calls waiting for their result, oldest first.
         let mut pending: Vec<(String, Call)> = Vec::new();
+        // Errors whose fix the assistant's next words may give.
         let mut awaiting_fix: Vec<usize> = Vec::new();
         let last_text = items.iter().rposition(|i| matches!(i, Item::AssistantText(t) if !t.trim().is_empty()));
         for (step, item) in items.iter().enumerate() {
@@ -189,47 +197,9 @@ impl Facts {
                 // Summaries being merged (window's consolidation, a QA fold) arrive as
                 // assistant text: merged section by section, not read as prose.
                 Item::AssistantText(text) if is_summary(text) => f.merge_summary(text),
-                Item::Task(text) if !is_notice(text) || command_request(text).is_some() => {
-                    let text = command_request(text).unwrap_or_else(|| text.trim().to_string());
-                    if text.is_empty() {
-                        continue;
-                    }
-                    f.requests.retain(|r| *r != text);
-                    f.requests.push(text);
-                }
+                Item::Task(text) if !is_notice(text) || command_request(text).is_some() => f.request(text),
                 Item::Task(_) => {}
-                Item::AssistantText(text) => {
-                    for id in idents::backticked(text) {
-                        if !f.mentions.contains(&id) {
-                            f.mentions.push(id);
-                        }
-                    }
-                    let mut said = sentences(text).into_iter();
-                    if let Some(first) = said.next() {
-                        // The assistant's next words are the fix when they say so.
-                        let fix = sentences(text).into_iter().find(|s| {
-                            let l = s.to_lowercase();
-                            FIX_WORDS.iter().any(|w| l.contains(w))
-                        });
-                        for e in awaiting_fix.drain(..) {
-                            if let (Some(err), Some(fix)) = (f.errors.get_mut(e), fix) {
-                                err.fix = Some(cut_words(fix, 200));
-                            }
-                        }
-                        if Some(step) == last_text {
-                            f.last_text = Some(text.trim().to_string());
-                            continue;
-                        }
-                        for s in std::iter::once(first).chain(said) {
-                            let l = s.to_lowercase();
-                            let ticks = s.matches('`').count() / 2;
-                            if DECISION_WORDS.iter().any(|w| l.contains(w)) || ticks > 0 {
-                                let score = 50u32.saturating_add((ticks as u32).saturating_mul(4).min(20));
-                                f.decisions.push((cut_words(s, 300), score));
-                            }
-                        }
-                    }
-                }
+                Item::AssistantText(text) => f.assistant_text(text, Some(step) == last_text, &mut awaiting_fix),
                 Item::Call { name, args } => {
                     let call = classify(name, args);
                     if let Call::File { path, verb, new, old } = &call {
@@ -241,26 +211,8 @@ impl Facts {
                     pending.push((name.clone(), call));
                 }
                 Item::Result { name, text, error } => {
-                    let at = pending.iter().position(|(n, _)| n == name).unwrap_or(0);
-                    let call = (at < pending.len()).then(|| pending.remove(at)).map(|(_, c)| c);
-                    let is_command = matches!(call, Some(Call::Command(_)));
-                    let lines: Vec<&str> = text.lines().filter(|l| is_error_line(l, is_command)).take(3).collect();
-                    let failed = *error || !lines.is_empty();
-                    for line in &lines {
-                        f.error(format!("{name}: {}", cut_words(line.trim(), 240)), &mut awaiting_fix);
-                    }
-                    if *error && lines.is_empty() {
-                        let first = first_line(text).unwrap_or("failed");
-                        f.error(format!("{name} failed: {}", cut_words(first, 240)), &mut awaiting_fix);
-                    }
-                    if let Some(Call::Command(command)) = call {
-                        let outcome = if failed {
-                            lines.first().copied().or_else(|| first_line(text))
-                        } else {
-                            text.lines().rev().find(|l| !l.trim().is_empty())
-                        };
-                        f.ran(command, outcome.map(|o| cut_words(o.trim(), 160)), failed, step);
-                    }
+                    let call = take_call(&mut pending, name);
+                    f.result(call, name, text, *error, step, &mut awaiting_fix);
                 }
             }
         }
@@ -271,6 +223,82 @@ impl Facts {
             }
         }
         f
+    }
+
+    /// A request of the user (a slash command by its name and arguments); a repeated one
+    /// moves to the end.
+    fn request(&mut self, text: &str) {
+        let text = command_request(text).unwrap_or_else(|| text.trim().to_string());
+        if text.is_empty() {
+            return;
+        }
+        self.requests.retain(|r| *r != text);
+        self.requests.push(text);
+    }
+
+    /// What the assistant said: the names it put in backticks, the fix for the errors
+    /// before it, and its decisions; the last text is kept whole as the latest state.
+    fn assistant_text(&mut self, text: &str, is_last: bool, awaiting_fix: &mut Vec<usize>) {
+        for id in idents::backticked(text) {
+            if !self.mentions.contains(&id) {
+                self.mentions.push(id);
+            }
+        }
+        let mut said = sentences(text).into_iter();
+        let Some(first) = said.next() else { return };
+        // The assistant's next words are the fix when they say so.
+        let fix = sentences(text).into_iter().find(|s| {
+            let l = s.to_lowercase();
+            FIX_WORDS.iter().any(|w| l.contains(w))
+        });
+        for e in awaiting_fix.drain(..) {
+            if let (Some(err), Some(fix)) = (self.errors.get_mut(e), fix) {
+                err.fix = Some(cut_words(fix, 200));
+            }
+        }
+        if is_last {
+            self.last_text = Some(text.trim().to_string());
+            return;
+        }
+        for s in std::iter::once(first).chain(said) {
+            let l = s.to_lowercase();
+            let ticks = s.matches('`').count() / 2;
+            if DECISION_WORDS.iter().any(|w| l.contains(w)) || ticks > 0 {
+                let score = 50u32.saturating_add((ticks as u32).saturating_mul(4).min(20));
+                self.decisions.push((cut_words(s, 300), score));
+            }
+        }
+    }
+
+    /// A tool result: its error lines (at most three) are errors awaiting a fix, and a
+    /// command's result gives the command its outcome.
+    fn result(
+        &mut self,
+        call: Option<Call>,
+        name: &str,
+        text: &str,
+        error: bool,
+        step: usize,
+        awaiting_fix: &mut Vec<usize>,
+    ) {
+        let is_command = matches!(call, Some(Call::Command(_)));
+        let lines: Vec<&str> = text.lines().filter(|l| is_error_line(l, is_command)).take(3).collect();
+        let failed = error || !lines.is_empty();
+        for line in &lines {
+            self.error(format!("{name}: {}", cut_words(line.trim(), 240)), awaiting_fix);
+        }
+        if error && lines.is_empty() {
+            let first = first_line(text).unwrap_or("failed");
+            self.error(format!("{name} failed: {}", cut_words(first, 240)), awaiting_fix);
+        }
+        if let Some(Call::Command(command)) = call {
+            let outcome = if failed {
+                lines.first().copied().or_else(|| first_line(text))
+            } else {
+                text.lines().rev().find(|l| !l.trim().is_empty())
+            };
+            self.ran(command, outcome.map(|o| cut_words(o.trim(), 160)), failed, step);
+        }
     }
 
     /// Adds the bullets of an earlier summary to what is carried forward, by section; its

@@ -91,16 +91,53 @@ impl ExtractiveSummarizer {
         best
     }
 
+    /// The earlier summary's bullets that still hold, then every bullet the facts give.
     fn candidates(&self, f: &Facts) -> Vec<Bullet> {
-        let line = |s: &str| cut_words(s, self.max_line_chars);
-        let mut new: Vec<Bullet> = Vec::new();
-        let mut push_more = |section, text: String, score, more: Vec<String>| {
-            if !text.trim().is_empty() {
-                let order = new.len();
-                new.push(Bullet { section, text, score, order, more });
-            }
-        };
-        // Requests, verbatim: the first and the latest above all.
+        let mut new = Candidates { max_line_chars: self.max_line_chars, bullets: Vec::new() };
+        new.requests(f);
+        new.state(f);
+        new.files(f);
+        new.commands(f);
+        new.errors(f);
+        new.decisions(f);
+        new.next(f);
+        merge_previous(&f.previous, new.bullets)
+    }
+}
+
+/// Words that mark a sentence of the user as a rule to keep (lowercased).
+const RULE_WORDS: [&str; 9] = ["must", "never", "don't", "do not", "always", "only", "without", "prefer", "avoid"];
+/// Words that mark a sentence of the assistant as what it does next (lowercased).
+const INTENT_WORDS: [&str; 8] = ["next", "then", "let me", "i'll", "i will", "need to", "still", "now"];
+
+/// The new bullets, numbered in the order they are found: that order breaks ties in
+/// score, so the sections are gathered in a fixed order.
+struct Candidates {
+    max_line_chars: usize,
+    bullets: Vec<Bullet>,
+}
+
+impl Candidates {
+    /// A bullet, unless it is blank.
+    fn push(&mut self, section: Section, text: String, score: u32, more: Vec<String>) {
+        if !text.trim().is_empty() {
+            let order = self.bullets.len();
+            self.bullets.push(Bullet { section, text, score, order, more });
+        }
+    }
+
+    /// A bullet cut to the longest line kept, with no names to follow.
+    fn push_line(&mut self, section: Section, text: &str, score: u32) {
+        self.push(section, self.line(text), score, Vec::new());
+    }
+
+    fn line(&self, text: &str) -> String {
+        cut_words(text, self.max_line_chars)
+    }
+
+    /// Requests, verbatim: the first and the latest above all; then the goal (the first
+    /// request's opening) and the rules the user stated.
+    fn requests(&mut self, f: &Facts) {
         let last = f.requests.len().saturating_sub(1);
         for (i, r) in f.requests.iter().enumerate() {
             let score = if i == 0 {
@@ -110,33 +147,39 @@ impl ExtractiveSummarizer {
             } else {
                 85u32.saturating_sub(i as u32).max(60)
             };
-            push_more(Section::Requests, line(r), score, Vec::new());
+            self.push_line(Section::Requests, r, score);
         }
         if let Some(first) = f.requests.first().and_then(|r| sentences(r).into_iter().next()) {
-            push_more(Section::Goal, line(first), 94, Vec::new());
+            self.push_line(Section::Goal, first, 94);
         }
         for r in &f.requests {
             for s in sentences(r) {
                 let l = s.to_lowercase();
-                let rule = ["must", "never", "don't", "do not", "always", "only", "without", "prefer", "avoid"];
-                if rule.iter().any(|w| l.contains(w)) {
-                    push_more(Section::Goal, line(s), 75, Vec::new());
+                if RULE_WORDS.iter().any(|w| l.contains(w)) {
+                    self.push_line(Section::Goal, s, 75);
                 }
             }
         }
-        // State: the task list, then the latest words of the assistant.
+    }
+
+    /// State: the task list, then the latest words of the assistant.
+    fn state(&mut self, f: &Facts) {
         for (status, task) in &f.todos {
             let score = if status == "in progress" { 88 } else { 84 };
-            push_more(Section::State, line(&format!("[{status}] {task}")), score, Vec::new());
+            self.push_line(Section::State, &format!("[{status}] {task}"), score);
         }
         if let Some(text) = &f.last_text {
             let said: Vec<&str> = sentences(text).into_iter().take(3).collect();
-            push_more(Section::State, line(&format!("Latest: {}", said.join(" "))), 92, Vec::new());
+            self.push_line(Section::State, &format!("Latest: {}", said.join(" ")), 92);
         }
-        // Files, relative to one root.
+    }
+
+    /// Files, relative to one root, changed and recent ones scored higher; then the names
+    /// the assistant mentioned that no file path ends with.
+    fn files(&mut self, f: &Facts) {
         let root = common_root(f.files.iter().map(|x| x.path.as_str()));
         if let Some(root) = &root {
-            push_more(Section::Files, format!("Root: {root}"), 72, Vec::new());
+            self.push(Section::Files, format!("Root: {root}"), 72, Vec::new());
         }
         let newest = f.files.iter().map(|x| x.last).max().unwrap_or(1).max(1);
         for file in &f.files {
@@ -155,14 +198,17 @@ impl ExtractiveSummarizer {
             let more: Vec<String> = file.idents.iter().skip(BASE_NAMES).cloned().collect();
             let changed = file.verbs.iter().any(|(v, _)| v == "edited" || v == "written");
             let recency = (file.last.saturating_mul(8) / newest) as u32;
-            push_more(Section::Files, line(&text), if changed { 76 } else { 66 } + recency, more);
+            self.push(Section::Files, self.line(&text), if changed { 76 } else { 66 } + recency, more);
         }
         let mentions: Vec<String> =
             f.mentions.iter().filter(|m| !f.files.iter().any(|x| x.path.ends_with(m.as_str()))).cloned().collect();
         if let Some((head, more)) = mentions.split_first() {
-            push_more(Section::Files, format!("Also named: {head}"), 60, more.to_vec());
+            self.push(Section::Files, format!("Also named: {head}"), 60, more.to_vec());
         }
-        // Commands with their latest outcome.
+    }
+
+    /// Commands with their latest outcome, failed and recent ones scored higher.
+    fn commands(&mut self, f: &Facts) {
         let newest = f.commands.iter().map(|c| c.last).max().unwrap_or(1).max(1);
         for c in &f.commands {
             let mut text = format!("`{}`", cut_words(&c.command, 120));
@@ -174,36 +220,40 @@ impl ExtractiveSummarizer {
                 text.push_str(&format!(" ({} runs)", c.runs));
             }
             let recency = (c.last.saturating_mul(6) / newest) as u32;
-            push_more(Section::Commands, line(&text), 58 + if c.failed { 8 } else { 0 } + recency, Vec::new());
+            self.push_line(Section::Commands, &text, 58 + if c.failed { 8 } else { 0 } + recency);
         }
+    }
+
+    /// Errors with their fix, the first three above the rest.
+    fn errors(&mut self, f: &Facts) {
         for (i, e) in f.errors.iter().enumerate() {
             let text = match &e.fix {
                 Some(fix) => format!("{} → {fix}", e.text),
                 None => e.text.clone(),
             };
-            push_more(Section::Errors, line(&text), if i < 3 { 78 } else { 70 }, Vec::new());
+            self.push_line(Section::Errors, &text, if i < 3 { 78 } else { 70 });
         }
+    }
+
+    fn decisions(&mut self, f: &Facts) {
         for (d, score) in &f.decisions {
-            push_more(Section::Decisions, line(d), *score, Vec::new());
+            self.push_line(Section::Decisions, d, *score);
         }
-        // The next step: the latest request, and what the assistant was about to do.
+    }
+
+    /// The next step: what the assistant was about to do, and the latest request.
+    fn next(&mut self, f: &Facts) {
         if let Some(text) = &f.last_text {
-            let intent = ["next", "then", "let me", "i'll", "i will", "need to", "still", "now"];
             if let Some(s) =
-                sentences(text).into_iter().rev().find(|s| intent.iter().any(|w| s.to_lowercase().contains(w)))
+                sentences(text).into_iter().rev().find(|s| INTENT_WORDS.iter().any(|w| s.to_lowercase().contains(w)))
             {
-                push_more(Section::Next, line(s), 89, Vec::new());
+                self.push_line(Section::Next, s, 89);
             }
         }
         if let Some(latest) = f.requests.last() {
-            push_more(
-                Section::Next,
-                format!("Continue with the latest request: {}", cut_words(latest, 200)),
-                91,
-                Vec::new(),
-            );
+            let text = format!("Continue with the latest request: {}", cut_words(latest, 200));
+            self.push(Section::Next, text, 91, Vec::new());
         }
-        merge_previous(&f.previous, new)
     }
 }
 

@@ -287,10 +287,24 @@ fn write_tool(
             mapped.insert("state".into(), natural.into());
         }
     }
+    if let Some(input) = tool_input(path, call, &restore)? {
+        mapped.insert("input".into(), input);
+    }
+    if let Some((result, result_path)) = result {
+        let result_restore = Restore::new(&result.extra, NAMESPACE);
+        write_outcome(&mut mapped, result, result_path, &result_restore)?;
+        restore.absorb(result_restore.into_fields());
+    }
+    Ok(restore.finish(mapped))
+}
+
+/// A call's `input`: the original one while the arguments are still its compact JSON,
+/// else the arguments read as JSON (`{}` for none, unless the part had no `input`).
+fn tool_input(path: &JsonPath, call: &ToolCallPart, restore: &Restore<'_>) -> Result<Option<Value>, FormatError> {
     let kept = restore
         .marker("input")
         .filter(|input| serde_json::to_string(input).ok().as_deref() == Some(call.arguments.as_str()));
-    let input = match kept {
+    Ok(match kept {
         Some(input) => Some(input.clone()),
         None if call.arguments.trim().is_empty() && restore.marker_flag("noInput") => None,
         None if call.arguments.trim().is_empty() => Some(Value::Object(Map::new())),
@@ -298,52 +312,60 @@ fn write_tool(
             path.key("arguments")
                 .unwritable(format!("tool call arguments must be JSON to be written as a UIMessage `input`: {e}"))
         })?),
-    };
-    if let Some(input) = input {
-        mapped.insert("input".into(), input);
+    })
+}
+
+/// A result in its call's tool part: `errorText` for an error, else `output`.
+fn write_outcome(
+    mapped: &mut Map<String, Value>,
+    result: &ToolResultPart,
+    result_path: &JsonPath,
+    result_restore: &Restore<'_>,
+) -> Result<(), FormatError> {
+    let text = output_text(result, result_path)?;
+    let denied =
+        result_restore.marker_flag("denied") && mapped.get("state").and_then(Value::as_str) == Some("output-denied");
+    if denied {
+        // The text was read from `approval` (kept in the call's fields) or is ours.
+    } else if result.is_error {
+        if !(text.is_empty() && result_restore.marker_flag("noErrorText")) {
+            mapped.insert("errorText".into(), text.into());
+        }
+    } else if let Some(output) = output_value(text, result_restore) {
+        mapped.insert("output".into(), output);
     }
-    if let Some((result, result_path)) = result {
-        let result_restore = Restore::new(&result.extra, NAMESPACE);
-        let mut texts = Vec::with_capacity(result.content.len());
-        for (k, part) in result.content.iter().enumerate() {
-            match part {
-                Part::Text(t) => texts.push(t.text.as_str()),
-                other => {
-                    return Err(result_path.key("content").index(k).unwritable(format!(
-                        "a `{}` part cannot be written in a UIMessage tool output, which is JSON",
-                        other.kind()
-                    )))
-                }
+    Ok(())
+}
+
+/// The text of a result: a `UIMessage` tool output is JSON, so it holds no media.
+fn output_text(result: &ToolResultPart, result_path: &JsonPath) -> Result<String, FormatError> {
+    let mut texts = Vec::with_capacity(result.content.len());
+    for (k, part) in result.content.iter().enumerate() {
+        match part {
+            Part::Text(t) => texts.push(t.text.as_str()),
+            other => {
+                return Err(result_path.key("content").index(k).unwritable(format!(
+                    "a `{}` part cannot be written in a UIMessage tool output, which is JSON",
+                    other.kind()
+                )))
             }
         }
-        let text = texts.join("\n");
-        let denied = result_restore.marker_flag("denied")
-            && mapped.get("state").and_then(Value::as_str) == Some("output-denied");
-        if denied {
-            // The text was read from `approval` (kept in the call's fields) or is ours.
-        } else if result.is_error {
-            if !(text.is_empty() && result_restore.marker_flag("noErrorText")) {
-                mapped.insert("errorText".into(), text.into());
-            }
-        } else {
-            let output = match result_restore.marker_str("output") {
-                Some("absent") if text.is_empty() => None,
-                Some("json" | "error-json") => {
-                    let same = |v: &&Value| serde_json::to_string(v).ok().as_deref() == Some(text.as_str());
-                    match result_restore.marker("value").filter(same) {
-                        Some(value) => Some(value.clone()),
-                        None => {
-                            Some(serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::from(text.clone())))
-                        }
-                    }
-                }
-                _ => Some(Value::from(text)),
-            };
-            if let Some(output) = output {
-                mapped.insert("output".into(), output);
+    }
+    Ok(texts.join("\n"))
+}
+
+/// The `output` of a result's text: the JSON it was read from (the original value while
+/// the text is still its compact JSON), none when it had none, else the text.
+fn output_value(text: String, result_restore: &Restore<'_>) -> Option<Value> {
+    match result_restore.marker_str("output") {
+        Some("absent") if text.is_empty() => None,
+        Some("json" | "error-json") => {
+            let same = |v: &&Value| serde_json::to_string(v).ok().as_deref() == Some(text.as_str());
+            match result_restore.marker("value").filter(same) {
+                Some(value) => Some(value.clone()),
+                None => Some(serde_json::from_str::<Value>(&text).unwrap_or_else(|_| Value::from(text.clone()))),
             }
         }
-        restore.absorb(result_restore.into_fields());
+        _ => Some(Value::from(text)),
     }
-    Ok(restore.finish(mapped))
 }
