@@ -22,6 +22,21 @@ use serde_json::{Map, Value};
 /// Unknown fields kept verbatim for lossless round trips.
 pub type Extra = Map<String, Value>;
 
+/// The `extra` key under which `tiers` marks its summaries and the bridge. Only the
+/// native format keeps it: no provider accepts the field, so the other writers leave it
+/// out.
+pub const TIER_METADATA_KEY: &str = "contextfold";
+
+/// Whether `extra` holds tier metadata contextfold wrote (a summary or the bridge), not a
+/// caller's own field of that name.
+pub fn has_tier_metadata(extra: &Extra) -> bool {
+    extra
+        .get(TIER_METADATA_KEY)
+        .and_then(|meta| meta.get("type"))
+        .and_then(Value::as_str)
+        .is_some_and(|kind| matches!(kind, "summary" | "bridge"))
+}
+
 /// Who speaks. Provider roles map onto these four (`developer` -> system, `model` -> assistant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

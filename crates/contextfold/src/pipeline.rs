@@ -90,11 +90,7 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
     })?;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
     let (messages, reuse) = if result.changed {
-        let mut out = result.messages;
-        if format != Format::Native {
-            strip_tier_metadata(&mut out);
-        }
-        let written = format::write_like(&out, format, value)?;
+        let written = format::write_like(&result.messages, format, value)?;
         if settings.reuse {
             reuse::plan(value, written, format)
         } else {
@@ -119,15 +115,4 @@ pub fn needs_compaction_json(
 ) -> Result<bool, FormatError> {
     let (messages, _) = read_json(value, format)?;
     Ok(run::needs_compaction(&messages, strategy, meter))
-}
-
-/// Provider APIs reject unknown message fields (Anthropic does), so tier summaries keep
-/// their metadata only in the native format; elsewhere their text seal marks them.
-fn strip_tier_metadata(messages: &mut [Message]) {
-    use crate::strategy::tiers::{is_bridge, summary_info, METADATA_KEY};
-    for m in messages.iter_mut() {
-        if summary_info(m).is_some() || is_bridge(m) {
-            m.extra.remove(METADATA_KEY);
-        }
-    }
 }

@@ -241,6 +241,23 @@ pub fn read_auto(value: &serde_json::Value) -> Result<(Vec<Message>, Format), Fo
 /// Anthropic keeps the system prompt out of `messages`, unless it was read from inside
 /// `messages` (then it goes back there).
 pub fn write(messages: &[Message], format: Format) -> Result<serde_json::Value, FormatError> {
+    if format != Format::Native && messages.iter().any(|m| crate::message::has_tier_metadata(&m.extra)) {
+        let stripped: Vec<Message> = messages.iter().map(without_tier_metadata).collect();
+        return write_provider(&stripped, format);
+    }
+    write_provider(messages, format)
+}
+
+/// `message` without the tier metadata only the native format holds.
+fn without_tier_metadata(message: &Message) -> Message {
+    let mut m = message.clone();
+    if crate::message::has_tier_metadata(&m.extra) {
+        m.extra.shift_remove(crate::message::TIER_METADATA_KEY);
+    }
+    m
+}
+
+fn write_provider(messages: &[Message], format: Format) -> Result<serde_json::Value, FormatError> {
     match format {
         Format::Native => Ok(native::write(messages)),
         Format::OpenAi => openai::write(messages),
@@ -271,6 +288,26 @@ mod tests {
             assert_eq!(serde_json::to_value(format).unwrap(), json!(format.as_str()));
         }
         assert_eq!(Format::from_name("gemini-ultra"), None);
+    }
+
+    #[test]
+    fn only_the_native_format_keeps_tier_metadata() {
+        let native = json!([
+            {"role": "system", "parts": [{"type": "text", "text": "sys"}]},
+            {"role": "user", "parts": [{"type": "text", "text": "continues"}], "contextfold": {"type": "bridge"}},
+            {"role": "assistant", "parts": [{"type": "text", "text": "[Condensed history: 4 messages] s"}],
+             "contextfold": {"type": "summary", "level": "condensed", "messageCount": 4}},
+            {"role": "user", "parts": [{"type": "text", "text": "q"}], "contextfold": "the caller's own field"},
+        ]);
+        let messages = read(&native, Format::Native).unwrap();
+        assert_eq!(write(&messages, Format::Native).unwrap(), native);
+        for format in Format::ALL.into_iter().filter(|f| *f != Format::Native) {
+            let text = write(&messages, format).unwrap().to_string();
+            assert!(!text.contains("\"bridge\"") && !text.contains("messageCount"), "{format:?}: {text}");
+        }
+        // A field of that name that is no tier metadata is the caller's, and kept.
+        let openai = write(&messages, Format::OpenAi).unwrap();
+        assert_eq!(openai[3]["contextfold"], json!("the caller's own field"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// The `extra` key holding tier metadata.
-pub const METADATA_KEY: &str = "contextfold";
+pub use crate::message::TIER_METADATA_KEY as METADATA_KEY;
 /// Start of the text of a compressed summary: `[Compressed history: N messages] `.
 pub const COMPRESSED_PREFIX: &str = "[Compressed history: ";
 /// Start of the text of a condensed summary: `[Condensed history: N messages] `.
