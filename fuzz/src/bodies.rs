@@ -12,7 +12,9 @@
 use contextfold::format::{self, Format};
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Extra, Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
+use contextfold::pipeline;
 use contextfold::repair::{self, Provider, RepairOptions};
+use contextfold::settings::CompactSettings;
 use contextfold::strategy::auto::AutoConfig;
 use contextfold::strategy::budget::BudgetConfig;
 use contextfold::strategy::mask::MaskConfig;
@@ -429,6 +431,7 @@ pub fn compact(data: &[u8]) {
         let Ok(value) = format::parse_json(text) else {
             return;
         };
+        check_compact_json(&value, config.clone(), MockSummarizer { plan: plan.clone(), calls: Cell::new(0) });
         match format::read_auto(&value) {
             Ok(read) => read,
             Err(_) => return,
@@ -439,6 +442,43 @@ pub fn compact(data: &[u8]) {
         (build_messages(&mut b), format)
     };
     check_compact(&messages, format, config, MockSummarizer { plan, calls: Cell::new(0) }, concurrency);
+}
+
+/// Runs the JSON pipeline every binding runs (read, compact, write back in the format
+/// and container read) and asserts what it promises: the input untouched, an unchanged
+/// result is the input itself, a changed one reads back in its format as a chain its
+/// provider accepts, and an error about the input names a place in it.
+pub fn check_compact_json(value: &serde_json::Value, strategy: StrategyConfig, summarizer: MockSummarizer) {
+    let settings = CompactSettings { strategy, ..CompactSettings::default() };
+    let before = value.clone();
+    let outcome = futures::executor::block_on(pipeline::compact_json(
+        value,
+        &settings,
+        &summarizer,
+        &Controls::default(),
+        Meter::default(),
+    ));
+    assert_eq!(value, &before, "the input JSON changed");
+    let output = match outcome {
+        Ok(output) => output,
+        Err(e) => {
+            if let Some(path) = &e.input_path {
+                assert!(path.starts_with('['), "an input path that is no place in the input: {path}");
+            }
+            return;
+        }
+    };
+    assert_eq!(output.report.calls, summarizer.calls.get(), "report.calls is not the number of calls made");
+    if !output.changed {
+        assert_eq!(&output.messages, value, "unchanged, yet the JSON differs");
+        return;
+    }
+    let Ok(messages) = format::read(&output.messages, output.format) else {
+        panic!("the output does not read back as {:?}: {}", output.format, output.messages);
+    };
+    let provider = provider_of(output.format);
+    let diagnostics = repair::validate(&messages, provider);
+    assert!(diagnostics.is_empty(), "written output invalid for {provider:?}: {diagnostics:?}");
 }
 
 /// Runs one compaction and asserts DESIGN.md's invariants on its result.
