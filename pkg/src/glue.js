@@ -13,7 +13,18 @@ import { assertReady, markReady } from "./ready.js";
  *   __contextfoldAsyncPanicForTests(): Promise<void>,
  *   __contextfoldPanicForTests(): void,
  *   __requestBodySpans(bytes: Uint8Array, list?: string): { fields: [string, number, number][], close: number, elements?: number[] | null } | null,
+ *   __Session: new (options?: import("./index.js").CompactOptions) => Session,
  * }} Internals
+ */
+/**
+ * The conversation `History` keeps in wasm (see crates/contextfold-wasm/src/session.rs).
+ * @typedef {{
+ *   push(messages: unknown): boolean,
+ *   reset(messages: unknown): void,
+ *   needsCompaction(): boolean,
+ *   readonly total: number,
+ *   free(): void,
+ * }} Session
  */
 /** @typedef {typeof glue & Internals} Glue */
 
@@ -35,6 +46,26 @@ function guarded(name) {
   );
 }
 
+/**
+ * `glue[name]`, a class, checking readiness before its constructor runs.
+ * @param {"__Session"} name
+ * @returns {Glue["__Session"]}
+ */
+function guardedClass(name) {
+  const Target = /** @type {new (...args: unknown[]) => object} */ (/** @type {Glue} */ (glue)[name]);
+  return /** @type {any} */ (
+    {
+      [name]: class extends Target {
+        constructor(/** @type {unknown[]} */ ...args) {
+          assertReady(`new ${name}()`);
+          super(...args);
+        }
+      },
+    }[name]
+  );
+}
+
+export const __Session = guardedClass("__Session");
 export const __checkOptionKeys = guarded("__checkOptionKeys");
 export const __contextfoldAsyncPanicForTests = guarded("__contextfoldAsyncPanicForTests");
 export const __contextfoldPanicForTests = guarded("__contextfoldPanicForTests");

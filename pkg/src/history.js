@@ -7,7 +7,9 @@
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
 import { compact, measureChain, needsCompaction, parseChain } from "./api.js";
+import { stringifyChain } from "./binary.js";
 import { contextfoldError } from "./errors.js";
+import { __Session } from "./glue.js";
 import { assertReady } from "./ready.js";
 
 /** @type {1} */
@@ -26,15 +28,13 @@ export class History {
   /** @type {Promise<import("./index.js").CompactResult<M[]>> | null} */
   #running = null;
   /**
-   * The built-in token estimate of the messages, kept up as they are pushed; `null` when unknown.
-   * @type {number | null}
+   * The conversation as held in wasm (read messages, each one's cost, the total): what the
+   * trigger reads, so that a push costs in proportion to its message. `null` until the
+   * first push, after a compaction, and after a message it could not read (then the
+   * stateless `needsCompaction` answers, with its errors).
+   * @type {import("./glue.js").Session | null}
    */
-  #estimate = null;
-  /**
-   * The format read, for measuring pushed messages alone.
-   * @type {import("./index.js").ChainFormat | undefined}
-   */
-  #format = undefined;
+  #session = null;
 
   /**
    * @param {object} [init]
@@ -83,6 +83,7 @@ export class History {
 
   /** Whether the strategy's trigger fires now. */
   needsCompaction() {
+    if (this.#session) return this.#session.needsCompaction();
     return needsCompaction(this.#messages, this.#options);
   }
 
@@ -94,42 +95,34 @@ export class History {
   /** @param {M} message */
   async push(message) {
     this.#messages.push(message);
-    const max = this.#tokenTrigger();
-    const estimate = max === undefined ? null : this.#grow(message);
+    this.#follow(message);
     if (!this.#auto || this.#running) return null;
-    // Within a budget that is the strategy's whole trigger, `needsCompaction` (which reads
-    // the whole chain) cannot fire: the estimate is a sum over messages, so a push costs in
-    // proportion to its message. Over it, the core decides.
-    if (estimate !== null && max !== undefined && estimate <= max) return null;
     if (!this.needsCompaction()) return null;
     return this.compact();
   }
 
   /**
-   * `maxTokens` when crossing it is the whole trigger of the strategy (`auto`, `budget`)
-   * and the built-in estimate counts (no `tokenCounter`); `undefined` otherwise.
+   * Keeps the session in wasm up with the message just pushed: only that message crosses
+   * into wasm, unless the session is new (or the detected format changed: it reads the
+   * whole chain again). On any failure the session goes, and the stateless check answers.
+   * @param {M} message
    */
-  #tokenTrigger() {
-    const { strategy, maxTokens, tokenCounter } = this.#options;
-    if (tokenCounter !== undefined || typeof maxTokens !== "number") return undefined;
-    const name = typeof strategy === "string" ? strategy : (strategy?.name ?? "auto");
-    return name === "auto" || name === "budget" ? maxTokens : undefined;
-  }
-
-  /** The running estimate with `message` (just pushed) added; `null` when it cannot be had. */
-  #grow(message) {
+  #follow(message) {
     try {
-      if (this.#estimate === null) {
-        const measured = measureChain(this.#messages, { format: this.#options.format });
-        this.#format = measured.format;
-        this.#estimate = measured.total.tokens;
-      } else {
-        this.#estimate += measureChain([message], { format: this.#format }).total.tokens;
+      if (this.#session === null) {
+        this.#session = new __Session(this.#options);
+        this.#session.reset(stringifyChain(this.#messages, new Map()));
+      } else if (!this.#session.push(stringifyChain([message], new Map()))) {
+        this.#session.reset(stringifyChain(this.#messages, new Map()));
       }
     } catch {
-      this.#estimate = null;
+      this.#drop();
     }
-    return this.#estimate;
+  }
+
+  #drop() {
+    this.#session?.free();
+    this.#session = null;
   }
 
   /**
@@ -179,7 +172,8 @@ export class History {
       }
       // Messages pushed while the compaction ran come after the compacted chain.
       this.#messages = [...result.messages, ...this.#messages.slice(snapshot.length)];
-      this.#estimate = null;
+      // Read again at the next push: once per fold.
+      this.#drop();
     }
     return result;
   }

@@ -179,32 +179,57 @@ pub fn needs_compaction(
     #[wasm_bindgen(unchecked_param_type = "unknown")] messages: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "NeedsCompactionOptions")] options: JsValue,
 ) -> JsResult<bool> {
-    let (format, strategy, counter) = if options.is_undefined() || options.is_null() {
-        (None, StrategyConfig::default(), None)
-    } else if options.is_object() {
-        check_keys(own_keys(&options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
-        let counter = match get(&options, "tokenCounter")? {
+    let trigger = TriggerOptions::read(&options)?;
+    let value = messages_from_js(messages)?;
+    let needed =
+        contextfold::pipeline::needs_compaction_json(&value, trigger.format, &trigger.strategy, trigger.meter());
+    trigger.check_counter()?;
+    Ok(needed.map_err(BindingError::from)?)
+}
+
+/// What the trigger check reads of the options of `compact`: the format, the strategy
+/// and the token counter.
+pub(crate) struct TriggerOptions {
+    pub format: Option<contextfold::format::Format>,
+    pub strategy: StrategyConfig,
+    pub counter: Option<JsTokenCounter>,
+}
+
+impl TriggerOptions {
+    /// Reads (and checks: unknown keys, wrong values) the options of `compact`.
+    pub(crate) fn read(options: &JsValue) -> JsResult<TriggerOptions> {
+        if options.is_undefined() || options.is_null() {
+            return Ok(TriggerOptions { format: None, strategy: StrategyConfig::default(), counter: None });
+        }
+        if !options.is_object() {
+            return Err(invalid("", "expected an object").into());
+        }
+        check_keys(own_keys(options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
+        let counter = match get(options, "tokenCounter")? {
             None => None,
             Some(f) => Some(JsTokenCounter::new(
                 f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".tokenCounter", "expected a function"))?,
             )),
         };
-        let format = format_option(field::<String>(&options, "format")?.as_deref())?;
-        (format, read_strategy(&options, OnError::Rollback)?, counter)
-    } else {
-        return Err(invalid("", "expected an object").into());
-    };
-    let value = messages_from_js(messages)?;
-    let meter = match &counter {
-        Some(c) => Meter::new(c),
-        None => Meter::default(),
-    };
-    let needed = contextfold::pipeline::needs_compaction_json(&value, format, &strategy, meter);
-    // A failed token counter outranks whatever was computed with the stand-in estimate.
-    if let Some(counter) = &counter {
-        counter.check()?;
+        let format = format_option(field::<String>(options, "format")?.as_deref())?;
+        Ok(TriggerOptions { format, strategy: read_strategy(options, OnError::Rollback)?, counter })
     }
-    Ok(needed.map_err(BindingError::from)?)
+
+    /// A failed token counter outranks whatever was computed with the stand-in estimate.
+    pub(crate) fn check_counter(&self) -> JsResult<()> {
+        match &self.counter {
+            Some(counter) => Ok(counter.check()?),
+            None => Ok(()),
+        }
+    }
+
+    /// The meter of the token counter, or of the built-in estimate.
+    pub(crate) fn meter(&self) -> Meter<'_> {
+        match &self.counter {
+            Some(c) => Meter::new(c),
+            None => Meter::default(),
+        }
+    }
 }
 
 /// The Rust side of `compact`: the core's JSON pipeline, its result in the binding's types.

@@ -30,6 +30,7 @@ pub mod formats;
 pub mod measure;
 pub mod options;
 pub mod report;
+pub mod session;
 pub mod spans;
 pub mod token_counter;
 pub mod types;

@@ -22,6 +22,7 @@ pub mod prompt;
 pub mod repair;
 pub mod reuse;
 pub mod schema;
+pub mod session;
 pub mod settings;
 pub mod strategy;
 pub mod summarize;

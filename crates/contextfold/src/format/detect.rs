@@ -142,6 +142,32 @@ impl Fits {
     }
 }
 
+/// The detection of a message array that grows (a session's): the formats every message
+/// so far fits, narrowed as messages come, so that it always answers what [`detect`]
+/// answers for the whole array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detector(Fits);
+
+impl Default for Detector {
+    fn default() -> Self {
+        Detector(Fits::ALL)
+    }
+}
+
+impl Detector {
+    /// Narrows to the formats `items` fit too. An item that fits none of them is an error
+    /// (its path counts from the first of `items`) and leaves the detector as it was.
+    pub fn add(&mut self, items: &[Value]) -> Result<(), FormatError> {
+        self.0 = common_fits(items, &JsonPath::root(), self.0)?;
+        Ok(())
+    }
+
+    /// The format picked for the messages so far.
+    pub fn format(&self) -> Format {
+        self.0.pick().unwrap_or(Format::OpenAi)
+    }
+}
+
 /// The formats every message fits, starting from `start`.
 fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, FormatError> {
     let mut common = start;

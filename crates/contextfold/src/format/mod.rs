@@ -126,6 +126,13 @@ impl Format {
             Format::Native | Format::OpenAi | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
         }
     }
+
+    /// Whether the reader joins consecutive assistant items into one message (the
+    /// Responses API lists a turn's reasoning, calls and text as items). In every other
+    /// format a message reads the same alone as within its array.
+    pub fn joins_assistant_items(self) -> bool {
+        self == Format::OpenAiResponses
+    }
 }
 
 /// The fields of a request object holding a chain: its system prompt and its message list.

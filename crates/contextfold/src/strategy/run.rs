@@ -49,6 +49,15 @@ impl StrategyConfig {
         }
     }
 
+    /// The budget whose crossing triggers compaction, for the strategies triggered by one
+    /// (`auto`, `budget`, and `mask` when it has one).
+    pub fn trigger_budget(&self) -> Option<Amount> {
+        match self {
+            StrategyConfig::Mask(c) => c.max,
+            other => other.hard_budget(),
+        }
+    }
+
     /// [`Self::hard_budget`], to lower it.
     fn hard_budget_mut(&mut self) -> Option<&mut Amount> {
         match self {

@@ -1,0 +1,188 @@
+//! A conversation held between calls, for callers that push messages as they happen (the
+//! bindings' `History`): the messages as read, what each costs in the trigger's unit, and
+//! the total, so that a push costs in proportion to what it adds and the strategy's
+//! trigger needs no reading of the whole chain.
+//!
+//! What a session holds is what reading the whole array would give, message for message:
+//! the format is detected as the array grows ([`Detector`]), and a pushed message is read
+//! with the items it joins (a reader may join the items of one assistant turn, as the
+//! Responses API's reader does).
+
+use crate::format::detect::Detector;
+use crate::format::{self, Format, FormatError};
+use crate::measure::{Meter, Unit};
+use crate::message::{Message, Role};
+use crate::strategy::run::{self, StrategyConfig};
+use serde_json::Value;
+
+/// See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The format given, or `None` to detect it.
+    given: Option<Format>,
+    detector: Detector,
+    strategy: StrategyConfig,
+    /// The unit the trigger counts in; `costs` are in it.
+    unit: Unit,
+    messages: Vec<Message>,
+    costs: Vec<usize>,
+    total: usize,
+    /// The last group of provider messages pushed, read again when an item joins it.
+    turn: Vec<Value>,
+    /// Where its messages start in `messages`.
+    turn_start: usize,
+    /// The role the last item pushed reads as alone.
+    last_role: Option<Role>,
+    /// The format the held messages were read in.
+    read_as: Option<Format>,
+}
+
+/// What a push came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    /// The session holds the new messages.
+    Held,
+    /// The messages so far turned out to be in another format than they were read in
+    /// (detection narrowed): give the whole array again with [`Session::reset`].
+    Stale,
+}
+
+impl Session {
+    /// An empty session for messages in `format` (`None`: detected), with the strategy
+    /// whose trigger it answers.
+    pub fn new(format: Option<Format>, strategy: StrategyConfig) -> Session {
+        let unit = strategy.trigger_budget().map_or(Unit::Tokens, |max| max.unit());
+        Session {
+            given: format,
+            detector: Detector::default(),
+            strategy,
+            unit,
+            messages: Vec::new(),
+            costs: Vec::new(),
+            total: 0,
+            turn: Vec::new(),
+            turn_start: 0,
+            last_role: None,
+            read_as: None,
+        }
+    }
+
+    /// Appends provider messages. An error (a message no format reads) leaves the session
+    /// as it was.
+    pub fn push(&mut self, items: Vec<Value>, meter: Meter<'_>) -> Result<Pushed, FormatError> {
+        let format = self.format_with(&items)?;
+        if self.read_as.is_some_and(|read| read != format) {
+            return Ok(Pushed::Stale);
+        }
+        // Each item is read alone, but the assistant items a reader joins are read with
+        // the group they join (see `Format::joins_assistant_items`).
+        let alone: Vec<Option<Vec<Message>>> =
+            items.iter().map(|item| format::read(&Value::Array(vec![item.clone()]), format).ok()).collect();
+        let role_of = |read: &Option<Vec<Message>>| read.as_ref().and_then(|r| r.first()).map(|m| m.role);
+        let joins = |role: Option<Role>, before: Option<Role>| {
+            format.joins_assistant_items() && role == Some(Role::Assistant) && before == Some(Role::Assistant)
+        };
+        // Groups of items, each with its read when it is one item read alone.
+        let mut groups: Vec<(Vec<Value>, Option<Vec<Message>>)> = Vec::new();
+        let mut start = self.messages.len();
+        if joins(alone.first().and_then(role_of), self.last_role) {
+            groups.push((self.turn.clone(), None));
+            start = self.turn_start.min(start);
+        }
+        let mut before = self.last_role;
+        for (item, read) in items.into_iter().zip(alone) {
+            let role = role_of(&read);
+            match groups.last_mut() {
+                Some((group, read)) if joins(role, before) => {
+                    group.push(item);
+                    *read = None;
+                }
+                _ => groups.push((vec![item], read)),
+            }
+            before = role;
+        }
+        let mut read = Vec::new();
+        let mut last_start = 0;
+        let mut last = Vec::new();
+        for (group, known) in groups {
+            last_start = read.len();
+            let array = Value::Array(group);
+            match known {
+                Some(messages) => read.extend(messages),
+                None => read.extend(format::read(&array, format)?),
+            }
+            if let Value::Array(group) = array {
+                last = group;
+            }
+        }
+        self.replace_from(start, read, meter);
+        self.turn_start = start.saturating_add(last_start);
+        self.turn = last;
+        self.last_role = before;
+        self.read_as = Some(format);
+        Ok(Pushed::Held)
+    }
+
+    /// Holds `items` (the whole array) in place of what the session held.
+    pub fn reset(&mut self, items: Vec<Value>, meter: Meter<'_>) -> Result<(), FormatError> {
+        let mut fresh = Session::new(self.given, self.strategy.clone());
+        match fresh.push(items, meter)? {
+            Pushed::Held => {
+                *self = fresh;
+                Ok(())
+            }
+            // A fresh session reads everything in the detected format: never stale.
+            Pushed::Stale => Ok(()),
+        }
+    }
+
+    /// Whether `compact` with the session's strategy would do anything now, as
+    /// [`run::needs_compaction`] on the whole chain answers it. A budget trigger is the
+    /// running total; the other strategies' triggers read the held messages.
+    pub fn needs_compaction(&self, meter: Meter<'_>) -> bool {
+        match &self.strategy {
+            StrategyConfig::Auto(c) => self.total > c.max.value(),
+            StrategyConfig::Budget(c) => self.total > c.max.value(),
+            StrategyConfig::Mask(c) if c.max.is_some_and(|max| self.total <= max.value()) => false,
+            strategy => run::needs_compaction(&self.messages, strategy, meter),
+        }
+    }
+
+    /// The messages held, as the whole array reads.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Their total in the trigger's unit.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The format the messages are read in (`None` before the first push).
+    pub fn format(&self) -> Option<Format> {
+        self.read_as
+    }
+
+    /// The format of the array with `items` added; the detector narrows only when the
+    /// items fit.
+    fn format_with(&mut self, items: &[Value]) -> Result<Format, FormatError> {
+        if let Some(format) = self.given {
+            return Ok(format);
+        }
+        let mut detector = self.detector;
+        detector.add(items)?;
+        self.detector = detector;
+        Ok(detector.format())
+    }
+
+    /// Replaces the messages from `start` on with `read`, keeping costs and total.
+    fn replace_from(&mut self, start: usize, read: Vec<Message>, meter: Meter<'_>) {
+        let dropped: usize = self.costs.get(start..).map_or(0, |c| c.iter().sum());
+        let costs = meter.costs(self.unit, &read);
+        self.total = self.total.saturating_sub(dropped).saturating_add(costs.iter().sum());
+        self.messages.truncate(start);
+        self.costs.truncate(start);
+        self.messages.extend(read);
+        self.costs.extend(costs);
+    }
+}

@@ -1,0 +1,142 @@
+//! A session pushed message by message holds what reading the whole array gives, and its
+//! trigger answers as `needs_compaction` on the whole chain does, in every format.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+mod common;
+
+use contextfold::format::{self, Format};
+use contextfold::measure::{Amount, Meter, Unit};
+use contextfold::message::{Message, Role};
+use contextfold::session::{Pushed, Session};
+use contextfold::strategy::auto::AutoConfig;
+use contextfold::strategy::run::{needs_compaction, StrategyConfig};
+use serde_json::{json, Value};
+
+/// The chains to replay: the demo session and the real transcripts, as message arrays.
+fn chains() -> Vec<(String, Vec<Message>)> {
+    let mut files = common::real_fixtures().unwrap_or_default();
+    files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo-session.openai.json").into());
+    files
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("reference_summary"))
+        .map(|path| {
+            let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let (messages, _) = format::read_auto(&value).unwrap();
+            (path.file_name().unwrap().to_string_lossy().into_owned(), messages)
+        })
+        .collect()
+}
+
+/// `messages` written as an array in `format` (the system prompt left out of the formats
+/// that keep it outside the array); `None` when `format` cannot hold them.
+fn array_in(messages: &[Message], format: Format) -> Option<Vec<Value>> {
+    let kept: Vec<Message> = if matches!(format, Format::Anthropic | Format::Gemini | Format::OpenAiResponses) {
+        messages.iter().filter(|m| m.role != Role::System).cloned().collect()
+    } else {
+        messages.to_vec()
+    };
+    match format::write(&kept, format).ok()? {
+        Value::Array(items) => Some(items),
+        other => panic!("{format:?} wrote no array: {other}"),
+    }
+}
+
+#[test]
+fn a_session_holds_what_the_whole_array_reads_in_every_format() {
+    let meter = Meter::default();
+    for (name, messages) in chains() {
+        for format in Format::ALL {
+            let Some(items) = array_in(&messages, format) else { continue };
+            // Detection where the whole array is detected at all.
+            let detectable = format::detect(&Value::Array(items.clone())).is_ok();
+            for given in [detectable.then_some(None), Some(Some(format))].into_iter().flatten() {
+                let mut session = Session::new(given, StrategyConfig::default());
+                // Pushed one at a time, then two at a time: the same.
+                let mut stale = 0;
+                let size = if given.is_some() { 2 } else { 1 };
+                for (i, batch) in items.chunks(size).enumerate() {
+                    if session.push(batch.to_vec(), meter).unwrap() == Pushed::Stale {
+                        // Detection narrowed: the caller gives the whole array again.
+                        assert!(given.is_none(), "{name} {format:?}: stale with the format given");
+                        stale += 1;
+                        let end = (i * size + batch.len()).min(items.len());
+                        session.reset(items[..end].to_vec(), meter).unwrap();
+                    }
+                }
+                assert!(stale <= 2, "{name} {format:?}: stale {stale} times");
+                let whole = Value::Array(items.clone());
+                let (read, detected) = match given {
+                    Some(f) => (format::read(&whole, f).unwrap(), f),
+                    None => format::read_auto(&whole).unwrap(),
+                };
+                assert_eq!(session.format(), Some(detected), "{name} {format:?}");
+                assert!(session.messages() == read.as_slice(), "{name} in {format:?} (given: {given:?})");
+                assert_eq!(session.total(), meter.total(Unit::Tokens, &read), "{name} {format:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_trigger_answers_as_needs_compaction_on_the_whole_chain_at_every_push() {
+    let meter = Meter::default();
+    let chains = chains();
+    let (_, demo) = chains.iter().find(|(name, _)| name.starts_with("demo-session")).unwrap();
+    let mut strategies = common::folding_strategies();
+    for strategy in &mut strategies {
+        if let StrategyConfig::Tiers(c) = strategy {
+            c.auto = true;
+            c.auto_threshold = 40;
+        }
+    }
+    strategies.push(StrategyConfig::Budget(contextfold::strategy::budget::BudgetConfig::new(Amount::Bytes(60_000))));
+    for strategy in strategies {
+        for format in [Format::OpenAi, Format::Anthropic, Format::OpenAiResponses] {
+            let items = array_in(demo, format).unwrap();
+            let mut session = Session::new(None, strategy.clone());
+            let mut fired = 0;
+            for (i, item) in items.iter().enumerate() {
+                if session.push(vec![item.clone()], meter).unwrap() == Pushed::Stale {
+                    session.reset(items[..=i].to_vec(), meter).unwrap();
+                }
+                let (whole, _) = format::read_auto(&Value::Array(items[..=i].to_vec())).unwrap();
+                let expected = needs_compaction(&whole, &strategy, meter);
+                assert_eq!(session.messages(), whole.as_slice(), "{} {format:?} after {i}", strategy.name());
+                assert_eq!(session.needs_compaction(meter), expected, "{} {format:?} after {i}", strategy.name());
+                fired += usize::from(expected);
+            }
+            assert!(fired > 0, "{} never fires on the demo session: the check proves nothing", strategy.name());
+        }
+    }
+}
+
+#[test]
+fn a_narrower_format_makes_the_session_stale_and_a_reset_reads_it_again() {
+    let meter = Meter::default();
+    let mut session = Session::new(None, StrategyConfig::default());
+    let text = json!({"role": "user", "content": "hi"});
+    assert_eq!(session.push(vec![text.clone()], meter).unwrap(), Pushed::Held);
+    assert_eq!(session.format(), Some(Format::OpenAi));
+    // A Responses item: the array is no OpenAI chat.
+    let item = json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]});
+    assert_eq!(session.push(vec![item.clone()], meter).unwrap(), Pushed::Stale);
+    session.reset(vec![text.clone(), item.clone()], meter).unwrap();
+    let (whole, detected) = format::read_auto(&json!([text, item])).unwrap();
+    assert_eq!(session.format(), Some(detected));
+    assert_eq!(detected, Format::OpenAiResponses);
+    assert_eq!(session.messages(), whole.as_slice());
+}
+
+#[test]
+fn a_message_no_format_reads_leaves_the_session_as_it_was() {
+    let meter = Meter::default();
+    let strategy = StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(10)));
+    let mut session = Session::new(None, strategy);
+    session.push(vec![json!({"role": "user", "content": "hi"})], meter).unwrap();
+    let (messages, total) = (session.messages().to_vec(), session.total());
+    let err = session.push(vec![json!({"role": "user", "content": 5})], meter).unwrap_err();
+    assert_eq!(err.code(), "unknown_format");
+    assert_eq!((session.messages(), session.total()), (messages.as_slice(), total));
+    session.push(vec![json!({"role": "assistant", "content": "hello there, a longer answer"})], meter).unwrap();
+    assert!(session.needs_compaction(meter));
+}

@@ -1,0 +1,92 @@
+// History keeps its conversation in wasm (crates/contextfold/src/session.rs): a push
+// reads only the pushed message, and the trigger answers as the stateless
+// `needsCompaction` on the whole chain does, for every strategy and format.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { convert, History, measureChain, needsCompaction } from "contextfold";
+import { root } from "./helpers.mjs";
+
+const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
+
+/** The demo session as a message array in `format` (the system prompt in the array). */
+function demoIn(format) {
+  if (format === "openai") return demo;
+  const messages = demo.filter((m) => m.role !== "system");
+  return convert(messages, { from: "openai", to: format }).messages;
+}
+
+const strategies = [
+  { maxTokens: 12_000 },
+  { strategy: "budget", maxTokens: 20_000 },
+  { strategy: { name: "mask", keepLast: 2 }, maxTokens: 30_000 },
+  { strategy: { name: "sections", lastSecBytes: 8192, maxBpBytes: 2048 } },
+  { strategy: { name: "window", window: 30 }, maxTokens: 30_000 },
+  { strategy: { name: "tiers", auto: true, autoThreshold: 40 } },
+];
+
+describe("History: the conversation held in wasm", () => {
+  for (const format of ["openai", "anthropic", "openai-responses", "aisdk"]) {
+    it(`fires on exactly the pushes where needsCompaction does (${format}, every strategy)`, async () => {
+      const messages = demoIn(format);
+      for (const options of strategies) {
+        const history = new History({ auto: false, options });
+        let fired = 0;
+        for (const [i, message] of messages.entries()) {
+          await history.push(message);
+          const expected = needsCompaction(messages.slice(0, i + 1), options);
+          assert.equal(history.needsCompaction(), expected, `${JSON.stringify(options)} after message ${i}`);
+          fired += expected ? 1 : 0;
+        }
+        assert.ok(fired > 0, `${JSON.stringify(options)} never fires: the check proves nothing`);
+      }
+    });
+  }
+
+  it("a push hands only the pushed message to the token counter", async () => {
+    const counted = [];
+    const tokenCounter = (texts) => {
+      counted.push(texts.length);
+      return texts.map((t) => Math.ceil(t.length / 4));
+    };
+    const history = new History({ auto: false, options: { maxTokens: 1_000_000, tokenCounter } });
+    for (const message of demo.slice(0, 40)) {
+      counted.length = 0;
+      await history.push(message);
+      history.needsCompaction();
+      const texts = counted.reduce((a, b) => a + b, 0);
+      const own = measureChain([message], { format: "openai" }).messages.reduce((n, m) => n + m.texts.length, 0);
+      // The first push reads the chain (one message); later ones only their message.
+      assert.ok(texts <= own, `message ${history.length - 1}: ${texts} texts counted for ${own} of its own`);
+    }
+  });
+
+  it("auto compacts on the push that crosses the budget, then follows the compacted chain", async () => {
+    let calls = 0;
+    const summarizer = async () => {
+      calls++;
+      return "## Summary\n- the work so far.";
+    };
+    const history = new History({ options: { maxTokens: 8000, summarizer } });
+    for (const message of demo) {
+      const crossing = measureChain([...history.messages(), message], { format: "openai" }).total.tokens > 8000;
+      const result = await history.push(message);
+      assert.equal(result !== null, crossing);
+      assert.equal(history.needsCompaction(), needsCompaction(history.messages(), { maxTokens: 8000 }));
+    }
+    assert.ok(calls >= 1);
+  });
+
+  it("a message no format reads leaves the stateless check to answer, with its error", async () => {
+    const history = new History({ options: { maxTokens: 100 } });
+    await history.push({ role: "user", content: "hi" });
+    await assert.rejects(history.push({ role: "user", content: 5 }), (e) => {
+      assert.equal(e.name, "ContextfoldError");
+      assert.equal(e.code, "unknown_format");
+      assert.equal(e.path, "[1]");
+      return true;
+    });
+    assert.equal(history.length, 2);
+  });
+});
