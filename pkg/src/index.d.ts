@@ -35,6 +35,7 @@ export type {
     PairOutline,
     ParseChainOptions,
     ParsedChain,
+    PartRule,
     ProgressEvent,
     ProviderName,
     RenamedId,

@@ -164,7 +164,7 @@ fn abort_error(name: &str, message: &str) -> JsValue {
 impl Summarizer for JsSummarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         let timeout_ms = request.timeout_ms;
-        let js_request = to_js(&crate::report::SummaryRequest::from(request))
+        let js_request = to_js(&request)
             .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
         let mut call = CallSignal::new(self.signal.as_ref())?;
         let returned = self

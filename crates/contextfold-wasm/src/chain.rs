@@ -7,7 +7,7 @@
 use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::types::{ChainFormat, RepairAction};
-use contextfold::inspect::{self, Outline};
+use contextfold::inspect;
 use contextfold::ChainAst;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -38,96 +38,8 @@ pub struct ParsedChain {
     pub repairs: Vec<RepairAction>,
 }
 
-/// What a body pair is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub enum PairKind {
-    Completion,
-    RequestResponse,
-    Summarization,
-}
-
-impl From<contextfold::PairKind> for PairKind {
-    fn from(k: contextfold::PairKind) -> Self {
-        match k {
-            contextfold::PairKind::Completion => PairKind::Completion,
-            contextfold::PairKind::RequestResponse => PairKind::RequestResponse,
-            contextfold::PairKind::Summarization => PairKind::Summarization,
-        }
-    }
-}
-
-/// The outline of a chain: counts and sizes, section by section.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ChainOutline {
-    pub messages: usize,
-    pub sections: usize,
-    pub pairs: usize,
-    /// Size of the whole chain in bytes.
-    pub bytes: usize,
-    pub completions: usize,
-    pub request_responses: usize,
-    pub summarizations: usize,
-    pub tool_calls: usize,
-    pub section_list: Vec<SectionOutline>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct SectionOutline {
-    pub system_messages: usize,
-    pub has_human: bool,
-    pub header_bytes: usize,
-    pub bytes: usize,
-    pub pairs: Vec<PairOutline>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct PairOutline {
-    pub kind: PairKind,
-    pub tool_calls: usize,
-    pub tool_messages: usize,
-    pub has_reasoning: bool,
-    pub bytes: usize,
-}
-
-impl From<Outline> for ChainOutline {
-    fn from(o: Outline) -> Self {
-        ChainOutline {
-            messages: o.messages,
-            sections: o.sections,
-            pairs: o.pairs,
-            bytes: o.bytes,
-            completions: o.completions,
-            request_responses: o.request_responses,
-            summarizations: o.summarizations,
-            tool_calls: o.tool_calls,
-            section_list: o
-                .section_list
-                .into_iter()
-                .map(|s| SectionOutline {
-                    system_messages: s.system_messages,
-                    has_human: s.has_human,
-                    header_bytes: s.header_bytes,
-                    bytes: s.bytes,
-                    pairs: s
-                        .pairs
-                        .into_iter()
-                        .map(|p| PairOutline {
-                            kind: p.kind.into(),
-                            tool_calls: p.tool_calls,
-                            tool_messages: p.tool_messages,
-                            has_reasoning: p.has_reasoning,
-                            bytes: p.bytes,
-                        })
-                        .collect(),
-                })
-                .collect(),
-        }
-    }
-}
+pub use contextfold::inspect::{Outline as ChainOutline, PairOutline, SectionOutline};
+pub use contextfold::PairKind;
 
 /// Parses a conversation and returns its outline: sections, body pairs, sizes.
 ///
@@ -167,11 +79,7 @@ pub fn parse_chain_value(value: &Value, options: &ParseChainOptions) -> Result<P
     } else {
         (ChainAst::parse(&messages).map_err(locate)?, Vec::new())
     };
-    Ok(ParsedChain {
-        format: format.into(),
-        outline: inspect::outline(&ast).into(),
-        repairs: repairs.into_iter().map(Into::into).collect(),
-    })
+    Ok(ParsedChain { format, outline: inspect::outline(&ast), repairs: repairs.into_iter().collect() })
 }
 
 fn options_from_js(options: Option<JsValue>) -> Result<ParseChainOptions, BindingError> {

@@ -123,12 +123,7 @@ pub async fn compact(
     if let Some(counter) = &counter {
         counter.check()?;
     }
-    let output = output?;
-    if let Some(f) = &progress {
-        let done = ProgressEvent::Done { calls: output.result.report.calls, waves: output.result.report.waves };
-        notify(f, &done);
-    }
-    to_js(&output)
+    to_js(&output?)
 }
 
 /// Calls the caller's `onProgress`. What it throws is ignored: a progress bar must not
@@ -140,7 +135,7 @@ fn notify(f: &js_sys::Function, event: &ProgressEvent) {
 }
 
 fn progress_sink(f: js_sys::Function) -> ProgressSink {
-    ProgressSink(std::rc::Rc::new(move |event: Progress| notify(&f, &event.into())))
+    ProgressSink(std::rc::Rc::new(move |event: Progress| notify(&f, &event)))
 }
 
 /// The built-in or a JS summarizer behind one type, so that every strategy is compiled
@@ -242,12 +237,7 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
 ) -> Result<CompactOutput, BindingError> {
     let out = contextfold::pipeline::compact_json(value, settings, summarizer, controls, meter).await?;
     Ok(CompactOutput {
-        result: CompactResult {
-            messages: out.messages,
-            changed: out.changed,
-            format: out.format.into(),
-            report: CompactReport::new(out.report, out.format),
-        },
+        result: CompactResult { messages: out.messages, changed: out.changed, format: out.format, report: out.report },
         reuse: out.reuse,
     })
 }
@@ -409,6 +399,7 @@ fn is_abort_signal(value: &JsValue) -> bool {
 mod tests {
     use super::*;
     use contextfold::strategy::sections::SectionsConfig;
+    use contextfold::strategy::CompactError;
     use contextfold::summarize::{SummarizeError, SummaryRequest};
     use futures::executor::block_on;
     use serde_json::json;
@@ -499,7 +490,7 @@ mod tests {
         ))
         .unwrap_err();
         assert_eq!(err.code(), "summarizer_failed");
-        assert!(matches!(err, BindingError::Summarizer(ref list) if !list.is_empty()));
+        assert!(matches!(err, BindingError::Compact(CompactError::Summarizer(ref list)) if !list.is_empty()));
     }
 
     #[test]

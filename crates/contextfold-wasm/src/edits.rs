@@ -30,18 +30,7 @@ pub struct EditOptions {
     pub format: Option<String>,
 }
 
-/// A tool-call id `normalizeToolCallIds` rewrote, in its calls and in their results.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
-pub struct RenamedId {
-    pub old: String,
-    pub new: String,
-}
-
-impl From<contextfold::ast::RenamedId> for RenamedId {
-    fn from(r: contextfold::ast::RenamedId) -> Self {
-        RenamedId { old: r.old, new: r.new }
-    }
-}
+pub use contextfold::ast::RenamedId;
 
 /// What `normalizeToolCallIds` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
@@ -121,8 +110,8 @@ pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) ->
     Ok(NormalizeResult {
         messages: written(value, changed, &ast.messages(), format)?,
         changed,
-        format: format.into(),
-        renamed: renamed.into_iter().map(RenamedId::from).collect(),
+        format,
+        renamed: renamed.into_iter().collect(),
     })
 }
 
@@ -151,12 +140,7 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
         ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
     let removed = ast.clear_reasoning();
     let changed = removed > 0;
-    Ok(ClearReasoningResult {
-        messages: written(value, changed, &ast.messages(), format)?,
-        changed,
-        format: format.into(),
-        removed,
-    })
+    Ok(ClearReasoningResult { messages: written(value, changed, &ast.messages(), format)?, changed, format, removed })
 }
 
 /// The edited messages in `format`, or the input as it came when nothing changed.

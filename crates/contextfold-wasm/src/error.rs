@@ -6,7 +6,6 @@
 //! A `summarizer_failed` error also carries `errors`: every failed summary call.
 
 use contextfold::strategy::CompactError;
-use contextfold::summarize::SummarizeError;
 use wasm_bindgen::JsValue;
 
 /// Result of an exported function: `Err` is thrown in JS.
@@ -23,16 +22,12 @@ pub enum BindingError {
     /// An option of the wrong type or value, e.g. `{ format: "gemini" }`.
     #[error("options{path}: {message}")]
     InvalidOption { path: String, message: String },
-    /// Summary calls failed and `onError` is `"throw"`; every failure is listed (they
-    /// reach JS as the `errors` array of the thrown error).
-    #[error("{} summary call(s) failed; first: {}", .0.len(), .0.first().map(ToString::to_string).unwrap_or_default())]
-    Summarizer(Vec<SummarizeError>),
-    /// The compaction was cancelled and the strategy gave no result.
-    #[error("compaction cancelled")]
-    Cancelled,
-    /// A hard budget cannot be met; `reason` says what alone is too large.
-    #[error("cannot fit {max}: {reason}")]
-    Budget { max: contextfold::measure::Amount, reason: String },
+    /// A compaction that gave no result: summary calls failed and `onError` is `"throw"`
+    /// (every failure is listed: they reach JS as the `errors` array of the thrown
+    /// error), it was cancelled, or a hard budget cannot be met (the reason says what
+    /// alone is too large). Its input errors are [`BindingError::Core`].
+    #[error(transparent)]
+    Compact(CompactError),
     /// The caller's `tokenCounter` threw or answered with something other than one
     /// non-negative integer per text.
     #[error("the token counter failed: {0}")]
@@ -61,9 +56,7 @@ impl BindingError {
             BindingError::InvalidOption { .. } => "invalid_option",
             BindingError::InvalidTemplate(_) => "invalid_template",
             BindingError::Argument(_) => "invalid_shape",
-            BindingError::Summarizer(_) => "summarizer_failed",
-            BindingError::Cancelled => "cancelled",
-            BindingError::Budget { .. } => "budget_exceeded",
+            BindingError::Compact(e) => e.code(),
             BindingError::TokenCounter(_) => "token_counter_failed",
             BindingError::Internal(_) => "internal",
             BindingError::Located { error, .. } => error.code(),
@@ -76,10 +69,7 @@ impl BindingError {
         match self {
             BindingError::Core(e) => e.path(),
             BindingError::InvalidOption { path, .. } => Some(format!("options{path}")),
-            BindingError::Summarizer(_)
-            | BindingError::Cancelled
-            | BindingError::Budget { .. }
-            | BindingError::Internal(_) => None,
+            BindingError::Compact(_) | BindingError::Internal(_) => None,
             BindingError::TokenCounter(_) => Some("options.tokenCounter".to_string()),
             BindingError::InvalidTemplate(_) => Some("template".to_string()),
             BindingError::Argument(_) => Some(String::new()),
@@ -106,10 +96,9 @@ impl BindingError {
         // Setting a property on a fresh ordinary object cannot fail.
         let _ = js_sys::Reflect::set(&error, &JsValue::from_str("code"), &self.code().into());
         let _ = js_sys::Reflect::set(&error, &JsValue::from_str("path"), &path);
-        if let BindingError::Summarizer(errors) = self {
+        if let BindingError::Compact(CompactError::Summarizer(errors)) = self {
             // `[{ kind, message, request }]`; a failed conversion leaves it undefined.
-            let list: Vec<crate::report::SummarizeError> = errors.iter().cloned().map(Into::into).collect();
-            let list = crate::convert::to_js(&list).unwrap_or(JsValue::UNDEFINED);
+            let list = crate::convert::to_js(errors).unwrap_or(JsValue::UNDEFINED);
             let _ = js_sys::Reflect::set(&error, &JsValue::from_str("errors"), &list);
         }
         error.into()
@@ -132,9 +121,7 @@ impl From<CompactError> for BindingError {
     fn from(e: CompactError) -> Self {
         match e {
             CompactError::Input(e) => BindingError::Core(e),
-            CompactError::Summarizer(errors) => BindingError::Summarizer(errors),
-            CompactError::Cancelled => BindingError::Cancelled,
-            CompactError::Budget { max, reason } => BindingError::Budget { max, reason },
+            other => BindingError::Compact(other),
         }
     }
 }

@@ -8,8 +8,8 @@ use crate::compact::field;
 use crate::convert::{format_option, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::invalid;
-use crate::types::{ChainFormat, RepairStep};
-use contextfold::convert::{self, Change};
+use crate::types::ChainFormat;
+use contextfold::convert::{self};
 use contextfold::format::Format;
 use serde::Serialize;
 use serde_json::Value;
@@ -27,68 +27,7 @@ pub struct ConvertOptions {
     pub to: String,
 }
 
-/// One change `convert` made; `index` is a message of the chain as read (native), `part` a part of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[serde(tag = "change", rename_all = "camelCase")]
-pub enum ConvertChange {
-    DroppedFields {
-        index: usize,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        part: Option<usize>,
-        fields: Vec<String>,
-    },
-    DroppedSignature {
-        index: usize,
-        part: usize,
-    },
-    DroppedReasoning {
-        index: usize,
-        part: usize,
-    },
-    AddedSignature {
-        index: usize,
-        part: usize,
-    },
-    DroppedMedia {
-        index: usize,
-        part: usize,
-        reason: String,
-    },
-    SanitizedArguments {
-        index: usize,
-        part: usize,
-        replaced: bool,
-    },
-    RenamedToolCallId {
-        index: usize,
-        part: usize,
-        old: String,
-        new: String,
-    },
-    Repaired {
-        #[serde(flatten)]
-        step: RepairStep,
-    },
-}
-
-impl From<Change> for ConvertChange {
-    fn from(c: Change) -> Self {
-        match c {
-            Change::DroppedFields { index, part, fields } => ConvertChange::DroppedFields { index, part, fields },
-            Change::DroppedSignature { index, part } => ConvertChange::DroppedSignature { index, part },
-            Change::DroppedReasoning { index, part } => ConvertChange::DroppedReasoning { index, part },
-            Change::AddedSignature { index, part } => ConvertChange::AddedSignature { index, part },
-            Change::DroppedMedia { index, part, reason } => ConvertChange::DroppedMedia { index, part, reason },
-            Change::SanitizedArguments { index, part, replaced } => {
-                ConvertChange::SanitizedArguments { index, part, replaced }
-            }
-            Change::RenamedToolCallId { index, part, old, new } => {
-                ConvertChange::RenamedToolCallId { index, part, old, new }
-            }
-            Change::Repaired { step } => ConvertChange::Repaired { step: step.into() },
-        }
-    }
-}
+pub use contextfold::convert::Change as ConvertChange;
 
 /// What `convert` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
@@ -147,9 +86,9 @@ pub fn convert_value(value: &Value, from: Option<&str>, to: Option<&str>) -> Res
     let converted = convert::convert(value, from, to).map_err(|e| BindingError::Core(e.into()))?;
     Ok(ConvertOutput {
         messages: converted.value,
-        from: converted.from.into(),
-        to: converted.to.into(),
-        changes: converted.changes.into_iter().map(ConvertChange::from).collect(),
+        from: converted.from,
+        to: converted.to,
+        changes: converted.changes.into_iter().collect(),
     })
 }
 
@@ -171,26 +110,6 @@ mod tests {
     }
 
     #[test]
-    fn changes_serialize_as_the_core_changes() {
-        let step =
-            contextfold::repair::RepairStep::AnsweredPendingCall { index: 1, call_id: "c".into(), name: "n".into() };
-        for change in [
-            Change::DroppedFields { index: 0, part: None, fields: vec!["x".into()] },
-            Change::DroppedFields { index: 0, part: Some(1), fields: vec![] },
-            Change::DroppedSignature { index: 1, part: 2 },
-            Change::DroppedReasoning { index: 1, part: 2 },
-            Change::AddedSignature { index: 1, part: 2 },
-            Change::DroppedMedia { index: 1, part: 2, reason: "r".into() },
-            Change::SanitizedArguments { index: 1, part: 2, replaced: true },
-            Change::RenamedToolCallId { index: 1, part: 2, old: "a".into(), new: "b".into() },
-            Change::Repaired { step },
-        ] {
-            let expected = serde_json::to_value(&change).unwrap();
-            assert_eq!(serde_json::to_value(ConvertChange::from(change)).unwrap(), expected);
-        }
-    }
-
-    #[test]
     fn options_errors_have_paths() {
         let chain = json!([]);
         let err = convert_value(&chain, None, None).unwrap_err();
@@ -208,19 +127,7 @@ mod tests {
     }
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const FORMAT_INFO: &'static str = r#"
-/** What there is to know of a format (see `formats()`). */
-export interface FormatInfo {
-    name: ChainFormat;
-    /** The provider whose rules a chain in this format keeps. */
-    provider: ProviderName;
-    /** The request object the chain may come in (Anthropic, Gemini); `null`: a list only. */
-    request: { system: string; messages: string } | null;
-    /** The tool-call id template of the provider API; `null` where ids are free. */
-    idTemplate: string | null;
-}
-"#;
+pub use contextfold::convert::FormatInfo;
 
 /// Every format contextfold reads and writes, with its provider, the request object it
 /// may come in, and its tool-call id template: the one list hosts use instead of their own.

@@ -95,7 +95,7 @@ pub fn validate_value(
     // Paths into the caller's JSON, not the chain as read (whose indices shift where a
     // wire message became several).
     let found = contextfold::locate::locate(found, value, format, messages.len());
-    Ok(found.into_iter().map(Diagnostic::from).collect())
+    Ok(found.into_iter().collect())
 }
 
 /// Repairs what the provider would reject (tool pairing, roles, empty text, system
@@ -149,9 +149,9 @@ pub fn repair_value(
     Ok(RepairOutput {
         messages,
         changed,
-        format: format.into(),
-        provider: settings.provider.into(),
-        steps: repaired.steps.into_iter().map(RepairStep::from).collect(),
+        format,
+        provider: settings.provider,
+        steps: repaired.steps.into_iter().collect(),
     })
 }
 

@@ -74,10 +74,19 @@ pub fn provider_of(format: Format) -> Provider {
 /// request object it may come in, and its tool-call id template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(missing_as_null))]
 pub struct FormatInfo {
+    #[cfg_attr(feature = "tsify", tsify(type = "ChainFormat"))]
     pub name: Format,
+    /// The provider whose rules a chain in this format keeps.
+    #[cfg_attr(feature = "tsify", tsify(type = "ProviderName"))]
     pub provider: Provider,
+    /// The request object the chain may come in (Anthropic, Gemini); `null`: a list only.
+    #[cfg_attr(feature = "tsify", tsify(type = "{ system: string; messages: string } | null"))]
     pub request: Option<crate::format::RequestFields>,
+    /// The tool-call id template of the provider API; `null` where ids are free.
+    #[cfg_attr(feature = "tsify", tsify(type = "string | null"))]
     pub id_template: Option<&'static str>,
 }
 
@@ -108,6 +117,8 @@ pub fn id_template(format: Format) -> Option<&'static str> {
 /// `part` a position in its parts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "change", rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "ConvertChange"))]
 pub enum Change {
     /// Provider fields the target does not know were dropped (`part`: on a part; else
     /// on the message).

@@ -40,6 +40,7 @@ pub fn has_tier_metadata(extra: &Extra) -> bool {
 /// Who speaks. Provider roles map onto these four (`developer` -> system, `model` -> assistant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub enum Role {
     System,
     User,

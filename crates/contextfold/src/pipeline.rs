@@ -102,7 +102,15 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
     } else {
         (value.clone(), None)
     };
-    Ok(JsonOutput { messages, changed: result.changed, format, report: result.report, reuse })
+    let report = Report { format, ..result.report };
+    Ok(JsonOutput { messages, changed: result.changed, format, report, reuse })
+}
+
+/// Bytes and estimated tokens of every message of the chain `value` holds, in `format`
+/// (detected when `None`).
+pub fn measure_json(value: &Value, format: Option<Format>) -> Result<crate::inspect::ChainMeasure, FormatError> {
+    let (messages, format) = read_json(value, format)?;
+    Ok(crate::inspect::measure(&messages, format))
 }
 
 /// Whether [`compact_json`] with this strategy would change anything now; no summarizer

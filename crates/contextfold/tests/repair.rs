@@ -585,7 +585,13 @@ fn diagnostics_and_steps_serialize_with_stable_names() {
         serde_json::to_value(&step).unwrap(),
         serde_json::json!({"step": "movedResult", "index": 3, "callId": "a", "assistant": 1})
     );
-    assert_eq!(serde_json::to_value(Provider::OpenAi).unwrap(), serde_json::json!("openAi"));
+    // The names JS callers give and get (`providerOf`, `provider`).
+    for provider in Provider::ALL {
+        let name = serde_json::to_value(provider).unwrap();
+        assert_eq!(name, serde_json::json!(provider.as_str()));
+        assert_eq!(Provider::from_name(provider.as_str()), Some(provider));
+    }
+    assert_eq!(serde_json::to_value(Provider::OpenAi).unwrap(), serde_json::json!("openai"));
     assert_eq!(Provider::from_name("OpenAI"), Some(Provider::OpenAi));
 }
 

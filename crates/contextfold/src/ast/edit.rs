@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 /// A tool-call id rewritten by [`ChainAst::normalize_tool_call_ids`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct RenamedId {
     pub old: String,
     pub new: String,

@@ -7,6 +7,7 @@ use serde::Serialize;
 /// Why a part is not allowed where it stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub enum PartRule {
     /// Tool calls belong to assistant messages only.
     ToolCallOutsideAssistant,

@@ -69,6 +69,7 @@ pub const SUMMARY_TEXT_MARK: &str = "summary";
 /// What a body pair is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub enum PairKind {
     /// An assistant message without tool calls.
     Completion,

@@ -49,6 +49,7 @@ pub struct Parsed {
 /// One change made by repair parsing; `index` is the input message concerned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub enum RepairAction {
     /// A user message with no reply before it was merged into the previous user message.
     #[serde(rename_all = "camelCase")]

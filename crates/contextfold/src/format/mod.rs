@@ -38,6 +38,8 @@ use serde::Serialize;
 /// The message shapes contextfold understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "ChainFormat"))]
 pub enum Format {
     /// The contextfold native form (see [`crate::message`]).
     Native,

@@ -62,6 +62,8 @@ pub const DEFAULT_LEADING_USER_PLACEHOLDER: &str = "(continuing the conversation
 /// The API a chain is meant for; it decides which rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "ProviderName"))]
 pub enum Provider {
     /// The rules every provider shares: tool pairing, one system prompt first, no empty
     /// text, no leading tool result. Older thinking is dropped when history changed (no
@@ -70,10 +72,12 @@ pub enum Provider {
     Generic,
     /// OpenAI Chat Completions (and compatible APIs): several leading system messages and
     /// consecutive same-role messages are accepted.
+    #[serde(rename = "openai")]
     OpenAi,
     /// OpenAI Responses API: system and developer messages anywhere, consecutive same-role
     /// items, media in tool outputs; a reasoning item must be followed by the item it led
     /// to (it is kept in the same assistant message).
+    #[serde(rename = "openai-responses")]
     OpenAiResponses,
     /// Anthropic Messages: one top-level system prompt, alternating user/assistant turns
     /// starting with user, thinking signed against the history before it.
@@ -90,8 +94,8 @@ impl Provider {
     pub fn as_str(self) -> &'static str {
         match self {
             Provider::Generic => "generic",
-            Provider::OpenAi => "openAi",
-            Provider::OpenAiResponses => "openAiResponses",
+            Provider::OpenAi => "openai",
+            Provider::OpenAiResponses => "openai-responses",
             Provider::Anthropic => "anthropic",
             Provider::Gemini => "gemini",
         }

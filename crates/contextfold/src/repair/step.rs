@@ -8,6 +8,8 @@ use serde::Serialize;
 /// `part` a position in that input message's parts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "step", rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(missing_as_null))]
 pub enum RepairStep {
     /// A thinking (reasoning) part older than the current tool cycle was dropped because
     /// history before a kept thinking block was rewritten.

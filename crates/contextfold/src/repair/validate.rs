@@ -20,12 +20,23 @@ use serde::Serialize;
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct Diagnostic {
-    /// Stable machine-readable code.
+    /// Stable machine-readable code (more may come: unknown ones are plain strings).
+    #[cfg_attr(
+        feature = "tsify",
+        tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
+        | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
+        | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | (string & {})")
+    )]
     pub code: &'static str,
-    /// The offending message's index.
+    /// The offending message's position in the chain as read (a provider message may be
+    /// read as several: an Anthropic user message of tool results and text, the steps
+    /// of an AI SDK UIMessage).
     pub index: usize,
-    /// Path of the culprit, as in every contextfold error: `[3]` or `[3].parts[1]`.
+    /// Path of the culprit, as in every contextfold error: in the messages validated
+    /// (`[3].parts[1]`), and from JSON input in your JSON (`messages[3]` of an Anthropic
+    /// request, `[5]` of an array).
     pub path: String,
     /// What is wrong, for people.
     pub message: String,

@@ -38,6 +38,7 @@ pub enum OnError {
 /// Messages, bytes and estimated tokens of a chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct Totals {
     pub messages: usize,
     pub bytes: usize,
@@ -57,6 +58,8 @@ impl Totals {
 /// One thing a strategy did (or declined to do) to a section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "SectionAction", missing_as_null))]
 pub enum Action {
     /// The section's body was collapsed into one summary pair.
     #[serde(rename_all = "camelCase")]
@@ -72,13 +75,21 @@ pub enum Action {
     FoldedIntoQa { bytes_before: usize },
     /// A summary was discarded because it was not smaller than what it would replace.
     #[serde(rename_all = "camelCase")]
-    NoGain { kind: RequestKind, bytes_before: usize, summary_bytes: usize },
+    NoGain {
+        #[cfg_attr(feature = "tsify", tsify(type = "SummaryRequestKind"))]
+        kind: RequestKind,
+        bytes_before: usize,
+        summary_bytes: usize,
+    },
     /// Pairs of this section were condensed into a summary (budget strategy).
     #[serde(rename_all = "camelCase")]
     Condensed { pairs: usize },
     /// Content dropped to meet a hard budget, oldest first (budget strategy).
     #[serde(rename_all = "camelCase")]
-    Trimmed { what: &'static str },
+    Trimmed {
+        #[cfg_attr(feature = "tsify", tsify(type = "string"))]
+        what: &'static str,
+    },
     /// One oversized message (a tool result) was summarized on its own (window).
     #[serde(rename_all = "camelCase")]
     MessageSummarized { message: usize, bytes_before: usize, bytes_after: usize },
@@ -93,31 +104,55 @@ pub enum Action {
     Snapshot { messages: usize, updated: bool, bytes_before: usize, bytes_after: usize },
     /// Compaction was possible but declined, with the rule that declined it.
     #[serde(rename_all = "camelCase")]
-    Skipped { reason: &'static str },
+    Skipped {
+        #[cfg_attr(feature = "tsify", tsify(type = "string"))]
+        reason: &'static str,
+    },
     /// Messages became (or were merged into) a tier summary (tiers).
     #[serde(rename_all = "camelCase")]
-    Tiered { level: &'static str, messages: usize, merged: bool, bytes_before: usize, bytes_after: usize },
+    Tiered {
+        #[cfg_attr(feature = "tsify", tsify(type = "\"condensed\" | \"compressed\""))]
+        level: &'static str,
+        messages: usize,
+        merged: bool,
+        bytes_before: usize,
+        bytes_after: usize,
+    },
     /// A tool result (or a large argument value) was replaced by a placeholder saying what
     /// was there (mask, auto).
     #[serde(rename_all = "camelCase")]
     Masked { message: usize, tool: String, bytes_before: usize, bytes_after: usize },
     /// A summary call for this section failed; its content was kept.
     #[serde(rename_all = "camelCase")]
-    Failed { kind: RequestKind, request: usize },
+    Failed {
+        #[cfg_attr(feature = "tsify", tsify(type = "SummaryRequestKind"))]
+        kind: RequestKind,
+        request: usize,
+    },
 }
 
 /// What happened to one section of the input (index in the repaired input chain).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct SectionReport {
     pub section: usize,
+    #[cfg_attr(feature = "tsify", tsify(type = "SectionAction[]"))]
     pub actions: Vec<Action>,
 }
 
+/// What a compaction did, call by call and section by section.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "CompactReport"))]
 pub struct Report {
+    #[cfg_attr(feature = "tsify", tsify(type = "StrategyName"))]
     pub strategy: &'static str,
+    /// The format the messages were read in, and are written back in (native for a
+    /// compaction of messages).
+    #[cfg_attr(feature = "tsify", tsify(type = "ChainFormat"))]
+    pub format: crate::format::Format,
     pub before: Totals,
     pub after: Totals,
     /// Summary calls made.
@@ -218,6 +253,7 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
     };
     let report = Report {
         strategy: o.strategy,
+        format: crate::format::Format::Native,
         before: Totals::of(o.original),
         after: Totals::of(&messages),
         calls: o.engine.requests.len(),

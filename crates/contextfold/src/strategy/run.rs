@@ -12,7 +12,7 @@ use super::{CompactError, CompactResult, Totals};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::repair::{merge_into, repair, repair_compacted, validate, RepairOptions};
-use crate::summarize::{Controls, Summarizer};
+use crate::summarize::{Controls, Progress, Summarizer};
 
 /// A strategy with its settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,16 +142,19 @@ pub async fn compact<S: Summarizer + ?Sized>(
     // placeholder), and the strategy compacts that; the steps lead
     // `report.provider_repairs`. Other broken rules keep their typed errors.
     let misplaced = validate(messages, options.repair.provider).iter().any(|d| d.code == "result_not_after_call");
-    if !misplaced {
-        return compact_valid(messages, options, summarizer, controls, meter).await;
-    }
-    let repaired = repair(messages, &options.repair);
-    let mut result = compact_valid(&repaired.messages, options, summarizer, controls, meter).await?;
-    let mut steps = repaired.steps;
-    steps.append(&mut result.report.provider_repairs);
-    result.report.provider_repairs = steps;
-    result.report.before = Totals::of(messages);
-    result.changed = result.messages != messages;
+    let result = if misplaced {
+        let repaired = repair(messages, &options.repair);
+        let mut result = compact_valid(&repaired.messages, options, summarizer, controls, meter).await?;
+        let mut steps = repaired.steps;
+        steps.append(&mut result.report.provider_repairs);
+        result.report.provider_repairs = steps;
+        result.report.before = Totals::of(messages);
+        result.changed = result.messages != messages;
+        result
+    } else {
+        compact_valid(messages, options, summarizer, controls, meter).await?
+    };
+    controls.report(Progress::Done { calls: result.report.calls, waves: result.report.waves });
     Ok(result)
 }
 

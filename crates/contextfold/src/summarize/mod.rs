@@ -21,6 +21,8 @@ use std::task::{Poll, Waker};
 /// What a summary request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "SummaryRequestKind"))]
 pub enum RequestKind {
     /// A whole older section collapsed into one pair.
     Section,
@@ -48,6 +50,7 @@ pub enum RequestKind {
 
 /// Input messages a request covers: `start..end` in the chain given to compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct MessageRange {
     pub start: usize,
     pub end: usize,
@@ -56,11 +59,14 @@ pub struct MessageRange {
 /// One call to the summarizer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(missing_as_null))]
 pub struct SummaryRequest {
     /// Number of this call within the compaction, from 0.
     pub id: usize,
+    #[cfg_attr(feature = "tsify", tsify(type = "SummaryRequestKind"))]
     pub kind: RequestKind,
-    /// The full prompt: instructions envelope and transcript.
+    /// The full prompt: instructions envelope and transcript. Send it as the user message.
     pub prompt: String,
     /// The instructions alone (for callers that send them as a system message).
     pub instructions: String,
@@ -75,7 +81,7 @@ pub struct SummaryRequest {
     pub target_bytes: usize,
     /// The sequential round this call belongs to, from 0.
     pub wave: usize,
-    /// Per-call time limit the caller asked for; bindings enforce it.
+    /// The `timeoutMs` of the compaction, if any (contextfold enforces it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
 }
@@ -83,6 +89,7 @@ pub struct SummaryRequest {
 /// Why a summary call gave nothing usable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub enum SummarizeErrorKind {
     /// The summarizer failed (rejected promise, thrown error, HTTP error, ...).
     Failed,
@@ -99,6 +106,7 @@ pub enum SummarizeErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "camelCase")]
 #[error("summary call {request} failed ({kind:?}): {message}")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct SummarizeError {
     pub kind: SummarizeErrorKind,
     pub message: String,
@@ -178,11 +186,20 @@ impl CancelFlag {
 /// What a running compaction reports as it goes, for progress bars.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "phase", rename_all = "camelCase")]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "ProgressEvent"))]
 pub enum Progress {
     /// A wave of `total` calls starts.
-    Wave { wave: usize, done: usize, total: usize },
+    Wave {
+        wave: usize,
+        #[cfg_attr(feature = "tsify", tsify(type = "0"))]
+        done: usize,
+        total: usize,
+    },
     /// A call of the wave ended (`ok` false when it failed); `done` of `total` ended.
     Call { wave: usize, done: usize, total: usize, request: usize, ok: bool },
+    /// The compaction finished (also after a rollback).
+    Done { calls: usize, waves: usize },
 }
 
 /// Receives [`Progress`] events. A plain callback: it must not block.
@@ -203,14 +220,14 @@ pub struct Controls {
     pub cancel: CancelFlag,
     /// Passed on in every request for the binding to enforce.
     pub timeout_ms: Option<u64>,
-    /// Told when each wave starts and each call ends.
+    /// Told when each wave starts, each call ends and the compaction finishes.
     pub progress: Option<ProgressSink>,
     /// The caller's own instructions (what to focus on), added to every prompt.
     pub focus: Option<String>,
 }
 
 impl Controls {
-    fn report(&self, event: Progress) {
+    pub(crate) fn report(&self, event: Progress) {
         if let Some(sink) = &self.progress {
             (sink.0)(event);
         }
