@@ -145,10 +145,7 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
 
 /// The edited messages in `format`, or the input as it came when nothing changed.
 fn written(value: &Value, changed: bool, messages: &[Message], format: Format) -> Result<Value, BindingError> {
-    if !changed {
-        return Ok(value.clone());
-    }
-    contextfold::format::write_like(messages, format, value).map_err(|e| BindingError::Core(e.into()))
+    Ok(contextfold::pipeline::written_like(value, changed, messages, format)?)
 }
 
 #[cfg(test)]

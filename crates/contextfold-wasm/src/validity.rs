@@ -4,14 +4,13 @@
 //! `options.provider`, by default the provider of the format read (OpenAI for OpenAI
 //! Chat, Anthropic for Anthropic Messages, the shared rules for the native format).
 
-use crate::compact::{field, provider_of};
-use crate::convert::{format_option, messages_from_js, read_messages, to_js};
+use crate::compact::field;
+use crate::convert::{format_option, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{invalid, provider_option};
-use crate::types::{ChainFormat, Diagnostic, ProviderName, RepairStep};
+use crate::types::{Diagnostic, ProviderName};
 use contextfold::format::Format;
-use contextfold::repair::{self, OrphanResults, Provider, RepairOptions};
-use serde::Serialize;
+use contextfold::repair::{OrphanResults, Provider, RepairOptions};
 use serde_json::Value;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
@@ -45,20 +44,7 @@ pub struct RepairChainOptions {
     pub merge_same_role: Option<bool>,
 }
 
-/// What `repairChain` returns.
-#[derive(Debug, Clone, PartialEq, Serialize, Tsify)]
-#[tsify(rename = "RepairResult", type_params = "M = unknown")]
-pub struct RepairOutput {
-    /// The repaired chain, in the format and container it was read in (`M`: the type of
-    /// the input, see `repairChain`).
-    #[tsify(type = "M")]
-    pub messages: Value,
-    /// Whether anything changed (`steps` is not empty).
-    pub changed: bool,
-    pub format: ChainFormat,
-    pub provider: ProviderName,
-    pub steps: Vec<RepairStep>,
-}
+pub use contextfold::pipeline::RepairedJson as RepairOutput;
 
 fn read_common(options: &JsValue) -> Result<(Option<Format>, Option<Provider>), BindingError> {
     if options.is_undefined() || options.is_null() {
@@ -90,12 +76,7 @@ pub fn validate_value(
     format: Option<Format>,
     provider: Option<Provider>,
 ) -> Result<Vec<Diagnostic>, BindingError> {
-    let (messages, format) = read_messages(value, format)?;
-    let found = repair::validate(&messages, provider.unwrap_or_else(|| provider_of(format)));
-    // Paths into the caller's JSON, not the chain as read (whose indices shift where a
-    // wire message became several).
-    let found = contextfold::locate::locate(found, value, format, messages.len());
-    Ok(found.into_iter().collect())
+    Ok(contextfold::pipeline::validate_json(value, format, provider)?.0)
 }
 
 /// Repairs what the provider would reject (tool pairing, roles, empty text, system
@@ -135,24 +116,9 @@ pub fn repair_value(
     value: &Value,
     format: Option<Format>,
     provider: Option<Provider>,
-    mut settings: RepairOptions,
+    settings: RepairOptions,
 ) -> Result<RepairOutput, BindingError> {
-    let (messages, format) = read_messages(value, format)?;
-    settings.provider = provider.unwrap_or_else(|| provider_of(format));
-    let repaired = repair::repair(&messages, &settings);
-    let changed = !repaired.steps.is_empty();
-    let messages = if changed {
-        contextfold::format::write_like(&repaired.messages, format, value).map_err(|e| BindingError::Core(e.into()))?
-    } else {
-        value.clone()
-    };
-    Ok(RepairOutput {
-        messages,
-        changed,
-        format,
-        provider: settings.provider,
-        steps: repaired.steps.into_iter().collect(),
-    })
+    Ok(contextfold::pipeline::repair_json(value, format, provider, settings)?)
 }
 
 #[cfg(test)]
@@ -172,7 +138,7 @@ mod tests {
         assert!(found.iter().any(|d| d.code == "orphan_result" && d.index == 2), "{found:?}");
         let out = repair_value(&chain, None, None, RepairOptions::default()).unwrap();
         assert!(out.changed);
-        assert_eq!((out.format, out.provider), (ChainFormat::OpenAi, ProviderName::OpenAi));
+        assert_eq!((out.format, out.provider), (Format::OpenAi, Provider::OpenAi));
         assert_eq!(out.messages.as_array().map(Vec::len), Some(3));
         assert!(validate_value(&out.messages, None, None).unwrap().is_empty());
     }

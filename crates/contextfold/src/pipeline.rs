@@ -6,7 +6,7 @@
 use crate::format::{self, Format, FormatError};
 use crate::measure::Meter;
 use crate::message::Message;
-use crate::repair::RepairOptions;
+use crate::repair::{Diagnostic, Provider, RepairOptions};
 use crate::reuse::{self, ReuseItem};
 use crate::settings::CompactSettings;
 use crate::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
@@ -123,4 +123,62 @@ pub fn needs_compaction_json(
 ) -> Result<bool, FormatError> {
     let (messages, _) = read_json(value, format)?;
     Ok(run::needs_compaction(&messages, strategy, meter))
+}
+
+/// Every rule of `provider` (default: the provider of the format read) the chain `value`
+/// holds breaks, each pointed at its place in `value`; with the format read.
+pub fn validate_json(
+    value: &Value,
+    format: Option<Format>,
+    provider: Option<Provider>,
+) -> Result<(Vec<Diagnostic>, Format), FormatError> {
+    let (messages, format) = read_json(value, format)?;
+    let found = crate::repair::validate(&messages, provider.unwrap_or_else(|| crate::convert::provider_of(format)));
+    // Paths into the caller's JSON, not the chain as read (whose indices shift where a
+    // wire message became several).
+    Ok((crate::locate::locate(found, value, format, messages.len()), format))
+}
+
+/// What [`repair_json`] gives back.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
+#[cfg_attr(feature = "tsify", tsify(rename = "RepairResult", type_params = "M = unknown"))]
+pub struct RepairedJson {
+    /// The repaired chain, in the format and container it was read in (`M`: the type of
+    /// the input, see `repairChain`); the input itself when nothing changed.
+    #[cfg_attr(feature = "tsify", tsify(type = "M"))]
+    pub messages: Value,
+    /// Whether anything changed (`steps` is not empty).
+    pub changed: bool,
+    #[cfg_attr(feature = "tsify", tsify(type = "ChainFormat"))]
+    pub format: Format,
+    #[cfg_attr(feature = "tsify", tsify(type = "ProviderName"))]
+    pub provider: Provider,
+    pub steps: Vec<crate::repair::RepairStep>,
+}
+
+/// Repairs what the provider (`options.provider`, or `None`: the provider of the format
+/// read) would reject in the chain `value` holds, written back in its format and container.
+pub fn repair_json(
+    value: &Value,
+    format: Option<Format>,
+    provider: Option<Provider>,
+    mut options: RepairOptions,
+) -> Result<RepairedJson, FormatError> {
+    let (messages, format) = read_json(value, format)?;
+    options.provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
+    let repaired = crate::repair::repair(&messages, &options);
+    let changed = !repaired.steps.is_empty();
+    let messages = written_like(value, changed, &repaired.messages, format)?;
+    Ok(RepairedJson { messages, changed, format, provider: options.provider, steps: repaired.steps })
+}
+
+/// `messages` written in `format` and the container of `value` when `changed`; else the
+/// caller's own JSON as it came.
+pub fn written_like(value: &Value, changed: bool, messages: &[Message], format: Format) -> Result<Value, FormatError> {
+    if changed {
+        format::write_like(messages, format, value)
+    } else {
+        Ok(value.clone())
+    }
 }
