@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the wasm glue of the npm package into pkg/glue/ (git-ignored):
-//   cargo build (release, wasm32) -> wasm-bindgen --target web -> wasm-opt -Oz,
+//   cargo build (release, wasm32) -> wasm-bindgen --target web -> wasm-opt -Oz (see WASM_OPT_FLAGS),
 // then prints the size of what ships. wasm-bindgen comes from .tools/ and wasm-opt from
 // the npm package binaryen (`npm run setup` installs both). Never Debian's wasm-opt: it
 // is too old for current wasm-bindgen output and breaks it.
@@ -44,10 +44,15 @@ for (const [tool, what] of [
   if (!existsSync(tool)) fail(`${relative(root, tool)} is missing (${what}): run \`npm run setup\``);
 }
 
+// No inlining of functions with one caller: 7% smaller gzipped (439.9 -> 409.0 KiB),
+// no slower on compact or needsCompaction (measured on a 3,000-message chain).
+const WASM_OPT_FLAGS = ["-Oz", "--one-caller-inline-max-function-size", "0"];
+
 const started = performance.now();
 run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "-p", crate]);
 
-const digest = createHash("sha256").update(readFileSync(input)).digest("hex");
+// The flags count: a change of them rebuilds the glue as a new cargo output does.
+const digest = createHash("sha256").update(readFileSync(input)).update(WASM_OPT_FLAGS.join(" ")).digest("hex");
 const upToDate =
   existsSync(stampFile) && existsSync(wasm) && existsSync(glueJs) && readFileSync(stampFile, "utf8") === digest;
 if (upToDate) {
@@ -56,7 +61,7 @@ if (upToDate) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   run(wasmBindgen, [input, "--target", "web", "--out-dir", outDir]);
-  run(wasmOpt, ["-Oz", wasm, "-o", wasm]);
+  run(wasmOpt, [...WASM_OPT_FLAGS, wasm, "-o", wasm]);
   writeFileSync(stampFile, digest);
 }
 
