@@ -6,8 +6,9 @@
 // time-tracking exports into weekly reports. It lists, reads, greps and edits files
 // and runs tests; several turns make parallel tool calls, two carry reasoning_content.
 //
-// The project is real files, examples/demo-project/ (as the session finds it); this
-// script holds the conversation and the simulated tools. Everything is deterministic (a
+// The project is real files, examples/demo-project/ (as the session finds it), and the
+// conversation is data, examples/demo-conversation.json; this script replays it with
+// simulated tools. Everything is deterministic (a
 // seeded PRNG, no clock, no randomness from the machine): tests/node/demo-session.test.mjs
 // regenerates the session and compares it byte for byte with the committed one. The
 // tools are simulated against an in-memory copy of the project, so file reads show the
@@ -47,26 +48,6 @@ function callId() {
   let id = "call_";
   for (let i = 0; i < 24; i++) id += ALNUM[Math.floor(random() * ALNUM.length)];
   return id;
-}
-
-// Source text as written: backslashes are kept (raw), "\`" and "\${" stand for a
-// backtick and a template placeholder of the TypeScript code; common indentation
-// and the leading newline are removed.
-function code(strings, ...values) {
-  let text = strings.raw[0];
-  values.forEach((value, i) => {
-    text += value + strings.raw[i + 1];
-  });
-  text = text.replace(/\\`/g, "`").replace(/\\\$\{/g, "${");
-  const lines = text.replace(/^\n/, "").split("\n");
-  const indents = lines.filter((l) => l.trim() !== "").map((l) => l.match(/^ */)[0].length);
-  const cut = Math.min(...indents);
-  return (
-    lines
-      .map((l) => l.slice(cut).replace(/[ \t]+$/, ""))
-      .join("\n")
-      .replace(/\s+$/, "") + "\n"
-  );
 }
 
 function writeProject(dir, contents) {
@@ -232,7 +213,8 @@ function addFile(path, text) {
 
 // The project as the session finds it: real files in examples/demo-project/, read in the
 // order the session's tools meet them (`run_tests` walks the files in this order).
-const PROJECT_DIR = join(dirname(fileURLToPath(import.meta.url)), "demo-project");
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PROJECT_DIR = join(HERE, "demo-project");
 const PROJECT_FILES = [
   "package.json",
   "tsconfig.json",
@@ -318,19 +300,6 @@ for (const [path, needles] of [
 // Simulated tools
 
 const ROOT = "/home/dev/tallyho";
-
-// Like `code`, without dedenting: for edit strings, whose indentation is exact.
-function snippet(strings, ...values) {
-  let text = strings.raw[0];
-  values.forEach((value, i) => {
-    text += value + strings.raw[i + 1];
-  });
-  return text
-    .replace(/\\`/g, "`")
-    .replace(/\\\$\{/g, "${")
-    .replace(/^\n/, "")
-    .replace(/\n$/, "");
-}
 
 function linesOf(text) {
   const lines = text.split("\n");
@@ -781,19 +750,6 @@ function unifiedDiff(path, before, after, index) {
   return out.join("\n");
 }
 
-const GIT_LOG = [
-  "a41c9e2 (HEAD -> main, origin/main) Add ISO week reference tests and a Harvest fixture with quoted notes (#58)",
-  "5be7d10 Release 0.4.2",
-  '7d03b18 Accept Harvest\'s "Hours Rounded" column (#57)',
-  "c29e6f0 Match --project case-insensitively (#56)",
-  "e5b2c40 Release 0.4.1",
-  "91ad7c3 Round seconds in hh:mm:ss durations (#54)",
-  "b7f4e18 Release 0.4.0",
-  "3f8d2a1 Replace date-fns with our own ISO week helpers (#51)",
-  "0c5e9b7 Add --format json (#49)",
-  "6a2f4d8 Sort report rows by week, then project (#48)",
-].join("\n");
-
 const DATE_FNS_COMMIT = [
   "commit 3f8d2a1c6e0b9d47a2f5e8c1b3d6a9f0e4c7b2d5",
   "Author: Alex Moreau <alex@tallyho.dev>",
@@ -848,22 +804,54 @@ function dateFnsCommitTestDiff() {
   return `${DATE_FNS_COMMIT}\n\n${unifiedDiff("test/aggregate.test.ts", before, after, "5c0e2d1..b81f4a9")}`;
 }
 
-const SUNDAY_COMMAND =
-  "node -e \"const fs=require('fs');for(const l of fs.readFileSync('fixtures/entries.csv','utf8').split('\\n').slice(1)){const d=l.split(',')[0];if(d&&new Date(d+'T00:00:00Z').getUTCDay()===0)console.log(l)}\"";
-
 // ---------------------------------------------------------------------------
-// The conversation
+// The conversation: examples/demo-conversation.json, replayed. A step is a message
+// (`say`: its role, `text`) or an assistant turn (`act`: `text`, `reasoning`, `calls`).
+// A call runs its tool against the project as it stands, unless it gives its `output`;
+// `simulate` names a computed command output, `failures` the failures a test run reports.
 
 if (process.argv[2] === "--project") snapshotDir = process.argv[3];
 
-const messages = [];
+/** The failures each test run reports, by the name the conversation gives them. */
+const FAILURES = {
+  none: () => [],
+  "csv and week": () => [...CSV_FAILURES, ...weekFailures()].sort((a, b) => a.file.localeCompare(b.file)),
+  aggregate: () => [AGGREGATE_FAILURE],
+  since: () => [SINCE_FAILURE],
+};
 
-function say(role, content) {
-  messages.push({ role, content });
+/** Command outputs computed from the project and the fixture, by name. */
+const SIMULATED = {
+  "date-fns commit stat": () => `${dateFnsCommitStat()}\n(exit code 0)`,
+  "date-fns commit test diff": () => `${dateFnsCommitTestDiff()}\n(exit code 0)`,
+  "sunday rows": () => `${SUNDAY_ROWS.join("\n")}\n(exit code 0)`,
+  "standup report": () => standupReport(false),
+  "standup report, fixed": () => standupReport(true),
+  "report since 2024-03-25": () => `${reportTable(ENTRIES.filter((e) => e.day >= "2024-03-25"))}\n(exit code 0)`,
+  "report since 2024-03-25, initech-api": () =>
+    `${reportTable(ENTRIES.filter((e) => e.day >= "2024-03-25" && e.project === "initech-api"))}\n(exit code 0)`,
+  typecheck,
+  lint,
+  "diff stat": () => `${diffStat()}\n(exit code 0)`,
+};
+
+/** What a tool call answers. */
+function answer(call) {
+  if (call.output !== undefined) return call.output;
+  if (call.simulate !== undefined) return SIMULATED[call.simulate]();
+  if (call.tool === "run_tests") return vitest({ filter: call.args.filter, failures: FAILURES[call.failures]() });
+  return TOOLS[call.tool](call.args);
 }
 
-/** An assistant turn; its tool calls are run (or answered by `result`) in order. */
-function act({ text = null, reasoning, calls = [] }) {
+const messages = [];
+const conversation = JSON.parse(readFileSync(join(HERE, "demo-conversation.json"), "utf8"));
+for (const step of conversation) {
+  if (step.say) {
+    messages.push({ role: step.say, content: step.text });
+    continue;
+  }
+  // An assistant turn: its calls get their ids, then run in order.
+  const { text = null, reasoning, calls = [] } = step.act;
   const message = { role: "assistant", content: text };
   if (reasoning) message.reasoning_content = reasoning;
   const made = calls.map((c) => ({ ...c, id: callId() }));
@@ -871,758 +859,21 @@ function act({ text = null, reasoning, calls = [] }) {
     message.tool_calls = made.map((c) => ({
       id: c.id,
       type: "function",
-      function: { name: c.name, arguments: JSON.stringify(c.args) },
+      function: { name: c.tool, arguments: JSON.stringify(c.args) },
     }));
   }
   messages.push(message);
-  for (const c of made) {
-    const content = c.result ? c.result() : TOOLS[c.name](c.args);
-    messages.push({ role: "tool", tool_call_id: c.id, content });
-  }
+  for (const c of made) messages.push({ role: "tool", tool_call_id: c.id, content: answer(c) });
 }
-
-const call = (name, args, result) => ({ name, args, result });
-const read = (path, more = {}) => call("read_file", { path, ...more });
-const edit = (path, oldText, newText) => call("edit_file", { path, old_string: oldText, new_string: newText });
-const command = (cmd, result) => call("run_command", { command: cmd }, result);
-const tests = (filter, failures) => call("run_tests", filter ? { filter } : {}, () => vitest({ filter, failures }));
-
-say(
-  "system",
-  code`
-  You are Forge, a coding agent working in the user's repository at ${ROOT} (a TypeScript
-  project, Node 20, npm). You can inspect and change the repository only through your tools:
-
-  - list_dir(path): list a directory.
-  - read_file(path, offset?, limit?): read a file, with line numbers.
-  - grep(pattern, path?): search file contents with a regular expression.
-  - edit_file(path, old_string, new_string): replace one exact, unique occurrence of old_string.
-  - run_tests(filter?): run the test suite (vitest), optionally only files matching filter.
-  - run_command(command): run a shell command in the repository root and return its output.
-
-  How to work:
-  - Reproduce a problem before fixing it, and read code before editing it.
-  - Keep changes small and in the style of the surrounding code; do not reformat files.
-  - Never change a test's expectation just to make it pass. If an expectation is wrong,
-    show why before changing it.
-  - Run the tests after every change. Do not commit, push or install packages.
-  - When several independent reads or checks are needed, make the calls in parallel.
-  - Answer concisely: what was wrong, what you changed, how you verified it.
-  `,
-);
-
-// Turn 1: CI is red -----------------------------------------------------------
-
-say(
-  "user",
-  "CI has been red on main since yesterday: `npm test` fails in the week and CSV tests. I think it started with the date-fns removal in 0.4.0 but I'm not sure. Can you find out what's going on and fix it? Please don't change the public API.",
-);
-
-act({
-  text: "I'll look at the project layout and scripts first, then reproduce the failure.",
-  calls: [
-    call("list_dir", { path: "." }),
-    read("package.json"),
-    command("git log --oneline -10", () => `${GIT_LOG}\n(exit code 0)`),
-  ],
-});
-
-act({
-  calls: [
-    tests(
-      undefined,
-      [...CSV_FAILURES, ...weekFailures()].sort((a, b) => a.file.localeCompare(b.file)),
-    ),
-  ],
-});
-
-const weekFailureCount = weekFailures().length;
-act({
-  reasoning: code`
-  ${weekFailureCount} failures in week.test.ts and 2 in csv.test.ts; everything else passes, so the
-  aggregation and report code is probably fine.
-
-  Week failures:
-  - 2024-03-10 is a Sunday and comes out as week 11 instead of 10. Classic: getUTCDay()
-    returns 0 for Sunday, so "move to this week's Thursday" with 4 - weekday jumps four
-    days forward into the next week.
-  - 2021-01-03 (also a Sunday) comes out as 2021-W02 instead of 2020-W53: same Sunday bug.
-  - 2021-01-07 is a Thursday and comes out as week 2. That is not the Sunday bug. The
-    Thursday is 6 days after January 1st: 6/7 = 0.86. If the week number uses
-    Math.round, that rounds up to 1, +1 = week 2. It has to be Math.floor.
-  - weeksInYear(2021) = 53 fits the rounding theory too: December 30th 2021 is 363 days
-    after January 1st, 363/7 = 51.86, rounded 52, +1 = 53.
-
-  CSV failures: 'say ""hi""' instead of 'say "hi"'. The parser appends both quotes of
-  an escaped quote.
-
-  Why red only since yesterday? The last commit (#58) added ISO week reference tests
-  and a Harvest fixture with quoted notes: the bugs may be older (date-fns removal,
-  #51, in 0.4.0) and only now covered by tests.
-
-  Read week.ts and its tests, csv.ts, and index.ts (the user wants the public API
-  unchanged) in parallel.
-  `.trim(),
-  text: "Two separate problems: ISO week numbers are off (Sundays and some early-January days), and escaped quotes in CSV fields come out doubled. The last commit (#58) added tests for exactly these cases, which would explain why CI only turned red yesterday. Let me read the code.",
-  calls: [read("src/week.ts"), read("test/week.test.ts"), read("src/csv.ts"), read("src/index.ts")],
-});
-
-act({
-  text: "Before changing `isoWeek`, let me see everything that depends on it and every place that computes weekdays by hand.",
-  calls: [call("grep", { pattern: "isoWeek|formatWeek|getUTCDay\\(|getDay\\(", path: "." })],
-});
-
-act({
-  text: code`
-  Both week bugs are in \`isoWeek\`:
-
-  1. \`getUTCDay()\` returns 0 for Sunday, so \`4 - weekday\` moves a Sunday forward to the *next* week's Thursday. \`weekStart\` already handles this with \`|| 7\`; \`isoWeek\` doesn't.
-  2. The week number uses \`Math.round\`. The Thursday of week 1 can fall up to 6 days after January 1st, and 6/7 rounds up to a whole extra week. It must be \`Math.floor\`.
-
-  Fixing both:
-  `.trim(),
-  calls: [
-    edit(
-      "src/week.ts",
-      snippet`
-  // The ISO year of a week is the calendar year of its Thursday.
-  const weekday = date.getUTCDay();
-  const thursday = addDays(date, 4 - weekday);
-  const year = thursday.getUTCFullYear();
-  const firstOfYear = Date.UTC(year, 0, 1);
-  const week = Math.round((thursday.getTime() - firstOfYear) / DAY_MS / 7) + 1;
-`,
-      snippet`
-  // The ISO year of a week is the calendar year of its Thursday. getUTCDay() counts
-  // Sunday as 0; ISO counts it as 7, the last day of the week.
-  const weekday = date.getUTCDay() || 7;
-  const thursday = addDays(date, 4 - weekday);
-  const year = thursday.getUTCFullYear();
-  const firstOfYear = Date.UTC(year, 0, 1);
-  // Whole weeks since January 1st: week 1's Thursday lies 0 to 6 days after it.
-  const week = Math.floor((thursday.getTime() - firstOfYear) / DAY_MS / 7) + 1;
-`,
-    ),
-  ],
-});
-
-act({ calls: [tests("week")] });
-
-act({
-  text: "All week tests pass now. On to the CSV failures: the test and the Harvest fixture it reads.",
-  calls: [read("test/csv.test.ts"), read("fixtures/harvest-export.csv")],
-});
-
-act({
-  text: 'The parser appends `""` for an escaped quote instead of a single `"`, which is exactly the `say ""hi""` in the failure. One-character fix:',
-  calls: [
-    edit(
-      "src/csv.ts",
-      snippet`
-          // "" inside a quoted field is an escaped quote
-          field += '""';
-`,
-      snippet`
-          // "" inside a quoted field is one escaped quote
-          field += '"';
-`,
-    ),
-  ],
-});
-
-act({ calls: [tests(undefined, [AGGREGATE_FAILURE])] });
-
-const sundayWeeks = SUNDAY_ROWS.map((row) => {
-  const day = row.split(",")[0];
-  return { day, before: weekLabel(isoWeek(day, true)), after: weekLabel(isoWeek(day)) };
-});
-const sundayDays = [...new Set(sundayWeeks.map((s) => s.day))];
-
-act({
-  text: code`
-  The CSV tests pass. The new failure in \`aggregate.test.ts\` comes from the week fix: the expected totals include a \`2024-W15\` key, but the fixture export ends on Sunday 2024-04-07, which is in W14. The expectation looks like it was recorded with the buggy \`isoWeek\`. I'll check that against the fixture before touching the test.
-  `.trim(),
-  calls: [
-    read("test/aggregate.test.ts"),
-    read("fixtures/entries.csv"),
-    command("git log --oneline -- test/aggregate.test.ts", () =>
-      [
-        "3f8d2a1 Replace date-fns with our own ISO week helpers (#51)",
-        "6a2f4d8 Sort report rows by week, then project (#48)",
-        "2d91b0e Add totalsByWeek (#31)",
-        "(exit code 0)",
-      ].join("\n"),
-    ),
-  ],
-});
-
-act({
-  text: "The expectation was last changed by the date-fns removal itself. Let me see that change, and list the Sunday entries in the fixture, since only those can have moved.",
-  calls: [
-    command("git show --stat 3f8d2a1", () => `${dateFnsCommitStat()}\n(exit code 0)`),
-    command("git show 3f8d2a1 -- test/aggregate.test.ts", () => `${dateFnsCommitTestDiff()}\n(exit code 0)`),
-    command(SUNDAY_COMMAND, () => `${SUNDAY_ROWS.join("\n")}\n(exit code 0)`),
-  ],
-});
-
-act({
-  text: code`
-  Confirmed on two counts. Commit 3f8d2a1, the one that introduced the buggy \`isoWeek\`, also "re-recorded" these totals, so the test was adjusted to the bug; the values it replaced are exactly what the fixed code computes now. And the fixture has Sunday entries on ${sundayDays.join(", ")}. The old \`isoWeek\` put each of them in the following week (${sundayWeeks
-    .filter((s, i, all) => all.findIndex((t) => t.day === s.day) === i)
-    .map((s) => `${s.day} in ${s.before} instead of ${s.after}`)
-    .join(
-      "; ",
-    )}), and the differences between expected and received totals are exactly those entries' minutes. The expectation encoded the bug, so I'm updating it to the correct ISO weeks:
-  `.trim(),
-  calls: [edit("test/aggregate.test.ts", AGGREGATE_SNAPSHOT_OLD, AGGREGATE_SNAPSHOT_NEW)],
-});
-
-act({ calls: [tests()] });
-
-act({
-  text: code`
-  CI should be green again. All ${[...files.keys()].filter((p) => p.endsWith(".test.ts")).length} test files pass.
-
-  **What was wrong**
-  - \`isoWeek\` (\`src/week.ts\`), both bugs from the date-fns replacement in 0.4.0:
-    - Sundays were counted as day 0, so they landed in the *next* ISO week (2024-03-10 gave W11 instead of W10).
-    - The week number used \`Math.round\` instead of \`Math.floor\`, so days whose Thursday falls 4 to 6 days into January got week 2 instead of week 1 (2021-01-07). The same bug made \`weeksInYear(2021)\` return 53.
-  - \`parseCsv\` (\`src/csv.ts\`) turned an escaped quote \`""\` into two quotes instead of one, which broke notes like \`Pairing on "retry" backoff\` in Harvest exports.
-
-  **What I changed**
-  - \`src/week.ts\`: \`getUTCDay() || 7\` and \`Math.floor\` in \`isoWeek\`.
-  - \`src/csv.ts\`: append a single \`"\` for \`""\`.
-  - \`test/aggregate.test.ts\`: the fixture totals had been recorded with the buggy \`isoWeek\` (the \`2024-W15\` key came from the last Sunday). I checked the Sunday entries in \`fixtures/entries.csv\` and updated the totals to the correct weeks.
-
-  No public API changed. Why CI only turned red yesterday: both bugs shipped in 0.4.0 (#51), but nothing tested Sundays, early January or escaped quotes until #58 added those tests. So weekly totals since 0.4.0 were wrong for anyone who logged time on a Sunday, which is worth a line in the changelog.
-  `.trim(),
-});
-
-// Turn 2: rounding ------------------------------------------------------------
-
-say(
-  "user",
-  "Thanks! Different issue, reported by Priya: her weekly report shows 0.9h for three 20-minute standups. That should obviously be 1.0h.",
-);
-
-const STANDUPS_COMMAND =
-  "printf 'date,project,task,duration\\n2024-03-04,acme-portal,standup,20m\\n2024-03-05,acme-portal,standup,20m\\n2024-03-06,acme-portal,standup,20m\\n' > /tmp/standups.csv && npx tsx src/cli.ts /tmp/standups.csv";
-
-act({
-  text: "Let me reproduce it with a three-line export.",
-  calls: [command(STANDUPS_COMMAND, () => standupReport(false))],
-});
-
-act({
-  text: "Reproduced. Let me find where minutes become hours.",
-  calls: [call("grep", { pattern: "toHours|formatHours|hours \\+=", path: "src" })],
-});
-
-act({ calls: [read("src/aggregate.ts"), read("src/duration.ts"), read("src/report.ts"), read("test/report.test.ts")] });
-
-act({
-  reasoning: code`
-  add() converts each entry to hours with toHours, which rounds to one decimal, and then
-  sums: 20 min = 0.333h, rounded 0.3; three of them make 0.9. Rounding before summing
-  accumulates the error; it can be off by up to 0.05h per entry.
-
-  Fix: keep the exact minutes on the group and derive hours from the sum. Group is an
-  exported type. Adding a field is additive, so nothing that reads groups breaks, and
-  hours keeps its meaning (one decimal), now computed from the exact total.
-
-  report.ts has the same problem one level up: totalOf sums the rows' rounded hours for
-  the Total line. With minutes on each group it can sum minutes and round once.
-  `.trim(),
-  text: "`add()` in `src/aggregate.ts` rounds every entry to one decimal *before* summing: 20 minutes is 0.33h, rounded to 0.3, and three of those make 0.9. I'll keep the exact minutes on each group and round once, from the sum. `Group` only gains a `minutes` field, so this is backwards compatible.",
-  calls: [
-    edit(
-      "src/aggregate.ts",
-      snippet`
-  /** Number of entries in the group. */
-  entries: number;
-  /** Decimal hours, rounded to one decimal. */
-  hours: number;
-`,
-      snippet`
-  /** Number of entries in the group. */
-  entries: number;
-  /** Exact total in minutes: sums are taken on this, never on rounded hours. */
-  minutes: number;
-  /** \`minutes\` as decimal hours, rounded to one decimal. */
-  hours: number;
-`,
-    ),
-    edit(
-      "src/aggregate.ts",
-      snippet`
-    entries: 0,
-    hours: 0,
-`,
-      snippet`
-    entries: 0,
-    minutes: 0,
-    hours: 0,
-`,
-    ),
-    edit(
-      "src/aggregate.ts",
-      snippet`
-  group.entries += 1;
-  group.hours += toHours(entry.minutes);
-`,
-      snippet`
-  group.entries += 1;
-  group.minutes += entry.minutes;
-  // Round once, from the exact sum: rounding each entry first adds up the errors
-  // (three 20-minute entries would make 3 x 0.3 = 0.9h).
-  group.hours = toHours(group.minutes);
-`,
-    ),
-  ],
-});
-
-act({
-  text: "The Total line in `src/report.ts` sums the rows' already rounded hours, the same mistake one level up. It can now sum minutes too:",
-  calls: [
-    edit(
-      "src/report.ts",
-      "import { formatHours } from './duration.js';",
-      "import { formatHours, toHours } from './duration.js';",
-    ),
-    edit(
-      "src/report.ts",
-      snippet`
-  let entries = 0;
-  let hours = 0;
-  for (const group of groups) {
-    entries += group.entries;
-    hours += group.hours;
-    group.days.forEach((day) => days.add(day));
-  }
-  return { entries, days: days.size, hours };
-`,
-      snippet`
-  let entries = 0;
-  let minutes = 0;
-  for (const group of groups) {
-    entries += group.entries;
-    minutes += group.minutes;
-    group.days.forEach((day) => days.add(day));
-  }
-  return { entries, days: days.size, hours: toHours(minutes) };
-`,
-    ),
-  ],
-});
-
-act({
-  text: "And a regression test with Priya's case:",
-  calls: [
-    edit(
-      "test/aggregate.test.ts",
-      snippet`
-    expect(groups.map((g) => g.week && formatWeek(g.week))).toEqual(['2024-W01', '2025-W01']);
-  });
-});
-`,
-      snippet`
-    expect(groups.map((g) => g.week && formatWeek(g.week))).toEqual(['2024-W01', '2025-W01']);
-  });
-
-  it('rounds the total, not each entry', () => {
-    const standups = ['2024-03-04', '2024-03-05', '2024-03-06'].map((day) =>
-      entry(day, 'acme-portal', 20),
-    );
-    const [group] = groupEntries(standups, 'week+project');
-    expect(group?.minutes).toBe(60);
-    expect(group?.hours).toBe(1);
-  });
-});
-`,
-    ),
-  ],
-});
-
-act({ calls: [tests()] });
-
-act({
-  text: "Tests pass. Checking the original reproduction again:",
-  calls: [command("npx tsx src/cli.ts /tmp/standups.csv", () => standupReport(true))],
-});
-
-act({
-  text: code`
-  Fixed: the standups now add up to 1.0h.
-
-  **Cause:** \`groupEntries\` converted every entry to hours rounded to one decimal and summed the rounded values, so the rounding error grew with the number of entries (up to 0.05h per entry). Three 20-minute entries became 3 × 0.3 = 0.9h.
-
-  **Change:**
-  - \`Group\` has a new \`minutes\` field with the exact total; \`hours\` is computed once from it (\`src/aggregate.ts\`).
-  - The Total line of the table sums minutes as well (\`src/report.ts\`); it had the same problem across rows.
-  - New test \`rounds the total, not each entry\` in \`test/aggregate.test.ts\`.
-
-  \`hours\` keeps its meaning (decimal hours, one decimal), and JSON output is unchanged apart from the corrected values.
-  `.trim(),
-});
-
-// Turn 3: --since --------------------------------------------------------------
-
-say(
-  "user",
-  "Nice. Could you add a `--since YYYY-MM-DD` option? Most of the time I want 'everything since the last invoice'. It should combine with --project and --week.",
-);
-
-act({
-  text: "I'll read the CLI, its tests, the entry type it filters, and the README's option table.",
-  calls: [read("src/cli.ts"), read("test/cli.test.ts"), read("src/entries.ts"), read("README.md")],
-});
-
-act({
-  text: "I'll add `--since` next to `--week`: parse the day with `parseDay`, keep it in `CliArgs`, and filter in `selectEntries`, so it combines with the other filters.",
-  calls: [
-    edit(
-      "src/cli.ts",
-      "import { compareWeeks, isoWeek, parseWeek, type IsoWeek } from './week.js';",
-      "import { compareWeeks, isoWeek, parseDay, parseWeek, type IsoWeek } from './week.js';",
-    ),
-    edit(
-      "src/cli.ts",
-      snippet`
-  --week <YYYY-Www>                 only entries of this ISO week
-`,
-      snippet`
-  --week <YYYY-Www>                 only entries of this ISO week
-  --since <YYYY-MM-DD>              only entries on or after this day
-`,
-    ),
-    edit(
-      "src/cli.ts",
-      snippet`
-  week?: IsoWeek;
-  help?: boolean;
-`,
-      snippet`
-  week?: IsoWeek;
-  /** Only entries on or after this day (UTC midnight). */
-  since?: Date;
-  help?: boolean;
-`,
-    ),
-    edit(
-      "src/cli.ts",
-      snippet`
-      default:
-        if (arg.startsWith('-')) throw new UsageError(\`unknown option \${arg}\`);
-`,
-      snippet`
-      case '--since': {
-        let value = argv[++i];
-        args.since = parseDay(value);
-        break;
-      }
-      default:
-        if (arg.startsWith('-')) throw new UsageError(\`unknown option \${arg}\`);
-`,
-    ),
-  ],
-});
-
-act({
-  calls: [
-    edit(
-      "src/cli.ts",
-      snippet`
-  if (week) selected = selected.filter((e) => compareWeeks(isoWeek(e.day), week) === 0);
-  return selected;
-`,
-      snippet`
-  if (week) selected = selected.filter((e) => compareWeeks(isoWeek(e.day), week) === 0);
-  const since = args.since;
-  if (since) selected = selected.filter((e) => e.day >= since);
-  return selected;
-`,
-    ),
-  ],
-});
-
-act({
-  text: "Tests for parsing, for bad input, and for the filter itself:",
-  calls: [
-    edit(
-      "test/cli.test.ts",
-      snippet`
-    expect(parseArgs(['--week', '2024-W10', 'a.csv']).week).toEqual({ year: 2024, week: 10 });
-  });
-`,
-      snippet`
-    expect(parseArgs(['--week', '2024-W10', 'a.csv']).week).toEqual({ year: 2024, week: 10 });
-  });
-
-  it('parses --since as a UTC day', () => {
-    const args = parseArgs(['--since', '2024-03-05', 'a.csv']);
-    expect(args.since?.toISOString()).toBe('2024-03-05T00:00:00.000Z');
-  });
-
-  it('rejects an invalid --since date', () => {
-    expect(() => parseArgs(['--since', '2024-13-01', 'a.csv'])).toThrow(UsageError);
-  });
-`,
-    ),
-    edit(
-      "test/cli.test.ts",
-      snippet`
-    expect(out.join('')).toBe('week,project,entries,days,hours\n2024-W11,globex-billing,1,1,1.5\n');
-  });
-`,
-      snippet`
-    expect(out.join('')).toBe('week,project,entries,days,hours\n2024-W11,globex-billing,1,1,1.5\n');
-  });
-
-  it('keeps only the entries on or after --since', () => {
-    const { io, out } = fakeIo({ 'a.csv': CSV });
-    expect(run(['--since', '2024-03-05', '--by', 'week', '--format', 'csv', 'a.csv'], io)).toBe(0);
-    expect(out.join('')).toBe('week,entries,days,hours\n2024-W10,1,1,2.0\n2024-W11,1,1,1.5\n');
-  });
-`,
-    ),
-  ],
-});
-
-act({ calls: [tests("cli", [SINCE_FAILURE])] });
-
-act({
-  text: "`parseDay` throws a `RangeError`, but bad arguments must surface as `UsageError` so that `run` prints the usage and exits with 2. Wrapping it the way `--week` does:",
-  calls: [
-    edit(
-      "src/cli.ts",
-      snippet`
-        let value = argv[++i];
-        args.since = parseDay(value);
-        break;
-`,
-      snippet`
-        let value = argv[++i];
-        try {
-          args.since = parseDay(value);
-        } catch (error) {
-          throw new UsageError(\`--since: \${(error as Error).message}\`);
-        }
-        break;
-`,
-    ),
-  ],
-});
-
-act({ calls: [tests()] });
-
-act({
-  text: "All green. A quick run against the fixture export, combined with `--project`:",
-  calls: [
-    command(
-      "npx tsx src/cli.ts --since 2024-03-25 fixtures/entries.csv",
-      () => `${reportTable(ENTRIES.filter((e) => e.day >= "2024-03-25"))}\n(exit code 0)`,
-    ),
-    command(
-      "npx tsx src/cli.ts --since 2024-03-25 --project initech-api fixtures/entries.csv",
-      () =>
-        `${reportTable(ENTRIES.filter((e) => e.day >= "2024-03-25" && e.project === "initech-api"))}\n(exit code 0)`,
-    ),
-  ],
-});
-
-act({
-  text: "Both look right: only weeks 13 and 14, and the project filter applies on top. Documenting the option in the README:",
-  calls: [
-    edit(
-      "README.md",
-      "| `--week <YYYY-Www>` | only entries of this ISO week, e.g. `2024-W10` |",
-      "| `--week <YYYY-Www>` | only entries of this ISO week, e.g. `2024-W10` |\n| `--since <YYYY-MM-DD>` | only entries on or after this day, e.g. since the last invoice |",
-    ),
-  ],
-});
-
-act({
-  text: code`
-  \`--since\` is in:
-
-  \`\`\`console
-  $ tallyho --since 2024-03-01 --project acme-portal export.csv
-  \`\`\`
-
-  - \`src/cli.ts\`: new \`since?: Date\` in \`CliArgs\`, parsed with \`parseDay\` (invalid days are a usage error, exit code 2), applied in \`selectEntries\` after \`--project\` and \`--week\`, so all three combine. The day is inclusive.
-  - \`test/cli.test.ts\`: three tests (parsing, an invalid date, filtering).
-  - README and \`--help\` list the option.
-  `.trim(),
-});
-
-// Turn 4: typecheck and lint ------------------------------------------------------
-
-say("user", "CI also runs the typecheck and the linter. Can you run both?");
-
-act({
-  calls: [command("npm run typecheck", typecheck), command("npm run lint", lint)],
-});
-
-const sinceCase = locate("src/cli.ts", "case '--since': {");
-act({
-  text: "Let me look at the `--since` code the errors point at.",
-  calls: [read("src/cli.ts", { offset: sinceCase.line - 12, limit: 30 })],
-});
-
-act({
-  text: code`
-  Two findings in my \`--since\` code, and one older warning:
-
-  - \`argv[++i]\` is \`string | undefined\` (the project uses \`noUncheckedIndexedAccess\`), so a trailing \`--since\` with no value would reach \`parseDay(undefined)\`. The other options use \`requireValue\` for exactly this; so should \`--since\`. That also makes the \`let\` a \`const\`.
-  - \`src/aggregate.ts\` imports \`formatWeek\` but has its own copy of it, \`label()\`. That warning predates today and doesn't fail CI (only errors do), but using \`formatWeek\` and deleting the copy is a two-line cleanup, so I'll include it.
-  `.trim(),
-  calls: [
-    edit(
-      "src/cli.ts",
-      snippet`
-      case '--since': {
-        let value = argv[++i];
-`,
-      snippet`
-      case '--since': {
-        const value = requireValue(argv, ++i, '--since');
-`,
-    ),
-    edit(
-      "src/aggregate.ts",
-      "  return Object.fromEntries(ordered.map((t) => [label(t.week), t.minutes]));",
-      "  return Object.fromEntries(ordered.map((t) => [formatWeek(t.week), t.minutes]));",
-    ),
-    edit(
-      "src/aggregate.ts",
-      snippet`
-}
-
-function label(week: IsoWeek): string {
-  return \`\${week.year}-W\${String(week.week).padStart(2, '0')}\`;
-}
-`,
-      "}",
-    ),
-  ],
-});
-
-act({
-  text: "Re-reading the option parsing as a whole to make sure it is consistent now:",
-  calls: [read("src/cli.ts", { offset: locate("src/cli.ts", "export function parseArgs").line, limit: 70 })],
-});
-
-act({
-  calls: [
-    command("npm run typecheck", () => npmScript("typecheck", "tsc --noEmit", "", 0)),
-    command("npm run lint", () => npmScript("lint", "eslint src test", "", 0)),
-    tests(),
-  ],
-});
-
-act({
-  text: code`
-  Typecheck, lint and tests are all clean now.
-
-  - \`src/cli.ts\`: \`--since\` reads its value with \`requireValue\`, like the other options, so \`tallyho a.csv --since\` reports "--since needs a value" instead of crashing. This fixed both the type error and the \`prefer-const\` error.
-  - \`src/aggregate.ts\`: removed \`label()\`, a copy of \`formatWeek\`, and used the imported \`formatWeek\` instead. That was the unused-import warning, left over from the date-fns removal.
-  `.trim(),
-});
-
-// Turn 5: changelog and PR ---------------------------------------------------------
-
-say("user", "Perfect. Please add CHANGELOG entries and draft a PR description I can paste.");
-
-act({
-  calls: [read("CHANGELOG.md"), command("git diff --stat", () => `${diffStat()}\n(exit code 0)`)],
-});
-
-act({
-  calls: [
-    edit(
-      "CHANGELOG.md",
-      "## [Unreleased]\n",
-      code`
-      ## [Unreleased]
-
-      ### Added
-      - \`--since <YYYY-MM-DD>\` to report only entries on or after a day.
-      - \`Group.minutes\`: the exact total of a report row, in minutes.
-
-      ### Fixed
-      - ISO weeks: Sundays were counted in the following week, and days early in January
-        could get week 2 instead of week 1 (regressions from the date-fns removal in 0.4.0).
-        Weekly totals since 0.4.0 were wrong for anyone who logged time on a Sunday.
-      - CSV: a doubled quote inside a quoted field (\`""\`) now reads as one quote.
-      - Hours are rounded once per row and once for the total, not per entry: three
-        20-minute entries now add up to 1.0h instead of 0.9h.
-      `,
-    ),
-  ],
-});
-
-act({
-  text: code`
-  CHANGELOG updated under \`[Unreleased]\`. Here is a PR description:
-
-  ---
-
-  **Fix ISO week numbers, CSV quote unescaping and hour rounding; add \`--since\`**
-
-  CI has been failing since #58 added tests for Sundays, early January and quoted CSV notes. They exposed bugs that shipped with the date-fns removal in 0.4.0 (#51) and that also affected users' reports. This PR fixes them and adds a \`--since\` option.
-
-  ### Fixes
-  - **ISO weeks** (\`src/week.ts\`): \`isoWeek\` treated Sunday as day 0, which moved Sundays into the following week, and used \`Math.round\` instead of \`Math.floor\` for the week number, which gave some early-January days week 2 instead of week 1. \`weeksInYear\` inherited the second bug (2021 came out with 53 weeks).
-  - **CSV** (\`src/csv.ts\`): an escaped quote \`""\` in a quoted field was read as two quotes.
-  - **Rounding** (\`src/aggregate.ts\`, \`src/report.ts\`): hours were rounded per entry before summing, so rows and totals drifted (three 20-minute entries showed 0.9h). Groups now keep exact \`minutes\` and round once.
-  - **Lint**: removed a duplicate of \`formatWeek\` in \`src/aggregate.ts\` (unused-import warning).
-
-  ### Added
-  - \`--since <YYYY-MM-DD>\`: only entries on or after the given day; combines with \`--project\` and \`--week\`.
-
-  ### Tests
-  - The fixture totals in \`test/aggregate.test.ts\` had been recorded with the buggy week function (they contained a \`2024-W15\` key for an export that ends on Sunday 2024-04-07). They were corrected after checking every Sunday entry in \`fixtures/entries.csv\`.
-  - New tests: rounding of totals, \`--since\` parsing, an invalid date, and filtering.
-
-  ### Compatibility
-  No breaking changes. \`Group\` gains a \`minutes\` field. Weekly numbers change for data with Sunday entries, which is the fix.
-
-  \`npm test\`, \`npm run typecheck\` and \`npm run lint\` pass locally.
-  `.trim(),
-});
-
-// Turn 6: a last check -------------------------------------------------------------
-
-say(
-  "user",
-  "One more thing before I open it: is there any other hand-rolled weekday math in the repo that could have the same Sunday problem?",
-);
-
-act({
-  calls: [call("grep", { pattern: "getUTCDay|getDay\\(|DAY_MS|\\* 7", path: "." })],
-});
-
-act({
-  text: code`
-  No. All weekday arithmetic is in \`src/week.ts\`:
-
-  - \`isoWeek\`: fixed in this PR (\`getUTCDay() || 7\`).
-  - \`weekStart\`: already used \`|| 7\`, which is why Monday-of-week results were right all along.
-  - \`daysOfWeek\` and \`weeksInYear\` build on \`weekStart\` and \`isoWeek\`, with no weekday math of their own.
-
-  The other hits are \`addDays\` and the week-number division, both fine. Everything else (\`aggregate.ts\`, \`cli.ts\`, \`report.ts\`) goes through these helpers, so the fix covers them. The reference table that #58 added to \`test/week.test.ts\` includes Sundays at year boundaries (2022-01-02, 2023-01-01, 2027-01-03), so a regression would be caught.
-  `.trim(),
-});
 
 // ---------------------------------------------------------------------------
 // Output
 
-const here = dirname(fileURLToPath(import.meta.url));
-let target = process.argv[2] ?? join(here, "demo-session.openai.json");
+let target = process.argv[2] ?? join(HERE, "demo-session.openai.json");
 if (process.argv[2] === "--project") {
   writeProject(join(process.argv[3], "before"), original);
   writeProject(join(process.argv[3], "after"), files);
-  target = join(here, "demo-session.openai.json");
+  target = join(HERE, "demo-session.openai.json");
 }
 const json = JSON.stringify(messages, null, 2) + "\n";
 writeFileSync(target, json);

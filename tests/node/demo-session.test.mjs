@@ -1,7 +1,7 @@
-// The demo session is generated: examples/make-demo-session.mjs replays its conversation
-// against the project in examples/demo-project/. Regenerating it must give the committed
-// examples/demo-session.openai.json byte for byte, so the session, the project and the
-// script never drift apart.
+// The demo session is generated: examples/make-demo-session.mjs replays the conversation
+// in examples/demo-conversation.json against the project in examples/demo-project/.
+// Regenerating it must give the committed examples/demo-session.openai.json byte for
+// byte, so the session, its sources and the driver never drift apart.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,11 +13,18 @@ import { root } from "./helpers.mjs";
 const dir = mkdtempSync(join(tmpdir(), "contextfold-demo-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs a copy of the generator next to a copy of the project; the output's bytes. */
+/** A copy of the generator and what it reads, in a fresh directory. */
+function copy(prefix) {
+  const work = mkdtempSync(join(dir, prefix));
+  for (const name of ["make-demo-session.mjs", "demo-conversation.json", "demo-project"]) {
+    cpSync(join(root, "examples", name), join(work, name), { recursive: true });
+  }
+  return work;
+}
+
+/** Runs a copy of the generator, after `edit` of the copy; the output's bytes. */
 function generate(edit = () => {}) {
-  const work = mkdtempSync(join(dir, "run-"));
-  cpSync(join(root, "examples/make-demo-session.mjs"), join(work, "make-demo-session.mjs"));
-  cpSync(join(root, "examples/demo-project"), join(work, "demo-project"), { recursive: true });
+  const work = copy("run-");
   edit(work);
   const out = join(work, "out.json");
   const run = spawnSync(process.execPath, [join(work, "make-demo-session.mjs"), out], { encoding: "utf8" });
@@ -38,10 +45,18 @@ describe("the demo session", () => {
     assert.ok(!touched.equals(readFileSync(join(root, "examples/demo-session.openai.json"))));
   });
 
+  it("changes when the conversation does", () => {
+    const touched = generate((work) => {
+      const path = join(work, "demo-conversation.json");
+      const steps = JSON.parse(readFileSync(path, "utf8"));
+      steps[1].text = `${steps[1].text} Thanks.`;
+      writeFileSync(path, JSON.stringify(steps));
+    });
+    assert.ok(!touched.equals(readFileSync(join(root, "examples/demo-session.openai.json"))));
+  });
+
   it("refuses a project that no longer says what the simulated test runs report", () => {
-    const work = mkdtempSync(join(dir, "bad-"));
-    cpSync(join(root, "examples/make-demo-session.mjs"), join(work, "make-demo-session.mjs"));
-    cpSync(join(root, "examples/demo-project"), join(work, "demo-project"), { recursive: true });
+    const work = copy("bad-");
     const path = join(work, "demo-project/test/week.test.ts");
     writeFileSync(path, readFileSync(path, "utf8").replace("treats Sunday as the last day", "treats Sunday as a day"));
     const run = spawnSync(process.execPath, [join(work, "make-demo-session.mjs"), join(work, "out.json")], {
