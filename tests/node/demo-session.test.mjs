@@ -16,7 +16,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 /** A copy of the generator and what it reads, in a fresh directory. */
 function copy(prefix) {
   const work = mkdtempSync(join(dir, prefix));
-  for (const name of ["make-demo-session.mjs", "demo-conversation.json", "demo-project"]) {
+  for (const name of ["make-demo-session.mjs", "demo-simulation.mjs", "demo-conversation.json", "demo-project"]) {
     cpSync(join(root, "examples", name), join(work, name), { recursive: true });
   }
   return work;
