@@ -83,7 +83,15 @@ export class History {
 
   /** Whether the strategy's trigger fires now. */
   needsCompaction() {
-    if (this.#session) return this.#session.needsCompaction();
+    if (this.#session) {
+      try {
+        return this.#session.needsCompaction();
+      } catch {
+        // A failed token counter, or a session of an instance a panic reset: the
+        // stateless check answers (with its own error, if any).
+        this.#drop();
+      }
+    }
     return needsCompaction(this.#messages, this.#options);
   }
 
@@ -120,8 +128,12 @@ export class History {
     }
   }
 
+  /**
+   * Lets the session go. Not `free()`: after a panic reset it may belong to the previous
+   * instance, whose pointers mean nothing to the new one; its finalizer frees it only in
+   * the instance it came from.
+   */
   #drop() {
-    this.#session?.free();
     this.#session = null;
   }
 

@@ -2,6 +2,7 @@
 // reads only the pushed message, and the trigger answers as the stateless
 // `needsCompaction` on the whole chain does, for every strategy and format.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -76,6 +77,24 @@ describe("History: the conversation held in wasm", () => {
       assert.equal(history.needsCompaction(), needsCompaction(history.messages(), { maxTokens: 8000 }));
     }
     assert.ok(calls >= 1);
+  });
+
+  it("a History outlives a panic reset of the module: its session is read again", () => {
+    const script = `
+      import * as api from "contextfold";
+      import * as internal from ${JSON.stringify(new URL("../../pkg/src/internal.js", import.meta.url).href)};
+      const history = new api.History({ auto: false, options: { maxTokens: 50 } });
+      await history.push({ role: "user", content: "hi" });
+      try { internal.__contextfoldPanicForTests(); } catch {}
+      console.log(history.needsCompaction());
+      await history.push({ role: "assistant", content: "a reply long enough to take the chain over fifty tokens, ".repeat(4) });
+      console.log(history.needsCompaction(), api.needsCompaction(history.messages(), { maxTokens: 50 }));
+    `;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    assert.equal(child.stdout.trim(), "false\ntrue true", child.stderr);
   });
 
   it("a message no format reads leaves the stateless check to answer, with its error", async () => {
