@@ -102,6 +102,23 @@ fn mask_config(
 }
 
 impl AutoStrategy {
+    /// Every setting at its default.
+    pub(super) fn defaults() -> Self {
+        let a = AutoConfig::default();
+        AutoStrategy {
+            name: "auto".into(),
+            target_percent: Some(a.target_percent),
+            summary_percent: Some(a.summary_percent),
+            keep_last: Some(a.mask.keep_last),
+            exclude_tools: Some(a.mask.exclude_tools),
+            min_bytes: Some(a.mask.min_bytes),
+            mask_arguments: Some(a.mask.mask_arguments),
+            min_summarize_bytes: Some(a.min_summarize_bytes),
+            stable: Some(a.stable),
+            summarizer_max_tokens: a.summarizer_max_tokens,
+        }
+    }
+
     pub(super) fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<AutoConfig, OptionError> {
         share(self.target_percent, ".strategy.targetPercent")?;
         share(self.summary_percent, ".strategy.summaryPercent")?;
@@ -124,6 +141,18 @@ impl AutoStrategy {
 }
 
 impl MaskStrategy {
+    /// Every setting at its default.
+    pub(super) fn defaults() -> Self {
+        let m = MaskConfig::default();
+        MaskStrategy {
+            name: "mask".into(),
+            keep_last: Some(m.keep_last),
+            exclude_tools: Some(m.exclude_tools),
+            min_bytes: Some(m.min_bytes),
+            mask_arguments: Some(m.mask_arguments),
+        }
+    }
+
     pub(super) fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<MaskConfig, OptionError> {
         let d = MaskConfig { max, on_error, ..MaskConfig::default() };
         Ok(mask_config(d, self.keep_last, &self.exclude_tools, self.min_bytes, self.mask_arguments))

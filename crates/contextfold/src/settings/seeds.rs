@@ -2,7 +2,7 @@
 //! (what the bindings read, with their TypeScript types), checks and the rules derived
 //! from a budget.
 
-use super::strategy::{amount, check_template, percent};
+use super::strategy::{amount, check_template, percent, split};
 use super::OptionError;
 use crate::measure::Amount;
 use crate::strategy::budget::BudgetConfig;
@@ -145,6 +145,26 @@ pub struct BudgetStrategy {
 }
 
 impl SectionsStrategy {
+    /// Every setting at its default without a budget.
+    pub(super) fn defaults() -> Self {
+        let s = SectionsConfig::default();
+        SectionsStrategy {
+            name: "sections".into(),
+            preserve_last: Some(s.preserve_last),
+            last_sec_bytes: Some(s.last_sec_bytes),
+            max_bp_bytes: Some(s.max_bp_bytes),
+            use_qa: Some(s.use_qa),
+            max_qa_sections: Some(s.max_qa_sections),
+            max_qa_bytes: Some(s.max_qa_bytes),
+            summ_human_in_qa: Some(s.summ_human_in_qa),
+            keep_qa_sections: Some(s.keep_qa_sections),
+            reserve_percent: Some(s.reserve_percent),
+            min_summarize_bytes: Some(s.min_summarize_bytes),
+            id_template: Some(s.id_template),
+            ..Default::default()
+        }
+    }
+
     pub(super) fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<SectionsConfig, OptionError> {
         check_template(&self.id_template)?;
         if self.keep_qa_sections == Some(0) {
@@ -172,6 +192,24 @@ impl SectionsStrategy {
 }
 
 impl WindowStrategy {
+    /// Every setting at its default without a budget.
+    pub(super) fn defaults() -> Self {
+        let w = WindowConfig::default();
+        let (threshold_tokens, threshold_bytes) = split(w.threshold);
+        let (message_threshold_tokens, message_threshold_bytes) = split(w.message_threshold);
+        WindowStrategy {
+            name: "window".into(),
+            window: Some(w.window),
+            threshold_tokens,
+            threshold_bytes,
+            message_threshold_tokens,
+            message_threshold_bytes,
+            max_depth: Some(w.max_depth),
+            min_summarize_bytes: Some(w.min_summarize_bytes),
+            id_template: Some(w.id_template),
+        }
+    }
+
     pub(super) fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<WindowConfig, OptionError> {
         check_template(&self.id_template)?;
         if self.window == Some(0) {
@@ -195,6 +233,22 @@ impl WindowStrategy {
 }
 
 impl TiersStrategy {
+    /// Every setting at its default without a budget.
+    pub(super) fn defaults() -> Self {
+        let t = TiersConfig::default();
+        TiersStrategy {
+            name: "tiers".into(),
+            recent: Some(t.recent),
+            condensed: Some(t.condensed),
+            auto_threshold: Some(t.auto_threshold),
+            auto: Some(t.auto),
+            condensed_bytes: Some(t.condensed_bytes),
+            compressed_bytes: Some(t.compressed_bytes),
+            min_summarize_bytes: Some(t.min_summarize_bytes),
+            ..Default::default()
+        }
+    }
+
     pub(super) fn to_config(
         &self,
         max: Option<Amount>,
@@ -222,6 +276,17 @@ impl TiersStrategy {
 }
 
 impl BudgetStrategy {
+    /// Every setting at its default (`budget` needs a budget; its own settings do not).
+    pub(super) fn defaults() -> Self {
+        let b = BudgetConfig::new(Amount::Tokens(1));
+        BudgetStrategy {
+            name: "budget".into(),
+            keep_recent: Some(b.keep_recent),
+            summary_percent: Some(b.summary_percent),
+            id_template: Some(b.id_template),
+        }
+    }
+
     pub(super) fn to_config(&self, max: Option<Amount>, on_error: OnError) -> Result<BudgetConfig, OptionError> {
         check_template(&self.id_template)?;
         let Some(max) = max else {

@@ -9,13 +9,7 @@ pub use super::seeds::{BudgetStrategy, SectionsStrategy, TiersStrategy, WindowSt
 use super::OptionError;
 use crate::ast::IdTemplate;
 use crate::measure::Amount;
-use crate::strategy::auto::AutoConfig;
-use crate::strategy::budget::BudgetConfig;
-use crate::strategy::mask::MaskConfig;
 use crate::strategy::run::StrategyConfig;
-use crate::strategy::sections::SectionsConfig;
-use crate::strategy::tiers::TiersConfig;
-use crate::strategy::window::WindowConfig;
 use crate::strategy::OnError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -162,77 +156,13 @@ impl CompactStrategy {
     /// Every strategy's settings at their defaults without a budget (a budget derives some
     /// of them, as each setting's doc says); `budget` needs one and shows its own settings.
     pub fn defaults() -> DefaultSettings {
-        let s = SectionsConfig::default();
-        let w = WindowConfig::default();
-        let t = TiersConfig::default();
-        let b = BudgetConfig::new(Amount::Tokens(1));
-        let a = AutoConfig::default();
-        let m = MaskConfig::default();
-        let (threshold_tokens, threshold_bytes) = split(w.threshold);
-        let (message_threshold_tokens, message_threshold_bytes) = split(w.message_threshold);
         DefaultSettings {
-            auto: AutoStrategy {
-                name: "auto".into(),
-                target_percent: Some(a.target_percent),
-                summary_percent: Some(a.summary_percent),
-                keep_last: Some(a.mask.keep_last),
-                exclude_tools: Some(a.mask.exclude_tools),
-                min_bytes: Some(a.mask.min_bytes),
-                mask_arguments: Some(a.mask.mask_arguments),
-                min_summarize_bytes: Some(a.min_summarize_bytes),
-                stable: Some(a.stable),
-                summarizer_max_tokens: a.summarizer_max_tokens,
-            },
-            mask: MaskStrategy {
-                name: "mask".into(),
-                keep_last: Some(m.keep_last),
-                exclude_tools: Some(m.exclude_tools),
-                min_bytes: Some(m.min_bytes),
-                mask_arguments: Some(m.mask_arguments),
-            },
-            sections: SectionsStrategy {
-                name: "sections".into(),
-                preserve_last: Some(s.preserve_last),
-                last_sec_bytes: Some(s.last_sec_bytes),
-                max_bp_bytes: Some(s.max_bp_bytes),
-                use_qa: Some(s.use_qa),
-                max_qa_sections: Some(s.max_qa_sections),
-                max_qa_bytes: Some(s.max_qa_bytes),
-                summ_human_in_qa: Some(s.summ_human_in_qa),
-                keep_qa_sections: Some(s.keep_qa_sections),
-                reserve_percent: Some(s.reserve_percent),
-                min_summarize_bytes: Some(s.min_summarize_bytes),
-                id_template: Some(s.id_template),
-                ..Default::default()
-            },
-            window: WindowStrategy {
-                name: "window".into(),
-                window: Some(w.window),
-                threshold_tokens,
-                threshold_bytes,
-                message_threshold_tokens,
-                message_threshold_bytes,
-                max_depth: Some(w.max_depth),
-                min_summarize_bytes: Some(w.min_summarize_bytes),
-                id_template: Some(w.id_template),
-            },
-            tiers: TiersStrategy {
-                name: "tiers".into(),
-                recent: Some(t.recent),
-                condensed: Some(t.condensed),
-                auto_threshold: Some(t.auto_threshold),
-                auto: Some(t.auto),
-                condensed_bytes: Some(t.condensed_bytes),
-                compressed_bytes: Some(t.compressed_bytes),
-                min_summarize_bytes: Some(t.min_summarize_bytes),
-                ..Default::default()
-            },
-            budget: BudgetStrategy {
-                name: "budget".into(),
-                keep_recent: Some(b.keep_recent),
-                summary_percent: Some(b.summary_percent),
-                id_template: Some(b.id_template),
-            },
+            auto: AutoStrategy::defaults(),
+            mask: MaskStrategy::defaults(),
+            sections: SectionsStrategy::defaults(),
+            window: WindowStrategy::defaults(),
+            tiers: TiersStrategy::defaults(),
+            budget: BudgetStrategy::defaults(),
         }
     }
 }
@@ -399,6 +329,16 @@ mod tests {
             let read = CompactStrategy::from_json(&value).unwrap();
             let max = matches!(read, CompactStrategy::Budget(_)).then_some(Amount::Tokens(1));
             let name = value["name"].as_str().and_then(StrategyName::from_name).unwrap();
+            // Every setting shows its default: a size in one of its units, and only the
+            // settings that have none (one summary request) left out.
+            for key in name.keys() {
+                let sibling = key
+                    .strip_suffix("Tokens")
+                    .map(|k| format!("{k}Bytes"))
+                    .or_else(|| key.strip_suffix("Bytes").map(|k| format!("{k}Tokens")));
+                let shown = value.get(key).is_some() || sibling.is_some_and(|s| value.get(&s).is_some());
+                assert!(shown || ["summarizerMaxTokens"].contains(key), "{key} has no default in {value}");
+            }
             assert_eq!(
                 read.to_config(max, OnError::Rollback, None).unwrap(),
                 CompactStrategy::named(name).to_config(max, OnError::Rollback, None).unwrap(),
