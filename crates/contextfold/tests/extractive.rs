@@ -171,15 +171,14 @@ fn an_update_carries_the_previous_summary_forward() {
 #[test]
 fn summaries_being_merged_are_merged_by_section_and_file() {
     // Two partial summaries (window's consolidation sends them as assistant text), each
-    // with its own root: one entry per file, one root, names and requests carried over.
+    // with its own root: one entry per file, one root, names and requests carried over
+    // (that a changed file was also read is not).
     let a = "## User requests\n- Port the lexer.\n\n## Files\n- Root: /w/proj/src\n- lexer.rs: edited 2x; Token, next_token/1\n\n## Current state\n- Latest: lexer done.";
     let b = "## Files\n- Root: /w/proj\n- src/lexer.rs: read; peek_char\n- README.md: written\n\n## Current state\n- Latest: parser next.";
     let s = summarize(&[ai(a), ai(b)], 2000);
     assert!(s.contains("- Root: /w/proj\n"), "{s}");
     assert_eq!(s.matches("lexer.rs").count(), 1, "one entry per file:\n{s}");
-    for needle in
-        ["src/lexer.rs: edited 2x, read; Token, next_token/1, peek_char", "README.md: written", "Port the lexer."]
-    {
+    for needle in ["src/lexer.rs: edited 2x; Token, next_token/1, peek_char", "README.md: written", "Port the lexer."] {
         assert!(s.contains(needle), "missing {needle:?} in:\n{s}");
     }
     assert!(s.contains("Latest: parser next.") && !s.contains("Latest: lexer done."), "the later state wins:\n{s}");

@@ -301,7 +301,8 @@ fn mask_to(
 }
 
 /// What step 2 folds: the span before `at.split` (less the pinned request), read from
-/// the chain before masking, and the tokens its summary may take.
+/// the chain before masking, and the tokens its summary may take: what the target leaves
+/// (at least `summary_percent` of `max`), never more than `max` leaves.
 struct SpanPlan {
     at: Fold,
     span: Vec<Message>,
@@ -325,7 +326,10 @@ fn plan_span(
         .chain(at.pinned.filter(|&p| p < at.split))
         .filter_map(|i| costs.get(i))
         .fold(0usize, |a, c| a.saturating_add(*c));
-    let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share);
+    // ...but never more than the hard budget leaves: a summary cut to fit loses its end.
+    let note = meter.text(target.unit(), &restoration_text(""));
+    let room = config.max.value().saturating_sub(head_cost.saturating_add(kept).saturating_add(note));
+    let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share).min(room.max(1));
     let span = (0..at.split).filter(|&i| Some(i) != at.pinned).filter_map(|i| original.body.get(i).cloned()).collect();
     SpanPlan { at, span, allowance }
 }
@@ -409,7 +413,8 @@ fn unpin_first_request(shape: &mut Layout) {
     }
 }
 
-/// `out` with its summary cut so the chain fits `max`; `None` when it cannot.
+/// `out` with its summary cut so the chain fits `max` (as little as needed, at the end
+/// of a whole line when one is left); `None` when it cannot.
 fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut Run) -> Option<Vec<Message>> {
     let (at, pi, snapshot) = out.iter().enumerate().find_map(|(at, m)| {
         m.parts.iter().enumerate().find_map(|(pi, p)| match p {
@@ -419,23 +424,34 @@ fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut R
             _ => None,
         })
     })?;
-    let unit = max.unit();
-    // Cut by the excess (a unit is at least a byte), then by twice as much, down to one
-    // character, until it fits.
-    let most = snapshot.len().saturating_sub(1);
-    let mut excess = meter.total(unit, &out).saturating_sub(max.value()).clamp(1, most.max(1));
-    loop {
+    let cut_to = |excess: usize| {
         let cut = cut_by(&snapshot, excess)?;
-        *out.get_mut(at)?.parts.get_mut(pi)? = restoration_part(&cut);
-        if meter.fits(max, &out) {
-            run.record(0, Action::Truncated { message: None, bytes_before: snapshot.len(), bytes_after: cut.len() });
-            return Some(out);
+        // Whole lines: a structured summary cut mid-bullet reads as a broken fact.
+        Some(match cut.rfind('\n') {
+            Some(nl) if nl > 0 => cut.get(..nl).unwrap_or(&cut).trim_end().to_string(),
+            _ => cut,
+        })
+    };
+    let with = |cut: &str| {
+        let mut chain = out.clone();
+        *chain.get_mut(at)?.parts.get_mut(pi)? = restoration_part(cut);
+        meter.fits(max, &chain).then_some(chain)
+    };
+    // The smallest cut that fits: fitting only grows with the cut.
+    let most = snapshot.len().saturating_sub(1);
+    with(&cut_to(most)?)?;
+    let (mut lo, mut hi) = (1usize, most.max(1));
+    while lo < hi {
+        let mid = lo.saturating_add(hi) / 2;
+        match cut_to(mid).and_then(|c| with(&c)) {
+            Some(_) => hi = mid,
+            None => lo = mid.saturating_add(1),
         }
-        if excess >= most {
-            return None;
-        }
-        excess = excess.saturating_mul(2).min(most);
     }
+    let cut = cut_to(hi)?;
+    out = with(&cut)?;
+    run.record(0, Action::Truncated { message: None, bytes_before: snapshot.len(), bytes_after: cut.len() });
+    Some(out)
 }
 
 /// What one run did, by section of the (repaired) input.

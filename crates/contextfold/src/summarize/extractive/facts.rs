@@ -3,7 +3,8 @@
 //! that followed, decisions, the task list, and the latest state.
 
 use super::idents;
-use super::text::{cut_words, first_line, is_error_line, sentences};
+use super::tasks::{Task, Tasks};
+use super::text::{command_key, cut_words, first_line, is_error_line, sentences, split_names};
 use super::transcript::Item;
 use crate::schema::Section;
 use serde_json::{Map, Value};
@@ -13,6 +14,11 @@ pub(super) struct FileFacts {
     pub path: String,
     /// What was done, with how often: `read`, `edited`, `created`, ...
     pub verbs: Vec<(String, usize)>,
+    /// Names the edits defined (and names an earlier summary kept), in order.
+    pub defs: Vec<String>,
+    /// Lines a small edit added (`post("/x", C, :x)`), each the whole of what it changed.
+    pub added: Vec<String>,
+    /// Other names the edits introduced, most frequent first.
     pub idents: Vec<String>,
     /// Step of the latest touch (later files matter more).
     pub last: usize,
@@ -20,6 +26,9 @@ pub(super) struct FileFacts {
 
 #[derive(Debug)]
 pub(super) struct CommandFacts {
+    /// What the runs have in common (`mix test`): runs with the same key are one fact.
+    pub key: String,
+    /// The latest run.
     pub command: String,
     pub runs: usize,
     pub outcome: Option<String>,
@@ -44,10 +53,12 @@ pub(super) struct Facts {
     pub decisions: Vec<(String, u32)>,
     /// The latest task list a tool was given: (status, task).
     pub todos: Vec<(String, String)>,
+    /// Tasks of a tracker the commands drove (ids, titles, latest status).
+    pub tasks: Vec<Task>,
     /// The last assistant text.
     pub last_text: Option<String>,
-    /// Identifiers the assistant put in backticks, each once.
-    pub mentions: Vec<String>,
+    /// Identifiers the assistant put in backticks, each once, with how often.
+    pub mentions: Vec<(String, u32)>,
 }
 
 /// What a tool call is, judged by its arguments (any tool, any harness).
@@ -176,6 +187,22 @@ const DECISION_WORDS: [&str; 17] = [
     "pass",
 ];
 
+/// Words that open a sentence telling what was done ("Added `x` to `y`"), lowercased.
+const DONE_WORDS: [&str; 12] = [
+    "added",
+    "created",
+    "fixed",
+    "removed",
+    "wired",
+    "updated",
+    "implemented",
+    "changed",
+    "moved",
+    "renamed",
+    "replaced",
+    "extracted",
+];
+
 /// The call a result answers: the transcript names the tool, not the call, so the
 /// oldest pending call of that tool, else the oldest of all.
 fn take_call(pending: &mut Vec<(String, Call)>, name: &str) -> Option<Call> {
@@ -190,6 +217,7 @@ impl Facts {
         let mut pending: Vec<(String, Call)> = Vec::new();
         // Errors whose fix the assistant's next words may give.
         let mut awaiting_fix: Vec<usize> = Vec::new();
+        let mut tasks = Tasks::default();
         let last_text = items.iter().rposition(|i| matches!(i, Item::AssistantText(t) if !t.trim().is_empty()));
         for (step, item) in items.iter().enumerate() {
             match item {
@@ -208,10 +236,17 @@ impl Facts {
                     if let Call::Todos(list) = &call {
                         f.todos.clone_from(list);
                     }
+                    if let Call::Command(command) = &call {
+                        tasks.command(command, step);
+                        f.command_files(command, step);
+                    }
                     pending.push((name.clone(), call));
                 }
                 Item::Result { name, text, error } => {
                     let call = take_call(&mut pending, name);
+                    if matches!(call, Some(Call::Command(_))) {
+                        tasks.output(text);
+                    }
                     f.result(call, name, text, *error, step, &mut awaiting_fix);
                 }
             }
@@ -222,6 +257,7 @@ impl Facts {
                 f.ran(command, None, false, items.len());
             }
         }
+        f.tasks = tasks.into_list();
         f
     }
 
@@ -240,9 +276,7 @@ impl Facts {
     /// before it, and its decisions; the last text is kept whole as the latest state.
     fn assistant_text(&mut self, text: &str, is_last: bool, awaiting_fix: &mut Vec<usize>) {
         for id in idents::backticked(text) {
-            if !self.mentions.contains(&id) {
-                self.mentions.push(id);
-            }
+            self.mention(&id, 1);
         }
         let mut said = sentences(text).into_iter();
         let Some(first) = said.next() else { return };
@@ -253,7 +287,7 @@ impl Facts {
         });
         for e in awaiting_fix.drain(..) {
             if let (Some(err), Some(fix)) = (self.errors.get_mut(e), fix) {
-                err.fix = Some(cut_words(fix, 200));
+                err.fix = Some(cut_words(fix, 160));
             }
         }
         if is_last {
@@ -264,7 +298,14 @@ impl Facts {
             let l = s.to_lowercase();
             let ticks = s.matches('`').count() / 2;
             if DECISION_WORDS.iter().any(|w| l.contains(w)) || ticks > 0 {
-                let score = 50u32.saturating_add((ticks as u32).saturating_mul(4).min(20));
+                // What was done ("Added `x` to `y`"), in the words of the one who did it.
+                let opening = l.split(" — ").last().unwrap_or(&l).trim_start_matches(['`', '*', ' ']);
+                let done = DONE_WORDS.iter().any(|w| opening.starts_with(w));
+                let score = 50u32.saturating_add((ticks as u32).saturating_mul(4).min(20)).saturating_add(if done {
+                    8
+                } else {
+                    0
+                });
                 self.decisions.push((cut_words(s, 300), score));
             }
         }
@@ -285,11 +326,11 @@ impl Facts {
         let lines: Vec<&str> = text.lines().filter(|l| is_error_line(l, is_command)).take(3).collect();
         let failed = error || !lines.is_empty();
         for line in &lines {
-            self.error(format!("{name}: {}", cut_words(line.trim(), 240)), awaiting_fix);
+            self.error(format!("{name}: {}", cut_words(line.trim(), 160)), awaiting_fix);
         }
         if error && lines.is_empty() {
             let first = first_line(text).unwrap_or("failed");
-            self.error(format!("{name} failed: {}", cut_words(first, 240)), awaiting_fix);
+            self.error(format!("{name} failed: {}", cut_words(first, 160)), awaiting_fix);
         }
         if let Some(Call::Command(command)) = call {
             let outcome = if failed {
@@ -338,10 +379,9 @@ impl Facts {
                 continue;
             }
             if let Some(names) = b.strip_prefix("Also named: ") {
-                for n in names.split(", ").map(str::trim).filter(|n| !n.is_empty()) {
-                    if !self.mentions.iter().any(|m| m == n) {
-                        self.mentions.push(n.to_string());
-                    }
+                for n in split_names(names) {
+                    // Kept by an earlier summary: as if named twice.
+                    self.mention(n, 2);
                 }
                 continue;
             }
@@ -364,12 +404,50 @@ impl Facts {
                 }
             }
             if let Some(file) = self.files.iter_mut().find(|f| f.path == path) {
-                for n in names.split(", ").map(str::trim).filter(|n| !n.is_empty()) {
-                    if !file.idents.iter().any(|i| i == n) {
-                        file.idents.push(n.to_string());
+                for n in split_names(names) {
+                    if !file.defs.iter().any(|i| i == n) {
+                        file.defs.push(n.to_string());
                     }
                 }
             }
+        }
+    }
+
+    /// Files a command committed or moved that no tool touched (written by a tool call
+    /// the transcript lacks, or by a shell command): `git add a b`, `mv a b`.
+    fn command_files(&mut self, command: &str, step: usize) {
+        for part in command.split("&&") {
+            let key = command_key(part);
+            let verb = match key.as_str() {
+                "git add" => "committed",
+                "mv" | "git mv" => "moved here",
+                _ => continue,
+            };
+            let args: Vec<&str> = part
+                .split_whitespace()
+                .skip_while(|w| !key.ends_with(*w))
+                .skip(1)
+                .take_while(|w| !matches!(*w, "|" | ";" | "2>&1" | "||"))
+                .filter(|w| !w.starts_with('-') && w.contains('.') && !w.contains(['*', '$', '"', '\'']))
+                .collect();
+            let paths = if verb == "committed" {
+                &args[..]
+            } else {
+                args.get(args.len().saturating_sub(1)..).unwrap_or_default()
+            };
+            for path in paths {
+                let known = self.files.iter().any(|x| x.path == *path || x.path.ends_with(&format!("/{path}")));
+                if !known {
+                    self.touch(path, verb, "", "", step);
+                }
+            }
+        }
+    }
+
+    fn mention(&mut self, name: &str, times: u32) {
+        match self.mentions.iter_mut().find(|(m, _)| m == name) {
+            Some((_, n)) => *n = n.saturating_add(times),
+            None => self.mentions.push((name.to_string(), times)),
         }
     }
 
@@ -387,7 +465,20 @@ impl Facts {
             Some((_, n)) => *n = n.saturating_add(1),
             None => file.verbs.push((verb.to_string(), 1)),
         }
-        for id in idents::introduced(new, old, path) {
+        if !old.is_empty() {
+            for line in idents::added_lines(new, old) {
+                if !file.added.contains(&line) {
+                    file.added.push(line);
+                }
+            }
+        }
+        let (defs, others) = idents::introduced(new, old, path);
+        for id in defs {
+            if !file.defs.contains(&id) {
+                file.defs.push(id);
+            }
+        }
+        for id in others {
             if !file.idents.contains(&id) {
                 file.idents.push(id);
             }
@@ -395,14 +486,16 @@ impl Facts {
     }
 
     fn ran(&mut self, command: String, outcome: Option<String>, failed: bool, step: usize) {
-        match self.commands.iter_mut().find(|c| c.command == command) {
+        let key = command_key(&command);
+        match self.commands.iter_mut().find(|c| c.key == key) {
             Some(c) => {
+                c.command = command;
                 c.runs = c.runs.saturating_add(1);
-                c.outcome = outcome.or(c.outcome.take());
+                c.outcome = outcome;
                 c.failed = failed;
                 c.last = step;
             }
-            None => self.commands.push(CommandFacts { command, runs: 1, outcome, failed, last: step }),
+            None => self.commands.push(CommandFacts { key, command, runs: 1, outcome, failed, last: step }),
         }
     }
 

@@ -67,11 +67,15 @@ pub(super) fn is_identifier(w: &str) -> bool {
 /// Names defined in `code`, in order (`def name(a, b)` also as `name/2` in Elixir files).
 fn definitions(code: &str, elixir: bool) -> Vec<String> {
     let mut out = Vec::new();
-    for line in code.lines() {
+    let mut offset = 0usize;
+    for line in code.split_inclusive('\n') {
+        let line_start = offset;
+        offset = offset.saturating_add(line.len());
         let mut tokens = line.split_whitespace().peekable();
         while let Some(t) = tokens.next() {
             let t = t.trim_start_matches(['@', '(']);
-            if !DEFINERS.contains(&t) {
+            // Elixir's `fn x ->` is an anonymous function, not a definition.
+            if !DEFINERS.contains(&t) || elixir && t == "fn" {
                 continue;
             }
             let Some(next) = tokens.peek() else { break };
@@ -80,9 +84,11 @@ fn definitions(code: &str, elixir: bool) -> Vec<String> {
             if name.chars().count() < 3 || !name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
                 continue;
             }
-            if elixir && matches!(t, "def" | "defp" | "defmacro") {
-                let rest = line.get(line.find(name.as_str()).map_or(0, |i| i.saturating_add(name.len()))..);
-                out.push(format!("{name}/{}", arity(rest.unwrap_or_default())));
+            if elixir && matches!(t, "def" | "defp" | "defmacro" | "callback") {
+                // The parameters may run over several lines.
+                let at = line.find(name.as_str()).map_or(0, |i| i.saturating_add(name.len()));
+                let rest = code.get(line_start.saturating_add(at)..).unwrap_or_default();
+                out.push(format!("{name}/{}", arity(rest)));
             } else {
                 out.push(name);
             }
@@ -115,11 +121,12 @@ fn arity(rest: &str) -> usize {
     }
 }
 
-/// What `new` (code an edit wrote) defines or introduces that `old` (what it replaced)
-/// did not hold: definitions first, then identifiers by how often they occur.
-pub(super) fn introduced(new: &str, old: &str, path: &str) -> Vec<String> {
+/// What `new` (code an edit wrote) defines, and what else it introduces, that `old` (what
+/// it replaced) did not hold: (definitions in order, other identifiers by how often they
+/// occur).
+pub(super) fn introduced(new: &str, old: &str, path: &str) -> (Vec<String>, Vec<String>) {
     let elixir = path.ends_with(".ex") || path.ends_with(".exs");
-    let mut out: Vec<String> = definitions(new, elixir).into_iter().filter(|d| !old.contains(d.as_str())).collect();
+    let defs: Vec<String> = definitions(new, elixir).into_iter().filter(|d| !old.contains(d.as_str())).collect();
     let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
     for (i, w) in words(new).enumerate() {
         if is_identifier(w) && !old.contains(w) {
@@ -129,12 +136,38 @@ pub(super) fn introduced(new: &str, old: &str, path: &str) -> Vec<String> {
     }
     let mut ranked: Vec<(&str, (usize, usize))> = counts.into_iter().collect();
     ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)));
-    for (w, _) in ranked {
-        if !out.iter().any(|d| d.split('/').next() == Some(w) || d.contains(w)) {
-            out.push(w.to_string());
-        }
+    let others = ranked
+        .into_iter()
+        .filter(|(w, _)| !defs.iter().any(|d| d.split('/').next() == Some(*w) || d.contains(*w)))
+        .map(|(w, _)| w.to_string())
+        .collect();
+    (defs, others)
+}
+
+/// Keywords that open an import line.
+const IMPORTS: [&str; 8] = ["alias", "import", "use", "require", "from", "using", "#include", "include"];
+
+/// The lines `new` adds to `old` when they are few (at most two): then they are the whole
+/// change, worth quoting (`post("/hooks/end", HookController, :end)`), in backticks.
+pub(super) fn added_lines(new: &str, old: &str) -> Vec<String> {
+    let old_lines: Vec<&str> = old.lines().map(str::trim).collect();
+    let added: Vec<&str> = new.lines().map(str::trim).filter(|l| !l.is_empty() && !old_lines.contains(l)).collect();
+    if added.len() > 2 {
+        return Vec::new();
     }
-    out
+    // An import or a lone name (`alias X.Y`, `Foo.Bar,`) says no more than the name does.
+    let import = |l: &str| IMPORTS.iter().any(|k| l.strip_prefix(k).is_some_and(|r| r.starts_with(' ')));
+    added
+        .into_iter()
+        .filter(|l| {
+            (8..=90).contains(&l.chars().count())
+                && !l.contains('`')
+                && !import(l)
+                && l.trim_end_matches([',', ';']).split_whitespace().count() > 1
+                && words(l).any(is_identifier)
+        })
+        .map(|l| format!("`{l}`"))
+        .collect()
 }
 
 /// Spans the text put in backticks, in order, each once.
@@ -157,14 +190,24 @@ mod tests {
 
     #[test]
     fn finds_definitions_and_new_identifiers() {
-        let new = "defmodule Spotter.Registry do\n  def start_session(id, opts \\\\ []) do\n    :ets.insert(@table, {id, :active})\n  end\n  defp sweep_stale(), do: :ok\nend\n.session-status-active { color: green }";
-        let got = introduced(new, "", "lib/registry.ex");
-        assert_eq!(&got[..3], ["Spotter.Registry", "start_session/2", "sweep_stale/0"], "{got:?}");
+        let new = "defmodule Spotter.Registry do\n  @callback stop(\n    state :: term()\n  ) :: :ok\n  def start_session(id, opts \\\\ []) do\n    :ets.insert(@table, {id, :active})\n  end\n  defp sweep_stale(), do: :ok\nend\n.session-status-active { color: green }";
+        let (defs, got) = introduced(new, "", "lib/registry.ex");
+        assert_eq!(defs, ["Spotter.Registry", "stop/1", "start_session/2", "sweep_stale/0"], "{defs:?}");
         assert!(got.contains(&":active".to_string()) && got.contains(&".session-status-active".to_string()));
-        assert!(!got.iter().any(|g| g == "end" || g == "do"), "{got:?}");
+        assert!(!got.iter().any(|g| g == "end" || g == "do" || g == "start_session"), "{got:?}");
         // What the edit replaced is not new.
-        let got = introduced("x = start_session(a) + new_thing(b)", "start_session(a)", "a.py");
+        let (defs, got) = introduced("x = start_session(a) + new_thing(b)", "start_session(a)", "a.py");
+        assert!(defs.is_empty());
         assert_eq!(got, ["new_thing"]);
+        assert_eq!(
+            added_lines(
+                "scope do\n  post(\"/x\", HookController, :x)\n  get \"/y\"\nend",
+                "scope do\n  get \"/y\"\nend"
+            ),
+            ["`post(\"/x\", HookController, :x)`"]
+        );
+        assert!(added_lines("a_b\nc_d\ne_f\n", "").is_empty(), "more than two lines: not quoted");
+        assert!(added_lines("alias App.Jobs.Sync\n  App.Services.Registry,", "").is_empty(), "imports, lone names");
         assert_eq!(backticked("Use `mix format` and `a`, then `mix format`."), ["mix format"]);
     }
 }

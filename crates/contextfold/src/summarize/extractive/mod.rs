@@ -4,7 +4,8 @@
 //!
 //! - the user's requests verbatim, in order (harness notices left out);
 //! - the goal (the first request's opening) and the constraints the user stated;
-//! - the task list a tool was given (latest statuses) and the latest state;
+//! - the task list a tool was given, the tasks of a tracker the commands drove (latest
+//!   statuses), and the latest state;
 //! - files grouped by path, relative to a root named once, with what was done to each
 //!   and the identifiers the edits defined or introduced;
 //! - commands paired with their latest outcome;
@@ -20,6 +21,8 @@
 
 mod facts;
 mod idents;
+mod names;
+mod tasks;
 mod text;
 mod transcript;
 
@@ -62,10 +65,12 @@ struct Bullet {
 
 /// Names a file's bullet (or a list of names) always carries; more when there is room.
 const BASE_NAMES: usize = 4;
+/// Names a test file's bullet carries, and no more.
+const TEST_NAMES: usize = 2;
 /// A further name scores this much under its bullet...
 const NAME_DISCOUNT: u32 = 6;
 /// ...and this much less for each name before it in its list...
-const NAME_DECAY: u32 = 1;
+const NAME_DECAY: u32 = 2;
 /// ...and never above a file's own bullet: a path first, then names.
 const NAME_CEILING: u32 = 65;
 
@@ -104,6 +109,29 @@ impl ExtractiveSummarizer {
         merge_previous(&f.previous, new.bullets)
     }
 }
+
+/// Commands that only look around or move files: rarely what a continuing agent needs.
+const ROUTINE_COMMANDS: [&str; 19] = [
+    "ls",
+    "cd",
+    "cat",
+    "echo",
+    "pwd",
+    "date",
+    "chmod",
+    "mkdir",
+    "rm",
+    "cp",
+    "mv",
+    "head",
+    "tail",
+    "wc",
+    "which",
+    "sleep",
+    "git status",
+    "git log",
+    "git diff",
+];
 
 /// Words that mark a sentence of the user as a rule to keep (lowercased).
 const RULE_WORDS: [&str; 9] = ["must", "never", "don't", "do not", "always", "only", "without", "prefer", "avoid"];
@@ -168,6 +196,14 @@ impl Candidates {
             let score = if status == "in progress" { 88 } else { 84 };
             self.push_line(Section::State, &format!("[{status}] {task}"), score);
         }
+        for task in &f.tasks {
+            let status = task.status.as_deref().unwrap_or("seen");
+            let text = match &task.title {
+                Some(title) => format!("[{status}] {} · {title}", task.id),
+                None => format!("[{status}] {}", task.id),
+            };
+            self.push_line(Section::State, &text, if status == "in progress" { 88 } else { 84 });
+        }
         if let Some(text) = &f.last_text {
             let said: Vec<&str> = sentences(text).into_iter().take(3).collect();
             self.push_line(Section::State, &format!("Latest: {}", said.join(" ")), 92);
@@ -175,52 +211,72 @@ impl Candidates {
     }
 
     /// Files, relative to one root, changed and recent ones scored higher; then the names
-    /// the assistant mentioned that no file path ends with.
+    /// the assistant mentioned that no file path ends with, the most often named first.
     fn files(&mut self, f: &Facts) {
         let root = common_root(f.files.iter().map(|x| x.path.as_str()));
         if let Some(root) = &root {
-            self.push(Section::Files, format!("Root: {root}"), 72, Vec::new());
+            // Above every file's bullet: their paths are relative to it.
+            self.push(Section::Files, format!("Root: {root}"), 90, Vec::new());
         }
         let newest = f.files.iter().map(|x| x.last).max().unwrap_or(1).max(1);
-        for file in &f.files {
+        for (file, names) in f.files.iter().zip(names::ranked(f)) {
             let path = root
                 .as_deref()
                 .and_then(|r| file.path.strip_prefix(r))
                 .map_or(file.path.as_str(), |p| p.trim_start_matches('/'));
-            let verbs: Vec<String> =
-                file.verbs.iter().map(|(v, n)| if *n > 1 { format!("{v} {n}x") } else { v.clone() }).collect();
+            // What changed a file says what it is; that it was also read or searched does not.
+            let changed = file.verbs.iter().any(|(v, _)| v == "edited" || v == "written");
+            let verbs: Vec<String> = file
+                .verbs
+                .iter()
+                .filter(|(v, _)| !changed || !matches!(v.as_str(), "read" | "searched"))
+                .map(|(v, n)| if *n > 1 { format!("{v} {n}x") } else { v.clone() })
+                .collect();
             let mut text = format!("{path}: {}", verbs.join(", "));
-            let ids: Vec<&str> = file.idents.iter().take(BASE_NAMES).map(String::as_str).collect();
+            // A test's names matter less than those of the code it tests.
+            let base = if is_test_path(path) { TEST_NAMES } else { BASE_NAMES };
+            let names =
+                if base < BASE_NAMES { names.get(..base.min(names.len())).unwrap_or_default() } else { &names[..] };
+            let ids: Vec<&str> = names.iter().take(BASE_NAMES).map(String::as_str).collect();
             if !ids.is_empty() {
                 text.push_str("; ");
                 text.push_str(&ids.join(", "));
             }
-            let more: Vec<String> = file.idents.iter().skip(BASE_NAMES).cloned().collect();
-            let changed = file.verbs.iter().any(|(v, _)| v == "edited" || v == "written");
+            let more: Vec<String> = names.iter().skip(BASE_NAMES).cloned().collect();
             let recency = (file.last.saturating_mul(8) / newest) as u32;
             self.push(Section::Files, self.line(&text), if changed { 76 } else { 66 } + recency, more);
         }
-        let mentions: Vec<String> =
-            f.mentions.iter().filter(|m| !f.files.iter().any(|x| x.path.ends_with(m.as_str()))).cloned().collect();
+        // The names named most often first.
+        let mut mentions: Vec<&(String, u32)> =
+            f.mentions.iter().filter(|(m, _)| !f.files.iter().any(|x| x.path.ends_with(m.as_str()))).collect();
+        mentions.sort_by_key(|m| std::cmp::Reverse(m.1));
+        let mentions: Vec<String> = mentions.into_iter().map(|(m, _)| m.clone()).collect();
         if let Some((head, more)) = mentions.split_first() {
             self.push(Section::Files, format!("Also named: {head}"), 60, more.to_vec());
         }
     }
 
-    /// Commands with their latest outcome, failed and recent ones scored higher.
+    /// Commands, one bullet for the runs of each (`mix test`), with the latest run and its
+    /// outcome; failed and recent ones scored higher.
     fn commands(&mut self, f: &Facts) {
         let newest = f.commands.iter().map(|c| c.last).max().unwrap_or(1).max(1);
         for c in &f.commands {
-            let mut text = format!("`{}`", cut_words(&c.command, 120));
+            let mut text = format!("`{}`", cut_words(&c.command, 60));
             if let Some(o) = &c.outcome {
                 text.push_str(if c.failed { " → failed: " } else { " → " });
-                text.push_str(&cut_words(o, 100));
+                text.push_str(&cut_words(o, 60));
             }
             if c.runs > 1 {
                 text.push_str(&format!(" ({} runs)", c.runs));
             }
             let recency = (c.last.saturating_mul(6) / newest) as u32;
-            self.push_line(Section::Commands, &text, 58 + if c.failed { 8 } else { 0 } + recency);
+            // Run again and again (the build, the tests): how the work is checked.
+            let repeated = c.runs.saturating_sub(1).min(3) as u32;
+            // A tracker's commands are in the task list already.
+            let tracker = f.tasks.iter().any(|t| c.command.split_whitespace().any(|w| w == t.id));
+            let routine = tracker || ROUTINE_COMMANDS.contains(&c.key.as_str());
+            let score = 58 + if c.failed { 8 } else { 0 } + recency + repeated;
+            self.push_line(Section::Commands, &text, if routine { score.saturating_sub(8) } else { score });
         }
     }
 
@@ -231,7 +287,7 @@ impl Candidates {
                 Some(fix) => format!("{} → {fix}", e.text),
                 None => e.text.clone(),
             };
-            self.push_line(Section::Errors, &text, if i < 3 { 78 } else { 70 });
+            self.push_line(Section::Errors, &text, if i < 3 { 78 } else { 62 });
         }
     }
 
@@ -244,8 +300,10 @@ impl Candidates {
     /// The next step: what the assistant was about to do, and the latest request.
     fn next(&mut self, f: &Facts) {
         if let Some(text) = &f.last_text {
+            let said = sentences(text);
+            // The state already quotes the first three sentences.
             if let Some(s) =
-                sentences(text).into_iter().rev().find(|s| INTENT_WORDS.iter().any(|w| s.to_lowercase().contains(w)))
+                said.iter().skip(3).rev().find(|s| INTENT_WORDS.iter().any(|w| s.to_lowercase().contains(w)))
             {
                 self.push_line(Section::Next, s, 89);
             }
@@ -290,17 +348,27 @@ fn merge_previous(previous: &[(Section, Vec<String>)], new: Vec<Bullet>) -> Vec<
     out
 }
 
-/// What a bullet is about: its file or command for those sections, its kind for the
+/// What a bullet is about: its file or what its command does (`mix test`) for those sections, its kind for the
 /// latest state, else its text.
 fn key(section: Section, text: &str) -> String {
     let head = match section {
         Section::Files => text.split(": ").next().unwrap_or(text),
-        Section::Commands => text.split(" → ").next().unwrap_or(text),
+        Section::Commands => return text::command_key(text.split(" → ").next().unwrap_or(text)).to_lowercase(),
         Section::State if text.starts_with("Latest: ") => "Latest: ",
         Section::Next if text.starts_with("Continue with the latest request: ") => "Continue",
         _ => text,
     };
     head.trim().to_lowercase()
+}
+
+/// Whether a path is a test's (`test/`, `tests/`, `__tests__/`, `*_test.*`, `*.test.*`,
+/// `*.spec.*`, `test_*`).
+fn is_test_path(path: &str) -> bool {
+    let p = path.to_lowercase();
+    let name = p.rsplit('/').next().unwrap_or(&p);
+    p.split('/').any(|d| matches!(d, "test" | "tests" | "__tests__" | "spec"))
+        || name.starts_with("test_")
+        || [".test.", ".spec.", "_test.", "_spec."].iter().any(|m| name.contains(m))
 }
 
 /// The deepest directory holding every absolute path (at least two levels deep), or
@@ -347,6 +415,7 @@ fn fill(bullets: Vec<Bullet>, budget: usize) -> String {
     // Index in `kept` of each bullet taken, by its index in `bullets`.
     let mut placed: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
+    let mut names_shown: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut used = 0usize;
     for (_, _, atom) in atoms {
         match atom {
@@ -363,12 +432,17 @@ fn fill(bullets: Vec<Bullet>, budget: usize) -> String {
                 }
                 used = used.saturating_add(cost);
                 placed.insert(i, kept.len());
+                if let Some((_, names)) = b.text.split_once("; ") {
+                    names_shown.extend(text::split_names(names).into_iter().map(str::to_string));
+                }
                 kept.push(b);
             }
             Atom::Name(i, name) => {
                 let Some(b) = placed.get(&i).and_then(|&k| kept.get_mut(k)) else { continue };
                 let cost = name.len().saturating_add(2);
-                if used.saturating_add(cost) <= budget {
+                // A name already shown (under another bullet, or in a line this one quotes)
+                // adds nothing.
+                if used.saturating_add(cost) <= budget && !b.text.contains(&name) && names_shown.insert(name.clone()) {
                     used = used.saturating_add(cost);
                     b.text.push_str(", ");
                     b.text.push_str(&name);

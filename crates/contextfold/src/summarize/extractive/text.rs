@@ -19,6 +19,43 @@ pub(super) fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// What a shell command does, for grouping its runs: the program and its subcommand
+/// (`mix test`, `git add`, `bd show`), without leading `cd dir &&` or `VAR=x`.
+pub(super) fn command_key(command: &str) -> String {
+    let command = command.trim().trim_start_matches('`');
+    let command = match command.strip_prefix("cd ").and_then(|c| c.split_once("&&")) {
+        Some((_, rest)) => rest,
+        None => command,
+    };
+    let mut words = command.split_whitespace().skip_while(|w| w.contains('=') && !w.starts_with('-'));
+    let program = words.next().unwrap_or_default();
+    let sub = words.next().filter(|w| {
+        w.chars().next().is_some_and(char::is_alphabetic) && !w.contains(['/', '"', '\'', '`']) && w.len() <= 24
+    });
+    match sub {
+        Some(sub) => format!("{program} {sub}"),
+        None => program.to_string(),
+    }
+}
+
+/// The names of a list (`a, b, \`f(x, y)\``): split at `, ` outside backticks.
+pub(super) fn split_names(list: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut quoted = false;
+    for (i, c) in list.char_indices() {
+        if c == '`' {
+            quoted = !quoted;
+        } else if !quoted && list.get(i..).is_some_and(|r| r.starts_with(", ")) {
+            out.push(list.get(start..i).unwrap_or_default().trim());
+            start = i.saturating_add(2);
+        }
+    }
+    out.push(list.get(start..).unwrap_or_default().trim());
+    out.retain(|n| !n.is_empty());
+    out
+}
+
 /// The first line that says something.
 pub(super) fn first_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).find(|l| !l.is_empty())
@@ -73,6 +110,16 @@ pub(super) fn is_error_line(line: &str, command: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_commands_by_program_and_subcommand() {
+        assert_eq!(command_key("mix test test/a_test.exs 2>&1"), "mix test");
+        assert_eq!(command_key("MIX_ENV=test mix ecto.migrate"), "mix ecto.migrate");
+        assert_eq!(command_key("cd /repo && git add lib/a.ex"), "git add");
+        assert_eq!(command_key("ls /home/x 2>&1"), "ls");
+        assert_eq!(command_key("chmod +x run.sh"), "chmod");
+        assert_eq!(split_names("a/1, `f(x, y)`, b"), ["a/1", "`f(x, y)`", "b"]);
+    }
 
     #[test]
     fn cuts_after_whole_words_and_finds_errors() {
