@@ -227,6 +227,43 @@ fn never_over_the_budget() {
 }
 
 #[test]
+fn a_tight_budget_gets_a_brief_note_and_a_summary_sized_to_fit() {
+    // A long system prompt leaves little room: the summary is asked for what is left, not
+    // for summaryPercent of the budget, and is not cut to nothing afterwards.
+    let mut chain = session(6);
+    chain[0] = sys(&"Policy: answer only from the tools. ".repeat(120));
+    // What is kept verbatim: the system prompt, the first and the latest request, the last answer.
+    let latest = chain.iter().rposition(|m| m.role == Role::User).unwrap();
+    let fixed = tokens(&chain[..2]) + tokens(&chain[latest..latest + 1]) + tokens(&chain[chain.len() - 1..]);
+    let s = Recording::default();
+    let max = fixed + 150;
+    let out = run(&chain, config(max), &s).unwrap();
+    assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
+    let asked = s.0.borrow()[0].target_bytes;
+    assert!(asked < 150 * 4, "asked for {asked} bytes with about 100 tokens of room");
+    let snapshot = restorations(&out.messages).into_iter().next().expect("a restoration");
+    assert!(snapshot.len() > RESTORATION_PREFIX.len() + 60, "the summary survives:\n{snapshot}");
+    // A summary a little over (tokens are estimated from bytes) loses its last lines only.
+    for a in out.report.sections.iter().flat_map(|s| &s.actions) {
+        if let Action::Truncated { bytes_before, bytes_after, .. } = a {
+            assert!(bytes_after * 2 >= *bytes_before, "cut from {bytes_before} to {bytes_after} bytes");
+        }
+    }
+    // Where even the whole note does not fit, the brief one does, and it reads back as a
+    // summary to update on the next fold.
+    let max = fixed + 40;
+    let out = run(&chain, config(max), &Recording::default()).unwrap();
+    assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
+    let text = restorations(&out.messages).into_iter().next().expect("a restoration");
+    assert!(text.contains("context, not a request") && text.len() < 400, "{text}");
+    let sealed = out.messages.iter().flat_map(|m| &m.parts).find_map(|p| match p {
+        Part::Text(t) => contextfold::ast::unseal(&t.text, "snapshot").map(str::to_string),
+        _ => None,
+    });
+    assert!(sealed.as_deref().and_then(restoration_snapshot).is_some_and(|s| !s.is_empty()));
+}
+
+#[test]
 fn the_callers_focus_reaches_the_prompt() {
     let chain = session(12);
     let value = contextfold::format::write(&chain, contextfold::format::Format::OpenAi).unwrap();

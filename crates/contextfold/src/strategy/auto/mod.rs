@@ -16,7 +16,8 @@
 //!    With `summarizer_max_tokens`, a span too long for one request is summarized in
 //!    parts, each updating the summary the one before gave ([`span`]).
 //! 3. **The hard budget last**: a result still over `max` has its kept exchanges masked
-//!    too, then its summary cut. When the system prompt, the first request and the last
+//!    too, then its summary cut. A budget with no room for the restoration's whole note
+//!    gets a brief one. When the system prompt, the first request and the last
 //!    exchange alone leave no room, the first request is summarized with the span, then
 //!    the answer before a closing user message; if even the system prompt and the latest
 //!    message are over `max`, the call fails with `budget_exceeded` saying so.
@@ -34,7 +35,8 @@ mod span;
 
 use super::mask::{self, MaskConfig};
 use super::window::{
-    layout, merge_alternating, restoration_part, restoration_snapshot, restoration_text, Layout, RESTORATION_MARK,
+    layout, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout, Note,
+    RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::measure::{Amount, Meter};
@@ -219,19 +221,21 @@ async fn fold<S: Summarizer + ?Sized>(
     let (mut shape, mut original) = (layout(&masked), layout(chain));
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
-    let fixed = |shape: &Layout, tight: bool| {
+    let fixed = |shape: &Layout, tight: bool, note: Note| {
         let last = last_exchange(&shape.body, tight);
         let tail = meter.total(max.unit(), shape.body.get(last..).unwrap_or_default());
-        let note = meter.text(max.unit(), &restoration_text(""));
+        let note = meter.text(max.unit(), &restoration_text_with("", note));
         meter.total(max.unit(), &shape.head).saturating_add(tail).saturating_add(note)
     };
-    if fixed(&shape, false) > max.value() {
+    // A budget with no room for the whole note gets the brief one.
+    let note = if fixed(&shape, false, Note::Whole) > max.value() { Note::Brief } else { Note::Whole };
+    if fixed(&shape, false, note) > max.value() {
         unpin_first_request(&mut shape);
         unpin_first_request(&mut original);
     }
     // Still no room: the answer before a closing user message is summarized too.
-    let tight = fixed(&shape, false) > max.value();
-    let SpanPlan { at, span, allowance } = plan_span(&shape, &original, target, config, meter, tight);
+    let tight = fixed(&shape, false, note) > max.value();
+    let SpanPlan { at, span, allowance } = plan_span(&shape, &original, target, config, meter, tight, note);
     let span_bytes: usize = span.iter().map(Message::size).sum();
     let previous = shape.previous.as_ref();
     let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
@@ -246,7 +250,7 @@ async fn fold<S: Summarizer + ?Sized>(
             previous: previous.map(|p| p.snapshot.as_str()),
             target_bytes: hint(
                 allowance.saturating_mul(span_bytes) / span_cost,
-                bytes_before.saturating_sub(restoration_text("").len()),
+                bytes_before.saturating_sub(restoration_text_with("", note).len()),
             ),
             limit: config.summarizer_max_tokens,
             range: MessageRange { start: first, end: end.max(first) },
@@ -255,10 +259,10 @@ async fn fold<S: Summarizer + ?Sized>(
             // Partial keeps what masking did; the others end in `conclude`.
             return Ok(Some(out));
         };
-        let bytes_after = restoration_text(&body).len();
+        let bytes_after = restoration_text_with(&body, note).len();
         let updated = previous.is_some();
         run.record(0, Action::Snapshot { messages: span.len(), updated, bytes_before, bytes_after });
-        out = merge_alternating(restored(&shape, &at, &body));
+        out = merge_alternating(restored(&shape, &at, &body, note));
     }
     // 3. The hard budget.
     let alone = || {
@@ -266,10 +270,10 @@ async fn fold<S: Summarizer + ?Sized>(
             "the system prompt{}, the latest message{} and the summary's own note alone are {}",
             if shape.head.iter().any(|m| m.role == Role::User) { ", the first request" } else { "" },
             if tight { "" } else { "s from the last assistant message" },
-            max.with_value(fixed(&shape, tight))
+            max.with_value(fixed(&shape, tight, note))
         )
     };
-    enforce(out, config, meter, run, alone).map(Some)
+    enforce(out, config, meter, run, note, alone).map(Some)
 }
 
 /// Step 1: the chain with its oldest results masked, as few as bring it to `target`
@@ -316,6 +320,7 @@ fn plan_span(
     config: &AutoConfig,
     meter: Meter<'_>,
     tight: bool,
+    note: Note,
 ) -> SpanPlan {
     let costs = meter.costs(target.unit(), &shape.body);
     let head_cost = meter.total(target.unit(), &shape.head);
@@ -327,18 +332,18 @@ fn plan_span(
         .filter_map(|i| costs.get(i))
         .fold(0usize, |a, c| a.saturating_add(*c));
     // ...but never more than the hard budget leaves: a summary cut to fit loses its end.
-    let note = meter.text(target.unit(), &restoration_text(""));
+    let note = meter.text(target.unit(), &restoration_text_with("", note));
     let room = config.max.value().saturating_sub(head_cost.saturating_add(kept).saturating_add(note));
     let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share).min(room.max(1));
     let span = (0..at.split).filter(|&i| Some(i) != at.pinned).filter_map(|i| original.body.get(i).cloned()).collect();
     SpanPlan { at, span, allowance }
 }
 
-/// The chain after a fold: the head, the restoration message with the summary `body`,
-/// the pinned request, and everything from the split on.
-fn restored(shape: &Layout, at: &Fold, body: &str) -> Vec<Message> {
+/// The chain after a fold: the head, the restoration message (opened by `note`) with the
+/// summary `body`, the pinned request, and everything from the split on.
+fn restored(shape: &Layout, at: &Fold, body: &str, note: Note) -> Vec<Message> {
     let mut folded = shape.head.clone();
-    folded.push(Message::new(Role::User, vec![restoration_part(body)]));
+    folded.push(Message::new(Role::User, vec![restoration_part_with(body, note)]));
     folded.extend(at.pinned.filter(|&p| p < at.split).and_then(|p| shape.body.get(p)).cloned());
     folded.extend(shape.body.get(at.split..).unwrap_or_default().iter().cloned());
     folded
@@ -351,6 +356,7 @@ fn enforce(
     config: &AutoConfig,
     meter: Meter<'_>,
     run: &mut Run,
+    note: Note,
     alone: impl FnOnce() -> String,
 ) -> Result<Vec<Message>, CompactError> {
     let max = config.max;
@@ -363,7 +369,7 @@ fn enforce(
     if meter.fits(max, &out) {
         return Ok(out);
     }
-    cut_summary(out, max, meter, run).ok_or_else(|| CompactError::Budget { max, reason: alone() })
+    cut_summary(out, max, meter, run, note).ok_or_else(|| CompactError::Budget { max, reason: alone() })
 }
 
 /// The fold that keeps the most recent messages costing at most `keep` (at least the last
@@ -415,7 +421,13 @@ fn unpin_first_request(shape: &mut Layout) {
 
 /// `out` with its summary cut so the chain fits `max` (as little as needed, at the end
 /// of a whole line when one is left); `None` when it cannot.
-fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut Run) -> Option<Vec<Message>> {
+fn cut_summary(
+    mut out: Vec<Message>,
+    max: Amount,
+    meter: Meter<'_>,
+    run: &mut Run,
+    note: Note,
+) -> Option<Vec<Message>> {
     let (at, pi, snapshot) = out.iter().enumerate().find_map(|(at, m)| {
         m.parts.iter().enumerate().find_map(|(pi, p)| match p {
             Part::Text(t) => crate::ast::unseal(&t.text, RESTORATION_MARK)
@@ -434,7 +446,7 @@ fn cut_summary(mut out: Vec<Message>, max: Amount, meter: Meter<'_>, run: &mut R
     };
     let with = |cut: &str| {
         let mut chain = out.clone();
-        *chain.get_mut(at)?.parts.get_mut(pi)? = restoration_part(cut);
+        *chain.get_mut(at)?.parts.get_mut(pi)? = restoration_part_with(cut, note);
         meter.fits(max, &chain).then_some(chain)
     };
     // The smallest cut that fits: fitting only grows with the cut.

@@ -52,7 +52,10 @@ mod snapshot;
 mod split;
 mod tool_results;
 
-pub(crate) use snapshot::{layout, merge_alternating, restoration_part, snapshot_body, Layout, RESTORATION_MARK};
+pub(crate) use snapshot::{
+    layout, merge_alternating, restoration_part_with, restoration_text_with, snapshot_body, Layout, Note,
+    RESTORATION_MARK,
+};
 pub use snapshot::{restoration_snapshot, restoration_text, RESTORATION_PREFIX};
 pub use tool_results::{is_marked, TOOL_SUMMARY_PREFIX, TOOL_TRUNCATED_PREFIX};
 

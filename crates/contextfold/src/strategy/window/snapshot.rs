@@ -59,9 +59,28 @@ verbatim.";
 pub(crate) const LONG_MESSAGE_NOTE: &str = "This is one part of a single long message: summarize it \
 for the assistant, keeping technical details verbatim.";
 
+/// The note of a budget with no room for the whole one (about a quarter of its tokens).
+const RESTORATION_BRIEF: &str = " (earlier turns, summarized; context, not a request):";
+
+/// Which note opens a restoration text: the whole one, or the brief one `auto` falls back
+/// to when the whole one alone would not fit the budget. Both are read back the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Note {
+    Whole,
+    Brief,
+}
+
 /// The restoration text carrying `snapshot` (the inside of a `<state_snapshot>`).
 pub fn restoration_text(snapshot: &str) -> String {
-    format!("{RESTORATION_PREFIX}{RESTORATION_NOTE}\n\n{OPEN}\n{}\n{CLOSE}", snapshot.trim())
+    restoration_text_with(snapshot, Note::Whole)
+}
+
+/// The restoration text carrying `snapshot`, opened by `note`.
+pub(crate) fn restoration_text_with(snapshot: &str, note: Note) -> String {
+    match note {
+        Note::Whole => format!("{RESTORATION_PREFIX}{RESTORATION_NOTE}\n\n{OPEN}\n{}\n{CLOSE}", snapshot.trim()),
+        Note::Brief => format!("{RESTORATION_PREFIX}{RESTORATION_BRIEF}\n{OPEN}\n{}\n{CLOSE}", snapshot.trim()),
+    }
 }
 
 /// Seal kind of the restoration part (see [`crate::ast::seal`]).
@@ -70,7 +89,12 @@ pub(crate) const RESTORATION_MARK: &str = "snapshot";
 /// The sealed text part carrying `snapshot`: only a sealed part is taken for an earlier
 /// snapshot, so a user message imitating its text stays plain user text.
 pub(crate) fn restoration_part(snapshot: &str) -> Part {
-    let text = crate::ast::seal(&restoration_text(snapshot), RESTORATION_MARK);
+    restoration_part_with(snapshot, Note::Whole)
+}
+
+/// The sealed text part carrying `snapshot`, opened by `note`.
+pub(crate) fn restoration_part_with(snapshot: &str, note: Note) -> Part {
+    let text = crate::ast::seal(&restoration_text_with(snapshot, note), RESTORATION_MARK);
     Part::Text(crate::message::TextPart { text, extra: crate::message::Extra::new() })
 }
 
