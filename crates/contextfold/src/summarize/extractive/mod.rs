@@ -247,8 +247,13 @@ impl Candidates {
             self.push(Section::Files, self.line(&text), if changed { 76 } else { 66 } + recency, more);
         }
         // The names named most often first.
-        let mut mentions: Vec<&(String, u32)> =
-            f.mentions.iter().filter(|(m, _)| !f.files.iter().any(|x| x.path.ends_with(m.as_str()))).collect();
+        // A plain word (`rescue`, `case`) is a keyword of the language more often than a name.
+        let plain = |m: &str| m.chars().all(|c| c.is_ascii_lowercase());
+        let mut mentions: Vec<&(String, u32)> = f
+            .mentions
+            .iter()
+            .filter(|(m, _)| !plain(m) && !f.files.iter().any(|x| x.path.ends_with(m.as_str())))
+            .collect();
         mentions.sort_by_key(|m| std::cmp::Reverse(m.1));
         let mentions: Vec<String> = mentions.into_iter().map(|(m, _)| m.clone()).collect();
         if let Some((head, more)) = mentions.split_first() {
