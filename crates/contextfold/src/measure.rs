@@ -26,7 +26,7 @@ const LETTERS_PER_TOKEN: usize = 12;
 const DIGITS_PER_TOKEN: usize = 3;
 const PUNCTUATION_PER_TOKEN: usize = 3;
 
-/// What a character is for the estimate.
+/// What a byte is for the estimate.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
     Letter,
@@ -34,51 +34,71 @@ enum Class {
     Space,
     Break,
     Punctuation,
-    Wide,
-    Other,
+    /// A byte of a character of another script, read as a character of its own.
+    NonAscii,
 }
 
-fn class(c: char) -> Class {
-    match c {
-        'a'..='z' | 'A'..='Z' => Class::Letter,
-        '0'..='9' => Class::Digit,
-        ' ' => Class::Space,
-        '\n' | '\r' | '\t' => Class::Break,
-        c if c.is_ascii() => Class::Punctuation,
-        c if is_cjk(c) => Class::Wide,
-        _ => Class::Other,
+/// The class of every byte: the estimate reads bytes, and decodes a character only for
+/// the bytes of other scripts.
+// Built at compile time: an index out of range would not compile, it cannot panic.
+#[allow(clippy::indexing_slicing)]
+const CLASSES: [Class; 256] = {
+    let mut table = [Class::NonAscii; 256];
+    let mut b = 0usize;
+    while b < 128 {
+        table[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+            b'0'..=b'9' => Class::Digit,
+            b' ' => Class::Space,
+            b'\n' | b'\r' | b'\t' => Class::Break,
+            _ => Class::Punctuation,
+        };
+        b += 1;
     }
+    table
+};
+
+fn class(b: u8) -> Class {
+    CLASSES.get(usize::from(b)).copied().unwrap_or(Class::NonAscii)
 }
 
 /// Estimated tokens of a text.
 pub fn estimate_text_tokens(text: &str) -> usize {
+    let bytes = text.as_bytes();
     let mut tokens = 0usize;
     // Other scripts count half a token a character: counted in halves.
     let mut halves = 0usize;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let kind = class(c);
-        let mut run = 1usize;
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        let kind = class(b);
+        if kind == Class::NonAscii {
+            // A character of another script is a run of its own.
+            let c = text.get(i..).and_then(|rest| rest.chars().next());
+            if c.is_some_and(is_cjk) {
+                tokens = tokens.saturating_add(1);
+            } else {
+                halves = halves.saturating_add(1);
+            }
+            i = i.saturating_add(c.map_or(1, char::len_utf8));
+            continue;
+        }
+        let start = i;
+        i = i.saturating_add(1);
         // Spaces inside a line-break run (indentation) belong to it.
-        while let Some(&next) = chars.peek() {
-            let same = class(next) == kind || (kind == Class::Break && class(next) == Class::Space);
-            if !same || matches!(kind, Class::Wide | Class::Other) {
+        while let Some(&next) = bytes.get(i) {
+            let k = class(next);
+            if !(k == kind || kind == Class::Break && k == Class::Space) {
                 break;
             }
-            run = run.saturating_add(1);
-            chars.next();
+            i = i.saturating_add(1);
         }
+        let run = i.saturating_sub(start);
         tokens = tokens.saturating_add(match kind {
             Class::Letter => 1usize.saturating_add((run.saturating_sub(1)) / LETTERS_PER_TOKEN),
             Class::Digit => run.div_ceil(DIGITS_PER_TOKEN),
             Class::Space => usize::from(run > 1),
-            Class::Break => 1,
             Class::Punctuation => run.div_ceil(PUNCTUATION_PER_TOKEN),
-            Class::Wide => 1,
-            Class::Other => {
-                halves = halves.saturating_add(1);
-                0
-            }
+            Class::Break | Class::NonAscii => 1,
         });
     }
     tokens.saturating_add(halves.div_ceil(2))
@@ -315,6 +335,64 @@ impl std::fmt::Debug for Meter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The estimate as first written, a character at a time: the byte-table one must
+    /// count exactly the same.
+    fn reference_estimate(text: &str) -> usize {
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        enum Class {
+            Letter,
+            Digit,
+            Space,
+            Break,
+            Punctuation,
+            Wide,
+            Other,
+        }
+        let class = |c: char| match c {
+            'a'..='z' | 'A'..='Z' => Class::Letter,
+            '0'..='9' => Class::Digit,
+            ' ' => Class::Space,
+            '\n' | '\r' | '\t' => Class::Break,
+            c if c.is_ascii() => Class::Punctuation,
+            c if is_cjk(c) => Class::Wide,
+            _ => Class::Other,
+        };
+        let (mut tokens, mut halves) = (0usize, 0usize);
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            let kind = class(c);
+            let mut run = 1usize;
+            while let Some(&next) = chars.peek() {
+                let same = class(next) == kind || (kind == Class::Break && class(next) == Class::Space);
+                if !same || matches!(kind, Class::Wide | Class::Other) {
+                    break;
+                }
+                run += 1;
+                chars.next();
+            }
+            tokens += match kind {
+                Class::Letter => 1 + (run - 1) / LETTERS_PER_TOKEN,
+                Class::Digit => run.div_ceil(DIGITS_PER_TOKEN),
+                Class::Space => usize::from(run > 1),
+                Class::Break | Class::Wide => 1,
+                Class::Punctuation => run.div_ceil(PUNCTUATION_PER_TOKEN),
+                Class::Other => {
+                    halves += 1;
+                    0
+                }
+            };
+        }
+        tokens + halves.div_ceil(2)
+    }
+
+    proptest! {
+        #[test]
+        fn the_byte_table_counts_as_the_character_walk(text in "(?s)[a-zA-Z0-9 \\t\\n\\r{}\\[\\]\":,._/-]{0,40}|.{0,40}|[a-z 東京привет🙂\\n]{0,40}") {
+            prop_assert_eq!(estimate_text_tokens(&text), reference_estimate(&text));
+        }
+    }
 
     #[test]
     fn words_digits_punctuation_and_breaks_count_like_a_tokenizer() {
