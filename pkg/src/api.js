@@ -10,6 +10,7 @@
 import { restoreBinary, stringifyChain } from "./binary.js";
 import * as wasm from "./glue.js"; // guarded: not_initialized before the wasm exists
 import { contextfoldError } from "./errors.js";
+import { assertReady, isReady } from "./ready.js";
 
 // A panic aborts the wasm call; inside an async export its Promise would never settle.
 // The panic hook calls the function registered under this symbol, which rejects every
@@ -35,6 +36,14 @@ handlers.handlers.add((message) => {
 });
 
 /**
+ * After a call, with none in flight: an instance grown very large by it is replaced by a
+ * fresh one (crates/contextfold-wasm/src/memory.rs), so its memory goes back.
+ */
+function releaseWhenIdle() {
+  if (pending.size === 0 && isReady()) wasm.__releaseIfLarge();
+}
+
+/**
  * `promise`, rejected if the module panics before it settles.
  * @template T
  * @param {Promise<T>} promise
@@ -46,10 +55,12 @@ function guarded(promise) {
     promise.then(
       (value) => {
         pending.delete(reject);
+        releaseWhenIdle();
         resolve(value);
       },
       (error) => {
         pending.delete(reject);
+        releaseWhenIdle();
         reject(error);
       },
     );
@@ -114,6 +125,8 @@ function reading(messages, fn) {
     return fn();
   } catch (e) {
     throw located(e, messages);
+  } finally {
+    releaseWhenIdle();
   }
 }
 
@@ -253,6 +266,28 @@ export function clearReasoning(messages, options) {
     messages,
     reading(messages, () => wasm.clearReasoning(crossing(messages), options)),
   );
+}
+
+/** Marks a function made by `extractiveSummarizer`: `compact` runs it inside wasm. */
+const EXTRACTIVE = "__contextfoldExtractive";
+
+/**
+ * The built-in summarizer as a function of this layer, not a Rust closure: it calls
+ * whichever wasm instance is current, so it keeps working after one was replaced.
+ * @type {typeof import("./index.js").extractiveSummarizer}
+ */
+export function extractiveSummarizer(options) {
+  assertReady("extractiveSummarizer");
+  const settings = wasm.__extractiveSettings(options);
+  const summarize = async (/** @type {import("./index.js").SummaryRequest} */ request) => {
+    const transcript = request?.transcript;
+    if (typeof transcript !== "string") throw new TypeError("extractiveSummarizer: the request has no transcript");
+    const target = request.targetBytes;
+    const bytes = Number.isFinite(target) && target > 0 ? Math.floor(target) : settings.maxBytes;
+    return wasm.__extractiveSummarize(transcript, bytes, settings.maxBytes);
+  };
+  Object.defineProperty(summarize, EXTRACTIVE, { value: settings });
+  return summarize;
 }
 
 /**

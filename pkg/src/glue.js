@@ -12,6 +12,10 @@ import { assertReady, markReady } from "./ready.js";
  *   __checkOptionKeys(keys: string[], known: readonly string[]): void,
  *   __contextfoldAsyncPanicForTests(): Promise<void>,
  *   __contextfoldPanicForTests(): void,
+ *   __extractiveSettings(options: unknown): { maxBytes: number },
+ *   __extractiveSummarize(transcript: string, targetBytes: number, maxBytes: number): string,
+ *   __releaseIfLarge(): boolean,
+ *   __wasmMemoryBytes(): number,
  *   __requestBodySpans(bytes: Uint8Array, list?: string): { fields: [string, number, number][], close: number, elements?: number[] | null } | null,
  *   __Session: new (options?: import("./index.js").CompactOptions) => Session,
  * }} Internals
@@ -69,13 +73,16 @@ export const __Session = guardedClass("__Session");
 export const __checkOptionKeys = guarded("__checkOptionKeys");
 export const __contextfoldAsyncPanicForTests = guarded("__contextfoldAsyncPanicForTests");
 export const __contextfoldPanicForTests = guarded("__contextfoldPanicForTests");
+export const __extractiveSettings = guarded("__extractiveSettings");
+export const __extractiveSummarize = guarded("__extractiveSummarize");
+export const __releaseIfLarge = guarded("__releaseIfLarge");
 export const __requestBodySpans = guarded("__requestBodySpans");
+export const __wasmMemoryBytes = guarded("__wasmMemoryBytes");
 export const clearReasoning = guarded("clearReasoning");
 export const compact = guarded("compact");
 export const convert = guarded("convert");
 export const defaultSettings = guarded("defaultSettings");
 export const estimateTokens = guarded("estimateTokens");
-export const extractiveSummarizer = guarded("extractiveSummarizer");
 export const formats = guarded("formats");
 export const measureChain = guarded("measureChain");
 export const needsCompaction = guarded("needsCompaction");
@@ -94,6 +101,18 @@ export function initSync(module) {
   const output = glue.initSync(module);
   markReady();
   return output;
+}
+
+/**
+ * The current instance's raw exports, once instantiated: what the entries' `init()`
+ * resolves to. Never kept by them: a fresh instance replaces the first after a panic or
+ * a very large call, and holding the first would keep its memory.
+ * @returns {unknown}
+ */
+export function instanceExports() {
+  assertReady("init");
+  // Once instantiated, the glue's initSync returns the current exports and nothing else.
+  return glue.initSync(/** @type {any} */ (undefined));
 }
 
 /**

@@ -66,7 +66,6 @@ export type {
 export {
     defaultSettings,
     estimateTokens,
-    extractiveSummarizer,
     formats,
     measureChain,
     needsCompaction,
@@ -78,7 +77,28 @@ export {
 // `repairChain`, `convert`, `normalizeToolCallIds`, `clearReasoning`).
 export * from "./formats.js";
 export * from "./cache.js";
-import type { CompactOptions, CompactResult, InitInput, SyncInitInput } from "../glue/contextfold_wasm.js";
+import type {
+    CompactOptions,
+    CompactResult,
+    ExtractiveOptions,
+    InitInput,
+    Summarizer,
+    SyncInitInput,
+} from "../glue/contextfold_wasm.js";
+
+/**
+ * The built-in extractive summarizer: deterministic, offline, no API key. It fills the
+ * summary schema from the chain's structure (requests, tasks, files with what was done to
+ * each, commands with their outcome, errors with their fixes, decisions, the next step)
+ * within each request's target size. It is the default when `compact` gets no summarizer;
+ * `compact` runs it inside wasm without crossing into JS for every call.
+ *
+ * @example
+ * ```js
+ * const result = await compact(chain, { summarizer: extractiveSummarizer({ maxBytes: 2048 }) });
+ * ```
+ */
+export declare function extractiveSummarizer(options?: ExtractiveOptions): Summarizer;
 
 /**
  * Instantiates the wasm module: the browser entry needs `await init()` once before

@@ -6,7 +6,6 @@
 export {
   defaultSettings,
   estimateTokens,
-  extractiveSummarizer,
   formats,
   initSync,
   providerOf,
@@ -22,6 +21,7 @@ export {
   convert,
   normalizeToolCallIds,
   clearReasoning,
+  extractiveSummarizer,
 } from "./api.js";
 export { History } from "./history.js";
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";

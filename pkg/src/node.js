@@ -15,7 +15,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { init as initAsync, initSync } from "./glue.js";
+import { init as initAsync, initSync, instanceExports } from "./glue.js";
 import { isReady, setInitHint } from "./ready.js";
 import { contextfoldError } from "./errors.js";
 
@@ -49,9 +49,8 @@ const HINT =
   "call `await init({ module_or_path })` first with the .wasm's bytes, path or URL (`contextfold/wasm`)";
 
 const location = locateWasm();
-let output;
 if (location === undefined) setInitHint(HINT);
-else output = initSync({ module: readFileSync(location) });
+else initSync({ module: readFileSync(location) });
 
 export * from "./index.js";
 
@@ -61,7 +60,7 @@ export * from "./index.js";
  * Module, a Response, or a file path or `file:` URL (read from disk).
  */
 export default async function init(moduleOrPath) {
-  if (isReady()) return output;
+  if (isReady()) return instanceExports();
   let source = moduleOrPath;
   if (source !== null && typeof source === "object" && Object.getPrototypeOf(source) === Object.prototype) {
     source = source.module_or_path;
@@ -70,6 +69,6 @@ export default async function init(moduleOrPath) {
   if (source === undefined)
     throw contextfoldError("not_initialized", `contextfold is not initialized: ${HINT}`, undefined);
   if (typeof source === "string" || source instanceof URL) source = readFileSync(source);
-  output = await initAsync({ module_or_path: source });
-  return output;
+  await initAsync({ module_or_path: source });
+  return instanceExports();
 }

@@ -1,14 +1,14 @@
-//! `extractiveSummarizer`: the built-in offline summarizer as a JS `Summarizer`.
+//! The built-in offline summarizer behind `extractiveSummarizer` (pkg/src/api.js).
 //!
-//! The function it returns can be called like any summarizer (it reads the request's
-//! `transcript` and `targetBytes`); `compact` recognizes it by a marker property and
-//! runs the Rust summarizer directly, without crossing into JS for every call.
+//! The JS layer makes the function (a Rust closure could not be called after the
+//! instance is replaced, see [`crate::memory`]): it checks its options here, marks the
+//! function with the settings, and summarizes here when called. `compact` recognizes the
+//! marker and runs the Rust summarizer directly, without crossing into JS for every call.
 
 use crate::error::{BindingError, JsResult};
 use contextfold::summarize::extractive::ExtractiveSummarizer;
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Object, Reflect};
 use tsify::Tsify;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 /// Property that marks a function made by `extractiveSummarizer`; holds its settings.
@@ -18,42 +18,30 @@ pub const MARKER: &str = "__contextfoldExtractive";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtractiveOptions {
-    /// Upper bound of a summary in bytes, whatever a request asks [4096].
+    /// Upper bound of a summary in bytes, whatever a request asks [32768].
     #[tsify(optional)]
     pub max_bytes: Option<usize>,
 }
 
-/// The built-in extractive summarizer: deterministic, offline, no API key. It keeps the
-/// user's goals, error lines, decisions, actions, file paths and the last state within
-/// each request's target size. It is the default when `compact` gets no summarizer.
-///
-/// @example
-/// ```js
-/// const result = await compact(chain, { summarizer: extractiveSummarizer({ maxBytes: 2048 }) });
-/// ```
-#[wasm_bindgen(js_name = extractiveSummarizer, unchecked_return_type = "Summarizer")]
-pub fn extractive_summarizer(
-    #[wasm_bindgen(unchecked_optional_param_type = "ExtractiveOptions")] options: JsValue,
-) -> JsResult<JsValue> {
+/// The settings `extractiveSummarizer` marks its function with (`{ maxBytes }`), the
+/// options checked. The package's JS layer makes the function itself (pkg/src/api.js).
+#[wasm_bindgen(js_name = __extractiveSettings, skip_typescript)]
+pub fn extractive_settings(options: JsValue) -> JsResult<JsValue> {
     let summarizer = read_options(&options)?;
     let settings = Object::new();
-    let max_bytes = summarizer.max_bytes as f64;
     // Setting a property on a fresh ordinary object cannot fail.
-    let _ = Reflect::set(&settings, &JsValue::from_str("maxBytes"), &JsValue::from_f64(max_bytes));
-    let call = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |request: JsValue| -> JsValue {
-        let transcript = Reflect::get(&request, &JsValue::from_str("transcript")).ok().and_then(|v| v.as_string());
-        let target = Reflect::get(&request, &JsValue::from_str("targetBytes")).ok().and_then(|v| v.as_f64());
-        match transcript {
-            Some(t) => {
-                let target = target.filter(|n| n.is_finite() && *n > 0.0).map_or(summarizer.max_bytes, |n| n as usize);
-                Promise::resolve(&JsValue::from_str(&summarizer.summarize_transcript(&t, target))).into()
-            }
-            None => Promise::reject(&js_sys::Error::new("extractiveSummarizer: the request has no transcript")).into(),
-        }
-    });
-    let function = call.into_js_value();
-    let _ = Reflect::set(&function, &JsValue::from_str(MARKER), &settings);
-    Ok(function)
+    let _ = Reflect::set(&settings, &JsValue::from_str("maxBytes"), &JsValue::from_f64(summarizer.max_bytes as f64));
+    Ok(settings.into())
+}
+
+/// What a function made by `extractiveSummarizer` does when called: the summary of
+/// `transcript` within `target_bytes` (at most `max_bytes`). The package's JS layer makes
+/// that function (pkg/src/api.js), so it keeps working in a fresh instance after a reset,
+/// which a Rust closure would not.
+#[wasm_bindgen(js_name = __extractiveSummarize, skip_typescript)]
+pub fn extractive_summarize(transcript: &str, target_bytes: usize, max_bytes: usize) -> String {
+    let summarizer = ExtractiveSummarizer { max_bytes, ..ExtractiveSummarizer::default() };
+    summarizer.summarize_transcript(transcript, target_bytes)
 }
 
 /// The summarizer a marked function stands for, if `value` is one.

@@ -6,8 +6,9 @@
 //! - [`chain`] holds `parseChain`;
 //! - [`compact`] holds `compact` and `needsCompaction` (the core's JSON pipeline, `contextfold::pipeline`);
 //! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
-//! - [`extractive`] holds `extractiveSummarizer`, the built-in offline summarizer;
+//! - [`extractive`] holds the built-in offline summarizer behind `extractiveSummarizer`;
 //! - [`measure`] holds `estimateTokens` and `measureChain`;
+//! - [`memory`] gives the memory of a very large call back (a fresh instance once idle);
 //! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
 //! - [`report`] holds what `compact` reports: requests, report, progress (DTOs of core types);
 //! - [`spans`] gives the Worker middleware the byte spans of a request body's fields;
@@ -28,6 +29,7 @@ pub mod error;
 pub mod extractive;
 pub mod formats;
 pub mod measure;
+pub mod memory;
 pub mod options;
 pub mod report;
 pub mod session;
@@ -39,7 +41,6 @@ pub mod validity;
 pub use chain::parse_chain;
 pub use compact::compact;
 pub use error::{BindingError, JsResult};
-pub use extractive::extractive_summarizer;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;

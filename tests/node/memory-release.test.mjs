@@ -1,0 +1,90 @@
+// Wasm memory only grows: after a very large call an instance would keep hundreds of MiB
+// for good. Once no call is in flight, an instance grown past 64 MiB is replaced by a
+// fresh one (crates/contextfold-wasm/src/memory.rs), and everything made before keeps
+// working: summarizers, History, later calls.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import init, { compact, extractiveSummarizer, History, measureChain } from "contextfold";
+import { __wasmMemoryBytes } from "../../pkg/src/internal.js";
+
+const MiB = 1 << 20;
+const LIMIT = 64 * MiB;
+
+/** A tool-heavy chain of about `mb` MB of JSON. */
+function bigChain(mb) {
+  const chain = [{ role: "system", content: "You are a coding agent." }];
+  const output = "let value = compute(input, options); // a line of a large file\n".repeat(30);
+  for (let i = 0; chain.length * output.length < mb * 1e6; i++) {
+    chain.push({ role: "user", content: `Step ${i}: fix src/mod_${i}.rs` });
+    chain.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `c${i}`, type: "function", function: { name: "read", arguments: `{"path":"src/mod_${i}.rs"}` } },
+      ],
+    });
+    chain.push({ role: "tool", tool_call_id: `c${i}`, content: output });
+    chain.push({ role: "assistant", content: `Fixed src/mod_${i}.rs.` });
+  }
+  return chain;
+}
+
+describe("memory of a very large call", () => {
+  it("goes back once the call is over, and what was made before keeps working", async () => {
+    const summarize = extractiveSummarizer({ maxBytes: 2048 });
+    const history = new History({ messages: bigChain(0.05), auto: false, options: { maxTokens: 2000 } });
+    assert.ok(history.needsCompaction());
+    assert.ok(__wasmMemoryBytes() < LIMIT, `starts small: ${__wasmMemoryBytes() / MiB} MiB`);
+
+    let during = 0;
+    const result = await compact(bigChain(25), {
+      maxTokens: 8000,
+      summarizer: async (request) => {
+        during = Math.max(during, __wasmMemoryBytes());
+        return summarize(request);
+      },
+    });
+    assert.ok(result.changed && measureChain(result.messages).total.tokens <= 8000);
+    assert.ok(during > LIMIT, `the call grew the instance past the limit: ${during / MiB} MiB`);
+    const after = __wasmMemoryBytes();
+    assert.ok(after < LIMIT, `the large call's memory was kept: ${after / MiB} MiB`);
+    // `init()` resolves to the current instance, not the first one.
+    const { memory } = /** @type {any} */ (await init());
+    assert.equal(memory.buffer.byteLength, after);
+
+    // Made before the new instance, used after it.
+    const transcript = '<tasks>\n<task id="0">\n<content>Port the parser.</content>\n</task>\n</tasks>';
+    const text = await summarize({ transcript, targetBytes: 500 });
+    assert.match(text, /Port the parser\./);
+    const again = await compact(bigChain(0.2), { maxTokens: 3000, summarizer: summarize });
+    assert.ok(again.changed && again.report.errors.length === 0, JSON.stringify(again.report.errors));
+    await history.push({ role: "user", content: "One more step." });
+    assert.ok(history.needsCompaction());
+    const folded = await history.compact();
+    assert.ok(folded.changed && measureChain(history.messages()).total.tokens <= 2000);
+  });
+
+  it("never while a call is in flight", async () => {
+    let release;
+    const gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    // An async call waits on its summarizer while a large call runs and ends beside it.
+    const slow = compact(bigChain(0.3), {
+      maxTokens: 3000,
+      summarizer: async () => {
+        await gate;
+        return "## Current state\n- Latest: steps done.";
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const large = await compact(bigChain(25), { maxTokens: 8000 });
+    assert.ok(large.changed);
+    assert.ok(__wasmMemoryBytes() > LIMIT, "the instance the pending call runs in is still there");
+    release();
+    const result = await slow;
+    assert.ok(result.changed && result.report.errors.length === 0, JSON.stringify(result.report.errors));
+    assert.match(JSON.stringify(result.messages), /steps done/);
+    assert.ok(__wasmMemoryBytes() < LIMIT, "released once nothing is in flight");
+  });
+});
