@@ -35,12 +35,26 @@ handlers.handlers.add((message) => {
   pending.clear();
 });
 
+/** Idle time after which an instance grown very large is replaced, in milliseconds. */
+export const RELEASE_AFTER_IDLE_MS = 1000;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let releaseTimer;
+
 /**
- * After a call, with none in flight: an instance grown very large by it is replaced by a
- * fresh one (crates/contextfold-wasm/src/memory.rs), so its memory goes back.
+ * After a call, with none in flight: an instance grown very large is replaced by a fresh
+ * one (crates/contextfold-wasm/src/memory.rs) once no call came for RELEASE_AFTER_IDLE_MS,
+ * so its memory goes back; every call in the meantime starts the wait again.
  */
 function releaseWhenIdle() {
-  if (pending.size === 0 && isReady()) wasm.__releaseIfLarge();
+  if (releaseTimer !== undefined) clearTimeout(releaseTimer);
+  releaseTimer = undefined;
+  if (pending.size !== 0 || !isReady() || !wasm.__isLarge()) return;
+  releaseTimer = setTimeout(() => {
+    releaseTimer = undefined;
+    if (pending.size === 0) wasm.__releaseIfLarge();
+  }, RELEASE_AFTER_IDLE_MS);
+  // Never what keeps a Node process alive.
+  /** @type {any} */ (releaseTimer).unref?.();
 }
 
 /**

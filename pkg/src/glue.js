@@ -14,6 +14,7 @@ import { assertReady, markReady } from "./ready.js";
  *   __contextfoldPanicForTests(): void,
  *   __extractiveSettings(options: unknown): { maxBytes: number },
  *   __extractiveSummarize(transcript: string, targetBytes: number, maxBytes: number): string,
+ *   __isLarge(): boolean,
  *   __releaseIfLarge(): boolean,
  *   __wasmMemoryBytes(): number,
  *   __requestBodySpans(bytes: Uint8Array, list?: string): { fields: [string, number, number][], close: number, elements?: number[] | null } | null,
@@ -75,6 +76,7 @@ export const __contextfoldAsyncPanicForTests = guarded("__contextfoldAsyncPanicF
 export const __contextfoldPanicForTests = guarded("__contextfoldPanicForTests");
 export const __extractiveSettings = guarded("__extractiveSettings");
 export const __extractiveSummarize = guarded("__extractiveSummarize");
+export const __isLarge = guarded("__isLarge");
 export const __releaseIfLarge = guarded("__releaseIfLarge");
 export const __requestBodySpans = guarded("__requestBodySpans");
 export const __wasmMemoryBytes = guarded("__wasmMemoryBytes");

@@ -1,14 +1,16 @@
 // Wasm memory only grows: after a very large call an instance would keep hundreds of MiB
-// for good. Once no call is in flight, an instance grown past 64 MiB is replaced by a
-// fresh one (crates/contextfold-wasm/src/memory.rs), and everything made before keeps
+// for good. An instance grown past 64 MiB is replaced by a fresh one once no call came for
+// a while (crates/contextfold-wasm/src/memory.rs), and everything made before keeps
 // working: summarizers, History, later calls.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import init, { compact, extractiveSummarizer, History, measureChain } from "contextfold";
+import { RELEASE_AFTER_IDLE_MS } from "../../pkg/src/api.js";
 import { __wasmMemoryBytes } from "../../pkg/src/internal.js";
 
 const MiB = 1 << 20;
 const LIMIT = 64 * MiB;
+const idle = () => new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_IDLE_MS + 200));
 
 /** A tool-heavy chain of about `mb` MB of JSON. */
 function bigChain(mb) {
@@ -46,6 +48,9 @@ describe("memory of a very large call", () => {
     });
     assert.ok(result.changed && measureChain(result.messages).total.tokens <= 8000);
     assert.ok(during > LIMIT, `the call grew the instance past the limit: ${during / MiB} MiB`);
+    // Calls back to back keep it: growing again would cost each of them.
+    assert.ok(__wasmMemoryBytes() > LIMIT, "kept while calls keep coming");
+    await idle();
     const after = __wasmMemoryBytes();
     assert.ok(after < LIMIT, `the large call's memory was kept: ${after / MiB} MiB`);
     // `init()` resolves to the current instance, not the first one.
@@ -80,11 +85,13 @@ describe("memory of a very large call", () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const large = await compact(bigChain(25), { maxTokens: 8000 });
     assert.ok(large.changed);
+    await idle();
     assert.ok(__wasmMemoryBytes() > LIMIT, "the instance the pending call runs in is still there");
     release();
     const result = await slow;
     assert.ok(result.changed && result.report.errors.length === 0, JSON.stringify(result.report.errors));
     assert.match(JSON.stringify(result.messages), /steps done/);
+    await idle();
     assert.ok(__wasmMemoryBytes() < LIMIT, "released once nothing is in flight");
   });
 });

@@ -1,8 +1,10 @@
 //! Giving wasm memory back. A wasm instance's memory only grows: after a very large call
-//! it keeps hundreds of MiB for good. The package's JS layer calls [`release_if_large`]
-//! whenever no call is in flight; past [`RELEASE_ABOVE_BYTES`] it schedules a fresh
-//! instance (the same mechanism as the panic reset), which the next call gets, and the old
-//! memory is the garbage collector's. Objects of the old instance (`History`'s session)
+//! it keeps hundreds of MiB for good. Once the instance is past [`RELEASE_ABOVE_BYTES`]
+//! and has been idle a while (no call for a second: pkg/src/api.js), the package's JS
+//! layer calls [`release_if_large`], which schedules a fresh instance (the same mechanism
+//! as the panic reset); the next call gets it, and the old memory is the garbage
+//! collector's. Not at once: growing memory again costs about 2 ms a MiB, which calls
+//! coming back to back would pay every time. Objects of the old instance (`History`'s session)
 //! then throw, and their owners let them go.
 
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -23,11 +25,17 @@ pub fn memory_bytes() -> usize {
     }
 }
 
+/// Whether this instance holds more than [`RELEASE_ABOVE_BYTES`].
+#[wasm_bindgen(js_name = __isLarge, skip_typescript)]
+pub fn is_large() -> bool {
+    memory_bytes() > RELEASE_ABOVE_BYTES
+}
+
 /// Schedules a fresh instance when this one holds more than [`RELEASE_ABOVE_BYTES`];
 /// whether it did. Only the JS layer calls it, and only with no call in flight.
 #[wasm_bindgen(js_name = __releaseIfLarge, skip_typescript)]
 pub fn release_if_large() -> bool {
-    let large = memory_bytes() > RELEASE_ABOVE_BYTES;
+    let large = is_large();
     if large {
         wasm_bindgen::handler::schedule_reinit();
     }

@@ -65,6 +65,8 @@ struct Bullet {
 
 /// Names a file's bullet (or a list of names) always carries; more when there is room.
 const BASE_NAMES: usize = 4;
+/// How many namings of a name count for its rank among the names the assistant used.
+const MENTION_RANKS: u32 = 16;
 /// Names a test file's bullet carries, and no more.
 const TEST_NAMES: usize = 2;
 /// A further name scores this much under its bullet...
@@ -249,13 +251,19 @@ impl Candidates {
         // The names named most often first.
         // A plain word (`rescue`, `case`) is a keyword of the language more often than a name.
         let plain = |m: &str| m.chars().all(|c| c.is_ascii_lowercase());
-        let mut mentions: Vec<&(String, u32)> = f
+        let listed: Vec<&(String, u32)> = f
             .mentions
             .iter()
             .filter(|(m, _)| !plain(m) && !f.files.iter().any(|x| x.path.ends_with(m.as_str())))
             .collect();
-        mentions.sort_by_key(|m| std::cmp::Reverse(m.1));
-        let mentions: Vec<String> = mentions.into_iter().map(|(m, _)| m.clone()).collect();
+        // By count, highest first, in passes (no sort: each instance of one costs the wasm
+        // kilobytes); within a count, in the order first named.
+        // Past `MENTION_RANKS` namings, more do not rank a name higher.
+        let rank = |n: u32| n.min(MENTION_RANKS);
+        let mentions: Vec<String> = (1..=MENTION_RANKS)
+            .rev()
+            .flat_map(|c| listed.iter().filter(move |(_, n)| rank(*n) == c).map(|(m, _)| m.clone()))
+            .collect();
         if let Some((head, more)) = mentions.split_first() {
             self.push(Section::Files, format!("Also named: {head}"), 60, more.to_vec());
         }

@@ -1,7 +1,8 @@
 //! Which of a file's names a summary shows first: what the edits defined, the lines small
-//! edits added, then what the assistant named, then calls into the session's own modules, then the rest; calls into
-//! modules the session never touched (a standard library's `Enum.map`, `Path.join`) and
-//! names come last; a name another file defines is shown there only.
+//! edits added, then what the assistant named, then calls into the session's own modules,
+//! then the rest; calls into modules the session never touched (a standard library's
+//! `Enum.map`, `Path.join`) and constants come last; a name another file defines is shown
+//! under that file only.
 
 use super::facts::{Facts, FileFacts};
 use std::collections::HashSet;
@@ -9,23 +10,27 @@ use std::collections::HashSet;
 /// Each file's names, best first.
 pub(super) fn ranked(f: &Facts) -> Vec<Vec<String>> {
     let modules = session_modules(&f.files);
-    let mentioned: HashSet<&str> = f.mentions.iter().map(|(m, _)| m.as_str()).collect();
+    let mentioned: HashSet<String> = f.mentions.iter().map(|(m, _)| m.clone()).collect();
     // Every name a file defined (`x/2` also as `x`): shown under that file, not where used.
-    let defined: HashSet<&str> =
-        f.files.iter().flat_map(|x| &x.defs).flat_map(|d| [d.as_str(), d.split('/').next().unwrap_or(d)]).collect();
+    let defined: HashSet<String> = f
+        .files
+        .iter()
+        .flat_map(|x| &x.defs)
+        .flat_map(|d| [d.clone(), d.split('/').next().unwrap_or(d).to_string()])
+        .collect();
     f.files
         .iter()
         .map(|file| {
-            let mut others: Vec<(u8, &String)> = file
+            let others: Vec<(u8, &String)> = file
                 .idents
                 .iter()
                 .filter(|n| !defined.contains(n.as_str()))
                 .map(|n| (tier(n, &modules, &mentioned), n))
                 .collect();
-            // Stable: within a tier, the edits' order (most frequent first) holds.
-            others.sort_by_key(|(t, _)| *t);
+            // Tier by tier; within one, the edits' order (most frequent first) holds.
+            let by_tier = (0..=3u8).flat_map(|t| others.iter().filter(move |(x, _)| *x == t).map(|(_, n)| *n));
             let mut out = Vec::new();
-            for name in file.defs.iter().chain(&file.added).chain(others.into_iter().map(|(_, n)| n)) {
+            for name in file.defs.iter().chain(&file.added).chain(by_tier) {
                 // `name` adds nothing next to `name/2` shown under the same file.
                 let with_arity = |d: &String| d.strip_prefix(name.as_str()).is_some_and(|r| r.starts_with('/'));
                 // `_x` is a name meant to go unused.
@@ -40,7 +45,7 @@ pub(super) fn ranked(f: &Facts) -> Vec<Vec<String>> {
 
 /// 0: the assistant named it; 1: a call into a module of the session; 2: any other name;
 /// 3: a call into a module the session never touched, or a constant (`MAX_SIZE`).
-fn tier(name: &str, modules: &HashSet<String>, mentioned: &HashSet<&str>) -> u8 {
+fn tier(name: &str, modules: &HashSet<String>, mentioned: &HashSet<String>) -> u8 {
     if mentioned.contains(name) {
         return 0;
     }
@@ -72,7 +77,11 @@ fn session_modules(files: &[FileFacts]) -> HashSet<String> {
             .split(['_', '-'])
             .map(|part| {
                 let mut chars = part.chars();
-                chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
+                // ASCII only: `char::to_uppercase` would bring Unicode's case tables into the wasm.
+                chars
+                    .next()
+                    .map(|c| std::iter::once(c.to_ascii_uppercase()).chain(chars).collect::<String>())
+                    .unwrap_or_default()
             })
             .collect();
         if !camel.is_empty() {
