@@ -234,21 +234,48 @@ pub fn escape_into(out: &mut String, text: &str) {
 }
 
 fn escape(out: &mut String, text: &str, quotes: bool) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if quotes => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
+    // Whole runs without a special byte are copied at once: all four are ASCII, so a byte
+    // search never lands inside a character.
+    let special = |b: &u8| matches!(b, b'&' | b'<' | b'>') || quotes && *b == b'"';
+    out.reserve(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.as_bytes().iter().position(special) {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        out.push_str(match rest.as_bytes().get(at) {
+            Some(b'&') => "&amp;",
+            Some(b'<') => "&lt;",
+            Some(b'>') => "&gt;",
+            _ => "&quot;",
+        });
+        rest = rest.get(at.saturating_add(1)..).unwrap_or_default();
     }
+    out.push_str(rest);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::message::{Extra, ImagePart, ReasoningPart, ToolCallPart};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn escaping_in_runs_equals_escaping_each_character(text in "(?s).{0,60}|[<>&\"a é東]{0,30}", quotes: bool) {
+            let mut expected = String::new();
+            for c in text.chars() {
+                match c {
+                    '&' => expected.push_str("&amp;"),
+                    '<' => expected.push_str("&lt;"),
+                    '>' => expected.push_str("&gt;"),
+                    '"' if quotes => expected.push_str("&quot;"),
+                    _ => expected.push(c),
+                }
+            }
+            let mut got = String::from("x");
+            escape(&mut got, &text, quotes);
+            prop_assert_eq!(got, format!("x{expected}"));
+        }
+    }
 
     fn msg(role: Role, parts: Vec<Part>) -> Message {
         Message::new(role, parts)

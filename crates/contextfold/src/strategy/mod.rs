@@ -256,7 +256,7 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
         format: crate::format::Format::Native,
         before: Totals::of(o.original),
         after: Totals::of(&messages),
-        calls: o.engine.requests.len(),
+        calls: o.engine.calls,
         waves: o.engine.waves,
         errors: o.errors,
         repairs,

@@ -282,10 +282,12 @@ async fn call<S: Summarizer + ?Sized>(
     result.map_err(|e| SummarizeError { request: id, ..e })
 }
 
-/// Numbers requests and waves, and keeps every request made (for reports and tests).
+/// Numbers requests and waves. Only the count of requests made is kept: a copy of each
+/// (its transcript held twice) was the largest memory of a compaction.
 #[derive(Debug, Default)]
 pub struct Engine {
-    pub requests: Vec<SummaryRequest>,
+    /// Requests made so far (the next one's id).
+    pub calls: usize,
     pub waves: usize,
 }
 
@@ -304,7 +306,7 @@ impl Engine {
         }
         let wave = self.waves;
         self.waves = self.waves.saturating_add(1);
-        let first_id = self.requests.len();
+        let first_id = self.calls;
         let requests: Vec<SummaryRequest> = jobs
             .into_iter()
             .enumerate()
@@ -331,7 +333,7 @@ impl Engine {
                 }
             })
             .collect();
-        self.requests.extend(requests.iter().cloned());
+        self.calls = self.calls.saturating_add(requests.len());
         let cancel = &controls.cancel;
         let total = requests.len();
         controls.report(Progress::Wave { wave, done: 0, total });

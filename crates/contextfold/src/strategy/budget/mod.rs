@@ -100,7 +100,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let mut plan = chunks::plan(&parsed.ast, config, meter);
     let results = engine.wave(summarizer, controls, std::mem::take(&mut plan.jobs)).await;
-    let first_request = engine.requests.len().saturating_sub(results.len());
+    let first_request = engine.calls.saturating_sub(results.len());
     let mut errors = Vec::new();
     let answers = sort_answers(&plan, results, first_request, &mut actions, &mut errors);
     if controls.cancel.is_cancelled() {
