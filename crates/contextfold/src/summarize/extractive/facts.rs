@@ -428,7 +428,13 @@ impl Facts {
                 .skip_while(|w| !key.ends_with(*w))
                 .skip(1)
                 .take_while(|w| !matches!(*w, "|" | ";" | "2>&1" | "||"))
-                .filter(|w| !w.starts_with('-') && w.contains('.') && !w.contains(['*', '$', '"', '\'']))
+                .filter(|w| {
+                    // A file: not a flag, a glob or `.` itself, and with an extension or a folder.
+                    !w.starts_with('-')
+                        && w.contains('.')
+                        && !w.trim_matches(['.', '/']).is_empty()
+                        && !w.contains(['*', '$', '"', '\''])
+                })
                 .collect();
             let paths = if verb == "committed" {
                 &args[..]

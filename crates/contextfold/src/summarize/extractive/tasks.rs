@@ -21,8 +21,10 @@ pub(super) struct Tasks {
     listed: Vec<(String, String, Option<String>)>,
 }
 
-/// Words of a command that set a task's status, and the status they set.
-const STATUS_VERBS: [(&str, &str); 11] = [
+/// Words of a command that set a task's status, and the status they set. Not `start` or
+/// `block`: `docker start web-1` starts no task. A status may also come from a flag
+/// (`--status in_progress`) or from a listing.
+const STATUS_VERBS: [(&str, &str); 8] = [
     ("close", "done"),
     ("closed", "done"),
     ("done", "done"),
@@ -30,10 +32,7 @@ const STATUS_VERBS: [(&str, &str); 11] = [
     ("completed", "done"),
     ("resolve", "done"),
     ("finish", "done"),
-    ("start", "in progress"),
-    ("claim", "in progress"),
     ("reopen", "open"),
-    ("block", "blocked"),
 ];
 
 /// Status words a listing shows (`[● P1 · OPEN]`), lowercased.
@@ -112,8 +111,8 @@ impl Tasks {
         }
     }
 
-    /// The tasks a command acted on, with the title and status a listing gave when no
-    /// command set one.
+    /// The tasks a command acted on that have a status, with the title and status a listing
+    /// gave when no command set one.
     pub fn into_list(self) -> Vec<Task> {
         let Tasks { mut tasks, listed } = self;
         for task in &mut tasks {
@@ -124,7 +123,8 @@ impl Tasks {
                 }
             }
         }
-        tasks.retain(|t| t.title.is_some() || t.status.is_some());
+        // An id no command or listing gave a status is no tracker's (`utf-8`, `gpt-4o`).
+        tasks.retain(|t| t.status.is_some());
         tasks
     }
 }
@@ -164,6 +164,10 @@ mod tests {
         t.command("bd update app-a0y.2 --status in_progress", 5);
         t.command("apt-get install python3-dev", 6);
         t.command("git push origin HEAD", 7);
+        // Ids with no status are no tracker's.
+        t.command("docker start web-1", 8);
+        t.command("iconv -f utf-8 -t ascii notes.txt", 9);
+        t.output("utf-8 is not supported here");
         let got: Vec<(String, Option<String>, Option<String>)> =
             t.into_list().into_iter().map(|x| (x.id, x.title, x.status)).collect();
         let s = |x: &str| Some(x.to_string());
