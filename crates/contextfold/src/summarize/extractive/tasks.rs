@@ -1,7 +1,8 @@
-//! Tasks of an issue tracker driven from the shell (`bd close app-a0y.1`, `gh issue close`,
-//! `jira issue move PROJ-12 Done`): their ids come from the commands, their titles from the
-//! lines of command output that name them (`○ app-a0y.1 · Add the registry [● P1 · OPEN]`),
-//! their status from the latest command or listing that set it.
+//! Tasks of an issue tracker driven from the shell (`bd close app-a0y.1`, `jira issue move
+//! PROJ-12 Done`): their ids (a dash and a digit, so not GitHub's bare `12`) come from the
+//! commands, their titles from the lines of command output that name them (`○ app-a0y.1 ·
+//! Add the registry [● P1 · OPEN]`), their status from the latest command or listing that
+//! set it.
 
 /// One task: its id, title and latest status, and the step it was first seen at.
 #[derive(Debug)]
@@ -168,6 +169,7 @@ mod tests {
         t.command("docker start web-1", 8);
         t.command("iconv -f utf-8 -t ascii notes.txt", 9);
         t.output("utf-8 is not supported here");
+        t.command("jira issue move PROJ-12 Done", 10);
         let got: Vec<(String, Option<String>, Option<String>)> =
             t.into_list().into_iter().map(|x| (x.id, x.title, x.status)).collect();
         let s = |x: &str| Some(x.to_string());
@@ -177,6 +179,7 @@ mod tests {
                 ("app-a0y".into(), s("Bootstrap sync + live tail"), s("open")),
                 ("app-a0y.1".into(), s("Add lifecycle hooks"), s("done")),
                 ("app-a0y.2".into(), s("Wire the dashboard"), s("in progress")),
+                ("PROJ-12".into(), None, s("done")),
             ]
         );
     }
