@@ -301,11 +301,8 @@ impl Facts {
                 // What was done ("Added `x` to `y`"), in the words of the one who did it.
                 let opening = l.split(" — ").last().unwrap_or(&l).trim_start_matches(['`', '*', ' ']);
                 let done = DONE_WORDS.iter().any(|w| opening.starts_with(w));
-                let score = 50u32.saturating_add((ticks as u32).saturating_mul(4).min(20)).saturating_add(if done {
-                    8
-                } else {
-                    0
-                });
+                let ticked = (ticks as u32).saturating_mul(4).min(20);
+                let score = 50u32.saturating_add(ticked).saturating_add(if done { 8 } else { 0 });
                 self.decisions.push((cut_words(s, 300), score));
             }
         }

@@ -199,7 +199,8 @@ impl Candidates {
             self.push_line(Section::State, &format!("[{status}] {task}"), score);
         }
         for task in &f.tasks {
-            let status = task.status.as_deref().unwrap_or("seen");
+            // Only tasks with a status are listed (tasks.rs).
+            let Some(status) = task.status.as_deref() else { continue };
             let text = match &task.title {
                 Some(title) => format!("[{status}] {} · {title}", task.id),
                 None => format!("[{status}] {}", task.id),
@@ -236,9 +237,8 @@ impl Candidates {
                 .collect();
             let mut text = format!("{path}: {}", verbs.join(", "));
             // A test's names matter less than those of the code it tests.
-            let base = if is_test_path(path) { TEST_NAMES } else { BASE_NAMES };
-            let names =
-                if base < BASE_NAMES { names.get(..base.min(names.len())).unwrap_or_default() } else { &names[..] };
+            let limit = if is_test_path(path) { TEST_NAMES } else { names.len() };
+            let names = names.get(..limit.min(names.len())).unwrap_or_default();
             let ids: Vec<&str> = names.iter().take(BASE_NAMES).map(String::as_str).collect();
             if !ids.is_empty() {
                 text.push_str("; ");
@@ -248,7 +248,6 @@ impl Candidates {
             let recency = (file.last.saturating_mul(8) / newest) as u32;
             self.push(Section::Files, self.line(&text), if changed { 76 } else { 66 } + recency, more);
         }
-        // The names named most often first.
         // A plain word (`rescue`, `case`) is a keyword of the language more often than a name.
         let plain = |m: &str| m.chars().all(|c| c.is_ascii_lowercase());
         let listed: Vec<&(String, u32)> = f
@@ -361,8 +360,8 @@ fn merge_previous(previous: &[(Section, Vec<String>)], new: Vec<Bullet>) -> Vec<
     out
 }
 
-/// What a bullet is about: its file or what its command does (`mix test`) for those sections, its kind for the
-/// latest state, else its text.
+/// What a bullet is about: its file, or what its command does (`mix test`), for those
+/// sections; its kind for the latest state; else its text.
 fn key(section: Section, text: &str) -> String {
     let head = match section {
         Section::Files => text.split(": ").next().unwrap_or(text),
