@@ -21,7 +21,7 @@ pub use contextfold::inspect::{ChainMeasure, MessageMeasure};
 /// throws a `ContextfoldError` (`invalid_shape`, path `""`).
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> JsResult<usize> {
-    match text.as_string() {
+    match crate::convert::js_text(&text) {
         Some(text) => Ok(estimate_text_tokens(&text)),
         None => Err(BindingError::Argument(format!(
             "estimateTokens: expected a string, got {}",
