@@ -144,6 +144,12 @@ pub fn estimate_tokens(messages: &[Message]) -> usize {
 pub trait TokenCounter {
     /// One count per text, in order.
     fn count_texts(&self, texts: &[&str]) -> Vec<usize>;
+
+    /// Whether the counts are the built-in estimate: a report's token totals (always the
+    /// estimate) may then reuse counts already made.
+    fn is_estimate(&self) -> bool {
+        false
+    }
 }
 
 /// The built-in estimate as a [`TokenCounter`].
@@ -154,16 +160,25 @@ impl TokenCounter for EstimateCounter {
     fn count_texts(&self, texts: &[&str]) -> Vec<usize> {
         texts.iter().map(|t| estimate_text_tokens(t)).collect()
     }
+
+    fn is_estimate(&self) -> bool {
+        true
+    }
 }
 
 /// Tokens of each message with `counter`: every text a message carries (text,
 /// reasoning, tool names and arguments, tool-result text) goes in one batch; media and
 /// per-message overhead are added as the estimate counts them.
 pub fn message_tokens(messages: &[Message], counter: &dyn TokenCounter) -> Vec<usize> {
+    tokens_of(messages.iter(), messages.len(), counter)
+}
+
+/// [`message_tokens`] of `count` messages from an iterator.
+fn tokens_of<'a>(messages: impl Iterator<Item = &'a Message>, count: usize, counter: &dyn TokenCounter) -> Vec<usize> {
     let mut texts: Vec<&str> = Vec::new();
     let mut owner: Vec<usize> = Vec::new();
-    let mut fixed: Vec<usize> = vec![MESSAGE_OVERHEAD; messages.len()];
-    for (i, m) in messages.iter().enumerate() {
+    let mut fixed: Vec<usize> = vec![MESSAGE_OVERHEAD; count];
+    for (i, m) in messages.enumerate() {
         for p in &m.parts {
             collect_texts(p, i, &mut texts, &mut owner, &mut fixed);
         }
@@ -305,6 +320,20 @@ impl<'a> Meter<'a> {
             Unit::Tokens => message_tokens(messages, self.counter),
             Unit::Bytes => messages.iter().map(Message::size).collect(),
         }
+    }
+
+    /// [`Meter::costs`] of some messages, wherever they are.
+    pub fn costs_of(&self, unit: Unit, messages: &[&Message]) -> Vec<usize> {
+        match unit {
+            Unit::Tokens => tokens_of(messages.iter().copied(), messages.len(), self.counter),
+            Unit::Bytes => messages.iter().map(|m| m.size()).collect(),
+        }
+    }
+
+    /// Whether costs in `unit` are the built-in token estimate a report's totals count,
+    /// so a total may be summed from them instead of counted again.
+    pub fn is_estimate(&self, unit: Unit) -> bool {
+        unit == Unit::Tokens && self.counter.is_estimate()
     }
 
     /// Total cost of messages in `unit`.

@@ -363,3 +363,49 @@ fn no_summary_request_exceeds_the_summarizers_limit() {
     // The message too long alone was cut for the summarizer, and the cut reported.
     assert!(out.report.sections.iter().flat_map(|s| &s.actions).any(|a| matches!(a, Action::Truncated { .. })));
 }
+
+/// The built-in estimate, counting the bytes it is given to count.
+#[derive(Default)]
+struct CountingEstimate(std::cell::Cell<usize>);
+
+impl contextfold::measure::TokenCounter for CountingEstimate {
+    fn count_texts(&self, texts: &[&str]) -> Vec<usize> {
+        self.0.set(self.0.get() + texts.iter().map(|t| t.len()).sum::<usize>());
+        contextfold::measure::EstimateCounter.count_texts(texts)
+    }
+}
+
+#[test]
+fn each_message_is_counted_once() {
+    // A tokenizer behind a boundary (a JS token counter) is crossed for every text counted:
+    // the chain is counted once, then only what masking and folding wrote (placeholders,
+    // the restoration's note, the result). Counting the span and the masked chain again,
+    // as it once did, read more than twice the chain.
+    let chain = session(40);
+    // What one count of a chain reads.
+    let text_bytes = |chain: &[Message]| {
+        let once = CountingEstimate::default();
+        contextfold::measure::message_tokens(chain, &once);
+        once.0.get()
+    };
+    let counter = CountingEstimate::default();
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(config(3000)),
+        repair: RepairOptions::for_provider(Provider::OpenAi),
+        ..Default::default()
+    };
+    let out = block_on(compact(
+        &chain,
+        &options,
+        &FnSummarizer(|_| async { Ok("S".to_string()) }),
+        &Controls::default(),
+        Meter::new(&counter),
+    ))
+    .unwrap();
+    assert!(out.changed);
+    let (input, counted) = (text_bytes(&chain), counter.0.get());
+    assert!(counted <= input + input / 5, "counted {counted} bytes of text for {input} in");
+    // The report's totals are the estimate, whatever the counter.
+    assert_eq!(out.report.before.tokens, tokens(&chain));
+    assert_eq!(out.report.after.tokens, tokens(&out.messages));
+}

@@ -225,6 +225,7 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
         on_error: config.on_error,
         cancelled: false,
         hard_budget: false,
+        before_tokens: None,
     })
 }
 

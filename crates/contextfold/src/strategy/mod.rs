@@ -231,6 +231,8 @@ pub(crate) struct Outcome<'a> {
     /// The result meets a hard budget the original exceeds: it is used even when it is not
     /// smaller in bytes (tokens and bytes need not agree).
     pub hard_budget: bool,
+    /// The original's estimated tokens when the strategy already counted them.
+    pub before_tokens: Option<usize>,
 }
 
 /// The rules every strategy ends by: with `Throw`, failures are the error (not a
@@ -254,7 +256,10 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
     let report = Report {
         strategy: o.strategy,
         format: crate::format::Format::Native,
-        before: Totals::of(o.original),
+        before: match o.before_tokens {
+            Some(tokens) => Totals { messages: o.original.len(), bytes: messages_size(o.original), tokens },
+            None => Totals::of(o.original),
+        },
         after: Totals::of(&messages),
         calls: o.engine.calls,
         waves: o.engine.waves,

@@ -31,6 +31,7 @@
 //! The restoration message is window's ([`super::window`]): a chain compacted by one is
 //! understood by the other.
 
+mod costs;
 mod span;
 
 use super::mask::{self, MaskConfig};
@@ -42,6 +43,7 @@ use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
+use costs::{after_mask, sum, LayoutCosts};
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +118,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let starts = parsed.ast.section_starts();
     let sections = parsed.ast.sections().len().max(1);
     let chain = parsed.ast.into_messages();
+    // Every message is measured once; what follows reuses the counts ([`costs`]).
+    let costs = meter.costs(config.max.unit(), &chain);
+    // The report counts the input as given: the same messages when the parse repaired
+    // nothing.
+    let before_tokens = (parsed.repairs.is_empty() && meter.is_estimate(config.max.unit())).then(|| {
+        debug_assert!(chain == messages, "a parse with no repairs keeps the chain as it came");
+        sum(&costs)
+    });
     let mut run = Run { actions: vec![Vec::new(); sections], starts, engine: Engine::default(), errors: Vec::new() };
     let finish = |run: Run, result: Option<Vec<Message>>, repairs| {
         conclude(Outcome {
@@ -129,12 +139,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
             on_error: config.on_error,
             cancelled: controls.cancel.is_cancelled(),
             hard_budget: false,
+            before_tokens,
         })
     };
     let result = if config.stable {
-        replay(&chain, config, summarizer, controls, meter, &mut run).await?
+        replay(&chain, &costs, config, summarizer, controls, meter, &mut run).await?
     } else {
-        fold(&chain, config, summarizer, controls, meter, &mut run).await?
+        fold(&chain, &costs, config, summarizer, controls, meter, &mut run).await?
     };
     finish(run, result, parsed.repairs)
 }
@@ -149,6 +160,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
 /// chain each fold saw.
 async fn replay<S: Summarizer + ?Sized>(
     chain: &[Message],
+    costs: &[usize],
     config: &AutoConfig,
     summarizer: &S,
     controls: &Controls,
@@ -156,7 +168,6 @@ async fn replay<S: Summarizer + ?Sized>(
     run: &mut Run,
 ) -> Result<Option<Vec<Message>>, CompactError> {
     let max = config.max;
-    let costs = meter.costs(max.unit(), chain);
     let points: Vec<usize> = chain
         .iter()
         .enumerate()
@@ -164,17 +175,20 @@ async fn replay<S: Summarizer + ?Sized>(
         .map(|(i, _)| i)
         .chain(std::iter::once(chain.len()))
         .collect();
-    let (mut state, mut state_cost, mut covered, mut pending, mut last) = (Vec::new(), 0usize, 0usize, 0usize, 0usize);
+    let (mut state, mut state_costs, mut covered, mut pending, mut last) =
+        (Vec::new(), Vec::new(), 0usize, 0usize, 0usize);
     let mut folded = false;
     for (n, &p) in points.iter().enumerate() {
         pending = costs.get(last..p).unwrap_or_default().iter().fold(pending, |a, c| a.saturating_add(*c));
         last = p;
-        if state_cost.saturating_add(pending) <= max.value() {
+        if sum(&state_costs).saturating_add(pending) <= max.value() {
             continue;
         }
         let mut current = state.clone();
         current.extend_from_slice(chain.get(covered..p).unwrap_or_default());
-        let next = match fold(&current, config, summarizer, controls, meter, run).await {
+        let mut current_costs = state_costs.clone();
+        current_costs.extend_from_slice(costs.get(covered..p).unwrap_or_default());
+        let next = match fold(&current, &current_costs, config, summarizer, controls, meter, run).await {
             Ok(next) => next,
             Err(CompactError::Budget { .. }) if n.saturating_add(1) < points.len() => None,
             Err(e) => return Err(e),
@@ -183,7 +197,7 @@ async fn replay<S: Summarizer + ?Sized>(
             return Ok(None);
         }
         if let Some(next) = next {
-            state_cost = meter.total(max.unit(), &next);
+            state_costs = meter.costs(max.unit(), &next);
             state = next;
             covered = p;
             pending = 0;
@@ -199,8 +213,10 @@ async fn replay<S: Summarizer + ?Sized>(
 
 /// One compaction of `chain` at its end (see the module documentation); `None` when it
 /// fits or nothing could be done.
+/// `costs`: of each message of `chain`, in `config.max`'s unit.
 async fn fold<S: Summarizer + ?Sized>(
     chain: &[Message],
+    costs: &[usize],
     config: &AutoConfig,
     summarizer: &S,
     controls: &Controls,
@@ -208,41 +224,44 @@ async fn fold<S: Summarizer + ?Sized>(
     run: &mut Run,
 ) -> Result<Option<Vec<Message>>, CompactError> {
     let max = config.max;
-    if meter.fits(max, chain) {
+    if sum(costs) <= max.value() {
         return Ok(None);
     }
     // 1. Mask, oldest first, as little as reaches the target.
     let target = max.percent(config.target_percent.clamp(1, 100));
-    let masked = match mask_to(chain, config, target, meter, run) {
+    let (masked, masked_costs) = match mask_to(chain, costs, config, target, meter, run) {
         Ok(enough) => return Ok(Some(enough)),
         Err(all) => all,
     };
     // 2. Fold the oldest span.
     let (mut shape, mut original) = (layout(&masked), layout(chain));
+    let mut shape_costs = LayoutCosts::of(&shape, &masked, &masked_costs, meter, max.unit());
+    let mut original_costs = LayoutCosts::of(&original, chain, costs, meter, max.unit());
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
-    let fixed = |shape: &Layout, tight: bool, note: Note| {
+    let note_cost = |note: Note| meter.text(max.unit(), &restoration_text_with("", note));
+    let fixed = |shape: &Layout, costs: &LayoutCosts, tight: bool, note: Note| {
         let last = last_exchange(&shape.body, tight);
-        let tail = meter.total(max.unit(), shape.body.get(last..).unwrap_or_default());
-        let note = meter.text(max.unit(), &restoration_text_with("", note));
-        meter.total(max.unit(), &shape.head).saturating_add(tail).saturating_add(note)
+        let tail = sum(costs.body.get(last..).unwrap_or_default());
+        sum(&costs.head).saturating_add(tail).saturating_add(note_cost(note))
     };
     // A budget with no room for the whole note gets the brief one.
-    let note = if fixed(&shape, false, Note::Whole) > max.value() { Note::Brief } else { Note::Whole };
-    if fixed(&shape, false, note) > max.value() {
-        unpin_first_request(&mut shape);
-        unpin_first_request(&mut original);
+    let note = if fixed(&shape, &shape_costs, false, Note::Whole) > max.value() { Note::Brief } else { Note::Whole };
+    if fixed(&shape, &shape_costs, false, note) > max.value() {
+        unpin_first_request(&mut shape, &mut shape_costs);
+        unpin_first_request(&mut original, &mut original_costs);
     }
     // Still no room: the answer before a closing user message is summarized too.
-    let tight = fixed(&shape, false, note) > max.value();
-    let SpanPlan { at, span, allowance } = plan_span(&shape, &original, target, config, meter, tight, note);
+    let tight = fixed(&shape, &shape_costs, false, note) > max.value();
+    let SpanPlan { at, span, span_cost, allowance } =
+        plan_span(&shape, &shape_costs, &original, &original_costs, target, config, note_cost(note), tight);
     let span_bytes: usize = span.iter().map(Message::size).sum();
     let previous = shape.previous.as_ref();
     let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
     let mut out = masked;
     if !span.is_empty() && bytes_before >= config.min_summarize_bytes {
         // Bytes a token of this conversation takes, to ask for the allowance in bytes.
-        let span_cost = meter.total(max.unit(), &span).max(1);
+        let span_cost = span_cost.max(1);
         let first = shape.origin.first().copied().unwrap_or(0);
         let end = shape.origin.get(at.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
         let request = span::SpanRequest {
@@ -270,30 +289,34 @@ async fn fold<S: Summarizer + ?Sized>(
             "the system prompt{}, the latest message{} and the summary's own note alone are {}",
             if shape.head.iter().any(|m| m.role == Role::User) { ", the first request" } else { "" },
             if tight { "" } else { "s from the last assistant message" },
-            max.with_value(fixed(&shape, tight, note))
+            max.with_value(fixed(&shape, &shape_costs, tight, note))
         )
     };
     enforce(out, config, meter, run, note, alone).map(Some)
 }
 
 /// Step 1: the chain with its oldest results masked, as few as bring it to `target`
-/// (`Ok`); `Err` with everything maskable masked when that is not enough.
+/// (`Ok`); `Err` with everything maskable masked, and its costs, when that is not enough.
 fn mask_to(
     chain: &[Message],
+    costs: &[usize],
     config: &AutoConfig,
     target: Amount,
     meter: Meter<'_>,
     run: &mut Run,
-) -> Result<Vec<Message>, Vec<Message>> {
+) -> Result<Vec<Message>, (Vec<Message>, Vec<usize>)> {
+    let unit = target.unit();
     let (all, items) = mask::mask(chain, &config.mask);
-    if !meter.fits(target, &all) {
+    let all_costs = after_mask(costs, &all, &items, meter, unit);
+    if sum(&all_costs) > target.value() {
         run.masked(&items);
-        return Err(all);
+        return Err((all, all_costs));
     }
     let (mut lo, mut hi) = (0usize, items.len());
     while lo < hi {
         let mid = lo.saturating_add(hi) / 2;
-        if meter.fits(target, &mask::mask_oldest(chain, &config.mask, mid).0) {
+        let (some, masked) = mask::mask_oldest(chain, &config.mask, mid);
+        if sum(&after_mask(costs, &some, &masked, meter, unit)) <= target.value() {
             hi = mid;
         } else {
             lo = mid.saturating_add(1);
@@ -310,33 +333,39 @@ fn mask_to(
 struct SpanPlan {
     at: Fold,
     span: Vec<Message>,
+    /// What the span costs.
+    span_cost: usize,
     allowance: usize,
 }
 
+/// `note`: the cost of the restoration message's own text.
+#[allow(clippy::too_many_arguments)]
 fn plan_span(
     shape: &Layout,
+    shape_costs: &LayoutCosts,
     original: &Layout,
+    original_costs: &LayoutCosts,
     target: Amount,
     config: &AutoConfig,
-    meter: Meter<'_>,
+    note: usize,
     tight: bool,
-    note: Note,
 ) -> SpanPlan {
-    let costs = meter.costs(target.unit(), &shape.body);
-    let head_cost = meter.total(target.unit(), &shape.head);
+    let costs = &shape_costs.body;
+    let head_cost = sum(&shape_costs.head);
     let share = config.max.percent(config.summary_percent.clamp(1, 100)).value();
-    let at = plan(&shape.body, &costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
+    let at = plan(&shape.body, costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
     // The summary may take what the target leaves, at least its share.
     let kept: usize = (at.split..costs.len())
         .chain(at.pinned.filter(|&p| p < at.split))
         .filter_map(|i| costs.get(i))
         .fold(0usize, |a, c| a.saturating_add(*c));
     // ...but never more than the hard budget leaves: a summary cut to fit loses its end.
-    let note = meter.text(target.unit(), &restoration_text_with("", note));
     let room = config.max.value().saturating_sub(head_cost.saturating_add(kept).saturating_add(note));
     let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share).min(room.max(1));
-    let span = (0..at.split).filter(|&i| Some(i) != at.pinned).filter_map(|i| original.body.get(i).cloned()).collect();
-    SpanPlan { at, span, allowance }
+    let in_span = || (0..at.split).filter(|&i| Some(i) != at.pinned);
+    let span = in_span().filter_map(|i| original.body.get(i).cloned()).collect();
+    let span_cost = in_span().filter_map(|i| original_costs.body.get(i)).fold(0usize, |a, c| a.saturating_add(*c));
+    SpanPlan { at, span, span_cost, allowance }
 }
 
 /// The chain after a fold: the head, the restoration message (opened by `note`) with the
@@ -408,13 +437,15 @@ fn last_exchange(body: &[Message], tight: bool) -> usize {
         .unwrap_or(0)
 }
 
-/// Moves the first user request from the verbatim head into the body, to be summarized.
-fn unpin_first_request(shape: &mut Layout) {
+/// Moves the first user request from the verbatim head into the body, to be summarized,
+/// with its cost.
+fn unpin_first_request(shape: &mut Layout, costs: &mut LayoutCosts) {
     if shape.head.last().is_some_and(|m| m.role == Role::User) {
         if let Some(first) = shape.head.pop() {
             // Its index in the chain: after the system messages.
             shape.body.insert(0, first);
             shape.origin.insert(0, shape.head.len());
+            costs.body.insert(0, costs.head.pop().unwrap_or(0));
         }
     }
 }

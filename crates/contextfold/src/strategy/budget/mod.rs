@@ -93,6 +93,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             cancelled: controls.cancel.is_cancelled(),
             // What fits the budget is the result, whatever its bytes.
             hard_budget: true,
+            before_tokens: None,
         })
     };
     if meter.fits(config.max, messages) {

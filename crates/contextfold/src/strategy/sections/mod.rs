@@ -421,6 +421,7 @@ impl Run<'_> {
             on_error: self.config.on_error,
             cancelled,
             hard_budget: false,
+            before_tokens: None,
         })
     }
 }

@@ -392,6 +392,7 @@ impl Run<'_> {
             on_error: self.config.on_error,
             cancelled: self.controls.cancel.is_cancelled(),
             hard_budget: false,
+            before_tokens: None,
         })
     }
 }

@@ -96,6 +96,7 @@ impl<'a> Run<'a> {
             on_error: self.config.on_error,
             cancelled,
             hard_budget: false,
+            before_tokens: None,
         })
     }
 }

@@ -1,0 +1,122 @@
+//! Message costs, counted once per call: the chain is measured when the call starts, and
+//! what follows (masking, the layouts, the span) reuses those counts, measuring again only
+//! the messages it changed. With a tokenizer behind a boundary (a JS token counter), each
+//! pass over the chain is a crossing; with the built-in estimate, a pass over every byte.
+
+use crate::measure::{Meter, Unit};
+use crate::message::{Message, Role};
+use crate::strategy::mask::Masked;
+use crate::strategy::window::Layout;
+
+/// The sum of `costs`.
+pub(super) fn sum(costs: &[usize]) -> usize {
+    costs.iter().fold(0usize, |a, c| a.saturating_add(*c))
+}
+
+/// Costs of `masked`, a copy of the chain costing `costs` in which only the messages the
+/// mask `items` name changed.
+pub(super) fn after_mask(
+    costs: &[usize],
+    masked: &[Message],
+    items: &[Masked],
+    meter: Meter<'_>,
+    unit: Unit,
+) -> Vec<usize> {
+    let mut changed: Vec<usize> = items.iter().map(|item| item.message).collect();
+    // Items come in message order; a message may hold several.
+    changed.dedup();
+    let (at, messages): (Vec<usize>, Vec<&Message>) =
+        changed.into_iter().filter_map(|i| masked.get(i).map(|m| (i, m))).unzip();
+    let mut out = costs.to_vec();
+    for (i, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = cost;
+        }
+    }
+    out
+}
+
+/// The costs of a [`Layout`]'s head and body, in its order.
+pub(super) struct LayoutCosts {
+    pub head: Vec<usize>,
+    pub body: Vec<usize>,
+}
+
+impl LayoutCosts {
+    /// Costs of `shape`, laid out from `chain` whose messages cost `costs`. The head (the
+    /// system prompt and first request) is measured; the body is taken by origin, but for
+    /// a first message split around an earlier summary, measured again.
+    pub fn of(shape: &Layout, chain: &[Message], costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
+        let split = shape.previous.as_ref().map(|_| chain.iter().take_while(|m| m.role == Role::System).count());
+        let mut body: Vec<usize> = shape.origin.iter().map(|&i| costs.get(i).copied().unwrap_or(0)).collect();
+        let (at, messages): (Vec<usize>, Vec<&Message>) = shape
+            .origin
+            .iter()
+            .zip(&shape.body)
+            .enumerate()
+            .filter(|(_, (&origin, _))| Some(origin) == split)
+            .map(|(k, (_, m))| (k, m))
+            .unzip();
+        for (k, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
+            if let Some(slot) = body.get_mut(k) {
+                *slot = cost;
+            }
+        }
+        LayoutCosts { head: meter.costs(unit, &shape.head), body }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::message::Part;
+    use crate::strategy::mask::{mask, MaskConfig};
+    use crate::strategy::window::{layout, restoration_part_with, Note};
+    use crate::testing::tool_call;
+
+    /// An agent turn: a call and its long result.
+    fn turn(i: usize) -> Vec<Message> {
+        let id = format!("c{i}");
+        vec![
+            Message::text(Role::User, format!("step {i}")),
+            Message::new(Role::Assistant, vec![tool_call(&id, "read", "src/lib.rs")]),
+            Message::tool_result(id, "read", "fn main() {}\n".repeat(60 + i)),
+        ]
+    }
+
+    #[test]
+    fn reused_costs_are_what_a_fresh_count_gives() {
+        let meter = Meter::default();
+        let unit = Unit::Tokens;
+        // A chain compacted before: the first message holds the request, the earlier
+        // summary and the next request, and the layout splits it.
+        let first = Message::new(
+            Role::User,
+            vec![
+                Part::text("the goal"),
+                restoration_part_with("## Current state\n- done", Note::Whole),
+                Part::text("next"),
+            ],
+        );
+        let plain = Message::text(Role::User, "the goal");
+        for (lead, summarized) in [(first, true), (plain, false)] {
+            let mut chain = vec![Message::text(Role::System, "be brief"), lead];
+            chain.extend((0..6).flat_map(turn));
+            let costs = meter.costs(unit, &chain);
+
+            let (masked, items) = mask(&chain, &MaskConfig::default());
+            assert!(!items.is_empty());
+            let masked_costs = after_mask(&costs, &masked, &items, meter, unit);
+            assert_eq!(masked_costs, meter.costs(unit, &masked));
+
+            for (messages, costs) in [(&chain, &costs), (&masked, &masked_costs)] {
+                let shape = layout(messages);
+                assert_eq!(shape.previous.is_some(), summarized);
+                let laid = LayoutCosts::of(&shape, messages, costs, meter, unit);
+                assert_eq!(laid.head, meter.costs(unit, &shape.head));
+                assert_eq!(laid.body, meter.costs(unit, &shape.body));
+            }
+        }
+    }
+}
