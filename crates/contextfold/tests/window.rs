@@ -12,7 +12,7 @@ use contextfold::format::{parse_json, read_auto};
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{messages_size, Message, Part, Role};
 use contextfold::strategy::window::{
-    compact, needs_compaction, restoration_snapshot, WindowConfig, RESTORATION_PREFIX, TOOL_SUMMARY_PREFIX,
+    compact, needs_compaction, restoration_snapshot, WindowConfig, MAX_WAVES, RESTORATION_PREFIX, TOOL_SUMMARY_PREFIX,
     TOOL_TRUNCATED_PREFIX,
 };
 use contextfold::strategy::{Action, CompactError, CompactResult, OnError, Report};
@@ -256,7 +256,8 @@ fn a_failed_tool_result_summary_follows_on_error() {
 #[test]
 fn long_results_recurse_level_by_level_then_truncate() {
     // 12 KB result, pieces of 70% x 3000 bytes; the summarizer always answers 1100 bytes,
-    // over the 1000-byte goal: levels 0..=max_depth, then truncation.
+    // over the 1000-byte goal: levels 0..=max_depth as far as the waves allow (no fold
+    // follows here, so all of them), then truncation.
     let chain = big_result_chain(&"x".repeat(12_000));
     let s = FixedSummarizer::new("y".repeat(1100));
     let config = WindowConfig {
@@ -266,7 +267,7 @@ fn long_results_recurse_level_by_level_then_truncate() {
         ..WindowConfig::default()
     };
     let out = run(&chain, &config, &s);
-    assert_eq!(out.report.waves, 6, "depth 0..=5, one wave each");
+    assert_eq!(out.report.waves, MAX_WAVES, "depth 0..=2 of max_depth 5, one wave each");
     let first_wave = s.requests.borrow().iter().filter(|r| r.wave == 0).count();
     assert!(first_wave >= 5, "the long result is cut into pieces sent together: {first_wave}");
     let text = result_text(&out.messages[3]);
@@ -274,9 +275,9 @@ fn long_results_recurse_level_by_level_then_truncate() {
     assert!(actions(&out.report).iter().any(|a| matches!(a, Action::Truncated { message: Some(3), .. })));
     strict(&out.messages);
 
-    let config = WindowConfig { max_depth: 2, ..config };
+    let config = WindowConfig { max_depth: 1, ..config };
     let s = FixedSummarizer::new("y".repeat(1100));
-    assert_eq!(run(&chain, &config, &s).report.waves, 3);
+    assert_eq!(run(&chain, &config, &s).report.waves, 2);
 }
 
 #[test]
@@ -814,5 +815,28 @@ proptest! {
             prop_assert_eq!(ok.calls(), 0, "second run calls: {}", serde_json::to_string(&out.messages).unwrap());
             prop_assert_eq!(&again.messages, &out.messages, "second run same");
         }
+    }
+}
+
+#[test]
+fn at_most_three_waves_at_any_budget() {
+    // Long tool results, long answers and many turns, from a budget of 50 tokens up: the
+    // tool results, the chunks (with levels of long texts) and the consolidation share
+    // MAX_WAVES. Levels alone once took 14 waves at 50 tokens.
+    let mut chain = vec![sys("You are a coding agent."), user("Port the app.")];
+    for i in 0..30 {
+        let id = format!("c{i}");
+        chain.push(ai_calls("", &[(&id, "read_file")]));
+        chain.push(tool(&id, "read_file", &format!("line {i} of a long file\n").repeat(40 + 10 * (i % 5))));
+        chain.push(ai(&format!("Step {i} done. {}", "Details of the change. ".repeat(60))));
+        chain.push(user(&format!("Next, step {}.", i + 1)));
+    }
+    // A summarizer that ignores size hints: levels never reach their goal by themselves.
+    let s = FixedSummarizer::new("A summary that takes no notice of the size asked for. ".repeat(8));
+    for max in [50, 100, 200, 500, 1000, 3000, 10_000] {
+        let out = run(&chain, &WindowConfig::for_budget(Amount::Tokens(max)), &s);
+        assert!(out.report.waves <= MAX_WAVES, "{max} tokens: {} waves", out.report.waves);
+        assert!(out.report.calls > 0, "{max} tokens: compacted");
+        strict(&out.messages);
     }
 }

@@ -81,7 +81,8 @@ pub struct WindowStrategy {
     pub message_threshold_tokens: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_threshold_bytes: Option<usize>,
-    /// Re-summarization levels of a long text before it is truncated (reported) [5].
+    /// Re-summarization levels of a long text before it is truncated (reported) [5], as
+    /// far as the three waves of calls a compaction takes at most allow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<usize>,
     /// Content smaller than this is never sent to the summarizer [512].

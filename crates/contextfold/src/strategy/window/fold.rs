@@ -166,7 +166,10 @@ impl Run<'_> {
         // blank line each).
         let span_bytes: usize = span.iter().map(Message::size).sum::<usize>().max(1);
         let room_left = room.saturating_sub(plans.len().saturating_mul(2));
-        let levels = self.levels();
+        // Several summaries, or an earlier snapshot to carry, take a consolidation wave
+        // after this one (a lone summary is cut to its goal at the last level).
+        let consolidates = plans.len() > 1 || previous.is_some() && !single_update;
+        let levels = self.levels(usize::from(consolidates));
         let mut items = Vec::new();
         for plan in &plans {
             let (first, last, pieces, note) = match plan {
@@ -284,7 +287,7 @@ impl Run<'_> {
             max_bytes: room.saturating_sub(1),
             input_bytes: summaries.iter().map(String::len).sum::<usize>().saturating_add(previous.map_or(0, str::len)),
         };
-        let levels = self.levels();
+        let levels = self.levels(0);
         let outcome = run_items(&mut self.engine, summarizer, self.controls, levels, vec![item]).await;
         let kind = RequestKind::Consolidate;
         match outcome.into_iter().next() {

@@ -12,7 +12,8 @@
 //!    the count alone with a span under 30% of the threshold: skipped, "not worth it".
 //! 4. The span is packed into chunks of 90% of the threshold, summarized in one wave;
 //!    a message too large for a chunk is cut into pieces of 70% and summarized level by
-//!    level, truncated past `max_depth` levels ([`chunk`]).
+//!    level, truncated past `max_depth` levels ([`chunk`]). All phases together take at
+//!    most [`MAX_WAVES`] waves: levels go only as deep as the waves left allow.
 //! 5. Consolidation into one `<state_snapshot>` (overall_goal, active_constraints,
 //!    key_knowledge, work_log, task_state with DONE / IN PROGRESS / TODO) when there are
 //!    several chunk summaries, an earlier snapshot to update, or a summary over 80% of
@@ -64,6 +65,7 @@ use crate::measure::{Amount, Meter};
 use crate::message::Message;
 use crate::summarize::{Controls, Summarizer};
 use run::Run;
+pub use run::MAX_WAVES;
 
 /// Settings of the window strategy; defaults are upstream's.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +79,8 @@ pub struct WindowConfig {
     pub threshold: Amount,
     /// A tool result costing more is summarized on its own.
     pub message_threshold: Amount,
-    /// Levels of re-summarization of a long text before it is truncated (upstream: 5).
+    /// Levels of re-summarization of a long text before it is truncated (upstream: 5), as
+    /// far as [`MAX_WAVES`] allows.
     pub max_depth: usize,
     /// A span (or tool result) smaller than this many bytes is never sent to the
     /// summarizer: a summary could hardly beat it, and skipping it by size keeps a second

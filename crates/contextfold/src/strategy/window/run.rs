@@ -12,6 +12,12 @@ use crate::summarize::{Controls, Engine, MessageRange, SummarizeError};
 /// Share of the threshold one call's piece of a long text may take, in percent.
 const LONG_PIECE_PERCENT: usize = 70;
 
+/// Sequential waves of calls one compaction takes at most, all phases together (tool
+/// results, chunks, consolidation): levels of a long text go only as deep as the waves
+/// left allow (and `max_depth`), then the text is truncated, reported. A caller waits
+/// for every wave in turn; at very small thresholds, levels alone once took 14.
+pub const MAX_WAVES: usize = 3;
+
 pub(super) struct Run<'a> {
     pub config: &'a WindowConfig,
     pub controls: &'a Controls,
@@ -68,11 +74,20 @@ impl<'a> Run<'a> {
         self.cancelled() || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
     }
 
-    pub fn levels(&self) -> Levels<'a> {
+    /// Largest piece of a long text sent in one call.
+    pub fn piece_limit(&self) -> crate::measure::Amount {
+        self.config.threshold.percent(LONG_PIECE_PERCENT)
+    }
+
+    /// How the next phase summarizes long texts, keeping `reserve` waves for the phases
+    /// after it: a phase always takes its first wave, and goes deeper only in the waves
+    /// [`MAX_WAVES`] leaves.
+    pub fn levels(&self, reserve: usize) -> Levels<'a> {
+        let left = MAX_WAVES.saturating_sub(self.engine.waves).saturating_sub(reserve);
         Levels {
             meter: self.meter,
-            piece_limit: self.config.threshold.percent(LONG_PIECE_PERCENT),
-            max_depth: self.config.max_depth,
+            piece_limit: self.piece_limit(),
+            max_depth: self.config.max_depth.min(left.saturating_sub(1)),
         }
     }
 

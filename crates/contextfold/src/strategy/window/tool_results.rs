@@ -69,6 +69,22 @@ fn with_content(r: &ToolResultPart, text: String) -> ToolResultPart {
 }
 
 impl Run<'_> {
+    /// Whether the chain may still be over the window or the threshold once the tool
+    /// results `texts` are summarized (each then costs at most the message threshold
+    /// and its prefix): the fold would follow.
+    fn fold_expected(&self, chain: &[Message], texts: &[&str]) -> bool {
+        let (threshold, goal) = (self.config.threshold, self.config.message_threshold);
+        let prefix = self.meter.text(goal.unit(), &format!("{TOOL_SUMMARY_PREFIX}\n"));
+        let before = self.meter.total(threshold.unit(), chain);
+        // Thresholds in different units: no saving assumed.
+        let saved = texts
+            .iter()
+            .filter(|_| goal.unit() == threshold.unit())
+            .map(|t| self.meter.text(goal.unit(), t).saturating_sub(goal.value().saturating_add(prefix)))
+            .fold(0usize, usize::saturating_add);
+        chain.len() > self.config.window || before.saturating_sub(saved) > threshold.value()
+    }
+
     /// Summarizes the oversized tool results of `chain` in place; true when any changed.
     pub(super) async fn summarize_tool_results<S: Summarizer + ?Sized>(
         &mut self,
@@ -86,7 +102,7 @@ impl Run<'_> {
             .flat_map(Message::tool_calls)
             .map(|c| (c.id.as_str(), Message::new(Role::Assistant, vec![Part::ToolCall(c.clone())])))
             .collect();
-        let levels = self.levels();
+        let piece_limit = self.piece_limit();
         let cap = goal.approx_bytes() / 2;
         let mut items = Vec::new();
         let mut targets = Vec::new();
@@ -95,14 +111,14 @@ impl Run<'_> {
             let call = calls.get(r.call_id.as_str()).cloned();
             let mut text = String::new();
             push_parts_text(&mut text, &r.content);
-            let pieces = if self.meter.text(levels.piece_limit.unit(), &text) <= levels.piece_limit.value() {
+            let pieces = if self.meter.text(piece_limit.unit(), &text) <= piece_limit.value() {
                 let mut work: Vec<Message> = call.iter().cloned().collect();
                 work.push(Message::new(Role::Tool, vec![Part::ToolResult(r.clone())]));
                 render(&[], &work).map(|p| super::chunk::with_note(p, TOOL_RESULT_NOTE)).into_iter().collect()
             } else {
                 let source =
                     Source::ToolResult { call: call.map(Box::new), template: Box::new(with_content(r, String::new())) };
-                split_text(&text, levels.piece_limit, self.meter)
+                split_text(&text, piece_limit, self.meter)
                     .iter()
                     .filter_map(|piece| source.render(piece, TOOL_RESULT_NOTE))
                     .collect()
@@ -125,6 +141,9 @@ impl Run<'_> {
             });
             targets.push(((i, j), text));
         }
+        // A fold to come takes two waves after this one (chunks, consolidation).
+        let texts: Vec<&str> = targets.iter().map(|(_, text)| text.as_str()).collect();
+        let levels = self.levels(if self.fold_expected(chain, &texts) { 2 } else { 0 });
         let outcomes = run_items(&mut self.engine, summarizer, self.controls, levels, items).await;
         let mut changed = false;
         for (((i, j), original_text), outcome) in targets.into_iter().zip(outcomes) {
