@@ -7,14 +7,20 @@
 //   { job: "waves", input, latencyMs }                     waves and wall time per strategy,
 //                                                          at concurrency 1, the default and unbounded
 //   { job: "crossing", messages, iterations }              a chain into wasm: JSON text vs objects
+//   { job: "memory", input, contender, release }           peak memory of one compaction
+//   { job: "waveBudgets", input }                          most waves per strategy, budgets 50 tokens up
 // `input` is "synthetic:<messages>" (bench/generate.mjs, seed 42) or a file path.
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import init, { compact, parseChain } from "contextfold";
+import { pathToFileURL } from "node:url";
+import init, { compact, measureChain, needsCompaction, parseChain } from "contextfold";
+import { RELEASE_AFTER_IDLE_MS } from "../pkg/src/api.js";
 import { openaiChain } from "./generate.mjs";
 
 export const STRATEGIES = ["auto", "sections", "window", "tiers", "budget"];
+/** What the memory job measures: every strategy with the instant mock, and the default. */
+export const MEMORY_CONTENDERS = [...STRATEGIES, "auto+builtin"];
 export const SEED = 42;
 
 const instant = async (request) => `Summary ${request.id}: the work so far.`;
@@ -111,7 +117,7 @@ async function overhead({ input, iterations, langchainTrim, langchainSummarize =
 
   const format = parseChain(chain, { repair: true }).format;
   const lc = format === "openai" && (langchainTrim || langchainSummarize) ? await langchain() : null;
-  const samples = { floor: [], lcConvert: [], lcTrim: [], lcSummarize: [] };
+  const samples = { floor: [], autoBuiltin: [], needs: [], measure: [], lcConvert: [], lcTrim: [], lcSummarize: [] };
   const results = {};
   for (const s of STRATEGIES) samples[s] = [];
   for (let i = 0; i < iterations; i++) {
@@ -132,6 +138,16 @@ async function overhead({ input, iterations, langchainTrim, langchainSummarize =
         results[s] = { error: e.code ?? String(e) };
       }
     }
+    // The default as users run it: `auto` with the built-in offline summarizer.
+    try {
+      const [ms, r] = await time(() => compact(chain, { maxTokens }));
+      samples.autoBuiltin.push(ms);
+      results.autoBuiltin = { calls: r.report.calls, afterMessages: r.report.after.messages };
+    } catch (e) {
+      results.autoBuiltin = { error: e.code ?? String(e) };
+    }
+    samples.needs.push((await time(() => needsCompaction(chain, { maxTokens })))[0]);
+    samples.measure.push((await time(() => measureChain(chain)))[0]);
     if (lc) {
       const [convertMs, messages] = await time(() => lc.convert(chain));
       samples.lcConvert.push(convertMs);
@@ -229,10 +245,76 @@ async function crossing({ messages, iterations }) {
   return { messages: chain.length, bytes, iterations, medians, samples };
 }
 
-const job = JSON.parse(process.argv[2] ?? "{}");
-const run = { overhead, waves, crossing }[job.job];
-if (!run) {
-  console.error(`unknown job ${JSON.stringify(job)}`);
-  process.exit(2);
+/**
+ * Peak memory of one compaction in this fresh process: the wasm heap's growth (its
+ * high-water mark) and the process's peak RSS over RSS with the chain loaded (JS heap,
+ * wasm and all). With `release`, the wasm heap once no call came for the release delay.
+ */
+async function memory({ input, contender, release }) {
+  const { name, chain } = loadInput(input);
+  const bytes = Buffer.byteLength(JSON.stringify(chain));
+  const maxTokens = budgetOf(bytes);
+  const wasm = await init();
+  globalThis.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const wasmBefore = wasm.memory.buffer.byteLength;
+  const [strategy, builtin] = contender.split("+");
+  const options = builtin ? { strategy, maxTokens } : { strategy, maxTokens, summarizer: instant };
+  let error;
+  try {
+    await compact(chain, options);
+  } catch (e) {
+    error = e.code ?? String(e);
+  }
+  const out = {
+    name,
+    input,
+    contender,
+    bytes,
+    error,
+    rssBefore,
+    peakRss: process.resourceUsage().maxRSS * 1024,
+    wasmBefore,
+    wasmAfter: wasm.memory.buffer.byteLength,
+  };
+  if (release) {
+    await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_IDLE_MS + 200));
+    out.wasmReleased = (await init()).memory.buffer.byteLength;
+  }
+  return out;
 }
-console.log(JSON.stringify(await run(job)));
+
+/** Budgets from 50 tokens to a quarter of the chain: the most waves each strategy took. */
+async function waveBudgets({ input }) {
+  const { name, chain } = loadInput(input);
+  await init();
+  const quarter = budgetOf(Buffer.byteLength(JSON.stringify(chain)));
+  const budgets = [...new Set([50, 100, 200, 500, 1000, 3000, 10000, quarter])].sort((a, b) => a - b);
+  const rows = {};
+  for (const strategy of [...STRATEGIES, "auto+builtin"]) {
+    const [s, builtin] = strategy.split("+");
+    let most = { waves: 0 };
+    for (const maxTokens of budgets) {
+      const options = builtin ? { strategy: s, maxTokens } : { strategy: s, maxTokens, summarizer: instant };
+      try {
+        const r = await compact(chain, options);
+        if (r.report.waves > most.waves) most = { waves: r.report.waves, maxTokens, calls: r.report.calls };
+      } catch {
+        // budget_exceeded below what the chain's fixed part needs: no waves.
+      }
+    }
+    rows[strategy] = most;
+  }
+  return { name, input, budgets, rows };
+}
+
+// Run as a job (not when run.mjs imports the lists above).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const job = JSON.parse(process.argv[2] ?? "{}");
+  const run = { overhead, waves, crossing, memory, waveBudgets }[job.job];
+  if (!run) {
+    console.error(`unknown job ${JSON.stringify(job)}`);
+    process.exit(2);
+  }
+  console.log(JSON.stringify(await run(job)));
+}

@@ -12,14 +12,15 @@
 // ../shared/fixtures/real when present (skipped with a notice when absent).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { cpus, release, type, totalmem } from "node:os";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, type, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as accuracy from "./token-accuracy.mjs";
 import * as quality from "./quality.mjs";
 import * as replay from "./replay.mjs";
+import { MEMORY_CONTENDERS, STRATEGIES } from "./case.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -100,6 +101,23 @@ for (const input of waveInputs) {
   waves.push(job({ job: "waves", input, latencyMs: LATENCY_MS }));
 }
 
+// Peak memory: one fresh process per input and contender (the wasm heap is a high-water
+// mark), and once more after a 100k call, to see the memory given back.
+const memory = [];
+for (const input of [...synthetic.map((n) => `synthetic:${n}`), demo, ...(quick ? [] : realFiles)]) {
+  log(`memory: ${input.startsWith("synthetic") ? input : relative(root, input)}`);
+  for (const contender of MEMORY_CONTENDERS) memory.push(job({ job: "memory", input, contender }));
+}
+const releaseInput = `synthetic:${synthetic[synthetic.length - 1]}`;
+log(`memory given back: ${releaseInput}`);
+const released = job({ job: "memory", input: releaseInput, contender: "auto", release: true });
+
+const waveBudgets = [];
+for (const input of ["synthetic:1000", demo, ...(quick ? [] : realFiles)]) {
+  log(`waves at every budget: ${input.startsWith("synthetic") ? input : relative(root, input)}`);
+  waveBudgets.push(job({ job: "waveBudgets", input }));
+}
+
 // About 10 MB of JSON (18,000 synthetic messages), as the JS layer's choice was made on.
 const CROSSING = quick ? { messages: 2000, iterations: 3 } : { messages: 18000, iterations: 7 };
 log(`crossing: synthetic ${CROSSING.messages}`);
@@ -168,7 +186,14 @@ function sumSizes(list) {
 
 log("node init");
 const INIT_RUNS = quick ? 3 : 7;
+// A trivial module: an ES module file with one export, imported the same way.
+const trivialModule = join(tmpdir(), `contextfold-bench-trivial-${process.pid}.mjs`);
+writeFileSync(trivialModule, "export const one = 1;\n");
 const initTargets = [
+  {
+    what: "a trivial ES module (one export)",
+    code: `await import(${JSON.stringify(pathToFileURL(trivialModule).href)})`,
+  },
   { what: "contextfold (import: reads and instantiates the wasm)", code: `await import("contextfold")` },
   {
     what: "contextfold, import + first call (`estimateTokens`)",
@@ -193,6 +218,8 @@ const init = initTargets.map((t) => {
   // Whole process, start to exit, for the first target only adds nothing: keep import time.
   return { ...t, median: median(runs), min: Math.min(...runs), max: Math.max(...runs) };
 });
+rmSync(trivialModule, { force: true });
+const cfInit = init.find((t) => t.what.startsWith("contextfold"));
 
 log("token accuracy");
 const accuracyTable = accuracy.table(accuracy.summarize(accuracy.sources().flatMap(accuracy.measureFile)));
@@ -238,6 +265,58 @@ md.push(
   "",
 );
 
+md.push("## Issue 18's goals: this run next to the figures the issue was filed with", "");
+md.push(
+  "The issue's figures were measured on main at 446fa25 (ratios within one run, as here). Details of each figure are in the sections below.",
+  "",
+);
+{
+  const bySize = synthetic.map((n) => overhead.find((r) => r.input === `synthetic:${n}`));
+  const range = (xs) => {
+    const v = xs.filter((x) => x != null && Number.isFinite(x));
+    if (!v.length) return "n/a";
+    const [lo, hi] = [Math.min(...v).toFixed(1), Math.max(...v).toFixed(1)];
+    return lo === hi ? `${lo}x` : `${lo}-${hi}x`;
+  };
+  const perSize = (f) => bySize.map((r) => `${r.name.replace("synthetic ", "")}: ${f(r)}`).join("; ");
+  const instantRatios = perSize((r) => range(STRATEGIES.map((k) => r.medians[k] / r.medians.floor)));
+  const builtinRatios = perSize((r) => range([r.medians.autoBuiltin / r.medians.floor]));
+  const at10k = overhead.find((r) => r.input === "synthetic:10000");
+  const trimVsBudget =
+    at10k?.medians.lcTrim == null ? "n/a" : ratio(at10k.medians.lcTrim + at10k.medians.lcConvert, at10k.medians.budget);
+  const needsVsMeasure = at10k
+    ? `${ratio(at10k.medians.needs, at10k.medians.measure)} (${ms(at10k.medians.needs)} vs ${ms(at10k.medians.measure)})`
+    : "n/a";
+  // Per synthetic size, the range over contenders (small inputs are dominated by fixed costs).
+  const memoryRange = (f) =>
+    perSize((r) => range(memory.filter((m) => m.name === r.name && !m.error).map((m) => f(m) / m.bytes)));
+  const trivial = init.find((t) => t.what.startsWith("a trivial"));
+  const mostWaves = waveBudgets.flatMap((w) => Object.entries(w.rows).map(([k, r]) => ({ ...r, k, name: w.name })));
+  const topWaves = mostWaves.reduce((a, r) => (r.waves > a.waves ? r : a), { waves: 0 });
+  md.push("| goal | at filing (446fa25) | this run |", "|---|---|---|");
+  md.push(`| \`compact\` at most 2x the floor, instant summarizer, every strategy | 4.6-8.3x | ${instantRatios} |`);
+  md.push(`| \`compact\` at most 3x the floor with the built-in summarizer (\`auto\`) | 8-13x | ${builtinRatios} |`);
+  md.push(`| \`budget\` at least 7x faster than \`trimMessages\` at 10k | 2.6x faster | ${trimVsBudget} faster |`);
+  md.push(`| \`needsCompaction\` at most one \`measureChain\` (10k) | 120-269 ms | ${needsVsMeasure} |`);
+  md.push(
+    `| peak memory at most 3x the input, every strategy: wasm growth | 8.7-16.4x | ${memoryRange((m) => m.wasmAfter - m.wasmBefore)} |`,
+  );
+  md.push(
+    `| ... peak RSS growth (JS heap, JSON text and wasm together) | not measured | ${memoryRange((m) => Math.max(0, m.peakRss - m.rssBefore))} |`,
+  );
+  md.push(
+    `| memory given back after a very large call | 612 MiB kept after 100k messages | ${kb(released.wasmAfter)} during \`auto\` on ${released.name}, ${kb(released.wasmReleased)} after |`,
+  );
+  md.push(`| wasm at most 250 KiB gzipped, every format | 357 KiB | ${kb(sizes[0].gzip)} |`);
+  md.push(
+    `| init at most 5 ms above a trivial module import | about 19 ms above | ${ms(cfInit.median - trivial.median)} above (${ms(cfInit.median)} vs ${ms(trivial.median)}) |`,
+  );
+  md.push(
+    `| at most 3 summarizer waves, every strategy and budget | \`window\` 4-5 (13 at 100 tokens) | at most ${topWaves.waves} (\`${topWaves.k}\`, ${topWaves.name}) |`,
+  );
+  md.push("");
+}
+
 md.push("## Engine overhead, side by side", "");
 md.push(
   "The floor is a `JSON.parse(JSON.stringify(chain))` round trip of the same chain: what any JS -> wasm -> JS pass must at least pay. " +
@@ -247,8 +326,8 @@ md.push(
   "",
 );
 md.push(
-  "| input | msgs | bytes | iter | floor | compact `auto` (default) | compact `sections` | compact `budget` | LangChain convert | `trimMessages` | `summarizationMiddleware` | `budget` / `trimMessages` | `sections` / `summarizationMiddleware` |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  "| input | msgs | bytes | iter | floor | compact `auto` (default) | `auto`, built-in summarizer | compact `sections` | compact `budget` | LangChain convert | `trimMessages` | `summarizationMiddleware` | `budget` / `trimMessages` | `sections` / `summarizationMiddleware` |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 );
 const cell = (r, s) =>
   r.results[s]?.error
@@ -259,12 +338,26 @@ for (const r of overhead) {
   const lcTrim = m.lcTrim == null ? null : m.lcTrim + m.lcConvert;
   const lcSum = m.lcSummarize == null ? null : m.lcSummarize + m.lcConvert;
   md.push(
-    `| ${r.name} | ${num(r.messages)} | ${kb(r.bytes)} | ${r.iterations} | ${ms(m.floor)} | ${cell(r, "auto")} | ${cell(r, "sections")} | ${cell(r, "budget")} | ` +
+    `| ${r.name} | ${num(r.messages)} | ${kb(r.bytes)} | ${r.iterations} | ${ms(m.floor)} | ${cell(r, "auto")} | ${cell(r, "autoBuiltin")} | ${cell(r, "sections")} | ${cell(r, "budget")} | ` +
       `${r.format === "openai" ? ms(m.lcConvert) : "n/a (OpenAI only)"} | ${lcTrim == null ? (r.format === "openai" ? "not run (quadratic)" : "n/a") : `${ms(lcTrim)} (${ratio(lcTrim, m.floor)})`} | ` +
       `${lcSum == null ? (r.format === "openai" ? "not run (quadratic)" : "n/a") : `${ms(lcSum)} (${ratio(lcSum, m.floor)})`} | ${ratio(m.budget, lcTrim)} | ${ratio(m.sections, lcSum)} |`,
   );
 }
-md.push("", "(x) = times the floor of the same input. The last two columns: below 1x, contextfold is faster.", "");
+md.push(
+  "",
+  "(x) = times the floor of the same input. The built-in summarizer is the offline one `compact` uses when given none (its summary is written in wasm). The last two columns: below 1x, contextfold is faster.",
+  "",
+);
+md.push(
+  "`needsCompaction` (the check a caller makes before every request) against one `measureChain` of the same chain:",
+  "",
+);
+md.push("| input | `measureChain` | `needsCompaction` | ratio |", "|---|---:|---:|---:|");
+for (const r of overhead.filter((r) => r.input.startsWith("synthetic:")))
+  md.push(
+    `| ${r.name} | ${ms(r.medians.measure)} | ${ms(r.medians.needs)} | ${ratio(r.medians.needs, r.medians.measure)} |`,
+  );
+md.push("");
 md.push("What each contender produced (messages after; contextfold: summary calls made):", "");
 md.push(
   "| input | `auto` | `sections` | `window` | `tiers` | `budget` | `trimMessages` | `summarizationMiddleware` |",
@@ -373,21 +466,50 @@ md.push(
   "",
 );
 
-md.push("## Peak memory vs input size", "");
+md.push("## Peak memory vs input size, per strategy", "");
 md.push(
-  "One fresh process per input: the chain is loaded (as JS objects), then one `sections` compaction at the budget. " +
-    "RSS: the process before the compaction and its peak (`maxRSS`, which also covers loading the chain); wasm heap: `memory.buffer` size (a high-water mark: wasm memory never shrinks).",
+  "One fresh process per input and contender: the chain is loaded (as JS objects), then one compaction at the budget (instant mock summarizer; `auto+builtin`: the built-in one). " +
+    "Wasm growth: the `memory.buffer` size after the call less before it (a high-water mark). Peak RSS growth: the process's peak (`maxRSS`) less its RSS with the chain loaded, which holds the JS heap, the JSON text and the wasm heap together. Both as a multiple of the input's JSON bytes.",
   "",
 );
+const memoryInputs = [...new Set(memory.map((m) => m.name))];
+const memoryOf = (name, contender) => memory.find((m) => m.name === name && m.contender === contender);
+const growth = (m) => (m.error ? `error \`${m.error}\`` : ratio(m.wasmAfter - m.wasmBefore, m.bytes));
+const peakGrowth = (m) => (m.error ? `error \`${m.error}\`` : ratio(Math.max(0, m.peakRss - m.rssBefore), m.bytes));
+for (const [title, f] of [
+  ["Wasm growth / input", growth],
+  ["Peak RSS growth / input", peakGrowth],
+]) {
+  md.push(`${title}:`, "");
+  md.push(`| input | JSON bytes | ${MEMORY_CONTENDERS.map((c) => `\`${c}\``).join(" | ")} |`);
+  md.push(`|---|---:|${MEMORY_CONTENDERS.map(() => "---:").join("|")}|`);
+  for (const name of memoryInputs) {
+    const row = MEMORY_CONTENDERS.map((c) => memoryOf(name, c));
+    md.push(`| ${name} | ${kb(row[0].bytes)} | ${row.map(f).join(" | ")} |`);
+  }
+  md.push("");
+}
 md.push(
-  "| input | JSON bytes | RSS, chain loaded | peak RSS | peak RSS - loaded | wasm heap before | wasm heap after | wasm growth / input |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|",
+  `Memory given back: after \`auto\` on ${released.name} the wasm heap was ${kb(released.wasmAfter)}; once no call came for the release delay, ${kb(released.wasmReleased)}.`,
+  "",
 );
-for (const r of overhead) {
-  const m = r.memory;
-  md.push(
-    `| ${r.name} | ${kb(r.bytes)} | ${kb(m.rssBefore)} | ${kb(m.peakAfter)} | ${kb(Math.max(0, m.peakAfter - m.rssBefore))} | ${kb(m.wasmBefore)} | ${kb(m.wasmAfter)} | ${ratio(m.wasmAfter - m.wasmBefore, r.bytes)} |`,
-  );
+
+md.push("## Waves at every budget", "");
+md.push(
+  "Each strategy at budgets of 50, 100, 200, 500, 1,000, 3,000 and 10,000 tokens and a quarter of the chain (instant mock; `auto+builtin`: the built-in summarizer): the most sequential waves of summarizer calls it took, and at which budget. Budgets below what a chain's fixed part needs end in `budget_exceeded` (no waves).",
+  "",
+);
+const waveColumns = [...STRATEGIES, "auto+builtin"];
+md.push(
+  `| input | ${waveColumns.map((c) => `\`${c}\``).join(" | ")} |`,
+  `|---|${waveColumns.map(() => "---:").join("|")}|`,
+);
+for (const w of waveBudgets) {
+  const c = (k) => {
+    const r = w.rows[k];
+    return r.waves ? `${r.waves} (at ${num(r.maxTokens)})` : "0";
+  };
+  md.push(`| ${w.name} | ${waveColumns.map(c).join(" | ")} |`);
 }
 md.push("");
 
@@ -404,7 +526,7 @@ md.push(
 );
 md.push("| module | median | min - max | vs contextfold |", "|---|---:|---:|---:|");
 for (const t of init)
-  md.push(`| ${t.what} | ${ms(t.median)} | ${ms(t.min)} - ${ms(t.max)} | ${ratio(t.median, init[0].median)} |`);
+  md.push(`| ${t.what} | ${ms(t.median)} | ${ms(t.min)} - ${ms(t.max)} | ${ratio(t.median, cfInit.median)} |`);
 md.push("");
 
 md.push("## Token estimate accuracy vs gpt-tokenizer (o200k_base)", "");
