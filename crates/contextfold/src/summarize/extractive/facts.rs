@@ -4,10 +4,11 @@
 
 use super::idents;
 use super::tasks::{Task, Tasks};
-use super::text::{command_key, cut_words, first_line, is_error_line, sentences, split_names};
+use super::text::{command_key, cut_words, first_line, is_error_line, sentences, split_names, Words};
 use super::transcript::Item;
 use crate::schema::Section;
 use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Default)]
 pub(super) struct FileFacts {
@@ -59,6 +60,10 @@ pub(super) struct Facts {
     pub last_text: Option<String>,
     /// Identifiers the assistant put in backticks, each once, with how often.
     pub mentions: Vec<(String, u32)>,
+    /// Where each of `mentions` is, and which error texts `errors` holds: a long session
+    /// has thousands of each, and a scan per new one was quadratic.
+    pub(super) mention_at: HashMap<String, usize>,
+    pub(super) error_texts: HashSet<String>,
 }
 
 /// What a tool call is, judged by its arguments (any tool, any harness).
@@ -163,11 +168,21 @@ fn command_request(text: &str) -> Option<String> {
 }
 
 /// Words that mark a sentence as a fix (lowercased).
-const FIX_WORDS: [&str; 10] =
-    ["fix", "because", "caused", "the issue", "the problem", "instead", "missing", "need to", "should", "solved"];
+const FIX_WORDS: Words = Words::new(&[
+    "fix",
+    "because",
+    "caused",
+    "the issue",
+    "the problem",
+    "instead",
+    "missing",
+    "need to",
+    "should",
+    "solved",
+]);
 
 /// Words that mark a sentence as a decision or a finding (lowercased).
-const DECISION_WORDS: [&str; 17] = [
+const DECISION_WORDS: Words = Words::new(&[
     "decid",
     "fixed",
     "fix ",
@@ -185,7 +200,7 @@ const DECISION_WORDS: [&str; 17] = [
     "created",
     "complete",
     "pass",
-];
+]);
 
 /// Words that open a sentence telling what was done ("Added `x` to `y`"), lowercased.
 const DONE_WORDS: [&str; 12] = [
@@ -281,10 +296,8 @@ impl Facts {
         let mut said = sentences(text).into_iter();
         let Some(first) = said.next() else { return };
         // The assistant's next words are the fix when they say so.
-        let fix = sentences(text).into_iter().find(|s| {
-            let l = s.to_lowercase();
-            FIX_WORDS.iter().any(|w| l.contains(w))
-        });
+        let fix =
+            if awaiting_fix.is_empty() { None } else { sentences(text).into_iter().find(|s| FIX_WORDS.in_text(s)) };
         for e in awaiting_fix.drain(..) {
             if let (Some(err), Some(fix)) = (self.errors.get_mut(e), fix) {
                 err.fix = Some(cut_words(fix, 160));
@@ -295,9 +308,9 @@ impl Facts {
             return;
         }
         for s in std::iter::once(first).chain(said) {
-            let l = s.to_lowercase();
             let ticks = s.matches('`').count() / 2;
-            if DECISION_WORDS.iter().any(|w| l.contains(w)) || ticks > 0 {
+            if ticks > 0 || DECISION_WORDS.in_text(s) {
+                let l = s.to_lowercase();
                 // What was done ("Added `x` to `y`"), in the words of the one who did it.
                 let opening = l.split(" — ").last().unwrap_or(&l).trim_start_matches(['`', '*', ' ']);
                 let done = DONE_WORDS.iter().any(|w| opening.starts_with(w));
@@ -448,9 +461,12 @@ impl Facts {
     }
 
     fn mention(&mut self, name: &str, times: u32) {
-        match self.mentions.iter_mut().find(|(m, _)| m == name) {
+        match self.mention_at.get(name).and_then(|&i| self.mentions.get_mut(i)) {
             Some((_, n)) => *n = n.saturating_add(times),
-            None => self.mentions.push((name.to_string(), times)),
+            None => {
+                self.mention_at.insert(name.to_string(), self.mentions.len());
+                self.mentions.push((name.to_string(), times));
+            }
         }
     }
 
@@ -503,7 +519,7 @@ impl Facts {
     }
 
     fn error(&mut self, text: String, awaiting_fix: &mut Vec<usize>) {
-        if self.errors.iter().any(|e| e.text == text) {
+        if !self.error_texts.insert(text.clone()) {
             return;
         }
         awaiting_fix.push(self.errors.len());

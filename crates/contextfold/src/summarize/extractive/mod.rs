@@ -29,7 +29,7 @@ mod transcript;
 use super::{SummarizeError, Summarizer, SummaryRequest};
 use crate::schema::{self, Section};
 use facts::Facts;
-use text::{cut_words, sentences};
+use text::{cut_words, sentences, Words};
 
 /// Settings of the extractive summarizer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,9 +136,10 @@ const ROUTINE_COMMANDS: [&str; 19] = [
 ];
 
 /// Words that mark a sentence of the user as a rule to keep (lowercased).
-const RULE_WORDS: [&str; 9] = ["must", "never", "don't", "do not", "always", "only", "without", "prefer", "avoid"];
+const RULE_WORDS: Words =
+    Words::new(&["must", "never", "don't", "do not", "always", "only", "without", "prefer", "avoid"]);
 /// Words that mark a sentence of the assistant as what it does next (lowercased).
-const INTENT_WORDS: [&str; 8] = ["next", "then", "let me", "i'll", "i will", "need to", "still", "now"];
+const INTENT_WORDS: Words = Words::new(&["next", "then", "let me", "i'll", "i will", "need to", "still", "now"]);
 
 /// The new bullets, numbered in the order they are found: that order breaks ties in
 /// score, so the sections are gathered in a fixed order.
@@ -184,8 +185,7 @@ impl Candidates {
         }
         for r in &f.requests {
             for s in sentences(r) {
-                let l = s.to_lowercase();
-                if RULE_WORDS.iter().any(|w| l.contains(w)) {
+                if RULE_WORDS.in_text(s) {
                     self.push_line(Section::Goal, s, 75);
                 }
             }
@@ -314,9 +314,7 @@ impl Candidates {
         if let Some(text) = &f.last_text {
             let said = sentences(text);
             // The state already quotes the first three sentences.
-            if let Some(s) =
-                said.iter().skip(3).rev().find(|s| INTENT_WORDS.iter().any(|w| s.to_lowercase().contains(w)))
-            {
+            if let Some(s) = said.iter().skip(3).rev().find(|s| INTENT_WORDS.in_text(s)) {
                 self.push_line(Section::Next, s, 89);
             }
         }

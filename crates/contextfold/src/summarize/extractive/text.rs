@@ -77,39 +77,112 @@ pub(super) fn cut_words(text: &str, max: usize) -> String {
     format!("{}…", cut.trim_end())
 }
 
+/// Words to look for, ignoring ASCII case: for each byte, which words start with it and
+/// which have it second (bit `k` for word `k`, both cases), built at compile time.
+pub(super) struct Words {
+    words: &'static [&'static str],
+    first: [u32; 256],
+    second: [u32; 256],
+}
+
+impl Words {
+    // Built at compile time: an index out of range, or more than 32 words, would not
+    // compile; it cannot panic.
+    #[allow(clippy::indexing_slicing)]
+    pub(super) const fn new(words: &'static [&'static str]) -> Words {
+        assert!(words.len() <= 32, "one bit per word");
+        let (mut first, mut second) = ([0u32; 256], [0u32; 256]);
+        let mut k = 0usize;
+        while k < words.len() {
+            let bytes = words[k].as_bytes();
+            assert!(bytes.len() >= 2, "words of two bytes or more");
+            let bit = 1u32 << k;
+            first[bytes[0].to_ascii_lowercase() as usize] |= bit;
+            first[bytes[0].to_ascii_uppercase() as usize] |= bit;
+            second[bytes[1].to_ascii_lowercase() as usize] |= bit;
+            second[bytes[1].to_ascii_uppercase() as usize] |= bit;
+            k += 1;
+        }
+        Words { words, first, second }
+    }
+
+    /// Whether `text` holds any of the words (lowercase ASCII), ignoring ASCII case: one
+    /// pass over the byte pairs, trying only the words that start with each pair. A
+    /// `contains` per word built a substring searcher each time; in wasm (no SIMD) that
+    /// cost more than the search itself on the short lines and sentences read here.
+    pub(super) fn in_text(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        bytes.windows(2).enumerate().any(|(i, pair)| {
+            let [a, b] = [pair.first(), pair.get(1)].map(|x| usize::from(x.copied().unwrap_or(0)));
+            let mut candidates = self.first.get(a).copied().unwrap_or(0) & self.second.get(b).copied().unwrap_or(0);
+            while candidates != 0 {
+                let k = candidates.trailing_zeros() as usize;
+                candidates &= candidates.wrapping_sub(1);
+                let word = self.words.get(k).map_or(&[][..], |w| w.as_bytes());
+                if bytes.get(i..i.saturating_add(word.len())).is_some_and(|s| s.eq_ignore_ascii_case(word)) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+}
+
 /// Markers of a line that reports a failure (lowercased), in any tool's output.
-const STRONG_MARKERS: [&str; 9] =
-    ["error:", "error[", "exception", "traceback", "panicked", "fatal:", "failed:", "assertionerror", "compileerror"];
+const STRONG_MARKERS: Words = Words::new(&[
+    "error:",
+    "error[",
+    "exception",
+    "traceback",
+    "panicked",
+    "fatal:",
+    "failed:",
+    "assertionerror",
+    "compileerror",
+]);
 
 /// Markers that say failure in a command's output, where prose is rare.
-const WEAK_MARKERS: [&str; 4] = [" failed", "not found", "permission denied", "no such file"];
+const WEAK_MARKERS: Words = Words::new(&[" failed", "not found", "permission denied", "no such file"]);
+
+/// Markers of a passing check, whatever else the line says.
+const PASSING_MARKERS: Words = Words::new(&[" 0 failures", " 0 failed"]);
 
 /// Whether a tool-result line reports a failure; `command`: the output of a command,
 /// where weaker markers count too. Source listings (`23\tthrow new RangeError(...)`,
 /// `  46→ ...`, `174:  def ...`) and passing checks are not errors.
 pub(super) fn is_error_line(line: &str, command: bool) -> bool {
     let t = line.trim();
-    let l = t.to_lowercase();
+    if t.is_empty() || t.len() >= 400 || t.contains('✓') {
+        return false;
+    }
     let digits = t.chars().take_while(char::is_ascii_digit).count();
     let listing = digits > 0 && t.chars().nth(digits).is_some_and(|c| matches!(c, '→' | '\t' | '|' | ' ' | ':' | '-'));
-    let strong = STRONG_MARKERS.iter().any(|m| l.contains(m));
+    if listing {
+        return false;
+    }
+    let strong = STRONG_MARKERS.in_text(t);
     let weak = command
-        && (WEAK_MARKERS.iter().any(|m| l.contains(m))
-            || l.starts_with("fail")
+        && (WEAK_MARKERS.in_text(t)
+            || t.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("fail"))
             || t.starts_with('✗')
             || t.starts_with('×'));
-    !t.is_empty()
-        && t.len() < 400
-        && !listing
-        && !t.contains('✓')
-        && !l.contains(" 0 failures")
-        && !l.contains(" 0 failed")
-        && (strong || weak)
+    (strong || weak) && !PASSING_MARKERS.in_text(t)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn words_in_text_is_a_lowercased_contains(text in "[a-zA-Z :0-9é]{0,40}", words in proptest::collection::vec("[a-z :]{2,4}", 0..5)) {
+            let words: &'static [&'static str] =
+                Box::leak(words.into_iter().map(|w| &*Box::leak(w.into_boxed_str())).collect::<Vec<_>>().into_boxed_slice());
+            let expected = words.iter().any(|w| text.to_ascii_lowercase().contains(w));
+            prop_assert_eq!(Words::new(words).in_text(&text), expected);
+        }
+    }
 
     #[test]
     fn groups_commands_by_program_and_subcommand() {

@@ -89,6 +89,45 @@ fn attr(tag: &str, name: &str) -> Option<String> {
     Some(value.get(..value.find('"')?)?.to_string())
 }
 
+/// The text `crate::prompt`'s escaping wrote, read back in one pass: entities cannot
+/// overlap (each starts with `&` and holds none), so this is four `replace`s in one.
+/// Four `replace` calls scanned the whole transcript four times, each through a
+/// substring searcher (slow in wasm, without SIMD).
 fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('&') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let entity = rest.get(at..).unwrap_or_default();
+        let (text, len) = [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&amp;", "&")]
+            .into_iter()
+            .find(|(name, _)| entity.starts_with(name))
+            .map_or(("&", 1), |(name, text)| (text, name.len()));
+        out.push_str(text);
+        rest = entity.get(len..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn unescaping_in_one_pass_equals_the_four_replaces(text in "(?s).{0,40}|[&;ltgquoamp<>\"é]{0,40}") {
+            let replaced = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+            prop_assert_eq!(unescape(&text), replaced);
+        }
+    }
+
+    #[test]
+    fn escaped_text_comes_back() {
+        let text = "a < b && c > \"d\" &amp; &lt;";
+        let mut escaped = String::new();
+        crate::prompt::escape_into(&mut escaped, text);
+        assert_eq!(unescape(&escaped), text);
+    }
 }
