@@ -6,7 +6,7 @@
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Role};
 use crate::strategy::mask::Masked;
-use crate::strategy::window::Layout;
+use crate::strategy::window::{layout, Layout};
 
 /// The sum of `costs`.
 pub(super) fn sum(costs: &[usize]) -> usize {
@@ -66,6 +66,40 @@ impl LayoutCosts {
     }
 }
 
+/// The chain before masking, laid out as the masked chain is, without a copy of it: a
+/// layout of its first messages (the first request, split around an earlier summary as
+/// [`layout`] splits it), then the chain's own messages by origin. The summarizer reads
+/// the span from here, as it was before masking.
+pub(super) struct Unmasked<'a> {
+    prefix: Layout,
+    prefix_costs: LayoutCosts,
+    chain: &'a [Message],
+    costs: &'a [usize],
+}
+
+impl<'a> Unmasked<'a> {
+    pub fn new(chain: &'a [Message], costs: &'a [usize], meter: Meter<'_>, unit: Unit) -> Self {
+        let systems = chain.iter().take_while(|m| m.role == Role::System).count();
+        let prefix = layout(chain.get(..systems.saturating_add(1).min(chain.len())).unwrap_or_default());
+        let prefix_costs = LayoutCosts::of(&prefix, chain, costs, meter, unit);
+        Unmasked { prefix, prefix_costs, chain, costs }
+    }
+
+    /// The first request moved into the body, as [`super::unpin_first_request`] moves it
+    /// in the masked layout.
+    pub fn unpin(&mut self) {
+        super::unpin_first_request(&mut self.prefix, &mut self.prefix_costs);
+    }
+
+    /// Body message `k` of the layout, at `origin` in the chain, with its cost.
+    pub fn body(&self, k: usize, origin: usize) -> Option<(&Message, usize)> {
+        match self.prefix.body.get(k) {
+            Some(m) => Some((m, self.prefix_costs.body.get(k).copied().unwrap_or(0))),
+            None => Some((self.chain.get(origin)?, self.costs.get(origin).copied().unwrap_or(0))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -116,6 +150,21 @@ mod tests {
                 let laid = LayoutCosts::of(&shape, messages, costs, meter, unit);
                 assert_eq!(laid.head, meter.costs(unit, &shape.head));
                 assert_eq!(laid.body, meter.costs(unit, &shape.body));
+            }
+
+            // The unmasked view is the chain's own layout, message for message, before
+            // and after the first request is unpinned.
+            let (mut whole, mut whole_costs) =
+                (layout(&chain), LayoutCosts::of(&layout(&chain), &chain, &costs, meter, unit));
+            let mut view = Unmasked::new(&chain, &costs, meter, unit);
+            for unpinned in [false, true] {
+                if unpinned {
+                    super::super::unpin_first_request(&mut whole, &mut whole_costs);
+                    view.unpin();
+                }
+                for (k, (m, &origin)) in whole.body.iter().zip(&whole.origin).enumerate() {
+                    assert_eq!(view.body(k, origin), Some((m, whole_costs.body[k])), "{k} (unpinned: {unpinned})");
+                }
             }
         }
     }

@@ -43,7 +43,7 @@ use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
-use costs::{after_mask, sum, LayoutCosts};
+use costs::{after_mask, sum, LayoutCosts, Unmasked};
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,9 +234,9 @@ async fn fold<S: Summarizer + ?Sized>(
         Err(all) => all,
     };
     // 2. Fold the oldest span.
-    let (mut shape, mut original) = (layout(&masked), layout(chain));
+    let mut shape = layout(&masked);
     let mut shape_costs = LayoutCosts::of(&shape, &masked, &masked_costs, meter, max.unit());
-    let mut original_costs = LayoutCosts::of(&original, chain, costs, meter, max.unit());
+    let mut unmasked = Unmasked::new(chain, costs, meter, max.unit());
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
     let note_cost = |note: Note| meter.text(max.unit(), &restoration_text_with("", note));
@@ -249,12 +249,12 @@ async fn fold<S: Summarizer + ?Sized>(
     let note = if fixed(&shape, &shape_costs, false, Note::Whole) > max.value() { Note::Brief } else { Note::Whole };
     if fixed(&shape, &shape_costs, false, note) > max.value() {
         unpin_first_request(&mut shape, &mut shape_costs);
-        unpin_first_request(&mut original, &mut original_costs);
+        unmasked.unpin();
     }
     // Still no room: the answer before a closing user message is summarized too.
     let tight = fixed(&shape, &shape_costs, false, note) > max.value();
     let SpanPlan { at, span, span_cost, allowance } =
-        plan_span(&shape, &shape_costs, &original, &original_costs, target, config, note_cost(note), tight);
+        plan_span(&shape, &shape_costs, &unmasked, target, config, note_cost(note), tight);
     let span_bytes: usize = span.iter().map(Message::size).sum();
     let previous = shape.previous.as_ref();
     let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
@@ -339,12 +339,10 @@ struct SpanPlan {
 }
 
 /// `note`: the cost of the restoration message's own text.
-#[allow(clippy::too_many_arguments)]
 fn plan_span(
     shape: &Layout,
     shape_costs: &LayoutCosts,
-    original: &Layout,
-    original_costs: &LayoutCosts,
+    unmasked: &Unmasked<'_>,
     target: Amount,
     config: &AutoConfig,
     note: usize,
@@ -362,9 +360,10 @@ fn plan_span(
     // ...but never more than the hard budget leaves: a summary cut to fit loses its end.
     let room = config.max.value().saturating_sub(head_cost.saturating_add(kept).saturating_add(note));
     let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share).min(room.max(1));
-    let in_span = || (0..at.split).filter(|&i| Some(i) != at.pinned);
-    let span = in_span().filter_map(|i| original.body.get(i).cloned()).collect();
-    let span_cost = in_span().filter_map(|i| original_costs.body.get(i)).fold(0usize, |a, c| a.saturating_add(*c));
+    let in_span =
+        || (0..at.split).filter(|&i| Some(i) != at.pinned).filter_map(|i| unmasked.body(i, *shape.origin.get(i)?));
+    let span = in_span().map(|(m, _)| m.clone()).collect();
+    let span_cost = in_span().fold(0usize, |a, (_, c)| a.saturating_add(c));
     SpanPlan { at, span, span_cost, allowance }
 }
 
