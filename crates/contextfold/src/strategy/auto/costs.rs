@@ -43,11 +43,12 @@ pub(super) struct LayoutCosts {
 }
 
 impl LayoutCosts {
-    /// Costs of `shape`, laid out from `chain` whose messages cost `costs`. The head (the
+    /// Costs of `shape`, laid out from a chain whose messages cost `costs`. The head (the
     /// system prompt and first request) is measured; the body is taken by origin, but for
     /// a first message split around an earlier summary, measured again.
-    pub fn of(shape: &Layout, chain: &[Message], costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
-        let split = shape.previous.as_ref().map(|_| chain.iter().take_while(|m| m.role == Role::System).count());
+    pub fn of(shape: &Layout, costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
+        // The split message follows the system messages, which lead the head.
+        let split = shape.previous.as_ref().map(|_| shape.head.iter().take_while(|m| m.role == Role::System).count());
         let mut body: Vec<usize> = shape.origin.iter().map(|&i| costs.get(i).copied().unwrap_or(0)).collect();
         let (at, messages): (Vec<usize>, Vec<&Message>) = shape
             .origin
@@ -81,7 +82,7 @@ impl<'a> Unmasked<'a> {
     pub fn new(chain: &'a [Message], costs: &'a [usize], meter: Meter<'_>, unit: Unit) -> Self {
         let systems = chain.iter().take_while(|m| m.role == Role::System).count();
         let prefix = layout(chain.get(..systems.saturating_add(1).min(chain.len())).unwrap_or_default());
-        let prefix_costs = LayoutCosts::of(&prefix, chain, costs, meter, unit);
+        let prefix_costs = LayoutCosts::of(&prefix, costs, meter, unit);
         Unmasked { prefix, prefix_costs, chain, costs }
     }
 
@@ -147,15 +148,14 @@ mod tests {
             for (messages, costs) in [(&chain, &costs), (&masked, &masked_costs)] {
                 let shape = layout(messages);
                 assert_eq!(shape.previous.is_some(), summarized);
-                let laid = LayoutCosts::of(&shape, messages, costs, meter, unit);
+                let laid = LayoutCosts::of(&shape, costs, meter, unit);
                 assert_eq!(laid.head, meter.costs(unit, &shape.head));
                 assert_eq!(laid.body, meter.costs(unit, &shape.body));
             }
 
             // The unmasked view is the chain's own layout, message for message, before
             // and after the first request is unpinned.
-            let (mut whole, mut whole_costs) =
-                (layout(&chain), LayoutCosts::of(&layout(&chain), &chain, &costs, meter, unit));
+            let (mut whole, mut whole_costs) = (layout(&chain), LayoutCosts::of(&layout(&chain), &costs, meter, unit));
             let mut view = Unmasked::new(&chain, &costs, meter, unit);
             for unpinned in [false, true] {
                 if unpinned {

@@ -36,7 +36,7 @@ mod span;
 
 use super::mask::{self, MaskConfig};
 use super::window::{
-    layout, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout, Note,
+    layout_owned, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout, Note,
     RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
@@ -234,8 +234,11 @@ async fn fold<S: Summarizer + ?Sized>(
         Err(all) => all,
     };
     // 2. Fold the oldest span.
-    let mut shape = layout(&masked);
-    let mut shape_costs = LayoutCosts::of(&shape, &masked, &masked_costs, meter, max.unit());
+    // The layout takes the masked chain over; the rare paths that end with the masked
+    // chain itself mask again.
+    let remask = || mask::mask(chain, &config.mask).0;
+    let mut shape = layout_owned(masked);
+    let mut shape_costs = LayoutCosts::of(&shape, &masked_costs, meter, max.unit());
     let mut unmasked = Unmasked::new(chain, costs, meter, max.unit());
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
@@ -258,8 +261,12 @@ async fn fold<S: Summarizer + ?Sized>(
     let span_bytes: usize = span.iter().map(Message::size).sum();
     let previous = shape.previous.as_ref();
     let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
-    let mut out = masked;
-    if !span.is_empty() && bytes_before >= config.min_summarize_bytes {
+    // What the hard budget's error would say, before the fold takes the layout over.
+    let head_has_user = shape.head.iter().any(|m| m.role == Role::User);
+    let fixed_cost = fixed(&shape, &shape_costs, tight, note);
+    let out = if span.is_empty() || bytes_before < config.min_summarize_bytes {
+        remask()
+    } else {
         // Bytes a token of this conversation takes, to ask for the allowance in bytes.
         let span_cost = span_cost.max(1);
         let first = shape.origin.first().copied().unwrap_or(0);
@@ -276,20 +283,20 @@ async fn fold<S: Summarizer + ?Sized>(
         };
         let Some(body) = span::summarize_span(request, summarizer, controls, meter, run).await else {
             // Partial keeps what masking did; the others end in `conclude`.
-            return Ok(Some(out));
+            return Ok(Some(remask()));
         };
         let bytes_after = restoration_text_with(&body, note).len();
         let updated = previous.is_some();
         run.record(0, Action::Snapshot { messages: span.len(), updated, bytes_before, bytes_after });
-        out = merge_alternating(restored(&shape, &at, &body, note));
-    }
+        merge_alternating(restored(shape, &at, &body, note))
+    };
     // 3. The hard budget.
     let alone = || {
         format!(
             "the system prompt{}, the latest message{} and the summary's own note alone are {}",
-            if shape.head.iter().any(|m| m.role == Role::User) { ", the first request" } else { "" },
+            if head_has_user { ", the first request" } else { "" },
             if tight { "" } else { "s from the last assistant message" },
-            max.with_value(fixed(&shape, &shape_costs, tight, note))
+            max.with_value(fixed_cost)
         )
     };
     enforce(out, config, meter, run, note, alone).map(Some)
@@ -369,11 +376,19 @@ fn plan_span(
 
 /// The chain after a fold: the head, the restoration message (opened by `note`) with the
 /// summary `body`, the pinned request, and everything from the split on.
-fn restored(shape: &Layout, at: &Fold, body: &str, note: Note) -> Vec<Message> {
-    let mut folded = shape.head.clone();
-    folded.push(Message::new(Role::User, vec![restoration_part_with(body, note)]));
-    folded.extend(at.pinned.filter(|&p| p < at.split).and_then(|p| shape.body.get(p)).cloned());
-    folded.extend(shape.body.get(at.split..).unwrap_or_default().iter().cloned());
+fn restored(shape: Layout, at: &Fold, summary: &str, note: Note) -> Vec<Message> {
+    let Layout { head: mut folded, body, .. } = shape;
+    folded.push(Message::new(Role::User, vec![restoration_part_with(summary, note)]));
+    let pinned = at.pinned.filter(|&p| p < at.split);
+    let mut kept = Vec::with_capacity(body.len().saturating_sub(at.split));
+    for (i, m) in body.into_iter().enumerate() {
+        if Some(i) == pinned {
+            folded.push(m);
+        } else if i >= at.split {
+            kept.push(m);
+        }
+    }
+    folded.append(&mut kept);
     folded
 }
 

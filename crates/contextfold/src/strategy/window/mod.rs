@@ -54,7 +54,7 @@ mod split;
 mod tool_results;
 
 pub(crate) use snapshot::{
-    layout, merge_alternating, restoration_part_with, restoration_text_with, snapshot_body, Layout, Note,
+    layout, layout_owned, merge_alternating, restoration_part_with, restoration_text_with, snapshot_body, Layout, Note,
     RESTORATION_MARK,
 };
 pub use snapshot::{restoration_snapshot, restoration_text, RESTORATION_PREFIX};

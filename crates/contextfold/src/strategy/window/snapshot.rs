@@ -153,13 +153,19 @@ impl Layout {
 
 /// Splits `messages` into head, earlier snapshot and body (see the module documentation).
 pub(crate) fn layout(messages: &[Message]) -> Layout {
+    layout_owned(messages.to_vec())
+}
+
+/// [`layout`] of a chain the caller gives up: its messages are moved, not copied.
+pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
     let systems = messages.iter().take_while(|m| m.role == Role::System).count();
-    let mut head: Vec<Message> = messages.iter().take(systems).cloned().collect();
+    let mut rest = messages.into_iter().peekable();
+    let mut head: Vec<Message> = rest.by_ref().take(systems).collect();
     let mut body = Vec::new();
     let mut origin = Vec::new();
     let mut previous = None;
     let mut next = systems;
-    if let Some(first) = messages.get(systems).filter(|m| m.role == Role::User) {
+    if let Some(first) = rest.next_if(|m| m.role == Role::User) {
         next = systems.saturating_add(1);
         let divider = first.parts.iter().enumerate().find_map(|(i, p)| match p {
             Part::Text(t) => crate::ast::unseal(&t.text, RESTORATION_MARK)
@@ -169,23 +175,25 @@ pub(crate) fn layout(messages: &[Message]) -> Layout {
         });
         match divider {
             Some((at, snapshot, bytes)) => {
-                let before = first.parts.get(..at).unwrap_or_default();
-                let after = first.parts.get(at.saturating_add(1)..).unwrap_or_default();
+                let Message { parts, extra, .. } = first;
+                let mut parts = parts.into_iter();
+                let before: Vec<Part> = parts.by_ref().take(at).collect();
+                let after: Vec<Part> = parts.skip(1).collect();
                 if !before.is_empty() {
-                    head.push(Message { role: Role::User, parts: before.to_vec(), extra: first.extra.clone() });
+                    head.push(Message { role: Role::User, parts: before, extra: extra.clone() });
                 }
                 previous = Some(Previous { snapshot, bytes });
                 if !after.is_empty() {
-                    body.push(Message { role: Role::User, parts: after.to_vec(), extra: first.extra.clone() });
+                    body.push(Message { role: Role::User, parts: after, extra });
                     origin.push(systems);
                 }
             }
-            None => head.push(first.clone()),
+            None => head.push(first),
         }
     }
-    for (i, m) in messages.iter().enumerate().skip(next) {
-        body.push(m.clone());
-        origin.push(i);
+    for (i, m) in rest.enumerate() {
+        body.push(m);
+        origin.push(next.saturating_add(i));
     }
     Layout { head, previous, body, origin }
 }
