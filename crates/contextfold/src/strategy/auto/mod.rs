@@ -114,18 +114,22 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let parsed = super::parse(messages)?;
-    let starts = parsed.ast.section_starts();
-    let sections = parsed.ast.sections().len().max(1);
-    let chain = parsed.ast.into_messages();
+    let crate::ast::Parsed { ast, repairs } = super::parse(messages)?;
+    let starts = ast.section_starts();
+    let sections = ast.sections().len().max(1);
+    // A parse that repaired nothing holds a copy of the chain as it came: the chain
+    // itself is read instead, and the copy let go before the fold makes its own.
+    let repaired = if repairs.is_empty() {
+        drop(ast);
+        None
+    } else {
+        Some(ast.into_messages())
+    };
+    let chain: &[Message] = repaired.as_deref().unwrap_or(messages);
     // Every message is measured once; what follows reuses the counts ([`costs`]).
-    let costs = meter.costs(config.max.unit(), &chain);
-    // The report counts the input as given: the same messages when the parse repaired
-    // nothing.
-    let before_tokens = (parsed.repairs.is_empty() && meter.is_estimate(config.max.unit())).then(|| {
-        debug_assert!(chain == messages, "a parse with no repairs keeps the chain as it came");
-        sum(&costs)
-    });
+    let costs = meter.costs(config.max.unit(), chain);
+    // The report counts the input as given: the very chain read when nothing was repaired.
+    let before_tokens = (repaired.is_none() && meter.is_estimate(config.max.unit())).then(|| sum(&costs));
     let mut run = Run { actions: vec![Vec::new(); sections], starts, engine: Engine::default(), errors: Vec::new() };
     let finish = |run: Run, result: Option<Vec<Message>>, repairs| {
         conclude(Outcome {
@@ -143,11 +147,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
         })
     };
     let result = if config.stable {
-        replay(&chain, &costs, config, summarizer, controls, meter, &mut run).await?
+        replay(chain, &costs, config, summarizer, controls, meter, &mut run).await?
     } else {
-        fold(&chain, &costs, config, summarizer, controls, meter, &mut run).await?
+        fold(chain, &costs, config, summarizer, controls, meter, &mut run).await?
     };
-    finish(run, result, parsed.repairs)
+    finish(run, result, repairs)
 }
 
 /// Stable mode: the chain compacted as if each request of the conversation had been (a
