@@ -194,8 +194,9 @@ impl Parser {
         if !unmatched.is_empty() && !repair {
             return Err(AstError::UnmatchedToolResult { index, ids: unmatched });
         }
-        let mut kept = m.clone();
-        kept.parts.clear();
+        // Only the parts kept are copied (a clone of the whole message, cleared, copied
+        // every tool result twice).
+        let mut kept = Message { role: m.role, parts: Vec::with_capacity(m.parts.len()), extra: m.extra.clone() };
         for part in &m.parts {
             let Part::ToolResult(result) = part else {
                 kept.parts.push(part.clone());
