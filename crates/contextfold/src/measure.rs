@@ -69,37 +69,49 @@ pub fn estimate_text_tokens(text: &str) -> usize {
     // Other scripts count half a token a character: counted in halves.
     let mut halves = 0usize;
     let mut i = 0usize;
+    // Each run is read by a loop of its own class: one test per byte, no table.
+    let run_end = |from: usize, member: fn(u8) -> bool| {
+        let mut end = from;
+        while bytes.get(end).copied().is_some_and(member) {
+            end = end.saturating_add(1);
+        }
+        end
+    };
     while let Some(&b) = bytes.get(i) {
-        let kind = class(b);
-        if kind == Class::NonAscii {
-            // A character of another script is a run of its own.
-            let c = text.get(i..).and_then(|rest| rest.chars().next());
-            if c.is_some_and(is_cjk) {
-                tokens = tokens.saturating_add(1);
-            } else {
-                halves = halves.saturating_add(1);
-            }
-            i = i.saturating_add(c.map_or(1, char::len_utf8));
-            continue;
-        }
         let start = i;
-        i = i.saturating_add(1);
-        // Spaces inside a line-break run (indentation) belong to it.
-        while let Some(&next) = bytes.get(i) {
-            let k = class(next);
-            if !(k == kind || kind == Class::Break && k == Class::Space) {
-                break;
+        let (end, count) = match class(b) {
+            Class::NonAscii => {
+                // A character of another script is a run of its own.
+                let c = text.get(i..).and_then(|rest| rest.chars().next());
+                if c.is_some_and(is_cjk) {
+                    tokens = tokens.saturating_add(1);
+                } else {
+                    halves = halves.saturating_add(1);
+                }
+                i = i.saturating_add(c.map_or(1, char::len_utf8));
+                continue;
             }
-            i = i.saturating_add(1);
-        }
-        let run = i.saturating_sub(start);
-        tokens = tokens.saturating_add(match kind {
-            Class::Letter => 1usize.saturating_add((run.saturating_sub(1)) / LETTERS_PER_TOKEN),
-            Class::Digit => run.div_ceil(DIGITS_PER_TOKEN),
-            Class::Space => usize::from(run > 1),
-            Class::Punctuation => run.div_ceil(PUNCTUATION_PER_TOKEN),
-            Class::Break | Class::NonAscii => 1,
-        });
+            Class::Letter => {
+                let end = run_end(start.saturating_add(1), |n| n.is_ascii_alphabetic());
+                (end, 1usize.saturating_add((end.saturating_sub(start).saturating_sub(1)) / LETTERS_PER_TOKEN))
+            }
+            Class::Digit => {
+                let end = run_end(start.saturating_add(1), |n| n.is_ascii_digit());
+                (end, end.saturating_sub(start).div_ceil(DIGITS_PER_TOKEN))
+            }
+            Class::Space => {
+                let end = run_end(start.saturating_add(1), |n| n == b' ');
+                (end, usize::from(end.saturating_sub(start) > 1))
+            }
+            // Spaces inside a line-break run (indentation) belong to it.
+            Class::Break => (run_end(start.saturating_add(1), |n| matches!(n, b'\n' | b'\r' | b'\t' | b' ')), 1),
+            Class::Punctuation => {
+                let end = run_end(start.saturating_add(1), |n| class(n) == Class::Punctuation);
+                (end, end.saturating_sub(start).div_ceil(PUNCTUATION_PER_TOKEN))
+            }
+        };
+        tokens = tokens.saturating_add(count);
+        i = end;
     }
     tokens.saturating_add(halves.div_ceil(2))
 }

@@ -236,10 +236,9 @@ pub fn escape_into(out: &mut String, text: &str) {
 fn escape(out: &mut String, text: &str, quotes: bool) {
     // Whole runs without a special byte are copied at once: all four are ASCII, so a byte
     // search never lands inside a character.
-    let special = |b: &u8| matches!(b, b'&' | b'<' | b'>') || quotes && *b == b'"';
     out.reserve(text.len());
     let mut rest = text;
-    while let Some(at) = rest.as_bytes().iter().position(special) {
+    while let Some(at) = first_special(rest.as_bytes(), quotes) {
         out.push_str(rest.get(..at).unwrap_or_default());
         out.push_str(match rest.as_bytes().get(at) {
             Some(b'&') => "&amp;",
@@ -250,6 +249,31 @@ fn escape(out: &mut String, text: &str, quotes: bool) {
         rest = rest.get(at.saturating_add(1)..).unwrap_or_default();
     }
     out.push_str(rest);
+}
+
+/// Where the first byte to escape is: eight bytes at a time (a word holds one when a
+/// byte of it XOR the special byte is zero), then byte by byte in the word that has one.
+/// A prompt is mostly text with none: this is most of rendering's time otherwise.
+fn first_special(bytes: &[u8], quotes: bool) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has = |word: u64, byte: u8| {
+        let x = word ^ ONES.wrapping_mul(u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    };
+    let special = |b: u8| matches!(b, b'&' | b'<' | b'>') || quotes && b == b'"';
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0usize;
+    for chunk in &mut words {
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
+        if has(word, b'&') || has(word, b'<') || has(word, b'>') || quotes && has(word, b'"') {
+            if let Some(i) = chunk.iter().position(|&b| special(b)) {
+                return Some(at.saturating_add(i));
+            }
+        }
+        at = at.saturating_add(8);
+    }
+    words.remainder().iter().position(|&b| special(b)).map(|i| at.saturating_add(i))
 }
 
 #[cfg(test)]
