@@ -182,16 +182,16 @@ impl TokenCounter for EstimateCounter {
 /// reasoning, tool names and arguments, tool-result text) goes in one batch; media and
 /// per-message overhead are added as the estimate counts them.
 pub fn message_tokens(messages: &[Message], counter: &dyn TokenCounter) -> Vec<usize> {
-    tokens_of(messages.iter(), messages.len(), counter)
+    tokens_of(messages.iter().map(|m| m.parts.as_slice()), messages.len(), counter)
 }
 
-/// [`message_tokens`] of `count` messages from an iterator.
-fn tokens_of<'a>(messages: impl Iterator<Item = &'a Message>, count: usize, counter: &dyn TokenCounter) -> Vec<usize> {
+/// [`message_tokens`] of `count` messages, given by their parts.
+fn tokens_of<'a>(messages: impl Iterator<Item = &'a [Part]>, count: usize, counter: &dyn TokenCounter) -> Vec<usize> {
     let mut texts: Vec<&str> = Vec::new();
     let mut owner: Vec<usize> = Vec::new();
     let mut fixed: Vec<usize> = vec![MESSAGE_OVERHEAD; count];
-    for (i, m) in messages.enumerate() {
-        for p in &m.parts {
+    for (i, parts) in messages.enumerate() {
+        for p in parts {
             collect_texts(p, i, &mut texts, &mut owner, &mut fixed);
         }
     }
@@ -337,8 +337,17 @@ impl<'a> Meter<'a> {
     /// [`Meter::costs`] of some messages, wherever they are.
     pub fn costs_of(&self, unit: Unit, messages: &[&Message]) -> Vec<usize> {
         match unit {
-            Unit::Tokens => tokens_of(messages.iter().copied(), messages.len(), self.counter),
+            Unit::Tokens => tokens_of(messages.iter().map(|m| m.parts.as_slice()), messages.len(), self.counter),
             Unit::Bytes => messages.iter().map(|m| m.size()).collect(),
+        }
+    }
+
+    /// Costs of parts, each as a message holding it alone would cost, without making
+    /// those messages.
+    pub fn part_costs(&self, unit: Unit, parts: &[&Part]) -> Vec<usize> {
+        match unit {
+            Unit::Tokens => tokens_of(parts.iter().map(|p| std::slice::from_ref(*p)), parts.len(), self.counter),
+            Unit::Bytes => parts.iter().map(|p| p.size()).collect(),
         }
     }
 

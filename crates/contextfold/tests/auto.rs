@@ -376,6 +376,31 @@ impl contextfold::measure::TokenCounter for CountingEstimate {
 }
 
 #[test]
+fn window_and_budget_count_the_chain_about_once() {
+    // Window's tool-result phase and fold, and budget's trigger and cut, share one count
+    // of the chain; once each counted it two or three times.
+    let chain = session(40);
+    let once = {
+        let c = CountingEstimate::default();
+        contextfold::measure::message_tokens(&chain, &c);
+        c.0.get()
+    };
+    for strategy in [
+        StrategyConfig::Window(contextfold::strategy::window::WindowConfig::for_budget(Amount::Tokens(3000))),
+        StrategyConfig::Budget(contextfold::strategy::budget::BudgetConfig::new(Amount::Tokens(3000))),
+    ] {
+        let counter = CountingEstimate::default();
+        let options =
+            CompactOptions { strategy, repair: RepairOptions::for_provider(Provider::OpenAi), ..Default::default() };
+        let s = FnSummarizer(|_| async { Ok("S".to_string()) });
+        let out = block_on(compact(&chain, &options, &s, &Controls::default(), Meter::new(&counter))).unwrap();
+        assert!(out.changed, "{}", out.report.strategy);
+        let counted = counter.0.get();
+        assert!(counted <= once * 17 / 10, "{}: counted {counted} bytes of text for {once} in", out.report.strategy);
+    }
+}
+
+#[test]
 fn each_message_is_counted_once() {
     // A tokenizer behind a boundary (a JS token counter) is crossed for every text counted:
     // the chain is counted once, then only what masking and folding wrote (placeholders,

@@ -6,7 +6,7 @@
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Role};
 use crate::strategy::mask::Masked;
-use crate::strategy::window::{layout, Layout};
+use crate::strategy::window::{layout, Layout, LayoutCosts};
 
 /// The sum of `costs`.
 pub(super) fn sum(costs: &[usize]) -> usize {
@@ -34,37 +34,6 @@ pub(super) fn after_mask(
         }
     }
     out
-}
-
-/// The costs of a [`Layout`]'s head and body, in its order.
-pub(super) struct LayoutCosts {
-    pub head: Vec<usize>,
-    pub body: Vec<usize>,
-}
-
-impl LayoutCosts {
-    /// Costs of `shape`, laid out from a chain whose messages cost `costs`. The head (the
-    /// system prompt and first request) is measured; the body is taken by origin, but for
-    /// a first message split around an earlier summary, measured again.
-    pub fn of(shape: &Layout, costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
-        // The split message follows the system messages, which lead the head.
-        let split = shape.previous.as_ref().map(|_| shape.head.iter().take_while(|m| m.role == Role::System).count());
-        let mut body: Vec<usize> = shape.origin.iter().map(|&i| costs.get(i).copied().unwrap_or(0)).collect();
-        let (at, messages): (Vec<usize>, Vec<&Message>) = shape
-            .origin
-            .iter()
-            .zip(&shape.body)
-            .enumerate()
-            .filter(|(_, (&origin, _))| Some(origin) == split)
-            .map(|(k, (_, m))| (k, m))
-            .unzip();
-        for (k, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
-            if let Some(slot) = body.get_mut(k) {
-                *slot = cost;
-            }
-        }
-        LayoutCosts { head: meter.costs(unit, &shape.head), body }
-    }
 }
 
 /// The chain before masking, laid out as the masked chain is, without a copy of it: a

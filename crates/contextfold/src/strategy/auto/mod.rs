@@ -36,14 +36,14 @@ mod span;
 
 use super::mask::{self, MaskConfig};
 use super::window::{
-    layout_owned, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout, Note,
-    RESTORATION_MARK,
+    layout_owned, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout,
+    LayoutCosts, Note, RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
-use costs::{after_mask, sum, LayoutCosts, Unmasked};
+use costs::{after_mask, sum, Unmasked};
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 
 use super::BudgetConfig;
 use crate::ast::{BodyPair, ChainAst, Section};
-use crate::measure::{Meter, Unit};
 use crate::message::Message;
 use crate::prompt::render;
 use crate::summarize::{Job, MessageRange, RequestKind};
@@ -22,11 +21,12 @@ pub(super) struct Plan {
 }
 
 /// Plans the kept window and the chunks before it, for a chain over the budget.
-pub(super) fn plan(ast: &ChainAst, config: &BudgetConfig, meter: Meter<'_>) -> Plan {
+/// `tokens`: the cost of each message of `ast`, in order, in `config.max`'s unit.
+pub(super) fn plan(ast: &ChainAst, config: &BudgetConfig, tokens: &[usize]) -> Plan {
     let sections = ast.sections();
     let summary_share = config.summary_percent.min(100);
     let kept_budget = config.max.value().saturating_mul(100usize.saturating_sub(summary_share)) / 100;
-    let (cut_section, mut cut_pair) = find_cut(ast, config.keep_recent, kept_budget, meter, config.max.unit());
+    let (cut_section, mut cut_pair) = find_cut(ast, config.keep_recent, kept_budget, tokens);
     // Older pairs of the cut section too small for any summary to beat stay as they are
     // (enforcement trims them if need be).
     let in_cut =
@@ -158,9 +158,7 @@ fn chunk_bytes_of(sections: &[Section], chunk: &Chunk) -> usize {
 /// then further back, exchange by exchange, while the system prompt and the kept
 /// messages (with the user message of the section the window starts in) fit
 /// `kept_budget` tokens: the budget is used, not just the minimum.
-fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, meter: Meter<'_>, unit: Unit) -> (usize, usize) {
-    let messages = ast.messages();
-    let tokens = meter.costs(unit, &messages);
+fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, tokens: &[usize]) -> (usize, usize) {
     let sum = |range: std::ops::Range<usize>| tokens.get(range).map_or(0, |t| t.iter().sum::<usize>());
     let systems = ast.sections().first().map_or(0, |s| s.header().system().len());
     // Every place a window may start: (section, pair, first message, user message index).
@@ -180,7 +178,7 @@ fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, meter: Meter<'_>, u
             at = at.saturating_add(p.tools().len().saturating_add(1));
         }
     }
-    let total = messages.len();
+    let total = tokens.len();
     let keep_from = total.saturating_sub(keep.max(1));
     let system_tokens = sum(0..systems);
     let fits = |&(_, _, first, human): &(usize, usize, usize, Option<usize>)| {

@@ -96,10 +96,19 @@ pub async fn compact<S: Summarizer + ?Sized>(
             before_tokens: None,
         })
     };
-    if meter.fits(config.max, messages) {
+    // Every message is measured once: the chain as it came, or the repaired one.
+    let unit = config.max.unit();
+    let tokens =
+        if parsed.repairs.is_empty() { meter.costs(unit, messages) } else { meter.costs(unit, &parsed.ast.messages()) };
+    let fits = if parsed.repairs.is_empty() {
+        tokens.iter().fold(0usize, |a, t| a.saturating_add(*t)) <= config.max.value()
+    } else {
+        meter.fits(config.max, messages)
+    };
+    if fits {
         return finish(&engine, None, Vec::new(), actions, Vec::new());
     }
-    let mut plan = chunks::plan(&parsed.ast, config, meter);
+    let mut plan = chunks::plan(&parsed.ast, config, &tokens);
     let results = engine.wave(summarizer, controls, std::mem::take(&mut plan.jobs)).await;
     let first_request = engine.calls.saturating_sub(results.len());
     let mut errors = Vec::new();

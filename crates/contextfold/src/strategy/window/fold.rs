@@ -13,7 +13,7 @@
 use super::chunk::{message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Source};
 use super::run::Run;
 use super::snapshot::{
-    count_snapshots, layout, merge_alternating, restoration_part, restoration_text, snapshot_body, Layout,
+    count_snapshots, layout, merge_alternating, restoration_part, restoration_text, snapshot_body, Layout, LayoutCosts,
     CONSOLIDATE_NOTE, LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
 };
 use super::split::{find_split, SplitRequest};
@@ -65,8 +65,10 @@ pub(super) struct FoldPlan {
 
 /// Decides whether and where `chain` folds; `Err` gives the rule that declined. No
 /// summarizer involved: [`super::needs_compaction`] uses it too.
+/// `chain_costs`: of each message of `chain`, in the threshold's unit.
 pub(super) fn plan_fold(
     chain: &[Message],
+    chain_costs: &[usize],
     config: &WindowConfig,
     meter: Meter<'_>,
     by_tokens: bool,
@@ -74,7 +76,7 @@ pub(super) fn plan_fold(
     let threshold = config.threshold;
     let layout = layout(chain);
     let body = &layout.body;
-    let costs = meter.costs(threshold.unit(), body);
+    let costs = LayoutCosts::of(&layout, chain_costs, meter, threshold.unit()).body;
     let total = layout.body_offset().saturating_add(body.len());
     let target = total.saturating_sub(config.window).saturating_sub(layout.body_offset());
     // The last exchange (the last non-tool message and its results) is always kept.
@@ -112,9 +114,10 @@ impl Run<'_> {
         &mut self,
         summarizer: &S,
         chain: &[Message],
+        chain_costs: &[usize],
         by_tokens: bool,
     ) -> Option<Vec<Message>> {
-        let plan = match plan_fold(chain, self.config, self.meter, by_tokens) {
+        let plan = match plan_fold(chain, chain_costs, self.config, self.meter, by_tokens) {
             Ok(plan) => plan,
             Err(reason) => {
                 self.record(0, Action::Skipped { reason });

@@ -54,8 +54,8 @@ mod split;
 mod tool_results;
 
 pub(crate) use snapshot::{
-    layout, layout_owned, merge_alternating, restoration_part_with, restoration_text_with, snapshot_body, Layout, Note,
-    RESTORATION_MARK,
+    layout, layout_owned, merge_alternating, restoration_part_with, restoration_text_with, snapshot_body, Layout,
+    LayoutCosts, Note, RESTORATION_MARK,
 };
 pub use snapshot::{restoration_snapshot, restoration_text, RESTORATION_PREFIX};
 pub use tool_results::{is_marked, TOOL_SUMMARY_PREFIX, TOOL_TRUNCATED_PREFIX};
@@ -65,6 +65,11 @@ use crate::measure::{Amount, Meter};
 use crate::message::Message;
 use crate::summarize::{Controls, Summarizer};
 use run::Run;
+
+/// The sum of `costs`.
+fn sum(costs: &[usize]) -> usize {
+    costs.iter().fold(0usize, |a, c| a.saturating_add(*c))
+}
 pub use run::MAX_WAVES;
 
 /// Settings of the window strategy; defaults are upstream's.
@@ -134,12 +139,15 @@ impl WindowConfig {
 /// even when its kept part alone is over the window). No summarizer involved: one
 /// measuring pass and the split search.
 pub fn needs_compaction(messages: &[Message], config: &WindowConfig, meter: Meter<'_>) -> bool {
-    if !tool_results::oversized(messages, config.message_threshold, config.min_summarize_bytes, meter).is_empty() {
+    let costs = meter.costs(config.threshold.unit(), messages);
+    let known = Some((costs.as_slice(), config.threshold.unit()));
+    if !tool_results::oversized(messages, known, config.message_threshold, config.min_summarize_bytes, meter).is_empty()
+    {
         return true;
     }
-    let by_tokens = meter.total(config.threshold.unit(), messages) > config.threshold.value();
+    let by_tokens = sum(&costs) > config.threshold.value();
     let by_count = messages.len() > config.window;
-    (by_tokens || by_count) && fold::plan_fold(messages, config, meter, by_tokens).is_ok()
+    (by_tokens || by_count) && fold::plan_fold(messages, &costs, config, meter, by_tokens).is_ok()
 }
 
 /// Compacts `messages` with the window strategy (see the module documentation).
@@ -153,14 +161,25 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let parsed = super::parse(messages)?;
     let mut run = Run::new(config, controls, meter, &parsed.ast);
     let mut chain = parsed.ast.into_messages();
-    let mut changed = run.summarize_tool_results(summarizer, &mut chain).await;
+    // Every message is measured once; the tool-result phase has only the messages it
+    // changed measured again.
+    let unit = config.threshold.unit();
+    let mut costs = meter.costs(unit, &chain);
+    let replaced = run.summarize_tool_results(summarizer, &mut chain, &costs).await;
     if run.should_stop() {
         return run.finish(messages, None, parsed.repairs);
     }
-    let by_tokens = meter.total(config.threshold.unit(), &chain) > config.threshold.value();
+    let mut changed = !replaced.is_empty();
+    let fresh: Vec<&Message> = replaced.iter().filter_map(|&i| chain.get(i)).collect();
+    for (&i, cost) in replaced.iter().zip(meter.costs_of(unit, &fresh)) {
+        if let Some(slot) = costs.get_mut(i) {
+            *slot = cost;
+        }
+    }
+    let by_tokens = sum(&costs) > config.threshold.value();
     let by_count = chain.len() > config.window;
     if by_tokens || by_count {
-        if let Some(folded) = run.fold(summarizer, &chain, by_tokens).await {
+        if let Some(folded) = run.fold(summarizer, &chain, &costs, by_tokens).await {
             chain = folded;
             changed = true;
         }

@@ -16,6 +16,7 @@
 //! run takes the parts before it as the first user message, its snapshot as the earlier
 //! summary to update, and the parts after it as an ordinary user message.
 
+use crate::measure::{Meter, Unit};
 use crate::message::{Message, Part, Role};
 
 /// How a restoration text begins.
@@ -196,6 +197,38 @@ pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
         origin.push(next.saturating_add(i));
     }
     Layout { head, previous, body, origin }
+}
+
+/// The costs of a [`Layout`]'s head and body, in its order (from the costs of the chain
+/// laid out: measuring the chain again would be a pass over every byte).
+pub(crate) struct LayoutCosts {
+    pub head: Vec<usize>,
+    pub body: Vec<usize>,
+}
+
+impl LayoutCosts {
+    /// Costs of `shape`, laid out from a chain whose messages cost `costs`. The head (the
+    /// system prompt and first request) is measured; the body is taken by origin, but for
+    /// a first message split around an earlier summary, measured again.
+    pub fn of(shape: &Layout, costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
+        // The split message follows the system messages, which lead the head.
+        let split = shape.previous.as_ref().map(|_| shape.head.iter().take_while(|m| m.role == Role::System).count());
+        let mut body: Vec<usize> = shape.origin.iter().map(|&i| costs.get(i).copied().unwrap_or(0)).collect();
+        let (at, messages): (Vec<usize>, Vec<&Message>) = shape
+            .origin
+            .iter()
+            .zip(&shape.body)
+            .enumerate()
+            .filter(|(_, (&origin, _))| Some(origin) == split)
+            .map(|(k, (_, m))| (k, m))
+            .unzip();
+        for (k, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
+            if let Some(slot) = body.get_mut(k) {
+                *slot = cost;
+            }
+        }
+        LayoutCosts { head: meter.costs(unit, &shape.head), body }
+    }
 }
 
 /// Joins consecutive user messages, and consecutive assistant messages, into one:

@@ -9,7 +9,7 @@
 use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, Outcome, Source};
 use super::run::Run;
 use super::snapshot::TOOL_RESULT_NOTE;
-use crate::measure::{Amount, Meter};
+use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, ToolResultPart};
 use crate::prompt::render;
 use crate::strategy::{Action, OnError};
@@ -33,27 +33,38 @@ pub fn is_marked(r: &ToolResultPart) -> bool {
 /// `(message, part)` of every tool result not yet marked that costs more than `limit`
 /// (measured as a tool message holding only that result) and has at least `min_bytes`
 /// (smaller content is never sent: a summary could hardly beat it, and skipping it by
-/// size rather than by a failed attempt keeps a second run free of calls).
+/// size rather than by a failed attempt keeps a second run free of calls). `known`: the
+/// cost of each message in some unit, reused for a message holding one result alone.
 pub(crate) fn oversized(
     messages: &[Message],
+    known: Option<(&[usize], Unit)>,
     limit: Amount,
     min_bytes: usize,
     meter: Meter<'_>,
 ) -> Vec<(usize, usize)> {
-    let mut at = Vec::new();
-    let mut probes = Vec::new();
-    for (i, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Tool) {
-        for (j, p) in m.parts.iter().enumerate() {
-            if let Part::ToolResult(r) = p {
-                if !is_marked(r) && p.size() >= min_bytes {
-                    at.push((i, j));
-                    probes.push(Message::new(Role::Tool, vec![p.clone()]));
-                }
-            }
-        }
-    }
-    let costs = meter.costs(limit.unit(), &probes);
-    at.into_iter().zip(costs).filter(|(_, c)| *c > limit.value()).map(|(a, _)| a).collect()
+    let known = known.filter(|(_, unit)| *unit == limit.unit()).map(|(costs, _)| costs);
+    // Candidates in order, each with the message cost it may reuse: a message holding
+    // only this result costs what the result alone does.
+    let candidates: Vec<((usize, usize), &Part, Option<usize>)> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::Tool)
+        .flat_map(|(i, m)| {
+            let lone = known.filter(|_| m.parts.len() == 1).and_then(|c| c.get(i)).copied();
+            m.parts.iter().enumerate().map(move |(j, p)| ((i, j), p, lone))
+        })
+        .filter(|(_, p, _)| matches!(p, Part::ToolResult(r) if !is_marked(r) && p.size() >= min_bytes))
+        .collect();
+    // The others cost what a tool message holding them alone would.
+    let probes: Vec<&Part> = candidates.iter().filter(|(_, _, lone)| lone.is_none()).map(|(_, p, _)| *p).collect();
+    let mut measured = meter.part_costs(limit.unit(), &probes).into_iter();
+    candidates
+        .into_iter()
+        .filter_map(|(at, _, lone)| {
+            let cost = lone.or_else(|| measured.next())?;
+            (cost > limit.value()).then_some(at)
+        })
+        .collect()
 }
 
 fn result_at(messages: &[Message], (i, j): (usize, usize)) -> Option<&ToolResultPart> {
@@ -72,10 +83,10 @@ impl Run<'_> {
     /// Whether the chain may still be over the window or the threshold once the tool
     /// results `texts` are summarized (each then costs at most the message threshold
     /// and its prefix): the fold would follow.
-    fn fold_expected(&self, chain: &[Message], texts: &[&str]) -> bool {
+    fn fold_expected(&self, chain: &[Message], costs: &[usize], texts: &[&str]) -> bool {
         let (threshold, goal) = (self.config.threshold, self.config.message_threshold);
         let prefix = self.meter.text(goal.unit(), &format!("{TOOL_SUMMARY_PREFIX}\n"));
-        let before = self.meter.total(threshold.unit(), chain);
+        let before = costs.iter().fold(0usize, |a, c| a.saturating_add(*c));
         // Thresholds in different units: no saving assumed.
         let saved = texts
             .iter()
@@ -85,16 +96,19 @@ impl Run<'_> {
         chain.len() > self.config.window || before.saturating_sub(saved) > threshold.value()
     }
 
-    /// Summarizes the oversized tool results of `chain` in place; true when any changed.
+    /// Summarizes the oversized tool results of `chain` in place (`costs`: of each of its
+    /// messages, in the threshold's unit); the indices of the messages changed.
     pub(super) async fn summarize_tool_results<S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
         chain: &mut [Message],
-    ) -> bool {
+        costs: &[usize],
+    ) -> Vec<usize> {
         let goal = self.config.message_threshold;
-        let found = oversized(chain, goal, self.config.min_summarize_bytes, self.meter);
+        let known = Some((costs, self.config.threshold.unit()));
+        let found = oversized(chain, known, goal, self.config.min_summarize_bytes, self.meter);
         if found.is_empty() || self.cancelled() {
-            return false;
+            return Vec::new();
         }
         // The call that asked for each result, alone, for context.
         let calls: HashMap<&str, Message> = chain
@@ -143,9 +157,9 @@ impl Run<'_> {
         }
         // A fold to come takes two waves after this one (chunks, consolidation).
         let texts: Vec<&str> = targets.iter().map(|(_, text)| text.as_str()).collect();
-        let levels = self.levels(if self.fold_expected(chain, &texts) { 2 } else { 0 });
+        let levels = self.levels(if self.fold_expected(chain, costs, &texts) { 2 } else { 0 });
         let outcomes = run_items(&mut self.engine, summarizer, self.controls, levels, items).await;
-        let mut changed = false;
+        let mut changed: Vec<usize> = Vec::new();
         for (((i, j), original_text), outcome) in targets.into_iter().zip(outcomes) {
             let replacement = match outcome {
                 Outcome::Done { text, truncated: false } => Some((format!("{TOOL_SUMMARY_PREFIX}\n{text}"), false)),
@@ -163,7 +177,10 @@ impl Run<'_> {
                 }
             };
             let Some((text, truncated)) = replacement else { continue };
-            changed |= self.replace_result(chain, (i, j), text, truncated);
+            // Results come in message order: a message with several is listed once.
+            if self.replace_result(chain, (i, j), text, truncated) && changed.last() != Some(&i) {
+                changed.push(i);
+            }
         }
         changed
     }
@@ -212,9 +229,18 @@ mod tests {
             Message::tool_result("s", "f", "small"),
             marked,
         ];
-        let found = oversized(&chain, Amount::Bytes(1000), 0, Meter::default());
+        let found = oversized(&chain, None, Amount::Bytes(1000), 0, Meter::default());
         assert_eq!(found, vec![(1, 0), (3, 1)]);
-        assert!(oversized(&chain, Amount::Tokens(1000), 0, Meter::default()).is_empty());
-        assert!(oversized(&chain, Amount::Bytes(1000), 5000, Meter::default()).is_empty());
+        assert!(oversized(&chain, None, Amount::Tokens(1000), 0, Meter::default()).is_empty());
+        assert!(oversized(&chain, None, Amount::Bytes(1000), 5000, Meter::default()).is_empty());
+        // The chain's own costs, reused for lone results, find the same ones.
+        for limit in [Amount::Bytes(1000), Amount::Tokens(100), Amount::Tokens(1000)] {
+            let costs = Meter::default().costs(limit.unit(), &chain);
+            let known = Some((costs.as_slice(), limit.unit()));
+            assert_eq!(
+                oversized(&chain, known, limit, 0, Meter::default()),
+                oversized(&chain, None, limit, 0, Meter::default())
+            );
+        }
     }
 }
