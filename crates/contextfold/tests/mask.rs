@@ -125,6 +125,9 @@ fn the_mask_strategy_makes_no_call_and_runs_over_its_budget_only() {
     assert_eq!((out.report.calls, out.report.errors.len(), out.report.strategy), (0, 0, "mask"));
     assert!(out.report.sections.iter().flat_map(|s| &s.actions).all(|a| matches!(a, Action::Masked { .. })));
     assert!(out.report.after.bytes < out.report.before.bytes / 2);
+    // The report's totals (counted once, the masked messages again) are a fresh count's.
+    let estimate = |m: &[Message]| contextfold::measure::estimate_tokens(m);
+    assert_eq!((out.report.before.tokens, out.report.after.tokens), (estimate(&chain), estimate(&out.messages)));
     // Within its budget, nothing is masked.
     let (needed, out) = run(MaskConfig { max: Some(Amount::Tokens(1_000_000)), ..MaskConfig::default() });
     assert!(!needed && !out.changed);

@@ -10,7 +10,7 @@
 
 use super::{conclude, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::format::responses;
-use crate::measure::{Amount, Meter};
+use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -193,15 +193,57 @@ fn telling_argument(arguments: &str) -> Option<String> {
     Some(format!("`{short}`"))
 }
 
+/// Costs of `masked`, a copy of the chain costing `costs` in which only the messages the
+/// mask `items` name changed.
+pub(crate) fn after_mask(
+    costs: &[usize],
+    masked: &[Message],
+    items: &[Masked],
+    meter: Meter<'_>,
+    unit: Unit,
+) -> Vec<usize> {
+    let mut changed: Vec<usize> = items.iter().map(|item| item.message).collect();
+    // Items come in message order; a message may hold several.
+    changed.dedup();
+    let (at, messages): (Vec<usize>, Vec<&Message>) =
+        changed.into_iter().filter_map(|i| masked.get(i).map(|m| (i, m))).unzip();
+    let mut out = costs.to_vec();
+    for (i, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = cost;
+        }
+    }
+    out
+}
+
 /// The `mask` strategy: [`mask`] alone, when the chain is over `config.max` (always
 /// without one). The input is parsed in repair mode like every strategy's.
 pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> Result<CompactResult, CompactError> {
-    let parsed = super::parse(messages)?;
-    let starts = parsed.ast.section_starts();
-    let sections = parsed.ast.sections().len().max(1);
-    let chain = parsed.ast.into_messages();
-    let over = config.max.is_none_or(|max| !meter.fits(max, &chain));
-    let (masked, items) = if over { mask(&chain, config) } else { (Vec::new(), Vec::new()) };
+    let crate::ast::Parsed { ast, repairs } = super::parse(messages)?;
+    let starts = ast.section_starts();
+    let sections = ast.sections().len().max(1);
+    // As in `auto`: the chain as it came when the parse repaired nothing.
+    let repaired = if repairs.is_empty() {
+        drop(ast);
+        None
+    } else {
+        Some(ast.into_messages())
+    };
+    let chain: &[Message] = repaired.as_deref().unwrap_or(messages);
+    // The report's estimate, counted once: the trigger reads it too when it is the
+    // meter's, and the result's is this with the masked messages counted again.
+    let estimate = Meter::default();
+    let tokens = estimate.costs(Unit::Tokens, chain);
+    let total = |costs: &[usize]| costs.iter().fold(0usize, |a, c| a.saturating_add(*c));
+    let over = config.max.is_none_or(|max| {
+        if meter.is_estimate(max.unit()) {
+            total(&tokens) > max.value()
+        } else {
+            !meter.fits(max, chain)
+        }
+    });
+    let (masked, items) = if over { mask(chain, config) } else { (Vec::new(), Vec::new()) };
+    let after_tokens = total(&after_mask(&tokens, &masked, &items, estimate, Unit::Tokens));
     let mut actions = vec![Vec::new(); sections];
     for item in &items {
         let section = starts.partition_point(|&s| s <= item.message).saturating_sub(1).min(sections.saturating_sub(1));
@@ -221,11 +263,12 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
         engine: &crate::summarize::Engine::default(),
         errors: Vec::new(),
         actions,
-        repairs: parsed.repairs,
+        repairs,
         on_error: config.on_error,
         cancelled: false,
         hard_budget: false,
-        before_tokens: None,
+        before_tokens: repaired.is_none().then(|| total(&tokens)),
+        after_tokens: Some(after_tokens),
     })
 }
 

@@ -233,6 +233,8 @@ pub(crate) struct Outcome<'a> {
     pub hard_budget: bool,
     /// The original's estimated tokens when the strategy already counted them.
     pub before_tokens: Option<usize>,
+    /// The result's estimated tokens when the strategy already counted them.
+    pub after_tokens: Option<usize>,
 }
 
 /// The rules every strategy ends by: with `Throw`, failures are the error (not a
@@ -244,23 +246,24 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
         return Err(CompactError::Summarizer(o.errors));
     }
     let rolled_back = o.cancelled || (failed && o.on_error == OnError::Rollback);
-    let (messages, repairs) = match o.result {
+    let (messages, repairs, after_tokens) = match o.result {
         // A result no smaller than the input gains nothing: what remains of it is only
         // the parse repairs (merged user messages, answered calls), and kept messages
         // must come back as they were.
         Some(messages) if !rolled_back && (o.hard_budget || messages_size(&messages) < messages_size(o.original)) => {
-            (messages, o.repairs)
+            (messages, o.repairs, o.after_tokens)
         }
-        _ => (o.original.to_vec(), Vec::new()),
+        _ => (o.original.to_vec(), Vec::new(), o.before_tokens),
+    };
+    let totals = |messages: &[Message], tokens: Option<usize>| match tokens {
+        Some(tokens) => Totals { messages: messages.len(), bytes: messages_size(messages), tokens },
+        None => Totals::of(messages),
     };
     let report = Report {
         strategy: o.strategy,
         format: crate::format::Format::Native,
-        before: match o.before_tokens {
-            Some(tokens) => Totals { messages: o.original.len(), bytes: messages_size(o.original), tokens },
-            None => Totals::of(o.original),
-        },
-        after: Totals::of(&messages),
+        before: totals(o.original, o.before_tokens),
+        after: totals(&messages, after_tokens),
         calls: o.engine.calls,
         waves: o.engine.waves,
         errors: o.errors,

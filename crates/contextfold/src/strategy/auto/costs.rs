@@ -5,35 +5,11 @@
 
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Role};
-use crate::strategy::mask::Masked;
 use crate::strategy::window::{layout, Layout, LayoutCosts};
 
 /// The sum of `costs`.
 pub(super) fn sum(costs: &[usize]) -> usize {
     costs.iter().fold(0usize, |a, c| a.saturating_add(*c))
-}
-
-/// Costs of `masked`, a copy of the chain costing `costs` in which only the messages the
-/// mask `items` name changed.
-pub(super) fn after_mask(
-    costs: &[usize],
-    masked: &[Message],
-    items: &[Masked],
-    meter: Meter<'_>,
-    unit: Unit,
-) -> Vec<usize> {
-    let mut changed: Vec<usize> = items.iter().map(|item| item.message).collect();
-    // Items come in message order; a message may hold several.
-    changed.dedup();
-    let (at, messages): (Vec<usize>, Vec<&Message>) =
-        changed.into_iter().filter_map(|i| masked.get(i).map(|m| (i, m))).unzip();
-    let mut out = costs.to_vec();
-    for (i, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
-        if let Some(slot) = out.get_mut(i) {
-            *slot = cost;
-        }
-    }
-    out
 }
 
 /// The chain before masking, laid out as the masked chain is, without a copy of it: a
@@ -75,7 +51,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
     use crate::message::Part;
-    use crate::strategy::mask::{mask, MaskConfig};
+    use crate::strategy::mask::{after_mask, mask, MaskConfig};
     use crate::strategy::window::{layout, restoration_part_with, Note};
     use crate::testing::tool_call;
 

@@ -34,6 +34,7 @@
 mod costs;
 mod span;
 
+use super::mask::after_mask;
 use super::mask::{self, MaskConfig};
 use super::window::{
     layout_owned, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout,
@@ -43,7 +44,7 @@ use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
-use costs::{after_mask, sum, Unmasked};
+use costs::{sum, Unmasked};
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,6 +145,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             cancelled: controls.cancel.is_cancelled(),
             hard_budget: false,
             before_tokens,
+            after_tokens: None,
         })
     };
     let result = if config.stable {

@@ -94,6 +94,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             // What fits the budget is the result, whatever its bytes.
             hard_budget: true,
             before_tokens: None,
+            after_tokens: None,
         })
     };
     // Every message is measured once: the chain as it came, or the repaired one.

@@ -422,6 +422,7 @@ impl Run<'_> {
             cancelled,
             hard_budget: false,
             before_tokens: None,
+            after_tokens: None,
         })
     }
 }

@@ -393,6 +393,7 @@ impl Run<'_> {
             cancelled: self.controls.cancel.is_cancelled(),
             hard_budget: false,
             before_tokens: None,
+            after_tokens: None,
         })
     }
 }

@@ -112,6 +112,7 @@ impl<'a> Run<'a> {
             cancelled,
             hard_budget: false,
             before_tokens: None,
+            after_tokens: None,
         })
     }
 }
