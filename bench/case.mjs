@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
-import init, { compact, measureChain, needsCompaction, parseChain } from "contextfold";
+import init, { compact, estimateTokens, measureChain, needsCompaction, parseChain } from "contextfold";
 import { RELEASE_AFTER_IDLE_MS } from "../pkg/src/api.js";
 import { openaiChain } from "./generate.mjs";
 
@@ -279,6 +279,9 @@ async function memory({ input, contender, release }) {
   };
   if (release) {
     await new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_IDLE_MS + 200));
+    // The fresh instance takes over at the next call; the old one's memory is then
+    // garbage.
+    estimateTokens("");
     out.wasmReleased = (await init()).memory.buffer.byteLength;
   }
   return out;
