@@ -219,17 +219,8 @@ pub(crate) fn after_mask(
 /// The `mask` strategy: [`mask`] alone, when the chain is over `config.max` (always
 /// without one). The input is parsed in repair mode like every strategy's.
 pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> Result<CompactResult, CompactError> {
-    let crate::ast::Parsed { ast, repairs } = super::parse(messages)?;
-    let starts = ast.section_starts();
-    let sections = ast.sections().len().max(1);
-    // As in `auto`: the chain as it came when the parse repaired nothing.
-    let repaired = if repairs.is_empty() {
-        drop(ast);
-        None
-    } else {
-        Some(ast.into_messages())
-    };
-    let chain: &[Message] = repaired.as_deref().unwrap_or(messages);
+    let super::Read { chain, starts, sections, repairs } = super::read(messages)?;
+    let chain: &[Message] = &chain;
     // The report's estimate, counted once: the trigger reads it too when it is the
     // meter's, and the result's is this with the masked messages counted again.
     let estimate = Meter::default();
@@ -244,6 +235,7 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
     });
     let (masked, items) = if over { mask(chain, config) } else { (Vec::new(), Vec::new()) };
     let after_tokens = total(&after_mask(&tokens, &masked, &items, estimate, Unit::Tokens));
+    let before_tokens = repairs.is_empty().then(|| total(&tokens));
     let mut actions = vec![Vec::new(); sections];
     for item in &items {
         let section = starts.partition_point(|&s| s <= item.message).saturating_sub(1).min(sections.saturating_sub(1));
@@ -267,7 +259,7 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
         on_error: config.on_error,
         cancelled: false,
         hard_budget: false,
-        before_tokens: repaired.is_none().then(|| total(&tokens)),
+        before_tokens,
         after_tokens: Some(after_tokens),
     })
 }

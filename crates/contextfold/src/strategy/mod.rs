@@ -210,6 +210,31 @@ pub(crate) fn parse(messages: &[Message]) -> Result<Parsed, CompactError> {
     ChainAst::parse_repair(messages).map_err(|e| CompactError::Input(crate::Error::Ast(e)))
 }
 
+/// The chain a strategy that needs no AST reads, with what the parse found.
+pub(crate) struct Read<'a> {
+    /// The chain as it came when the parse repaired nothing (the parse's copy is let go
+    /// at once, before the strategy makes its own), else the repaired chain.
+    pub chain: std::borrow::Cow<'a, [Message]>,
+    /// First message of each section, and how many sections (at least 1).
+    pub starts: Vec<usize>,
+    pub sections: usize,
+    pub repairs: Vec<RepairAction>,
+}
+
+/// [`parse`], keeping only what a strategy working on the message list needs.
+pub(crate) fn read(messages: &[Message]) -> Result<Read<'_>, CompactError> {
+    let Parsed { ast, repairs } = parse(messages)?;
+    let starts = ast.section_starts();
+    let sections = ast.sections().len().max(1);
+    let chain = if repairs.is_empty() {
+        drop(ast);
+        std::borrow::Cow::Borrowed(messages)
+    } else {
+        std::borrow::Cow::Owned(ast.into_messages())
+    };
+    Ok(Read { chain, starts, sections, repairs })
+}
+
 /// The tool-call id template of the summary pairs a strategy writes.
 pub(crate) fn id_template(text: &str) -> Result<IdTemplate, CompactError> {
     IdTemplate::parse(text).map_err(|e| CompactError::Input(crate::Error::Ast(e.into())))

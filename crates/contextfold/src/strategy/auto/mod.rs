@@ -115,22 +115,12 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let crate::ast::Parsed { ast, repairs } = super::parse(messages)?;
-    let starts = ast.section_starts();
-    let sections = ast.sections().len().max(1);
-    // A parse that repaired nothing holds a copy of the chain as it came: the chain
-    // itself is read instead, and the copy let go before the fold makes its own.
-    let repaired = if repairs.is_empty() {
-        drop(ast);
-        None
-    } else {
-        Some(ast.into_messages())
-    };
-    let chain: &[Message] = repaired.as_deref().unwrap_or(messages);
+    let super::Read { chain, starts, sections, repairs } = super::read(messages)?;
+    let chain: &[Message] = &chain;
     // Every message is measured once; what follows reuses the counts ([`costs`]).
     let costs = meter.costs(config.max.unit(), chain);
     // The report counts the input as given: the very chain read when nothing was repaired.
-    let before_tokens = (repaired.is_none() && meter.is_estimate(config.max.unit())).then(|| sum(&costs));
+    let before_tokens = (repairs.is_empty() && meter.is_estimate(config.max.unit())).then(|| sum(&costs));
     let mut run = Run { actions: vec![Vec::new(); sections], starts, engine: Engine::default(), errors: Vec::new() };
     let finish = |run: Run, result: Option<Vec<Message>>, repairs| {
         conclude(Outcome {
