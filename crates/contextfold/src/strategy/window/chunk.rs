@@ -62,23 +62,28 @@ pub(crate) fn plan_chunks(messages: &[Message], costs: &[usize], limit: usize) -
         }
     });
     let mut plans = Vec::new();
-    let mut current: Option<Range<usize>> = None;
+    // The chunk being filled, and its cost so far (summing its range again for every atom
+    // made packing quadratic in the chunk's length).
+    let mut current: Option<(Range<usize>, usize)> = None;
     for atom in atoms {
         let c = cost(&atom);
         if c > limit && atom.len() == 1 {
-            plans.extend(current.take().map(ChunkPlan::Messages));
+            plans.extend(current.take().map(|(r, _)| ChunkPlan::Messages(r)));
             plans.push(ChunkPlan::Long(atom.start));
             continue;
         }
         match current.as_mut() {
-            Some(cur) if cost(cur).saturating_add(c) <= limit => cur.end = atom.end,
+            Some((cur, spent)) if spent.saturating_add(c) <= limit => {
+                cur.end = atom.end;
+                *spent = spent.saturating_add(c);
+            }
             _ => {
-                plans.extend(current.take().map(ChunkPlan::Messages));
-                current = Some(atom);
+                plans.extend(current.take().map(|(r, _)| ChunkPlan::Messages(r)));
+                current = Some((atom, c));
             }
         }
     }
-    plans.extend(current.map(ChunkPlan::Messages));
+    plans.extend(current.map(|(r, _)| ChunkPlan::Messages(r)));
     plans
 }
 
