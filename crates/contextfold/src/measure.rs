@@ -151,6 +151,11 @@ pub fn estimate_tokens(messages: &[Message]) -> usize {
     messages.iter().map(estimate_message_tokens).fold(0usize, usize::saturating_add)
 }
 
+/// The total of per-message costs (saturating: a caller's counter may claim any count).
+pub fn sum_costs(costs: &[usize]) -> usize {
+    costs.iter().fold(0usize, |a, c| a.saturating_add(*c))
+}
+
 /// Counts tokens of many texts at once, so a tokenizer living across a boundary (a JS
 /// tokenizer behind wasm) is crossed once per batch, not once per message.
 pub trait TokenCounter {
@@ -359,7 +364,7 @@ impl<'a> Meter<'a> {
 
     /// Total cost of messages in `unit`.
     pub fn total(&self, unit: Unit, messages: &[Message]) -> usize {
-        self.costs(unit, messages).into_iter().fold(0usize, usize::saturating_add)
+        sum_costs(&self.costs(unit, messages))
     }
 
     /// Cost of a text in `unit`.

@@ -10,7 +10,7 @@
 
 use super::{conclude, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::format::responses;
-use crate::measure::{Amount, Meter, Unit};
+use crate::measure::{sum_costs, Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -225,17 +225,16 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
     // meter's, and the result's is this with the masked messages counted again.
     let estimate = Meter::default();
     let tokens = estimate.costs(Unit::Tokens, chain);
-    let total = |costs: &[usize]| costs.iter().fold(0usize, |a, c| a.saturating_add(*c));
     let over = config.max.is_none_or(|max| {
         if meter.is_estimate(max.unit()) {
-            total(&tokens) > max.value()
+            sum_costs(&tokens) > max.value()
         } else {
             !meter.fits(max, chain)
         }
     });
     let (masked, items) = if over { mask(chain, config) } else { (Vec::new(), Vec::new()) };
-    let after_tokens = total(&after_mask(&tokens, &masked, &items, estimate, Unit::Tokens));
-    let before_tokens = repairs.is_empty().then(|| total(&tokens));
+    let after_tokens = sum_costs(&after_mask(&tokens, &masked, &items, estimate, Unit::Tokens));
+    let before_tokens = repairs.is_empty().then(|| sum_costs(&tokens));
     let mut actions = vec![Vec::new(); sections];
     for item in &items {
         let section = starts.partition_point(|&s| s <= item.message).saturating_sub(1).min(sections.saturating_sub(1));

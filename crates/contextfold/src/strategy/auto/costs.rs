@@ -7,11 +7,6 @@ use crate::measure::{Meter, Unit};
 use crate::message::{Message, Role};
 use crate::strategy::window::{layout, Layout, LayoutCosts};
 
-/// The sum of `costs`.
-pub(super) fn sum(costs: &[usize]) -> usize {
-    costs.iter().fold(0usize, |a, c| a.saturating_add(*c))
-}
-
 /// The chain before masking, laid out as the masked chain is, without a copy of it: a
 /// layout of its first messages (the first request, split around an earlier summary as
 /// [`layout`] splits it), then the chain's own messages by origin. The summarizer reads

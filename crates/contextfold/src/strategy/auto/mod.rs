@@ -34,17 +34,16 @@
 mod costs;
 mod span;
 
-use super::mask::after_mask;
-use super::mask::{self, MaskConfig};
+use super::mask::{self, after_mask, MaskConfig};
 use super::window::{
     layout_owned, merge_alternating, restoration_part_with, restoration_snapshot, restoration_text_with, Layout,
     LayoutCosts, Note, RESTORATION_MARK,
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
-use crate::measure::{Amount, Meter};
+use crate::measure::{sum_costs as sum, Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
-use costs::{sum, Unmasked};
+use costs::Unmasked;
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]

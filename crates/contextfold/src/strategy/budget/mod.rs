@@ -102,7 +102,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let tokens =
         if parsed.repairs.is_empty() { meter.costs(unit, messages) } else { meter.costs(unit, &parsed.ast.messages()) };
     let fits = if parsed.repairs.is_empty() {
-        tokens.iter().fold(0usize, |a, t| a.saturating_add(*t)) <= config.max.value()
+        crate::measure::sum_costs(&tokens) <= config.max.value()
     } else {
         meter.fits(config.max, messages)
     };

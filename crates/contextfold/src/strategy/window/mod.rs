@@ -61,15 +61,11 @@ pub use snapshot::{restoration_snapshot, restoration_text, RESTORATION_PREFIX};
 pub use tool_results::{is_marked, TOOL_SUMMARY_PREFIX, TOOL_TRUNCATED_PREFIX};
 
 use super::{CompactError, CompactResult, OnError};
-use crate::measure::{Amount, Meter};
+use crate::measure::{sum_costs, Amount, Meter};
 use crate::message::Message;
 use crate::summarize::{Controls, Summarizer};
 use run::Run;
 
-/// The sum of `costs`.
-fn sum(costs: &[usize]) -> usize {
-    costs.iter().fold(0usize, |a, c| a.saturating_add(*c))
-}
 pub use run::MAX_WAVES;
 
 /// Settings of the window strategy; defaults are upstream's.
@@ -145,7 +141,7 @@ pub fn needs_compaction(messages: &[Message], config: &WindowConfig, meter: Mete
     {
         return true;
     }
-    let by_tokens = sum(&costs) > config.threshold.value();
+    let by_tokens = sum_costs(&costs) > config.threshold.value();
     let by_count = messages.len() > config.window;
     (by_tokens || by_count) && fold::plan_fold(messages, &costs, config, meter, by_tokens).is_ok()
 }
@@ -176,7 +172,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
             *slot = cost;
         }
     }
-    let by_tokens = sum(&costs) > config.threshold.value();
+    let by_tokens = sum_costs(&costs) > config.threshold.value();
     let by_count = chain.len() > config.window;
     if by_tokens || by_count {
         if let Some(folded) = run.fold(summarizer, &chain, &costs, by_tokens).await {

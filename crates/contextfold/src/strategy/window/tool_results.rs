@@ -86,7 +86,7 @@ impl Run<'_> {
     fn fold_expected(&self, chain: &[Message], costs: &[usize], texts: &[&str]) -> bool {
         let (threshold, goal) = (self.config.threshold, self.config.message_threshold);
         let prefix = self.meter.text(goal.unit(), &format!("{TOOL_SUMMARY_PREFIX}\n"));
-        let before = costs.iter().fold(0usize, |a, c| a.saturating_add(*c));
+        let before = crate::measure::sum_costs(costs);
         // Thresholds in different units: no saving assumed.
         let saved = texts
             .iter()
