@@ -114,8 +114,10 @@ pub(super) struct Span {
     pub previous: Option<String>,
     /// Messages the request carries.
     pub content: Vec<Message>,
-    /// What stays after the system messages when the summary is not applied.
-    pub fallback: Vec<Message>,
+    /// What stays before `content` when the summary is not applied (the earlier condensed
+    /// summary it would have merged): the fallback is these, then `content`. A copy of
+    /// the content itself was one more copy of the span.
+    pub fallback_lead: Vec<Message>,
     /// Original messages covered, earlier summaries' counts included.
     pub count: usize,
     /// Size of everything the summary replaces, earlier summaries included.
@@ -158,8 +160,6 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
     let old = existing.condensed.as_ref();
     let old_message: Vec<Message> = old.and_then(|p| p.message.clone()).into_iter().collect();
     if old.map_or(0, |p| p.count).saturating_add(weight(aging)) <= config.condensed {
-        let mut fallback = old_message;
-        fallback.extend(aging.iter().cloned());
         let condensed = Span {
             level: TierLevel::Condensed,
             previous: old.map(|p| p.text.clone()),
@@ -169,7 +169,7 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
             merged: old.is_some(),
             range: MessageRange { start: old.map_or(b, |p| p.index), end: t },
             bridge: BRIDGE_TEXT.len(),
-            fallback,
+            fallback_lead: old_message,
         };
         return Some(Plan { compressed: None, condensed: Some(condensed), recent });
     }
@@ -203,7 +203,7 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
         merged: prev.is_some() || old.is_some(),
         range: MessageRange { start: prev.or(old).map_or(b, |p| p.index), end: c },
         bridge: comp_bridge,
-        fallback: content.clone(),
+        fallback_lead: Vec::new(),
         content,
     });
     let condensed = (!span.is_empty()).then(|| Span {
@@ -214,7 +214,7 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
         merged: span_start < c && old.is_some(),
         range: MessageRange { start: span_start, end: t },
         bridge: BRIDGE_TEXT.len(),
-        fallback: span.clone(),
+        fallback_lead: Vec::new(),
         content: span,
     });
     Some(Plan { compressed, condensed, recent })

@@ -171,27 +171,30 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     _meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let parsed = super::parse(messages)?;
-    let input = parsed.ast.messages();
+    let super::Read { chain, starts, sections, repairs } = super::read(messages)?;
+    let input: &[Message] = &chain;
     let mut run = Run {
         config,
         controls,
         engine: Engine::default(),
         errors: Vec::new(),
-        actions: vec![Vec::new(); parsed.ast.sections().len()],
-        starts: parsed.ast.section_starts(),
+        actions: vec![Vec::new(); sections],
+        starts,
     };
-    let existing = layout::detect(&input);
-    let Some(plan) = layout::plan(&input, &existing, config) else {
-        return run.finish(messages, input, parsed.repairs);
+    // Nothing done: the repaired chain when the parse repaired anything, else the chain
+    // as it came.
+    let unchanged = || (!repairs.is_empty()).then(|| input.to_vec());
+    let existing = layout::detect(input);
+    let Some(plan) = layout::plan(input, &existing, config) else {
+        return run.finish(messages, unchanged(), repairs);
     };
     let spans: Vec<Span> = plan.compressed.into_iter().chain(plan.condensed).collect();
     let summaries = run.summarize(summarizer, &spans).await;
     if run.should_stop() || summaries.iter().all(Option::is_none) {
-        return run.finish(messages, input, parsed.repairs);
+        return run.finish(messages, unchanged(), repairs);
     }
     let out = assemble(existing, &spans, summaries.clone(), plan.recent);
-    let gain = crate::message::messages_size(&out) < crate::message::messages_size(&input);
+    let gain = crate::message::messages_size(&out) < crate::message::messages_size(input);
     for (span, summary) in spans.iter().zip(&summaries) {
         let Some(summary) = summary else { continue };
         let bytes_before = span.bytes_before;
@@ -206,14 +209,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
         run.record(span.range.start, action);
     }
     if !gain {
-        return run.finish(messages, input, parsed.repairs);
+        return run.finish(messages, unchanged(), repairs);
     }
     if ChainAst::parse(&out).is_err() {
         // Never reached by construction; a safety net that keeps the result valid.
         run.record(0, Action::Skipped { reason: "the tiered chain would not parse" });
-        return run.finish(messages, input, parsed.repairs);
+        return run.finish(messages, unchanged(), repairs);
     }
-    run.finish(messages, out, parsed.repairs)
+    run.finish(messages, Some(out), repairs)
 }
 
 /// The tiered chain: the system messages with the compressed summary, then the condensed
@@ -230,7 +233,7 @@ fn assemble(
         match (span.level, summary) {
             (TierLevel::Compressed, Some(m)) => compressed_summary = Some(m),
             (_, Some(m)) => post.push(m),
-            (_, None) => post.extend(span.fallback.iter().cloned()),
+            (_, None) => post.extend(span.fallback_lead.iter().chain(&span.content).cloned()),
         }
     }
     let mut out = match compressed_summary {
@@ -378,13 +381,13 @@ impl Run<'_> {
     fn finish(
         self,
         original: &[Message],
-        result: Vec<Message>,
+        result: Option<Vec<Message>>,
         repairs: Vec<RepairAction>,
     ) -> Result<CompactResult, CompactError> {
         super::conclude(super::Outcome {
             strategy: "tiers",
             original,
-            result: Some(result),
+            result,
             engine: &self.engine,
             errors: self.errors,
             actions: self.actions,
