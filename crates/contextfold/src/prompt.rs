@@ -95,8 +95,26 @@ impl Prompt {
 /// Renders `tasks` (user messages) and `work` (assistant and tool messages); `None` when
 /// both are empty.
 pub fn render(tasks: &[Message], work: &[Message]) -> Option<Prompt> {
+    render_refs(None, &tasks.iter().collect::<Vec<_>>(), &work.iter().collect::<Vec<_>>())
+}
+
+/// Renders an update of `previous` (an earlier summary) with the new `tasks` and
+/// `work`, kept as separate inputs so the summarizer updates the old summary instead of
+/// re-summarizing it. `None` when there is nothing new.
+pub fn render_update(previous: &str, tasks: &[Message], work: &[Message]) -> Option<Prompt> {
+    render_refs(Some(previous), &tasks.iter().collect::<Vec<_>>(), &work.iter().collect::<Vec<_>>())
+}
+
+/// [`render`], or [`render_update`] of `previous`, of messages wherever they are: a span
+/// is rendered where it lies, never copied into a list of its own first.
+pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]) -> Option<Prompt> {
     let case = InstructionCase::for_content(!tasks.is_empty(), !work.is_empty())?;
     let mut transcript = String::new();
+    if let Some(previous) = previous {
+        transcript.push_str("<previous_summary>\n");
+        escape_into(&mut transcript, previous.trim_end());
+        transcript.push_str("\n</previous_summary>\n");
+    }
     if !tasks.is_empty() {
         transcript.push_str("<tasks>\n");
         for (i, m) in tasks.iter().enumerate() {
@@ -110,25 +128,13 @@ pub fn render(tasks: &[Message], work: &[Message]) -> Option<Prompt> {
         transcript.push_str("<messages>\n");
         // Results often carry no tool name (OpenAI's do not): take it from the call.
         let names: HashMap<&str, &str> =
-            work.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c.name.as_str())).collect();
+            work.iter().flat_map(|m| m.tool_calls()).map(|c| (c.id.as_str(), c.name.as_str())).collect();
         for m in work {
             render_message(&mut transcript, m, &names);
         }
         transcript.push_str("</messages>\n");
     }
-    Some(Prompt { case, instructions: instructions_for(case), transcript })
-}
-
-/// Renders an update of `previous` (an earlier summary) with the new `tasks` and
-/// `work`, kept as separate inputs so the summarizer updates the old summary instead of
-/// re-summarizing it. `None` when there is nothing new.
-pub fn render_update(previous: &str, tasks: &[Message], work: &[Message]) -> Option<Prompt> {
-    let new = render(tasks, work)?;
-    let mut transcript = String::from("<previous_summary>\n");
-    escape_into(&mut transcript, previous.trim_end());
-    transcript.push_str("\n</previous_summary>\n");
-    transcript.push_str(&new.transcript);
-    let case = InstructionCase::Update;
+    let case = if previous.is_some() { InstructionCase::Update } else { case };
     Some(Prompt { case, instructions: instructions_for(case), transcript })
 }
 

@@ -253,7 +253,7 @@ async fn fold<S: Summarizer + ?Sized>(
     let tight = fixed(&shape, &shape_costs, false, note) > max.value();
     let SpanPlan { at, span, span_cost, allowance } =
         plan_span(&shape, &shape_costs, &unmasked, target, config, note_cost(note), tight);
-    let span_bytes: usize = span.iter().map(Message::size).sum();
+    let span_bytes: usize = span.iter().map(|m| m.size()).sum();
     let previous = shape.previous.as_ref();
     let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
     // What the hard budget's error would say, before the fold takes the layout over.
@@ -332,24 +332,25 @@ fn mask_to(
 /// What step 2 folds: the span before `at.split` (less the pinned request), read from
 /// the chain before masking, and the tokens its summary may take: what the target leaves
 /// (at least `summary_percent` of `max`), never more than `max` leaves.
-struct SpanPlan {
+struct SpanPlan<'a> {
     at: Fold,
-    span: Vec<Message>,
+    /// The span's messages, where they lie (in the chain, or the first request's layout).
+    span: Vec<&'a Message>,
     /// What the span costs.
     span_cost: usize,
     allowance: usize,
 }
 
 /// `note`: the cost of the restoration message's own text.
-fn plan_span(
+fn plan_span<'a>(
     shape: &Layout,
     shape_costs: &LayoutCosts,
-    unmasked: &Unmasked<'_>,
+    unmasked: &'a Unmasked<'_>,
     target: Amount,
     config: &AutoConfig,
     note: usize,
     tight: bool,
-) -> SpanPlan {
+) -> SpanPlan<'a> {
     let costs = &shape_costs.body;
     let head_cost = sum(&shape_costs.head);
     let share = config.max.percent(config.summary_percent.clamp(1, 100)).value();
@@ -364,7 +365,7 @@ fn plan_span(
     let allowance = target.value().saturating_sub(head_cost.saturating_add(kept)).max(share).min(room.max(1));
     let in_span =
         || (0..at.split).filter(|&i| Some(i) != at.pinned).filter_map(|i| unmasked.body(i, *shape.origin.get(i)?));
-    let span = in_span().map(|(m, _)| m.clone()).collect();
+    let span = in_span().map(|(m, _)| m).collect();
     let span_cost = in_span().fold(0usize, |a, (_, c)| a.saturating_add(c));
     SpanPlan { at, span, span_cost, allowance }
 }

@@ -6,14 +6,15 @@
 use super::Run;
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Part, Role};
-use crate::prompt::{render, render_update, Prompt};
+use crate::prompt::render_refs;
 use crate::strategy::window::snapshot_body;
 use crate::strategy::Action;
 use crate::summarize::{Controls, Job, MessageRange, RequestKind, Summarizer};
 
 /// What summarizing a span needs besides the summarizer.
 pub(super) struct SpanRequest<'a> {
-    pub span: &'a [Message],
+    /// The span's messages, where they lie.
+    pub span: &'a [&'a Message],
     /// The summary being updated, if any.
     pub previous: Option<&'a str>,
     pub target_bytes: usize,
@@ -31,19 +32,23 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
     run: &mut Run,
 ) -> Option<String> {
-    let groups = match request.limit {
+    // With a limit, parts of the span (copies: a message too long is cut); without one,
+    // the span as it lies.
+    let cut: Vec<Vec<Message>>;
+    let groups: Vec<Vec<&Message>> = match request.limit {
         Some(limit) => {
             // Planned as if the running summary were already as long as it may get.
             let size = request.previous.map_or(0, str::len).max(request.target_bytes);
             let stand_in = "lorem ipsum dolor sit amet, ".repeat(size / 28);
-            parts(request.span, &stand_in, limit, meter, run)
+            cut = parts(request.span, &stand_in, limit, meter, run);
+            cut.iter().map(|group| group.iter().collect()).collect()
         }
         None => vec![request.span.to_vec()],
     };
     let mut summary: Option<String> = request.previous.map(str::to_string);
     for group in groups {
-        let (tasks, work): (Vec<Message>, Vec<Message>) = group.into_iter().partition(|m| m.role == Role::User);
-        let Some(prompt) = prompt(summary.as_deref(), &tasks, &work) else { continue };
+        let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.into_iter().partition(|m| m.role == Role::User);
+        let Some(prompt) = render_refs(summary.as_deref(), &tasks, &work) else { continue };
         let job = Job {
             kind: RequestKind::Fold,
             prompt,
@@ -64,18 +69,11 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
     summary
 }
 
-fn prompt(previous: Option<&str>, tasks: &[Message], work: &[Message]) -> Option<Prompt> {
-    match previous {
-        Some(p) => render_update(p, tasks, work),
-        None => render(tasks, work),
-    }
-}
-
 /// Tokens a prompt for `group` (updating `previous`) takes, instructions included (the
 /// engine adds a line or two: a margin is kept for them).
 fn prompt_tokens(previous: &str, group: &[Message], meter: Meter<'_>) -> usize {
-    let (tasks, work): (Vec<Message>, Vec<Message>) = group.iter().cloned().partition(|m| m.role == Role::User);
-    prompt(Some(previous), &tasks, &work)
+    let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.iter().partition(|m| m.role == Role::User);
+    render_refs(Some(previous), &tasks, &work)
         .map_or(0, |p| meter.text(Unit::Tokens, &p.full()).saturating_add(MARGIN_TOKENS))
 }
 
@@ -85,14 +83,14 @@ const MARGIN_TOKENS: usize = 200;
 /// The span in consecutive parts whose requests fit `limit` tokens with `previous` (a
 /// stand-in for the running summary) beside them. A message too long alone is cut to fit,
 /// and the cut reported.
-fn parts(span: &[Message], previous: &str, limit: usize, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
+fn parts(span: &[&Message], previous: &str, limit: usize, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
     // A limit the instructions and the summary alone reach leaves nothing to split for.
     if prompt_tokens(previous, &[Message::text(Role::Assistant, ".")], meter) >= limit {
-        return vec![span.to_vec()];
+        return vec![span.iter().map(|m| (*m).clone()).collect()];
     }
     let mut out: Vec<Vec<Message>> = Vec::new();
     let mut current: Vec<Message> = Vec::new();
-    for m in span {
+    for &m in span {
         let mut with = current.clone();
         with.push(m.clone());
         if prompt_tokens(previous, &with, meter) <= limit {
