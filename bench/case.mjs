@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import init, { compact, estimateTokens, measureChain, needsCompaction, parseChain } from "contextfold";
-import { RELEASE_AFTER_IDLE_MS } from "../pkg/src/api.js";
+import { RELEASE_AFTER_IDLE_MS } from "../pkg/src/api.js"; // a constant: this copy is never instantiated
 import { openaiChain } from "./generate.mjs";
 
 export const STRATEGIES = ["auto", "sections", "window", "tiers", "budget"];

@@ -6,6 +6,7 @@
 // is too old for current wasm-bindgen output and breaks it.
 //
 // The wasm-bindgen and wasm-opt steps are skipped when the cargo output did not change.
+// Then the Node entries are bundled into pkg/dist/ (git-ignored, see bundleNodeEntries).
 // The root README.md and LICENSE are copied into pkg/ so that the package ships them.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -13,6 +14,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import esbuild from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const crate = "contextfold-wasm";
@@ -65,8 +67,53 @@ if (upToDate) {
   writeFileSync(stampFile, digest);
 }
 
+bundleNodeEntries();
+
 // The package ships the repository's README and license (copies, git-ignored in pkg/).
 for (const doc of ["README.md", "LICENSE"]) copyFileSync(join(root, doc), join(root, "pkg", doc));
+
+/**
+ * Node runs the package as it is installed, unbundled: importing pkg/src/node.js loads
+ * about twenty modules, a third of the import's time. Every export's `node` condition
+ * points into pkg/dist/ instead, built here from the pkg/src/ file of the same name: one
+ * shared module holds all their code (one wasm instance for all of them), each entry
+ * file only re-exports. The glue stays where it is (its default init finds the .wasm
+ * beside itself); peer dependencies are imported, not bundled.
+ * `internal.node.js` is the test hooks' Node twin (not exported).
+ */
+function bundleNodeEntries() {
+  const manifest = JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8"));
+  const entries = ["./dist/internal.node.js"];
+  for (const conditions of Object.values(manifest.exports)) {
+    if (typeof conditions === "object" && typeof conditions.node === "string") entries.push(conditions.node);
+  }
+  const sources = entries.map((entry) => {
+    const match = /^\.\/dist\/([\w.-]+\.js)$/.exec(entry);
+    if (!match) fail(`pkg/package.json: a "node" export (${entry}) is not a file of ./dist/`);
+    return join(root, "pkg/src", match[1]);
+  });
+  const outdir = join(root, "pkg/dist");
+  rmSync(outdir, { recursive: true, force: true });
+  console.log(`build: esbuild ${sources.length} Node entries -> ${relative(root, outdir)}/`);
+  const result = esbuild.buildSync({
+    entryPoints: sources,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    external: ["../glue/*"],
+    chunkNames: "shared-[hash]",
+    legalComments: "none",
+    logLevel: "warning",
+    metafile: true,
+  });
+  const chunks = Object.keys(result.metafile.outputs).filter((f) => /\/shared-\w+\.js$/.test(f));
+  // One shared module, or an entry would load the others' code as a module of its own.
+  if (chunks.length !== 1) fail(`the Node entries share ${chunks.length} modules, not one: ${chunks.join(", ")}`);
+}
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const report = (file) => {

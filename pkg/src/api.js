@@ -10,7 +10,7 @@
 import { restoreBinary, stringifyChain } from "./binary.js";
 import * as wasm from "./glue.js"; // guarded: not_initialized before the wasm exists
 import { contextfoldError } from "./errors.js";
-import { assertReady, isReady } from "./ready.js";
+import { assertReady, isReady, whenStarted } from "./ready.js";
 
 // A panic aborts the wasm call; inside an async export its Promise would never settle.
 // The panic hook calls the function registered under this symbol, which rejects every
@@ -187,6 +187,7 @@ function listField(format) {
 }
 
 export async function compact(messages, options) {
+  await whenStarted();
   if (messages === null || typeof messages !== "object" || !(options === undefined || isOptionsObject(options))) {
     return guarded(wasm.compact(messages, options));
   }

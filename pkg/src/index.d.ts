@@ -104,8 +104,9 @@ export declare function extractiveSummarizer(options?: ExtractiveOptions): Summa
  * Instantiates the wasm module: the browser entry needs `await init()` once before
  * anything else (it fetches the `.wasm` next to the glue, or takes `{ module_or_path }`:
  * a URL, Response, bytes or a compiled Module). The Node and workerd entries instantiate
- * on import; there `init()` resolves at once, so portable code can always call it. What
- * it resolves to is the raw module, not part of the API.
+ * on import (Node compiles in the background: `init()` resolves once that is done, and a
+ * synchronous call made before then compiles on the spot), so portable code can always
+ * call it. What it resolves to is the raw module, not part of the API.
  */
 export default function init(
     module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,

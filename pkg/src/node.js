@@ -1,5 +1,8 @@
-// Node entry: the wasm is read from disk and instantiated synchronously on import. Listed
-// in `sideEffects` (pkg/package.json) so that bundlers keep this instantiation.
+// Node entry: the wasm is read from disk on import and compiled asynchronously, off the
+// main thread where V8 can (Node 24 does all of it there), so that the import does not
+// wait for the compile. Async calls (`compact`, `init()`) wait for the instance; a
+// synchronous call made before it exists instantiates on the spot (ready.js). Listed in
+// `sideEffects` (pkg/package.json) so that bundlers keep this instantiation.
 //
 // Where the .wasm is, in order:
 // 1. beside the glue, `new URL(..., import.meta.url)`: the installed package run as it is,
@@ -16,7 +19,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { init as initAsync, initSync, instanceExports } from "./glue.js";
-import { isReady, setInitHint } from "./ready.js";
+import { isReady, setInitHint, startInBackground, startNowIfPending, whenStarted } from "./ready.js";
 import { contextfoldError } from "./errors.js";
 
 const WASM = "contextfold_wasm_bg.wasm";
@@ -48,18 +51,29 @@ const HINT =
   "its .wasm was not found (neither beside the package's glue nor in node_modules/contextfold); " +
   "call `await init({ module_or_path })` first with the .wasm's bytes, path or URL (`contextfold/wasm`)";
 
+/** Compiles `bytes` in the background; a call that cannot wait instantiates them at once. */
+function start(bytes) {
+  const compiled = WebAssembly.compile(bytes).then((module) => {
+    if (!isReady()) initSync({ module });
+  });
+  startInBackground(compiled, () => initSync({ module: bytes }));
+}
+
 const location = locateWasm();
 if (location === undefined) setInitHint(HINT);
-else initSync({ module: readFileSync(location) });
+else start(readFileSync(location));
 
 export * from "./index.js";
 
 /**
- * Already initialized on import when the .wasm was found; kept so that `await init()`
- * works on every runtime. Otherwise instantiates from `module_or_path`: bytes, a compiled
+ * Resolves to the instance's exports once the compile started on import is done (the
+ * .wasm was found); kept so that `await init()` works on every runtime. Otherwise instantiates from `module_or_path`: bytes, a compiled
  * Module, a Response, or a file path or `file:` URL (read from disk).
  */
 export default async function init(moduleOrPath) {
+  await whenStarted();
+  // A background compile that failed: its error, as a synchronous call would see it.
+  if (moduleOrPath === undefined) startNowIfPending();
   if (isReady()) return instanceExports();
   let source = moduleOrPath;
   if (source !== null && typeof source === "object" && Object.getPrototypeOf(source) === Object.prototype) {

@@ -5,11 +5,11 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import * as api from "contextfold";
-import * as internal from "../../pkg/src/internal.js"; // the test hooks, not part of the API
+import * as internal from "../../pkg/dist/internal.node.js"; // the test hooks, not part of the API
 import { runCases } from "../shared/core-cases.mjs";
 import { caseTests } from "../shared/node-report.mjs";
 
-const internalUrl = new URL("../../pkg/src/internal.js", import.meta.url).href;
+const internalUrl = new URL("../../pkg/dist/internal.node.js", import.meta.url).href;
 
 describe("core cases in Node", () => caseTests(() => runCases({ ...api, ...internal, skipAsyncPanic: true })));
 

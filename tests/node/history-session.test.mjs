@@ -82,7 +82,7 @@ describe("History: the conversation held in wasm", () => {
   it("a History outlives a panic reset of the module: its session is read again", () => {
     const script = `
       import * as api from "contextfold";
-      import * as internal from ${JSON.stringify(new URL("../../pkg/src/internal.js", import.meta.url).href)};
+      import * as internal from ${JSON.stringify(new URL("../../pkg/dist/internal.node.js", import.meta.url).href)};
       const history = new api.History({ auto: false, options: { maxTokens: 50 } });
       await history.push({ role: "user", content: "hi" });
       try { internal.__contextfoldPanicForTests(); } catch {}

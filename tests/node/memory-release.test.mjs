@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import init, { compact, extractiveSummarizer, History, measureChain } from "contextfold";
-import { RELEASE_AFTER_IDLE_MS } from "../../pkg/src/api.js";
-import { __wasmMemoryBytes } from "../../pkg/src/internal.js";
+import { RELEASE_AFTER_IDLE_MS } from "../../pkg/src/api.js"; // a constant: this copy is never instantiated
+import { __wasmMemoryBytes } from "../../pkg/dist/internal.node.js";
 
 const MiB = 1 << 20;
 const LIMIT = 64 * MiB;

@@ -35,6 +35,7 @@ describe("npm pack", () => {
       /^package\.json$/,
       /^(README|LICENSE|LICENCE)(\.md|\.txt)?$/i,
       /^src\/[^/]+\.(js|d\.ts)$/,
+      /^dist\/[^/]+\.js$/,
       /^bin\/(cli\/)?[^/]+\.mjs$/,
       /^glue\/contextfold_wasm\.(js|d\.ts)$/,
       /^glue\/contextfold_wasm_bg\.wasm$/,
@@ -87,7 +88,7 @@ describe("npm pack", () => {
     writeFileSync(join(project, "smoke.mjs"), smoke);
     const { resolved, changed, report, outline, text } = JSON.parse(run(process.execPath, ["smoke.mjs"], project));
     assert.ok(
-      resolved.endsWith("/consumer/node_modules/contextfold/src/node.js"),
+      resolved.endsWith("/consumer/node_modules/contextfold/dist/node.js"),
       `resolved to ${resolved}, not the installed copy's node entry`,
     );
     assert.equal(changed, true);
@@ -112,7 +113,7 @@ describe("npm pack", () => {
     for (const entry of ["src/workerd.js", "src/worker.workerd.js"]) {
       assert.ok(moduleIds.includes(installed(entry)), `the bundle holds the installed ${entry}`);
     }
-    for (const entry of ["src/node.js", "src/worker.node.js", "src/web.js"]) {
+    for (const entry of ["src/node.js", "src/worker.node.js", "src/web.js", "dist/node.js", "dist/worker.node.js"]) {
       assert.ok(!moduleIds.includes(installed(entry)), `the bundle does not hold ${entry}`);
     }
     assert.deepEqual(wasmFiles, ["contextfold_wasm_bg.wasm"]);

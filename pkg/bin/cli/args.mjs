@@ -1,7 +1,7 @@
 // Argument parsing and input reading shared by the commands.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { defaultSettings, formats } from "../../src/node.js";
+import { defaultSettings, formats } from "../../dist/node.js";
 
 /** `auto` and every format the package reads, from its own table. */
 export const FORMATS = ["auto", ...formats().map((f) => f.name)];

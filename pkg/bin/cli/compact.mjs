@@ -1,6 +1,6 @@
 // `contextfold compact`: fold old content into summaries, offline by default.
 import { writeFileSync } from "node:fs";
-import { compact, extractiveSummarizer, parseChain } from "../../src/node.js";
+import { compact, extractiveSummarizer, parseChain } from "../../dist/node.js";
 import { openAICompatible } from "../../src/summarizers.js";
 import { STRATEGIES, UsageError, commandArgs, readInput, wholeNumber } from "./args.mjs";
 import { grouped, sectionTable } from "./tables.mjs";

@@ -1,7 +1,7 @@
 // `contextfold convert`: a chain from one provider's shape to another's, following the
 // target's rules (system placement, alternation, tool-call ids, signatures).
 import { writeFileSync } from "node:fs";
-import { convert } from "../../src/node.js";
+import { convert } from "../../dist/node.js";
 import { FORMATS, UsageError, commandArgs, readInput } from "./args.mjs";
 
 export function convertCommand(args, usage) {

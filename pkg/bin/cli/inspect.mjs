@@ -1,5 +1,5 @@
 // `contextfold inspect`: a chain's structure.
-import { parseChain } from "../../src/node.js";
+import { parseChain } from "../../dist/node.js";
 import { commandArgs, readInput } from "./args.mjs";
 import { grouped, sectionTable, short } from "./tables.mjs";
 

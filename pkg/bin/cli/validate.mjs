@@ -1,5 +1,5 @@
 // `contextfold validate`: every rule a provider would reject, with code and path.
-import { validateChain } from "../../src/node.js";
+import { validateChain } from "../../dist/node.js";
 import { UsageError, commandArgs, readInput } from "./args.mjs";
 
 const PROVIDERS = ["generic", "openai", "anthropic", "gemini"];
