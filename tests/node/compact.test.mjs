@@ -99,8 +99,10 @@ describe("compact", () => {
       assert.equal(request.timeoutMs, 5000);
       assert.equal(typeof request.prompt, "string");
       assert.ok(request.prompt.includes(`Task ${i}`), "the prompt carries the section's task");
-      assert.ok(request.prompt.includes(request.transcript));
       assert.equal(typeof request.instructions, "string");
+      // The whole prompt is the instructions envelope, a blank line and the transcript.
+      assert.equal(request.prompt, `<instructions>${request.instructions}</instructions>\n\n${request.transcript}`);
+      assert.ok(request.instructions.length > 0 && request.transcript.length > 0);
       assert.ok(request.targetBytes > 0);
       // Section i starts at 1 + 4i (system first); its body follows the user message.
       assert.deepEqual(request.range, { start: 2 + 4 * i, end: 5 + 4 * i });

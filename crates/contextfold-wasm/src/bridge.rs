@@ -16,7 +16,7 @@
 use crate::convert::to_js;
 use contextfold::summarize::{CancelFlag, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
 use futures::future::{self, Either};
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Function, JsString, Object, Promise, Reflect};
 use tsify::Tsify;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
@@ -42,7 +42,30 @@ const TS_SUMMARIZER: &str = r#"
  * non-string or blank answer, or a timeout fails that call (see `onError`).
  */
 export type Summarizer = (request: SummaryRequest, context: SummarizerContext) => Promise<string>;
+
+/** One call to the summarizer. */
+export interface SummaryRequest extends SummaryRequestFields {
+    /**
+     * The full prompt: instructions envelope and transcript. Send it as the user message.
+     */
+    prompt: string;
+}
 "#;
+
+/// The request as JS gets it: its fields, and `prompt` joined from the instructions and
+/// transcript strings just made (a JS string join: the transcript, often most of the
+/// chain, is not copied out of wasm a second time).
+fn js_request(request: &SummaryRequest) -> Result<JsValue, JsValue> {
+    let object = to_js(request)?;
+    let field = |key: &str| Reflect::get(&object, &JsValue::from_str(key));
+    let [open, close] = contextfold::prompt::ENVELOPE;
+    let prompt = JsString::from(open)
+        .concat(&field("instructions")?)
+        .concat(&JsValue::from_str(close))
+        .concat(&field("transcript")?);
+    Reflect::set(&object, &JsValue::from_str("prompt"), &prompt)?;
+    Ok(object)
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -164,7 +187,7 @@ fn abort_error(name: &str, message: &str) -> JsValue {
 impl Summarizer for JsSummarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         let timeout_ms = request.timeout_ms;
-        let js_request = to_js(&request)
+        let js_request = js_request(&request)
             .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
         let mut call = CallSignal::new(self.signal.as_ref())?;
         let returned = self

@@ -88,8 +88,22 @@ pub struct Prompt {
 impl Prompt {
     /// The whole prompt: the instructions envelope, a blank line, the transcript.
     pub fn full(&self) -> String {
-        format!("<instructions>{}</instructions>\n\n{}", self.instructions, self.transcript)
+        full(&self.instructions, &self.transcript)
     }
+}
+
+/// What goes before and after the instructions in a whole prompt; the transcript follows.
+/// The JS binding joins the request's strings with these instead of copying them.
+pub const ENVELOPE: [&str; 2] = ["<instructions>", "</instructions>\n\n"];
+
+/// The whole prompt of `instructions` and `transcript`.
+pub fn full(instructions: &str, transcript: &str) -> String {
+    let [open, close] = ENVELOPE;
+    let mut out = String::with_capacity(open.len() + instructions.len() + close.len() + transcript.len());
+    for piece in [open, instructions, close, transcript] {
+        out.push_str(piece);
+    }
+    out
 }
 
 /// Renders `tasks` (user messages) and `work` (assistant and tool messages); `None` when

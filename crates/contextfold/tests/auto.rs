@@ -277,7 +277,7 @@ fn the_callers_focus_reaches_the_prompt() {
     let requests = s.0.borrow();
     assert!(!requests.is_empty());
     assert!(requests.iter().all(|r| r.instructions.contains("focus on: the error handling of item_3")));
-    assert!(requests.iter().all(|r| r.prompt.contains("focus on: the error handling of item_3")));
+    assert!(requests.iter().all(|r| r.prompt().contains("focus on: the error handling of item_3")));
 }
 
 /// A summarizer that caches by prompt, as `cachedSummarizer` does, and counts real calls.
@@ -289,11 +289,11 @@ struct Cached {
 
 impl Summarizer for Cached {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
-        if let Some(hit) = self.answers.borrow().get(&request.prompt) {
+        if let Some(hit) = self.answers.borrow().get(&request.prompt()) {
             return Ok(hit.clone());
         }
         *self.calls.borrow_mut() += 1;
-        let key = request.prompt.clone();
+        let key = request.prompt();
         let answer = ExtractiveSummarizer::default().summarize(request).await?;
         self.answers.borrow_mut().insert(key, answer.clone());
         Ok(answer)
@@ -352,7 +352,7 @@ fn no_summary_request_exceeds_the_summarizers_limit() {
     let requests = s.0.borrow();
     assert!(requests.len() > 1, "the span is summarized in parts");
     for r in requests.iter() {
-        let t = Meter::default().text(contextfold::measure::Unit::Tokens, &r.prompt);
+        let t = Meter::default().text(contextfold::measure::Unit::Tokens, &r.prompt());
         assert!(t <= limit, "request {} holds {t} tokens", r.id);
     }
     // Each part updates the summary the one before gave.

@@ -145,7 +145,7 @@ fn summarizer_failures_fail_the_call_or_trim_within_budget() {
 fn a_summary_not_smaller_than_its_content_is_never_used() {
     let chain = session(6);
     // Answers with more text than any chunk holds.
-    let huge = FnSummarizer(|r: SummaryRequest| async move { Ok("x".repeat(r.prompt.len() * 2)) });
+    let huge = FnSummarizer(|r: SummaryRequest| async move { Ok("x".repeat(r.prompt().len() * 2)) });
     // Content no summary shrinks is kept as it is (issue 14): here that does not fit.
     let err = run(&chain, &BudgetConfig::new(Amount::Tokens(3000)), &huge).unwrap_err();
     assert_eq!(err.code(), "budget_exceeded", "{err}");
@@ -307,7 +307,7 @@ fn one_chunk_that_will_not_shrink_does_not_sink_the_call() {
     let smallest = requests.iter().map(|r| r.transcript.clone()).min_by_key(String::len).unwrap();
     let s = FnSummarizer(|r: SummaryRequest| {
         let grow = r.transcript == smallest;
-        async move { Ok(if grow { "y".repeat(r.prompt.len() * 2) } else { "all fine".to_string() }) }
+        async move { Ok(if grow { "y".repeat(r.prompt().len() * 2) } else { "all fine".to_string() }) }
     });
     let out = run(&chain, &config, &s).unwrap();
     assert!(tokens(&out.messages) <= max);

@@ -63,7 +63,7 @@ fn sections_are_summarized_except_the_last_n() {
     let requests = s.requests.borrow();
     assert!(requests.iter().all(|r| r.kind == RequestKind::Section && r.wave == 0));
     assert_eq!((requests[0].range.start, requests[0].range.end), (2, 5));
-    assert!(requests[0].prompt.contains("task 0: fix the bug"));
+    assert!(requests[0].prompt().contains("task 0: fix the bug"));
     assert_eq!(out.report.sections.len(), 3);
     assert!(matches!(out.report.sections[0].actions[0], Action::SectionSummarized { pairs: 2, .. }));
     assert!(out.report.after.bytes < out.report.before.bytes);

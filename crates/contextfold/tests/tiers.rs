@@ -315,7 +315,7 @@ fn a_second_run_merges_summaries_instead_of_nesting_them() {
     let requests = s.requests.borrow();
     let compressed = requests.iter().find(|r| r.kind == RequestKind::TierCompressed).unwrap();
     assert!(compressed.transcript.starts_with("<previous_summary>\nCOMPRESSED-"));
-    assert!(compressed.prompt.contains("</previous_summary>"));
+    assert!(compressed.prompt().contains("</previous_summary>"));
     assert!(compressed.transcript.contains("[Condensed history: 50 messages] CONDENSED-"));
     assert!(compressed.transcript.contains("question 80:") && !compressed.transcript.contains("question 90:"));
     let condensed = requests.iter().find(|r| r.kind == RequestKind::TierCondensed).unwrap();

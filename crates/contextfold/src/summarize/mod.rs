@@ -56,18 +56,19 @@ pub struct MessageRange {
     pub end: usize,
 }
 
-/// One call to the summarizer.
+/// One call to the summarizer. The full prompt is [`SummaryRequest::prompt`], made when
+/// asked for: it holds the transcript, often most of the chain, which is here already.
+/// (In JS the request's `prompt` is the same text, joined from the strings it has; its
+/// TypeScript type adds it to these fields.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
-#[cfg_attr(feature = "tsify", tsify(missing_as_null))]
+#[cfg_attr(feature = "tsify", tsify(missing_as_null, rename = "SummaryRequestFields"))]
 pub struct SummaryRequest {
     /// Number of this call within the compaction, from 0.
     pub id: usize,
     #[cfg_attr(feature = "tsify", tsify(type = "SummaryRequestKind"))]
     pub kind: RequestKind,
-    /// The full prompt: instructions envelope and transcript. Send it as the user message.
-    pub prompt: String,
     /// The instructions alone (for callers that send them as a system message).
     pub instructions: String,
     /// The transcript alone.
@@ -84,6 +85,14 @@ pub struct SummaryRequest {
     /// The `timeoutMs` of the compaction, if any (contextfold enforces it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+}
+
+impl SummaryRequest {
+    /// The full prompt: the instructions envelope, a blank line, the transcript. Send it
+    /// as the user message.
+    pub fn prompt(&self) -> String {
+        crate::prompt::full(&self.instructions, &self.transcript)
+    }
 }
 
 /// Why a summary call gave nothing usable.
@@ -322,7 +331,6 @@ impl Engine {
                 SummaryRequest {
                     id: first_id.saturating_add(i),
                     kind: job.kind,
-                    prompt: job.prompt.full(),
                     instructions: job.prompt.instructions,
                     transcript: job.prompt.transcript,
                     range: job.range,
