@@ -123,7 +123,11 @@ pub fn render_update(previous: &str, tasks: &[Message], work: &[Message]) -> Opt
 /// is rendered where it lies, never copied into a list of its own first.
 pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]) -> Option<Prompt> {
     let case = InstructionCase::for_content(!tasks.is_empty(), !work.is_empty())?;
-    let mut transcript = String::new();
+    // Sized up front: a transcript is often most of the chain, and grown by doubling it
+    // held up to twice its length (and both buffers at once while growing).
+    let hint =
+        tasks.iter().chain(work).fold(previous.map_or(0, str::len), |n, m| n.saturating_add(size_hint(&m.parts)));
+    let mut transcript = String::with_capacity(hint.saturating_add(hint / 16).saturating_add(256));
     if let Some(previous) = previous {
         transcript.push_str("<previous_summary>\n");
         escape_into(&mut transcript, previous.trim_end());
@@ -149,7 +153,26 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
         transcript.push_str("</messages>\n");
     }
     let case = if previous.is_some() { InstructionCase::Update } else { case };
+    // Escapes past the slack grew it: give the excess back.
+    if transcript.capacity() > transcript.len().saturating_add(transcript.len() / 8) {
+        transcript.shrink_to_fit();
+    }
     Some(Prompt { case, instructions: instructions_for(case), transcript })
+}
+
+/// About the bytes [`render_parts`] writes for `parts`: the texts it copies (escaping
+/// aside) and a tag's worth for each part. Inline data is never written (only its size).
+fn size_hint(parts: &[Part]) -> usize {
+    const TAGS: usize = 64;
+    parts.iter().fold(TAGS, |n, p| {
+        let text = match p {
+            Part::Text(t) => t.text.len(),
+            Part::ToolCall(c) => c.name.len().saturating_add(c.arguments.len()),
+            Part::ToolResult(r) => size_hint(&r.content).saturating_add(r.name.as_ref().map_or(0, String::len)),
+            Part::Image(_) | Part::File(_) | Part::Reasoning(_) => 0,
+        };
+        n.saturating_add(TAGS).saturating_add(text)
+    })
 }
 
 fn render_message(out: &mut String, m: &Message, names: &HashMap<&str, &str>) {
@@ -301,6 +324,30 @@ mod tests {
     use super::*;
     use crate::message::{Extra, ImagePart, ReasoningPart, ToolCallPart};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_transcript_holds_about_its_length() {
+        // Plain text, text full of escapes, and inline data the transcript leaves out.
+        let plain: Vec<Message> =
+            (0..300).map(|i| Message::text(Role::Assistant, format!("step {i} ").repeat(40))).collect();
+        let escaped: Vec<Message> =
+            (0..300).map(|_| Message::text(Role::Tool, "<a href=\"x\">&</a>".repeat(50))).collect();
+        let image = Message {
+            parts: vec![Part::Image(ImagePart {
+                data: Some("A".repeat(1 << 20)),
+                media_type: Some("image/png".into()),
+                ..ImagePart::default()
+            })],
+            ..Message::text(Role::User, "")
+        };
+        for (tasks, work) in
+            [(vec![], plain), (vec![], escaped), (vec![image], vec![Message::text(Role::Assistant, "ok")])]
+        {
+            let p = render(&tasks, &work).unwrap_or_else(|| unreachable!());
+            let (len, capacity) = (p.transcript.len(), p.transcript.capacity());
+            assert!(capacity <= len + len / 8 + 1024, "{capacity} bytes held for {len}");
+        }
+    }
 
     proptest! {
         #[test]
