@@ -1,7 +1,7 @@
-// Node entry: the wasm is read from disk on import and compiled asynchronously, off the
-// main thread where V8 can (Node 24 does all of it there), so that the import does not
-// wait for the compile. Async calls (`compact`, `init()`) wait for the instance; a
-// synchronous call made before it exists instantiates on the spot (ready.js). Listed in
+// Node entry: on import the wasm is read from disk and compiled asynchronously (off the
+// main thread where V8 can: Node 24 does all of it there), so that the import waits for
+// neither. Async calls (`compact`, `init()`) wait for the instance; a synchronous call
+// made before it exists reads and instantiates on the spot (ready.js). Listed in
 // `sideEffects` (pkg/package.json) so that bundlers keep this instantiation.
 //
 // Where the .wasm is, in order:
@@ -15,14 +15,36 @@
 // Found nowhere (a bundle copied away from its node_modules), every call throws
 // `not_initialized` until `await init({ module_or_path })` is given the .wasm's bytes,
 // path or URL, or a compiled Module.
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { init as initAsync, initSync, instanceExports } from "./glue.js";
 import { isReady, setInitHint, startInBackground, startNowIfPending, whenStarted } from "./ready.js";
 import { contextfoldError } from "./errors.js";
 
 const WASM = "contextfold_wasm_bg.wasm";
+
+/**
+ * A Node built-in module. Not imported: an ES import of `node:fs` alone costs about 1.5 ms
+ * (its module facade), a tenth of this entry's import.
+ * @param {string} name
+ * @returns {any}
+ */
+function builtin(name) {
+  const get = globalThis.process?.getBuiltinModule;
+  if (typeof get !== "function") {
+    throw contextfoldError(
+      "unsupported_runtime",
+      `contextfold needs Node 20.16 or later (process.getBuiltinModule); this is Node ${globalThis.process?.version}`,
+      undefined,
+    );
+  }
+  return get(name);
+}
+
+/** @type {typeof import("node:fs")} */
+const { existsSync, readFile, readFileSync } = builtin("node:fs");
+/** @type {typeof import("node:path")} */
+const { dirname, join } = builtin("node:path");
+/** @type {typeof import("node:url")} */
+const { fileURLToPath } = builtin("node:url");
 
 /** The .wasm's location (a file URL or path), or undefined. */
 function locateWasm() {
@@ -51,17 +73,25 @@ const HINT =
   "its .wasm was not found (neither beside the package's glue nor in node_modules/contextfold); " +
   "call `await init({ module_or_path })` first with the .wasm's bytes, path or URL (`contextfold/wasm`)";
 
-/** Compiles `bytes` in the background; a call that cannot wait instantiates them at once. */
-function start(bytes) {
-  const compiled = WebAssembly.compile(bytes).then((module) => {
-    if (!isReady()) initSync({ module });
-  });
-  startInBackground(compiled, () => initSync({ module: bytes }));
+/** Reads and compiles the .wasm in the background; a call that cannot wait does both at once. */
+function start(location) {
+  /** @type {Promise<Uint8Array<ArrayBuffer>>} readFile's Buffer, never a shared one */
+  const bytes = new Promise((resolve, reject) =>
+    readFile(location, (/** @type {Error | null} */ error, /** @type {any} */ data) =>
+      error ? reject(error) : resolve(data),
+    ),
+  );
+  const compiled = bytes
+    .then((data) => (isReady() ? undefined : WebAssembly.compile(data)))
+    .then((module) => {
+      if (module !== undefined && !isReady()) initSync({ module });
+    });
+  startInBackground(compiled, () => initSync({ module: readFileSync(location) }));
 }
 
 const location = locateWasm();
 if (location === undefined) setInitHint(HINT);
-else start(readFileSync(location));
+else start(location);
 
 export * from "./index.js";
 

@@ -1,5 +1,5 @@
-// The Node entry (pkg/dist/node.js, bundled from pkg/src/node.js) compiles the wasm in
-// the background on import: a synchronous call made before that compile finished must
+// The Node entry (pkg/dist/node.js, bundled from pkg/src/node.js) reads and compiles the
+// wasm in the background on import: a synchronous call made before that finished must
 // instantiate on the spot, async calls wait for it, and the background compile must not
 // then replace the instance in use. Each case runs in a fresh process, where the import
 // is the first thing that happens.
@@ -53,6 +53,17 @@ describe("the Node entry's background compile", () => {
       console.log(JSON.stringify({ memory: exports.memory instanceof WebAssembly.Memory, changed: result.changed }));
     `);
     assert.deepEqual(out, { memory: true, changed: false });
+  });
+
+  it("a Node without process.getBuiltinModule (before 20.16) is told so on import", () => {
+    const out = fresh(`
+      delete process.getBuiltinModule;
+      const error = await import("contextfold").then(() => null, (e) => e);
+      console.log(JSON.stringify({ name: error?.name, code: error?.code, message: error?.message }));
+    `);
+    assert.equal(out.name, "ContextfoldError");
+    assert.equal(out.code, "unsupported_runtime");
+    assert.match(out.message, /Node 20\.16 or later/);
   });
 
   it("the Node entries and the test hooks share one instance", () => {
