@@ -64,8 +64,22 @@ pub(super) fn first_line(text: &str) -> Option<&str> {
 /// `text` on one line, at most `max` characters, cut after a whole word (with `…`):
 /// a path or an identifier is never cut in the middle unless it alone is longer.
 pub(super) fn cut_words(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
+    // The text on one line, built only as far as the cut needs: past `max` characters
+    // the rest would be dropped anyway.
+    let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(4)));
+    let mut chars = 0usize;
+    for word in text.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+            chars = chars.saturating_add(1);
+        }
+        flat.push_str(word);
+        chars = chars.saturating_add(word.chars().count());
+        if chars > max {
+            break;
+        }
+    }
+    if chars <= max {
         return flat;
     }
     let limit = flat.char_indices().nth(max.saturating_sub(1)).map_or(flat.len(), |(i, _)| i);
@@ -111,25 +125,46 @@ impl Words {
     /// `contains` per word built a substring searcher each time; in wasm (no SIMD) that
     /// cost more than the search itself on the short lines and sentences read here.
     pub(super) fn in_text(&self, text: &str) -> bool {
+        self.scan(text, true) != 0
+    }
+
+    /// Which of the words `text` holds: bit `k` for word `k`, in one pass.
+    pub(super) fn found(&self, text: &str) -> u32 {
+        self.scan(text, false)
+    }
+
+    fn scan(&self, text: &str, first_only: bool) -> u32 {
         let bytes = text.as_bytes();
-        bytes.windows(2).enumerate().any(|(i, pair)| {
-            let [a, b] = [pair.first(), pair.get(1)].map(|x| usize::from(x.copied().unwrap_or(0)));
-            let mut candidates = self.first.get(a).copied().unwrap_or(0) & self.second.get(b).copied().unwrap_or(0);
+        let mut found = 0u32;
+        let table = |t: &[u32; 256], b: u8| t.get(usize::from(b)).copied().unwrap_or(0);
+        // The words the previous byte starts: one table read per byte, and the pair's
+        // candidates are those the current byte continues.
+        let mut started = 0u32;
+        for (i, &b) in bytes.iter().enumerate() {
+            let mut candidates = started & table(&self.second, b) & !found;
+            started = table(&self.first, b);
             while candidates != 0 {
-                let k = candidates.trailing_zeros() as usize;
+                let k = candidates.trailing_zeros();
                 candidates &= candidates.wrapping_sub(1);
-                let word = self.words.get(k).map_or(&[][..], |w| w.as_bytes());
-                if bytes.get(i..i.saturating_add(word.len())).is_some_and(|s| s.eq_ignore_ascii_case(word)) {
-                    return true;
+                let word = self.words.get(k as usize).map_or(&[][..], |w| w.as_bytes());
+                let at = i.saturating_sub(1);
+                if bytes.get(at..at.saturating_add(word.len())).is_some_and(|s| s.eq_ignore_ascii_case(word)) {
+                    found |= 1 << k;
+                    if first_only {
+                        return found;
+                    }
                 }
             }
-            false
-        })
+        }
+        found
     }
 }
 
-/// Markers of a line that reports a failure (lowercased), in any tool's output.
-const STRONG_MARKERS: Words = Words::new(&[
+/// The markers of a tool-result line, found in one pass (lowercased): the first nine
+/// report a failure in any tool's output ([`STRONG`]); the next four say failure in a
+/// command's output, where prose is rare ([`WEAK`]); the last two mark a passing check,
+/// whatever else the line says ([`PASSING`]).
+const MARKERS: Words = Words::new(&[
     "error:",
     "error[",
     "exception",
@@ -139,13 +174,16 @@ const STRONG_MARKERS: Words = Words::new(&[
     "failed:",
     "assertionerror",
     "compileerror",
+    " failed",
+    "not found",
+    "permission denied",
+    "no such file",
+    " 0 failures",
+    " 0 failed",
 ]);
-
-/// Markers that say failure in a command's output, where prose is rare.
-const WEAK_MARKERS: Words = Words::new(&[" failed", "not found", "permission denied", "no such file"]);
-
-/// Markers of a passing check, whatever else the line says.
-const PASSING_MARKERS: Words = Words::new(&[" 0 failures", " 0 failed"]);
+const STRONG: u32 = (1 << 9) - 1;
+const WEAK: u32 = ((1 << 4) - 1) << 9;
+const PASSING: u32 = ((1 << 2) - 1) << 13;
 
 /// Whether a tool-result line reports a failure; `command`: the output of a command,
 /// where weaker markers count too. Source listings (`23\tthrow new RangeError(...)`,
@@ -160,13 +198,14 @@ pub(super) fn is_error_line(line: &str, command: bool) -> bool {
     if listing {
         return false;
     }
-    let strong = STRONG_MARKERS.in_text(t);
+    let found = MARKERS.found(t);
+    let strong = found & STRONG != 0;
     let weak = command
-        && (WEAK_MARKERS.in_text(t)
+        && (found & WEAK != 0
             || t.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("fail"))
             || t.starts_with('✗')
             || t.starts_with('×'));
-    (strong || weak) && !PASSING_MARKERS.in_text(t)
+    (strong || weak) && found & PASSING == 0
 }
 
 #[cfg(test)]
@@ -174,13 +213,39 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// [`cut_words`] as it was first written: the whole text flattened, then cut.
+    fn cut_words_plain(text: &str, max: usize) -> String {
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if flat.chars().count() <= max {
+            return flat;
+        }
+        let limit = flat.char_indices().nth(max.saturating_sub(1)).map_or(flat.len(), |(i, _)| i);
+        let head = flat.get(..limit).unwrap_or_default();
+        let cut = match head.rfind(' ') {
+            Some(space) if space > 0 => head.get(..space).unwrap_or(head),
+            _ => head,
+        };
+        format!("{}…", cut.trim_end())
+    }
+
     proptest! {
+        #[test]
+        fn cutting_is_flattening_then_cutting(text in "[a-z é東\t\n]{0,60}", max in 0usize..30) {
+            prop_assert_eq!(cut_words(&text, max), cut_words_plain(&text, max));
+        }
+
         #[test]
         fn words_in_text_is_a_lowercased_contains(text in "[a-zA-Z :0-9é]{0,40}", words in proptest::collection::vec("[a-z :]{2,4}", 0..5)) {
             let words: &'static [&'static str] =
                 Box::leak(words.into_iter().map(|w| &*Box::leak(w.into_boxed_str())).collect::<Vec<_>>().into_boxed_slice());
-            let expected = words.iter().any(|w| text.to_ascii_lowercase().contains(w));
+            let lower = text.to_ascii_lowercase();
+            let expected = words.iter().any(|w| lower.contains(w));
             prop_assert_eq!(Words::new(words).in_text(&text), expected);
+            // Every word's bit, in one pass.
+            let found = Words::new(words).found(&text);
+            for (k, w) in words.iter().enumerate() {
+                prop_assert_eq!((found >> k) & 1 == 1, lower.contains(w), "{}", w);
+            }
         }
     }
 
