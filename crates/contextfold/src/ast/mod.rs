@@ -52,7 +52,12 @@ pub fn seal(text: &str, kind: &str) -> String {
 /// The text a seal of `kind` covers, or `None` when `text` carries no such seal or the
 /// seal does not match the text.
 pub fn unseal<'a>(text: &'a str, kind: &str) -> Option<&'a str> {
-    let at = text.rfind(SEAL_OPEN)?;
+    // A seal is the text's last SEAL_BYTES (no later opening fits in its hex digits):
+    // looked for there, not searched for through the whole text.
+    let at = text.len().checked_sub(SEAL_BYTES)?;
+    if !text.get(at..)?.starts_with(SEAL_OPEN) {
+        return None;
+    }
     let body = text.get(..at)?;
     let digest = text.get(at.saturating_add(SEAL_OPEN.len())..)?.strip_suffix(']')?;
     (digest == format!("{:08x}", seal_digest(body, kind))).then_some(body)

@@ -11,7 +11,7 @@
 use super::{conclude, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::format::responses;
 use crate::measure::{sum_costs, Amount, Meter, Unit};
-use crate::message::{Message, Part, Role, TextPart, ToolCallPart};
+use crate::message::{Message, Part, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -92,10 +92,11 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
     let mut out = Vec::with_capacity(messages.len());
     let mut masked = Vec::new();
     for (i, m) in messages.iter().enumerate() {
-        let mut m = m.clone();
-        for part in &mut m.parts {
-            match part {
-                _ if masked.len() >= limit => {}
+        // Part by part: a masked result is never copied, only replaced.
+        let mut parts = Vec::with_capacity(m.parts.len());
+        for part in &m.parts {
+            let replaced = match part {
+                _ if masked.len() >= limit => None,
                 Part::ToolResult(r) if !recent.contains(r.call_id.as_str()) => {
                     let call = calls.get(r.call_id.as_str()).copied();
                     let tool = r.name.clone().or_else(|| call.map(|c| c.name.clone())).unwrap_or_else(|| "tool".into());
@@ -104,15 +105,21 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
                     // A provider's own output item (a screenshot) cannot hold a placeholder.
                     let item = responses::native::output_item(r).is_some();
                     if before < config.min_bytes || already || item || excluded(&tool) {
-                        continue;
+                        None
+                    } else {
+                        let text = crate::ast::seal(&placeholder(&tool, call, &r.content, before), MASK_MARK);
+                        let after = text.len();
+                        (after < before).then(|| {
+                            masked.push(Masked { message: i, tool, bytes_before: before, bytes_after: after });
+                            Part::ToolResult(ToolResultPart {
+                                call_id: r.call_id.clone(),
+                                name: r.name.clone(),
+                                content: vec![Part::Text(TextPart { text, extra: crate::message::Extra::new() })],
+                                is_error: r.is_error,
+                                extra: r.extra.clone(),
+                            })
+                        })
                     }
-                    let text = crate::ast::seal(&placeholder(&tool, call, &r.content, before), MASK_MARK);
-                    let after = text.len();
-                    if after >= before {
-                        continue;
-                    }
-                    r.content = vec![Part::Text(TextPart { text, extra: crate::message::Extra::new() })];
-                    masked.push(Masked { message: i, tool, bytes_before: before, bytes_after: after });
                 }
                 Part::ToolCall(c)
                     if config.mask_arguments
@@ -121,17 +128,23 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
                         && responses::native::block_of(&c.extra).is_none()
                         && !excluded(&c.name) =>
                 {
-                    if let Some(arguments) = mask_arguments(&c.arguments, config.min_bytes) {
-                        let bytes_before = c.arguments.len();
-                        let bytes_after = arguments.len();
-                        c.arguments = arguments;
+                    mask_arguments(&c.arguments, config.min_bytes).map(|arguments| {
+                        let (bytes_before, bytes_after) = (c.arguments.len(), arguments.len());
                         masked.push(Masked { message: i, tool: c.name.clone(), bytes_before, bytes_after });
-                    }
+                        Part::ToolCall(ToolCallPart {
+                            id: c.id.clone(),
+                            name: c.name.clone(),
+                            arguments,
+                            signature: None,
+                            extra: c.extra.clone(),
+                        })
+                    })
                 }
-                _ => {}
-            }
+                _ => None,
+            };
+            parts.push(replaced.unwrap_or_else(|| part.clone()));
         }
-        out.push(m);
+        out.push(Message { role: m.role, parts, extra: m.extra.clone() });
     }
     (out, masked)
 }
@@ -157,19 +170,24 @@ fn mask_arguments(arguments: &str, min_bytes: usize) -> Option<String> {
 /// What the placeholder of a masked result says.
 fn placeholder(tool: &str, call: Option<&ToolCallPart>, content: &[Part], bytes: usize) -> String {
     let on = call.and_then(|c| telling_argument(&c.arguments)).map(|a| format!(" on {a}")).unwrap_or_default();
-    let text: String =
-        content.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None }).collect();
+    // Results are mostly one text part: read in place, not copied.
+    let text: std::borrow::Cow<'_, str> = match content {
+        [Part::Text(t)] => t.text.as_str().into(),
+        _ => content.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None }).collect(),
+    };
     let media = content.iter().filter(|p| matches!(p, Part::Image(_) | Part::File(_))).count();
     let mut out = format!("{MASK_PREFIX} The output of {tool}{on} ({bytes} bytes");
     if !text.is_empty() {
-        out.push_str(&format!(", {} lines", text.lines().count()));
+        out.push_str(&format!(", {} lines", line_count(&text)));
     }
     if media > 0 {
         out.push_str(&format!(", {media} image(s) or file(s)"));
     }
     out.push(')');
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => {
+    // Only an object is read as JSON: the parse of every other result was wasted.
+    let object = text.trim_start().starts_with('{');
+    match object.then(|| serde_json::from_str::<Value>(&text)).and_then(Result::ok) {
+        Some(Value::Object(map)) => {
             let keys: Vec<&str> = map.keys().take(12).map(String::as_str).collect();
             out.push_str(&format!(" was a JSON object with the fields {}", keys.join(", ")));
         }
@@ -182,6 +200,12 @@ fn placeholder(tool: &str, call: Option<&ToolCallPart>, content: &[Part], bytes:
     }
     out.push_str(". It was removed to save context; call the tool again if you need it.");
     out
+}
+
+/// `text.lines().count()`, counting newlines instead of cutting lines out.
+fn line_count(text: &str) -> usize {
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    newlines.saturating_add(usize::from(!text.is_empty() && !text.ends_with('\n')))
 }
 
 /// The argument that says what a call was about: a path, a command, a query.
@@ -214,6 +238,97 @@ pub(crate) fn after_mask(
         }
     }
     out
+}
+
+/// The masks of [`mask_oldest`] for any `limit`, taken from one whole [`mask`] of the
+/// chain instead of masking it again: its `limit` oldest items are the ones that call
+/// would mask, with the same placeholders.
+pub(crate) struct Oldest<'a> {
+    chain: &'a [Message],
+    all: &'a [Message],
+    items: &'a [Masked],
+    /// Costs before masking, and sums of the first `i` costs after and before.
+    costs: &'a [usize],
+    after_prefix: Vec<usize>,
+    before_prefix: Vec<usize>,
+}
+
+impl<'a> Oldest<'a> {
+    /// `all` and `items`: [`mask`] of `chain`; `costs` and `all_costs`: their costs.
+    pub(crate) fn new(
+        chain: &'a [Message],
+        costs: &'a [usize],
+        all: &'a [Message],
+        all_costs: &[usize],
+        items: &'a [Masked],
+    ) -> Self {
+        let prefix = |costs: &[usize]| {
+            let mut sums = Vec::with_capacity(costs.len().saturating_add(1));
+            sums.push(0usize);
+            sums.extend(costs.iter().scan(0usize, |sum, c| {
+                *sum = sum.saturating_add(*c);
+                Some(*sum)
+            }));
+            sums
+        };
+        Oldest { chain, all, items, costs, after_prefix: prefix(all_costs), before_prefix: prefix(costs) }
+    }
+
+    /// The message the `limit`-th item is in (the first left whole), and how many of its
+    /// items are masked; `None` when every item is.
+    fn boundary(&self, limit: usize) -> Option<(usize, usize)> {
+        let message = self.items.get(limit)?.message;
+        let masked =
+            self.items.get(..limit).unwrap_or_default().iter().rev().take_while(|i| i.message == message).count();
+        Some((message, masked))
+    }
+
+    /// Message `at` with its `k` first masked parts masked.
+    fn partial(&self, at: usize, k: usize) -> Option<Message> {
+        let (mut m, all) = (self.chain.get(at)?.clone(), self.all.get(at)?);
+        let mut left = k;
+        for (part, masked) in m.parts.iter_mut().zip(&all.parts) {
+            if left == 0 {
+                break;
+            }
+            // A masked part always differs: its placeholder is shorter than what it replaced.
+            if part != masked {
+                *part = masked.clone();
+                left = left.saturating_sub(1);
+            }
+        }
+        Some(m)
+    }
+
+    /// What the chain costs with its `limit` oldest items masked.
+    pub(crate) fn cost(&self, limit: usize, meter: Meter<'_>, unit: Unit) -> usize {
+        let total = |sums: &[usize], range: std::ops::Range<usize>| {
+            sums.get(range.end).copied().unwrap_or(0).saturating_sub(sums.get(range.start).copied().unwrap_or(0))
+        };
+        let Some((at, k)) = self.boundary(limit) else {
+            return self.after_prefix.last().copied().unwrap_or(0);
+        };
+        let end = self.costs.len();
+        let middle = match self.partial(at, k).filter(|_| k > 0) {
+            Some(m) => meter.costs_of(unit, &[&m]).first().copied().unwrap_or(0),
+            None => self.costs.get(at).copied().unwrap_or(0),
+        };
+        total(&self.after_prefix, 0..at)
+            .saturating_add(middle)
+            .saturating_add(total(&self.before_prefix, at.saturating_add(1)..end))
+    }
+
+    /// The chain with its `limit` oldest items masked, and those items.
+    pub(crate) fn chain(&self, limit: usize) -> (Vec<Message>, &'a [Masked]) {
+        let items = self.items.get(..limit).unwrap_or(self.items);
+        let Some((at, k)) = self.boundary(limit) else {
+            return (self.all.to_vec(), items);
+        };
+        let mut out: Vec<Message> = self.all.get(..at).unwrap_or_default().to_vec();
+        out.extend(self.partial(at, k));
+        out.extend_from_slice(self.chain.get(at.saturating_add(1)..).unwrap_or_default());
+        (out, items)
+    }
 }
 
 /// The `mask` strategy: [`mask`] alone, when the chain is over `config.max` (always
@@ -266,4 +381,83 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
 /// Whether [`compact`] would mask anything.
 pub fn needs_compaction(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> bool {
     config.max.is_none_or(|max| !meter.fits(max, messages)) && !mask(messages, config).1.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Extra;
+    use proptest::prelude::*;
+
+    /// Exchanges of `shape[i]` calls each, answered by one tool message holding every
+    /// result (as Anthropic's user messages do); `sizes` gives each result's length and,
+    /// with the arguments masked too, each call's argument length.
+    fn chain(shape: &[usize], sizes: &[usize]) -> Vec<Message> {
+        let mut size = sizes.iter().cycle();
+        let mut next = || size.next().copied().unwrap_or(600);
+        let mut out = vec![Message::text(Role::User, "Fix the parser.")];
+        for (e, calls) in shape.iter().enumerate() {
+            let ids: Vec<String> = (0..*calls).map(|c| format!("c{e}_{c}")).collect();
+            let parts = ids
+                .iter()
+                .map(|id| {
+                    let arguments = format!(r#"{{"path":"src/{id}.rs","content":"{}"}}"#, "x".repeat(next()));
+                    Part::ToolCall(ToolCallPart {
+                        id: id.clone(),
+                        name: "edit".into(),
+                        arguments,
+                        signature: None,
+                        extra: Extra::new(),
+                    })
+                })
+                .collect();
+            out.push(Message::new(Role::Assistant, parts));
+            let results = ids
+                .iter()
+                .map(|id| {
+                    Part::ToolResult(ToolResultPart {
+                        call_id: id.clone(),
+                        name: None,
+                        content: vec![Part::text(format!("line of {id}\n").repeat(next() / 8))],
+                        is_error: false,
+                        extra: Extra::new(),
+                    })
+                })
+                .collect();
+            out.push(Message::new(Role::Tool, results));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn line_count_counts_lines(text in "[a\r\n]{0,12}") {
+            prop_assert_eq!(line_count(&text), text.lines().count());
+        }
+
+        /// Every limit: the same chain, items and costs as masking the oldest again.
+        #[test]
+        fn the_oldest_masks_are_what_masking_them_again_gives(
+            shape in proptest::collection::vec(0usize..4, 1..9),
+            sizes in proptest::collection::vec(0usize..2000, 1..12),
+            keep_last in 0usize..3,
+            mask_arguments: bool,
+        ) {
+            let chain = chain(&shape, &sizes);
+            let config = MaskConfig { keep_last, mask_arguments, ..MaskConfig::default() };
+            let (meter, unit) = (Meter::default(), Unit::Tokens);
+            let costs = meter.costs(unit, &chain);
+            let (all, items) = mask(&chain, &config);
+            let all_costs = after_mask(&costs, &all, &items, meter, unit);
+            let oldest = Oldest::new(&chain, &costs, &all, &all_costs, &items);
+            for limit in 0..=items.len() {
+                let (expected, expected_items) = mask_oldest(&chain, &config, limit);
+                let (got, got_items) = oldest.chain(limit);
+                prop_assert_eq!(&got, &expected, "limit {}", limit);
+                prop_assert_eq!(got_items, expected_items.as_slice());
+                let expected_cost = sum_costs(&after_mask(&costs, &expected, &expected_items, meter, unit));
+                prop_assert_eq!(oldest.cost(limit, meter, unit), expected_cost, "limit {}", limit);
+            }
+        }
+    }
 }

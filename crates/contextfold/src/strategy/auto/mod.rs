@@ -314,18 +314,19 @@ fn mask_to(
         run.masked(&items);
         return Err((all, all_costs));
     }
+    // The fewest oldest items that reach the target: each try costs one message at most.
+    let oldest = mask::Oldest::new(chain, costs, &all, &all_costs, &items);
     let (mut lo, mut hi) = (0usize, items.len());
     while lo < hi {
         let mid = lo.saturating_add(hi) / 2;
-        let (some, masked) = mask::mask_oldest(chain, &config.mask, mid);
-        if sum(&after_mask(costs, &some, &masked, meter, unit)) <= target.value() {
+        if oldest.cost(mid, meter, unit) <= target.value() {
             hi = mid;
         } else {
             lo = mid.saturating_add(1);
         }
     }
-    let (masked, items) = mask::mask_oldest(chain, &config.mask, lo);
-    run.masked(&items);
+    let (masked, items) = oldest.chain(lo);
+    run.masked(items);
     Ok(masked)
 }
 
