@@ -12,16 +12,39 @@ impl JsonPath {
         JsonPath(String::new())
     }
 
+    // Readers make a path for every field they read, and use few: each is pushed
+    // together, not formatted (the formatting machinery was most of their cost).
     pub(crate) fn key(&self, key: &str) -> JsonPath {
-        if self.0.is_empty() {
-            JsonPath(key.to_string())
-        } else {
-            JsonPath(format!("{}.{key}", self.0))
+        let mut path = String::with_capacity(self.0.len().saturating_add(key.len()).saturating_add(1));
+        path.push_str(&self.0);
+        if !self.0.is_empty() {
+            path.push('.');
         }
+        path.push_str(key);
+        JsonPath(path)
     }
 
     pub(crate) fn index(&self, index: usize) -> JsonPath {
-        JsonPath(format!("{}[{index}]", self.0))
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = index;
+        loop {
+            at = at.saturating_sub(1);
+            if let Some(slot) = digits.get_mut(at) {
+                *slot = b'0'.saturating_add((rest % 10) as u8);
+            }
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let digits = std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default();
+        let mut path = String::with_capacity(self.0.len().saturating_add(digits.len()).saturating_add(2));
+        path.push_str(&self.0);
+        path.push('[');
+        path.push_str(digits);
+        path.push(']');
+        JsonPath(path)
     }
 
     /// The input has the wrong shape here.
@@ -57,5 +80,8 @@ mod tests {
         assert_eq!(root.index(12).key("content").index(0).key("type").to_string(), "[12].content[0].type");
         assert_eq!(root.key("messages").index(3).to_string(), "messages[3]");
         assert_eq!(root.key("system").to_string(), "system");
+        for n in [0, 7, 10, 99, 12_345, usize::MAX] {
+            assert_eq!(root.index(n).to_string(), format!("[{n}]"));
+        }
     }
 }
