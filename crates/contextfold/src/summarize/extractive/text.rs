@@ -64,24 +64,34 @@ pub(super) fn first_line(text: &str) -> Option<&str> {
 /// `text` on one line, at most `max` characters, cut after a whole word (with `…`):
 /// a path or an identifier is never cut in the middle unless it alone is longer.
 pub(super) fn cut_words(text: &str, max: usize) -> String {
-    // The text on one line, built only as far as the cut needs: past `max` characters
-    // the rest would be dropped anyway.
-    let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(4)));
-    let mut chars = 0usize;
-    for word in text.split_whitespace() {
-        if !flat.is_empty() {
-            flat.push(' ');
-            chars = chars.saturating_add(1);
+    // Most texts are one ASCII line already (sentences, bullets cut before): used as
+    // they are, their length in bytes is their length in characters.
+    let flat: std::borrow::Cow<'_, str> = if is_flat_ascii(text) {
+        if text.len() <= max {
+            return text.to_string();
         }
-        flat.push_str(word);
-        chars = chars.saturating_add(word.chars().count());
-        if chars > max {
-            break;
+        text.into()
+    } else {
+        // The text on one line, built only as far as the cut needs: past `max`
+        // characters the rest would be dropped anyway.
+        let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(4)));
+        let mut chars = 0usize;
+        for word in words(text) {
+            if !flat.is_empty() {
+                flat.push(' ');
+                chars = chars.saturating_add(1);
+            }
+            flat.push_str(word);
+            chars = chars.saturating_add(word.chars().count());
+            if chars > max {
+                break;
+            }
         }
-    }
-    if chars <= max {
-        return flat;
-    }
+        if chars <= max {
+            return flat;
+        }
+        flat.into()
+    };
     let limit = flat.char_indices().nth(max.saturating_sub(1)).map_or(flat.len(), |(i, _)| i);
     let head = flat.get(..limit).unwrap_or_default();
     let cut = match head.rfind(' ') {
@@ -89,6 +99,51 @@ pub(super) fn cut_words(text: &str, max: usize) -> String {
         _ => head,
     };
     format!("{}…", cut.trim_end())
+}
+
+/// Whether `text` is ASCII that [`cut_words`]' flattening leaves as it is: no space at
+/// either end or twice in a row, no other whitespace.
+fn is_flat_ascii(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
+        return false;
+    }
+    let mut space = false;
+    for &b in bytes {
+        match b {
+            b' ' if space => return false,
+            b' ' => space = true,
+            0x09..=0x0d | 0x80.. => return false,
+            _ => space = false,
+        }
+    }
+    true
+}
+
+/// `text.split_whitespace()`, reading bytes: ASCII is tested byte by byte and only
+/// other characters are decoded (in wasm, decoding every character was most of the
+/// offline summarizer's line cutting).
+pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
+    // The length of the whitespace character at `i`, if one starts there.
+    let space = move |i: usize| -> Option<usize> {
+        let b = *text.as_bytes().get(i)?;
+        if b < 0x80 {
+            return (b == b' ' || (0x09..=0x0d).contains(&b)).then_some(1);
+        }
+        let c = text.get(i..)?.chars().next()?;
+        c.is_whitespace().then(|| c.len_utf8())
+    };
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        while let Some(n) = space(at) {
+            at = at.saturating_add(n);
+        }
+        let start = at;
+        while at < text.len() && space(at).is_none() {
+            at = at.saturating_add(1);
+        }
+        (at > start).then(|| text.get(start..at)).flatten()
+    })
 }
 
 /// Words to look for, ignoring ASCII case: for each byte, which words start with it and
@@ -230,7 +285,12 @@ mod tests {
 
     proptest! {
         #[test]
-        fn cutting_is_flattening_then_cutting(text in "[a-z é東\t\n]{0,60}", max in 0usize..30) {
+        fn words_are_split_whitespace(text in "[a é東\t\n\u{a0}\u{85}\u{2028}\u{3000}\u{200b}]{0,40}") {
+            prop_assert_eq!(words(&text).collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
+        }
+
+        #[test]
+        fn cutting_is_flattening_then_cutting(text in "[a-z é東\t\n]{0,60}|[a-z ]{0,60}", max in 0usize..70) {
             prop_assert_eq!(cut_words(&text, max), cut_words_plain(&text, max));
         }
 

@@ -38,7 +38,7 @@ pub(super) fn parse(t: &str) -> Vec<Item> {
             "/task" => in_task = false,
             "message" => role = attr(tag, "role").map_or("", |r| if r == "assistant" { "assistant" } else { "other" }),
             "content" => {
-                let end = after.find("</content>").unwrap_or(after.len());
+                let end = closing(after, "</content>");
                 let text = unescape(after.get(..end).unwrap_or_default());
                 if let Some((_, _, body)) = result.as_mut() {
                     body.push_str(&text);
@@ -52,22 +52,22 @@ pub(super) fn parse(t: &str) -> Vec<Item> {
                 continue;
             }
             "tool_call" => {
-                let end = after.find("</tool_call>").unwrap_or(after.len());
+                let end = closing(after, "</tool_call>");
                 items.push(Item::Call {
-                    name: unescape(&attr(tag, "name").unwrap_or_default()),
+                    name: unescape(attr(tag, "name").unwrap_or_default()),
                     args: unescape(after.get(..end).unwrap_or_default()),
                 });
                 rest = after.get(end..).unwrap_or_default();
                 continue;
             }
             "previous_summary" => {
-                let end = after.find("</previous_summary>").unwrap_or(after.len());
+                let end = closing(after, "</previous_summary>");
                 items.push(Item::Previous(unescape(after.get(..end).unwrap_or_default())));
                 rest = after.get(end..).unwrap_or_default();
                 continue;
             }
             "tool_call_response" => {
-                let name = unescape(&attr(tag, "name").unwrap_or_default());
+                let name = unescape(attr(tag, "name").unwrap_or_default());
                 result = Some((name, attr(tag, "error").is_some(), String::new()));
             }
             "/tool_call_response" => {
@@ -82,11 +82,27 @@ pub(super) fn parse(t: &str) -> Vec<Item> {
     items
 }
 
-fn attr(tag: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)?.saturating_add(key.len());
-    let value = tag.get(start..)?;
-    Some(value.get(..value.find('"')?)?.to_string())
+/// Where `close` first is in `after` (its end when absent). Escaped text holds no `<`,
+/// so the first one is mostly the closing tag: found with a byte search, the substring
+/// search (slow in wasm) only when it is not.
+fn closing(after: &str, close: &str) -> usize {
+    match after.find('<') {
+        Some(at) if after.get(at..).is_some_and(|r| r.starts_with(close)) => at,
+        Some(_) => after.find(close).unwrap_or(after.len()),
+        None => after.len(),
+    }
+}
+
+/// The value of attribute `name` in `tag` (` name="value"`), as written.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let mut rest = tag;
+    while let Some(at) = rest.find(' ') {
+        rest = rest.get(at.saturating_add(1)..)?;
+        if let Some(value) = rest.strip_prefix(name).and_then(|r| r.strip_prefix("=\"")) {
+            return value.get(..value.find('"')?);
+        }
+    }
+    None
 }
 
 /// The text `crate::prompt`'s escaping wrote, read back in one pass: entities cannot
@@ -120,6 +136,24 @@ mod tests {
         fn unescaping_in_one_pass_equals_the_four_replaces(text in "(?s).{0,40}|[&;ltgquoamp<>\"é]{0,40}") {
             let replaced = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
             prop_assert_eq!(unescape(&text), replaced);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn attributes_and_closing_tags_are_found_as_by_substring_search(
+            tag in "[a-z =\"<>/]{0,30}",
+            name in "[a-z]{1,3}",
+        ) {
+            let key = format!(" {name}=\"");
+            let expected = tag.find(&key).and_then(|at| {
+                let value = tag.get(at + key.len()..)?;
+                value.get(..value.find('"')?)
+            });
+            prop_assert_eq!(attr(&tag, &name), expected);
+            for close in ["</a>", "</content>"] {
+                prop_assert_eq!(closing(&tag, close), tag.find(close).unwrap_or(tag.len()));
+            }
         }
     }
 
