@@ -22,6 +22,7 @@ use super::error::{AstError, PartRule};
 use super::{BodyPair, ChainAst, Header, PairKind, Section};
 use crate::message::{Extra, Message, Part, Role, ToolCallPart};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// Content of the result added for a tool call that had none.
@@ -71,84 +72,158 @@ pub enum RepairAction {
     AddedMissingCall { index: usize, call_id: String, name: String },
 }
 
-struct OpenPair {
-    ai: Message,
+// The builders borrow the input's messages and copy one only to change it (a repair):
+// a chain that needs none is outlined without a copy ([`outline`]).
+struct OpenPair<'a> {
+    ai: Cow<'a, Message>,
     ai_index: usize,
-    tools: Vec<Message>,
+    tools: Vec<Cow<'a, Message>>,
     calls: HashSet<String>,
     answered: HashSet<String>,
 }
 
-struct SectionBuilder {
-    system: Vec<Message>,
-    human: Option<Message>,
-    body: Vec<BodyPair>,
+struct SectionBuilder<'a> {
+    system: Vec<Cow<'a, Message>>,
+    human: Option<Cow<'a, Message>>,
+    body: Vec<(Cow<'a, Message>, Vec<Cow<'a, Message>>)>,
 }
 
-struct Parser {
+impl SectionBuilder<'_> {
+    fn message_count(&self) -> usize {
+        let header = self.system.len().saturating_add(usize::from(self.human.is_some()));
+        self.body.iter().fold(header, |n, (_, tools)| n.saturating_add(1).saturating_add(tools.len()))
+    }
+}
+
+struct Parser<'a> {
     mode: ParseMode,
-    sections: Vec<SectionBuilder>,
-    open: Option<OpenPair>,
+    sections: Vec<SectionBuilder<'a>>,
+    open: Option<OpenPair<'a>>,
     repairs: Vec<RepairAction>,
 }
 
+/// What [`outline`] tells of a chain: where its sections start, and the repairs it needs.
+pub(crate) struct Outline {
+    /// First message of each section, then the message count (as
+    /// [`ChainAst::section_starts`] gives them).
+    pub starts: Vec<usize>,
+    pub sections: usize,
+    pub repairs: Vec<RepairAction>,
+    /// The repaired chain; `None` when nothing was repaired (the input is the chain).
+    pub repaired: Option<Vec<Message>>,
+}
+
+/// [`parse`] for a reader of the message list: the sections' places and the repairs,
+/// without the copy of every message an AST holds.
+pub(crate) fn outline(messages: &[Message], mode: ParseMode) -> Result<Outline, AstError> {
+    let p = Parser::run(messages, mode)?;
+    let mut at = 0usize;
+    let mut starts: Vec<usize> = p
+        .sections
+        .iter()
+        .map(|s| {
+            let start = at;
+            at = at.saturating_add(s.message_count());
+            start
+        })
+        .collect();
+    starts.push(at);
+    let sections = p.sections.len();
+    let repaired = (!p.repairs.is_empty()).then(|| {
+        let mut out = Vec::with_capacity(at);
+        for s in p.sections {
+            out.extend(s.system.into_iter().map(Cow::into_owned));
+            out.extend(s.human.map(Cow::into_owned));
+            for (ai, tools) in s.body {
+                out.push(ai.into_owned());
+                out.extend(tools.into_iter().map(Cow::into_owned));
+            }
+        }
+        out
+    });
+    Ok(Outline { starts, sections, repairs: p.repairs, repaired })
+}
+
 pub(crate) fn parse(messages: &[Message], mode: ParseMode) -> Result<Parsed, AstError> {
-    let mut p = Parser { mode, sections: Vec::new(), open: None, repairs: Vec::new() };
-    if let Some(first) = messages.first() {
-        if !matches!(first.role, Role::System | Role::User) {
-            return Err(AstError::InvalidStart { index: 0, role: first.role });
-        }
-    }
-    for (index, message) in messages.iter().enumerate() {
-        check_parts(index, message)?;
-        match message.role {
-            Role::System => p.system(index, message)?,
-            Role::User => p.human(index, message)?,
-            Role::Assistant => p.assistant(index, message)?,
-            Role::Tool => p.tool(index, message)?,
-        }
-    }
-    p.close_pair()?;
-    let sections = p.sections.into_iter().map(|s| Section::new(Header::build(s.system, s.human), s.body)).collect();
+    let p = Parser::run(messages, mode)?;
+    let sections = p
+        .sections
+        .into_iter()
+        .map(|s| {
+            let system = s.system.into_iter().map(Cow::into_owned).collect();
+            let body = s
+                .body
+                .into_iter()
+                .map(|(ai, tools)| BodyPair::build(ai.into_owned(), tools.into_iter().map(Cow::into_owned).collect()))
+                .collect();
+            Section::new(Header::build(system, s.human.map(Cow::into_owned)), body)
+        })
+        .collect();
     Ok(Parsed { ast: ChainAst::new(sections), repairs: p.repairs })
 }
 
-impl Parser {
+impl<'a> Parser<'a> {
+    /// Reads `messages` into section builders (every rule checked, repairs made in
+    /// repair mode).
+    fn run(messages: &'a [Message], mode: ParseMode) -> Result<Parser<'a>, AstError> {
+        let mut p = Parser { mode, sections: Vec::new(), open: None, repairs: Vec::new() };
+        if let Some(first) = messages.first() {
+            if !matches!(first.role, Role::System | Role::User) {
+                return Err(AstError::InvalidStart { index: 0, role: first.role });
+            }
+        }
+        for (index, message) in messages.iter().enumerate() {
+            check_parts(index, message)?;
+            match message.role {
+                Role::System => p.system(index, message)?,
+                Role::User => p.human(index, message)?,
+                Role::Assistant => p.assistant(index, message)?,
+                Role::Tool => p.tool(index, message)?,
+            }
+        }
+        p.close_pair()?;
+        Ok(p)
+    }
+
     fn repair(&self) -> bool {
         self.mode == ParseMode::Repair
     }
 
-    fn system(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+    fn system(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         let open = self.open.is_some();
         match self.sections.as_mut_slice() {
             [] => {
-                self.sections.push(SectionBuilder { system: vec![m.clone()], human: None, body: Vec::new() });
+                self.sections.push(SectionBuilder { system: vec![Cow::Borrowed(m)], human: None, body: Vec::new() });
                 Ok(())
             }
             [only] if only.human.is_none() && only.body.is_empty() && !open => {
-                only.system.push(m.clone());
+                only.system.push(Cow::Borrowed(m));
                 Ok(())
             }
             _ => Err(AstError::SystemAfterStart { index }),
         }
     }
 
-    fn human(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+    fn human(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         self.close_pair()?;
         let repair = self.repair();
         let Some(last) = self.sections.last_mut() else {
-            self.sections.push(SectionBuilder { system: Vec::new(), human: Some(m.clone()), body: Vec::new() });
+            self.sections.push(SectionBuilder { system: Vec::new(), human: Some(Cow::Borrowed(m)), body: Vec::new() });
             return Ok(());
         };
         match (&mut last.human, last.body.is_empty()) {
             (Some(_), false) => {
-                self.sections.push(SectionBuilder { system: Vec::new(), human: Some(m.clone()), body: Vec::new() });
+                self.sections.push(SectionBuilder {
+                    system: Vec::new(),
+                    human: Some(Cow::Borrowed(m)),
+                    body: Vec::new(),
+                });
             }
             (Some(existing), true) => {
                 if !repair {
                     return Err(AstError::ConsecutiveHuman { index });
                 }
-                merge_into(existing, m);
+                merge_into(existing.to_mut(), m);
                 self.repairs.push(RepairAction::MergedConsecutiveHuman { index });
             }
             (None, body_empty) => {
@@ -158,13 +233,13 @@ impl Parser {
                     }
                     self.repairs.push(RepairAction::MovedHumanIntoHeader { index });
                 }
-                last.human = Some(m.clone());
+                last.human = Some(Cow::Borrowed(m));
             }
         }
         Ok(())
     }
 
-    fn assistant(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+    fn assistant(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         self.close_pair()?;
         let mut calls = HashSet::new();
         for call in m.tool_calls() {
@@ -172,12 +247,17 @@ impl Parser {
                 return Err(AstError::DuplicateToolCallId { index, id: call.id.clone() });
             }
         }
-        self.open =
-            Some(OpenPair { ai: m.clone(), ai_index: index, tools: Vec::new(), calls, answered: HashSet::new() });
+        self.open = Some(OpenPair {
+            ai: Cow::Borrowed(m),
+            ai_index: index,
+            tools: Vec::new(),
+            calls,
+            answered: HashSet::new(),
+        });
         Ok(())
     }
 
-    fn tool(&mut self, index: usize, m: &Message) -> Result<(), AstError> {
+    fn tool(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         let repair = self.repair();
         let pair = match self.open.as_mut() {
             Some(pair) if PairKind::detect(&pair.ai) != PairKind::Completion => pair,
@@ -194,19 +274,18 @@ impl Parser {
         if !unmatched.is_empty() && !repair {
             return Err(AstError::UnmatchedToolResult { index, ids: unmatched });
         }
-        // Only the parts kept are copied (a clone of the whole message, cleared, copied
-        // every tool result twice).
-        let mut kept = Message { role: m.role, parts: Vec::with_capacity(m.parts.len()), extra: m.extra.clone() };
-        for part in &m.parts {
+        // The parts kept, by their places: the message is copied only when one is dropped.
+        let mut kept: Vec<usize> = Vec::with_capacity(m.parts.len());
+        for (at, part) in m.parts.iter().enumerate() {
             let Part::ToolResult(result) = part else {
-                kept.parts.push(part.clone());
+                kept.push(at);
                 continue;
             };
             if !pair.calls.contains(&result.call_id) {
                 // Repair: give the orphan result a call (never twice for one id: the id
                 // joins `calls`, so a later duplicate result is caught below).
                 let name = result.name.clone().unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
-                pair.ai.parts.push(Part::ToolCall(ToolCallPart {
+                pair.ai.to_mut().parts.push(Part::ToolCall(ToolCallPart {
                     id: result.call_id.clone(),
                     name: name.clone(),
                     arguments: FALLBACK_TOOL_ARGS.to_string(),
@@ -227,8 +306,14 @@ impl Parser {
                 self.repairs.push(RepairAction::DroppedDuplicateResult { index, call_id: result.call_id.clone() });
                 continue;
             }
-            kept.parts.push(part.clone());
+            kept.push(at);
         }
+        let kept = if kept.len() == m.parts.len() {
+            Cow::Borrowed(m)
+        } else {
+            let parts = kept.iter().filter_map(|&at| m.parts.get(at).cloned()).collect();
+            Cow::Owned(Message { role: m.role, parts, extra: m.extra.clone() })
+        };
         if kept.tool_results().next().is_some() {
             pair.tools.push(kept);
         }
@@ -252,13 +337,17 @@ impl Parser {
                 return Err(AstError::MissingToolResult { index: pair.ai_index, ids });
             }
             for (call_id, name) in pending {
-                pair.tools.push(Message::tool_result(call_id.clone(), name.clone(), FALLBACK_RESPONSE_CONTENT));
+                pair.tools.push(Cow::Owned(Message::tool_result(
+                    call_id.clone(),
+                    name.clone(),
+                    FALLBACK_RESPONSE_CONTENT,
+                )));
                 self.repairs.push(RepairAction::AddedMissingResult { index: pair.ai_index, call_id, name });
             }
         }
         // A section always exists here: the first message is system or user.
         if let Some(last) = self.sections.last_mut() {
-            last.body.push(BodyPair::build(pair.ai, pair.tools));
+            last.body.push((pair.ai, pair.tools));
         }
         Ok(())
     }
@@ -321,5 +410,77 @@ fn media_has_source(p: &Part) -> bool {
         Part::Image(i) => i.url.is_some() || i.data.is_some(),
         Part::File(f) => f.url.is_some() || f.data.is_some(),
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolResultPart;
+    use proptest::prelude::*;
+
+    /// A message of any role; calls and results use ids from a small set, so results go
+    /// missing, come twice or answer nothing: most chains need repairs, some fail.
+    fn message() -> impl Strategy<Value = Message> {
+        let ids = proptest::collection::vec(0u8..4, 0..3);
+        prop_oneof![
+            Just(Message::text(Role::System, "rules")),
+            "[a-z]{0,6}".prop_map(|t| Message::text(Role::User, t)),
+            ("[a-z]{0,6}", ids.clone()).prop_map(|(t, ids)| {
+                let mut parts = vec![Part::text(t)];
+                parts.extend(ids.iter().map(|i| {
+                    Part::ToolCall(ToolCallPart {
+                        id: format!("c{i}"),
+                        name: "read".into(),
+                        arguments: "{}".into(),
+                        signature: None,
+                        extra: Extra::new(),
+                    })
+                }));
+                Message::new(Role::Assistant, parts)
+            }),
+            ids.prop_filter("a tool message holds a result", |ids| !ids.is_empty()).prop_map(|ids| {
+                let parts = ids
+                    .iter()
+                    .map(|i| {
+                        Part::ToolResult(ToolResultPart {
+                            call_id: format!("c{i}"),
+                            name: None,
+                            content: vec![Part::text("out")],
+                            is_error: false,
+                            extra: Extra::new(),
+                        })
+                    })
+                    .collect();
+                Message::new(Role::Tool, parts)
+            }),
+        ]
+    }
+
+    proptest! {
+        /// The outline is what the AST gives: section starts, repairs, repaired chain, or
+        /// the same error.
+        #[test]
+        fn the_outline_is_what_the_ast_gives(
+            chain in proptest::collection::vec(message(), 0..12),
+            repair: bool,
+        ) {
+            let mode = if repair { ParseMode::Repair } else { ParseMode::Strict };
+            match (outline(&chain, mode), parse(&chain, mode)) {
+                (Ok(o), Ok(Parsed { ast, repairs })) => {
+                    prop_assert_eq!(&o.starts, &ast.section_starts());
+                    prop_assert_eq!(o.sections, ast.sections().len());
+                    prop_assert_eq!(&o.repairs, &repairs);
+                    let expected = (!repairs.is_empty()).then(|| ast.into_messages());
+                    prop_assert_eq!(&o.repaired, &expected);
+                    if o.repaired.is_none() {
+                        // Nothing repaired: the chain as it came is the chain parsed.
+                        prop_assert_eq!(o.starts.last().copied(), Some(chain.len()));
+                    }
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                (a, b) => prop_assert!(false, "outline {:?} but parse {:?}", a.map(|o| o.starts), b.map(|p| p.repairs)),
+            }
+        }
     }
 }

@@ -221,18 +221,17 @@ pub(crate) struct Read<'a> {
     pub repairs: Vec<RepairAction>,
 }
 
-/// [`parse`], keeping only what a strategy working on the message list needs.
+/// [`parse`], keeping only what a strategy working on the message list needs: no AST
+/// (a copy of every message) is built.
 pub(crate) fn read(messages: &[Message]) -> Result<Read<'_>, CompactError> {
-    let Parsed { ast, repairs } = parse(messages)?;
-    let starts = ast.section_starts();
-    let sections = ast.sections().len().max(1);
-    let chain = if repairs.is_empty() {
-        drop(ast);
-        std::borrow::Cow::Borrowed(messages)
-    } else {
-        std::borrow::Cow::Owned(ast.into_messages())
+    let crate::ast::Outline { starts, sections, repairs, repaired } =
+        crate::ast::outline(messages, crate::ast::ParseMode::Repair)
+            .map_err(|e| CompactError::Input(crate::Error::Ast(e)))?;
+    let chain = match repaired {
+        Some(repaired) => std::borrow::Cow::Owned(repaired),
+        None => std::borrow::Cow::Borrowed(messages),
     };
-    Ok(Read { chain, starts, sections, repairs })
+    Ok(Read { chain, starts, sections: sections.max(1), repairs })
 }
 
 /// The tool-call id template of the summary pairs a strategy writes.
