@@ -10,7 +10,7 @@
 //! and says which in `format`. `needsCompaction` is the cheap trigger check.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
-use crate::convert::{describe, format_option, messages_from_js, to_js};
+use crate::convert::{describe, format_option, messages_and_text_from_js, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{check_keys, invalid, provider_option, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
@@ -93,7 +93,7 @@ pub async fn compact(
         None => Some(ExtractiveSummarizer::default()),
         Some(f) => crate::extractive::from_marked(f),
     };
-    let value = messages_from_js(messages)?;
+    let (text, value) = messages_and_text_from_js(messages)?;
     let controls = Controls {
         concurrency: settings.concurrency,
         cancel: CancelFlag::new(),
@@ -118,7 +118,11 @@ pub async fn compact(
         (None, Some(function)) => Either::Js(JsSummarizer::new(function, signal)),
         (None, None) => return Err(invalid(".summarizer", "required").into()),
     };
-    let output = compact_value(&value, &settings, &chosen, &controls, meter).await;
+    let output = match text {
+        // The reuse plan reads the text: the list's tree goes once the messages are read.
+        Some(text) if settings.reuse => compact_text(&text, value, &settings, &chosen, &controls, meter).await,
+        _ => compact_value(&value, &settings, &chosen, &controls, meter).await,
+    };
     // A failed token counter outranks whatever was computed with the stand-in estimate.
     if let Some(counter) = &counter {
         counter.check()?;
@@ -236,10 +240,35 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
 ) -> Result<CompactOutput, BindingError> {
     let out = contextfold::pipeline::compact_json(value, settings, summarizer, controls, meter).await?;
-    Ok(CompactOutput {
-        result: CompactResult { messages: out.messages, changed: out.changed, format: out.format, report: out.report },
-        reuse: out.reuse,
-    })
+    Ok(CompactOutput::from(out))
+}
+
+/// [`compact_value`] of JSON `text`, whose tree `value` is (see
+/// [`contextfold::pipeline::compact_json_text`]).
+pub async fn compact_text<S: Summarizer + ?Sized>(
+    text: &str,
+    value: Value,
+    settings: &CompactSettings,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<CompactOutput, BindingError> {
+    let out = contextfold::pipeline::compact_json_text(text, value, settings, summarizer, controls, meter).await?;
+    Ok(CompactOutput::from(out))
+}
+
+impl From<contextfold::pipeline::JsonOutput> for CompactOutput {
+    fn from(out: contextfold::pipeline::JsonOutput) -> Self {
+        CompactOutput {
+            result: CompactResult {
+                messages: out.messages,
+                changed: out.changed,
+                format: out.format,
+                report: out.report,
+            },
+            reuse: out.reuse,
+        }
+    }
 }
 
 /// The options object, read field by field so that every error has its path.

@@ -25,15 +25,22 @@ pub use contextfold::pipeline::read_json as read_messages;
 /// JSON text is parsed by the core (errors carry line and column); any other value is
 /// converted as it is.
 pub fn messages_from_js(messages: JsValue) -> Result<Value, BindingError> {
+    messages_and_text_from_js(messages).map(|(_, value)| value)
+}
+
+/// [`messages_from_js`], with the JSON text when the messages came as one.
+pub fn messages_and_text_from_js(messages: JsValue) -> Result<(Option<String>, Value), BindingError> {
     if let Some(text) = js_text(&messages) {
-        return Ok(format::parse_json(&text)?);
+        let value = format::parse_json(&text)?;
+        return Ok((Some(text), value));
     }
-    serde_wasm_bindgen::from_value(messages).map_err(|e| {
+    let value = serde_wasm_bindgen::from_value(messages).map_err(|e| {
         BindingError::from(FormatError::Shape {
             path: String::new(),
             message: format!("not a JSON value: {}", describe(&e)),
         })
-    })
+    })?;
+    Ok((None, value))
 }
 
 #[wasm_bindgen]

@@ -76,6 +76,15 @@ pub fn object_spans_with(text: &[u8], list: Option<&str>) -> Option<(ObjectSpans
     }
 }
 
+/// The element spans of `text` when it is one JSON array (spaces around allowed).
+pub fn array_spans(text: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut scan = Scanner { text, at: 0 };
+    scan.skip_space();
+    let elements = scan.array_elements()?;
+    scan.skip_space();
+    (scan.at == text.len()).then_some(elements)
+}
+
 struct Scanner<'a> {
     text: &'a [u8],
     at: usize,
@@ -222,6 +231,17 @@ mod tests {
         assert_eq!(elements("absent"), None);
         // The fields are those object_spans gives.
         assert_eq!(object_spans_with(text.as_bytes(), Some("e")).map(|(s, _)| s), object_spans(text.as_bytes()));
+    }
+
+    #[test]
+    fn elements_of_a_top_level_array() {
+        let text = r#" [ {"a":"x]"} ,[1,2], "s\"" ,3 ] "#;
+        let found: Vec<&str> = array_spans(text.as_bytes()).unwrap().iter().map(|r| slice(text, r)).collect();
+        assert_eq!(found, [r#"{"a":"x]"}"#, "[1,2]", r#""s\"""#, "3"]);
+        assert_eq!(array_spans(b"[]"), Some(vec![]));
+        for bad in ["", "{}", "[", "[1,]", "[1] x", "[1 2]"] {
+            assert_eq!(array_spans(bad.as_bytes()), None, "{bad}");
+        }
     }
 
     #[test]

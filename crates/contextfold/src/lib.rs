@@ -12,6 +12,7 @@ pub mod convert;
 pub mod error;
 pub mod format;
 pub mod inspect;
+pub(crate) mod json_eq;
 pub mod json_span;
 pub mod locate;
 pub mod measure;

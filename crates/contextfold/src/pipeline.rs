@@ -63,10 +63,69 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
 ) -> Result<JsonOutput, JsonError> {
     let (messages, format) = read_json(value, settings.format)?;
+    compact_read(Caller::Tree(value), messages, format, settings, summarizer, controls, meter).await
+}
+
+/// [`compact_json`] of the JSON `text` whose tree is `value` (parsed by the caller, who
+/// reports its errors). With a reuse plan asked for, the tree of the message list is let
+/// go once the messages are read (it was the largest memory of a compaction): the plan
+/// compares the output with the text instead.
+pub async fn compact_json_text<S: Summarizer + ?Sized>(
+    text: &str,
+    mut value: Value,
+    settings: &CompactSettings,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<JsonOutput, JsonError> {
+    let (messages, format) = read_json(&value, settings.format)?;
+    let list = if settings.reuse { reuse::InputList::of(text, &value, format) } else { None };
+    let caller = match list {
+        Some(list) => {
+            reuse::empty_list(&mut value, format);
+            Caller::Text { text, shell: value, list }
+        }
+        None => Caller::Tree(&value),
+    };
+    compact_read(caller, messages, format, settings, summarizer, controls, meter).await
+}
+
+/// What the pipeline holds of the caller's JSON while it compacts.
+enum Caller<'a> {
+    /// Its whole tree.
+    Tree(&'a Value),
+    /// Its text, and of its tree only the container (the message list emptied) and what
+    /// the reuse plan needs of the list. Only with a reuse plan.
+    Text { text: &'a str, shell: Value, list: reuse::InputList },
+}
+
+impl Caller<'_> {
+    /// The input's container: its shape, and a request's other fields.
+    fn container(&self) -> &Value {
+        match self {
+            Caller::Tree(value) => value,
+            Caller::Text { shell, .. } => shell,
+        }
+    }
+}
+
+/// The steps after the read, the same whatever [`Caller`] holds.
+async fn compact_read<S: Summarizer + ?Sized>(
+    caller: Caller<'_>,
+    messages: Vec<Message>,
+    format: Format,
+    settings: &CompactSettings,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<JsonOutput, JsonError> {
     let provider = settings.provider.unwrap_or_else(|| crate::convert::provider_of(format));
     // The output has the input's container: summaries go where that container holds them.
-    let new_system =
-        if format::may_gain_system(value, format, &messages) { NewSystem::Keep } else { NewSystem::AsUser };
+    let new_system = if format::may_gain_system(caller.container(), format, &messages) {
+        NewSystem::Keep
+    } else {
+        NewSystem::AsUser
+    };
     let options = CompactOptions {
         strategy: settings.strategy.clone(),
         repair: RepairOptions::for_provider(provider),
@@ -82,25 +141,35 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
         None => controls,
     };
     let result = run::compact(&messages, &options, summarizer, controls, meter).await.map_err(|error| {
-        let input_path = match &error {
-            CompactError::Input(e) => crate::locate::error_path(e, value, format, messages.len()),
+        let input_path = match (&error, &caller) {
+            (CompactError::Input(e), Caller::Tree(value)) => {
+                crate::locate::error_path(e, value, format, messages.len())
+            }
+            // The tree is read again, for the error only.
+            (CompactError::Input(e), Caller::Text { text, .. }) => format::parse_json(text)
+                .ok()
+                .and_then(|value| crate::locate::error_path(e, &value, format, messages.len())),
             _ => None,
         };
         JsonError { error, input_path }
     })?;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
-    let (messages, reuse) = if result.changed {
-        let written = format::write_like(&result.messages, format, value)?;
-        if settings.reuse {
-            reuse::plan(value, written, format)
-        } else {
-            (written, None)
+    let (messages, reuse) = match (result.changed, &caller) {
+        (true, Caller::Tree(value)) => {
+            let written = format::write_like(&result.messages, format, value)?;
+            if settings.reuse {
+                reuse::plan(value, written, format)
+            } else {
+                (written, None)
+            }
         }
-    } else if settings.reuse {
+        (true, Caller::Text { text, shell, list }) => {
+            reuse::plan_text(text, list, format::write_like(&result.messages, format, shell)?, format)
+        }
         // The caller hands back its own input.
-        (Value::Null, None)
-    } else {
-        (value.clone(), None)
+        (false, Caller::Text { .. }) => (Value::Null, None),
+        (false, Caller::Tree(_)) if settings.reuse => (Value::Null, None),
+        (false, Caller::Tree(value)) => ((*value).clone(), None),
     };
     let report = Report { format, ..result.report };
     Ok(JsonOutput { messages, changed: result.changed, format, report, reuse })

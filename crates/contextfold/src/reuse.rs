@@ -36,15 +36,77 @@ fn message_array(value: &Value, format: Format) -> Option<&Vec<Value>> {
     }
 }
 
+/// Empties the message list of `value` in place (its container and other fields stay).
+pub fn empty_list(value: &mut Value, format: Format) {
+    match value {
+        Value::Array(list) => *list = Vec::new(),
+        Value::Object(map) => {
+            if let Some(Value::Array(list)) = list_key(map, format).and_then(|k| map.get_mut(k)) {
+                *list = Vec::new();
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Splits `output` into a shell (the output with its message array emptied, `null` for
 /// a bare array) and the plan for that array; the JS layer fills the shell's list. The
 /// output has the input's container (`contextfold::format::write_like`), but the plan
 /// does not rely on it. `None` when either has no message array (then `output` is
 /// returned whole).
-pub fn plan(input: &Value, mut output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
+pub fn plan(input: &Value, output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
     let Some(before) = message_array(input, format) else {
         return (output, None);
     };
+    let prints: Vec<u64> = before.iter().map(fingerprint).collect();
+    plan_with(output, format, &prints, |i, m| before.get(i).is_some_and(|b| b == m))
+}
+
+/// The input's message list as the reuse plan needs it when the input tree is let go
+/// during the compaction: each message's span of the JSON text and its fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputList {
+    spans: Vec<std::ops::Range<usize>>,
+    prints: Vec<u64>,
+}
+
+impl InputList {
+    /// The list of `input`, the value `text` holds; `None` when it has no message array
+    /// or its elements cannot be told apart in the text.
+    pub fn of(text: &str, input: &Value, format: Format) -> Option<InputList> {
+        let before = message_array(input, format)?;
+        let spans = match input {
+            Value::Array(_) => crate::json_span::array_spans(text.as_bytes())?,
+            Value::Object(map) => {
+                let key = list_key(map, format)?;
+                crate::json_span::object_spans_with(text.as_bytes(), Some(key))?.1?
+            }
+            _ => return None,
+        };
+        (spans.len() == before.len()).then(|| InputList { spans, prints: before.iter().map(fingerprint).collect() })
+    }
+}
+
+/// [`plan`] against the input's JSON `text` and its [`InputList`] instead of its tree:
+/// an output message is an input message when it reads the same as that message's text.
+pub fn plan_text(text: &str, input: &InputList, output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
+    plan_with(output, format, &input.prints, |i, m| {
+        input
+            .spans
+            .get(i)
+            .and_then(|span| text.as_bytes().get(span.clone()))
+            .is_some_and(|t| crate::json_eq::equals_text(m, t))
+    })
+}
+
+/// The plan of `output` against input messages known by their fingerprints `prints`;
+/// `equal(i, m)` confirms that `m` is input message `i`.
+fn plan_with(
+    mut output: Value,
+    format: Format,
+    prints: &[u64],
+    equal: impl Fn(usize, &Value) -> bool,
+) -> (Value, Option<Vec<ReuseItem>>) {
     let after = match &mut output {
         Value::Array(list) => std::mem::take(list),
         Value::Object(map) => match list_key(map, format).and_then(|k| map.get_mut(k)) {
@@ -54,8 +116,8 @@ pub fn plan(input: &Value, mut output: Value, format: Format) -> (Value, Option<
         _ => return (output, None),
     };
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (i, m) in before.iter().enumerate() {
-        by_hash.entry(fingerprint(m)).or_default().push(i);
+    for (i, print) in prints.iter().enumerate() {
+        by_hash.entry(*print).or_default().push(i);
     }
     // Kept messages keep their order: match each output message to the first equal
     // input message after the previous match.
@@ -63,9 +125,9 @@ pub fn plan(input: &Value, mut output: Value, format: Format) -> (Value, Option<
     let items = after
         .into_iter()
         .map(|m| {
-            let found = by_hash.get(&fingerprint(&m)).and_then(|candidates| {
-                candidates.iter().copied().find(|&i| i >= next && before.get(i).is_some_and(|b| *b == m))
-            });
+            let found = by_hash
+                .get(&fingerprint(&m))
+                .and_then(|candidates| candidates.iter().copied().find(|&i| i >= next && equal(i, &m)));
             match found {
                 Some(i) => {
                     next = i.saturating_add(1);

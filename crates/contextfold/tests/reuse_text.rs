@@ -1,0 +1,108 @@
+//! The reuse plan read from the input's JSON text (`compact_json_text`, the tree of the
+//! message list let go during the compaction) gives what the plan read from the whole
+//! tree gives (`compact_json`): the same shell, the same kept indices and new messages,
+//! the same report and errors, for every format and container and every strategy.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+mod common;
+
+use common::*;
+use contextfold::format::{write, Format};
+use contextfold::measure::Meter;
+use contextfold::message::Message;
+use contextfold::pipeline::{compact_json, compact_json_text, JsonError, JsonOutput};
+use contextfold::settings::CompactSettings;
+use contextfold::summarize::extractive::ExtractiveSummarizer;
+use contextfold::summarize::Controls;
+use futures::executor::block_on;
+use serde_json::{json, Value};
+
+/// A coding session of `n` exchanges, each reading a file.
+fn session(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("You code."), user("Fix the parser in src/parse.rs.")];
+    for i in 0..n {
+        let id = format!("c{i}");
+        chain.push(ai_calls(&format!("Reading part {i}."), &[(&id, "read_file")]));
+        chain.push(tool(&id, "read_file", &format!("fn part_{i}() {{}}\n{}", "// line é \"q\" \\ \n".repeat(60))));
+        if i % 5 == 4 {
+            chain.push(user(&format!("Now part {i}, and keep `x < y`.")));
+        }
+    }
+    chain.push(ai("The parser is fixed."));
+    chain
+}
+
+/// The chain in every container: bare lists, and request objects with other fields.
+fn inputs() -> Vec<(Format, Value)> {
+    let chain = session(40);
+    let mut out = Vec::new();
+    for format in [Format::OpenAi, Format::OpenAiResponses, Format::AiSdk, Format::LangChain, Format::Native] {
+        out.push((format, write(&chain, format).unwrap()));
+    }
+    // Anthropic and Gemini write a request when there is a system prompt; one more
+    // field each, and a bare list without the system prompt.
+    for format in [Format::Anthropic, Format::Gemini] {
+        let mut request = write(&chain, format).unwrap();
+        request.as_object_mut().unwrap().insert("model".into(), json!("m-1"));
+        out.push((format, request));
+        out.push((format, write(&chain[1..], format).unwrap()));
+    }
+    out
+}
+
+fn run_both(
+    value: &Value,
+    settings: &CompactSettings,
+) -> (Result<JsonOutput, JsonError>, Result<JsonOutput, JsonError>) {
+    // As JSON.stringify writes it: the text the JS layer hands over.
+    let text = serde_json::to_string(value).unwrap();
+    let summarizer = ExtractiveSummarizer::default();
+    let controls = Controls::default();
+    let tree = block_on(compact_json(value, settings, &summarizer, &controls, Meter::default()));
+    let parsed = contextfold::format::parse_json(&text).unwrap();
+    let read = block_on(compact_json_text(&text, parsed, settings, &summarizer, &controls, Meter::default()));
+    (tree, read)
+}
+
+#[test]
+fn the_plan_from_the_text_is_the_plan_from_the_tree() {
+    let mut kept = 0usize;
+    for (format, value) in inputs() {
+        for strategy in folding_strategies() {
+            let settings =
+                CompactSettings { format: Some(format), strategy: strategy.clone(), reuse: true, ..Default::default() };
+            let (tree, read) = run_both(&value, &settings);
+            let (tree, read) = (tree.unwrap(), read.unwrap());
+            assert_eq!(read, tree, "{format:?} {}", strategy.name());
+            kept += tree.reuse.iter().flatten().filter(|i| matches!(i, contextfold::reuse::ReuseItem::Keep(_))).count();
+        }
+    }
+    assert!(kept > 0, "some messages were kept, so the text was compared");
+}
+
+#[test]
+fn errors_point_at_the_same_place() {
+    // An assistant message first: the strategies' read rejects it, at [0].
+    let mut chain = session(3);
+    chain.remove(0);
+    chain.remove(0);
+    for format in [Format::OpenAi, Format::Anthropic] {
+        let value = write(&chain, format).unwrap();
+        let settings = CompactSettings { format: Some(format), reuse: true, ..Default::default() };
+        let (tree, read) = run_both(&value, &settings);
+        let (tree, read) = (tree.unwrap_err(), read.unwrap_err());
+        assert_eq!(read, tree);
+        assert!(read.input_path.is_some(), "{read:?}");
+    }
+}
+
+#[test]
+fn nothing_to_do_hands_the_input_back() {
+    let value = write(&session(2), Format::OpenAi).unwrap();
+    let settings = CompactSettings { reuse: true, ..Default::default() };
+    let (tree, read) = run_both(&value, &settings);
+    let read = read.unwrap();
+    assert_eq!(read, tree.unwrap());
+    assert!(!read.changed);
+    assert_eq!(read.messages, Value::Null);
+}
