@@ -183,6 +183,13 @@ fn first_turn(messages: &[Message], provider: Provider, out: &mut Vec<Diagnostic
     }
 }
 
+/// Whether a tool result is not right after its call (`result_not_after_call`), the one
+/// rule `compact` repairs before compacting: checked alone, not with every rule.
+pub(crate) fn has_misplaced_results(messages: &[Message]) -> bool {
+    let refs: Vec<&Message> = messages.iter().collect();
+    analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }))
+}
+
 fn pairing_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {
     let refs: Vec<&Message> = messages.iter().collect();
     let pairing = analyze(&refs, false);

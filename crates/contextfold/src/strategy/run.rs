@@ -141,7 +141,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     // exactly as `repairChain` does (a misplaced result moved, not replaced by a
     // placeholder), and the strategy compacts that; the steps lead
     // `report.provider_repairs`. Other broken rules keep their typed errors.
-    let misplaced = validate(messages, options.repair.provider).iter().any(|d| d.code == "result_not_after_call");
+    let misplaced = crate::repair::has_misplaced_results(messages);
     let result = if misplaced {
         let repaired = repair(messages, &options.repair);
         let mut result = compact_valid(&repaired.messages, options, summarizer, controls, meter).await?;
