@@ -120,7 +120,12 @@ pub async fn compact(
     };
     let output = match text {
         // The reuse plan reads the text: the list's tree goes once the messages are read.
-        Some(text) if settings.reuse => compact_text(&text, value, &settings, &chosen, &controls, meter).await,
+        Some(text) if settings.reuse => {
+            contextfold::pipeline::compact_json_text(&text, value, &settings, &chosen, &controls, meter)
+                .await
+                .map(CompactOutput::from)
+                .map_err(BindingError::from)
+        }
         _ => compact_value(&value, &settings, &chosen, &controls, meter).await,
     };
     // A failed token counter outranks whatever was computed with the stand-in estimate.
@@ -240,20 +245,6 @@ pub async fn compact_value<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
 ) -> Result<CompactOutput, BindingError> {
     let out = contextfold::pipeline::compact_json(value, settings, summarizer, controls, meter).await?;
-    Ok(CompactOutput::from(out))
-}
-
-/// [`compact_value`] of JSON `text`, whose tree `value` is (see
-/// [`contextfold::pipeline::compact_json_text`]).
-pub async fn compact_text<S: Summarizer + ?Sized>(
-    text: &str,
-    value: Value,
-    settings: &CompactSettings,
-    summarizer: &S,
-    controls: &Controls,
-    meter: Meter<'_>,
-) -> Result<CompactOutput, BindingError> {
-    let out = contextfold::pipeline::compact_json_text(text, value, settings, summarizer, controls, meter).await?;
     Ok(CompactOutput::from(out))
 }
 

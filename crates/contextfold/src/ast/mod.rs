@@ -375,6 +375,20 @@ impl Section {
     }
 }
 
+/// The first message of each section of `counts` messages, then their total.
+pub(crate) fn starts_of(counts: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut at = 0usize;
+    let mut starts: Vec<usize> = counts
+        .map(|count| {
+            let start = at;
+            at = at.saturating_add(count);
+            start
+        })
+        .collect();
+    starts.push(at);
+    starts
+}
+
 impl ChainAst {
     pub fn new(sections: Vec<Section>) -> ChainAst {
         ChainAst { sections }
@@ -419,18 +433,7 @@ impl ChainAst {
 
     /// Index of each section's first message, plus the total message count at the end.
     pub fn section_starts(&self) -> Vec<usize> {
-        let mut at = 0usize;
-        let mut starts: Vec<usize> = self
-            .sections
-            .iter()
-            .map(|s| {
-                let start = at;
-                at = at.saturating_add(s.message_count());
-                start
-            })
-            .collect();
-        starts.push(at);
-        starts
+        starts_of(self.sections.iter().map(Section::message_count))
     }
 
     pub fn pair_count(&self) -> usize {

@@ -117,20 +117,10 @@ pub(crate) struct Outline {
 /// without the copy of every message an AST holds.
 pub(crate) fn outline(messages: &[Message], mode: ParseMode) -> Result<Outline, AstError> {
     let p = Parser::run(messages, mode)?;
-    let mut at = 0usize;
-    let mut starts: Vec<usize> = p
-        .sections
-        .iter()
-        .map(|s| {
-            let start = at;
-            at = at.saturating_add(s.message_count());
-            start
-        })
-        .collect();
-    starts.push(at);
+    let starts = super::starts_of(p.sections.iter().map(SectionBuilder::message_count));
     let sections = p.sections.len();
     let repaired = (!p.repairs.is_empty()).then(|| {
-        let mut out = Vec::with_capacity(at);
+        let mut out = Vec::with_capacity(starts.last().copied().unwrap_or(0));
         for s in p.sections {
             out.extend(s.system.into_iter().map(Cow::into_owned));
             out.extend(s.human.map(Cow::into_owned));
