@@ -97,8 +97,9 @@ export * from "./index.js";
 
 /**
  * Resolves to the instance's exports once the compile started on import is done (the
- * .wasm was found); kept so that `await init()` works on every runtime. Otherwise instantiates from `module_or_path`: bytes, a compiled
- * Module, a Response, or a file path or `file:` URL (read from disk).
+ * .wasm was found); kept so that `await init()` works on every runtime. Otherwise
+ * instantiates from `module_or_path`: bytes, a compiled Module, a Response, or a file
+ * path or `file:` URL (read from disk).
  */
 export default async function init(moduleOrPath) {
   await whenStarted();
