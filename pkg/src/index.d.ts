@@ -55,6 +55,7 @@ export type {
     Summarizer,
     SummarizerContext,
     SummaryRequest,
+    SummaryRequestFields,
     SummaryRequestKind,
     SyncInitInput,
     TiersStrategy,
