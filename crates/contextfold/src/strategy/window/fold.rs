@@ -13,14 +13,14 @@
 use super::chunk::{message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Source};
 use super::run::Run;
 use super::snapshot::{
-    count_snapshots, layout, merge_alternating, restoration_part, restoration_text, snapshot_body, Layout, LayoutCosts,
-    CONSOLIDATE_NOTE, LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
+    count_snapshots, layout, layout_owned, merge_alternating, restoration_part, restoration_text, snapshot_body,
+    Layout, LayoutCosts, CONSOLIDATE_NOTE, LONG_MESSAGE_NOTE, SNAPSHOT_SCHEMA,
 };
 use super::split::{find_split, SplitRequest};
 use super::WindowConfig;
 use crate::measure::Meter;
 use crate::message::{Message, Role};
-use crate::prompt::{render, render_update};
+use crate::prompt::{render, render_refs, render_update};
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
 
@@ -73,8 +73,18 @@ pub(super) fn plan_fold(
     meter: Meter<'_>,
     by_tokens: bool,
 ) -> Result<FoldPlan, &'static str> {
+    plan_layout(layout(chain), chain_costs, config, meter, by_tokens).map_err(|declined| declined.0)
+}
+
+/// [`plan_fold`] of the chain `layout` was made of; a decline gives the layout back.
+fn plan_layout(
+    layout: Layout,
+    chain_costs: &[usize],
+    config: &WindowConfig,
+    meter: Meter<'_>,
+    by_tokens: bool,
+) -> Result<FoldPlan, Box<(&'static str, Layout)>> {
     let threshold = config.threshold;
-    let layout = layout(chain);
     let body = &layout.body;
     let costs = LayoutCosts::of(&layout, chain_costs, meter, threshold.unit()).body;
     let total = layout.body_offset().saturating_add(body.len());
@@ -86,15 +96,15 @@ pub(super) fn plan_fold(
     let split = find_split(&request).index.min(body.len());
     let summarized: Vec<usize> = (0..split).filter(|&i| Some(i) != pinned).collect();
     if summarized.is_empty() {
-        return Err(NOTHING_NEW);
+        return Err(Box::new((NOTHING_NEW, layout)));
     }
     let span_cost = summarized.iter().filter_map(|&i| costs.get(i)).fold(0usize, |a, c| a.saturating_add(*c));
     if !by_tokens && span_cost < threshold.percent(NOT_WORTH_PERCENT).value() {
-        return Err(NOT_WORTH_IT);
+        return Err(Box::new((NOT_WORTH_IT, layout)));
     }
     let span_bytes = summarized.iter().filter_map(|&i| body.get(i)).map(Message::size).sum::<usize>();
     if span_bytes < config.min_summarize_bytes {
-        return Err(TOO_SMALL);
+        return Err(Box::new((TOO_SMALL, layout)));
     }
     // Judged by size, never by a discarded attempt, so a rerun makes the same choice: a
     // span (with the snapshot it updates) that cannot outweigh the restoration message's
@@ -102,7 +112,7 @@ pub(super) fn plan_fold(
     let previous_bytes = layout.previous.as_ref().map_or(0, |p| p.bytes);
     let room = span_bytes.saturating_add(previous_bytes).saturating_sub(restoration_text("").len());
     if room <= MIN_ROOM_BYTES {
-        return Err(CANNOT_SHRINK);
+        return Err(Box::new((CANNOT_SHRINK, layout)));
     }
     Ok(FoldPlan { summarized: summarized.len(), layout, costs, split, pinned, span_bytes })
 }
@@ -110,18 +120,20 @@ pub(super) fn plan_fold(
 impl Run<'_> {
     /// Folds the older part of `chain` into a snapshot; `None` when nothing was folded
     /// (skipped, failed, or no gain: each reported).
+    /// The chain is taken over (laid out without a copy): `Err` gives it back as it came.
     pub(super) async fn fold<S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
-        chain: &[Message],
+        chain: Vec<Message>,
         chain_costs: &[usize],
         by_tokens: bool,
-    ) -> Option<Vec<Message>> {
-        let plan = match plan_fold(chain, chain_costs, self.config, self.meter, by_tokens) {
+    ) -> Result<Vec<Message>, Vec<Message>> {
+        let plan = match plan_layout(layout_owned(chain), chain_costs, self.config, self.meter, by_tokens) {
             Ok(plan) => plan,
-            Err(reason) => {
+            Err(declined) => {
+                let (reason, layout) = *declined;
                 self.record(0, Action::Skipped { reason });
-                return None;
+                return Err(layout.into_chain());
             }
         };
         let FoldPlan { layout, costs, split: s, pinned, summarized, span_bytes } = plan;
@@ -129,22 +141,23 @@ impl Run<'_> {
         let bytes_before = span_bytes.saturating_add(previous_bytes);
         // What the snapshot can gain: the span less the restoration message's fixed text.
         let room = bytes_before.saturating_sub(restoration_text("").len());
-        let summary = self.summarize_span(summarizer, &layout, s, &costs, room).await?;
+        let Some(summary) = self.summarize_span(summarizer, &layout, s, &costs, room).await else {
+            return Err(layout.into_chain());
+        };
         let body_text = snapshot_body(&summary.text);
         let snapshot = restoration_text(&body_text);
         let bytes_after = snapshot.len();
         if bytes_after >= bytes_before {
             self.record(0, Action::NoGain { kind: summary.kind, bytes_before, summary_bytes: bytes_after });
-            return None;
+            return Err(layout.into_chain());
         }
         let updated = layout.previous.is_some();
         self.record(0, Action::Snapshot { messages: summarized, updated, bytes_before, bytes_after });
-        let body = &layout.body;
-        let mut out = layout.head.clone();
+        let Layout { head: mut out, body, .. } = layout;
         out.push(Message::new(Role::User, vec![restoration_part(&body_text)]));
-        out.extend(pinned.filter(|&p| p < s).and_then(|p| body.get(p)).cloned());
-        out.extend(body.get(s..).unwrap_or_default().iter().cloned());
-        Some(merge_alternating(out))
+        let pinned = pinned.filter(|&p| p < s);
+        out.extend(body.into_iter().enumerate().filter(|(i, _)| Some(*i) == pinned || *i >= s).map(|(_, m)| m));
+        Ok(merge_alternating(out))
     }
 
     /// Summarizes `body[..s]` (updating the earlier snapshot, if any) into one text.
@@ -178,12 +191,11 @@ impl Run<'_> {
             let (first, last, pieces, note) = match plan {
                 ChunkPlan::Messages(r) => {
                     let messages = span.get(r.clone())?;
-                    let (tasks, work): (Vec<Message>, Vec<Message>) =
-                        messages.iter().cloned().partition(|m| m.role == Role::User);
-                    let prompt = match previous {
-                        Some(p) if single_update => render_update(p, &tasks, &work),
-                        _ => render(&tasks, &work),
-                    }?;
+                    // Rendered where they lie: a chunk is often most of the chain.
+                    let (tasks, work): (Vec<&Message>, Vec<&Message>) =
+                        messages.iter().partition(|m| m.role == Role::User);
+                    let previous = previous.filter(|_| single_update);
+                    let prompt = render_refs(previous, &tasks, &work)?;
                     (r.start, r.end.saturating_sub(1), vec![with_note(prompt, SNAPSHOT_SCHEMA)], SNAPSHOT_SCHEMA)
                 }
                 ChunkPlan::Long(i) => {

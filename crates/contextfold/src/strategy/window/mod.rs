@@ -175,10 +175,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let by_tokens = sum_costs(&costs) > config.threshold.value();
     let by_count = chain.len() > config.window;
     if by_tokens || by_count {
-        if let Some(folded) = run.fold(summarizer, &chain, &costs, by_tokens).await {
-            chain = folded;
-            changed = true;
-        }
+        chain = match run.fold(summarizer, chain, &costs, by_tokens).await {
+            Ok(folded) => {
+                changed = true;
+                folded
+            }
+            Err(unfolded) => unfolded,
+        };
     }
     run.finish(messages, changed.then_some(chain), parsed.repairs)
 }

@@ -143,12 +143,41 @@ pub(crate) struct Layout {
     pub previous: Option<Previous>,
     pub body: Vec<Message>,
     pub origin: Vec<usize>,
+    /// The first user message as it came when the earlier snapshot was cut out of it.
+    cut: Option<Cut>,
+}
+
+/// A first user message holding the earlier snapshot, and where its other parts went.
+#[derive(Debug, Clone, PartialEq)]
+struct Cut {
+    original: Message,
+    /// Its parts before the snapshot are the head's last message.
+    before: bool,
+    /// Its parts after the snapshot are the body's first message.
+    after: bool,
 }
 
 impl Layout {
     /// Messages of the layout before the body.
     pub fn body_offset(&self) -> usize {
         self.head.len().saturating_add(usize::from(self.previous.is_some()))
+    }
+
+    /// The chain the layout was made of, as it came ([`layout_owned`] undone).
+    pub fn into_chain(self) -> Vec<Message> {
+        let Layout { mut head, body, cut, .. } = self;
+        let mut body = body.into_iter();
+        if let Some(Cut { original, before, after }) = cut {
+            if before {
+                head.pop();
+            }
+            if after {
+                body.next();
+            }
+            head.push(original);
+        }
+        head.extend(body);
+        head
     }
 }
 
@@ -165,6 +194,7 @@ pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
     let mut body = Vec::new();
     let mut origin = Vec::new();
     let mut previous = None;
+    let mut cut = None;
     let mut next = systems;
     if let Some(first) = rest.next_if(|m| m.role == Role::User) {
         next = systems.saturating_add(1);
@@ -176,10 +206,12 @@ pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
         });
         match divider {
             Some((at, snapshot, bytes)) => {
+                let original = first.clone();
                 let Message { parts, extra, .. } = first;
                 let mut parts = parts.into_iter();
                 let before: Vec<Part> = parts.by_ref().take(at).collect();
                 let after: Vec<Part> = parts.skip(1).collect();
+                cut = Some(Cut { original, before: !before.is_empty(), after: !after.is_empty() });
                 if !before.is_empty() {
                     head.push(Message { role: Role::User, parts: before, extra: extra.clone() });
                 }
@@ -196,7 +228,7 @@ pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
         body.push(m);
         origin.push(next.saturating_add(i));
     }
-    Layout { head, previous, body, origin }
+    Layout { head, previous, body, origin, cut }
 }
 
 /// The costs of a [`Layout`]'s head and body, in its order (from the costs of the chain
@@ -269,6 +301,26 @@ mod tests {
         assert_eq!(snapshot_body("plain"), "plain");
         let two = "<state_snapshot>A</state_snapshot><state_snapshot>B</state_snapshot>";
         assert_eq!(snapshot_body(two), two);
+    }
+
+    #[test]
+    fn a_layout_gives_its_chain_back_as_it_came() {
+        let user = |parts: Vec<Part>| Message::new(Role::User, parts);
+        let firsts = [
+            user(vec![Part::text("goal"), restoration_part("S"), Part::text("latest")]),
+            user(vec![Part::text("goal"), restoration_part("S")]),
+            user(vec![restoration_part("S"), Part::text("latest")]),
+            user(vec![restoration_part("S")]),
+            user(vec![Part::text("no snapshot")]),
+            Message::text(Role::Assistant, "no user first"),
+        ];
+        for first in firsts {
+            for systems in 0..2 {
+                let mut chain: Vec<Message> = (0..systems).map(|_| Message::text(Role::System, "sys")).collect();
+                chain.extend([first.clone(), Message::text(Role::Assistant, "a"), Message::text(Role::User, "b")]);
+                assert_eq!(layout_owned(chain.clone()).into_chain(), chain, "{first:?}");
+            }
+        }
     }
 
     #[test]
