@@ -259,27 +259,85 @@ impl Default for Controls {
 pub const DEFAULT_CONCURRENCY: usize = 4;
 
 /// A request before the engine numbers it.
-#[derive(Debug, Clone)]
-pub struct Job {
+#[derive(Debug)]
+pub struct Job<'a> {
     pub kind: RequestKind,
-    pub prompt: crate::prompt::Prompt,
+    pub prompt: JobPrompt<'a>,
     pub range: MessageRange,
     pub section: Option<usize>,
     pub target_bytes: usize,
 }
 
-/// One call: not issued once cancelled, ended when cancelled in flight, and an empty
-/// answer is an error. The error carries the request id.
+/// A job's prompt: made already, or made when its call starts, so that a wave of many
+/// calls holds the transcripts of the calls in flight, not of every call of the wave.
+pub enum JobPrompt<'a> {
+    Ready(crate::prompt::Prompt),
+    /// `None` when there is nothing to summarize after all: the call then fails.
+    Deferred(Box<dyn FnOnce() -> Option<crate::prompt::Prompt> + 'a>),
+}
+
+impl From<crate::prompt::Prompt> for JobPrompt<'_> {
+    fn from(prompt: crate::prompt::Prompt) -> Self {
+        JobPrompt::Ready(prompt)
+    }
+}
+
+impl std::fmt::Debug for JobPrompt<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobPrompt::Ready(prompt) => f.debug_tuple("Ready").field(prompt).finish(),
+            JobPrompt::Deferred(_) => f.write_str("Deferred"),
+        }
+    }
+}
+
+impl Job<'_> {
+    /// The request of this job as call `id` of `wave`: the prompt made if it was not, with
+    /// its target length and the caller's focus.
+    fn into_request(self, id: usize, wave: usize, controls: &Controls) -> Result<SummaryRequest, SummarizeError> {
+        let mut prompt = match self.prompt {
+            JobPrompt::Ready(prompt) => prompt,
+            JobPrompt::Deferred(make) => make().ok_or_else(|| SummarizeError {
+                request: id,
+                ..SummarizeError::failed("the messages of this request were gone when it started")
+            })?,
+        };
+        // Every prompt states its target length and carries the caller's focus.
+        let instructions = &mut prompt.instructions;
+        instructions.push_str("\n\n");
+        instructions.push_str(&crate::schema::target_line(self.target_bytes));
+        if let Some(focus) = controls.focus.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+            instructions.push_str("\n\nThe user of this summary asks you to focus on: ");
+            instructions.push_str(focus);
+        }
+        Ok(SummaryRequest {
+            id,
+            kind: self.kind,
+            instructions: prompt.instructions,
+            transcript: prompt.transcript,
+            range: self.range,
+            section: self.section,
+            target_bytes: self.target_bytes,
+            wave,
+            timeout_ms: controls.timeout_ms,
+        })
+    }
+}
+
+/// One call: not issued (its prompt not even made) once cancelled, ended when cancelled
+/// in flight, and an empty answer is an error. The error carries the request id.
 async fn call<S: Summarizer + ?Sized>(
     summarizer: &S,
-    request: SummaryRequest,
-    cancel: &CancelFlag,
+    job: Job<'_>,
+    (id, wave): (usize, usize),
+    controls: &Controls,
 ) -> Result<String, SummarizeError> {
-    let id = request.id;
+    let cancel = &controls.cancel;
     let cancelled = || SummarizeError::new(SummarizeErrorKind::Cancelled, "compaction cancelled");
     let result = if cancel.is_cancelled() {
         Err(cancelled())
     } else {
+        let request = job.into_request(id, wave, controls)?;
         match future::select(pin!(summarizer.summarize(request)), pin!(cancel.cancelled())).await {
             Either::Left((Ok(text), _)) if text.trim().is_empty() => {
                 Err(SummarizeError::new(SummarizeErrorKind::Empty, "the summarizer returned empty text"))
@@ -308,7 +366,7 @@ impl Engine {
         &mut self,
         summarizer: &S,
         controls: &Controls,
-        jobs: Vec<Job>,
+        jobs: Vec<Job<'_>>,
     ) -> Vec<Result<String, SummarizeError>> {
         if jobs.is_empty() {
             return Vec::new();
@@ -316,41 +374,16 @@ impl Engine {
         let wave = self.waves;
         self.waves = self.waves.saturating_add(1);
         let first_id = self.calls;
-        let requests: Vec<SummaryRequest> = jobs
-            .into_iter()
-            .enumerate()
-            .map(|(i, mut job)| {
-                // Every prompt states its target length and carries the caller's focus.
-                let instructions = &mut job.prompt.instructions;
-                instructions.push_str("\n\n");
-                instructions.push_str(&crate::schema::target_line(job.target_bytes));
-                if let Some(focus) = controls.focus.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
-                    instructions.push_str("\n\nThe user of this summary asks you to focus on: ");
-                    instructions.push_str(focus);
-                }
-                SummaryRequest {
-                    id: first_id.saturating_add(i),
-                    kind: job.kind,
-                    instructions: job.prompt.instructions,
-                    transcript: job.prompt.transcript,
-                    range: job.range,
-                    section: job.section,
-                    target_bytes: job.target_bytes,
-                    wave,
-                    timeout_ms: controls.timeout_ms,
-                }
-            })
-            .collect();
-        self.calls = self.calls.saturating_add(requests.len());
-        let cancel = &controls.cancel;
-        let total = requests.len();
+        let total = jobs.len();
+        self.calls = self.calls.saturating_add(total);
         controls.report(Progress::Wave { wave, done: 0, total });
         let done = Cell::new(0usize);
         let done = &done;
-        let mut results: Vec<(usize, Result<String, SummarizeError>)> = stream::iter(requests.into_iter().enumerate())
-            .map(|(i, request)| async move {
-                let id = request.id;
-                let result = call(summarizer, request, cancel).await;
+        // A job becomes its request (its prompt made) only as its call starts.
+        let mut results: Vec<(usize, Result<String, SummarizeError>)> = stream::iter(jobs.into_iter().enumerate())
+            .map(|(i, job)| async move {
+                let id = first_id.saturating_add(i);
+                let result = call(summarizer, job, (id, wave), controls).await;
                 done.set(done.get().saturating_add(1));
                 controls.report(Progress::Call { wave, done: done.get(), total, request: id, ok: result.is_ok() });
                 (i, result)
@@ -368,11 +401,11 @@ mod tests {
     use super::*;
     use crate::prompt::render;
 
-    fn job(text: &str) -> Job {
+    fn job(text: &str) -> Job<'static> {
         let work = [crate::message::Message::text(crate::message::Role::Assistant, text)];
         Job {
             kind: RequestKind::Chunk,
-            prompt: render(&[], &work).unwrap_or_else(|| unreachable!()),
+            prompt: render(&[], &work).unwrap_or_else(|| unreachable!()).into(),
             range: MessageRange { start: 0, end: 1 },
             section: None,
             target_bytes: 100,
@@ -412,5 +445,75 @@ mod tests {
         assert!(calls.iter().all(|c| c.1));
         assert_eq!(events[4], Progress::Wave { wave: 1, done: 0, total: 1 });
         assert!(matches!(events[5], Progress::Call { wave: 1, done: 1, total: 1, request: 3, ok: true }));
+    }
+
+    /// Pending once, then ready: calls of a wave overlap as real ones do.
+    async fn yield_once() {
+        let mut yielded = false;
+        future::poll_fn(|cx| {
+            if yielded {
+                Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+
+    #[test]
+    fn deferred_prompts_are_made_as_their_calls_start() {
+        let made = Cell::new(0usize);
+        let ended = Cell::new(0usize);
+        let most_alive = Cell::new(0usize);
+        let controls = Controls { concurrency: 2, ..Controls::default() };
+        let made = &made;
+        let deferred = |text: &'static str| Job {
+            prompt: JobPrompt::Deferred(Box::new(move || {
+                let JobPrompt::Ready(prompt) = job(text).prompt else { return None };
+                // "gone": the prompt cannot be made.
+                (text != "gone").then(|| made.set(made.get() + 1)).map(|()| prompt)
+            })),
+            ..job(text)
+        };
+        let summarizer = mock::FnSummarizer(|r: SummaryRequest| {
+            most_alive.set(most_alive.get().max(made.get() - ended.get()));
+            let (ended, transcript) = (&ended, r.transcript);
+            async move {
+                yield_once().await;
+                ended.set(ended.get() + 1);
+                Ok(transcript)
+            }
+        });
+        let jobs = ["a", "b", "gone", "c", "d", "e"].map(deferred).into_iter().collect();
+        let results = futures::executor::block_on(Engine::default().wave(&summarizer, &controls, jobs));
+        // Every prompt made, never more than two held by calls at once.
+        assert_eq!(made.get(), 5);
+        assert!(most_alive.get() <= 2, "{} prompts alive at once", most_alive.get());
+        assert_eq!(results.len(), 6);
+        assert!(results.get(4).is_some_and(|r| r.as_ref().is_ok_and(|t| t.contains('d'))));
+        // A prompt that cannot be made fails its own call, with its id.
+        assert!(results.get(2).is_some_and(|r| r.as_ref().is_err_and(|e| e.request == 2)));
+    }
+
+    #[test]
+    fn a_cancelled_wave_makes_no_prompt() {
+        let made = Cell::new(0usize);
+        let controls = Controls::default();
+        controls.cancel.cancel();
+        let jobs = (0..3)
+            .map(|_| Job {
+                prompt: JobPrompt::Deferred(Box::new(|| {
+                    made.set(made.get() + 1);
+                    None
+                })),
+                ..job("x")
+            })
+            .collect();
+        let results =
+            futures::executor::block_on(Engine::default().wave(&mock::FixedSummarizer::new("s"), &controls, jobs));
+        assert_eq!(made.get(), 0);
+        assert!(results.iter().all(|r| r.as_ref().is_err_and(|e| e.kind == SummarizeErrorKind::Cancelled)));
     }
 }

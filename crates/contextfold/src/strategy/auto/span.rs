@@ -51,7 +51,7 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
         let Some(prompt) = render_refs(summary.as_deref(), &tasks, &work) else { continue };
         let job = Job {
             kind: RequestKind::Fold,
-            prompt,
+            prompt: prompt.into(),
             range: request.range,
             section: Some(0),
             target_bytes: request.target_bytes,

@@ -16,7 +16,7 @@ pub(super) struct Plan {
     pub keep_before: bool,
     /// The chunks, each with its summary job and the bytes it condenses.
     pub chunks: Vec<Chunk>,
-    pub jobs: Vec<Job>,
+    pub jobs: Vec<Job<'static>>,
     pub content_bytes: Vec<usize>,
 }
 
@@ -243,7 +243,7 @@ fn plan_chunks(sections: &[Section], cut_section: usize, cut_pair: usize, chunk_
     chunks
 }
 
-fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -> Option<Job> {
+fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -> Option<Job<'static>> {
     let mut tasks: Vec<Message> = Vec::new();
     let mut work: Vec<Message> = Vec::new();
     for segment in &c.segments {
@@ -261,5 +261,11 @@ fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -
     let start = starts.get(first).copied().unwrap_or(0);
     let end = starts.get(last.saturating_add(1)).copied().unwrap_or(start);
     let kind = if c.in_cut { RequestKind::Rotation } else { RequestKind::Chunk };
-    Some(Job { kind, prompt, range: MessageRange { start, end }, section: Some(first), target_bytes: target })
+    Some(Job {
+        kind,
+        prompt: prompt.into(),
+        range: MessageRange { start, end },
+        section: Some(first),
+        target_bytes: target,
+    })
 }

@@ -18,8 +18,8 @@ mod qa;
 use super::{Action, CompactError, CompactResult, OnError};
 use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
 use crate::message::Message;
-use crate::prompt::render;
-use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, Summarizer};
+use crate::prompt::render_refs;
+use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
 
 /// Settings of the sections strategy; defaults are upstream's.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,6 +115,16 @@ pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
         || (config.use_qa && run.qa_would_fold(keep))
 }
 
+/// The prompt summarizing pairs `pairs` of section `i`, with the section's user message
+/// as context: rendered where the messages lie in the AST.
+fn prompt_of(ast: &ChainAst, i: usize, pairs: &std::ops::Range<usize>) -> Option<crate::prompt::Prompt> {
+    let s = ast.sections().get(i)?;
+    let work: Vec<&Message> =
+        s.body().get(pairs.clone())?.iter().flat_map(|p| std::iter::once(p.ai()).chain(p.tools())).collect();
+    let tasks: Vec<&Message> = s.header().human().into_iter().collect();
+    render_refs(None, &tasks, &work)
+}
+
 /// The least room (bytes a summary may take and still gain) worth a summarizer call.
 const MIN_SUMMARY_ROOM: usize = 16;
 
@@ -171,12 +181,14 @@ struct Run<'a> {
     ast: ChainAst,
 }
 
-/// A planned replacement: which section, which pairs, and the job.
+/// A planned replacement: which section, which pairs, the messages they are in the
+/// input and the summary's target length. Its prompt is made when its call starts.
 struct Plan {
     section: usize,
     pairs: std::ops::Range<usize>,
     kind: RequestKind,
-    job: Job,
+    range: MessageRange,
+    target_bytes: usize,
 }
 
 impl Run<'_> {
@@ -219,20 +231,15 @@ impl Run<'_> {
     /// Plans a summary of pairs `pairs` of section `i`, with the section's user message
     /// as context.
     fn plan(&self, i: usize, pairs: std::ops::Range<usize>, kind: RequestKind) -> Option<Plan> {
+        // A room means pairs to replace: the prompt has work to show.
         let (bytes, overhead) = self.room(i, &pairs)?;
-        let s = self.section(i)?;
-        let replaced = s.body().get(pairs.clone())?;
-        let work: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
-        let tasks: Vec<Message> = s.header().human().cloned().into_iter().collect();
-        let prompt = render(&tasks, &work)?;
-        let job = Job {
-            kind,
-            prompt,
+        Some(Plan {
+            section: i,
             range: self.range(i, &pairs),
-            section: Some(i),
             target_bytes: super::hint(target_for(bytes), bytes.saturating_sub(overhead)),
-        };
-        Some(Plan { section: i, pairs, kind, job })
+            pairs,
+            kind,
+        })
     }
 
     fn plans(&self, targets: Vec<(usize, std::ops::Range<usize>)>, kind: RequestKind) -> Vec<Plan> {
@@ -298,7 +305,17 @@ impl Run<'_> {
         if plans.is_empty() || self.controls.cancel.is_cancelled() {
             return;
         }
-        let jobs = plans.iter().map(|p| p.job.clone()).collect();
+        let ast = &self.ast;
+        let jobs = plans
+            .iter()
+            .map(|p| Job {
+                kind: p.kind,
+                prompt: JobPrompt::Deferred(Box::new(move || prompt_of(ast, p.section, &p.pairs))),
+                range: p.range,
+                section: Some(p.section),
+                target_bytes: p.target_bytes,
+            })
+            .collect();
         let results = self.engine.wave(summarizer, self.controls, jobs).await;
         for (plan, result) in plans.iter().zip(results) {
             match result {

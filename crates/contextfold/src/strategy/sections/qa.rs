@@ -39,11 +39,23 @@ impl Run<'_> {
         };
         let mut jobs = Vec::new();
         if let Some(prompt) = render(&humans, &work) {
-            jobs.push(Job { kind: RequestKind::QaAi, prompt, range, section: None, target_bytes: target });
+            jobs.push(Job {
+                kind: RequestKind::QaAi,
+                prompt: prompt.into(),
+                range,
+                section: None,
+                target_bytes: target,
+            });
         }
         if self.config.summ_human_in_qa {
             if let Some(prompt) = render(&humans, &[]) {
-                jobs.push(Job { kind: RequestKind::QaHuman, prompt, range, section: None, target_bytes: target });
+                jobs.push(Job {
+                    kind: RequestKind::QaHuman,
+                    prompt: prompt.into(),
+                    range,
+                    section: None,
+                    target_bytes: target,
+                });
             }
         }
         if jobs.is_empty() || self.controls.cancel.is_cancelled() {

@@ -316,7 +316,7 @@ impl Run<'_> {
         summaries
     }
 
-    fn job(&mut self, span: &Span) -> Option<Job> {
+    fn job(&mut self, span: &Span) -> Option<Job<'static>> {
         if layout::too_small(self.config, span.level, span.bytes_before, span.count, span.bridge) {
             self.record(span.range.start, Action::Skipped { reason: "too small to summarize" });
             return None;
@@ -336,7 +336,7 @@ impl Run<'_> {
         prompt.instructions.push_str(guidance);
         Some(Job {
             kind: kind_of(span.level),
-            prompt,
+            prompt: prompt.into(),
             range: span.range,
             section: Some(self.section_of(span.range.start)),
             target_bytes: super::hint(

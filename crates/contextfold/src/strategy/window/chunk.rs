@@ -13,7 +13,7 @@
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, ToolResultPart};
 use crate::prompt::{render, Prompt};
-use crate::summarize::{Controls, Engine, Job, MessageRange, RequestKind, SummarizeError, Summarizer};
+use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
 use std::ops::Range;
 
 /// Instructions added when summaries of parts are condensed again.
@@ -324,7 +324,7 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
 }
 
 /// One job per piece of the `active` items, with the item each job belongs to.
-fn level_jobs(items: &[Item], active: &[usize]) -> (Vec<Job>, Vec<usize>) {
+fn level_jobs<'a>(items: &'a [Item], active: &[usize]) -> (Vec<Job<'a>>, Vec<usize>) {
     let mut jobs = Vec::new();
     let mut owners = Vec::new();
     for &i in active {
@@ -335,7 +335,8 @@ fn level_jobs(items: &[Item], active: &[usize]) -> (Vec<Job>, Vec<usize>) {
         for prompt in &item.pieces {
             jobs.push(Job {
                 kind: item.kind,
-                prompt: prompt.clone(),
+                // Copied when its call starts: the item keeps its pieces for a retry.
+                prompt: JobPrompt::Deferred(Box::new(move || Some(prompt.clone()))),
                 range: item.range,
                 section: item.section,
                 target_bytes: per_piece,
