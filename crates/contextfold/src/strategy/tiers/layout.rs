@@ -108,16 +108,16 @@ pub(super) fn detect(input: &[Message]) -> Existing {
 }
 
 /// Messages becoming (or merged into) one summary.
-pub(super) struct Span {
+pub(super) struct Span<'a> {
     pub level: TierLevel,
     /// An earlier summary this one updates (sent as `<previous_summary>`).
     pub previous: Option<String>,
-    /// Messages the request carries.
-    pub content: Vec<Message>,
+    /// Messages the request carries, where they lie (the input, an earlier summary).
+    pub content: Vec<&'a Message>,
     /// What stays before `content` when the summary is not applied (the earlier condensed
     /// summary it would have merged): the fallback is these, then `content`. A copy of
     /// the content itself was one more copy of the span.
-    pub fallback_lead: Vec<Message>,
+    pub fallback_lead: Option<&'a Message>,
     /// Original messages covered, earlier summaries' counts included.
     pub count: usize,
     /// Size of everything the summary replaces, earlier summaries included.
@@ -130,11 +130,11 @@ pub(super) struct Span {
 }
 
 /// This run's tiers.
-pub(super) struct Plan {
-    pub compressed: Option<Span>,
-    pub condensed: Option<Span>,
+pub(super) struct Plan<'a> {
+    pub compressed: Option<Span<'a>>,
+    pub condensed: Option<Span<'a>>,
     /// The recent tier, kept verbatim.
-    pub recent: Vec<Message>,
+    pub recent: &'a [Message],
 }
 
 /// The tiers of this run, or `None` when no message is older than the recent tier.
@@ -144,7 +144,7 @@ pub(super) struct Plan {
 /// condensed tier is rebuilt from the last `condensed` of them, and the rest, with the
 /// old condensed summary as one of its messages, is merged into the compressed summary
 /// (an update of the old one when there is one): at most one summary per level.
-pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig) -> Option<Plan> {
+pub(super) fn plan<'a>(input: &'a [Message], existing: &'a Existing, config: &TiersConfig) -> Option<Plan<'a>> {
     let n = input.len();
     let b = existing.body;
     let mut target = n.saturating_sub(config.recent.max(1));
@@ -156,15 +156,15 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
         return None;
     }
     let aging = input.get(b..t)?;
-    let recent = input.get(t..)?.to_vec();
+    let recent = input.get(t..)?;
     let old = existing.condensed.as_ref();
-    let old_message: Vec<Message> = old.and_then(|p| p.message.clone()).into_iter().collect();
-    if old.map_or(0, |p| p.count).saturating_add(weight(aging)) <= config.condensed {
+    let old_message = old.and_then(|p| p.message.as_ref());
+    if old.map_or(0, |p| p.count).saturating_add(weight(aging.iter())) <= config.condensed {
         let condensed = Span {
             level: TierLevel::Condensed,
             previous: old.map(|p| p.text.clone()),
-            content: aging.to_vec(),
-            count: old.map_or(0, |p| p.count).saturating_add(weight(aging)),
+            content: aging.iter().collect(),
+            count: old.map_or(0, |p| p.count).saturating_add(weight(aging.iter())),
             bytes_before: old.map_or(0, |p| p.bytes).saturating_add(messages_size(aging)),
             merged: old.is_some(),
             range: MessageRange { start: old.map_or(b, |p| p.index), end: t },
@@ -178,13 +178,12 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
     } else {
         clean_start(input, b, t.saturating_sub(config.condensed), half(config.condensed))
     };
-    let mut content = old_message;
-    content.extend(input.get(b..c)?.iter().cloned());
+    let mut content: Vec<&Message> = old_message.into_iter().chain(input.get(b..c)?).collect();
     let prev = existing.compressed.as_ref();
-    let mut span: Vec<Message> = input.get(c..t)?.to_vec();
+    let mut span: Vec<&Message> = input.get(c..t)?.iter().collect();
     let mut span_start = c;
-    let comp_bytes = prev.map_or(0, |p| p.bytes).saturating_add(messages_size(&content));
-    let comp_count = prev.map_or(0, |p| p.count).saturating_add(weight(&content));
+    let comp_bytes = prev.map_or(0, |p| p.bytes).saturating_add(size_of(&content));
+    let comp_count = prev.map_or(0, |p| p.count).saturating_add(weight(content.iter().copied()));
     // After a compressed summary, an assistant message needs the bridge.
     let comp_bridge = if input.get(c).is_some_and(|m| m.role == Role::Assistant) { BRIDGE_TEXT.len() } else { 0 };
     if !content.is_empty() && too_small(config, TierLevel::Compressed, comp_bytes, comp_count, comp_bridge) {
@@ -203,18 +202,18 @@ pub(super) fn plan(input: &[Message], existing: &Existing, config: &TiersConfig)
         merged: prev.is_some() || old.is_some(),
         range: MessageRange { start: prev.or(old).map_or(b, |p| p.index), end: c },
         bridge: comp_bridge,
-        fallback_lead: Vec::new(),
+        fallback_lead: None,
         content,
     });
     let condensed = (!span.is_empty()).then(|| Span {
         level: TierLevel::Condensed,
         previous: None,
-        count: weight(&span),
-        bytes_before: messages_size(&span),
+        count: weight(span.iter().copied()),
+        bytes_before: size_of(&span),
         merged: span_start < c && old.is_some(),
         range: MessageRange { start: span_start, end: t },
         bridge: BRIDGE_TEXT.len(),
-        fallback_lead: Vec::new(),
+        fallback_lead: None,
         content: span,
     });
     Some(Plan { compressed, condensed, recent })
@@ -236,8 +235,13 @@ pub(super) fn fixed_cost(level: TierLevel, count: usize, bridge: usize) -> usize
 }
 
 /// Original messages `messages` stand for.
-fn weight(messages: &[Message]) -> usize {
-    messages.iter().map(covered).fold(0usize, usize::saturating_add)
+fn weight<'m>(messages: impl Iterator<Item = &'m Message>) -> usize {
+    messages.map(covered).fold(0usize, usize::saturating_add)
+}
+
+/// [`messages_size`] of messages wherever they lie.
+fn size_of(messages: &[&Message]) -> usize {
+    messages.iter().map(|m| m.size()).fold(0usize, usize::saturating_add)
 }
 
 fn half(tier: usize) -> usize {

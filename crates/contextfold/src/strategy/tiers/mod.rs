@@ -45,7 +45,7 @@
 //! A second run never nests summaries. Messages aging out of the recent tier update the
 //! condensed summary while it covers at most `condensed` messages. Beyond that, the old
 //! condensed summary (as one of the messages) and the oldest new messages are merged
-//! into the compressed summary with [`render_update`], the old compressed text as
+//! into the compressed summary with [`render_update`](crate::prompt::render_update), the old compressed text as
 //! `<previous_summary>`; the condensed summary is rebuilt from the newer ones. Counts
 //! add up, and there is at most one summary per level. Both calls of a run go in one
 //! wave. A run where nothing is older than the recent tier makes no call, so compacting
@@ -80,7 +80,7 @@ use super::{Action, CompactError, CompactResult, OnError};
 use crate::ast::{ChainAst, RepairAction};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Role};
-use crate::prompt::{render, render_update};
+use crate::prompt::render_refs;
 use crate::summarize::{Controls, Engine, Job, RequestKind, SummarizeError, Summarizer};
 use layout::Span;
 
@@ -193,7 +193,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     if run.should_stop() || summaries.iter().all(Option::is_none) {
         return run.finish(messages, unchanged(), repairs);
     }
-    let out = assemble(existing, &spans, summaries.clone(), plan.recent);
+    let out = assemble(&existing, &spans, summaries.clone(), plan.recent);
     let gain = crate::message::messages_size(&out) < crate::message::messages_size(input);
     for (span, summary) in spans.iter().zip(&summaries) {
         let Some(summary) = summary else { continue };
@@ -222,10 +222,10 @@ pub async fn compact<S: Summarizer + ?Sized>(
 /// The tiered chain: the system messages with the compressed summary, then the condensed
 /// summary (or, for a span whose summary failed, its fallback), then the recent tier.
 fn assemble(
-    existing: layout::Existing,
-    spans: &[Span],
+    existing: &layout::Existing,
+    spans: &[Span<'_>],
     summaries: Vec<Option<Message>>,
-    recent: Vec<Message>,
+    recent: &[Message],
 ) -> Vec<Message> {
     let mut compressed_summary = None;
     let mut post = Vec::new();
@@ -233,16 +233,16 @@ fn assemble(
         match (span.level, summary) {
             (TierLevel::Compressed, Some(m)) => compressed_summary = Some(m),
             (_, Some(m)) => post.push(m),
-            (_, None) => post.extend(span.fallback_lead.iter().chain(&span.content).cloned()),
+            (_, None) => post.extend(span.fallback_lead.into_iter().chain(span.content.iter().copied()).cloned()),
         }
     }
     let mut out = match compressed_summary {
         Some(m) => {
-            let mut out = existing.systems;
+            let mut out = existing.systems.clone();
             out.push(m);
             out
         }
-        None => existing.head,
+        None => existing.head.clone(),
     };
     // A condensed summary is an assistant message: before a recent tier that opens with
     // one, a bridge keeps the roles alternating, so providers that require it never
@@ -251,7 +251,7 @@ fn assemble(
     if after_condensed && recent.first().is_some_and(|m| m.role == Role::Assistant) {
         post.push(marker::bridge_message());
     }
-    post.extend(recent);
+    post.extend(recent.iter().cloned());
     if post.first().is_some_and(|m| m.role == Role::Assistant) {
         out.push(marker::bridge_message());
     }
@@ -297,7 +297,7 @@ impl Run<'_> {
     /// The request for `span`, or `None` (noted) when its content is too small.
     /// One wave of summary calls, one per span that has one; per span, the summary
     /// message to use.
-    async fn summarize<S: Summarizer + ?Sized>(&mut self, summarizer: &S, spans: &[Span]) -> Vec<Option<Message>> {
+    async fn summarize<S: Summarizer + ?Sized>(&mut self, summarizer: &S, spans: &[Span<'_>]) -> Vec<Option<Message>> {
         let mut planned = Vec::new();
         let mut jobs = Vec::new();
         for (i, span) in spans.iter().enumerate() {
@@ -316,18 +316,17 @@ impl Run<'_> {
         summaries
     }
 
-    fn job(&mut self, span: &Span) -> Option<Job<'static>> {
+    fn job(&mut self, span: &Span<'_>) -> Option<Job<'static>> {
         if layout::too_small(self.config, span.level, span.bytes_before, span.count, span.bridge) {
             self.record(span.range.start, Action::Skipped { reason: "too small to summarize" });
             return None;
         }
-        let tasks: Vec<Message> =
-            span.content.iter().filter(|m| m.role == Role::User && !is_bridge(m)).cloned().collect();
-        let work: Vec<Message> = span.content.iter().filter(|m| m.role != Role::User).cloned().collect();
-        let mut prompt = match &span.previous {
-            Some(previous) => render_update(previous, &tasks, &work),
-            None => render(&tasks, &work),
-        }?;
+        // Rendered where the messages lie: a copy of the span's messages was the largest
+        // memory of a tiers run.
+        let tasks: Vec<&Message> =
+            span.content.iter().copied().filter(|m| m.role == Role::User && !is_bridge(m)).collect();
+        let work: Vec<&Message> = span.content.iter().copied().filter(|m| m.role != Role::User).collect();
+        let mut prompt = render_refs(span.previous.as_deref(), &tasks, &work)?;
         let guidance = match span.level {
             TierLevel::Condensed => CONDENSED_GUIDANCE,
             TierLevel::Compressed => COMPRESSED_GUIDANCE,
@@ -348,7 +347,7 @@ impl Run<'_> {
 
     /// The summary message for `span` from a call's result, or `None` (noted) when the
     /// call failed or the summary would not be smaller.
-    fn apply(&mut self, span: &Span, result: Result<String, SummarizeError>) -> Option<Message> {
+    fn apply(&mut self, span: &Span<'_>, result: Result<String, SummarizeError>) -> Option<Message> {
         let kind = kind_of(span.level);
         match result {
             Ok(text) => {
