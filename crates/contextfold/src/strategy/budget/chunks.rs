@@ -4,11 +4,11 @@
 use super::BudgetConfig;
 use crate::ast::{BodyPair, ChainAst, Section};
 use crate::message::Message;
-use crate::prompt::render;
-use crate::summarize::{Job, MessageRange, RequestKind};
+use crate::prompt::render_refs;
+use crate::summarize::{Job, JobPrompt, MessageRange, RequestKind};
 
 /// What `budget` condenses, planned before any call.
-pub(super) struct Plan {
+pub(super) struct Plan<'a> {
     /// Where the kept window starts: its section, and its first pair in that section.
     pub cut_section: usize,
     pub cut_pair: usize,
@@ -16,13 +16,14 @@ pub(super) struct Plan {
     pub keep_before: bool,
     /// The chunks, each with its summary job and the bytes it condenses.
     pub chunks: Vec<Chunk>,
-    pub jobs: Vec<Job<'static>>,
+    /// Their prompts are made from the AST as the calls start.
+    pub jobs: Vec<Job<'a>>,
     pub content_bytes: Vec<usize>,
 }
 
 /// Plans the kept window and the chunks before it, for a chain over the budget.
 /// `tokens`: the cost of each message of `ast`, in order, in `config.max`'s unit.
-pub(super) fn plan(ast: &ChainAst, config: &BudgetConfig, tokens: &[usize]) -> Plan {
+pub(super) fn plan<'a>(ast: &'a ChainAst, config: &BudgetConfig, tokens: &[usize]) -> Plan<'a> {
     let sections = ast.sections();
     let summary_share = config.summary_percent.min(100);
     let kept_budget = config.max.value().saturating_mul(100usize.saturating_sub(summary_share)) / 100;
@@ -243,19 +244,21 @@ fn plan_chunks(sections: &[Section], cut_section: usize, cut_pair: usize, chunk_
     chunks
 }
 
-fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -> Option<Job<'static>> {
-    let mut tasks: Vec<Message> = Vec::new();
-    let mut work: Vec<Message> = Vec::new();
+fn chunk_job<'a>(sections: &'a [Section], c: &Chunk, starts: &[usize], target: usize) -> Option<Job<'a>> {
+    let mut tasks: Vec<&Message> = Vec::new();
+    let mut work: Vec<&Message> = Vec::new();
     for segment in &c.segments {
         let s = sections.get(segment.section)?;
         // The user message gives context. It is condensed with its section, or stays
         // in place for the section the kept window starts in.
         if segment.with_human || c.in_cut {
-            tasks.extend(s.header().human().cloned());
+            tasks.extend(s.header().human());
         }
-        work.extend(s.body().get(segment.pairs.clone())?.iter().flat_map(BodyPair::messages));
+        work.extend(s.body().get(segment.pairs.clone())?.iter().flat_map(|p| std::iter::once(p.ai()).chain(p.tools())));
     }
-    let prompt = render(&tasks, &work)?;
+    if tasks.is_empty() && work.is_empty() {
+        return None;
+    }
     let first = c.first_section();
     let last = c.segments.last().map_or(first, |s| s.section);
     let start = starts.get(first).copied().unwrap_or(0);
@@ -263,7 +266,8 @@ fn chunk_job(sections: &[Section], c: &Chunk, starts: &[usize], target: usize) -
     let kind = if c.in_cut { RequestKind::Rotation } else { RequestKind::Chunk };
     Some(Job {
         kind,
-        prompt: prompt.into(),
+        // Rendered where the messages lie when the call starts.
+        prompt: JobPrompt::Deferred(Box::new(move || render_refs(None, &tasks, &work))),
         range: MessageRange { start, end },
         section: Some(first),
         target_bytes: target,
