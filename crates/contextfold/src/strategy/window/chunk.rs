@@ -12,7 +12,7 @@
 
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, ToolResultPart};
-use crate::prompt::{render, Prompt};
+use crate::prompt::{render, render_refs, Prompt};
 use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
 use std::ops::Range;
 
@@ -231,11 +231,38 @@ impl Source {
     }
 }
 
+/// One call's prompt of an item's level.
+#[derive(Debug, Clone)]
+pub(crate) enum Piece<'a> {
+    /// Made already (a piece of a long text, a deeper level's summaries).
+    Ready(Prompt),
+    /// Messages of the chain, rendered where they lie as the call starts (a chunk is
+    /// often most of the chain: all chunks rendered up front held it twice).
+    Messages { previous: Option<&'a str>, tasks: Vec<&'a Message>, work: Vec<&'a Message>, note: &'static str },
+}
+
+impl Piece<'_> {
+    fn prompt(&self) -> Option<Prompt> {
+        match self {
+            Piece::Ready(prompt) => Some(prompt.clone()),
+            Piece::Messages { previous, tasks, work, note } => {
+                render_refs(*previous, tasks, work).map(|p| with_note(p, note))
+            }
+        }
+    }
+}
+
+impl From<Prompt> for Piece<'_> {
+    fn from(prompt: Prompt) -> Self {
+        Piece::Ready(prompt)
+    }
+}
+
 /// One thing to summarize, possibly over several levels.
 #[derive(Debug, Clone)]
-pub(crate) struct Item {
+pub(crate) struct Item<'a> {
     /// This level's prompts (one call each).
-    pub pieces: Vec<Prompt>,
+    pub pieces: Vec<Piece<'a>>,
     /// The result must cost at most this, or it goes one level deeper.
     pub goal: Amount,
     /// Added to the instructions of deeper levels.
@@ -280,7 +307,7 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
     summarizer: &S,
     controls: &Controls,
     levels: Levels<'_>,
-    mut items: Vec<Item>,
+    mut items: Vec<Item<'_>>,
 ) -> Vec<Outcome> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
     let mut depth = 0usize;
@@ -324,7 +351,7 @@ pub(crate) async fn run_items<S: Summarizer + ?Sized>(
 }
 
 /// One job per piece of the `active` items, with the item each job belongs to.
-fn level_jobs<'a>(items: &'a [Item], active: &[usize]) -> (Vec<Job<'a>>, Vec<usize>) {
+fn level_jobs<'a>(items: &'a [Item<'_>], active: &[usize]) -> (Vec<Job<'a>>, Vec<usize>) {
     let mut jobs = Vec::new();
     let mut owners = Vec::new();
     for &i in active {
@@ -332,11 +359,11 @@ fn level_jobs<'a>(items: &'a [Item], active: &[usize]) -> (Vec<Job<'a>>, Vec<usi
         // Never above the item's own hint (a fair share of what it replaces).
         let floor = MIN_TARGET_BYTES.min(item.target_bytes);
         let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(floor).max(1);
-        for prompt in &item.pieces {
+        for piece in &item.pieces {
             jobs.push(Job {
                 kind: item.kind,
-                // Copied when its call starts: the item keeps its pieces for a retry.
-                prompt: JobPrompt::Deferred(Box::new(move || Some(prompt.clone()))),
+                // Made when its call starts.
+                prompt: JobPrompt::Deferred(Box::new(move || piece.prompt())),
                 range: item.range,
                 section: item.section,
                 target_bytes: per_piece,
@@ -350,7 +377,7 @@ fn level_jobs<'a>(items: &'a [Item], active: &[usize]) -> (Vec<Job<'a>>, Vec<usi
 /// What an item's joined summaries at `depth` make of it: done when they fit its goal;
 /// else, while levels remain and they did not grow, `None` with the item's pieces set
 /// to the next level's; else done, truncated.
-fn settle(item: &mut Item, joined: String, depth: usize, levels: Levels<'_>) -> Option<Outcome> {
+fn settle(item: &mut Item<'_>, joined: String, depth: usize, levels: Levels<'_>) -> Option<Outcome> {
     let goal = item.goal.with_value(item.goal.value().max(1));
     if levels.meter.text(goal.unit(), &joined) <= goal.value() && joined.len() <= item.max_bytes {
         return Some(Outcome::Done { text: joined, truncated: false });
@@ -362,7 +389,7 @@ fn settle(item: &mut Item, joined: String, depth: usize, levels: Levels<'_>) -> 
             if item.note.is_empty() { DEEPER_NOTE.to_string() } else { format!("{DEEPER_NOTE}\n\n{}", item.note) };
         item.pieces = split_text(&joined, levels.piece_limit, levels.meter)
             .iter()
-            .filter_map(|piece| source.render(piece, &note))
+            .filter_map(|piece| source.render(piece, &note).map(Piece::Ready))
             .collect();
         return None;
     }
@@ -457,10 +484,10 @@ mod tests {
         assert_eq!(plan_chunks(&m[1..3], &[20, 20], 25), vec![ChunkPlan::Messages(0..1), ChunkPlan::Messages(1..2)]);
     }
 
-    fn item(goal: usize, pieces: usize) -> Item {
+    fn item(goal: usize, pieces: usize) -> Item<'static> {
         let prompt = Source::Message(Role::Assistant).render("text", "").unwrap();
         Item {
-            pieces: vec![prompt; pieces],
+            pieces: vec![prompt.into(); pieces],
             goal: bytes(goal),
             note: "",
             kind: RequestKind::Chunk,

@@ -10,7 +10,9 @@
 //! The result is `head`, the restoration message, the latest user message when the split
 //! fell after it, then the kept messages; consecutive same-role messages are merged.
 
-use super::chunk::{message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Source};
+use super::chunk::{
+    message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Piece, Source,
+};
 use super::run::Run;
 use super::snapshot::{
     count_snapshots, layout, layout_owned, merge_alternating, restoration_part, restoration_text, snapshot_body,
@@ -20,7 +22,7 @@ use super::split::{find_split, SplitRequest};
 use super::WindowConfig;
 use crate::measure::Meter;
 use crate::message::{Message, Role};
-use crate::prompt::{render, render_refs, render_update};
+use crate::prompt::{render, render_update};
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
 
@@ -194,16 +196,19 @@ impl Run<'_> {
                     // Rendered where they lie: a chunk is often most of the chain.
                     let (tasks, work): (Vec<&Message>, Vec<&Message>) =
                         messages.iter().partition(|m| m.role == Role::User);
+                    if tasks.is_empty() && work.is_empty() {
+                        return None;
+                    }
                     let previous = previous.filter(|_| single_update);
-                    let prompt = render_refs(previous, &tasks, &work)?;
-                    (r.start, r.end.saturating_sub(1), vec![with_note(prompt, SNAPSHOT_SCHEMA)], SNAPSHOT_SCHEMA)
+                    let piece = Piece::Messages { previous, tasks, work, note: SNAPSHOT_SCHEMA };
+                    (r.start, r.end.saturating_sub(1), vec![piece], SNAPSHOT_SCHEMA)
                 }
                 ChunkPlan::Long(i) => {
                     let m = span.get(*i)?;
                     let source = Source::Message(m.role);
                     let pieces = split_text(&message_text(m), levels.piece_limit, self.meter)
                         .iter()
-                        .filter_map(|piece| source.render(piece, LONG_MESSAGE_NOTE))
+                        .filter_map(|piece| source.render(piece, LONG_MESSAGE_NOTE).map(Piece::Ready))
                         .collect();
                     (*i, *i, pieces, LONG_MESSAGE_NOTE)
                 }
@@ -289,7 +294,7 @@ impl Run<'_> {
         let start = layout.origin.first().copied().unwrap_or(0);
         let end = layout.origin.get(s.saturating_sub(1)).map_or(start, |e| e.saturating_add(1));
         let item = Item {
-            pieces: vec![with_note(prompt, note)],
+            pieces: vec![with_note(prompt, note).into()],
             goal,
             note,
             kind: RequestKind::Consolidate,

@@ -6,7 +6,7 @@
 //! [`TOOL_TRUNCATED_PREFIX`]. When summarizing fails and the caller asked for
 //! [`OnError::Partial`], the result is truncated the same way (reported, never silent).
 
-use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, Outcome, Source};
+use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, Outcome, Piece, Source};
 use super::run::Run;
 use super::snapshot::TOOL_RESULT_NOTE;
 use crate::measure::{Amount, Meter, Unit};
@@ -128,13 +128,16 @@ impl Run<'_> {
             let pieces = if self.meter.text(piece_limit.unit(), &text) <= piece_limit.value() {
                 let mut work: Vec<Message> = call.iter().cloned().collect();
                 work.push(Message::new(Role::Tool, vec![Part::ToolResult(r.clone())]));
-                render(&[], &work).map(|p| super::chunk::with_note(p, TOOL_RESULT_NOTE)).into_iter().collect()
+                render(&[], &work)
+                    .map(|p| Piece::Ready(super::chunk::with_note(p, TOOL_RESULT_NOTE)))
+                    .into_iter()
+                    .collect()
             } else {
                 let source =
                     Source::ToolResult { call: call.map(Box::new), template: Box::new(with_content(r, String::new())) };
                 split_text(&text, piece_limit, self.meter)
                     .iter()
-                    .filter_map(|piece| source.render(piece, TOOL_RESULT_NOTE))
+                    .filter_map(|piece| source.render(piece, TOOL_RESULT_NOTE).map(Piece::Ready))
                     .collect()
             };
             let bytes = Part::ToolResult(r.clone()).size();
