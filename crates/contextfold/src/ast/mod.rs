@@ -243,6 +243,11 @@ impl BodyPair {
         self.size
     }
 
+    /// The pair's messages where they lie: the assistant message, then its tool messages.
+    pub fn message_refs(&self) -> impl Iterator<Item = &Message> {
+        std::iter::once(&self.ai).chain(&self.tools)
+    }
+
     pub fn messages(&self) -> Vec<Message> {
         let mut out = Vec::with_capacity(self.tools.len().saturating_add(1));
         out.push(self.ai.clone());

@@ -254,7 +254,7 @@ fn chunk_job<'a>(sections: &'a [Section], c: &Chunk, starts: &[usize], target: u
         if segment.with_human || c.in_cut {
             tasks.extend(s.header().human());
         }
-        work.extend(s.body().get(segment.pairs.clone())?.iter().flat_map(|p| std::iter::once(p.ai()).chain(p.tools())));
+        work.extend(s.body().get(segment.pairs.clone())?.iter().flat_map(BodyPair::message_refs));
     }
     if tasks.is_empty() && work.is_empty() {
         return None;

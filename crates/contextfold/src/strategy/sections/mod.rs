@@ -119,8 +119,7 @@ pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
 /// as context: rendered where the messages lie in the AST.
 fn prompt_of(ast: &ChainAst, i: usize, pairs: &std::ops::Range<usize>) -> Option<crate::prompt::Prompt> {
     let s = ast.sections().get(i)?;
-    let work: Vec<&Message> =
-        s.body().get(pairs.clone())?.iter().flat_map(|p| std::iter::once(p.ai()).chain(p.tools())).collect();
+    let work: Vec<&Message> = s.body().get(pairs.clone())?.iter().flat_map(BodyPair::message_refs).collect();
     let tasks: Vec<&Message> = s.header().human().into_iter().collect();
     render_refs(None, &tasks, &work)
 }
