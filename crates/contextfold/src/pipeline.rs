@@ -68,8 +68,9 @@ pub async fn compact_json<S: Summarizer + ?Sized>(
 
 /// [`compact_json`] of the JSON `text` whose tree is `value` (parsed by the caller, who
 /// reports its errors). With a reuse plan asked for, the tree of the message list is let
-/// go once the messages are read (it was the largest memory of a compaction): the plan
-/// compares the output with the text instead.
+/// go element by element as the messages are read (the list's tree and the messages held
+/// together were the largest memory of a compaction): the plan compares the output with
+/// the text instead.
 pub async fn compact_json_text<S: Summarizer + ?Sized>(
     text: &str,
     mut value: Value,
@@ -78,16 +79,21 @@ pub async fn compact_json_text<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<JsonOutput, JsonError> {
-    let (messages, format) = read_json(&value, settings.format)?;
-    let list = if settings.reuse { reuse::InputList::of(text, &value, format) } else { None };
-    let caller = match list {
-        Some(list) => {
-            reuse::empty_list(&mut value, format);
-            Caller::Text { text, shell: value, list }
-        }
-        None => Caller::Tree(&value),
+    let format = match settings.format {
+        Some(format) => format,
+        None => format::detect(&value)?,
     };
-    compact_read(caller, messages, format, settings, summarizer, controls, meter).await
+    let list = if settings.reuse { reuse::InputList::of(text, &value, format) } else { None };
+    let Some(list) = list else {
+        let messages = format::read(&value, format)?;
+        return compact_read(Caller::Tree(&value), messages, format, settings, summarizer, controls, meter).await;
+    };
+    let messages = match reuse::take_list(&mut value, format) {
+        Some(taken) => format::read_taken(&value, taken, format)?,
+        None => format::read(&value, format)?,
+    };
+    compact_read(Caller::Text { text, shell: value, list }, messages, format, settings, summarizer, controls, meter)
+        .await
 }
 
 /// What the pipeline holds of the caller's JSON while it compacts.

@@ -36,16 +36,16 @@ fn message_array(value: &Value, format: Format) -> Option<&Vec<Value>> {
     }
 }
 
-/// Empties the message list of `value` in place (its container and other fields stay).
-pub fn empty_list(value: &mut Value, format: Format) {
+/// Takes the message list out of `value`, leaving it empty in place (the container and
+/// its other fields stay). `None` when `value` holds no list.
+pub fn take_list(value: &mut Value, format: Format) -> Option<Vec<Value>> {
     match value {
-        Value::Array(list) => *list = Vec::new(),
-        Value::Object(map) => {
-            if let Some(Value::Array(list)) = list_key(map, format).and_then(|k| map.get_mut(k)) {
-                *list = Vec::new();
-            }
-        }
-        _ => {}
+        Value::Array(list) => Some(std::mem::take(list)),
+        Value::Object(map) => match list_key(map, format).and_then(|k| map.get_mut(k)) {
+            Some(Value::Array(list)) => Some(std::mem::take(list)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -96,6 +96,36 @@ fn errors_point_at_the_same_place() {
     }
 }
 
+/// The message list of a chain value: the value itself, or a request's list.
+fn list_mut(value: &mut Value) -> &mut Vec<Value> {
+    match value {
+        Value::Array(list) => list,
+        Value::Object(map) => {
+            map.values_mut().find_map(|v| v.as_array_mut().filter(|l| l.len() > 3)).expect("a request's list")
+        }
+        _ => panic!("not a chain"),
+    }
+}
+
+#[test]
+fn the_list_read_element_by_element_reads_as_the_tree_does() {
+    // The text path takes the list out of the tree and reads it element by element:
+    // detected formats, and a bad element's error and path, as from the whole tree.
+    for (format, value) in inputs() {
+        let settings = CompactSettings { reuse: true, ..Default::default() };
+        let (tree, read) = run_both(&value, &settings);
+        assert_eq!(read.unwrap(), tree.unwrap(), "{format:?} detected");
+        let mut bad = value.clone();
+        list_mut(&mut bad)[3] = json!(42);
+        let settings = CompactSettings { format: Some(format), reuse: true, ..Default::default() };
+        let (tree, read) = run_both(&bad, &settings);
+        let (tree, read) = (tree.unwrap_err(), read.unwrap_err());
+        assert_eq!(read, tree, "{format:?}");
+        let message = format!("{:?}", read.error);
+        assert!(message.contains("[3]"), "{format:?}: {message}");
+    }
+}
+
 #[test]
 fn nothing_to_do_hands_the_input_back() {
     let value = write(&session(2), Format::OpenAi).unwrap();

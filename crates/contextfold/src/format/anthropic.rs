@@ -89,6 +89,7 @@ mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
+use super::items::Items;
 use super::path::JsonPath;
 use super::tool_turns::split_tool_results;
 use super::FormatError;
@@ -104,14 +105,20 @@ pub const NAMESPACE: &str = crate::message::marker_namespace::ANTHROPIC;
 
 /// Reads an Anthropic `messages` array or a request object `{system, messages}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
-    super::wire::RequestShape {
-        list_name: "Anthropic messages",
-        fields: super::RequestFields::ANTHROPIC,
-        read_system,
-        read_list: read_messages,
-    }
-    .read(value)
+    SHAPE.read(value)
 }
+
+/// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
+pub(crate) fn read_taken(value: &Value, taken: Vec<Value>) -> Result<Vec<Message>, FormatError> {
+    SHAPE.read_taken(value, Some(taken))
+}
+
+const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
+    list_name: "Anthropic messages",
+    fields: super::RequestFields::ANTHROPIC,
+    read_system,
+    read_list: read_messages,
+};
 
 /// The request's `system` (a string or text blocks) as one system message.
 fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
@@ -133,11 +140,11 @@ fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>
     Ok(Some(message))
 }
 
-fn read_messages(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
+fn read_messages(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     out.reserve(items.len());
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.each() {
         let leading = out.iter().all(|m| m.role == Role::System);
-        let mut read = read_message(item, path.index(i), leading)?;
+        let mut read = read_message(&item, path.index(i), leading)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
         if let Some(first) = read.first_mut().filter(|m| after_results && matches!(m.role, Role::Tool | Role::User)) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));

@@ -77,6 +77,7 @@ mod parts;
 mod writer;
 
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
+use super::items::Items;
 use super::path::JsonPath;
 use super::tool_turns::split_tool_results;
 use super::FormatError;
@@ -94,14 +95,20 @@ pub const ID_TEMPLATE: &str = "call_{r:24:x}";
 
 /// Reads a Gemini `contents` array or a request object `{systemInstruction, contents}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
-    super::wire::RequestShape {
-        list_name: "Gemini contents",
-        fields: super::RequestFields::GEMINI,
-        read_system,
-        read_list: read_contents,
-    }
-    .read(value)
+    SHAPE.read(value)
 }
+
+/// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
+pub(crate) fn read_taken(value: &Value, taken: Vec<Value>) -> Result<Vec<Message>, FormatError> {
+    SHAPE.read_taken(value, Some(taken))
+}
+
+const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
+    list_name: "Gemini contents",
+    fields: super::RequestFields::GEMINI,
+    read_system,
+    read_list: read_contents,
+};
 
 /// The request's `systemInstruction` (a content of text parts, or a string) as one
 /// system message.
@@ -158,11 +165,11 @@ fn required_parts<'a>(obj: &mut WireObject<'a>) -> Result<&'a [Value], FormatErr
     }
 }
 
-fn read_contents(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
+fn read_contents(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     out.reserve(items.len());
     let mut ids = parts::Ids::default();
-    for (i, item) in items.iter().enumerate() {
-        let mut read = read_content(item, path.index(i), i, &mut ids)?;
+    for (i, item) in items.each() {
+        let mut read = read_content(&item, path.index(i), i, &mut ids)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
         if let Some(first) = read.first_mut().filter(|m| after_results && matches!(m.role, Role::Tool | Role::User)) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));

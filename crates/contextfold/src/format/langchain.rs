@@ -39,6 +39,7 @@ mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
 use crate::message::{Extra, ImagePart, Message, Part, Role, TextPart, ToolResultPart};
@@ -55,7 +56,13 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     let Value::Array(items) = value else {
         return Err(root.shape_error(format!("expected an array of LangChain messages, found {}", json_kind(value))));
     };
-    items.iter().enumerate().map(|(i, item)| read_message(item, root.index(i))).collect()
+    read_list(Items::Borrowed(items))
+}
+
+/// Reads the elements of a LangChain message array.
+pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
+    items.each().map(|(i, item)| read_message(&item, root.index(i))).collect()
 }
 
 fn role_of_type(kind: &str) -> Option<Role> {

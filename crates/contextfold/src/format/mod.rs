@@ -19,6 +19,7 @@ pub(crate) mod data_url;
 pub mod detect;
 mod fields;
 pub mod gemini;
+mod items;
 pub mod langchain;
 pub mod native;
 pub(crate) mod native_block;
@@ -240,6 +241,28 @@ pub fn read(value: &serde_json::Value, format: Format) -> Result<Vec<Message>, F
         Format::AiSdk => aisdk::read(value),
         Format::AiSdkUi => aisdk::ui::read(value),
         Format::LangChain => langchain::read(value),
+    }
+}
+
+/// [`read`] of a chain whose message list (see [`Format::request_fields`]) was taken out
+/// of `value` as `taken`, `value` holding the list emptied: each element's tree is let go
+/// as soon as it is read, instead of the whole list's tree living until the end.
+pub fn read_taken(
+    value: &serde_json::Value,
+    taken: Vec<serde_json::Value>,
+    format: Format,
+) -> Result<Vec<Message>, FormatError> {
+    use items::Items;
+    match format {
+        // The serde reader of the native format takes the whole list.
+        Format::Native => native::read(&serde_json::Value::Array(taken)),
+        Format::OpenAi => openai::read_list(Items::Owned(taken)),
+        Format::OpenAiResponses => responses::read_taken(value, taken),
+        Format::Anthropic => anthropic::read_taken(value, taken),
+        Format::Gemini => gemini::read_taken(value, taken),
+        Format::AiSdk => aisdk::read_list(Items::Owned(taken)),
+        Format::AiSdkUi => aisdk::ui::read_list(Items::Owned(taken)),
+        Format::LangChain => langchain::read_list(Items::Owned(taken)),
     }
 }
 

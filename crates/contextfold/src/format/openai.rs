@@ -69,6 +69,7 @@ mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
 use crate::message::{Extra, Message, Part, ReasoningPart, Role, ToolResultPart};
@@ -87,8 +88,14 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     let Value::Array(items) = value else {
         return Err(root.shape_error(format!("expected an array of OpenAI chat messages, found {}", json_kind(value))));
     };
+    read_list(Items::Borrowed(items))
+}
+
+/// Reads the elements of an OpenAI `messages` array.
+pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
     let mut legacy = tool_calls::LegacyCalls::default();
-    items.iter().enumerate().map(|(index, item)| read_message(item, index, root.index(index), &mut legacy)).collect()
+    items.each().map(|(index, item)| read_message(&item, index, root.index(index), &mut legacy)).collect()
 }
 
 /// Roles as they appear on the wire.

@@ -76,6 +76,7 @@ mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
+use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
 use crate::message::{Extra, Message, Part, Role, ToolResultPart};
@@ -89,9 +90,18 @@ pub const NAMESPACE: &str = crate::message::marker_namespace::RESPONSES;
 
 /// Reads a Responses `input` item array or a request object `{instructions?, input}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    read_with(value, None)
+}
+
+/// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
+pub(crate) fn read_taken(value: &Value, taken: Vec<Value>) -> Result<Vec<Message>, FormatError> {
+    read_with(value, Some(taken))
+}
+
+fn read_with(value: &Value, taken: Option<Vec<Value>>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
     match value {
-        Value::Array(items) => read_items(items, &root, Vec::new()),
+        Value::Array(list) => read_items(Items::taken_or(taken, list), &root, Vec::new()),
         Value::Object(_) => {
             let mut request = WireObject::new(value, root, "a request")?;
             let mut out = Vec::new();
@@ -111,7 +121,7 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
             }
             let input_path = request.field_path("input");
             match request.take("input") {
-                Some(Value::Array(items)) => read_items(items, &input_path, out),
+                Some(Value::Array(list)) => read_items(Items::taken_or(taken, list), &input_path, out),
                 Some(Value::String(text)) => {
                     let mut markers = Markers::default();
                     markers.set("input", "string");
@@ -139,11 +149,11 @@ enum Item {
     Assistant(Vec<Part>),
 }
 
-fn read_items(items: &[Value], path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
+fn read_items(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     out.reserve(items.len());
     let mut turn: Vec<Part> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        match read_item(item, path.index(i))? {
+    for (i, item) in items.each() {
+        match read_item(&item, path.index(i))? {
             Item::Assistant(parts) => turn.extend(parts),
             Item::Message(message) => {
                 if !turn.is_empty() {

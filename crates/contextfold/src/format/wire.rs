@@ -99,7 +99,7 @@ pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, V
 type ReadSystem =
     fn(Option<&Value>, &super::path::JsonPath) -> Result<Option<crate::message::Message>, super::FormatError>;
 type ReadList = fn(
-    &[Value],
+    super::items::Items<'_>,
     &super::path::JsonPath,
     Vec<crate::message::Message>,
 ) -> Result<Vec<crate::message::Message>, super::FormatError>;
@@ -118,10 +118,21 @@ pub(crate) struct RequestShape {
 impl RequestShape {
     /// Reads a bare list or a request object: its system prompt first, then the list.
     pub(crate) fn read(&self, value: &Value) -> Result<Vec<crate::message::Message>, super::FormatError> {
+        self.read_taken(value, None)
+    }
+
+    /// [`RequestShape::read`], the list's elements `taken` out of `value` when given
+    /// (`value` then holds the list emptied).
+    pub(crate) fn read_taken(
+        &self,
+        value: &Value,
+        taken: Option<Vec<Value>>,
+    ) -> Result<Vec<crate::message::Message>, super::FormatError> {
         use super::fields::{json_kind, WireObject};
+        use super::items::Items;
         let root = super::path::JsonPath::root();
         match value {
-            Value::Array(items) => (self.read_list)(items, &root, Vec::new()),
+            Value::Array(list) => (self.read_list)(Items::taken_or(taken, list), &root, Vec::new()),
             Value::Object(_) => {
                 let mut request = WireObject::new(value, root, "a request")?;
                 let mut out = Vec::new();
@@ -131,7 +142,7 @@ impl RequestShape {
                 }
                 let path = request.field_path(self.fields.messages);
                 match request.take(self.fields.messages) {
-                    Some(Value::Array(items)) => (self.read_list)(items, &path, out),
+                    Some(Value::Array(list)) => (self.read_list)(Items::taken_or(taken, list), &path, out),
                     Some(other) => Err(path.shape_error(format!(
                         "`{}` must be an array, found {}",
                         self.fields.messages,

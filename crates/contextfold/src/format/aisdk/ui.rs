@@ -66,6 +66,7 @@ mod writer;
 use super::{compact_json, NAMESPACE};
 use crate::format::data_url;
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
+use crate::format::items::Items;
 use crate::format::path::JsonPath;
 use crate::format::wire::object;
 use crate::format::FormatError;
@@ -86,10 +87,16 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     let Value::Array(items) = value else {
         return Err(root.shape_error(format!("expected an array of AI SDK UIMessages, found {}", json_kind(value))));
     };
+    read_list(Items::Borrowed(items))
+}
+
+/// Reads the elements of an AI SDK `UIMessage` array.
+pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
+    let root = JsonPath::root();
     let mut out = Vec::with_capacity(items.len());
     let mut turn = Turn::default();
-    for (i, item) in items.iter().enumerate() {
-        read_message(item, root.index(i), &mut out, &mut turn)?;
+    for (i, item) in items.each() {
+        read_message(&item, root.index(i), &mut out, &mut turn)?;
     }
     Ok(out)
 }
