@@ -220,16 +220,16 @@ const DONE_WORDS: [&str; 12] = [
 
 /// The call a result answers: the transcript names the tool, not the call, so the
 /// oldest pending call of that tool, else the oldest of all.
-fn take_call(pending: &mut Vec<(String, Call)>, name: &str) -> Option<Call> {
-    let at = pending.iter().position(|(n, _)| n == name).unwrap_or(0);
+fn take_call(pending: &mut Vec<(&str, Call)>, name: &str) -> Option<Call> {
+    let at = pending.iter().position(|(n, _)| *n == name).unwrap_or(0);
     (at < pending.len()).then(|| pending.remove(at)).map(|(_, c)| c)
 }
 
 impl Facts {
-    pub fn gather(items: &[Item]) -> Facts {
+    pub fn gather(items: &[Item<'_>]) -> Facts {
         let mut f = Facts::default();
         // Calls waiting for their result, oldest first.
-        let mut pending: Vec<(String, Call)> = Vec::new();
+        let mut pending: Vec<(&str, Call)> = Vec::new();
         // Errors whose fix the assistant's next words may give.
         let mut awaiting_fix: Vec<usize> = Vec::new();
         let mut tasks = Tasks::default();
@@ -255,7 +255,7 @@ impl Facts {
                         tasks.command(command, step);
                         f.command_files(command, step);
                     }
-                    pending.push((name.clone(), call));
+                    pending.push((name, call));
                 }
                 Item::Result { name, text, error } => {
                     let call = take_call(&mut pending, name);

@@ -1,31 +1,37 @@
 //! Reads the envelope [`crate::prompt::render`] writes back into what it holds.
+//!
+//! What holds no escaped character is read where it lies in the transcript: a copy of
+//! every text was as large as the transcript (most of a chain, for a fold).
+
+use std::borrow::Cow;
 
 /// One thing the transcript holds, in order.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Item {
+pub(super) enum Item<'t> {
     /// A user message (`<task>`).
-    Task(String),
+    Task(Cow<'t, str>),
     /// Text of an assistant message.
-    AssistantText(String),
+    AssistantText(Cow<'t, str>),
     Call {
-        name: String,
-        args: String,
+        name: Cow<'t, str>,
+        args: Cow<'t, str>,
     },
+    /// A tool result: its contents, one per line.
     Result {
-        name: String,
-        text: String,
+        name: Cow<'t, str>,
+        text: Cow<'t, str>,
         error: bool,
     },
     /// An earlier summary being updated.
-    Previous(String),
+    Previous(Cow<'t, str>),
 }
 
-pub(super) fn parse(t: &str) -> Vec<Item> {
+pub(super) fn parse(t: &str) -> Vec<Item<'_>> {
     let mut items = Vec::new();
     let mut rest = t;
     let mut role = "";
     let mut in_task = false;
-    let mut result: Option<(String, bool, String)> = None;
+    let mut result: Option<(Cow<'_, str>, bool, Cow<'_, str>)> = None;
     while let Some(open) = rest.find('<') {
         let Some(close) = rest.get(open..).and_then(|r| r.find('>')).map(|c| open.saturating_add(c)) else {
             break;
@@ -41,8 +47,13 @@ pub(super) fn parse(t: &str) -> Vec<Item> {
                 let end = closing(after, "</content>");
                 let text = unescape(after.get(..end).unwrap_or_default());
                 if let Some((_, _, body)) = result.as_mut() {
-                    body.push_str(&text);
-                    body.push('\n');
+                    if body.is_empty() {
+                        *body = text;
+                    } else {
+                        let body = body.to_mut();
+                        body.push('\n');
+                        body.push_str(&text);
+                    }
                 } else if in_task {
                     items.push(Item::Task(text));
                 } else if role == "assistant" {
@@ -68,7 +79,7 @@ pub(super) fn parse(t: &str) -> Vec<Item> {
             }
             "tool_call_response" => {
                 let name = unescape(attr(tag, "name").unwrap_or_default());
-                result = Some((name, attr(tag, "error").is_some(), String::new()));
+                result = Some((name, attr(tag, "error").is_some(), Cow::Borrowed("")));
             }
             "/tool_call_response" => {
                 if let Some((name, error, text)) = result.take() {
@@ -108,10 +119,12 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 /// The text `crate::prompt`'s escaping wrote, read back in one pass: entities cannot
 /// overlap (each starts with `&` and holds none), so this is four `replace`s in one.
 /// Four `replace` calls scanned the whole transcript four times, each through a
-/// substring searcher (slow in wasm, without SIMD).
-fn unescape(s: &str) -> String {
+/// substring searcher (slow in wasm, without SIMD). Text without entities is `s` itself.
+fn unescape(s: &str) -> Cow<'_, str> {
+    let Some(first) = s.find('&') else { return Cow::Borrowed(s) };
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
+    out.push_str(s.get(..first).unwrap_or_default());
+    let mut rest = s.get(first..).unwrap_or_default();
     while let Some(at) = rest.find('&') {
         out.push_str(rest.get(..at).unwrap_or_default());
         let entity = rest.get(at..).unwrap_or_default();
@@ -123,7 +136,7 @@ fn unescape(s: &str) -> String {
         rest = entity.get(len..).unwrap_or_default();
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -155,6 +168,19 @@ mod tests {
                 prop_assert_eq!(closing(&tag, close), tag.find(close).unwrap_or(tag.len()));
             }
         }
+    }
+
+    #[test]
+    fn texts_without_entities_are_read_where_they_lie() {
+        let work = [
+            crate::message::Message::text(crate::message::Role::Assistant, "plain words"),
+            crate::message::Message::text(crate::message::Role::Assistant, "a < b"),
+        ];
+        let prompt = crate::prompt::render(&[], &work).unwrap_or_else(|| unreachable!());
+        let items = parse(&prompt.transcript);
+        let texts: Vec<&Cow<'_, str>> =
+            items.iter().filter_map(|i| if let Item::AssistantText(t) = i { Some(t) } else { None }).collect();
+        assert!(matches!(texts.as_slice(), [Cow::Borrowed("plain words"), Cow::Owned(t)] if t == "a < b"), "{texts:?}");
     }
 
     #[test]
