@@ -10,6 +10,7 @@
 pub mod ast;
 pub mod convert;
 pub mod error;
+pub mod extra;
 pub mod format;
 pub mod inspect;
 pub(crate) mod json_eq;

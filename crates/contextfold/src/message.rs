@@ -17,10 +17,9 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// Unknown fields kept verbatim for lossless round trips.
-pub type Extra = Map<String, Value>;
+pub use crate::extra::Extra;
 
 /// The `extra` key under which `tiers` marks its summaries and the bridge. Only the
 /// native format keeps it: no provider accepts the field, so the other writers leave it

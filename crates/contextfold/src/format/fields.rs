@@ -321,7 +321,7 @@ mod tests {
         markers.set("content", "array");
         let extra = obj.into_extra(&["role", "parts", "text"], "_ns", markers);
         assert_eq!(
-            Value::Object(extra),
+            Value::Object(extra.into_map()),
             json!({"cache": 1, "name": null, "_ns": {"content": "array", "shadowed": {"text": "clash"}}})
         );
     }
