@@ -276,6 +276,13 @@ async fn fold<S: Summarizer + ?Sized>(
             limit: config.summarizer_max_tokens,
             range: MessageRange { start: first, end: end.max(first) },
         };
+        // The span's masked copies are neither sent (the span is rendered from the chain
+        // as it came) nor kept: let them go before the call, which holds its transcript.
+        for (i, m) in shape.body.iter_mut().enumerate().take(at.split) {
+            if Some(i) != at.pinned {
+                m.parts = Vec::new();
+            }
+        }
         let Some(body) = span::summarize_span(request, summarizer, controls, meter, run).await else {
             // Partial keeps what masking did; the others end in `conclude`.
             return Ok(Some(remask()));
