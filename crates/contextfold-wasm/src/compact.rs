@@ -10,7 +10,7 @@
 //! and says which in `format`. `needsCompaction` is the cheap trigger check.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
-use crate::convert::{describe, format_option, messages_and_text_from_js, messages_from_js, to_js};
+use crate::convert::{describe, format_option, js_text, messages_and_text_from_js, messages_from_js, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::{check_keys, invalid, provider_option, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
@@ -93,7 +93,11 @@ pub async fn compact(
         None => Some(ExtractiveSummarizer::default()),
         Some(f) => crate::extractive::from_marked(f),
     };
-    let (text, value) = messages_and_text_from_js(messages)?;
+    // JSON text with a reuse plan (what the JS layer sends) is parsed as it is read.
+    let input = match js_text(&messages) {
+        Some(text) if settings.reuse => Input::Text(text),
+        _ => Input::Tree(messages_and_text_from_js(messages)?.1),
+    };
     let controls = Controls {
         concurrency: settings.concurrency,
         cancel: CancelFlag::new(),
@@ -118,21 +122,32 @@ pub async fn compact(
         (None, Some(function)) => Either::Js(JsSummarizer::new(function, signal)),
         (None, None) => return Err(invalid(".summarizer", "required").into()),
     };
-    let output = match text {
-        // The reuse plan reads the text: the list's tree goes once the messages are read.
-        Some(text) if settings.reuse => {
-            contextfold::pipeline::compact_json_text(&text, value, &settings, &chosen, &controls, meter)
-                .await
-                .map(CompactOutput::from)
-                .map_err(BindingError::from)
+    let output = match input {
+        Input::Text(text) => {
+            let streamed = contextfold::pipeline::compact_text(&text, &settings, &chosen, &controls, meter).await;
+            let output = match streamed {
+                Some(output) => output,
+                // Not a bare list, or not JSON: parsed whole (and its error reported).
+                None => {
+                    let value = contextfold::format::parse_json(&text).map_err(BindingError::from)?;
+                    contextfold::pipeline::compact_json_text(&text, value, &settings, &chosen, &controls, meter).await
+                }
+            };
+            output.map(CompactOutput::from).map_err(BindingError::from)
         }
-        _ => compact_value(&value, &settings, &chosen, &controls, meter).await,
+        Input::Tree(value) => compact_value(&value, &settings, &chosen, &controls, meter).await,
     };
     // A failed token counter outranks whatever was computed with the stand-in estimate.
     if let Some(counter) = &counter {
         counter.check()?;
     }
     to_js(&output?)
+}
+
+/// The messages `compact` was given: JSON text still to parse, or the parsed tree.
+enum Input {
+    Text(String),
+    Tree(Value),
 }
 
 /// Calls the caller's `onProgress`. What it throws is ignored: a progress bar must not

@@ -89,11 +89,143 @@ pub async fn compact_json_text<S: Summarizer + ?Sized>(
         return compact_read(Caller::Tree(&value), messages, format, settings, summarizer, controls, meter).await;
     };
     let messages = match reuse::take_list(&mut value, format) {
-        Some(taken) => format::read_taken(&value, taken, format)?,
+        Some(taken) => format::read_taken(&value, format::Items::Owned(taken), format)?,
         None => format::read(&value, format)?,
     };
     compact_read(Caller::Text { text, shell: value, list }, messages, format, settings, summarizer, controls, meter)
         .await
+}
+
+/// [`compact_json_text`] of a JSON `text` not parsed yet, when it is a bare message list
+/// and a reuse plan is asked for: its elements are parsed one at a time as they are read,
+/// so that the list's tree never exists whole (only the prefix that settles the format,
+/// when it is detected: all of it when it never settles). Parsing, detecting and reading
+/// as they go, element after element, also keeps each element in cache while it is read.
+/// `None` (nothing done) for any other text, and for a text that does not parse: the
+/// caller then parses it whole, reports its error, and calls [`compact_json_text`].
+pub async fn compact_text<S: Summarizer + ?Sized>(
+    text: &str,
+    settings: &CompactSettings,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Option<Result<JsonOutput, JsonError>> {
+    if !settings.reuse {
+        return None;
+    }
+    let spans = crate::json_span::array_spans(text.as_bytes())?;
+    let parse = |span: &std::ops::Range<usize>| text.get(span.clone()).and_then(|t| serde_json::from_str(t).ok());
+    let mut detector = settings.format.is_none().then(format::detect::Detector::default);
+    let mut prints: Vec<u64> = Vec::with_capacity(spans.len());
+    // 1. The format: given, or settled by the shortest prefix.
+    let mut prefix: Vec<Value> = Vec::new();
+    if let Some(detector) = detector.as_mut() {
+        for (i, span) in spans.iter().enumerate() {
+            let element = parse(span)?;
+            if let Err(e) = detector.push(i, &element) {
+                // A text that does not parse reports that first, as a whole parse would.
+                return spans
+                    .get(i.saturating_add(1)..)
+                    .is_some_and(|rest| all_parse(text, rest))
+                    .then(|| Err(e.into()));
+            }
+            prints.push(reuse::fingerprint(&element));
+            prefix.push(element);
+            if detector.settled() {
+                break;
+            }
+        }
+    }
+    let format = settings.format.or(detector.map(|d| d.format())).unwrap_or(Format::OpenAi);
+    // 2. The read: the prefix, then each element as it is parsed (and still detected).
+    let from = prefix.len();
+    let mut stop: Option<Result<(), FormatError>> = None;
+    let rest = Parsed::new(text, spans.get(from..).unwrap_or_default()).enumerate().map_while(|(k, element)| {
+        let Some(element) = element else {
+            stop = Some(Ok(()));
+            return None;
+        };
+        if let Some(detector) = detector.as_mut() {
+            if let Err(e) = detector.push(from.saturating_add(k), &element) {
+                stop = Some(Err(e));
+                return None;
+            }
+        }
+        prints.push(reuse::fingerprint(&element));
+        Some(element)
+    });
+    let mut elements = prefix.into_iter().chain(rest);
+    let shell = Value::Array(Vec::new());
+    let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements, len: spans.len() }, format);
+    // A read that failed leaves elements unread: a detection error or a parse error among
+    // them comes first, as it would have come before any read.
+    elements.by_ref().for_each(drop);
+    drop(elements);
+    let messages = match stop {
+        Some(Ok(())) => return None,
+        Some(Err(detected)) => {
+            let at = prints.len().saturating_add(1);
+            return spans.get(at..).is_some_and(|rest| all_parse(text, rest)).then(|| Err(detected.into()));
+        }
+        None => match read {
+            Ok(messages) => messages,
+            Err(e) => return Some(Err(e.into())),
+        },
+    };
+    let caller = Caller::Text { text, shell, list: reuse::InputList::new(spans, prints) };
+    Some(compact_read(caller, messages, format, settings, summarizer, controls, meter).await)
+}
+
+/// The elements at `spans` of a JSON array's `text`, parsed a few at a time: one parse per
+/// element grew the parser's buffer for escaped strings again for every element (in wasm,
+/// that made the read 8% slower than one parse of the whole text). `None` for elements
+/// that do not parse.
+struct Parsed<'t> {
+    text: &'t str,
+    spans: &'t [std::ops::Range<usize>],
+    batch: std::vec::IntoIter<Value>,
+}
+
+/// Elements parsed together.
+const PARSED_TOGETHER: usize = 256;
+
+impl<'t> Parsed<'t> {
+    fn new(text: &'t str, spans: &'t [std::ops::Range<usize>]) -> Self {
+        Parsed { text, spans, batch: Vec::new().into_iter() }
+    }
+}
+
+impl Iterator for Parsed<'_> {
+    type Item = Option<Value>;
+
+    fn next(&mut self) -> Option<Option<Value>> {
+        if let Some(element) = self.batch.next() {
+            return Some(Some(element));
+        }
+        let taken = self.spans.len().min(PARSED_TOGETHER);
+        let (first, last) = (self.spans.first()?, self.spans.get(taken.checked_sub(1)?)?);
+        self.spans = self.spans.get(taken..).unwrap_or_default();
+        // The elements and what separates them (commas, spaces), as an array of their own.
+        let Some(inner) = self.text.get(first.start..last.end) else { return Some(None) };
+        let mut array = String::with_capacity(inner.len().saturating_add(2));
+        array.push('[');
+        array.push_str(inner);
+        array.push(']');
+        match serde_json::from_str::<Vec<Value>>(&array) {
+            Ok(batch) if batch.len() == taken => {
+                self.batch = batch.into_iter();
+                self.batch.next().map(Some)
+            }
+            _ => Some(None),
+        }
+    }
+}
+
+/// Whether every element of `spans` in `text` is JSON.
+fn all_parse(text: &str, spans: &[std::ops::Range<usize>]) -> bool {
+    spans
+        .iter()
+        .all(|span| text.get(span.clone()).is_some_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()))
 }
 
 /// What the pipeline holds of the caller's JSON while it compacts.

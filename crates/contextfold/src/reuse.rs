@@ -71,6 +71,11 @@ pub struct InputList {
 }
 
 impl InputList {
+    /// The list from its elements' spans in the text and their [`fingerprint`]s, in order.
+    pub(crate) fn new(spans: Vec<std::ops::Range<usize>>, prints: Vec<u64>) -> InputList {
+        InputList { spans, prints }
+    }
+
     /// The list of `input`, the value `text` holds; `None` when it has no message array
     /// or its elements cannot be told apart in the text.
     pub fn of(text: &str, input: &Value, format: Format) -> Option<InputList> {
@@ -141,7 +146,7 @@ fn plan_with(
     (shell, Some(items))
 }
 
-fn fingerprint(value: &Value) -> u64 {
+pub(crate) fn fingerprint(value: &Value) -> u64 {
     let mut h = Fx::default();
     hash_value(value, &mut h);
     h.finish()

@@ -10,7 +10,7 @@ use common::*;
 use contextfold::format::{write, Format};
 use contextfold::measure::Meter;
 use contextfold::message::Message;
-use contextfold::pipeline::{compact_json, compact_json_text, JsonError, JsonOutput};
+use contextfold::pipeline::{compact_json, compact_json_text, compact_text, JsonError, JsonOutput};
 use contextfold::settings::CompactSettings;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::Controls;
@@ -61,7 +61,50 @@ fn run_both(
     let tree = block_on(compact_json(value, settings, &summarizer, &controls, Meter::default()));
     let parsed = contextfold::format::parse_json(&text).unwrap();
     let read = block_on(compact_json_text(&text, parsed, settings, &summarizer, &controls, Meter::default()));
+    // Parsed element by element as it is read, when the text is a bare list.
+    let streamed = block_on(compact_text(&text, settings, &summarizer, &controls, Meter::default()));
+    assert_eq!(streamed.is_some(), value.is_array() && settings.reuse, "streamed when a bare list");
+    if let Some(streamed) = streamed {
+        assert_eq!(streamed, read, "streamed as read from the parsed text");
+    }
     (tree, read)
+}
+
+fn streamed(text: &str) -> Option<Result<JsonOutput, JsonError>> {
+    let settings = CompactSettings { reuse: true, ..Default::default() };
+    block_on(compact_text(text, &settings, &ExtractiveSummarizer::default(), &Controls::default(), Meter::default()))
+}
+
+fn parsed(text: &str) -> Result<JsonOutput, JsonError> {
+    let settings = CompactSettings { reuse: true, ..Default::default() };
+    let value = contextfold::format::parse_json(text).unwrap();
+    let summarizer = ExtractiveSummarizer::default();
+    block_on(compact_json_text(text, value, &settings, &summarizer, &Controls::default(), Meter::default()))
+}
+
+#[test]
+fn a_text_that_does_not_parse_is_left_to_the_caller() {
+    // Element 2 is not JSON, after element 1 fits no format: the JSON error comes first.
+    for text in [r#"[{"role":"user","content":"a"}, {"x": tru}]"#, r#"[{"role":"user","content":"a"}, 7, {"x": tru}]"#]
+    {
+        assert!(streamed(text).is_none(), "{text}");
+    }
+    assert!(streamed(r#"{"messages": []}"#).is_none(), "a request object is parsed whole");
+}
+
+#[test]
+fn a_detection_error_comes_before_a_read_error_as_from_the_tree() {
+    // Element 2 is an OpenAI tool message that does not read (a number as its call id);
+    // element 3 fits no format: detection, which went first, says so.
+    let text = r#"[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"tool","content":"r","tool_call_id":5},{"role":"x"}]"#;
+    let streamed = streamed(text).unwrap().unwrap_err();
+    assert_eq!(streamed, parsed(text).unwrap_err());
+    assert!(format!("{:?}", streamed.error).contains("[3]"), "{streamed:?}");
+    // Without element 3, the read error of element 2.
+    let text = r#"[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"tool","content":"r","tool_call_id":5}]"#;
+    let streamed_error = self::streamed(text).unwrap().unwrap_err();
+    assert_eq!(streamed_error, parsed(text).unwrap_err());
+    assert!(format!("{:?}", streamed_error.error).contains("[2]"), "{streamed_error:?}");
 }
 
 #[test]

@@ -109,8 +109,8 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
 }
 
 /// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
-pub(crate) fn read_taken(value: &Value, taken: Vec<Value>) -> Result<Vec<Message>, FormatError> {
-    SHAPE.read_taken(value, Some(taken))
+pub(crate) fn read_taken<'v>(value: &'v Value, items: Items<'v>) -> Result<Vec<Message>, FormatError> {
+    SHAPE.read_taken(value, Some(items))
 }
 
 const SHAPE: super::wire::RequestShape = super::wire::RequestShape {

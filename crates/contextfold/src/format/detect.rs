@@ -162,31 +162,43 @@ impl Detector {
         Ok(())
     }
 
+    /// Narrows to the formats the message at `index` of the array fits too (the error's
+    /// path is its index), as [`detect`] does going through the array.
+    pub fn push(&mut self, index: usize, item: &Value) -> Result<(), FormatError> {
+        self.0 = narrow(self.0, Fits::ALL, item, &JsonPath::root().index(index))?;
+        Ok(())
+    }
+
     /// The format picked for the messages so far.
     pub fn format(&self) -> Format {
         self.0.pick().unwrap_or(Format::OpenAi)
+    }
+
+    /// Whether one format alone is left: later messages can then only fit it or fail.
+    pub fn settled(&self) -> bool {
+        self.0 .0.count_ones() == 1
     }
 }
 
 /// The formats every message fits, starting from `start`.
 fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, FormatError> {
-    let mut common = start;
-    for (i, item) in items.iter().enumerate() {
-        let fits = classify(item)
-            .map_err(|why| path.index(i).unknown_format(format!("this message fits no known format: {why}")))?;
-        let both = common.and(fits);
-        if both.is_empty() {
-            let expected = if start == Fits::ALL { "earlier messages" } else { "a request object" };
-            let fits = if fits.and(start).is_empty() { fits } else { fits.and(start) };
-            return Err(path.index(i).unknown_format(format!(
-                "this message is {} but {expected} are {}",
-                fits.describe(),
-                common.describe()
-            )));
-        }
-        common = both;
+    items.iter().enumerate().try_fold(start, |common, (i, item)| narrow(common, start, item, &path.index(i)))
+}
+
+/// `common` narrowed to the formats `item` (at `at`) fits too; an error when none is left.
+fn narrow(common: Fits, start: Fits, item: &Value, at: &JsonPath) -> Result<Fits, FormatError> {
+    let fits = classify(item).map_err(|why| at.unknown_format(format!("this message fits no known format: {why}")))?;
+    let both = common.and(fits);
+    if both.is_empty() {
+        let expected = if start == Fits::ALL { "earlier messages" } else { "a request object" };
+        let fits = if fits.and(start).is_empty() { fits } else { fits.and(start) };
+        return Err(at.unknown_format(format!(
+            "this message is {} but {expected} are {}",
+            fits.describe(),
+            common.describe()
+        )));
     }
-    Ok(common)
+    Ok(both)
 }
 
 /// Item types of the OpenAI Agents SDK's protocol that the Responses API does not have:

@@ -7,24 +7,28 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// The elements of a message list.
-pub(crate) enum Items<'v> {
+pub enum Items<'v> {
     Borrowed(&'v [Value]),
     Owned(Vec<Value>),
+    /// Made one at a time as they are read (parsed from the text, say): `len` of them at
+    /// most.
+    Stream {
+        elements: &'v mut dyn Iterator<Item = Value>,
+        len: usize,
+    },
 }
 
 impl<'v> Items<'v> {
     /// The elements `taken` out of the tree when given, else those of `list`.
-    pub(crate) fn taken_or(taken: Option<Vec<Value>>, list: &'v [Value]) -> Items<'v> {
-        match taken {
-            Some(taken) => Items::Owned(taken),
-            None => Items::Borrowed(list),
-        }
+    pub(crate) fn taken_or(taken: Option<Items<'v>>, list: &'v [Value]) -> Items<'v> {
+        taken.unwrap_or(Items::Borrowed(list))
     }
 
     pub(crate) fn len(&self) -> usize {
         match self {
             Items::Borrowed(items) => items.len(),
             Items::Owned(items) => items.len(),
+            Items::Stream { len, .. } => *len,
         }
     }
 
@@ -33,6 +37,7 @@ impl<'v> Items<'v> {
         match self {
             Items::Borrowed(items) => Each::Borrowed(items.iter().enumerate()),
             Items::Owned(items) => Each::Owned(items.into_iter().enumerate()),
+            Items::Stream { elements, .. } => Each::Stream(elements.enumerate()),
         }
     }
 }
@@ -41,6 +46,7 @@ impl<'v> Items<'v> {
 pub(crate) enum Each<'v> {
     Borrowed(std::iter::Enumerate<std::slice::Iter<'v, Value>>),
     Owned(std::iter::Enumerate<std::vec::IntoIter<Value>>),
+    Stream(std::iter::Enumerate<&'v mut dyn Iterator<Item = Value>>),
 }
 
 impl<'v> Iterator for Each<'v> {
@@ -50,6 +56,7 @@ impl<'v> Iterator for Each<'v> {
         match self {
             Each::Borrowed(it) => it.next().map(|(i, v)| (i, Cow::Borrowed(v))),
             Each::Owned(it) => it.next().map(|(i, v)| (i, Cow::Owned(v))),
+            Each::Stream(it) => it.next().map(|(i, v)| (i, Cow::Owned(v))),
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod detect;
 mod fields;
 pub mod gemini;
 mod items;
+pub use items::Items;
 pub mod langchain;
 pub mod native;
 pub(crate) mod native_block;
@@ -245,24 +246,25 @@ pub fn read(value: &serde_json::Value, format: Format) -> Result<Vec<Message>, F
 }
 
 /// [`read`] of a chain whose message list (see [`Format::request_fields`]) was taken out
-/// of `value` as `taken`, `value` holding the list emptied: each element's tree is let go
+/// of `value` as `items`, `value` holding the list emptied: each element's tree is let go
 /// as soon as it is read, instead of the whole list's tree living until the end.
-pub fn read_taken(
-    value: &serde_json::Value,
-    taken: Vec<serde_json::Value>,
+pub fn read_taken<'v>(
+    value: &'v serde_json::Value,
+    items: Items<'v>,
     format: Format,
 ) -> Result<Vec<Message>, FormatError> {
-    use items::Items;
     match format {
         // The serde reader of the native format takes the whole list.
-        Format::Native => native::read(&serde_json::Value::Array(taken)),
-        Format::OpenAi => openai::read_list(Items::Owned(taken)),
-        Format::OpenAiResponses => responses::read_taken(value, taken),
-        Format::Anthropic => anthropic::read_taken(value, taken),
-        Format::Gemini => gemini::read_taken(value, taken),
-        Format::AiSdk => aisdk::read_list(Items::Owned(taken)),
-        Format::AiSdkUi => aisdk::ui::read_list(Items::Owned(taken)),
-        Format::LangChain => langchain::read_list(Items::Owned(taken)),
+        Format::Native => {
+            native::read(&serde_json::Value::Array(items.each().map(|(_, item)| item.into_owned()).collect()))
+        }
+        Format::OpenAi => openai::read_list(items),
+        Format::OpenAiResponses => responses::read_taken(value, items),
+        Format::Anthropic => anthropic::read_taken(value, items),
+        Format::Gemini => gemini::read_taken(value, items),
+        Format::AiSdk => aisdk::read_list(items),
+        Format::AiSdkUi => aisdk::ui::read_list(items),
+        Format::LangChain => langchain::read_list(items),
     }
 }
 

@@ -94,11 +94,11 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
 }
 
 /// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
-pub(crate) fn read_taken(value: &Value, taken: Vec<Value>) -> Result<Vec<Message>, FormatError> {
-    read_with(value, Some(taken))
+pub(crate) fn read_taken<'v>(value: &'v Value, items: Items<'v>) -> Result<Vec<Message>, FormatError> {
+    read_with(value, Some(items))
 }
 
-fn read_with(value: &Value, taken: Option<Vec<Value>>) -> Result<Vec<Message>, FormatError> {
+fn read_with<'v>(value: &'v Value, taken: Option<Items<'v>>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
     match value {
         Value::Array(list) => read_items(Items::taken_or(taken, list), &root, Vec::new()),

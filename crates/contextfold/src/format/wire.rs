@@ -123,10 +123,10 @@ impl RequestShape {
 
     /// [`RequestShape::read`], the list's elements `taken` out of `value` when given
     /// (`value` then holds the list emptied).
-    pub(crate) fn read_taken(
+    pub(crate) fn read_taken<'v>(
         &self,
-        value: &Value,
-        taken: Option<Vec<Value>>,
+        value: &'v Value,
+        taken: Option<super::items::Items<'v>>,
     ) -> Result<Vec<crate::message::Message>, super::FormatError> {
         use super::fields::{json_kind, WireObject};
         use super::items::Items;
