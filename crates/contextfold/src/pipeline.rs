@@ -114,14 +114,14 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         return None;
     }
     let spans = crate::json_span::array_spans(text.as_bytes())?;
-    let parse = |span: &std::ops::Range<usize>| text.get(span.clone()).and_then(|t| serde_json::from_str(t).ok());
+    let mut parsed = Parsed::new(text, &spans);
     let mut detector = settings.format.is_none().then(format::detect::Detector::default);
     let mut prints: Vec<u64> = Vec::with_capacity(spans.len());
     // 1. The format: given, or settled by the shortest prefix.
     let mut prefix: Vec<Value> = Vec::new();
     if let Some(detector) = detector.as_mut() {
-        for (i, span) in spans.iter().enumerate() {
-            let element = parse(span)?;
+        for (i, element) in parsed.by_ref().enumerate() {
+            let element = element?;
             if let Err(e) = detector.push(i, &element) {
                 // A text that does not parse reports that first, as a whole parse would.
                 return spans
@@ -140,7 +140,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     // 2. The read: the prefix, then each element as it is parsed (and still detected).
     let from = prefix.len();
     let mut stop: Option<Result<(), FormatError>> = None;
-    let rest = Parsed::new(text, spans.get(from..).unwrap_or_default()).enumerate().map_while(|(k, element)| {
+    let rest = parsed.enumerate().map_while(|(k, element)| {
         let Some(element) = element else {
             stop = Some(Ok(()));
             return None;
