@@ -113,9 +113,8 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     if !settings.reuse {
         return None;
     }
-    let spans = crate::json_span::array_spans(text.as_bytes())?;
+    let List { spans, shell, mut detector, format: known } = list_of(text, settings.format)?;
     let mut parsed = Parsed::new(text, &spans);
-    let mut detector = settings.format.is_none().then(format::detect::Detector::default);
     let mut prints: Vec<u64> = Vec::with_capacity(spans.len());
     // 1. The format: given, or settled by the shortest prefix.
     let mut prefix: Vec<Value> = Vec::new();
@@ -136,7 +135,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
             }
         }
     }
-    let format = settings.format.or(detector.map(|d| d.format())).unwrap_or(Format::OpenAi);
+    let format = known.or(detector.as_ref().map(format::detect::ListDetector::format)).unwrap_or(Format::OpenAi);
     // 2. The read: the prefix, then each element as it is parsed (and still detected).
     let from = prefix.len();
     let mut stop: Option<Result<(), FormatError>> = None;
@@ -155,7 +154,6 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         Some(element)
     });
     let mut elements = prefix.into_iter().chain(rest);
-    let shell = Value::Array(Vec::new());
     let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements, len: spans.len() }, format);
     // A read that failed leaves elements unread: a detection error or a parse error among
     // them comes first, as it would have come before any read.
@@ -174,6 +172,46 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     };
     let caller = Caller::Text { text, shell, list: reuse::InputList::new(spans, prints) };
     Some(compact_read(caller, messages, format, settings, summarizer, controls, meter).await)
+}
+
+/// The message list of a JSON text, found without parsing it.
+struct List {
+    /// Its elements in the text.
+    spans: Vec<std::ops::Range<usize>>,
+    /// The text's value without the list's elements (an empty array, or the request
+    /// object with its list emptied).
+    shell: Value,
+    /// What checks the elements as detection would; `None` when the format is given.
+    detector: Option<format::detect::ListDetector>,
+    /// The format, when given or told by a request's keys.
+    format: Option<Format>,
+}
+
+/// The message list of `text` in `format` (detected when `None`): a bare array, or the
+/// list field of a request object (its other fields parsed, the list left out). `None`
+/// for anything else (no list, a repeated list field, a text that is not JSON).
+fn list_of(text: &str, format: Option<Format>) -> Option<List> {
+    let bytes = text.as_bytes();
+    if let Some(spans) = crate::json_span::array_spans(bytes) {
+        let detector = format.is_none().then(format::detect::ListDetector::array);
+        return Some(List { spans, shell: Value::Array(Vec::new()), detector, format });
+    }
+    let object = crate::json_span::object_spans(bytes)?;
+    let count = |key: &str| object.fields.iter().filter(|(k, _)| k == key).count();
+    let (format, key, detector) = match format {
+        Some(format) => (format, format.request_fields()?.messages, None),
+        None => {
+            let input_is_string =
+                object.field("input").is_some_and(|span| bytes.get(span.start).is_some_and(|b| *b == b'"'));
+            let (format, key) = format::detect::request_list(|key| count(key) > 0, input_is_string)?;
+            (format, key, Some(format::detect::ListDetector::request(format, key)))
+        }
+    };
+    let list = object.field(key).filter(|_| count(key) == 1)?;
+    let spans = crate::json_span::object_spans_with(bytes, Some(key))?.1?;
+    let shell_text = [text.get(..list.start)?, "[]", text.get(list.end..)?].concat();
+    let shell = serde_json::from_str(&shell_text).ok()?;
+    Some(List { spans, shell, detector, format: Some(format) })
 }
 
 /// The elements at `spans` of a JSON array's `text`, parsed a few at a time: one parse per

@@ -61,9 +61,9 @@ fn run_both(
     let tree = block_on(compact_json(value, settings, &summarizer, &controls, Meter::default()));
     let parsed = contextfold::format::parse_json(&text).unwrap();
     let read = block_on(compact_json_text(&text, parsed, settings, &summarizer, &controls, Meter::default()));
-    // Parsed element by element as it is read, when the text is a bare list.
+    // Parsed element by element as it is read (a request's other fields whole).
     let streamed = block_on(compact_text(&text, settings, &summarizer, &controls, Meter::default()));
-    assert_eq!(streamed.is_some(), value.is_array() && settings.reuse, "streamed when a bare list");
+    assert_eq!(streamed.is_some(), settings.reuse, "streamed: every input here has a list");
     if let Some(streamed) = streamed {
         assert_eq!(streamed, read, "streamed as read from the parsed text");
     }
@@ -89,7 +89,10 @@ fn a_text_that_does_not_parse_is_left_to_the_caller() {
     {
         assert!(streamed(text).is_none(), "{text}");
     }
-    assert!(streamed(r#"{"messages": []}"#).is_none(), "a request object is parsed whole");
+    // No list, a repeated list field, or a request's other fields that are not JSON.
+    for text in [r#"{"model": "m"}"#, r#"{"messages": [], "messages": []}"#, r#"{"model": x, "messages": []}"#] {
+        assert!(streamed(text).is_none(), "{text}");
+    }
 }
 
 #[test]
@@ -166,6 +169,9 @@ fn the_list_read_element_by_element_reads_as_the_tree_does() {
         assert_eq!(read, tree, "{format:?}");
         let message = format!("{:?}", read.error);
         assert!(message.contains("[3]"), "{format:?}: {message}");
+        // Detected: the element fits no format, for a request's list as for a bare one.
+        let (tree, read) = run_both(&bad, &CompactSettings { reuse: true, ..Default::default() });
+        assert_eq!(read.unwrap_err(), tree.unwrap_err(), "{format:?} detected");
     }
 }
 

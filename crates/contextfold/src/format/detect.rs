@@ -53,24 +53,31 @@ pub fn detect(value: &Value) -> Result<Format, FormatError> {
             let fits = common_fits(items, &root, Fits::ALL)?;
             Ok(fits.pick().unwrap_or(Format::OpenAi))
         }
-        Value::Object(request) if request.contains_key("messages") => {
-            request_fits(request, "messages", &root, Fits::ANTHROPIC)?;
-            Ok(Format::Anthropic)
+        Value::Object(request) => {
+            let input_is_string = request.get("input").is_some_and(Value::is_string);
+            match request_list(|key| request.contains_key(key), input_is_string) {
+                Some((format, key)) => {
+                    request_fits(request, key, &root, fits_of(format))?;
+                    Ok(format)
+                }
+                None if input_is_string => Ok(Format::OpenAiResponses),
+                None => Err(no_chain(value)),
+            }
         }
-        Value::Object(request) if request.contains_key("contents") => {
-            request_fits(request, "contents", &root, Fits::GEMINI)?;
-            Ok(Format::Gemini)
-        }
-        Value::Object(request) if request.get("input").is_some_and(Value::is_string) => Ok(Format::OpenAiResponses),
-        Value::Object(request) if request.contains_key("input") => {
-            request_fits(request, "input", &root, Fits::RESPONSES)?;
-            Ok(Format::OpenAiResponses)
-        }
-        other => Err(root.unknown_format(format!(
-            "expected an array of messages (or a request object: Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}, OpenAI Responses {{instructions, input}}), found {}",
-            json_kind(other)
-        ))),
+        other => Err(no_chain(other)),
     }
+}
+
+fn no_chain(value: &Value) -> FormatError {
+    JsonPath::root().unknown_format(format!(
+        "expected an array of messages (or a request object: Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}, OpenAI Responses {{instructions, input}}), found {}",
+        json_kind(value)
+    ))
+}
+
+/// The bit of `format`.
+fn fits_of(format: Format) -> Fits {
+    ORDER.iter().find(|(_, f, _)| *f == format).map_or(Fits::NONE, |(bit, _, _)| *bit)
 }
 
 fn request_fits(request: &Map<String, Value>, key: &str, root: &JsonPath, fits: Fits) -> Result<(), FormatError> {
@@ -162,21 +169,63 @@ impl Detector {
         Ok(())
     }
 
-    /// Narrows to the formats the message at `index` of the array fits too (the error's
-    /// path is its index), as [`detect`] does going through the array.
-    pub fn push(&mut self, index: usize, item: &Value) -> Result<(), FormatError> {
-        self.0 = narrow(self.0, Fits::ALL, item, &JsonPath::root().index(index))?;
-        Ok(())
-    }
-
     /// The format picked for the messages so far.
     pub fn format(&self) -> Format {
         self.0.pick().unwrap_or(Format::OpenAi)
     }
+}
 
-    /// Whether one format alone is left: later messages can then only fit it or fail.
+/// [`detect`] of a message list met one element at a time (a list parsed as it is read):
+/// the same format, and the same error at the same element.
+#[derive(Debug, Clone)]
+pub struct ListDetector {
+    common: Fits,
+    start: Fits,
+    /// The list's path: the root, or a request's list field.
+    path: JsonPath,
+}
+
+impl ListDetector {
+    /// For a bare message array.
+    pub fn array() -> ListDetector {
+        ListDetector { common: Fits::ALL, start: Fits::ALL, path: JsonPath::root() }
+    }
+
+    /// For the list of a request object in `format`, under `key` (see [`request_list`]).
+    pub fn request(format: Format, key: &str) -> ListDetector {
+        let start = fits_of(format);
+        ListDetector { common: start, start, path: JsonPath::root().key(key) }
+    }
+
+    /// Narrows to the formats the element at `index` fits too.
+    pub fn push(&mut self, index: usize, item: &Value) -> Result<(), FormatError> {
+        self.common = narrow(self.common, self.start, item, &self.path.index(index))?;
+        Ok(())
+    }
+
+    /// The format picked for the elements so far.
+    pub fn format(&self) -> Format {
+        self.common.pick().unwrap_or(Format::OpenAi)
+    }
+
+    /// Whether one format alone is left: later elements can then only fit it or fail.
     pub fn settled(&self) -> bool {
-        self.0 .0.count_ones() == 1
+        self.common.0.count_ones() == 1
+    }
+}
+
+/// What [`detect`] tells of a request object from its keys alone (`has`), and whether its
+/// `input` is a string: its format and the key of its message list. `None` when it holds
+/// no list (an `input` string, or no request at all).
+pub fn request_list(has: impl Fn(&str) -> bool, input_is_string: bool) -> Option<(Format, &'static str)> {
+    if has("messages") {
+        Some((Format::Anthropic, "messages"))
+    } else if has("contents") {
+        Some((Format::Gemini, "contents"))
+    } else if has("input") && !input_is_string {
+        Some((Format::OpenAiResponses, "input"))
+    } else {
+        None
     }
 }
 
