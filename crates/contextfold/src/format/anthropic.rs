@@ -108,12 +108,8 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)
 }
 
-/// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
-pub(crate) fn read_taken<'v>(value: &'v Value, items: Items<'v>) -> Result<Vec<Message>, FormatError> {
-    SHAPE.read_taken(value, Some(items))
-}
-
-const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
+/// How the chain comes (see [`super::read_taken`] for a list taken out of it).
+pub(crate) const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
     list_name: "Anthropic messages",
     fields: super::RequestFields::ANTHROPIC,
     read_system,

@@ -260,8 +260,8 @@ pub fn read_taken<'v>(
         }
         Format::OpenAi => openai::read_list(items),
         Format::OpenAiResponses => responses::read_taken(value, items),
-        Format::Anthropic => anthropic::read_taken(value, items),
-        Format::Gemini => gemini::read_taken(value, items),
+        Format::Anthropic => anthropic::SHAPE.read_taken(value, Some(items)),
+        Format::Gemini => gemini::SHAPE.read_taken(value, Some(items)),
         Format::AiSdk => aisdk::read_list(items),
         Format::AiSdkUi => aisdk::ui::read_list(items),
         Format::LangChain => langchain::read_list(items),
