@@ -106,6 +106,26 @@ fn summaries_too_large_are_dropped_oldest_first_under_partial() {
     let trimmed = out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::Trimmed { .. }));
     assert!(trimmed.count() >= 1);
     ChainAst::parse(&out.messages).unwrap();
+    assert_eq!(out.report.after.tokens, tokens(&out.messages));
+}
+
+#[test]
+fn what_is_dropped_to_fit_is_counted_off_exactly_at_every_budget() {
+    // Each drop takes its own cost off the count made once: at every budget the result
+    // fits by a full count, and the report's totals are those of the chains.
+    let chain = session(8);
+    let s = FixedSummarizer::new("a detailed summary ".repeat(40));
+    let mut trimmed = 0;
+    for max in (400..4000).step_by(150) {
+        let config = BudgetConfig { on_error: OnError::Partial, ..BudgetConfig::new(Amount::Tokens(max)) };
+        let Ok(out) = run(&chain, &config, &s) else { continue };
+        assert!(tokens(&out.messages) <= max, "{max}: {}", tokens(&out.messages));
+        assert_eq!(out.report.after.tokens, tokens(&out.messages), "{max}");
+        assert_eq!(out.report.before.tokens, tokens(&chain), "{max}");
+        trimmed +=
+            out.report.sections.iter().flat_map(|s| &s.actions).filter(|a| matches!(a, Action::Trimmed { .. })).count();
+    }
+    assert!(trimmed >= 3, "{trimmed}");
 }
 
 #[test]

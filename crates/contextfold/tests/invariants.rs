@@ -160,6 +160,11 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
             if out.changed {
                 assert!(out.report.after.bytes < out.report.before.bytes, "{what}: {:?}", out.report);
             }
+            // The report's totals are the estimate of the chains as given and as returned,
+            // however a strategy reuses the counts it made.
+            let estimate = contextfold::measure::estimate_tokens;
+            assert_eq!(out.report.before.tokens, estimate(&messages), "{what}: tokens before");
+            assert_eq!(out.report.after.tokens, estimate(&out.messages), "{what}: tokens after");
             // 5. Idempotent: nothing new, no call.
             let again = block_on(compact(
                 &out.messages,

@@ -182,6 +182,11 @@ impl Header {
         self.system.is_empty() && self.human.is_none()
     }
 
+    /// The header's messages where they lie: the system messages, then the user message.
+    pub fn message_refs(&self) -> impl Iterator<Item = &Message> {
+        self.system.iter().chain(&self.human)
+    }
+
     pub fn messages(&self) -> Vec<Message> {
         let mut out = self.system.clone();
         out.extend(self.human.iter().cloned());
@@ -336,6 +341,11 @@ impl Section {
 
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// The section's messages where they lie, in order.
+    pub fn message_refs(&self) -> impl Iterator<Item = &Message> {
+        self.header.message_refs().chain(self.body.iter().flat_map(BodyPair::message_refs))
     }
 
     pub fn messages(&self) -> Vec<Message> {

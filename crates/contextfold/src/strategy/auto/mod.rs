@@ -407,12 +407,13 @@ fn enforce(
     alone: impl FnOnce() -> String,
 ) -> Result<Vec<Message>, CompactError> {
     let max = config.max;
-    if !meter.fits(max, &out) {
-        let tight = MaskConfig { keep_last: 1, min_bytes: 0, ..config.mask.clone() };
-        let (remasked, items) = mask::mask(&out, &tight);
-        run.masked(&items);
-        out = remasked;
+    if meter.fits(max, &out) {
+        return Ok(out);
     }
+    let tight = MaskConfig { keep_last: 1, min_bytes: 0, ..config.mask.clone() };
+    let (remasked, items) = mask::mask(&out, &tight);
+    run.masked(&items);
+    out = remasked;
     if meter.fits(max, &out) {
         return Ok(out);
     }

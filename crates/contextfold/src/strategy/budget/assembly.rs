@@ -3,7 +3,7 @@
 use super::chunks::{verbatim_sections, Plan};
 use super::{Answers, CONDENSED_PREFIX};
 use crate::ast::{BodyPair, IdTemplate, Section};
-use crate::measure::{Amount, Meter, Unit};
+use crate::measure::{sum_costs, Amount, Meter, Unit};
 use crate::message::{Message, Role};
 use crate::strategy::{Action, CompactError};
 
@@ -19,26 +19,27 @@ pub(super) struct Assembly {
 }
 
 impl Assembly {
-    pub(super) fn messages(&self) -> Vec<Message> {
-        let mut out = self.systems.clone();
-        out.extend(self.condensed.iter().cloned());
-        out.extend(self.before.iter().flat_map(Section::messages));
+    /// The result's messages where they lie, in order.
+    fn message_refs(&self) -> Vec<&Message> {
+        let mut out: Vec<&Message> = self.systems.iter().chain(&self.condensed).collect();
+        out.extend(self.before.iter().flat_map(Section::message_refs));
         let mut sections = self.kept.iter();
         if let Some(first) = sections.next() {
-            out.extend(first.header().messages());
-            if let Some(pair) = &self.in_section {
-                out.extend(pair.messages());
-            }
-            out.extend(first.body().iter().flat_map(BodyPair::messages));
+            out.extend(first.header().message_refs());
+            out.extend(self.in_section.iter().flat_map(BodyPair::message_refs));
+            out.extend(first.body().iter().flat_map(BodyPair::message_refs));
         }
-        for s in sections {
-            out.extend(s.messages());
-        }
+        out.extend(sections.flat_map(Section::message_refs));
         out
     }
 
+    pub(super) fn messages(&self) -> Vec<Message> {
+        self.message_refs().into_iter().cloned().collect()
+    }
+
+    /// Counted where the messages lie: no copy of the result to measure it.
     fn cost(&self, meter: Meter<'_>, unit: Unit) -> usize {
-        meter.total(unit, &self.messages())
+        sum_costs(&meter.costs_of(unit, &self.message_refs()))
     }
 }
 
@@ -94,7 +95,7 @@ pub(super) fn assemble(
 /// Drops summaries, then old kept content, until the result fits; fails with the reason
 /// when the system prompt or the latest exchange alone is over the budget. Content is
 /// dropped only when `may_drop` (`onError: "partial"`); otherwise a result that does not
-/// fit fails the call, so nothing is ever lost unasked.
+/// fit fails the call, so nothing is ever lost unasked. Returns the result's cost.
 pub(super) fn enforce(
     out: &mut Assembly,
     budget: Amount,
@@ -102,9 +103,12 @@ pub(super) fn enforce(
     actions: &mut [Vec<Action>],
     cut_section: usize,
     may_drop: bool,
-) -> Result<(), CompactError> {
-    if !may_drop && out.cost(meter, budget.unit()) > budget.value() {
-        let cost = out.cost(meter, budget.unit());
+) -> Result<usize, CompactError> {
+    let (unit, max) = (budget.unit(), budget.value());
+    // Counted once: a message's cost does not depend on its neighbours, so each drop
+    // takes off what it dropped.
+    let mut cost = out.cost(meter, unit);
+    if !may_drop && cost > max {
         let mut probe = out.clone();
         enforce(&mut probe, budget, meter, &mut [], cut_section, true)?;
         let reason = format!(
@@ -118,35 +122,37 @@ pub(super) fn enforce(
             list.push(a);
         }
     };
-    let (unit, max) = (budget.unit(), budget.value());
-    while out.cost(meter, unit) > max {
-        if !out.condensed.is_empty() {
-            out.condensed.remove(0);
+    let cost_of = |messages: Vec<&Message>| sum_costs(&meter.costs_of(unit, &messages));
+    while cost > max {
+        let dropped = if !out.condensed.is_empty() {
             note(0, Action::Trimmed { what: "condensed summary" });
+            cost_of(vec![&out.condensed.remove(0)])
         } else if !out.before.is_empty() {
-            out.before.remove(0);
             note(0, Action::Trimmed { what: "oldest kept section" });
-        } else if out.in_section.take().is_some() {
+            cost_of(out.before.remove(0).message_refs().collect())
+        } else if let Some(pair) = out.in_section.take() {
             note(cut_section, Action::Trimmed { what: "in-section summary" });
-        } else if out.kept.first().is_some_and(|s| s.body().len() > 1) {
-            if let Some(first) = out.kept.first_mut() {
-                let body = first.body().get(1..).unwrap_or_default().to_vec();
-                first.set_body(body);
-            }
+            cost_of(pair.message_refs().collect())
+        } else if let Some(first) = out.kept.first_mut().filter(|s| s.body().len() > 1) {
+            let pair_cost = cost_of(first.body().first().map(|p| p.message_refs().collect()).unwrap_or_default());
+            let body = first.body().get(1..).unwrap_or_default().to_vec();
+            first.set_body(body);
             note(cut_section, Action::Trimmed { what: "oldest kept pair" });
+            pair_cost
         } else if out.kept.len() > 1 {
-            out.kept.remove(0);
             note(cut_section, Action::Trimmed { what: "oldest kept section" });
+            cost_of(out.kept.remove(0).message_refs().collect())
         } else {
             let system = meter.total(unit, &out.systems);
             let reason = if system > max {
                 format!("the system prompt alone is {}", budget.with_value(system))
             } else {
-                let latest = out.cost(meter, unit).saturating_sub(system);
+                let latest = cost.saturating_sub(system);
                 format!("the latest exchange alone is {} (with {system} of system prompt)", budget.with_value(latest))
             };
             return Err(CompactError::Budget { max: budget, reason });
-        }
+        };
+        cost = cost.saturating_sub(dropped);
     }
-    Ok(())
+    Ok(cost)
 }

@@ -80,7 +80,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let parsed = super::parse(messages)?;
     let mut engine = Engine::default();
     let mut actions: Vec<Vec<Action>> = vec![Vec::new(); parsed.ast.sections().len()];
-    let finish = |engine: &Engine, result, errors, actions, repairs| {
+    // Every message is measured once: the chain as it came, or the repaired one.
+    let unit = config.max.unit();
+    let tokens =
+        if parsed.repairs.is_empty() { meter.costs(unit, messages) } else { meter.costs(unit, &parsed.ast.messages()) };
+    // The report's token totals are the estimate: made here already when it is the meter.
+    let estimated = meter.is_estimate(unit);
+    let before_tokens = (parsed.repairs.is_empty() && estimated).then(|| crate::measure::sum_costs(&tokens));
+    let finish = |engine: &Engine, result, errors, actions, repairs, after_tokens| {
         conclude(Outcome {
             strategy: "budget",
             original: messages,
@@ -93,21 +100,17 @@ pub async fn compact<S: Summarizer + ?Sized>(
             cancelled: controls.cancel.is_cancelled(),
             // What fits the budget is the result, whatever its bytes.
             hard_budget: true,
-            before_tokens: None,
-            after_tokens: None,
+            before_tokens,
+            after_tokens,
         })
     };
-    // Every message is measured once: the chain as it came, or the repaired one.
-    let unit = config.max.unit();
-    let tokens =
-        if parsed.repairs.is_empty() { meter.costs(unit, messages) } else { meter.costs(unit, &parsed.ast.messages()) };
     let fits = if parsed.repairs.is_empty() {
         crate::measure::sum_costs(&tokens) <= config.max.value()
     } else {
         meter.fits(config.max, messages)
     };
     if fits {
-        return finish(&engine, None, Vec::new(), actions, Vec::new());
+        return finish(&engine, None, Vec::new(), actions, Vec::new(), None);
     }
     let mut plan = chunks::plan(&parsed.ast, config, &tokens);
     let results = engine.wave(summarizer, controls, std::mem::take(&mut plan.jobs)).await;
@@ -115,15 +118,15 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let mut errors = Vec::new();
     let answers = sort_answers(&plan, results, first_request, &mut actions, &mut errors);
     if controls.cancel.is_cancelled() {
-        return finish(&engine, None, errors, actions, Vec::new());
+        return finish(&engine, None, errors, actions, Vec::new(), None);
     }
     if !errors.is_empty() && config.on_error != OnError::Partial {
         return Err(CompactError::Summarizer(errors));
     }
     let mut out = assembly::assemble(parsed.ast.sections(), &plan, answers, &template, &mut actions);
     let may_drop = config.on_error == OnError::Partial;
-    assembly::enforce(&mut out, config.max, meter, &mut actions, plan.cut_section, may_drop)?;
-    finish(&engine, Some(out.messages()), errors, actions, parsed.repairs)
+    let cost = assembly::enforce(&mut out, config.max, meter, &mut actions, plan.cut_section, may_drop)?;
+    finish(&engine, Some(out.messages()), errors, actions, parsed.repairs, estimated.then_some(cost))
 }
 
 /// What became of each chunk's call: the summary to use, or (`verbatim`) the content kept

@@ -161,9 +161,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
     // changed measured again.
     let unit = config.threshold.unit();
     let mut costs = meter.costs(unit, &chain);
+    // The report's count of the input, when these are it (the estimate, of the chain as given).
+    let before_tokens = (parsed.repairs.is_empty() && meter.is_estimate(unit)).then(|| sum_costs(&costs));
     let replaced = run.summarize_tool_results(summarizer, &mut chain, &costs).await;
     if run.should_stop() {
-        return run.finish(messages, None, parsed.repairs);
+        return run.finish(messages, None, parsed.repairs, before_tokens);
     }
     let mut changed = !replaced.is_empty();
     let fresh: Vec<&Message> = replaced.iter().filter_map(|&i| chain.get(i)).collect();
@@ -183,5 +185,5 @@ pub async fn compact<S: Summarizer + ?Sized>(
             Err(unfolded) => unfolded,
         };
     }
-    run.finish(messages, changed.then_some(chain), parsed.repairs)
+    run.finish(messages, changed.then_some(chain), parsed.repairs, before_tokens)
 }

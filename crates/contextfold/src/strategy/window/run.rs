@@ -92,12 +92,14 @@ impl<'a> Run<'a> {
     }
 
     /// The result: `result` (or the original when `None`), the original on rollback, or
-    /// the errors under [`OnError::Throw`].
+    /// the errors under [`OnError::Throw`]. `before_tokens`: the original's estimate, when
+    /// counted already.
     pub fn finish(
         self,
         original: &[Message],
         result: Option<Vec<Message>>,
         repairs: Vec<RepairAction>,
+        before_tokens: Option<usize>,
     ) -> Result<CompactResult, CompactError> {
         let cancelled = self.cancelled();
         crate::strategy::conclude(crate::strategy::Outcome {
@@ -111,7 +113,7 @@ impl<'a> Run<'a> {
             on_error: self.config.on_error,
             cancelled,
             hard_budget: false,
-            before_tokens: None,
+            before_tokens,
             after_tokens: None,
         })
     }
