@@ -9,6 +9,7 @@
 //! that an object with a repeated key (which `JSON.stringify` never writes) reads as
 //! unequal: a kept message then goes back as new, never the other way round.
 
+use crate::json_map::Fields;
 use serde_json::{Map, Number, Value};
 
 /// Whether `text` (one JSON value, spaces around allowed) reads as `value`.
@@ -108,7 +109,7 @@ impl Reader<'_> {
             self.space();
             self.eat(b':')?;
             self.space();
-            self.value(map.get(&key)?, depth.saturating_add(1))?;
+            self.value(map.field(&key)?, depth.saturating_add(1))?;
             seen = seen.saturating_add(1);
             self.space();
             match self.bump()? {

@@ -14,6 +14,7 @@ pub mod extra;
 pub mod format;
 pub mod inspect;
 pub(crate) mod json_eq;
+pub(crate) mod json_map;
 pub mod json_span;
 pub mod locate;
 pub mod measure;

@@ -41,6 +41,7 @@
 use super::fields::json_kind;
 use super::path::JsonPath;
 use super::{Format, FormatError};
+use crate::json_map::Fields;
 use serde_json::{Map, Value};
 
 /// Detects the format of `value` (an array of messages, or a request object). The first
@@ -303,10 +304,10 @@ fn classify(message: &Value) -> Result<Fits, String> {
     if let Some(fits) = classify_langchain(fields) {
         return fits;
     }
-    if fields.contains_key("parts") {
+    if fields.has("parts") {
         return classify_parts_message(fields);
     }
-    let item_type = fields.get("type").and_then(Value::as_str);
+    let item_type = fields.field("type").and_then(Value::as_str);
     if let Some(item_type) = item_type.filter(|t| *t != "message") {
         return if super::responses::native::ITEM_TYPES.contains(&item_type) {
             Ok(Fits::RESPONSES)
@@ -318,9 +319,9 @@ fn classify(message: &Value) -> Result<Fits, String> {
             Err(format!("unknown item type `{item_type}`"))
         };
     }
-    let Some(role) = fields.get("role").and_then(Value::as_str) else {
+    let Some(role) = fields.field("role").and_then(Value::as_str) else {
         // A Responses item reference: `{id}` alone.
-        if fields.len() == 1 && fields.get("id").is_some_and(Value::is_string) {
+        if fields.len() == 1 && fields.field("id").is_some_and(Value::is_string) {
             return Ok(Fits::RESPONSES);
         }
         return Err("no string `role`".to_string());
@@ -337,15 +338,15 @@ fn classify(message: &Value) -> Result<Fits, String> {
     if item_type == Some("message") {
         fits = fits.and(Fits::RESPONSES);
     }
-    if OPENAI_FIELDS.iter().any(|k| fields.contains_key(*k)) {
+    if OPENAI_FIELDS.iter().any(|k| fields.has(k)) {
         fits = fits.and(Fits::OPENAI);
     }
-    if fields.contains_key("providerOptions") {
+    if fields.has("providerOptions") {
         fits = fits.and(Fits::AISDK);
     }
     let content = classify_content(fields)?;
     fits = fits.and(content);
-    match (role, fields.get("content")) {
+    match (role, fields.field("content")) {
         ("system", Some(Value::Array(_))) => fits = fits.without(Fits::AISDK),
         ("tool", Some(Value::String(_))) => fits = fits.without(Fits::AISDK),
         _ => {}
@@ -358,9 +359,9 @@ fn classify(message: &Value) -> Result<Fits, String> {
 
 /// `Some` for a LangChain-looking object (`{type, data}` or `{lc, type, id, kwargs}`).
 fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String>> {
-    if fields.contains_key("lc") && fields.contains_key("kwargs") {
-        let constructor = fields.get("type").and_then(Value::as_str) == Some("constructor");
-        let id_ok = fields.get("id").and_then(Value::as_array).is_some_and(|id| {
+    if fields.has("lc") && fields.has("kwargs") {
+        let constructor = fields.field("type").and_then(Value::as_str) == Some("constructor");
+        let id_ok = fields.field("id").and_then(Value::as_array).is_some_and(|id| {
             id.last()
                 .and_then(Value::as_str)
                 .is_some_and(|name| name.ends_with("Message") || name.ends_with("MessageChunk"))
@@ -371,10 +372,10 @@ fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String
             Err("a LangChain `toJSON` object needs `type: \"constructor\"` and an `id` naming a message class".into())
         });
     }
-    if fields.contains_key("role") || !fields.contains_key("data") {
+    if fields.has("role") || !fields.has("data") {
         return None;
     }
-    let kind = fields.get("type").and_then(Value::as_str)?;
+    let kind = fields.field("type").and_then(Value::as_str)?;
     Some(if LANGCHAIN_TYPES.contains(&kind) {
         Ok(Fits::LANGCHAIN)
     } else {
@@ -384,7 +385,7 @@ fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String
 
 /// A message with `parts`: native, Gemini or AI SDK UI.
 fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
-    let role = match fields.get("role") {
+    let role = match fields.field("role") {
         None => None,
         Some(Value::String(role)) => Some(role.as_str()),
         Some(other) => return Err(format!("`role` is {}, not a string", json_kind(other))),
@@ -397,17 +398,17 @@ fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
         Some("model" | "function") => Fits::GEMINI,
         Some(other) => return Err(format!("unknown role `{other}`")),
     };
-    if !fields.get("id").is_some_and(Value::is_string) {
+    if !fields.field("id").is_some_and(Value::is_string) {
         fits = fits.without(Fits::AISDK_UI);
     }
-    let Some(Value::Array(parts)) = fields.get("parts") else {
+    let Some(Value::Array(parts)) = fields.field("parts") else {
         return Err("`parts` is not an array".to_string());
     };
     for (j, part) in parts.iter().enumerate() {
         let Value::Object(part) = part else {
             return Err(format!("parts[{j}]: expected an object, found {}", json_kind(part)));
         };
-        let part_fits = match part.get("type") {
+        let part_fits = match part.field("type") {
             None => Fits::GEMINI,
             Some(Value::String(t)) => {
                 let mut f = Fits::NONE;
@@ -433,7 +434,7 @@ fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
 }
 
 fn classify_content(fields: &Map<String, Value>) -> Result<Fits, String> {
-    match fields.get("content") {
+    match fields.field("content") {
         None | Some(Value::Null) => Ok(Fits::OPENAI),
         Some(Value::String(_)) => Ok(Fits::CHAT.or(Fits::RESPONSES)),
         Some(Value::Array(parts)) => {
@@ -448,10 +449,10 @@ fn classify_content(fields: &Map<String, Value>) -> Result<Fits, String> {
 }
 
 fn classify_part(part: &Value) -> Result<Fits, String> {
-    let Some(part_type) = part.get("type").and_then(Value::as_str) else {
+    let Some(part_type) = part.field("type").and_then(Value::as_str) else {
         return Err("no string `type`".to_string());
     };
-    let has = |key: &str| part.get(key).is_some();
+    let has = |key: &str| part.field(key).is_some();
     Ok(match part_type {
         "text" => Fits::CHAT,
         "image" if has("image") && !has("source") => Fits::AISDK,

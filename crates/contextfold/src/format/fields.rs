@@ -9,6 +9,7 @@
 
 use super::path::JsonPath;
 use super::FormatError;
+use crate::json_map::Fields;
 use crate::message::{marker_namespace, Extra};
 use serde_json::{Map, Value};
 
@@ -69,12 +70,12 @@ impl<'a> WireObject<'a> {
 
     /// Looks at a field without taking it.
     pub(crate) fn peek(&self, key: &str) -> Option<&'a Value> {
-        self.map.get(key)
+        self.map.field(key)
     }
 
     /// Takes a field of any type.
     pub(crate) fn take(&mut self, key: &str) -> Option<&'a Value> {
-        let (k, v) = self.map.get_key_value(key)?;
+        let (k, v) = self.map.field_entry(key)?;
         if !self.used.contains(&k.as_str()) {
             self.used.push(k.as_str());
         }
@@ -88,7 +89,7 @@ impl<'a> WireObject<'a> {
 
     /// An optional string field; `null` stays unused.
     pub(crate) fn string(&mut self, key: &str) -> Result<Option<&'a str>, FormatError> {
-        match self.map.get(key) {
+        match self.map.field(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => {
                 self.take(key);
@@ -120,7 +121,7 @@ impl<'a> WireObject<'a> {
 
     /// A boolean flag: `true` is taken; `false` and `null` stay unused.
     pub(crate) fn flag(&mut self, key: &str) -> Result<bool, FormatError> {
-        match self.map.get(key) {
+        match self.map.field(key) {
             None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(false),
             Some(Value::Bool(true)) => {
                 self.take(key);
@@ -134,7 +135,7 @@ impl<'a> WireObject<'a> {
 
     /// A non-empty array field; `null` and `[]` stay unused.
     pub(crate) fn nonempty_array(&mut self, key: &str) -> Result<Option<&'a [Value]>, FormatError> {
-        match self.map.get(key) {
+        match self.map.field(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Array(items)) if items.is_empty() => Ok(None),
             Some(Value::Array(items)) => {

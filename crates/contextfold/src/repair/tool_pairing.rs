@@ -90,13 +90,14 @@ fn valid_calls(m: &Message) -> Vec<(usize, &ToolCallPart)> {
 
 /// Matches results with calls. `answer_orphans`: orphans right after an assistant message
 /// count as answered by a call added there (so later duplicates of them are caught).
-pub(crate) fn analyze(messages: &[&Message], answer_orphans: bool) -> Pairing {
+pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pairing {
     let mut pairing = Pairing::default();
-    let mut latest: HashMap<String, usize> = HashMap::new();
-    let mut answered: HashSet<(usize, String)> = HashSet::new();
+    // Keyed by the ids where they lie: nothing is copied to be looked up.
+    let mut latest: HashMap<&'a str, usize> = HashMap::new();
+    let mut answered: HashSet<(usize, &'a str)> = HashSet::new();
     let mut owner: Option<usize> = None;
     let mut leading = true;
-    for (i, m) in messages.iter().enumerate() {
+    for (i, &m) in messages.iter().enumerate() {
         match m.role {
             Role::System => owner = None,
             Role::User => {
@@ -107,7 +108,7 @@ pub(crate) fn analyze(messages: &[&Message], answer_orphans: bool) -> Pairing {
                 owner = Some(i);
                 leading = false;
                 for (_, c) in valid_calls(m) {
-                    latest.insert(c.id.clone(), i);
+                    latest.insert(&c.id, i);
                 }
             }
             Role::Tool => {
@@ -116,14 +117,14 @@ pub(crate) fn analyze(messages: &[&Message], answer_orphans: bool) -> Pairing {
                     if r.call_id.is_empty() {
                         continue;
                     }
-                    let fate = match latest.get(&r.call_id).copied() {
-                        Some(a) if !answered.insert((a, r.call_id.clone())) => Fate::Duplicate,
+                    let fate = match latest.get(r.call_id.as_str()).copied() {
+                        Some(a) if !answered.insert((a, &r.call_id)) => Fate::Duplicate,
                         Some(a) if owner == Some(a) => Fate::InPlace { assistant: a },
                         Some(a) => Fate::Moved { assistant: a },
                         None => match owner {
                             Some(a) if answer_orphans => {
-                                latest.insert(r.call_id.clone(), a);
-                                answered.insert((a, r.call_id.clone()));
+                                latest.insert(&r.call_id, a);
+                                answered.insert((a, &r.call_id));
                                 Fate::Answered { assistant: a }
                             }
                             _ => Fate::Orphan { leading },
@@ -143,12 +144,12 @@ pub(crate) fn analyze(messages: &[&Message], answer_orphans: bool) -> Pairing {
     // The calls of a last assistant message are in flight: nothing can follow them yet
     // (tools running, or a call waiting for the user's approval).
     let in_flight = messages.len().saturating_sub(1);
-    for (i, m) in messages.iter().enumerate() {
+    for (i, &m) in messages.iter().enumerate() {
         if m.role != Role::Assistant || i == in_flight {
             continue;
         }
         for (part, c) in valid_calls(m) {
-            if !answered.contains(&(i, c.id.clone())) {
+            if !answered.contains(&(i, c.id.as_str())) {
                 pairing.pending.push(Pending { message: i, part, call_id: c.id.clone(), name: c.name.clone() });
             }
         }
