@@ -76,10 +76,15 @@ impl<'a> WireObject<'a> {
     /// Takes a field of any type.
     pub(crate) fn take(&mut self, key: &str) -> Option<&'a Value> {
         let (k, v) = self.map.field_entry(key)?;
-        if !self.used.contains(&k.as_str()) {
-            self.used.push(k.as_str());
-        }
+        self.use_key(k);
         Some(v)
+    }
+
+    /// Marks a key found by a lookup as taken (no second lookup).
+    fn use_key(&mut self, key: &'a str) {
+        if !self.used.contains(&key) {
+            self.used.push(key);
+        }
     }
 
     /// Puts a taken field back: it will be kept verbatim in `extra`.
@@ -89,13 +94,13 @@ impl<'a> WireObject<'a> {
 
     /// An optional string field; `null` stays unused.
     pub(crate) fn string(&mut self, key: &str) -> Result<Option<&'a str>, FormatError> {
-        match self.map.field(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => {
-                self.take(key);
+        match self.map.field_entry(key).map(|(k, v)| (k.as_str(), v)) {
+            None | Some((_, Value::Null)) => Ok(None),
+            Some((k, Value::String(s))) => {
+                self.use_key(k);
                 Ok(Some(s.as_str()))
             }
-            Some(other) => {
+            Some((_, other)) => {
                 Err(self.field_path(key).shape_error(format!("`{key}` must be a string, found {}", json_kind(other))))
             }
         }
@@ -121,13 +126,13 @@ impl<'a> WireObject<'a> {
 
     /// A boolean flag: `true` is taken; `false` and `null` stay unused.
     pub(crate) fn flag(&mut self, key: &str) -> Result<bool, FormatError> {
-        match self.map.field(key) {
-            None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(false),
-            Some(Value::Bool(true)) => {
-                self.take(key);
+        match self.map.field_entry(key).map(|(k, v)| (k.as_str(), v)) {
+            None | Some((_, Value::Null | Value::Bool(false))) => Ok(false),
+            Some((k, Value::Bool(true))) => {
+                self.use_key(k);
                 Ok(true)
             }
-            Some(other) => {
+            Some((_, other)) => {
                 Err(self.field_path(key).shape_error(format!("`{key}` must be a boolean, found {}", json_kind(other))))
             }
         }
@@ -135,14 +140,14 @@ impl<'a> WireObject<'a> {
 
     /// A non-empty array field; `null` and `[]` stay unused.
     pub(crate) fn nonempty_array(&mut self, key: &str) -> Result<Option<&'a [Value]>, FormatError> {
-        match self.map.field(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(items)) if items.is_empty() => Ok(None),
-            Some(Value::Array(items)) => {
-                self.take(key);
+        match self.map.field_entry(key).map(|(k, v)| (k.as_str(), v)) {
+            None | Some((_, Value::Null)) => Ok(None),
+            Some((_, Value::Array(items))) if items.is_empty() => Ok(None),
+            Some((k, Value::Array(items))) => {
+                self.use_key(k);
                 Ok(Some(items.as_slice()))
             }
-            Some(other) => {
+            Some((_, other)) => {
                 Err(self.field_path(key).shape_error(format!("`{key}` must be an array, found {}", json_kind(other))))
             }
         }
