@@ -26,13 +26,24 @@ function textOf(value) {
   return undefined;
 }
 
-/** Whether a message holds a binary value where a format puts file or image data. */
+/** Fields in which a format puts file or image data, or the parts that hold them. */
+const HOLDING_KEYS = ["content", "parts", "data", "image", "url", "output", "value"];
+
+/**
+ * Whether a message holds a binary value where a format puts file or image data. Runs
+ * on every message of every call: plain objects and arrays (nearly all it sees) skip
+ * the `instanceof` tests.
+ */
 function holdsBinary(value, depth = 0) {
   if (value === null || typeof value !== "object" || depth > 6) return false;
-  if (textOf(value) !== undefined) return true;
-  if (Array.isArray(value)) return value.some((v) => holdsBinary(v, depth + 1));
-  for (const key of ["content", "parts", "data", "image", "url", "output", "value"]) {
-    if (key in value && holdsBinary(value[key], depth + 1)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsBinary(item, depth + 1)) return true;
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && textOf(value) !== undefined) return true;
+  for (const key of HOLDING_KEYS) {
+    if (holdsBinary(value[key], depth + 1)) return true;
   }
   return false;
 }
