@@ -180,6 +180,33 @@ fn duplicate_result_keeps_the_first() {
 }
 
 #[test]
+fn duplicate_call_ids_among_many_calls_are_dropped_too() {
+    // Past a few dozen calls the ids kept are looked up in a set instead of compared one
+    // by one: repeats before and after that point are dropped alike.
+    let ids: Vec<String> = (0..40).map(|i| format!("c{i}")).collect();
+    let mut calls: Vec<(&str, &str)> = ids.iter().map(|id| (id.as_str(), "read")).collect();
+    calls.insert(10, ("c3", "read"));
+    calls.push(("c35", "read"));
+    calls.push(("c3", "read"));
+    let mut input = vec![user("q"), ai_calls("x", &calls)];
+    input.extend(ids.iter().map(|id| tool(id, "read", "ok")));
+    let kept: Vec<(&str, &str)> = ids.iter().map(|id| (id.as_str(), "read")).collect();
+    let mut expected = vec![user("q"), ai_calls("x", &kept)];
+    expected.extend(input[2..].iter().cloned());
+    check(
+        "many calls",
+        &input,
+        &opts(Provider::Anthropic),
+        &expected,
+        &[
+            DroppedDuplicateCall { index: 1, part: 11, call_id: "c3".into() },
+            DroppedDuplicateCall { index: 1, part: 42, call_id: "c35".into() },
+            DroppedDuplicateCall { index: 1, part: 43, call_id: "c3".into() },
+        ],
+    );
+}
+
+#[test]
 fn duplicate_call_id_in_one_message_drops_the_later_call() {
     let input = [
         user("q"),

@@ -42,31 +42,32 @@ pub(crate) enum Fate {
     Duplicate,
 }
 
+/// Ids and names are borrowed from the messages read: only a repair copies them.
 #[derive(Debug, Clone)]
-pub(crate) struct ResultFate {
+pub(crate) struct ResultFate<'a> {
     pub message: usize,
     pub part: usize,
-    pub call_id: String,
-    pub name: Option<String>,
+    pub call_id: &'a str,
+    pub name: Option<&'a str>,
     pub fate: Fate,
 }
 
 /// A call without any result.
 #[derive(Debug, Clone)]
-pub(crate) struct Pending {
+pub(crate) struct Pending<'a> {
     pub message: usize,
     pub part: usize,
-    pub call_id: String,
-    pub name: String,
+    pub call_id: &'a str,
+    pub name: &'a str,
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Pairing {
-    pub results: Vec<ResultFate>,
-    pub pending: Vec<Pending>,
+pub(crate) struct Pairing<'a> {
+    pub results: Vec<ResultFate<'a>>,
+    pub pending: Vec<Pending<'a>>,
 }
 
-impl Pairing {
+impl Pairing<'_> {
     fn is_clean(&self) -> bool {
         self.pending.is_empty() && self.results.iter().all(|r| matches!(r.fate, Fate::InPlace { .. }))
     }
@@ -75,22 +76,38 @@ impl Pairing {
 /// Valid calls of an assistant message: (part position, call), without invalid parts and
 /// later duplicates of an id.
 fn valid_calls(m: &Message) -> Vec<(usize, &ToolCallPart)> {
-    let duplicates: HashSet<usize> =
-        super::parts::duplicate_calls(m.role, m.parts.iter().enumerate()).into_iter().map(|(i, _)| i).collect();
-    m.parts
-        .iter()
-        .enumerate()
-        .filter(|(i, p)| super::parts::is_valid_call(m.role, p) && !duplicates.contains(i))
-        .filter_map(|(i, p)| match p {
+    let calls = m.parts.iter().enumerate().filter(|(_, p)| super::parts::is_valid_call(m.role, p)).filter_map(
+        |(i, p)| match p {
             Part::ToolCall(c) => Some((i, c)),
             _ => None,
-        })
-        .collect()
+        },
+    );
+    let mut out: Vec<(usize, &ToolCallPart)> = Vec::new();
+    // A message holds a few calls: each is compared with those kept before it, no set
+    // is made (a set beyond a few dozen, where comparing would cost more).
+    let mut seen: Option<HashSet<&str>> = None;
+    for (i, c) in calls {
+        let repeated = match &mut seen {
+            Some(set) => !set.insert(c.id.as_str()),
+            None => out.iter().any(|(_, kept)| kept.id == c.id),
+        };
+        if repeated {
+            continue;
+        }
+        out.push((i, c));
+        if seen.is_none() && out.len() > SCANNED_CALLS {
+            seen = Some(out.iter().map(|(_, kept)| kept.id.as_str()).collect());
+        }
+    }
+    out
 }
+
+/// Calls of one message compared one by one for repeated ids; more go in a set.
+const SCANNED_CALLS: usize = 32;
 
 /// Matches results with calls. `answer_orphans`: orphans right after an assistant message
 /// count as answered by a call added there (so later duplicates of them are caught).
-pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pairing {
+pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pairing<'a> {
     let mut pairing = Pairing::default();
     // Keyed by the ids where they lie: nothing is copied to be looked up.
     let mut latest: HashMap<&'a str, usize> = HashMap::new();
@@ -133,8 +150,8 @@ pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pai
                     pairing.results.push(ResultFate {
                         message: i,
                         part,
-                        call_id: r.call_id.clone(),
-                        name: r.name.clone(),
+                        call_id: &r.call_id,
+                        name: r.name.as_deref(),
                         fate,
                     });
                 }
@@ -150,7 +167,7 @@ pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pai
         }
         for (part, c) in valid_calls(m) {
             if !answered.contains(&(i, c.id.as_str())) {
-                pairing.pending.push(Pending { message: i, part, call_id: c.id.clone(), name: c.name.clone() });
+                pairing.pending.push(Pending { message: i, part, call_id: &c.id, name: &c.name });
             }
         }
     }
@@ -180,7 +197,7 @@ pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<
     let mut plan = Plan::default();
     for r in pairing.results {
         let index = origin(r.message);
-        let call_id = r.call_id;
+        let call_id = r.call_id.to_string();
         match r.fate {
             Fate::InPlace { .. } => plan.in_place.entry(r.message).or_default().push(r.part),
             Fate::Moved { assistant } => {
@@ -189,7 +206,7 @@ pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<
             }
             Fate::Answered { assistant } => {
                 plan.in_place.entry(r.message).or_default().push(r.part);
-                let name = r.name.unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
+                let name = r.name.unwrap_or(UNKNOWN_TOOL_NAME).to_string();
                 plan.added_calls.entry(assistant).or_default().push(Part::ToolCall(ToolCallPart {
                     id: call_id.clone(),
                     name: name.clone(),
@@ -207,10 +224,10 @@ pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<
     for p in pairing.pending {
         steps.push(RepairStep::AnsweredPendingCall {
             index: origin(p.message),
-            call_id: p.call_id.clone(),
-            name: p.name.clone(),
+            call_id: p.call_id.to_string(),
+            name: p.name.to_string(),
         });
-        plan.pending.entry(p.message).or_default().push((p.call_id, p.name));
+        plan.pending.entry(p.message).or_default().push((p.call_id.to_string(), p.name.to_string()));
     }
     rebuild(&items, &plan, options)
 }
@@ -284,4 +301,42 @@ fn with_parts(m: &Message, positions: &[usize]) -> Message {
     }
     let parts = positions.iter().filter_map(|i| m.parts.get(*i).cloned()).collect();
     Message { role: m.role, parts, extra: m.extra.clone() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str) -> Part {
+        Part::ToolCall(ToolCallPart {
+            id: id.to_string(),
+            name: "read".to_string(),
+            arguments: "{}".to_string(),
+            signature: None,
+            extra: Extra::new(),
+        })
+    }
+
+    #[test]
+    fn repeated_ids_are_left_out_however_many_calls() {
+        for n in [3usize, SCANNED_CALLS, SCANNED_CALLS + 1, 90] {
+            let mut ids: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+            // Repeats early, around the switch to a set, and last.
+            ids.insert(1, "c0".to_string());
+            ids.insert(SCANNED_CALLS.min(ids.len()), "c2".to_string());
+            ids.push(format!("c{}", n - 1));
+            let mut parts = vec![Part::text("x")];
+            parts.extend(ids.iter().map(|id| call(id)));
+            parts.push(call(""));
+            let m = Message::new(Role::Assistant, parts);
+            let kept: Vec<&str> = valid_calls(&m).iter().map(|(_, c)| c.id.as_str()).collect();
+            let expected: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+            assert_eq!(kept, expected, "{n} calls");
+            // Positions are those of the first call of each id.
+            for (position, c) in valid_calls(&m) {
+                let first = m.parts.iter().position(|p| matches!(p, Part::ToolCall(t) if t.id == c.id));
+                assert_eq!(Some(position), first, "{n} calls, {}", c.id);
+            }
+        }
+    }
 }
