@@ -75,12 +75,17 @@ impl<'a> WireObject<'a> {
 
     /// Takes a field of any type.
     pub(crate) fn take(&mut self, key: &str) -> Option<&'a Value> {
-        let (k, v) = self.map.field_entry(key)?;
+        let (k, v) = self.lookup(key)?;
         self.use_key(k);
         Some(v)
     }
 
-    /// Marks a key found by a lookup as taken (no second lookup).
+    /// A field with the map's own key, to mark it taken without a second lookup.
+    fn lookup(&self, key: &str) -> Option<(&'a str, &'a Value)> {
+        self.map.field_entry(key).map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Marks a key found by [`Self::lookup`] as taken.
     fn use_key(&mut self, key: &'a str) {
         if !self.used.contains(&key) {
             self.used.push(key);
@@ -94,7 +99,7 @@ impl<'a> WireObject<'a> {
 
     /// An optional string field; `null` stays unused.
     pub(crate) fn string(&mut self, key: &str) -> Result<Option<&'a str>, FormatError> {
-        match self.map.field_entry(key).map(|(k, v)| (k.as_str(), v)) {
+        match self.lookup(key) {
             None | Some((_, Value::Null)) => Ok(None),
             Some((k, Value::String(s))) => {
                 self.use_key(k);
@@ -126,7 +131,7 @@ impl<'a> WireObject<'a> {
 
     /// A boolean flag: `true` is taken; `false` and `null` stay unused.
     pub(crate) fn flag(&mut self, key: &str) -> Result<bool, FormatError> {
-        match self.map.field_entry(key).map(|(k, v)| (k.as_str(), v)) {
+        match self.lookup(key) {
             None | Some((_, Value::Null | Value::Bool(false))) => Ok(false),
             Some((k, Value::Bool(true))) => {
                 self.use_key(k);
@@ -140,7 +145,7 @@ impl<'a> WireObject<'a> {
 
     /// A non-empty array field; `null` and `[]` stay unused.
     pub(crate) fn nonempty_array(&mut self, key: &str) -> Result<Option<&'a [Value]>, FormatError> {
-        match self.map.field_entry(key).map(|(k, v)| (k.as_str(), v)) {
+        match self.lookup(key) {
             None | Some((_, Value::Null)) => Ok(None),
             Some((_, Value::Array(items))) if items.is_empty() => Ok(None),
             Some((k, Value::Array(items))) => {

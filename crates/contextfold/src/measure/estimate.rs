@@ -9,9 +9,9 @@
 //! of other scripts are counted in a second pass, only in a text that has any.
 
 /// Letters a tokenizer's vocabulary typically covers with one token.
-pub(super) const LETTERS_PER_TOKEN: u8 = 12;
-pub(super) const DIGITS_PER_TOKEN: u8 = 3;
-pub(super) const PUNCTUATION_PER_TOKEN: u8 = 3;
+const LETTERS_PER_TOKEN: u8 = 12;
+const DIGITS_PER_TOKEN: u8 = 3;
+const PUNCTUATION_PER_TOKEN: u8 = 3;
 
 /// What a byte is for the estimate.
 const LETTER: u8 = 0;
@@ -193,7 +193,7 @@ pub fn estimate_text_tokens(text: &str) -> usize {
     tokens.saturating_add(wide).saturating_add(other.div_ceil(2))
 }
 
-pub(super) fn is_cjk(c: char) -> bool {
+fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
 }
