@@ -854,3 +854,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn unsigned_thinking_is_flagged_in_any_message_where_the_repair_drops_it() {
+    // Found by the parse fuzzer: a system or user message holding an unsigned reasoning
+    // part passed validation for Anthropic, and the repair then dropped it.
+    for role in [Role::System, Role::User] {
+        let input = [
+            Message::new(role, vec![reasoning("", None), Part::text("q")]),
+            user("go"),
+            Message::text(Role::Assistant, "a"),
+        ];
+        let flagged = validate(&input, Provider::Anthropic);
+        assert!(
+            flagged.iter().any(|d| d.code == "unsigned_thinking" && d.path == "[0].parts[0]"),
+            "{role:?}: {flagged:?}"
+        );
+        for provider in ALL {
+            let fixed = repair(&input, &opts(provider));
+            if validate(&input, provider).is_empty() {
+                assert!(fixed.is_unchanged(), "{provider:?}: valid, yet repaired: {:?}", fixed.steps);
+            }
+            assert_eq!(validate(&fixed.messages, provider), vec![], "{provider:?}");
+        }
+    }
+}

@@ -88,7 +88,9 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
         }
     }
     if provider.requires_signed_thinking() {
-        for (index, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
+        // Any role: the repair drops unsigned thinking wherever it is, as the provider
+        // rejects a `thinking` block without its signature in any message.
+        for (index, m) in messages.iter().enumerate() {
             for (part, _) in m.parts.iter().enumerate().filter(|(_, p)| super::thinking::is_unsigned(p)) {
                 out.push(Diagnostic::part(
                     "unsigned_thinking",
