@@ -57,14 +57,43 @@ pub(crate) fn is_valid_call(role: Role, part: &Part) -> bool {
     matches!(part, Part::ToolCall(c) if role == Role::Assistant && !c.id.is_empty())
 }
 
+/// The ids of one message's valid calls, in order, telling each repeat of an earlier id.
+/// A message holds a few calls: each is compared with those before it, no set is made
+/// (a set past a few dozen, where comparing would cost more).
+#[derive(Default)]
+pub(crate) struct CallIds<'p> {
+    kept: Vec<&'p str>,
+    set: Option<HashSet<&'p str>>,
+}
+
+/// Calls of one message compared one by one for repeated ids; more go in a set.
+const SCANNED_CALLS: usize = 32;
+
+impl<'p> CallIds<'p> {
+    /// Whether `id` was seen before (else it is kept).
+    pub(crate) fn repeated(&mut self, id: &'p str) -> bool {
+        if let Some(set) = &mut self.set {
+            return !set.insert(id);
+        }
+        if self.kept.contains(&id) {
+            return true;
+        }
+        self.kept.push(id);
+        if self.kept.len() > SCANNED_CALLS {
+            self.set = Some(self.kept.drain(..).collect());
+        }
+        false
+    }
+}
+
 /// Positions of the calls in `parts` that reuse an id of an earlier valid call of the
 /// same message.
 pub(crate) fn duplicate_calls<'p>(role: Role, parts: impl Iterator<Item = (usize, &'p Part)>) -> Vec<(usize, String)> {
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut ids = CallIds::default();
     let mut out = Vec::new();
     for (i, p) in parts {
         if let Part::ToolCall(c) = p {
-            if is_valid_call(role, p) && !seen.insert(c.id.as_str()) {
+            if is_valid_call(role, p) && ids.repeated(c.id.as_str()) {
                 out.push((i, c.id.clone()));
             }
         }

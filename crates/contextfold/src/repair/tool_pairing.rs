@@ -76,34 +76,18 @@ impl Pairing<'_> {
 /// Valid calls of an assistant message: (part position, call), without invalid parts and
 /// later duplicates of an id.
 fn valid_calls(m: &Message) -> Vec<(usize, &ToolCallPart)> {
-    let calls = m.parts.iter().enumerate().filter(|(_, p)| super::parts::is_valid_call(m.role, p)).filter_map(
-        |(i, p)| match p {
+    let mut ids = super::parts::CallIds::default();
+    m.parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| super::parts::is_valid_call(m.role, p))
+        .filter_map(|(i, p)| match p {
             Part::ToolCall(c) => Some((i, c)),
             _ => None,
-        },
-    );
-    let mut out: Vec<(usize, &ToolCallPart)> = Vec::new();
-    // A message holds a few calls: each is compared with those kept before it, no set
-    // is made (a set beyond a few dozen, where comparing would cost more).
-    let mut seen: Option<HashSet<&str>> = None;
-    for (i, c) in calls {
-        let repeated = match &mut seen {
-            Some(set) => !set.insert(c.id.as_str()),
-            None => out.iter().any(|(_, kept)| kept.id == c.id),
-        };
-        if repeated {
-            continue;
-        }
-        out.push((i, c));
-        if seen.is_none() && out.len() > SCANNED_CALLS {
-            seen = Some(out.iter().map(|(_, kept)| kept.id.as_str()).collect());
-        }
-    }
-    out
+        })
+        .filter(|(_, c)| !ids.repeated(c.id.as_str()))
+        .collect()
 }
-
-/// Calls of one message compared one by one for repeated ids; more go in a set.
-const SCANNED_CALLS: usize = 32;
 
 /// Matches results with calls. `answer_orphans`: orphans right after an assistant message
 /// count as answered by a call added there (so later duplicates of them are caught).
@@ -319,11 +303,11 @@ mod tests {
 
     #[test]
     fn repeated_ids_are_left_out_however_many_calls() {
-        for n in [3usize, SCANNED_CALLS, SCANNED_CALLS + 1, 90] {
+        for n in [3usize, 32, 33, 90] {
             let mut ids: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
             // Repeats early, around the switch to a set, and last.
             ids.insert(1, "c0".to_string());
-            ids.insert(SCANNED_CALLS.min(ids.len()), "c2".to_string());
+            ids.insert(32.min(ids.len()), "c2".to_string());
             ids.push(format!("c{}", n - 1));
             let mut parts = vec![Part::text("x")];
             parts.extend(ids.iter().map(|id| call(id)));
