@@ -172,6 +172,31 @@ fn is_false(b: &bool) -> bool {
 /// upstream counts it.
 pub const TOOL_CALL_TYPE: &str = "function";
 
+// A chain's nodes hold messages borrowed from the input or owned ([`crate::ChainAst`]).
+impl From<Message> for std::borrow::Cow<'_, Message> {
+    fn from(m: Message) -> Self {
+        std::borrow::Cow::Owned(m)
+    }
+}
+
+impl<'a> From<&'a Message> for std::borrow::Cow<'a, Message> {
+    fn from(m: &'a Message) -> Self {
+        std::borrow::Cow::Borrowed(m)
+    }
+}
+
+impl PartialEq<Message> for std::borrow::Cow<'_, Message> {
+    fn eq(&self, other: &Message) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<std::borrow::Cow<'_, Message>> for Message {
+    fn eq(&self, other: &std::borrow::Cow<'_, Message>) -> bool {
+        *self == **other
+    }
+}
+
 impl Message {
     pub fn new(role: Role, parts: Vec<Part>) -> Self {
         Message { role, parts, extra: Extra::new() }

@@ -40,7 +40,8 @@ fn body_pair_constructors_check_roles() {
         AstError::WrongRole { index: 1, expected: Role::Tool, found: Role::User }
     );
     assert_eq!(BodyPair::from_messages(&[]).unwrap_err(), AstError::EmptyBodyPair);
-    let pair = BodyPair::from_messages(&[ai_calls("", &[("a", "f")]), tool("a", "f", "r")]).unwrap();
+    let messages = [ai_calls("", &[("a", "f")]), tool("a", "f", "r")];
+    let pair = BodyPair::from_messages(&messages).unwrap();
     assert!(pair.is_valid());
     assert_eq!(Header::new(vec![user("x")], None).unwrap_err().code(), "wrong_role");
     assert_eq!(Header::new(vec![sys("s")], Some(ai("x"))).unwrap_err().code(), "wrong_role");
@@ -145,12 +146,12 @@ fn append_human_message_follows_four_rules() {
     assert_eq!(ast.sections()[0].header().human().unwrap().parts, vec![Part::text("hello"), Part::text("more")]);
     assert_sizes_consistent(&ast);
     // 2. last section has replies: a new section.
-    let mut ast = ChainAst::parse(&[user("q"), ai("a")]).unwrap();
+    let mut ast = ChainAst::parse(&[user("q"), ai("a")]).unwrap().into_owned();
     ast.append_human_message("next");
     assert_eq!(ast.sections().len(), 2);
     assert_sizes_consistent(&ast);
     // 3. system-only header: the user message joins it.
-    let mut ast = ChainAst::parse(&[sys("s")]).unwrap();
+    let mut ast = ChainAst::parse(&[sys("s")]).unwrap().into_owned();
     ast.append_human_message("q");
     assert_eq!(ast.sections().len(), 1);
     assert_eq!(ast.messages(), vec![sys("s"), user("q")]);
@@ -398,7 +399,8 @@ fn generated_chains_have_the_asked_shape() {
         tool_calls_per_pair: vec![0, 2, 0, 3],
         include_all_tool_responses: true,
     };
-    let ast = ChainAst::parse(&generate_chain(&config)).unwrap();
+    let chain = generate_chain(&config);
+    let ast = ChainAst::parse(&chain).unwrap();
     assert_eq!(ast.sections().len(), 3);
     assert_eq!(ast.pair_count(), 4);
     assert_eq!(ast.sections()[1].body()[0].ai().tool_calls().count(), 2);

@@ -15,14 +15,14 @@ fn kinds(ast: &ChainAst) -> Vec<Vec<PairKind>> {
 }
 
 /// Parses strictly, checks messages() is the identity and sizes are consistent.
-fn strict_roundtrip(chain: &[Message]) -> ChainAst {
+fn strict_roundtrip(chain: &[Message]) -> ChainAst<'static> {
     let ast = ChainAst::parse(chain).unwrap();
     assert_eq!(ast.messages(), chain);
     assert_sizes_consistent(&ast);
     let repaired = ChainAst::parse_repair(chain).unwrap();
     assert!(repaired.repairs.is_empty(), "a valid chain needs no repair: {:?}", repaired.repairs);
     assert_eq!(repaired.ast, ast);
-    ast
+    ast.into_owned()
 }
 
 // ---- the seed's predefined chains -------------------------------------------------
@@ -396,4 +396,34 @@ fn errors_have_stable_codes_and_messages() {
     assert_eq!(err.to_string(), "message 1: tool calls [a] have no result");
     let err = ChainAst::parse(&[ai("x")]).unwrap_err();
     assert_eq!(err.to_string(), "message 0: a chain must start with a system or user message, not assistant");
+}
+
+/// The chain borrows the input's messages: only a message a repair changed (or added) is
+/// a copy, and `into_owned` gives an equal chain holding no borrow.
+#[test]
+fn the_chain_borrows_what_no_repair_changed() {
+    use std::borrow::Cow;
+    let chain = [sys("s"), user("q"), ai_calls("", &[("a", "f"), ("b", "g")]), tool("a", "f", "r"), ai("done")];
+    let parsed = ChainAst::parse_repair(&chain).unwrap();
+    assert_eq!(parsed.repairs.len(), 1, "call b gets a fallback result");
+    let section = &parsed.ast.sections()[0];
+    assert!(matches!(section.header().system()[0], Cow::Borrowed(m) if std::ptr::eq(m, &chain[0])));
+    assert!(matches!(section.header().human_cow(), Some(Cow::Borrowed(m)) if std::ptr::eq(*m, &chain[1])));
+    let pair = &section.body()[0];
+    assert!(pair.message_cows().take(2).all(|m| matches!(m, Cow::Borrowed(_))));
+    assert!(matches!(pair.tools()[1], Cow::Owned(_)), "the added result is the chain's own");
+    assert!(matches!(section.body()[1].message_cows().next(), Some(Cow::Borrowed(m)) if std::ptr::eq(*m, &chain[4])));
+    // A merged user message is a copy; the input is untouched.
+    let merged = [user("one"), user("two"), ai("a")];
+    let parsed = ChainAst::parse_repair(&merged).unwrap();
+    assert!(matches!(parsed.ast.sections()[0].header().human_cow(), Some(Cow::Owned(m)) if m.parts.len() == 2));
+    assert_eq!(merged[0].parts.len(), 1);
+    // Owned, the chain outlives its input and is the same chain.
+    let owned: ChainAst<'static> = {
+        let copy = chain.to_vec();
+        ChainAst::parse_repair(&copy).unwrap().ast.into_owned()
+    };
+    assert_eq!(owned, ChainAst::parse_repair(&chain).unwrap().ast);
+    let all = owned.sections().iter().flat_map(|s| s.body()).flat_map(|p| p.message_cows());
+    assert!(all.into_iter().all(|m| matches!(m, Cow::Owned(_))));
 }

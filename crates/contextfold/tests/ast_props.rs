@@ -175,7 +175,9 @@ fn apply(ast: &mut ChainAst, e: &Edit) {
         }
         Edit::SetHuman(s, t) => {
             if let Some(section) = ast.sections_mut().get_mut(s % n) {
-                let header = Header::new(section.header().system().to_vec(), Some(user(t))).unwrap();
+                let header =
+                    Header::new(section.header().system().iter().map(|m| m.as_ref().clone()).collect(), Some(user(t)))
+                        .unwrap();
                 section.set_header(header);
             }
         }
@@ -203,7 +205,7 @@ proptest! {
         let repaired = ChainAst::parse_repair(&chain).unwrap();
         prop_assert!(repaired.repairs.is_empty());
         prop_assert_eq!(repaired.ast.messages(), chain.clone());
-        prop_assert_eq!(strict.clone().into_messages(), chain);
+        prop_assert_eq!(&strict.clone().into_messages(), &chain);
         assert_sizes_consistent(&strict);
         for pair in strict.sections().iter().flat_map(Section::body) {
             prop_assert!(pair.is_valid());
@@ -235,7 +237,8 @@ proptest! {
 
     #[test]
     fn sizes_stay_right_after_any_edits(spec in chain_spec(), edits in prop::collection::vec(edit(), 1..12)) {
-        let mut ast = ChainAst::parse(&build(&spec)).unwrap();
+        let chain = build(&spec);
+        let mut ast = ChainAst::parse(&chain).unwrap();
         for e in &edits {
             apply(&mut ast, e);
             assert_sizes_consistent(&ast);

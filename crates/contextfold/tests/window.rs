@@ -75,7 +75,7 @@ fn snapshot_action(report: &Report) -> Option<Action> {
 }
 
 /// The output parses strictly (every call answered, no orphan result).
-fn strict(messages: &[Message]) -> ChainAst {
+fn strict(messages: &[Message]) -> ChainAst<'_> {
     ChainAst::parse(messages).unwrap_or_else(|e| panic!("output must parse strictly: {e}"))
 }
 

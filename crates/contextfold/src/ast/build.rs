@@ -14,10 +14,10 @@ pub const FAKE_REASONING_SIGNATURE: &str = "skip_thought_signature_validator";
 /// Marks a completion pair whose text is a summary.
 pub const SUMMARIZED_CONTENT_PREFIX: &str = "**summarized content:**\n";
 
-impl BodyPair {
+impl BodyPair<'_> {
     /// A completion pair: one assistant text part.
-    pub fn completion(text: impl Into<String>) -> BodyPair {
-        BodyPair::build(Message::text(Role::Assistant, text), Vec::new())
+    pub fn completion(text: impl Into<String>) -> BodyPair<'static> {
+        BodyPair::build(Message::text(Role::Assistant, text), Vec::<Message>::new())
     }
 
     /// A summarization pair: an assistant call to [`SUMMARIZATION_TOOL_NAME`] answered by
@@ -34,9 +34,20 @@ impl BodyPair {
         template: &IdTemplate,
         fake_signature: bool,
         reasoning: Option<&Message>,
-    ) -> BodyPair {
+    ) -> BodyPair<'static> {
+        BodyPair::summarization_of(summary, replaced, template, fake_signature, reasoning)
+    }
+
+    /// [`BodyPair::summarization`] of the messages where they lie.
+    pub(crate) fn summarization_of<'m>(
+        summary: &str,
+        replaced: impl IntoIterator<Item = &'m Message>,
+        template: &IdTemplate,
+        fake_signature: bool,
+        reasoning: Option<&Message>,
+    ) -> BodyPair<'static> {
         let mut seed: Vec<&[u8]> = vec![summary.as_bytes()];
-        seed.extend(replaced.iter().flat_map(|m| m.parts.iter()).filter_map(|p| match p {
+        seed.extend(replaced.into_iter().flat_map(|m| m.parts.iter()).filter_map(|p| match p {
             Part::ToolCall(c) => Some(c.id.as_bytes()),
             Part::ToolResult(r) => Some(r.call_id.as_bytes()),
             _ => None,

@@ -27,7 +27,7 @@ pub struct SanitizedCall {
     pub replaced: bool,
 }
 
-impl ChainAst {
+impl ChainAst<'_> {
     /// Adds a user message with `text`: a new section when the chain is empty or the last
     /// section has replies; otherwise into the last header (a new user message, or a new
     /// text part of the existing one).
@@ -35,7 +35,7 @@ impl ChainAst {
         let part = Part::text(text);
         let sections = self.sections_mut();
         let Some(last) = sections.last_mut().filter(|s| s.body().is_empty()) else {
-            let header = Header::build(Vec::new(), Some(Message::new(Role::User, vec![part])));
+            let header = Header::build(Vec::<Message>::new(), Some(Message::new(Role::User, vec![part])));
             sections.push(Section::new(header, Vec::new()));
             return;
         };
@@ -64,9 +64,13 @@ impl ChainAst {
                 continue;
             };
             let mut tools = pair.tools().to_vec();
-            let existing = tools.iter_mut().flat_map(|m| m.parts.iter_mut()).find_map(|p| match p {
-                Part::ToolResult(r) if r.call_id == id => Some(r),
-                _ => None,
+            // Only the message holding the result is copied to change it.
+            let holder = tools.iter_mut().find(|m| m.tool_results().any(|r| r.call_id == id));
+            let existing = holder.and_then(|m| {
+                m.to_mut().parts.iter_mut().find_map(|p| match p {
+                    Part::ToolResult(r) if r.call_id == id => Some(r),
+                    _ => None,
+                })
             });
             if let Some(result) = existing {
                 result.content = vec![Part::text(content)];
@@ -79,8 +83,8 @@ impl ChainAst {
                     extra: Default::default(),
                 });
                 match tools.last_mut() {
-                    Some(last) => last.parts.push(result),
-                    None => tools.push(Message::new(Role::Tool, vec![result])),
+                    Some(last) => last.to_mut().parts.push(result),
+                    None => tools.push(Message::new(Role::Tool, vec![result]).into()),
                 }
             }
             let rebuilt = BodyPair::build(pair.ai().clone(), tools);
@@ -96,7 +100,7 @@ impl ChainAst {
             .iter()
             .flat_map(Section::body)
             .flat_map(BodyPair::tools)
-            .flat_map(Message::tool_results)
+            .flat_map(|m| m.tool_results())
             .filter(|r| r.call_id == id)
             .collect()
     }
@@ -135,7 +139,7 @@ impl ChainAst {
                 }
                 changed = true;
                 let mut tools = pair.tools().to_vec();
-                for part in tools.iter_mut().flat_map(|m| m.parts.iter_mut()) {
+                for part in tools.iter_mut().flat_map(|m| m.to_mut().parts.iter_mut()) {
                     if let Part::ToolResult(r) = part {
                         if let Some(new_id) = mapping.get(&r.call_id) {
                             r.call_id = new_id.clone();

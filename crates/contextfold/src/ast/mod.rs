@@ -8,9 +8,12 @@
 //!                         (Completion | RequestResponse | Summarization)
 //! ```
 //!
-//! Nodes own copies of the messages (the input is never mutated) and cache their byte
-//! sizes. Fields are private and every edit goes through a method that recomputes the
-//! cache, so sizes are correct after any edit, repair, normalization or sanitization.
+//! Nodes borrow the input's messages and own only what they changed or created (a
+//! message is copied when an edit or a repair touches it: the input is never mutated, and
+//! a chain of 10k messages is not copied to be read), and cache their byte sizes. Fields
+//! are private and every edit goes through a method that recomputes the cache, so sizes
+//! are correct after any edit, repair, normalization or sanitization.
+//! [`ChainAst::into_owned`] gives a chain that outlives its input.
 
 mod build;
 mod edit;
@@ -31,8 +34,9 @@ pub use reasoning::{contains_tool_call_reasoning, extract_reasoning_message};
 pub use sanitize::{sanitize_arguments_text, SanitizeOutcome};
 pub use tool_id::{Charset, IdMismatch, IdTemplate, TemplateError};
 
-use crate::message::{messages_size, Message};
+use crate::message::Message;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// Our own summaries carry a seal as their last line: `[cf:DIGEST]`, 32 bits of a hash
 /// of the kind and the text before it (short: it counts against every summary's gain). They are recognised by a seal that
@@ -107,33 +111,43 @@ impl PairKind {
 /// The messages that open a section: any leading system messages (only the first
 /// section has them) and the user message.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Header {
-    system: Vec<Message>,
-    human: Option<Message>,
+pub struct Header<'a> {
+    system: Vec<Cow<'a, Message>>,
+    human: Option<Cow<'a, Message>>,
     size: usize,
 }
 
 /// An assistant message and the tool messages that answer its calls.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BodyPair {
+pub struct BodyPair<'a> {
     kind: PairKind,
-    ai: Message,
-    tools: Vec<Message>,
+    ai: Cow<'a, Message>,
+    tools: Vec<Cow<'a, Message>>,
     size: usize,
 }
 
 /// One user turn: a header and the assistant's body pairs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Section {
-    header: Header,
-    body: Vec<BodyPair>,
+pub struct Section<'a> {
+    header: Header<'a>,
+    body: Vec<BodyPair<'a>>,
     size: usize,
 }
 
 /// A whole conversation.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ChainAst {
-    sections: Vec<Section>,
+pub struct ChainAst<'a> {
+    sections: Vec<Section<'a>>,
+}
+
+/// The messages of a node, borrowed from the input or owned.
+fn owned_all<'a>(messages: impl IntoIterator<Item = impl Into<Cow<'a, Message>>>) -> Vec<Cow<'a, Message>> {
+    messages.into_iter().map(Into::into).collect()
+}
+
+/// A borrowed message copied, an owned one moved: a node that outlives the input.
+fn to_static(m: Cow<'_, Message>) -> Cow<'static, Message> {
+    Cow::Owned(m.into_owned())
 }
 
 /// Tool calls of a pair matched against its results.
@@ -149,9 +163,9 @@ pub struct ToolCallsInfo {
     pub duplicated: Vec<String>,
 }
 
-impl Header {
+impl<'a> Header<'a> {
     /// A header from leading system messages and an optional user message.
-    pub fn new(system: Vec<Message>, human: Option<Message>) -> Result<Header, AstError> {
+    pub fn new(system: Vec<Message>, human: Option<Message>) -> Result<Header<'a>, AstError> {
         for (i, m) in system.iter().enumerate() {
             check_role(i, m, crate::message::Role::System)?;
         }
@@ -161,16 +175,29 @@ impl Header {
         Ok(Header::build(system, human))
     }
 
-    pub(crate) fn build(system: Vec<Message>, human: Option<Message>) -> Header {
-        let size = messages_size(&system).saturating_add(human.as_ref().map_or(0, Message::size));
+    pub(crate) fn build(
+        system: impl IntoIterator<Item = impl Into<Cow<'a, Message>>>,
+        human: Option<impl Into<Cow<'a, Message>>>,
+    ) -> Header<'a> {
+        let (system, human) = (owned_all(system), human.map(Into::into));
+        let size = system
+            .iter()
+            .fold(0usize, |n, m| n.saturating_add(m.size()))
+            .saturating_add(human.as_ref().map_or(0, |h| h.size()));
         Header { system, human, size }
     }
 
-    pub fn system(&self) -> &[Message] {
+    /// The system messages, each borrowed from the input or owned.
+    pub fn system(&self) -> &[Cow<'a, Message>] {
         &self.system
     }
 
     pub fn human(&self) -> Option<&Message> {
+        self.human.as_deref()
+    }
+
+    /// The user message, borrowed from the input or owned.
+    pub fn human_cow(&self) -> Option<&Cow<'a, Message>> {
         self.human.as_ref()
     }
 
@@ -184,35 +211,38 @@ impl Header {
 
     /// The header's messages where they lie: the system messages, then the user message.
     pub fn message_refs(&self) -> impl Iterator<Item = &Message> {
-        self.system.iter().chain(&self.human)
+        self.system.iter().chain(&self.human).map(|m| &**m)
     }
 
     pub fn messages(&self) -> Vec<Message> {
-        let mut out = self.system.clone();
-        out.extend(self.human.iter().cloned());
-        out
+        self.message_refs().cloned().collect()
     }
 
     /// The same header with another user message (or none).
-    pub fn with_human(&self, human: Option<Message>) -> Header {
+    pub fn with_human(&self, human: Option<Message>) -> Header<'a> {
         Header::build(self.system.clone(), human)
     }
 
     /// The same header without system messages.
-    pub fn without_system(&self) -> Header {
-        Header::build(Vec::new(), self.human.clone())
+    pub fn without_system(&self) -> Header<'a> {
+        Header::build(Vec::<Message>::new(), self.human.clone())
     }
 
-    pub(crate) fn into_parts(self) -> (Vec<Message>, Option<Message>) {
+    pub(crate) fn into_parts(self) -> (Vec<Cow<'a, Message>>, Option<Cow<'a, Message>>) {
         (self.system, self.human)
+    }
+
+    fn into_owned(self) -> Header<'static> {
+        let Header { system, human, size } = self;
+        Header { system: system.into_iter().map(to_static).collect(), human: human.map(to_static), size }
     }
 }
 
-impl BodyPair {
+impl<'a> BodyPair<'a> {
     /// A pair from an assistant message and the tool messages answering it; the kind is
     /// detected from the first tool call. Roles are checked (indexes are positions in
     /// `[ai, tools..]`); tool pairing is not (see [`BodyPair::is_valid`]).
-    pub fn new(ai: Message, tools: Vec<Message>) -> Result<BodyPair, AstError> {
+    pub fn new(ai: Message, tools: Vec<Message>) -> Result<BodyPair<'a>, AstError> {
         check_role(0, &ai, crate::message::Role::Assistant)?;
         for (i, t) in tools.iter().enumerate() {
             check_role(i.saturating_add(1), t, crate::message::Role::Tool)?;
@@ -220,15 +250,23 @@ impl BodyPair {
         Ok(BodyPair::build(ai, tools))
     }
 
-    /// A pair from a slice `[assistant, tool, tool, ..]`.
-    pub fn from_messages(messages: &[Message]) -> Result<BodyPair, AstError> {
+    /// A pair from a slice `[assistant, tool, tool, ..]`, borrowing its messages.
+    pub fn from_messages(messages: &'a [Message]) -> Result<BodyPair<'a>, AstError> {
         let (ai, tools) = messages.split_first().ok_or(AstError::EmptyBodyPair)?;
-        BodyPair::new(ai.clone(), tools.to_vec())
+        check_role(0, ai, crate::message::Role::Assistant)?;
+        for (i, t) in tools.iter().enumerate() {
+            check_role(i.saturating_add(1), t, crate::message::Role::Tool)?;
+        }
+        Ok(BodyPair::build(ai, tools))
     }
 
-    pub(crate) fn build(ai: Message, tools: Vec<Message>) -> BodyPair {
+    pub(crate) fn build(
+        ai: impl Into<Cow<'a, Message>>,
+        tools: impl IntoIterator<Item = impl Into<Cow<'a, Message>>>,
+    ) -> BodyPair<'a> {
+        let (ai, tools) = (ai.into(), owned_all(tools));
         let kind = PairKind::detect(&ai);
-        let size = ai.size().saturating_add(messages_size(&tools));
+        let size = tools.iter().fold(ai.size(), |n, t| n.saturating_add(t.size()));
         BodyPair { kind, ai, tools, size }
     }
 
@@ -240,7 +278,8 @@ impl BodyPair {
         &self.ai
     }
 
-    pub fn tools(&self) -> &[Message] {
+    /// The tool messages, each borrowed from the input or owned.
+    pub fn tools(&self) -> &[Cow<'a, Message>] {
         &self.tools
     }
 
@@ -250,23 +289,30 @@ impl BodyPair {
 
     /// The pair's messages where they lie: the assistant message, then its tool messages.
     pub fn message_refs(&self) -> impl Iterator<Item = &Message> {
+        std::iter::once(&self.ai).chain(&self.tools).map(|m| &**m)
+    }
+
+    /// The pair's messages as it holds them (borrowed from the input or owned).
+    pub fn message_cows(&self) -> impl Iterator<Item = &Cow<'a, Message>> {
         std::iter::once(&self.ai).chain(&self.tools)
     }
 
     pub fn messages(&self) -> Vec<Message> {
-        let mut out = Vec::with_capacity(self.tools.len().saturating_add(1));
-        out.push(self.ai.clone());
-        out.extend(self.tools.iter().cloned());
-        out
+        self.message_refs().cloned().collect()
     }
 
-    pub(crate) fn into_parts(self) -> (Message, Vec<Message>) {
+    pub(crate) fn into_parts(self) -> (Cow<'a, Message>, Vec<Cow<'a, Message>>) {
         (self.ai, self.tools)
+    }
+
+    fn into_owned(self) -> BodyPair<'static> {
+        let BodyPair { kind, ai, tools, size } = self;
+        BodyPair { kind, ai: to_static(ai), tools: tools.into_iter().map(to_static).collect(), size }
     }
 
     /// Matches the pair's calls with its results.
     pub fn tool_calls_info(&self) -> ToolCallsInfo {
-        tool_calls_info(&self.ai, &self.tools)
+        tool_calls_info(&self.ai, self.tools.iter().map(|t| &**t))
     }
 
     /// Structure rules: a Completion has no tool messages, a RequestResponse at least
@@ -299,11 +345,11 @@ impl BodyPair {
     }
 }
 
-pub(crate) fn tool_calls_info(ai: &Message, tools: &[Message]) -> ToolCallsInfo {
+pub(crate) fn tool_calls_info<'m>(ai: &'m Message, tools: impl Iterator<Item = &'m Message>) -> ToolCallsInfo {
     let calls: Vec<&str> = ai.tool_calls().map(|c| c.id.as_str()).collect();
     let mut answered: Vec<&str> = Vec::new();
     let mut info = ToolCallsInfo::default();
-    for result in tools.iter().flat_map(Message::tool_results) {
+    for result in tools.flat_map(Message::tool_results) {
         let id = result.call_id.as_str();
         if !calls.contains(&id) {
             info.unmatched.push(id.to_string());
@@ -325,17 +371,17 @@ pub(crate) fn tool_calls_info(ai: &Message, tools: &[Message]) -> ToolCallsInfo 
     info
 }
 
-impl Section {
-    pub fn new(header: Header, body: Vec<BodyPair>) -> Section {
+impl<'a> Section<'a> {
+    pub fn new(header: Header<'a>, body: Vec<BodyPair<'a>>) -> Section<'a> {
         let size = body.iter().fold(header.size, |acc, p| acc.saturating_add(p.size));
         Section { header, body, size }
     }
 
-    pub fn header(&self) -> &Header {
+    pub fn header(&self) -> &Header<'a> {
         &self.header
     }
 
-    pub fn body(&self) -> &[BodyPair] {
+    pub fn body(&self) -> &[BodyPair<'a>] {
         &self.body
     }
 
@@ -349,12 +395,7 @@ impl Section {
     }
 
     pub fn messages(&self) -> Vec<Message> {
-        let mut out = self.header.messages();
-        for pair in &self.body {
-            out.push(pair.ai.clone());
-            out.extend(pair.tools.iter().cloned());
-        }
-        out
+        self.message_refs().cloned().collect()
     }
 
     pub fn message_count(&self) -> usize {
@@ -362,31 +403,38 @@ impl Section {
         self.body.iter().fold(header, |acc, p| acc.saturating_add(1).saturating_add(p.tools.len()))
     }
 
-    pub fn set_header(&mut self, header: Header) {
+    pub fn set_header(&mut self, header: Header<'a>) {
         self.size = self.size.saturating_sub(self.header.size).saturating_add(header.size);
         self.header = header;
     }
 
-    pub fn push_pair(&mut self, pair: BodyPair) {
+    pub fn push_pair(&mut self, pair: BodyPair<'a>) {
         self.size = self.size.saturating_add(pair.size);
         self.body.push(pair);
     }
 
     /// Replaces the whole body.
-    pub fn set_body(&mut self, body: Vec<BodyPair>) {
-        *self = Section::new(std::mem::replace(&mut self.header, Header::build(Vec::new(), None)), body);
+    pub fn set_body(&mut self, body: Vec<BodyPair<'a>>) {
+        let header = std::mem::replace(&mut self.header, Header::build(Vec::<Message>::new(), None::<Message>));
+        *self = Section::new(header, body);
     }
 
     /// Replaces pair `index`; returns the old pair, or `None` when out of range.
-    pub fn replace_pair(&mut self, index: usize, pair: BodyPair) -> Option<BodyPair> {
+    pub fn replace_pair(&mut self, index: usize, pair: BodyPair<'a>) -> Option<BodyPair<'a>> {
         let slot = self.body.get_mut(index)?;
         let old = std::mem::replace(slot, pair);
         self.size = self.size.saturating_sub(old.size).saturating_add(slot.size);
         Some(old)
     }
 
-    pub(crate) fn into_parts(self) -> (Header, Vec<BodyPair>) {
+    pub(crate) fn into_parts(self) -> (Header<'a>, Vec<BodyPair<'a>>) {
         (self.header, self.body)
+    }
+
+    /// The section with every message it borrows copied.
+    pub fn into_owned(self) -> Section<'static> {
+        let Section { header, body, size } = self;
+        Section { header: header.into_owned(), body: body.into_iter().map(BodyPair::into_owned).collect(), size }
     }
 }
 
@@ -404,32 +452,38 @@ pub(crate) fn starts_of(counts: impl Iterator<Item = usize>) -> Vec<usize> {
     starts
 }
 
-impl ChainAst {
-    pub fn new(sections: Vec<Section>) -> ChainAst {
+impl<'a> ChainAst<'a> {
+    pub fn new(sections: Vec<Section<'a>>) -> ChainAst<'a> {
         ChainAst { sections }
     }
 
-    /// Parses messages strictly: any rule broken is an error.
-    pub fn parse(messages: &[Message]) -> Result<ChainAst, AstError> {
+    /// Parses messages strictly: any rule broken is an error. The chain borrows them.
+    pub fn parse(messages: &'a [Message]) -> Result<ChainAst<'a>, AstError> {
         parse::parse(messages, ParseMode::Strict).map(|p| p.ast)
     }
 
-    /// Parses messages, repairing what can be repaired; the repairs made are listed.
-    pub fn parse_repair(messages: &[Message]) -> Result<Parsed, AstError> {
+    /// Parses messages, repairing what can be repaired; the repairs made are listed. The
+    /// chain borrows the messages no repair changed.
+    pub fn parse_repair(messages: &'a [Message]) -> Result<Parsed<'a>, AstError> {
         parse::parse(messages, ParseMode::Repair)
     }
 
-    pub fn sections(&self) -> &[Section] {
+    /// The chain with every message it borrows copied: one that outlives its input.
+    pub fn into_owned(self) -> ChainAst<'static> {
+        ChainAst { sections: self.sections.into_iter().map(Section::into_owned).collect() }
+    }
+
+    pub fn sections(&self) -> &[Section<'a>] {
         &self.sections
     }
 
     /// Mutable access to the section list. Sections keep their own sizes correct, and
     /// the chain size is summed from them, so any edit through here stays consistent.
-    pub fn sections_mut(&mut self) -> &mut Vec<Section> {
+    pub fn sections_mut(&mut self) -> &mut Vec<Section<'a>> {
         &mut self.sections
     }
 
-    pub fn into_sections(self) -> Vec<Section> {
+    pub fn into_sections(self) -> Vec<Section<'a>> {
         self.sections
     }
 
@@ -458,35 +512,28 @@ impl ChainAst {
     /// The chain flattened back to messages, in order.
     pub fn messages(&self) -> Vec<Message> {
         let mut out = Vec::with_capacity(self.message_count());
-        for s in &self.sections {
-            out.extend(s.header.system.iter().cloned());
-            out.extend(s.header.human.iter().cloned());
-            for p in &s.body {
-                out.push(p.ai.clone());
-                out.extend(p.tools.iter().cloned());
-            }
-        }
+        out.extend(self.sections.iter().flat_map(Section::message_refs).cloned());
         out
     }
 
-    /// Consumes the chain into its messages without cloning.
+    /// Consumes the chain into its messages: the owned ones moved, the borrowed ones copied.
     pub fn into_messages(self) -> Vec<Message> {
         let mut out = Vec::with_capacity(self.message_count());
         for s in self.sections {
             let (header, body) = s.into_parts();
             let (system, human) = header.into_parts();
-            out.extend(system);
-            out.extend(human);
+            out.extend(system.into_iter().map(Cow::into_owned));
+            out.extend(human.map(Cow::into_owned));
             for p in body {
                 let (ai, tools) = p.into_parts();
-                out.push(ai);
-                out.extend(tools);
+                out.push(ai.into_owned());
+                out.extend(tools.into_iter().map(Cow::into_owned));
             }
         }
         out
     }
 
-    pub fn push_section(&mut self, section: Section) {
+    pub fn push_section(&mut self, section: Section<'a>) {
         self.sections.push(section);
     }
 }

@@ -42,8 +42,8 @@ pub enum ParseMode {
 
 /// A parsed chain and the repairs that parsing made.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
-    pub ast: ChainAst,
+pub struct Parsed<'a> {
+    pub ast: ChainAst<'a>,
     pub repairs: Vec<RepairAction>,
 }
 
@@ -114,7 +114,7 @@ pub(crate) struct Outline {
 }
 
 /// [`parse`] for a reader of the message list: the sections' places and the repairs,
-/// without the copy of every message an AST holds.
+/// without the nodes of an AST.
 pub(crate) fn outline(messages: &[Message], mode: ParseMode) -> Result<Outline, AstError> {
     let p = Parser::run(messages, mode)?;
     let starts = super::starts_of(p.sections.iter().map(SectionBuilder::message_count));
@@ -134,19 +134,14 @@ pub(crate) fn outline(messages: &[Message], mode: ParseMode) -> Result<Outline, 
     Ok(Outline { starts, sections, repairs: p.repairs, repaired })
 }
 
-pub(crate) fn parse(messages: &[Message], mode: ParseMode) -> Result<Parsed, AstError> {
+pub(crate) fn parse(messages: &[Message], mode: ParseMode) -> Result<Parsed<'_>, AstError> {
     let p = Parser::run(messages, mode)?;
     let sections = p
         .sections
         .into_iter()
         .map(|s| {
-            let system = s.system.into_iter().map(Cow::into_owned).collect();
-            let body = s
-                .body
-                .into_iter()
-                .map(|(ai, tools)| BodyPair::build(ai.into_owned(), tools.into_iter().map(Cow::into_owned).collect()))
-                .collect();
-            Section::new(Header::build(system, s.human.map(Cow::into_owned)), body)
+            let body = s.body.into_iter().map(|(ai, tools)| BodyPair::build(ai, tools)).collect();
+            Section::new(Header::build(s.system, s.human), body)
         })
         .collect();
     Ok(Parsed { ast: ChainAst::new(sections), repairs: p.repairs })

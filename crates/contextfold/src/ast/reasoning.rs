@@ -5,14 +5,14 @@ use crate::message::{Message, Part, Role};
 
 /// True when any tool call in `messages` carries a reasoning signature (Gemini's
 /// `thoughtSignature`): a summary replacing them then needs the fake signature.
-pub fn contains_tool_call_reasoning(messages: &[Message]) -> bool {
-    messages.iter().flat_map(Message::tool_calls).any(|c| c.signature.is_some())
+pub fn contains_tool_call_reasoning<'m>(messages: impl IntoIterator<Item = &'m Message>) -> bool {
+    messages.into_iter().flat_map(Message::tool_calls).any(|c| c.signature.is_some())
 }
 
 /// The reasoning of the first assistant message that has any, as an assistant message
 /// holding only its reasoning parts (to place before a summarization call).
-pub fn extract_reasoning_message(messages: &[Message]) -> Option<Message> {
-    messages.iter().filter(|m| m.role == Role::Assistant).find_map(|m| {
+pub fn extract_reasoning_message<'m>(messages: impl IntoIterator<Item = &'m Message>) -> Option<Message> {
+    messages.into_iter().filter(|m| m.role == Role::Assistant).find_map(|m| {
         let parts: Vec<Part> = m.parts.iter().filter(|p| matches!(p, Part::Reasoning(_))).cloned().collect();
         (!parts.is_empty()).then(|| Message::new(Role::Assistant, parts))
     })
@@ -35,7 +35,7 @@ fn clear_message(m: &Message) -> (Message, usize) {
     (out, removed)
 }
 
-impl ChainAst {
+impl ChainAst<'_> {
     /// Drops all reasoning (thinking parts and tool-call signatures) from the chain, as
     /// needed when a chain moves to another provider; returns how many items went.
     pub fn clear_reasoning(&mut self) -> usize {
@@ -47,13 +47,13 @@ impl ChainAst {
         };
         for section in self.sections_mut().iter_mut() {
             let header = Header::build(
-                section.header().system().iter().map(&mut clear).collect(),
+                section.header().system().iter().map(|m| clear(m)).collect::<Vec<_>>(),
                 section.header().human().map(&mut clear),
             );
             let body = section
                 .body()
                 .iter()
-                .map(|p| BodyPair::build(clear(p.ai()), p.tools().iter().map(&mut clear).collect()))
+                .map(|p| BodyPair::build(clear(p.ai()), p.tools().iter().map(|m| clear(m)).collect::<Vec<_>>()))
                 .collect();
             *section = Section::new(header, body);
         }

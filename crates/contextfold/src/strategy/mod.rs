@@ -206,14 +206,13 @@ impl CompactError {
 
 /// The chain a strategy works on, read leniently (the parse repairs come with it): every
 /// strategy starts here.
-pub(crate) fn parse(messages: &[Message]) -> Result<Parsed, CompactError> {
+pub(crate) fn parse(messages: &[Message]) -> Result<Parsed<'_>, CompactError> {
     ChainAst::parse_repair(messages).map_err(|e| CompactError::Input(crate::Error::Ast(e)))
 }
 
 /// The chain a strategy that needs no AST reads, with what the parse found.
 pub(crate) struct Read<'a> {
-    /// The chain as it came when the parse repaired nothing (the parse's copy is let go
-    /// at once, before the strategy makes its own), else the repaired chain.
+    /// The chain as it came when the parse repaired nothing, else the repaired chain.
     pub chain: std::borrow::Cow<'a, [Message]>,
     /// First message of each section, and how many sections (at least 1).
     pub starts: Vec<usize>,
@@ -222,7 +221,7 @@ pub(crate) struct Read<'a> {
 }
 
 /// [`parse`], keeping only what a strategy working on the message list needs: no AST
-/// (a copy of every message) is built.
+/// nodes are built.
 pub(crate) fn read(messages: &[Message]) -> Result<Read<'_>, CompactError> {
     let crate::ast::Outline { starts, sections, repairs, repaired } =
         crate::ast::outline(messages, crate::ast::ParseMode::Repair)
@@ -335,15 +334,18 @@ pub(crate) fn cut_by(text: &str, excess: usize) -> Option<String> {
 /// A summary pair replacing `replaced`: a summarization pair when any of them used
 /// tools (with the fake signature when their calls carried reasoning, and their first
 /// reasoning before the call), else a prefixed completion.
-pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair], template: &IdTemplate) -> BodyPair {
+pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair<'_>], template: &IdTemplate) -> BodyPair<'static> {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
         let part = crate::message::TextPart {
             text: crate::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), crate::ast::SUMMARY_TEXT_MARK),
             extra: crate::message::Extra::new(),
         };
-        return BodyPair::build(Message::new(crate::message::Role::Assistant, vec![Part::Text(part)]), Vec::new());
+        return BodyPair::build(
+            Message::new(crate::message::Role::Assistant, vec![Part::Text(part)]),
+            Vec::<Message>::new(),
+        );
     }
-    let messages: Vec<Message> = replaced.iter().flat_map(BodyPair::messages).collect();
-    let reasoning = extract_reasoning_message(&messages);
-    BodyPair::summarization(text, &messages, template, contains_tool_call_reasoning(&messages), reasoning.as_ref())
+    let messages = || replaced.iter().flat_map(BodyPair::message_refs);
+    let reasoning = extract_reasoning_message(messages());
+    BodyPair::summarization_of(text, messages(), template, contains_tool_call_reasoning(messages()), reasoning.as_ref())
 }

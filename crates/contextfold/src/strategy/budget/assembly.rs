@@ -9,16 +9,16 @@ use crate::strategy::{Action, CompactError};
 
 /// The parts of the result, kept apart so enforcement can drop them in order.
 #[derive(Clone)]
-pub(super) struct Assembly {
+pub(super) struct Assembly<'a> {
     systems: Vec<Message>,
     condensed: Vec<Message>,
     /// Sections before the cut kept verbatim (too small to condense).
-    before: Vec<Section>,
-    in_section: Option<BodyPair>,
-    kept: Vec<Section>,
+    before: Vec<Section<'a>>,
+    in_section: Option<BodyPair<'a>>,
+    kept: Vec<Section<'a>>,
 }
 
-impl Assembly {
+impl Assembly<'_> {
     /// The result's messages where they lie, in order.
     fn message_refs(&self) -> Vec<&Message> {
         let mut out: Vec<&Message> = self.systems.iter().chain(&self.condensed).collect();
@@ -46,14 +46,15 @@ impl Assembly {
 /// The result in its parts: the system prompt, the condensed summaries, what is kept
 /// verbatim before the cut, the cut section from its user message (with the summary of
 /// its older pairs) and everything after it.
-pub(super) fn assemble(
-    sections: &[Section],
+pub(super) fn assemble<'a>(
+    sections: &[Section<'a>],
     plan: &Plan,
     answers: Answers,
     template: &IdTemplate,
     actions: &mut [Vec<Action>],
-) -> Assembly {
-    let systems: Vec<Message> = sections.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
+) -> Assembly<'a> {
+    let systems: Vec<Message> =
+        sections.first().map(|s| s.header().system().iter().map(|m| m.as_ref().clone()).collect()).unwrap_or_default();
     let mut condensed: Vec<Message> = Vec::new();
     let mut in_section: Option<BodyPair> = None;
     for (chunk, summary) in plan.chunks.iter().zip(answers.summaries) {
@@ -97,7 +98,7 @@ pub(super) fn assemble(
 /// dropped only when `may_drop` (`onError: "partial"`); otherwise a result that does not
 /// fit fails the call, so nothing is ever lost unasked. Returns the result's cost.
 pub(super) fn enforce(
-    out: &mut Assembly,
+    out: &mut Assembly<'_>,
     budget: Amount,
     meter: Meter<'_>,
     actions: &mut [Vec<Action>],

@@ -127,7 +127,7 @@ pub(super) fn stands_alone(chunk: &Chunk) -> bool {
 }
 
 /// The sections of a chunk kept verbatim (each from its user message, no system).
-pub(super) fn verbatim_sections(sections: &[Section], chunk: &Chunk) -> Vec<Section> {
+pub(super) fn verbatim_sections<'a>(sections: &[Section<'a>], chunk: &Chunk) -> Vec<Section<'a>> {
     chunk
         .segments
         .iter()

@@ -82,8 +82,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let mut actions: Vec<Vec<Action>> = vec![Vec::new(); parsed.ast.sections().len()];
     // Every message is measured once: the chain as it came, or the repaired one.
     let unit = config.max.unit();
-    let tokens =
-        if parsed.repairs.is_empty() { meter.costs(unit, messages) } else { meter.costs(unit, &parsed.ast.messages()) };
+    let tokens = if parsed.repairs.is_empty() {
+        meter.costs(unit, messages)
+    } else {
+        let repaired: Vec<&Message> =
+            parsed.ast.sections().iter().flat_map(crate::ast::Section::message_refs).collect();
+        meter.costs_of(unit, &repaired)
+    };
     // The report's token totals are the estimate: made here already when it is the meter.
     let estimated = meter.is_estimate(unit);
     let before_tokens = (parsed.repairs.is_empty() && estimated).then(|| crate::measure::sum_costs(&tokens));

@@ -167,7 +167,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
     run.finish(messages, parsed.repairs)
 }
 
-struct Run<'a> {
+/// `'m`: the input messages the AST borrows.
+struct Run<'a, 'm> {
     config: &'a SectionsConfig,
     template: IdTemplate,
     controls: &'a Controls,
@@ -177,7 +178,7 @@ struct Run<'a> {
     actions: Vec<Vec<Action>>,
     /// Index of each section's first message in the (repaired) input.
     starts: Vec<usize>,
-    ast: ChainAst,
+    ast: ChainAst<'m>,
 }
 
 /// A planned replacement: which section, which pairs, the messages they are in the
@@ -190,12 +191,12 @@ struct Plan {
     target_bytes: usize,
 }
 
-impl Run<'_> {
+impl<'m> Run<'_, 'm> {
     fn should_stop(&self) -> bool {
         self.controls.cancel.is_cancelled() || (!self.errors.is_empty() && self.config.on_error != OnError::Partial)
     }
 
-    fn section(&self, i: usize) -> Option<&Section> {
+    fn section(&self, i: usize) -> Option<&Section<'m>> {
         self.ast.sections().get(i)
     }
 
@@ -335,7 +336,7 @@ impl Run<'_> {
 
     /// The pair that replaces `replaced`, or `None` (and a `NoGain` note) when it would
     /// not be smaller.
-    fn summary_pair(&mut self, plan: &Plan, text: &str) -> Option<BodyPair> {
+    fn summary_pair(&mut self, plan: &Plan, text: &str) -> Option<BodyPair<'m>> {
         let replaced = self.section(plan.section)?.body().get(plan.pairs.clone())?;
         let before: usize = replaced.iter().map(BodyPair::size).sum();
         let mut pair = super::summary_pair_for(text, replaced, &self.template);

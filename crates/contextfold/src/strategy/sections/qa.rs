@@ -3,27 +3,29 @@
 use super::{target_for, Run};
 use crate::ast::{BodyPair, Header, Section};
 use crate::message::{Message, Role};
-use crate::prompt::render;
+use crate::prompt::render_refs;
 use crate::strategy::{cut_by, Action};
 use crate::summarize::{Job, MessageRange, RequestKind, Summarizer};
+use std::borrow::Cow;
 
 /// Bytes kept under the QA byte limit for the summary section itself.
 const QA_HEADROOM: usize = 1000;
 
 /// What phase 2 folds: the leading `fold` sections, their user messages and assistant
-/// work, and the job's range and target.
-struct QaFold {
+/// work, and the job's range and target; the messages as the chain holds them (borrowed
+/// from the input, not copied).
+struct QaFold<'m> {
     fold: usize,
-    humans: Vec<Message>,
-    work: Vec<Message>,
-    replaced: Vec<BodyPair>,
+    humans: Vec<Cow<'m, Message>>,
+    work: Vec<Cow<'m, Message>>,
+    replaced: Vec<BodyPair<'m>>,
     bytes_before: usize,
-    system: Vec<Message>,
+    system: Vec<Cow<'m, Message>>,
     range: MessageRange,
     target: usize,
 }
 
-impl Run<'_> {
+impl<'m> Run<'_, 'm> {
     /// Whether phase 2 would make a call now.
     pub(super) fn qa_would_fold(&self, keep: usize) -> bool {
         self.qa_fold(keep).is_some_and(|f| !f.humans.is_empty() || !f.work.is_empty())
@@ -38,7 +40,9 @@ impl Run<'_> {
             return;
         };
         let mut jobs = Vec::new();
-        if let Some(prompt) = render(&humans, &work) {
+        let humans: Vec<&Message> = humans.iter().map(|m| &**m).collect();
+        let work: Vec<&Message> = work.iter().map(|m| &**m).collect();
+        if let Some(prompt) = render_refs(None, &humans, &work) {
             jobs.push(Job {
                 kind: RequestKind::QaAi,
                 prompt: prompt.into(),
@@ -48,7 +52,7 @@ impl Run<'_> {
             });
         }
         if self.config.summ_human_in_qa {
-            if let Some(prompt) = render(&humans, &[]) {
+            if let Some(prompt) = render_refs(None, &humans, &[]) {
                 jobs.push(Job {
                     kind: RequestKind::QaHuman,
                     prompt: prompt.into(),
@@ -118,7 +122,7 @@ impl Run<'_> {
 
     /// What phase 2 would fold, when it would: the older sections are too many or too
     /// large, not already the QA summary of an earlier run, and the fold can gain.
-    fn qa_fold(&self, keep: usize) -> Option<QaFold> {
+    fn qa_fold(&self, keep: usize) -> Option<QaFold<'m>> {
         let fold = self.qa_fold_count(keep);
         if fold == 0 {
             return None;
@@ -129,8 +133,8 @@ impl Run<'_> {
                 return None; // Already the QA summary of an earlier run.
             }
         }
-        let humans: Vec<Message> = folded.iter().filter_map(|s| s.header().human().cloned()).collect();
-        let replaced: Vec<BodyPair> = folded.iter().flat_map(|s| s.body().iter().cloned()).collect();
+        let humans: Vec<Cow<'m, Message>> = folded.iter().filter_map(|s| s.header().human_cow().cloned()).collect();
+        let replaced: Vec<BodyPair<'m>> = folded.iter().flat_map(|s| s.body().iter().cloned()).collect();
         let bytes_before: usize = folded.iter().map(Section::size).sum();
         let system = folded.first().map(|s| s.header().system().to_vec()).unwrap_or_default();
         // Skip by size what can never shrink: the summary section's fixed cost (system,
@@ -148,7 +152,7 @@ impl Run<'_> {
         Some(QaFold {
             fold,
             humans,
-            work: folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::messages)).collect(),
+            work: folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::message_cows)).cloned().collect(),
             replaced,
             bytes_before,
             system,
@@ -181,9 +185,9 @@ impl Run<'_> {
     }
 }
 
-fn merge_humans(humans: &[Message]) -> Option<Message> {
+fn merge_humans<M: std::ops::Deref<Target = Message>>(humans: &[M]) -> Option<Message> {
     let first = humans.first()?;
-    let mut merged = first.clone();
+    let mut merged = Message::clone(first);
     for h in humans.iter().skip(1) {
         merged.parts.extend(h.parts.iter().cloned());
     }
