@@ -52,7 +52,7 @@ use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNAT
 use crate::format::{detect, read, write, Format, FormatError};
 use crate::message::marker_namespace;
 use crate::message::{Extra, Message, Part, Role};
-use crate::repair::{repair, Provider, RepairOptions, RepairStep};
+use crate::repair::{repair_owned, Provider, RepairOptions, RepairStep};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -195,7 +195,7 @@ pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<
             normalize_ids(&mut out, &template, provider_of(to).unique_call_ids(), &mut changes);
         }
     }
-    let repaired = repair(&out, &RepairOptions::for_provider(provider_of(to)));
+    let repaired = repair_owned(out, &RepairOptions::for_provider(provider_of(to)));
     changes.extend(repaired.steps.into_iter().map(|step| Change::Repaired { step }));
     (repaired.messages, changes)
 }

@@ -21,6 +21,7 @@ mod estimate;
 pub use estimate::estimate_text_tokens;
 
 use crate::message::{Message, Part};
+use std::borrow::Borrow;
 
 /// Per-message overhead of chat formats (role markers, separators), in tokens.
 const MESSAGE_OVERHEAD: usize = 4;
@@ -235,20 +236,20 @@ impl<'a> Meter<'a> {
         self.counter
     }
 
-    /// Cost of each message in `unit` (tokens are counted in one batch).
-    pub fn costs(&self, unit: Unit, messages: &[Message]) -> Vec<usize> {
+    /// Cost of each message in `unit` (tokens are counted in one batch); the messages
+    /// held, borrowed or referred to.
+    pub fn costs<M: Borrow<Message>>(&self, unit: Unit, messages: &[M]) -> Vec<usize> {
         match unit {
-            Unit::Tokens => message_tokens(messages, self.counter),
-            Unit::Bytes => messages.iter().map(Message::size).collect(),
+            Unit::Tokens => {
+                tokens_of(messages.iter().map(|m| m.borrow().parts.as_slice()), messages.len(), self.counter)
+            }
+            Unit::Bytes => messages.iter().map(|m| m.borrow().size()).collect(),
         }
     }
 
     /// [`Meter::costs`] of some messages, wherever they are.
     pub fn costs_of(&self, unit: Unit, messages: &[&Message]) -> Vec<usize> {
-        match unit {
-            Unit::Tokens => tokens_of(messages.iter().map(|m| m.parts.as_slice()), messages.len(), self.counter),
-            Unit::Bytes => messages.iter().map(|m| m.size()).collect(),
-        }
+        self.costs(unit, messages)
     }
 
     /// Costs of parts, each as a message holding it alone would cost, without making
@@ -267,7 +268,7 @@ impl<'a> Meter<'a> {
     }
 
     /// Total cost of messages in `unit`.
-    pub fn total(&self, unit: Unit, messages: &[Message]) -> usize {
+    pub fn total<M: Borrow<Message>>(&self, unit: Unit, messages: &[M]) -> usize {
         sum_costs(&self.costs(unit, messages))
     }
 
@@ -280,7 +281,7 @@ impl<'a> Meter<'a> {
     }
 
     /// Whether messages fit within `amount`.
-    pub fn fits(&self, amount: Amount, messages: &[Message]) -> bool {
+    pub fn fits<M: Borrow<Message>>(&self, amount: Amount, messages: &[M]) -> bool {
         self.total(amount.unit(), messages) <= amount.value()
     }
 }

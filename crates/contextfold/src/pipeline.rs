@@ -412,7 +412,7 @@ pub fn repair_json(
 ) -> Result<RepairedJson, FormatError> {
     let (messages, format) = read_json(value, format)?;
     options.provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
-    let repaired = crate::repair::repair(&messages, &options);
+    let repaired = crate::repair::repair_owned(messages, &options);
     let changed = !repaired.steps.is_empty();
     let messages = written_like(value, changed, &repaired.messages, format)?;
     Ok(RepairedJson { messages, changed, format, provider: options.provider, steps: repaired.steps })

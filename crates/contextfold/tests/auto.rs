@@ -101,7 +101,7 @@ fn masking_alone_when_it_reaches_the_target() {
     let chain = session(6);
     // Tool output is most of the chain: masking it reaches 70% of this budget.
     let masked = contextfold::strategy::mask::mask(&chain, &contextfold::strategy::mask::MaskConfig::default()).0;
-    let max = tokens(&masked) * 10 / 7 + 5;
+    let max = Meter::default().total(contextfold::measure::Unit::Tokens, &masked) * 10 / 7 + 5;
     assert!(max < tokens(&chain));
     let s = Recording::default();
     let out = run(&chain, config(max), &s).unwrap();

@@ -10,7 +10,13 @@ use contextfold::ast::ChainAst;
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Message, Part, Role};
 use contextfold::repair::{validate, Provider, RepairOptions};
-use contextfold::strategy::mask::{is_masked, mask, MaskConfig, MASK_PREFIX};
+use contextfold::strategy::mask::{is_masked, MaskConfig, Masked, MASK_PREFIX};
+
+/// The library's mask, its borrowed messages copied: the chain as a caller keeps it.
+fn mask(chain: &[Message], config: &MaskConfig) -> (Vec<Message>, Vec<Masked>) {
+    let (out, items) = contextfold::strategy::mask::mask(chain, config);
+    (out.into_iter().map(std::borrow::Cow::into_owned).collect(), items)
+}
 use contextfold::strategy::run::{compact, needs_compaction, CompactOptions, StrategyConfig};
 use contextfold::strategy::Action;
 use contextfold::summarize::mock::FnSummarizer;
@@ -37,6 +43,23 @@ fn session(n: usize) -> Vec<Message> {
 
 fn texts(chain: &[Message]) -> Vec<String> {
     chain.iter().filter(|m| m.role != Role::Tool).map(Message::joined_text).collect()
+}
+
+/// Only a message something was masked in is new; every other is the input's own.
+#[test]
+fn masking_copies_only_the_messages_it_masks() {
+    use std::borrow::Cow;
+    let chain = session(6);
+    let (out, masked) =
+        contextfold::strategy::mask::mask(&chain, &MaskConfig { keep_last: 2, ..MaskConfig::default() });
+    let changed: Vec<usize> = masked.iter().map(|m| m.message).collect();
+    assert_eq!(changed.len(), 4);
+    for (i, (m, input)) in out.iter().zip(&chain).enumerate() {
+        match m {
+            Cow::Borrowed(m) => assert!(!changed.contains(&i) && std::ptr::eq(*m, input), "message {i}"),
+            Cow::Owned(m) => assert!(changed.contains(&i) && m != input, "message {i}"),
+        }
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use contextfold::ast::{ChainAst, PartRule};
 use contextfold::format;
 use contextfold::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role};
 use contextfold::repair::{
-    repair, repair_compacted, validate, OrphanResults, Provider, RepairOptions, RepairStep,
+    repair, repair_compacted, repair_owned, validate, OrphanResults, Provider, RepairOptions, RepairStep,
     DEFAULT_LEADING_USER_PLACEHOLDER, DEFAULT_PENDING_PLACEHOLDER,
 };
 use proptest::prelude::*;
@@ -682,7 +682,7 @@ fn rewritten_history_drops_older_thinking_and_keeps_the_current_cycle() {
     // history.
     let mut compacted = original.clone();
     compacted[1] = user("summary of task one");
-    let out = repair_compacted(&original, &compacted, &opts(Provider::Anthropic));
+    let out = repair_compacted(&original, compacted.clone(), &opts(Provider::Anthropic));
     assert_eq!(
         out.steps,
         vec![
@@ -707,7 +707,7 @@ fn rewritten_history_drops_older_thinking_and_keeps_the_current_cycle() {
     }
     assert_eq!(validate(&out.messages, Provider::Anthropic), vec![]);
     // Generic applies the same rule; the input is untouched.
-    assert_eq!(repair_compacted(&original, &compacted, &opts(Provider::Generic)).messages, expected);
+    assert_eq!(repair_compacted(&original, compacted.clone(), &opts(Provider::Generic)).messages, expected);
     assert_eq!(compacted[2], original[2]);
 }
 
@@ -720,7 +720,7 @@ fn unchanged_history_keeps_all_thinking() {
         let mut late_change = original.clone();
         late_change[8] = ai("two done, rewritten");
         for compacted in [original.clone(), appended, original[..9].to_vec(), late_change] {
-            let out = repair_compacted(&original, &compacted, &opts(p));
+            let out = repair_compacted(&original, compacted.clone(), &opts(p));
             assert_eq!(out.messages, compacted, "{p:?}");
             assert!(out.steps.is_empty(), "{p:?}: {:?}", out.steps);
         }
@@ -733,7 +733,7 @@ fn thinking_rule_is_anthropic_and_generic_only_and_standalone_needs_the_option()
     let mut compacted = original.clone();
     compacted[1] = user("summary");
     for p in [Provider::OpenAi, Provider::Gemini] {
-        let out = repair_compacted(&original, &compacted, &opts(p));
+        let out = repair_compacted(&original, compacted.clone(), &opts(p));
         assert_eq!(out.messages, compacted, "{p:?}");
     }
     assert!(repair(&compacted, &opts(Provider::Anthropic)).steps.is_empty());
@@ -829,6 +829,8 @@ proptest! {
             };
             let out = repair(&messages, &options);
             prop_assert_eq!(&messages, &before);
+            // Taking the chain over repairs it the same (messages moved, not copied).
+            prop_assert_eq!(&repair_owned(messages.clone(), &options), &out);
             prop_assert_eq!(validate(&out.messages, p), vec![], "{:?}", p);
             let again = repair(&out.messages, &options);
             prop_assert_eq!(&again.messages, &out.messages);

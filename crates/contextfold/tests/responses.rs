@@ -242,6 +242,7 @@ fn masking_leaves_output_items_whole_and_shrinks_function_outputs() {
     let messages = format::read(&value, Format::OpenAiResponses).unwrap();
     let (masked, report) = contextfold::strategy::mask::mask(&messages, &Default::default());
     assert!(!report.is_empty());
+    let masked: Vec<_> = masked.into_iter().map(std::borrow::Cow::into_owned).collect();
     let written = format::write(&masked, Format::OpenAiResponses).unwrap();
     let list = written.as_array().unwrap();
     assert_eq!(api_problems(list), Vec::<String>::new());

@@ -270,35 +270,59 @@ impl<'a> Draft<'a> {
         }
     }
 
-    /// The message, unchanged (a clone) unless a pass changed it; `None` when no part
-    /// is left.
-    fn finish(self) -> Option<Message> {
+    /// What the passes made of the message: `None` when no part is left.
+    fn finish(self) -> Option<Drafted> {
         if self.parts.is_empty() {
             return None;
         }
         if !self.changed {
-            return Some(self.source.clone());
+            return Some(Drafted::Unchanged);
         }
         let parts = self.parts.into_iter().map(|(_, p)| p.into_owned()).collect();
-        Some(Message { role: self.source.role, parts, extra: self.source.extra.clone() })
+        Some(Drafted::Changed(Message { role: self.source.role, parts, extra: self.source.extra.clone() }))
     }
+}
+
+/// A message the part-level passes kept.
+enum Drafted {
+    /// As it came: the message itself goes on (moved when the repair owns it).
+    Unchanged,
+    Changed(Message),
 }
 
 /// Makes `messages` valid for `options.provider`. Total: any input gives a result.
 /// Standalone use applies no thinking rule unless `options.history_changed_from` says
 /// history was rewritten.
 pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
-    let mut steps = Vec::new();
     let stale = thinking::StaleThinking::find(messages, options);
-    let mut items: Vec<Item> = Vec::with_capacity(messages.len());
-    for (index, message) in messages.iter().enumerate() {
-        let mut draft = Draft::new(index, message);
+    repair_each(messages.iter().map(Cow::Borrowed), messages.len(), &stale, options)
+}
+
+/// [`repair`] of a chain it may take over: a message no pass changes is moved into the
+/// result, not copied (a strategy's result is repaired so, and is most of the output).
+pub fn repair_owned(messages: Vec<Message>, options: &RepairOptions) -> Repaired {
+    let stale = thinking::StaleThinking::find(&messages, options);
+    let count = messages.len();
+    repair_each(messages.into_iter().map(Cow::Owned), count, &stale, options)
+}
+
+fn repair_each<'a>(
+    messages: impl Iterator<Item = Cow<'a, Message>>,
+    count: usize,
+    stale: &thinking::StaleThinking,
+    options: &RepairOptions,
+) -> Repaired {
+    let mut steps = Vec::new();
+    let mut items: Vec<Item> = Vec::with_capacity(count);
+    for (index, message) in messages.enumerate() {
+        let mut draft = Draft::new(index, &message);
         stale.drop_parts(&mut draft, &mut steps);
         thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
         parts::clean(&mut draft, &mut steps);
         empty::drop_blank_text(&mut draft, &mut steps);
         match draft.finish() {
-            Some(msg) => items.push(Item { msg, origin: index }),
+            Some(Drafted::Unchanged) => items.push(Item { msg: message.into_owned(), origin: index }),
+            Some(Drafted::Changed(msg)) => items.push(Item { msg, origin: index }),
             None => steps.push(RepairStep::RemovedEmptyMessage { index }),
         }
     }
@@ -317,12 +341,13 @@ pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
 /// History counts as rewritten from the first message where the two chains differ (their
 /// longest common prefix); a chain that only appends to or cuts the end of `original`
 /// rewrote nothing.
-pub fn repair_compacted(original: &[Message], compacted: &[Message], options: &RepairOptions) -> Repaired {
-    let common = original.iter().zip(compacted).take_while(|(a, b)| a == b).count();
+/// The result takes `compacted` over ([`repair_owned`]).
+pub fn repair_compacted(original: &[Message], compacted: Vec<Message>, options: &RepairOptions) -> Repaired {
+    let common = original.iter().zip(&compacted).take_while(|(a, b)| a == b).count();
     let changed = (common < original.len() && common < compacted.len()).then_some(common);
     let history_changed_from = match (options.history_changed_from, changed) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    repair(compacted, &RepairOptions { history_changed_from, ..options.clone() })
+    repair_owned(compacted, &RepairOptions { history_changed_from, ..options.clone() })
 }

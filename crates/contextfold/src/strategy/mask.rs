@@ -13,6 +13,7 @@ use crate::format::responses;
 use crate::measure::{sum_costs, Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::Value;
+use std::borrow::{Borrow, Cow};
 use std::collections::{HashMap, HashSet};
 
 /// Settings of observation masking.
@@ -70,13 +71,18 @@ pub struct Masked {
     pub bytes_after: usize,
 }
 
-/// `messages` with what [`MaskConfig`] masks replaced, and what was masked.
-pub fn mask(messages: &[Message], config: &MaskConfig) -> (Vec<Message>, Vec<Masked>) {
+/// `messages` with what [`MaskConfig`] masks replaced, and what was masked. A message
+/// nothing was masked in is borrowed, not copied: only the masked ones are new.
+pub fn mask<'a>(messages: &'a [Message], config: &MaskConfig) -> (Vec<Cow<'a, Message>>, Vec<Masked>) {
     mask_oldest(messages, config, usize::MAX)
 }
 
 /// [`mask`] of the `limit` oldest results (and argument values) it would mask, at most.
-pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (Vec<Message>, Vec<Masked>) {
+pub fn mask_oldest<'a>(
+    messages: &'a [Message],
+    config: &MaskConfig,
+    limit: usize,
+) -> (Vec<Cow<'a, Message>>, Vec<Masked>) {
     let calls: HashMap<&str, &ToolCallPart> =
         messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c)).collect();
     // The calls of the newest `keep_last` exchanges.
@@ -92,9 +98,10 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
     let mut out = Vec::with_capacity(messages.len());
     let mut masked = Vec::new();
     for (i, m) in messages.iter().enumerate() {
-        // Part by part: a masked result is never copied, only replaced.
-        let mut parts = Vec::with_capacity(m.parts.len());
-        for part in &m.parts {
+        // Part by part: a masked result is never copied, only replaced; the parts are
+        // copied from the first one masked on (`None` while none is).
+        let mut parts: Option<Vec<Part>> = None;
+        for (at, part) in m.parts.iter().enumerate() {
             let replaced = match part {
                 _ if masked.len() >= limit => None,
                 Part::ToolResult(r) if !recent.contains(r.call_id.as_str()) => {
@@ -142,9 +149,22 @@ pub fn mask_oldest(messages: &[Message], config: &MaskConfig, limit: usize) -> (
                 }
                 _ => None,
             };
-            parts.push(replaced.unwrap_or_else(|| part.clone()));
+            match (replaced, parts.as_mut()) {
+                (None, None) => {}
+                (None, Some(parts)) => parts.push(part.clone()),
+                (Some(new), Some(parts)) => parts.push(new),
+                (Some(new), None) => {
+                    let mut copy = Vec::with_capacity(m.parts.len());
+                    copy.extend(m.parts.get(..at).unwrap_or_default().iter().cloned());
+                    copy.push(new);
+                    parts = Some(copy);
+                }
+            }
         }
-        out.push(Message { role: m.role, parts, extra: m.extra.clone() });
+        out.push(match parts {
+            Some(parts) => Cow::Owned(Message { role: m.role, parts, extra: m.extra.clone() }),
+            None => Cow::Borrowed(m),
+        });
     }
     (out, masked)
 }
@@ -157,7 +177,7 @@ fn mask_arguments(arguments: &str, min_bytes: usize) -> Option<String> {
     for value in map.values_mut() {
         if let Value::String(s) = value {
             if s.len() >= min_bytes.max(64) && !s.starts_with(ARGUMENT_PREFIX) {
-                let lines = s.lines().count();
+                let lines = line_count(s);
                 let short = format!("{ARGUMENT_PREFIX} {} bytes, {lines} lines]", s.len());
                 removed = removed.saturating_add(s.len().saturating_sub(short.len()));
                 *s = short;
@@ -202,26 +222,75 @@ fn placeholder(tool: &str, call: Option<&ToolCallPart>, content: &[Part], bytes:
     out
 }
 
-/// `text.lines().count()`, counting newlines instead of cutting lines out.
+/// `text.lines().count()`, counting newlines instead of cutting lines out (every result
+/// masked is counted: most of a chain's text).
 fn line_count(text: &str) -> usize {
-    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    let newlines = count_byte(text.as_bytes(), b'\n');
     newlines.saturating_add(usize::from(!text.is_empty() && !text.ends_with('\n')))
 }
 
+/// How many bytes of `bytes` are `byte`, eight at a time: a byte equal to `byte` is a
+/// zero byte of the word XORed with it, and each zero byte sets exactly one high bit
+/// (the exact test, without the borrow of the short one; wasm has no SIMD to do better).
+fn count_byte(bytes: &[u8], byte: u8) -> usize {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let pattern = u64::from_ne_bytes([byte; 8]);
+    let mut words = bytes.chunks_exact(8);
+    let mut count = 0usize;
+    for word in &mut words {
+        let x = word.try_into().map_or(0, u64::from_ne_bytes) ^ pattern;
+        let zero_high = !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7);
+        count = count.saturating_add(zero_high.count_ones() as usize);
+    }
+    count.saturating_add(words.remainder().iter().filter(|&&b| b == byte).count())
+}
+
+/// Argument names that say what a call was about, the most telling first.
+const TELLING_KEYS: [&str; 9] = ["file_path", "path", "command", "cmd", "query", "pattern", "url", "filename", "id"];
+
 /// The argument that says what a call was about: a path, a command, a query.
 fn telling_argument(arguments: &str) -> Option<String> {
-    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(arguments) else { return None };
-    let keys = ["file_path", "path", "command", "cmd", "query", "pattern", "url", "filename", "id"];
-    let value = keys.iter().find_map(|k| map.get(*k).and_then(Value::as_str))?;
+    let TellingArguments(found) = serde_json::from_str(arguments).ok()?;
+    let value = found.into_iter().flatten().next()?;
     let short: String = value.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(120).collect();
     Some(format!("`{short}`"))
+}
+
+/// Of a JSON object, the string value of each of [`TELLING_KEYS`] (the last one given
+/// for a key, as a map keeps it; `None` for a key absent or not a string), every other
+/// value skipped unread: no tree of the whole arguments is built for one field.
+struct TellingArguments(Vec<Option<String>>);
+
+impl<'de> serde::Deserialize<'de> for TellingArguments {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = TellingArguments;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TellingArguments, A::Error> {
+                let mut found: Vec<Option<String>> = vec![None; TELLING_KEYS.len()];
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match TELLING_KEYS.iter().position(|k| *k == key).and_then(|at| found.get_mut(at)) {
+                        Some(slot) => *slot = map.next_value::<Value>()?.as_str().map(str::to_string),
+                        None => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(TellingArguments(found))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 
 /// Costs of `masked`, a copy of the chain costing `costs` in which only the messages the
 /// mask `items` name changed.
 pub(crate) fn after_mask(
     costs: &[usize],
-    masked: &[Message],
+    masked: &[impl Borrow<Message>],
     items: &[Masked],
     meter: Meter<'_>,
     unit: Unit,
@@ -230,7 +299,7 @@ pub(crate) fn after_mask(
     // Items come in message order; a message may hold several.
     changed.dedup();
     let (at, messages): (Vec<usize>, Vec<&Message>) =
-        changed.into_iter().filter_map(|i| masked.get(i).map(|m| (i, m))).unzip();
+        changed.into_iter().filter_map(|i| masked.get(i).map(|m| (i, m.borrow()))).unzip();
     let mut out = costs.to_vec();
     for (i, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
         if let Some(slot) = out.get_mut(i) {
@@ -245,7 +314,7 @@ pub(crate) fn after_mask(
 /// would mask, with the same placeholders.
 pub(crate) struct Oldest<'a> {
     chain: &'a [Message],
-    all: &'a [Message],
+    all: &'a [Cow<'a, Message>],
     items: &'a [Masked],
     /// Costs before masking, and sums of the first `i` costs after and before.
     costs: &'a [usize],
@@ -258,7 +327,7 @@ impl<'a> Oldest<'a> {
     pub(crate) fn new(
         chain: &'a [Message],
         costs: &'a [usize],
-        all: &'a [Message],
+        all: &'a [Cow<'a, Message>],
         all_costs: &[usize],
         items: &'a [Masked],
     ) -> Self {
@@ -319,14 +388,14 @@ impl<'a> Oldest<'a> {
     }
 
     /// The chain with its `limit` oldest items masked, and those items.
-    pub(crate) fn chain(&self, limit: usize) -> (Vec<Message>, &'a [Masked]) {
+    pub(crate) fn chain(&self, limit: usize) -> (Vec<Cow<'a, Message>>, &'a [Masked]) {
         let items = self.items.get(..limit).unwrap_or(self.items);
         let Some((at, k)) = self.boundary(limit) else {
             return (self.all.to_vec(), items);
         };
-        let mut out: Vec<Message> = self.all.get(..at).unwrap_or_default().to_vec();
-        out.extend(self.partial(at, k));
-        out.extend_from_slice(self.chain.get(at.saturating_add(1)..).unwrap_or_default());
+        let mut out: Vec<Cow<'a, Message>> = self.all.get(..at).unwrap_or_default().to_vec();
+        out.extend(self.partial(at, k).map(Cow::Owned));
+        out.extend(self.chain.get(at.saturating_add(1)..).unwrap_or_default().iter().map(Cow::Borrowed));
         (out, items)
     }
 }
@@ -365,7 +434,7 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
     conclude(Outcome {
         strategy: "mask",
         original: messages,
-        result: (!items.is_empty()).then_some(masked),
+        result: (!items.is_empty()).then(|| masked.into_iter().map(Cow::into_owned).collect()),
         engine: &crate::summarize::Engine::default(),
         errors: Vec::new(),
         actions,
@@ -431,7 +500,8 @@ mod tests {
 
     proptest! {
         #[test]
-        fn line_count_counts_lines(text in "[a\r\n]{0,12}") {
+        fn line_count_counts_lines(text in "[a\r\n\u{a0}\u{10a}]{0,40}") {
+            // Long enough for whole words, with bytes one bit away from a newline.
             prop_assert_eq!(line_count(&text), text.lines().count());
         }
 
@@ -458,6 +528,32 @@ mod tests {
                 let expected_cost = sum_costs(&after_mask(&costs, &expected, &expected_items, meter, unit));
                 prop_assert_eq!(oldest.cost(limit, meter, unit), expected_cost, "limit {}", limit);
             }
+        }
+
+        /// The telling argument read field by field is the one a whole parse finds: the
+        /// first key of [`TELLING_KEYS`] holding a string, a repeated key's last value.
+        #[test]
+        fn telling_argument_reads_as_a_whole_parse(
+            fields in proptest::collection::vec(
+                (prop::sample::select(vec!["path", "command", "id", "other", "pa\\u0074h", "url"]),
+                 prop_oneof![
+                     "[ a-z/\\\\\"]{0,8}".prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+                     Just("12".to_string()), Just("[1,{\"path\":\"x\"}]".to_string()), Just("null".to_string()),
+                 ]),
+                0..6,
+            ),
+            tail in prop_oneof![Just(""), Just(" "), Just("x"), Just("}")],
+        ) {
+            let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            let arguments = format!("{{{}}}{tail}", body.join(","));
+            let whole = match serde_json::from_str::<Value>(&arguments) {
+                Ok(Value::Object(map)) => TELLING_KEYS.iter().find_map(|k| map.get(*k).and_then(Value::as_str)).map(|value| {
+                    let short: String = value.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(120).collect();
+                    format!("`{short}`")
+                }),
+                _ => None,
+            };
+            prop_assert_eq!(telling_argument(&arguments), whole, "{}", arguments);
         }
     }
 }

@@ -11,7 +11,7 @@ use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
-use crate::repair::{merge_into, repair, repair_compacted, validate, RepairOptions};
+use crate::repair::{merge_into, repair, repair_compacted, repair_owned, validate, RepairOptions};
 use crate::summarize::{Controls, Progress, Summarizer};
 
 /// A strategy with its settings.
@@ -185,7 +185,7 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     if !validate(&result.messages, options.repair.provider).is_empty() {
         // The turn itself may break a rule (a call id used twice, empty text); the repair
         // pass mends it and leaves its calls open.
-        let repaired = repair(&result.messages, &options.repair);
+        let repaired = repair_owned(std::mem::take(&mut result.messages), &options.repair);
         result.messages = repaired.messages;
         result.report.provider_repairs.extend(repaired.steps);
         strategy.check_hard_budget(meter, &result.messages, "the provider repair pass")?;
@@ -238,14 +238,15 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         result.report.before = Totals::of(messages);
     }
     let repaired = if result.changed {
-        repair_compacted(messages, &result.messages, &options.repair)
+        // The result is taken over, and given back (repaired or as it was).
+        repair_compacted(messages, std::mem::take(&mut result.messages), &options.repair)
     } else if validate(messages, options.repair.provider).is_empty() {
         return Ok(result);
     } else {
         repair(messages, &options.repair)
     };
+    result.messages = repaired.messages;
     if !repaired.steps.is_empty() {
-        result.messages = repaired.messages;
         result.report.after = Totals::of(&result.messages);
         result.report.provider_repairs = repaired.steps;
         result.changed = result.messages != messages;

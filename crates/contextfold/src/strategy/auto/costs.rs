@@ -12,7 +12,7 @@ use crate::strategy::window::{layout, Layout, LayoutCosts};
 /// [`layout`] splits it), then the chain's own messages by origin. The summarizer reads
 /// the span from here, as it was before masking.
 pub(super) struct Unmasked<'a> {
-    prefix: Layout,
+    prefix: Layout<'a>,
     prefix_costs: LayoutCosts,
     chain: &'a [Message],
     costs: &'a [usize],
@@ -81,6 +81,7 @@ mod tests {
             let costs = meter.costs(unit, &chain);
 
             let (masked, items) = mask(&chain, &MaskConfig::default());
+            let masked: Vec<Message> = masked.into_iter().map(std::borrow::Cow::into_owned).collect();
             assert!(!items.is_empty());
             let masked_costs = after_mask(&costs, &masked, &items, meter, unit);
             assert_eq!(masked_costs, meter.costs(unit, &masked));
@@ -103,7 +104,7 @@ mod tests {
                     view.unpin();
                 }
                 for (k, (m, &origin)) in whole.body.iter().zip(&whole.origin).enumerate() {
-                    assert_eq!(view.body(k, origin), Some((m, whole_costs.body[k])), "{k} (unpinned: {unpinned})");
+                    assert_eq!(view.body(k, origin), Some((&**m, whole_costs.body[k])), "{k} (unpinned: {unpinned})");
                 }
             }
         }

@@ -44,6 +44,7 @@ use crate::measure::{sum_costs as sum, Amount, Meter};
 use crate::message::{Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
 use costs::Unmasked;
+use std::borrow::Cow;
 
 /// Settings of the `auto` strategy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,14 +232,14 @@ async fn fold<S: Summarizer + ?Sized>(
     // 2. Fold the oldest span.
     // The layout takes the masked chain over; the rare paths that end with the masked
     // chain itself mask again.
-    let remask = || mask::mask(chain, &config.mask).0;
+    let remask = || owned(mask::mask(chain, &config.mask).0);
     let mut shape = layout_owned(masked);
     let mut shape_costs = LayoutCosts::of(&shape, &masked_costs, meter, max.unit());
     let mut unmasked = Unmasked::new(chain, costs, meter, max.unit());
     // The first request stays verbatim unless, with the last exchange and the restoration
     // message's own text, it alone leaves no room: then it is summarized with the rest.
     let note_cost = |note: Note| meter.text(max.unit(), &restoration_text_with("", note));
-    let fixed = |shape: &Layout, costs: &LayoutCosts, tight: bool, note: Note| {
+    let fixed = |shape: &Layout<'_>, costs: &LayoutCosts, tight: bool, note: Note| {
         let last = last_exchange(&shape.body, tight);
         let tail = sum(costs.body.get(last..).unwrap_or_default());
         sum(&costs.head).saturating_add(tail).saturating_add(note_cost(note))
@@ -279,7 +280,8 @@ async fn fold<S: Summarizer + ?Sized>(
         // The span's masked copies are neither sent (the span is rendered from the chain
         // as it came) nor kept: let them go before the call, which holds its transcript.
         for (i, m) in shape.body.iter_mut().enumerate().take(at.split) {
-            if Some(i) != at.pinned {
+            // Borrowed ones are the chain's own: nothing to let go.
+            if let (true, Cow::Owned(m)) = (Some(i) != at.pinned, m) {
                 m.parts = Vec::new();
             }
         }
@@ -306,14 +308,16 @@ async fn fold<S: Summarizer + ?Sized>(
 
 /// Step 1: the chain with its oldest results masked, as few as bring it to `target`
 /// (`Ok`); `Err` with everything maskable masked, and its costs, when that is not enough.
-fn mask_to(
-    chain: &[Message],
+/// Messages nothing was masked in are the chain's own, borrowed.
+#[allow(clippy::type_complexity)]
+fn mask_to<'a>(
+    chain: &'a [Message],
     costs: &[usize],
     config: &AutoConfig,
     target: Amount,
     meter: Meter<'_>,
     run: &mut Run,
-) -> Result<Vec<Message>, (Vec<Message>, Vec<usize>)> {
+) -> Result<Vec<Message>, (Vec<Cow<'a, Message>>, Vec<usize>)> {
     let unit = target.unit();
     let (all, items) = mask::mask(chain, &config.mask);
     let all_costs = after_mask(costs, &all, &items, meter, unit);
@@ -334,7 +338,12 @@ fn mask_to(
     }
     let (masked, items) = oldest.chain(lo);
     run.masked(items);
-    Ok(masked)
+    Ok(owned(masked))
+}
+
+/// A chain that owns its messages (the result of a step): borrowed ones are copied.
+fn owned(messages: Vec<Cow<'_, Message>>) -> Vec<Message> {
+    messages.into_iter().map(Cow::into_owned).collect()
 }
 
 /// What step 2 folds: the span before `at.split` (less the pinned request), read from
@@ -351,7 +360,7 @@ struct SpanPlan<'a> {
 
 /// `note`: the cost of the restoration message's own text.
 fn plan_span<'a>(
-    shape: &Layout,
+    shape: &Layout<'_>,
     shape_costs: &LayoutCosts,
     unmasked: &'a Unmasked<'_>,
     target: Amount,
@@ -380,9 +389,9 @@ fn plan_span<'a>(
 
 /// The chain after a fold: the head, the restoration message (opened by `note`) with the
 /// summary `body`, the pinned request, and everything from the split on.
-fn restored(shape: Layout, at: &Fold, summary: &str, note: Note) -> Vec<Message> {
+fn restored<'a>(shape: Layout<'a>, at: &Fold, summary: &str, note: Note) -> Vec<Cow<'a, Message>> {
     let Layout { head: mut folded, body, .. } = shape;
-    folded.push(Message::new(Role::User, vec![restoration_part_with(summary, note)]));
+    folded.push(Cow::Owned(Message::new(Role::User, vec![restoration_part_with(summary, note)])));
     let pinned = at.pinned.filter(|&p| p < at.split);
     let mut kept = Vec::with_capacity(body.len().saturating_sub(at.split));
     for (i, m) in body.into_iter().enumerate() {
@@ -413,7 +422,7 @@ fn enforce(
     let tight = MaskConfig { keep_last: 1, min_bytes: 0, ..config.mask.clone() };
     let (remasked, items) = mask::mask(&out, &tight);
     run.masked(&items);
-    out = remasked;
+    out = owned(remasked);
     if meter.fits(max, &out) {
         return Ok(out);
     }
@@ -424,7 +433,7 @@ fn enforce(
 /// exchange: the last assistant message and what follows, so the latest message is never
 /// merged with the summary), splitting only before a message that is no tool result, so
 /// no call is parted from its result.
-fn plan(body: &[Message], costs: &[usize], keep: usize, tight: bool) -> Fold {
+fn plan(body: &[Cow<'_, Message>], costs: &[usize], keep: usize, tight: bool) -> Fold {
     let limit = last_exchange(body, tight);
     // The latest request stays verbatim, unless it alone is over what is kept.
     let pinned = body.iter().rposition(|m| m.role == Role::User).filter(|&p| costs.get(p).is_some_and(|&c| c <= keep));
@@ -445,7 +454,7 @@ fn plan(body: &[Message], costs: &[usize], keep: usize, tight: bool) -> Fold {
 
 /// Where the last exchange starts: the last assistant message (else the last message that
 /// is no tool result); `tight`: a closing user message alone.
-fn last_exchange(body: &[Message], tight: bool) -> usize {
+fn last_exchange(body: &[Cow<'_, Message>], tight: bool) -> usize {
     let closing_user = body.len().checked_sub(1).filter(|&i| body.get(i).is_some_and(|m| m.role == Role::User));
     if let Some(i) = closing_user.filter(|_| tight) {
         return i;
@@ -458,7 +467,7 @@ fn last_exchange(body: &[Message], tight: bool) -> usize {
 
 /// Moves the first user request from the verbatim head into the body, to be summarized,
 /// with its cost.
-fn unpin_first_request(shape: &mut Layout, costs: &mut LayoutCosts) {
+fn unpin_first_request(shape: &mut Layout<'_>, costs: &mut LayoutCosts) {
     if shape.head.last().is_some_and(|m| m.role == Role::User) {
         if let Some(first) = shape.head.pop() {
             // Its index in the chain: after the system messages.

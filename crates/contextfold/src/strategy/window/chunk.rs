@@ -14,6 +14,7 @@ use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, ToolResultPart};
 use crate::prompt::{render, render_refs, Prompt};
 use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
+use std::borrow::Borrow;
 use std::ops::Range;
 
 /// Instructions added when summaries of parts are condensed again.
@@ -42,12 +43,12 @@ pub(crate) enum ChunkPlan {
 }
 
 /// Packs `messages` (with their `costs`) into chunks costing at most `limit` each.
-pub(crate) fn plan_chunks(messages: &[Message], costs: &[usize], limit: usize) -> Vec<ChunkPlan> {
+pub(crate) fn plan_chunks(messages: &[impl Borrow<Message>], costs: &[usize], limit: usize) -> Vec<ChunkPlan> {
     let cost =
         |r: &Range<usize>| costs.get(r.clone()).map_or(0, |c| c.iter().fold(0usize, |a, b| a.saturating_add(*b)));
     // Exchanges: a non-tool message and the tool messages after it.
     let mut units: Vec<Range<usize>> = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
+    for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
         match units.last_mut() {
             Some(last) if m.role == Role::Tool => last.end = i.saturating_add(1),
             _ => units.push(i..i.saturating_add(1)),

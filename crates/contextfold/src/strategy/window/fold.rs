@@ -25,6 +25,7 @@ use crate::message::{Message, Role};
 use crate::prompt::{render, render_update};
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
+use std::borrow::Cow;
 
 /// Largest chunk, in percent of the threshold.
 const CHUNK_PERCENT: usize = 90;
@@ -52,8 +53,8 @@ struct SpanSummary {
 }
 
 /// A fold decided on: the layout, the split and what it summarizes.
-pub(super) struct FoldPlan {
-    layout: Layout,
+pub(super) struct FoldPlan<'a> {
+    layout: Layout<'a>,
     /// Cost of each body message, in the threshold's unit.
     costs: Vec<usize>,
     /// `body[..split]` is summarized (but the pinned message), the rest kept.
@@ -68,24 +69,24 @@ pub(super) struct FoldPlan {
 /// Decides whether and where `chain` folds; `Err` gives the rule that declined. No
 /// summarizer involved: [`super::needs_compaction`] uses it too.
 /// `chain_costs`: of each message of `chain`, in the threshold's unit.
-pub(super) fn plan_fold(
-    chain: &[Message],
+pub(super) fn plan_fold<'a>(
+    chain: &'a [Message],
     chain_costs: &[usize],
     config: &WindowConfig,
     meter: Meter<'_>,
     by_tokens: bool,
-) -> Result<FoldPlan, &'static str> {
+) -> Result<FoldPlan<'a>, &'static str> {
     plan_layout(layout(chain), chain_costs, config, meter, by_tokens).map_err(|declined| declined.0)
 }
 
 /// [`plan_fold`] of the chain `layout` was made of; a decline gives the layout back.
-fn plan_layout(
-    layout: Layout,
+fn plan_layout<'a>(
+    layout: Layout<'a>,
     chain_costs: &[usize],
     config: &WindowConfig,
     meter: Meter<'_>,
     by_tokens: bool,
-) -> Result<FoldPlan, Box<(&'static str, Layout)>> {
+) -> Result<FoldPlan<'a>, Box<(&'static str, Layout<'a>)>> {
     let threshold = config.threshold;
     let body = &layout.body;
     let costs = LayoutCosts::of(&layout, chain_costs, meter, threshold.unit()).body;
@@ -104,7 +105,7 @@ fn plan_layout(
     if !by_tokens && span_cost < threshold.percent(NOT_WORTH_PERCENT).value() {
         return Err(Box::new((NOT_WORTH_IT, layout)));
     }
-    let span_bytes = summarized.iter().filter_map(|&i| body.get(i)).map(Message::size).sum::<usize>();
+    let span_bytes = summarized.iter().filter_map(|&i| body.get(i)).map(|m| m.size()).sum::<usize>();
     if span_bytes < config.min_summarize_bytes {
         return Err(Box::new((TOO_SMALL, layout)));
     }
@@ -123,13 +124,14 @@ impl Run<'_> {
     /// Folds the older part of `chain` into a snapshot; `None` when nothing was folded
     /// (skipped, failed, or no gain: each reported).
     /// The chain is taken over (laid out without a copy): `Err` gives it back as it came.
-    pub(super) async fn fold<S: Summarizer + ?Sized>(
+    /// The folded chain owns its messages (the kept ones copied as they leave).
+    pub(super) async fn fold<'a, S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
-        chain: Vec<Message>,
+        chain: Vec<Cow<'a, Message>>,
         chain_costs: &[usize],
         by_tokens: bool,
-    ) -> Result<Vec<Message>, Vec<Message>> {
+    ) -> Result<Vec<Message>, Vec<Cow<'a, Message>>> {
         let plan = match plan_layout(layout_owned(chain), chain_costs, self.config, self.meter, by_tokens) {
             Ok(plan) => plan,
             Err(declined) => {
@@ -156,7 +158,7 @@ impl Run<'_> {
         let updated = layout.previous.is_some();
         self.record(0, Action::Snapshot { messages: summarized, updated, bytes_before, bytes_after });
         let Layout { head: mut out, body, .. } = layout;
-        out.push(Message::new(Role::User, vec![restoration_part(&body_text)]));
+        out.push(Cow::Owned(Message::new(Role::User, vec![restoration_part(&body_text)])));
         let pinned = pinned.filter(|&p| p < s);
         out.extend(body.into_iter().enumerate().filter(|(i, _)| Some(*i) == pinned || *i >= s).map(|(_, m)| m));
         Ok(merge_alternating(out))
@@ -166,7 +168,7 @@ impl Run<'_> {
     async fn summarize_span<S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
-        layout: &Layout,
+        layout: &Layout<'_>,
         s: usize,
         costs: &[usize],
         room: usize,
@@ -182,7 +184,7 @@ impl Run<'_> {
         let per_chunk = (snapshot_bytes / plans.len().max(1)).max(MIN_TARGET_BYTES);
         // Each chunk's fair share of the room (the joined summaries are separated by a
         // blank line each).
-        let span_bytes: usize = span.iter().map(Message::size).sum::<usize>().max(1);
+        let span_bytes: usize = span.iter().map(|m| m.size()).sum::<usize>().max(1);
         let room_left = room.saturating_sub(plans.len().saturating_mul(2));
         // Several summaries, or an earlier snapshot to carry, take a consolidation wave
         // after this one (a lone summary is cut to its goal at the last level).
@@ -195,7 +197,7 @@ impl Run<'_> {
                     let messages = span.get(r.clone())?;
                     // Rendered where they lie: a chunk is often most of the chain.
                     let (tasks, work): (Vec<&Message>, Vec<&Message>) =
-                        messages.iter().partition(|m| m.role == Role::User);
+                        messages.iter().map(|m| &**m).partition(|m| m.role == Role::User);
                     if tasks.is_empty() && work.is_empty() {
                         return None;
                     }
@@ -213,7 +215,7 @@ impl Run<'_> {
                     (*i, *i, pieces, LONG_MESSAGE_NOTE)
                 }
             };
-            let bytes: usize = span.get(first..=last).map_or(0, |ms| ms.iter().map(Message::size).sum());
+            let bytes: usize = span.get(first..=last).map_or(0, |ms| ms.iter().map(|m| m.size()).sum());
             items.push(Item {
                 pieces,
                 goal,
@@ -277,7 +279,7 @@ impl Run<'_> {
     async fn consolidate<S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
-        layout: &Layout,
+        layout: &Layout<'_>,
         s: usize,
         summaries: Vec<String>,
         previous: Option<&str>,

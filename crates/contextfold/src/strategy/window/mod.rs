@@ -65,6 +65,7 @@ use crate::measure::{sum_costs, Amount, Meter};
 use crate::message::Message;
 use crate::summarize::{Controls, Summarizer};
 use run::Run;
+use std::borrow::Cow;
 
 pub use run::MAX_WAVES;
 
@@ -154,21 +155,22 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let parsed = super::parse(messages)?;
-    let mut run = Run::new(config, controls, meter, &parsed.ast);
-    let mut chain = parsed.ast.into_messages();
+    let super::Read { chain: read, starts, sections, repairs } = super::read(messages)?;
+    let mut run = Run::new(config, controls, meter, starts, sections);
+    // The chain is borrowed: the tool-result phase copies a message only to change it.
+    let mut chain: Vec<Cow<'_, Message>> = read.iter().map(Cow::Borrowed).collect();
     // Every message is measured once; the tool-result phase has only the messages it
     // changed measured again.
     let unit = config.threshold.unit();
     let mut costs = meter.costs(unit, &chain);
     // The report's count of the input, when these are it (the estimate, of the chain as given).
-    let before_tokens = (parsed.repairs.is_empty() && meter.is_estimate(unit)).then(|| sum_costs(&costs));
+    let before_tokens = (repairs.is_empty() && meter.is_estimate(unit)).then(|| sum_costs(&costs));
     let replaced = run.summarize_tool_results(summarizer, &mut chain, &costs).await;
     if run.should_stop() {
-        return run.finish(messages, None, parsed.repairs, before_tokens);
+        return run.finish(messages, None, repairs, before_tokens);
     }
-    let mut changed = !replaced.is_empty();
-    let fresh: Vec<&Message> = replaced.iter().filter_map(|&i| chain.get(i)).collect();
+    let changed = !replaced.is_empty();
+    let fresh: Vec<&Message> = replaced.iter().filter_map(|&i| chain.get(i)).map(|m| &**m).collect();
     for (&i, cost) in replaced.iter().zip(meter.costs_of(unit, &fresh)) {
         if let Some(slot) = costs.get_mut(i) {
             *slot = cost;
@@ -176,14 +178,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let by_tokens = sum_costs(&costs) > config.threshold.value();
     let by_count = chain.len() > config.window;
-    if by_tokens || by_count {
-        chain = match run.fold(summarizer, chain, &costs, by_tokens).await {
-            Ok(folded) => {
-                changed = true;
-                folded
-            }
-            Err(unfolded) => unfolded,
-        };
-    }
-    run.finish(messages, changed.then_some(chain), parsed.repairs, before_tokens)
+    let result = if by_tokens || by_count {
+        match run.fold(summarizer, chain, &costs, by_tokens).await {
+            Ok(folded) => Some(folded),
+            Err(unfolded) => changed.then(|| unfolded.into_iter().map(Cow::into_owned).collect()),
+        }
+    } else {
+        changed.then(|| chain.into_iter().map(Cow::into_owned).collect())
+    };
+    run.finish(messages, result, repairs, before_tokens)
 }

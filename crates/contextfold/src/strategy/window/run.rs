@@ -3,7 +3,7 @@
 
 use super::chunk::Levels;
 use super::WindowConfig;
-use crate::ast::{ChainAst, RepairAction};
+use crate::ast::RepairAction;
 use crate::measure::Meter;
 use crate::message::Message;
 use crate::strategy::{Action, CompactError, CompactResult, OnError};
@@ -31,15 +31,22 @@ pub(super) struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(config: &'a WindowConfig, controls: &'a Controls, meter: Meter<'a>, ast: &ChainAst) -> Self {
+    /// `starts`: the first message of each of the `sections` sections, then the count.
+    pub fn new(
+        config: &'a WindowConfig,
+        controls: &'a Controls,
+        meter: Meter<'a>,
+        starts: Vec<usize>,
+        sections: usize,
+    ) -> Self {
         Run {
             config,
             controls,
             meter,
             engine: Engine::default(),
             errors: Vec::new(),
-            actions: vec![Vec::new(); ast.sections().len().max(1)],
-            starts: ast.section_starts(),
+            actions: vec![Vec::new(); sections.max(1)],
+            starts,
         }
     }
 

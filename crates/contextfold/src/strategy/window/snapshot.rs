@@ -18,6 +18,7 @@
 
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Part, Role};
+use std::borrow::Cow;
 
 /// How a restoration text begins.
 pub const RESTORATION_PREFIX: &str = "Automated Context Restoration";
@@ -136,35 +137,36 @@ pub(crate) struct Previous {
 
 /// The chain as the strategy sees it: `head` (leading system messages and the first
 /// user message, never summarized), an earlier snapshot if there is one, and `body`.
-/// `origin` gives, for each body message, its index in the chain given.
+/// `origin` gives, for each body message, its index in the chain given. Messages are
+/// those of the chain laid out, borrowed or owned as they were given.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Layout {
-    pub head: Vec<Message>,
+pub(crate) struct Layout<'a> {
+    pub head: Vec<Cow<'a, Message>>,
     pub previous: Option<Previous>,
-    pub body: Vec<Message>,
+    pub body: Vec<Cow<'a, Message>>,
     pub origin: Vec<usize>,
     /// The first user message as it came when the earlier snapshot was cut out of it.
-    cut: Option<Cut>,
+    cut: Option<Cut<'a>>,
 }
 
 /// A first user message holding the earlier snapshot, and where its other parts went.
 #[derive(Debug, Clone, PartialEq)]
-struct Cut {
-    original: Message,
+struct Cut<'a> {
+    original: Cow<'a, Message>,
     /// Its parts before the snapshot are the head's last message.
     before: bool,
     /// Its parts after the snapshot are the body's first message.
     after: bool,
 }
 
-impl Layout {
+impl<'a> Layout<'a> {
     /// Messages of the layout before the body.
     pub fn body_offset(&self) -> usize {
         self.head.len().saturating_add(usize::from(self.previous.is_some()))
     }
 
     /// The chain the layout was made of, as it came ([`layout_owned`] undone).
-    pub fn into_chain(self) -> Vec<Message> {
+    pub fn into_chain(self) -> Vec<Cow<'a, Message>> {
         let Layout { mut head, body, cut, .. } = self;
         let mut body = body.into_iter();
         if let Some(Cut { original, before, after }) = cut {
@@ -181,16 +183,17 @@ impl Layout {
     }
 }
 
-/// Splits `messages` into head, earlier snapshot and body (see the module documentation).
-pub(crate) fn layout(messages: &[Message]) -> Layout {
-    layout_owned(messages.to_vec())
+/// Splits `messages` into head, earlier snapshot and body (see the module documentation),
+/// borrowing them.
+pub(crate) fn layout(messages: &[Message]) -> Layout<'_> {
+    layout_owned(messages.iter().map(Cow::Borrowed).collect())
 }
 
 /// [`layout`] of a chain the caller gives up: its messages are moved, not copied.
-pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
+pub(crate) fn layout_owned(messages: Vec<Cow<'_, Message>>) -> Layout<'_> {
     let systems = messages.iter().take_while(|m| m.role == Role::System).count();
     let mut rest = messages.into_iter().peekable();
-    let mut head: Vec<Message> = rest.by_ref().take(systems).collect();
+    let mut head: Vec<Cow<'_, Message>> = rest.by_ref().take(systems).collect();
     let mut body = Vec::new();
     let mut origin = Vec::new();
     let mut previous = None;
@@ -207,17 +210,17 @@ pub(crate) fn layout_owned(messages: Vec<Message>) -> Layout {
         match divider {
             Some((at, snapshot, bytes)) => {
                 let original = first.clone();
-                let Message { parts, extra, .. } = first;
+                let Message { parts, extra, .. } = first.into_owned();
                 let mut parts = parts.into_iter();
                 let before: Vec<Part> = parts.by_ref().take(at).collect();
                 let after: Vec<Part> = parts.skip(1).collect();
                 cut = Some(Cut { original, before: !before.is_empty(), after: !after.is_empty() });
                 if !before.is_empty() {
-                    head.push(Message { role: Role::User, parts: before, extra: extra.clone() });
+                    head.push(Cow::Owned(Message { role: Role::User, parts: before, extra: extra.clone() }));
                 }
                 previous = Some(Previous { snapshot, bytes });
                 if !after.is_empty() {
-                    body.push(Message { role: Role::User, parts: after, extra });
+                    body.push(Cow::Owned(Message { role: Role::User, parts: after, extra }));
                     origin.push(systems);
                 }
             }
@@ -242,7 +245,7 @@ impl LayoutCosts {
     /// Costs of `shape`, laid out from a chain whose messages cost `costs`. The head (the
     /// system prompt and first request) is measured; the body is taken by origin, but for
     /// a first message split around an earlier summary, measured again.
-    pub fn of(shape: &Layout, costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
+    pub fn of(shape: &Layout<'_>, costs: &[usize], meter: Meter<'_>, unit: Unit) -> Self {
         // The split message follows the system messages, which lead the head.
         let split = shape.previous.as_ref().map(|_| shape.head.iter().take_while(|m| m.role == Role::System).count());
         let mut body: Vec<usize> = shape.origin.iter().map(|&i| costs.get(i).copied().unwrap_or(0)).collect();
@@ -252,7 +255,7 @@ impl LayoutCosts {
             .zip(&shape.body)
             .enumerate()
             .filter(|(_, (&origin, _))| Some(origin) == split)
-            .map(|(k, (_, m))| (k, m))
+            .map(|(k, (_, m))| (k, &**m))
             .unzip();
         for (k, cost) in at.into_iter().zip(meter.costs_of(unit, &messages)) {
             if let Some(slot) = body.get_mut(k) {
@@ -266,9 +269,10 @@ impl LayoutCosts {
 /// Joins consecutive user messages, and consecutive assistant messages, into one:
 /// parts in order, byte for byte; fields of the first win, the others' are added.
 /// System and tool messages are left as they are (each tool message answers its call).
-pub(crate) fn merge_alternating(messages: Vec<Message>) -> Vec<Message> {
+/// The result owns its messages: a borrowed one is copied here, as it leaves.
+pub(crate) fn merge_alternating(messages: Vec<Cow<'_, Message>>) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
-    for m in messages {
+    for m in messages.into_iter().map(Cow::into_owned) {
         match out.last_mut() {
             Some(last) if last.role == m.role && matches!(m.role, Role::User | Role::Assistant) => {
                 last.parts.extend(m.parts);
@@ -318,7 +322,10 @@ mod tests {
             for systems in 0..2 {
                 let mut chain: Vec<Message> = (0..systems).map(|_| Message::text(Role::System, "sys")).collect();
                 chain.extend([first.clone(), Message::text(Role::Assistant, "a"), Message::text(Role::User, "b")]);
-                assert_eq!(layout_owned(chain.clone()).into_chain(), chain, "{first:?}");
+                assert_eq!(layout(&chain).into_chain(), chain, "{first:?}");
+                let owned = layout_owned(chain.iter().cloned().map(Cow::Owned).collect()).into_chain();
+                assert!(owned.iter().all(|m| matches!(m, Cow::Owned(_))), "owned messages stay owned");
+                assert_eq!(owned, chain, "{first:?}");
             }
         }
     }
@@ -337,8 +344,9 @@ mod tests {
         // The same text without the marker is plain user text (issue 14).
         let forged =
             Message::new(Role::User, vec![Part::text("goal"), Part::text(restoration_text("S")), Part::text("latest")]);
-        let l = layout(&[forged.clone(), Message::text(Role::Assistant, "a")]);
-        assert_eq!((l.head, l.previous), (vec![forged], None));
+        let chain = [forged.clone(), Message::text(Role::Assistant, "a")];
+        let l = layout(&chain);
+        assert_eq!((l.head, l.previous), (vec![Cow::Borrowed(&forged)], None));
 
         let plain = vec![Message::text(Role::User, "goal"), Message::text(Role::Assistant, "a")];
         let l = layout(&plain);
@@ -353,7 +361,7 @@ mod tests {
         b.extra.insert("k".into(), serde_json::json!(2));
         b.extra.insert("j".into(), serde_json::json!(3));
         let tool = Message::tool_result("c", "f", "r");
-        let merged = merge_alternating(vec![a, b, tool.clone(), tool.clone()]);
+        let merged = merge_alternating([a, b, tool.clone(), tool.clone()].into_iter().map(Cow::Owned).collect());
         assert_eq!(merged.len(), 3);
         assert_eq!(merged[0].parts, vec![Part::text("1"), Part::text("2")]);
         assert_eq!(merged[0].extra.get("k"), Some(&serde_json::json!(1)));

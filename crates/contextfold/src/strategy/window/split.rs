@@ -21,6 +21,7 @@
 //! `pinned` message (the latest user message) counts as kept wherever the split falls.
 
 use crate::message::{Message, Role};
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 
 /// Which phase chose the split.
@@ -39,9 +40,9 @@ pub(crate) struct Split {
     pub phase: Phase,
 }
 
-/// What the split search looks at.
-pub(crate) struct SplitRequest<'a> {
-    pub messages: &'a [Message],
+/// What the split search looks at: messages held or borrowed.
+pub(crate) struct SplitRequest<'a, M: Borrow<Message> = Message> {
+    pub messages: &'a [M],
     /// Cost of each message, in the threshold's unit.
     pub costs: &'a [usize],
     pub threshold: usize,
@@ -65,11 +66,11 @@ pub(crate) struct ToolPairs {
 }
 
 impl ToolPairs {
-    pub fn of(messages: &[Message]) -> ToolPairs {
+    pub fn of(messages: &[impl Borrow<Message>]) -> ToolPairs {
         let mut calls: HashMap<&str, usize> = HashMap::new();
         let mut answered: HashSet<&str> = HashSet::new();
         let mut pairs = ToolPairs::default();
-        for (i, m) in messages.iter().enumerate() {
+        for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
             for c in m.tool_calls() {
                 calls.insert(c.id.as_str(), i);
             }
@@ -142,12 +143,12 @@ impl Safety {
     }
 }
 
-fn is_turn_start(messages: &[Message], s: usize) -> bool {
-    messages.get(s).is_some_and(|m| m.role == Role::User && m.tool_results().next().is_none())
+fn is_turn_start(messages: &[impl Borrow<Message>], s: usize) -> bool {
+    messages.get(s).map(Borrow::borrow).is_some_and(|m| m.role == Role::User && m.tool_results().next().is_none())
 }
 
 /// Finds the split (see the module documentation).
-pub(crate) fn find_split(req: &SplitRequest<'_>) -> Split {
+pub(crate) fn find_split<M: Borrow<Message>>(req: &SplitRequest<'_, M>) -> Split {
     let n = req.messages.len();
     let limit = req.limit.min(n);
     let target = req.target.min(limit);

@@ -10,10 +10,11 @@ use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, 
 use super::run::Run;
 use super::snapshot::TOOL_RESULT_NOTE;
 use crate::measure::{Amount, Meter, Unit};
-use crate::message::{Message, Part, Role, ToolResultPart};
+use crate::message::{Message, Part, Role, ToolCallPart, ToolResultPart};
 use crate::prompt::render;
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
+use std::borrow::{Borrow, Cow};
 use std::collections::HashMap;
 
 /// Starts the content of a summarized tool result.
@@ -36,7 +37,7 @@ pub fn is_marked(r: &ToolResultPart) -> bool {
 /// size rather than by a failed attempt keeps a second run free of calls). `known`: the
 /// cost of each message in some unit, reused for a message holding one result alone.
 pub(crate) fn oversized(
-    messages: &[Message],
+    messages: &[impl Borrow<Message>],
     known: Option<(&[usize], Unit)>,
     limit: Amount,
     min_bytes: usize,
@@ -47,6 +48,7 @@ pub(crate) fn oversized(
     // only this result costs what the result alone does.
     let candidates: Vec<((usize, usize), &Part, Option<usize>)> = messages
         .iter()
+        .map(Borrow::borrow)
         .enumerate()
         .filter(|(_, m)| m.role == Role::Tool)
         .flat_map(|(i, m)| {
@@ -67,8 +69,8 @@ pub(crate) fn oversized(
         .collect()
 }
 
-fn result_at(messages: &[Message], (i, j): (usize, usize)) -> Option<&ToolResultPart> {
-    match messages.get(i)?.parts.get(j)? {
+fn result_at(messages: &[impl Borrow<Message>], (i, j): (usize, usize)) -> Option<&ToolResultPart> {
+    match messages.get(i)?.borrow().parts.get(j)? {
         Part::ToolResult(r) => Some(r),
         _ => None,
     }
@@ -83,7 +85,7 @@ impl Run<'_> {
     /// Whether the chain may still be over the window or the threshold once the tool
     /// results `texts` are summarized (each then costs at most the message threshold
     /// and its prefix): the fold would follow.
-    fn fold_expected(&self, chain: &[Message], costs: &[usize], texts: &[&str]) -> bool {
+    fn fold_expected(&self, chain: &[Cow<'_, Message>], costs: &[usize], texts: &[&str]) -> bool {
         let (threshold, goal) = (self.config.threshold, self.config.message_threshold);
         let prefix = self.meter.text(goal.unit(), &format!("{TOOL_SUMMARY_PREFIX}\n"));
         let before = crate::measure::sum_costs(costs);
@@ -97,11 +99,12 @@ impl Run<'_> {
     }
 
     /// Summarizes the oversized tool results of `chain` in place (`costs`: of each of its
-    /// messages, in the threshold's unit); the indices of the messages changed.
+    /// messages, in the threshold's unit); the indices of the messages changed (each
+    /// then owned: the others stay borrowed).
     pub(super) async fn summarize_tool_results<S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
-        chain: &mut [Message],
+        chain: &mut [Cow<'_, Message>],
         costs: &[usize],
     ) -> Vec<usize> {
         let goal = self.config.message_threshold;
@@ -110,19 +113,18 @@ impl Run<'_> {
         if found.is_empty() || self.cancelled() {
             return Vec::new();
         }
-        // The call that asked for each result, alone, for context.
-        let calls: HashMap<&str, Message> = chain
-            .iter()
-            .flat_map(Message::tool_calls)
-            .map(|c| (c.id.as_str(), Message::new(Role::Assistant, vec![Part::ToolCall(c.clone())])))
-            .collect();
+        // The call that asked for each result (sent alone, for context).
+        let calls: HashMap<&str, &ToolCallPart> =
+            chain.iter().flat_map(|m| m.tool_calls()).map(|c| (c.id.as_str(), c)).collect();
         let piece_limit = self.piece_limit();
         let cap = goal.approx_bytes() / 2;
         let mut items = Vec::new();
         let mut targets = Vec::new();
         for &(i, j) in &found {
             let Some(r) = result_at(chain, (i, j)) else { continue };
-            let call = calls.get(r.call_id.as_str()).cloned();
+            let call = calls
+                .get(r.call_id.as_str())
+                .map(|c| Message::new(Role::Assistant, vec![Part::ToolCall(ToolCallPart::clone(c))]));
             let mut text = String::new();
             push_parts_text(&mut text, &r.content);
             let pieces = if self.meter.text(piece_limit.unit(), &text) <= piece_limit.value() {
@@ -189,17 +191,24 @@ impl Run<'_> {
     }
 
     /// Puts `text` in place of result `(i, j)` when it is smaller; reports either way.
-    fn replace_result(&mut self, chain: &mut [Message], (i, j): (usize, usize), text: String, truncated: bool) -> bool {
-        let Some(slot) = chain.get_mut(i).and_then(|m| m.parts.get_mut(j)) else { return false };
-        let Part::ToolResult(r) = slot else { return false };
+    /// The message is copied only then (it was borrowed from the input).
+    fn replace_result(
+        &mut self,
+        chain: &mut [Cow<'_, Message>],
+        (i, j): (usize, usize),
+        text: String,
+        truncated: bool,
+    ) -> bool {
+        let Some(old @ Part::ToolResult(r)) = chain.get(i).and_then(|m| m.parts.get(j)) else { return false };
         let new = Part::ToolResult(with_content(r, text));
-        let bytes_before = slot.size();
+        let bytes_before = old.size();
         let bytes_after = new.size();
         if bytes_after >= bytes_before {
             let kind = RequestKind::Message;
             self.record_at(i, Action::NoGain { kind, bytes_before, summary_bytes: bytes_after });
             return false;
         }
+        let Some(slot) = chain.get_mut(i).and_then(|m| m.to_mut().parts.get_mut(j)) else { return false };
         *slot = new;
         let action = if truncated {
             Action::Truncated { message: Some(i), bytes_before, bytes_after }
