@@ -102,22 +102,27 @@ fn entry(state: u8, byte: u8) -> u8 {
     STEPS.get(((usize::from(state) << 3) | usize::from(class(byte))) & 1023).copied().unwrap_or(0)
 }
 
-/// A lane of the text being read: its bytes, its state, the tokens it found.
+/// A lane of the text being read: its bytes, its state, the tokens it found, and every
+/// byte read ORed together (its high bit: a byte of another script was met).
 struct Lane<'a> {
     bytes: &'a [u8],
     state: u8,
     tokens: usize,
+    seen: u8,
 }
 
 impl<'a> Lane<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Lane { bytes, state: START, tokens: 0 }
+        Lane { bytes, state: START, tokens: 0, seen: 0 }
     }
 
     fn read(&mut self, byte: u8) {
         let entry = entry(self.state, byte);
-        self.tokens = self.tokens.saturating_add(usize::from(entry & 1));
+        // At most one token a byte: the count cannot wrap (a saturating add costs a
+        // compare at every byte).
+        self.tokens = self.tokens.wrapping_add(usize::from(entry & 1));
         self.state = entry >> 1;
+        self.seen |= byte;
     }
 
     /// Reads the lane's bytes from `from` to its end.
@@ -148,10 +153,10 @@ fn lane_start(bytes: &[u8], from: usize) -> usize {
 /// Estimated tokens of a text.
 pub fn estimate_text_tokens(text: &str) -> usize {
     let bytes = text.as_bytes();
-    let tokens = if bytes.len() < LANED {
+    let (tokens, seen) = if bytes.len() < LANED {
         let mut lane = Lane::new(bytes);
         lane.finish(0);
-        lane.tokens
+        (lane.tokens, lane.seen)
     } else {
         let len = bytes.len();
         let first = lane_start(bytes, len / 4);
@@ -171,15 +176,12 @@ pub fn estimate_text_tokens(text: &str) -> usize {
             c.read(y);
             d.read(z);
         }
-        lanes
-            .iter_mut()
-            .map(|lane| {
-                lane.finish(common);
-                lane.tokens
-            })
-            .fold(0usize, usize::saturating_add)
+        lanes.iter_mut().fold((0usize, 0u8), |(tokens, seen), lane| {
+            lane.finish(common);
+            (tokens.saturating_add(lane.tokens), seen | lane.seen)
+        })
     };
-    if text.is_ascii() {
+    if seen < 0x80 {
         return tokens;
     }
     // Other scripts: a CJK character a token, others two characters a token.
