@@ -160,19 +160,48 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
     Some(Prompt { case, instructions: instructions_for(case), transcript })
 }
 
-/// About the bytes [`render_parts`] writes for `parts`: the texts it copies (escaping
-/// aside) and a tag's worth for each part. Inline data is never written (only its size).
+/// The bytes [`render_message`] writes for a message of `parts`, escapes aside: its
+/// texts and the tags around them (each bound a little above what is written). The
+/// transcript is reserved from this, so it must not be loose: a reserve a third too
+/// large was a third of the transcript more at the peak of a call (given back only after).
 fn size_hint(parts: &[Part]) -> usize {
-    const TAGS: usize = 64;
-    parts.iter().fold(TAGS, |n, p| {
-        let text = match p {
-            Part::Text(t) => t.text.len(),
-            Part::ToolCall(c) => c.name.len().saturating_add(c.arguments.len()),
-            Part::ToolResult(r) => size_hint(&r.content).saturating_add(r.name.as_ref().map_or(0, String::len)),
-            Part::Image(_) | Part::File(_) | Part::Reasoning(_) => 0,
+    /// `<message role="assistant">` and `</message>`, lines ended.
+    const MESSAGE: usize = 40;
+    parts_hint(parts).saturating_add(MESSAGE)
+}
+
+fn parts_hint(parts: &[Part]) -> usize {
+    /// `<content>` and `</content>`.
+    const CONTENT: usize = 20;
+    /// `<tool_call name="">` and `</tool_call>`, the name aside.
+    const CALL: usize = 32;
+    /// `<tool_call_response name="" error="true">` and its end tag.
+    const RESULT: usize = 72;
+    /// A result's name taken from its call: tool names run to 64 bytes.
+    const TOOL_NAME: usize = 64;
+    /// An image or file element with its attributes, a URL aside.
+    const MEDIA: usize = 96;
+    parts.iter().fold(0usize, |n, p| {
+        let part = match p {
+            Part::Text(t) => CONTENT.saturating_add(t.text.len()),
+            Part::ToolCall(c) => CALL.saturating_add(c.name.len()).saturating_add(c.arguments.len()),
+            Part::ToolResult(r) => RESULT
+                .saturating_add(r.name.as_ref().map_or(TOOL_NAME, String::len))
+                .saturating_add(parts_hint(&r.content)),
+            Part::Image(i) => MEDIA.saturating_add(written_url(i.url.as_deref())),
+            Part::File(f) => MEDIA
+                .saturating_add(written_url(f.url.as_deref()))
+                .saturating_add(f.name.as_ref().map_or(0, String::len)),
+            Part::Reasoning(_) => 0,
         };
-        n.saturating_add(TAGS).saturating_add(text)
+        n.saturating_add(part)
     })
+}
+
+/// The bytes of a media URL a transcript writes: none of an inline `data:` one (only its
+/// media type and size), the whole of any other.
+fn written_url(url: Option<&str>) -> usize {
+    url.filter(|u| crate::format::data_url::describe(u).is_none()).map_or(0, str::len)
 }
 
 fn render_message(out: &mut String, m: &Message, names: &HashMap<&str, &str>) {
@@ -322,7 +351,7 @@ fn first_special(bytes: &[u8], quotes: bool) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{Extra, ImagePart, ReasoningPart, ToolCallPart};
+    use crate::message::{Extra, ImagePart, ReasoningPart, ToolCallPart, ToolResultPart};
     use proptest::prelude::*;
 
     #[test]
@@ -349,7 +378,80 @@ mod tests {
         }
     }
 
+    /// A part of every kind (media only `with_media`), its texts free of escapes and
+    /// `text` long.
+    fn any_part(text: &'static str, with_media: bool) -> BoxedStrategy<Part> {
+        let name = "[a-z_]{1,64}";
+        let texts = prop_oneof![
+            text.prop_map(Part::text),
+            (name, text).prop_map(|(name, arguments)| Part::ToolCall(ToolCallPart {
+                id: "c".into(),
+                name,
+                arguments,
+                signature: None,
+                extra: Extra::new(),
+            })),
+            (proptest::option::of(name), text, any::<bool>()).prop_map(|(name, text, is_error)| {
+                Part::ToolResult(ToolResultPart {
+                    call_id: "c".into(),
+                    name,
+                    content: vec![Part::text(text)],
+                    is_error,
+                    extra: Extra::new(),
+                })
+            }),
+        ];
+        let media = prop_oneof![
+            "[a-z]{0,80}".prop_map(|url| Part::Image(ImagePart {
+                url: Some(format!("https://x.io/{url}")),
+                media_type: Some("image/png".into()),
+                ..ImagePart::default()
+            })),
+            "[A-Za-z0-9]{0,4000}".prop_map(|data| Part::Image(ImagePart {
+                url: Some(format!("data:image/png;base64,{data}")),
+                ..ImagePart::default()
+            })),
+        ];
+        if with_media {
+            prop_oneof![3 => texts, 1 => media].boxed()
+        } else {
+            texts.boxed()
+        }
+    }
+
+    /// Messages of parts whose texts are `text` long, with the size hint of their
+    /// transcript and the transcript.
+    fn hinted(text: &'static str, with_media: bool) -> impl Strategy<Value = (usize, String)> {
+        let roles = [Role::System, Role::User, Role::Assistant, Role::Tool];
+        proptest::collection::vec(
+            (prop::sample::select(roles.to_vec()), proptest::collection::vec(any_part(text, with_media), 1..4)),
+            1..12,
+        )
+        .prop_map(|messages| {
+            let work: Vec<Message> = messages.into_iter().map(|(role, parts)| msg(role, parts)).collect();
+            let refs: Vec<&Message> = work.iter().collect();
+            let hint = refs.iter().fold(0usize, |n, m| n + size_hint(&m.parts));
+            (hint, render_refs(None, &[], &refs).map(|p| p.transcript).unwrap_or_default())
+        })
+    }
+
     proptest! {
+        /// The transcript is reserved from the hint: at least what is written (nothing
+        /// to escape), so that it never grows, whatever the sizes (the list's own tags
+        /// are within the reserve's constant 256)...
+        #[test]
+        fn the_size_hint_holds_the_transcript((hint, transcript) in hinted("[a-z0-9 ]{0,40}", true)) {
+            prop_assert!(transcript.len() <= hint + 256, "{} written, {hint} hinted", transcript.len());
+        }
+
+        /// ...and, for texts of a few hundred bytes, not much more: a reserve a third too
+        /// large was a third of the transcript more at the peak of a call.
+        #[test]
+        fn the_size_hint_is_close((hint, transcript) in hinted("[a-z0-9 ]{200,600}", false)) {
+            prop_assert!(transcript.len() <= hint + 256);
+            prop_assert!(hint <= transcript.len() + transcript.len() / 8, "{hint} hinted, {} written", transcript.len());
+        }
+
         #[test]
         fn escaping_in_runs_equals_escaping_each_character(text in "(?s).{0,60}|[<>&\"a é東]{0,30}", quotes: bool) {
             let mut expected = String::new();
