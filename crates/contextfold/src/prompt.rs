@@ -125,8 +125,9 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
     let case = InstructionCase::for_content(!tasks.is_empty(), !work.is_empty())?;
     // Sized up front: a transcript is often most of the chain, and grown by doubling it
     // held up to twice its length (and both buffers at once while growing).
-    let hint =
-        tasks.iter().chain(work).fold(previous.map_or(0, str::len), |n, m| n.saturating_add(size_hint(&m.parts)));
+    let names = names_of(work);
+    let no_names = HashMap::new();
+    let hint = transcript_hint(previous, tasks, work, &names);
     let mut transcript = String::with_capacity(hint.saturating_add(hint / 16).saturating_add(256));
     if let Some(previous) = previous {
         transcript.push_str("<previous_summary>\n");
@@ -137,16 +138,13 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
         transcript.push_str("<tasks>\n");
         for (i, m) in tasks.iter().enumerate() {
             let _ = writeln!(transcript, "<task id=\"{i}\">");
-            render_parts(&mut transcript, &m.parts, &HashMap::new());
+            render_parts(&mut transcript, &m.parts, &no_names);
             transcript.push_str("</task>\n");
         }
         transcript.push_str("</tasks>\n");
     }
     if !work.is_empty() {
         transcript.push_str("<messages>\n");
-        // Results often carry no tool name (OpenAI's do not): take it from the call.
-        let names: HashMap<&str, &str> =
-            work.iter().flat_map(|m| m.tool_calls()).map(|c| (c.id.as_str(), c.name.as_str())).collect();
         for m in work {
             render_message(&mut transcript, m, &names);
         }
@@ -164,30 +162,51 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
 /// texts and the tags around them (each bound a little above what is written). The
 /// transcript is reserved from this, so it must not be loose: a reserve a third too
 /// large was a third of the transcript more at the peak of a call (given back only after).
-fn size_hint(parts: &[Part]) -> usize {
+/// `names`: the tool names results without one are written with.
+fn size_hint(parts: &[Part], names: &HashMap<&str, &str>) -> usize {
     /// `<message role="assistant">` and `</message>`, lines ended.
     const MESSAGE: usize = 40;
-    parts_hint(parts).saturating_add(MESSAGE)
+    parts_hint(parts, names).saturating_add(MESSAGE)
 }
 
-fn parts_hint(parts: &[Part]) -> usize {
+/// The tool name of each call of `work`, by id: results often carry none (OpenAI's do
+/// not), and are written with their call's.
+fn names_of<'m>(work: &[&'m Message]) -> HashMap<&'m str, &'m str> {
+    work.iter().flat_map(|m| m.tool_calls()).map(|c| (c.id.as_str(), c.name.as_str())).collect()
+}
+
+/// [`size_hint`] of a whole transcript (tasks are written without names to take).
+fn transcript_hint(
+    previous: Option<&str>,
+    tasks: &[&Message],
+    work: &[&Message],
+    names: &HashMap<&str, &str>,
+) -> usize {
+    let no_names = HashMap::new();
+    tasks
+        .iter()
+        .map(|m| size_hint(&m.parts, &no_names))
+        .chain(work.iter().map(|m| size_hint(&m.parts, names)))
+        .fold(previous.map_or(0, str::len), usize::saturating_add)
+}
+
+fn parts_hint(parts: &[Part], names: &HashMap<&str, &str>) -> usize {
     /// `<content>` and `</content>`.
     const CONTENT: usize = 20;
     /// `<tool_call name="">` and `</tool_call>`, the name aside.
     const CALL: usize = 32;
     /// `<tool_call_response name="" error="true">` and its end tag.
     const RESULT: usize = 72;
-    /// A result's name taken from its call: tool names run to 64 bytes.
-    const TOOL_NAME: usize = 64;
     /// An image or file element with its attributes, a URL aside.
     const MEDIA: usize = 96;
     parts.iter().fold(0usize, |n, p| {
         let part = match p {
             Part::Text(t) => CONTENT.saturating_add(t.text.len()),
             Part::ToolCall(c) => CALL.saturating_add(c.name.len()).saturating_add(c.arguments.len()),
-            Part::ToolResult(r) => RESULT
-                .saturating_add(r.name.as_ref().map_or(TOOL_NAME, String::len))
-                .saturating_add(parts_hint(&r.content)),
+            Part::ToolResult(r) => {
+                let name = r.name.as_deref().or_else(|| names.get(r.call_id.as_str()).copied()).unwrap_or("tool");
+                RESULT.saturating_add(name.len()).saturating_add(parts_hint(&r.content, names))
+            }
             Part::Image(i) => MEDIA.saturating_add(written_url(i.url.as_deref())),
             Part::File(f) => MEDIA
                 .saturating_add(written_url(f.url.as_deref()))
@@ -430,7 +449,7 @@ mod tests {
         .prop_map(|messages| {
             let work: Vec<Message> = messages.into_iter().map(|(role, parts)| msg(role, parts)).collect();
             let refs: Vec<&Message> = work.iter().collect();
-            let hint = refs.iter().fold(0usize, |n, m| n + size_hint(&m.parts));
+            let hint = transcript_hint(None, &[], &refs, &names_of(&refs));
             (hint, render_refs(None, &[], &refs).map(|p| p.transcript).unwrap_or_default())
         })
     }
