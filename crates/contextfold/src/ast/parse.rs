@@ -78,8 +78,9 @@ struct OpenPair<'a> {
     ai: Cow<'a, Message>,
     ai_index: usize,
     tools: Vec<Cow<'a, Message>>,
-    calls: HashSet<String>,
-    answered: HashSet<String>,
+    /// Ids where they lie in the input: none is copied to be looked up.
+    calls: HashSet<&'a str>,
+    answered: HashSet<&'a str>,
 }
 
 struct SectionBuilder<'a> {
@@ -228,7 +229,7 @@ impl<'a> Parser<'a> {
         self.close_pair()?;
         let mut calls = HashSet::new();
         for call in m.tool_calls() {
-            if !calls.insert(call.id.clone()) {
+            if !calls.insert(call.id.as_str()) {
                 return Err(AstError::DuplicateToolCallId { index, id: call.id.clone() });
             }
         }
@@ -255,7 +256,7 @@ impl<'a> Parser<'a> {
             }
         };
         let unmatched: Vec<String> =
-            m.tool_results().filter(|r| !pair.calls.contains(&r.call_id)).map(|r| r.call_id.clone()).collect();
+            m.tool_results().filter(|r| !pair.calls.contains(r.call_id.as_str())).map(|r| r.call_id.clone()).collect();
         if !unmatched.is_empty() && !repair {
             return Err(AstError::UnmatchedToolResult { index, ids: unmatched });
         }
@@ -266,7 +267,7 @@ impl<'a> Parser<'a> {
                 kept.push(at);
                 continue;
             };
-            if !pair.calls.contains(&result.call_id) {
+            if !pair.calls.contains(result.call_id.as_str()) {
                 // Repair: give the orphan result a call (never twice for one id: the id
                 // joins `calls`, so a later duplicate result is caught below).
                 let name = result.name.clone().unwrap_or_else(|| UNKNOWN_TOOL_NAME.to_string());
@@ -277,14 +278,14 @@ impl<'a> Parser<'a> {
                     signature: None,
                     extra: Extra::new(),
                 }));
-                pair.calls.insert(result.call_id.clone());
+                pair.calls.insert(result.call_id.as_str());
                 self.repairs.push(RepairAction::AddedMissingCall {
                     index: pair.ai_index,
                     call_id: result.call_id.clone(),
                     name,
                 });
             }
-            if !pair.answered.insert(result.call_id.clone()) {
+            if !pair.answered.insert(result.call_id.as_str()) {
                 if !repair {
                     return Err(AstError::DuplicateToolResult { index, id: result.call_id.clone() });
                 }
@@ -313,7 +314,7 @@ impl<'a> Parser<'a> {
         let pending: Vec<(String, String)> = pair
             .ai
             .tool_calls()
-            .filter(|c| !pair.answered.contains(&c.id))
+            .filter(|c| !pair.answered.contains(c.id.as_str()))
             .map(|c| (c.id.clone(), c.name.clone()))
             .collect();
         if !pending.is_empty() {

@@ -89,6 +89,27 @@ fn valid_calls(m: &Message) -> Vec<(usize, &ToolCallPart)> {
         .collect()
 }
 
+/// Whether every tool result answers a valid call of the assistant message its turn
+/// follows (the latest one, with no user or system message between): then [`analyze`]
+/// finds none moved, as that message is the latest to make each of those calls. A chain
+/// is mostly so, and this check hashes no id.
+pub(crate) fn answered_in_turn(messages: &[Message]) -> bool {
+    let mut owner: Vec<(usize, &ToolCallPart)> = Vec::new();
+    for m in messages {
+        match m.role {
+            Role::System | Role::User => owner.clear(),
+            Role::Assistant => owner = valid_calls(m),
+            Role::Tool => {
+                let answers = |id: &str| owner.iter().any(|(_, c)| c.id == id);
+                if !m.tool_results().all(|r| r.call_id.is_empty() || answers(&r.call_id)) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
 /// Matches results with calls. `answer_orphans`: orphans right after an assistant message
 /// count as answered by a call added there (so later duplicates of them are caught).
 pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pairing<'a> {
@@ -299,6 +320,42 @@ mod tests {
             signature: None,
             extra: Extra::new(),
         })
+    }
+
+    /// A message of any role; calls and results use ids from a small set (`""` among
+    /// them), so results land in place, moved, orphaned and repeated.
+    fn any_message() -> impl proptest::strategy::Strategy<Value = Message> {
+        use proptest::prelude::*;
+        let id = prop::sample::select(vec!["", "a", "b", "c"]);
+        let roles = prop::sample::select(vec![Role::System, Role::User, Role::Assistant, Role::Tool]);
+        (roles, proptest::collection::vec((id, any::<bool>()), 0..4)).prop_map(|(role, parts)| {
+            let parts = parts
+                .into_iter()
+                .map(|(id, is_call)| match (role, is_call) {
+                    (Role::Assistant, true) => call(id),
+                    (_, _) if role == Role::Tool || is_call => Part::ToolResult(crate::message::ToolResultPart {
+                        call_id: id.to_string(),
+                        name: None,
+                        content: vec![Part::text("r")],
+                        is_error: false,
+                        extra: Extra::new(),
+                    }),
+                    _ => Part::text("t"),
+                })
+                .collect();
+            Message::new(role, parts)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+        /// The quick check never hides a result the full analysis finds moved.
+        #[test]
+        fn answered_in_turn_means_nothing_moved(messages in proptest::collection::vec(any_message(), 0..10)) {
+            let refs: Vec<&Message> = messages.iter().collect();
+            let moved = analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }));
+            proptest::prop_assert!(!(answered_in_turn(&messages) && moved), "{:?}", messages);
+        }
     }
 
     #[test]

@@ -188,6 +188,9 @@ fn first_turn(messages: &[Message], provider: Provider, out: &mut Vec<Diagnostic
 /// Whether a tool result is not right after its call (`result_not_after_call`), the one
 /// rule `compact` repairs before compacting: checked alone, not with every rule.
 pub(crate) fn has_misplaced_results(messages: &[Message]) -> bool {
+    if super::tool_pairing::answered_in_turn(messages) {
+        return false;
+    }
     let refs: Vec<&Message> = messages.iter().collect();
     analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }))
 }
