@@ -10,7 +10,6 @@
 use crate::format::Format;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// One output message: an input index, or a new message.
@@ -120,19 +119,25 @@ fn plan_with(
         },
         _ => return (output, None),
     };
-    let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (i, print) in prints.iter().enumerate() {
-        by_hash.entry(*print).or_default().push(i);
-    }
+    // The input's fingerprints with their indices, sorted: the candidates for a print are
+    // a run, in input order (one allocation, where a map held a list per message).
+    let mut by_print: Vec<(u64, usize)> = prints.iter().copied().zip(0usize..).collect();
+    by_print.sort_unstable();
     // Kept messages keep their order: match each output message to the first equal
     // input message after the previous match.
     let mut next = 0usize;
     let items = after
         .into_iter()
         .map(|m| {
-            let found = by_hash
-                .get(&fingerprint(&m))
-                .and_then(|candidates| candidates.iter().copied().find(|&i| i >= next && equal(i, &m)));
+            let print = fingerprint(&m);
+            let from = by_print.partition_point(|&candidate| candidate < (print, next));
+            let found = by_print
+                .get(from..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|(p, _)| *p == print)
+                .map(|&(_, i)| i)
+                .find(|&i| equal(i, &m));
             match found {
                 Some(i) => {
                     next = i.saturating_add(1);
@@ -228,6 +233,34 @@ mod tests {
                 ReuseItem::Keep(2)
             ]
         );
+    }
+
+    proptest::proptest! {
+        /// Each output message is the first equal input message after the previous match
+        /// (a plain scan says which), whatever repeats the lists hold.
+        #[test]
+        fn the_plan_matches_in_order_as_a_scan_does(
+            input in proptest::collection::vec(0u8..4, 0..12),
+            output in proptest::collection::vec(0u8..6, 0..12),
+        ) {
+            let message = |n: u8| json!({ "role": "user", "content": format!("m{n}") });
+            let input = Value::Array(input.into_iter().map(message).collect());
+            let output: Vec<Value> = output.into_iter().map(message).collect();
+            let before = input.as_array().cloned().unwrap_or_default();
+            let mut next = 0usize;
+            let expected: Vec<ReuseItem> = output
+                .iter()
+                .map(|m| match (next..before.len()).find(|&i| before.get(i) == Some(m)) {
+                    Some(i) => {
+                        next = i + 1;
+                        ReuseItem::Keep(i)
+                    }
+                    None => ReuseItem::New(m.clone()),
+                })
+                .collect();
+            let (_, items) = plan(&input, Value::Array(output), Format::OpenAi);
+            proptest::prop_assert_eq!(items, Some(expected));
+        }
     }
 
     #[test]
