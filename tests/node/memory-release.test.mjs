@@ -10,6 +10,8 @@ import { __wasmMemoryBytes } from "../../pkg/dist/internal.node.js";
 
 const MiB = 1 << 20;
 const LIMIT = 64 * MiB;
+/** MB of JSON whose compaction grows the instance past `LIMIT` (a call peaks at a few times its input). */
+const LARGE_MB = 24;
 const idle = () => new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_IDLE_MS + 200));
 
 /** A tool-heavy chain of about `mb` MB of JSON. */
@@ -40,7 +42,7 @@ describe("memory of a very large call", () => {
     assert.ok(__wasmMemoryBytes() < LIMIT, `starts small: ${__wasmMemoryBytes() / MiB} MiB`);
 
     let during = 0;
-    const result = await compact(bigChain(16), {
+    const result = await compact(bigChain(LARGE_MB), {
       maxTokens: 8000,
       summarizer: async (request) => {
         during = Math.max(during, __wasmMemoryBytes());
@@ -86,7 +88,7 @@ describe("memory of a very large call", () => {
       },
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const large = await compact(bigChain(16), { maxTokens: 8000 });
+    const large = await compact(bigChain(LARGE_MB), { maxTokens: 8000 });
     assert.ok(large.changed);
     await idle();
     assert.ok(__wasmMemoryBytes() > LIMIT, "the instance the pending call runs in is still there");

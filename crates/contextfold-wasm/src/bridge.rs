@@ -189,6 +189,9 @@ impl Summarizer for JsSummarizer {
         let timeout_ms = request.timeout_ms;
         let js_request = js_request(&request)
             .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
+        // The transcript now lives in JS: let the wasm copy go while the call runs (with
+        // four calls in flight, four transcripts were held at once).
+        drop(request);
         let mut call = CallSignal::new(self.signal.as_ref())?;
         let returned = self
             .function

@@ -316,23 +316,27 @@ async fn compact_read<S: Summarizer + ?Sized>(
         }
         None => controls,
     };
+    let count = messages.len();
     let result = run::compact(&messages, &options, summarizer, controls, meter).await.map_err(|error| {
         let input_path = match (&error, &caller) {
-            (CompactError::Input(e), Caller::Tree(value)) => {
-                crate::locate::error_path(e, value, format, messages.len())
-            }
+            (CompactError::Input(e), Caller::Tree(value)) => crate::locate::error_path(e, value, format, count),
             // The tree is read again, for the error only.
-            (CompactError::Input(e), Caller::Text { text, .. }) => format::parse_json(text)
-                .ok()
-                .and_then(|value| crate::locate::error_path(e, &value, format, messages.len())),
+            (CompactError::Input(e), Caller::Text { text, .. }) => {
+                format::parse_json(text).ok().and_then(|value| crate::locate::error_path(e, &value, format, count))
+            }
             _ => None,
         };
         JsonError { error, input_path }
     })?;
+    // The input's messages are done with: let them go before the output is written (its
+    // tree and the reuse plan are the last peak of a call).
+    drop(messages);
+    let crate::strategy::CompactResult { messages: compacted, changed, report } = result;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
-    let (messages, reuse) = match (result.changed, &caller) {
+    let (messages, reuse) = match (changed, &caller) {
         (true, Caller::Tree(value)) => {
-            let written = format::write_like(&result.messages, format, value)?;
+            let written = format::write_like(&compacted, format, value)?;
+            drop(compacted);
             if settings.reuse {
                 reuse::plan(value, written, format)
             } else {
@@ -340,15 +344,17 @@ async fn compact_read<S: Summarizer + ?Sized>(
             }
         }
         (true, Caller::Text { text, shell, list }) => {
-            reuse::plan_text(text, list, format::write_like(&result.messages, format, shell)?, format)
+            let written = format::write_like(&compacted, format, shell)?;
+            drop(compacted);
+            reuse::plan_text(text, list, written, format)
         }
         // The caller hands back its own input.
         (false, Caller::Text { .. }) => (Value::Null, None),
         (false, Caller::Tree(_)) if settings.reuse => (Value::Null, None),
         (false, Caller::Tree(value)) => ((*value).clone(), None),
     };
-    let report = Report { format, ..result.report };
-    Ok(JsonOutput { messages, changed: result.changed, format, report, reuse })
+    let report = Report { format, ..report };
+    Ok(JsonOutput { messages, changed, format, report, reuse })
 }
 
 /// Bytes and estimated tokens of every message of the chain `value` holds, in `format`
