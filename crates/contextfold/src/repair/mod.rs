@@ -295,26 +295,22 @@ enum Drafted {
 /// history was rewritten.
 pub fn repair(messages: &[Message], options: &RepairOptions) -> Repaired {
     let stale = thinking::StaleThinking::find(messages, options);
-    repair_each(messages.iter().map(Cow::Borrowed), messages.len(), &stale, options)
+    repair_each(messages.iter().map(Cow::Borrowed).collect(), &stale, options)
 }
 
 /// [`repair`] of a chain it may take over: a message no pass changes is moved into the
 /// result, not copied (a strategy's result is repaired so, and is most of the output).
 pub fn repair_owned(messages: Vec<Message>, options: &RepairOptions) -> Repaired {
     let stale = thinking::StaleThinking::find(&messages, options);
-    let count = messages.len();
-    repair_each(messages.into_iter().map(Cow::Owned), count, &stale, options)
+    repair_each(messages.into_iter().map(Cow::Owned).collect(), &stale, options)
 }
 
-fn repair_each<'a>(
-    messages: impl Iterator<Item = Cow<'a, Message>>,
-    count: usize,
-    stale: &thinking::StaleThinking,
-    options: &RepairOptions,
-) -> Repaired {
+/// The passes, once for both: a list of one type (not an iterator of each) keeps the
+/// whole pass in the wasm once.
+fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking, options: &RepairOptions) -> Repaired {
     let mut steps = Vec::new();
-    let mut items: Vec<Item> = Vec::with_capacity(count);
-    for (index, message) in messages.enumerate() {
+    let mut items: Vec<Item> = Vec::with_capacity(messages.len());
+    for (index, message) in messages.into_iter().enumerate() {
         let mut draft = Draft::new(index, &message);
         stale.drop_parts(&mut draft, &mut steps);
         thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
