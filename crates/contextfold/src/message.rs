@@ -185,6 +185,12 @@ impl<'a> From<&'a Message> for std::borrow::Cow<'a, Message> {
     }
 }
 
+/// A chain worked on borrowed, owned as it leaves (a strategy's result): the borrowed
+/// messages are copied, the owned ones moved.
+pub(crate) fn owned_messages(messages: Vec<std::borrow::Cow<'_, Message>>) -> Vec<Message> {
+    messages.into_iter().map(std::borrow::Cow::into_owned).collect()
+}
+
 impl PartialEq<Message> for std::borrow::Cow<'_, Message> {
     fn eq(&self, other: &Message) -> bool {
         **self == *other

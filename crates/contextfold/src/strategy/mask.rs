@@ -434,7 +434,7 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
     conclude(Outcome {
         strategy: "mask",
         original: messages,
-        result: (!items.is_empty()).then(|| masked.into_iter().map(Cow::into_owned).collect()),
+        result: (!items.is_empty()).then(|| crate::message::owned_messages(masked)),
         engine: &crate::summarize::Engine::default(),
         errors: Vec::new(),
         actions,

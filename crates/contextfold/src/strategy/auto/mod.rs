@@ -41,7 +41,7 @@ use super::window::{
 };
 use super::{conclude, cut_by, hint, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::measure::{sum_costs as sum, Amount, Meter};
-use crate::message::{Message, Part, Role};
+use crate::message::{owned_messages, Message, Part, Role};
 use crate::summarize::{Controls, Engine, MessageRange, Summarizer};
 use costs::Unmasked;
 use std::borrow::Cow;
@@ -232,7 +232,7 @@ async fn fold<S: Summarizer + ?Sized>(
     // 2. Fold the oldest span.
     // The layout takes the masked chain over; the rare paths that end with the masked
     // chain itself mask again.
-    let remask = || owned(mask::mask(chain, &config.mask).0);
+    let remask = || owned_messages(mask::mask(chain, &config.mask).0);
     let mut shape = layout_owned(masked);
     let mut shape_costs = LayoutCosts::of(&shape, &masked_costs, meter, max.unit());
     let mut unmasked = Unmasked::new(chain, costs, meter, max.unit());
@@ -338,12 +338,7 @@ fn mask_to<'a>(
     }
     let (masked, items) = oldest.chain(lo);
     run.masked(items);
-    Ok(owned(masked))
-}
-
-/// A chain that owns its messages (the result of a step): borrowed ones are copied.
-fn owned(messages: Vec<Cow<'_, Message>>) -> Vec<Message> {
-    messages.into_iter().map(Cow::into_owned).collect()
+    Ok(owned_messages(masked))
 }
 
 /// What step 2 folds: the span before `at.split` (less the pinned request), read from
@@ -422,7 +417,7 @@ fn enforce(
     let tight = MaskConfig { keep_last: 1, min_bytes: 0, ..config.mask.clone() };
     let (remasked, items) = mask::mask(&out, &tight);
     run.masked(&items);
-    out = owned(remasked);
+    out = owned_messages(remasked);
     if meter.fits(max, &out) {
         return Ok(out);
     }

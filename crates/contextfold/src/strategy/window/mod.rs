@@ -62,7 +62,7 @@ pub use tool_results::{is_marked, TOOL_SUMMARY_PREFIX, TOOL_TRUNCATED_PREFIX};
 
 use super::{CompactError, CompactResult, OnError};
 use crate::measure::{sum_costs, Amount, Meter};
-use crate::message::Message;
+use crate::message::{owned_messages, Message};
 use crate::summarize::{Controls, Summarizer};
 use run::Run;
 use std::borrow::Cow;
@@ -178,13 +178,13 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let by_tokens = sum_costs(&costs) > config.threshold.value();
     let by_count = chain.len() > config.window;
-    let result = if by_tokens || by_count {
+    let chain = if by_tokens || by_count {
         match run.fold(summarizer, chain, &costs, by_tokens).await {
-            Ok(folded) => Some(folded),
-            Err(unfolded) => changed.then(|| unfolded.into_iter().map(Cow::into_owned).collect()),
+            Ok(folded) => return run.finish(messages, Some(folded), repairs, before_tokens),
+            Err(unfolded) => unfolded,
         }
     } else {
-        changed.then(|| chain.into_iter().map(Cow::into_owned).collect())
+        chain
     };
-    run.finish(messages, result, repairs, before_tokens)
+    run.finish(messages, changed.then(|| owned_messages(chain)), repairs, before_tokens)
 }
