@@ -430,3 +430,19 @@ fn markers_survive_format_round_trips() {
     }
     assert!(lost.is_empty(), "formats losing the marker (format, snapshot kept, summary kept): {lost:?}");
 }
+
+/// Found by the property above: a condensed summary with nothing before it but the
+/// system message, before a recent tier opening with an assistant message, needs a
+/// bridge on each side; only one was counted, so a summary one byte under its content
+/// failed the run's gain check.
+#[test]
+fn a_condensed_summary_pays_for_both_its_bridges() {
+    let chain = chain(&[(2, 11, true), (0, 0, false)]);
+    for max_tokens in [200, 1000, 4000] {
+        for strategy in strategies(max_tokens, true) {
+            let out = run(&chain, &strategy, &Honouring::default()).unwrap();
+            assert!(out.report.errors.is_empty(), "{}: {:?}", strategy.name(), out.report.errors);
+            assert_eq!(no_gain_actions(&out), 0, "{}: {:?}", strategy.name(), out.report.sections);
+        }
+    }
+}

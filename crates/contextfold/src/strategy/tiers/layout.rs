@@ -125,7 +125,7 @@ pub(super) struct Span<'a> {
     pub merged: bool,
     /// Input messages replaced.
     pub range: MessageRange,
-    /// Bytes of the bridge this summary may bring in (counted against its gain).
+    /// Bytes of the bridges this summary may bring in (counted against its gain).
     pub bridge: usize,
 }
 
@@ -168,7 +168,7 @@ pub(super) fn plan<'a>(input: &'a [Message], existing: &'a Existing, config: &Ti
             bytes_before: old.map_or(0, |p| p.bytes).saturating_add(messages_size(aging)),
             merged: old.is_some(),
             range: MessageRange { start: old.map_or(b, |p| p.index), end: t },
-            bridge: BRIDGE_TEXT.len(),
+            bridge: condensed_bridges(recent),
             fallback_lead: old_message,
         };
         return Some(Plan { compressed: None, condensed: Some(condensed), recent });
@@ -212,11 +212,20 @@ pub(super) fn plan<'a>(input: &'a [Message], existing: &'a Existing, config: &Ti
         bytes_before: size_of(&span),
         merged: span_start < c && old.is_some(),
         range: MessageRange { start: span_start, end: t },
-        bridge: BRIDGE_TEXT.len(),
+        bridge: condensed_bridges(recent),
         fallback_lead: None,
         content: span,
     });
     Some(Plan { compressed, condensed, recent })
+}
+
+/// Bridges a condensed summary (an assistant message) may bring in: one before it, as
+/// only system messages or the compressed summary can precede it, and one after it when
+/// the recent tier opens with an assistant message. Counting only one let an honouring
+/// summarizer fail the whole run's gain check.
+fn condensed_bridges(recent: &[Message]) -> usize {
+    let after = recent.first().is_some_and(|m| m.role == Role::Assistant);
+    BRIDGE_TEXT.len().saturating_mul(if after { 2 } else { 1 })
 }
 
 /// Whether content of `bytes` is too small to summarize: it does not exceed the fixed
