@@ -10,7 +10,9 @@
 //! and says which in `format`. `needsCompaction` is the cheap trigger check.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
-use crate::convert::{describe, format_option, js_text, messages_and_text_from_js, messages_from_js, to_js};
+use crate::convert::{
+    describe, format_option, js_text, js_text_pieces, messages_and_text_from_js, messages_from_js, to_js,
+};
 use crate::error::{BindingError, JsResult};
 use crate::options::{check_keys, invalid, provider_option, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
@@ -95,7 +97,7 @@ pub async fn compact(
     };
     // JSON text with a reuse plan (what the JS layer sends) is parsed as it is read.
     let input = match js_text(&messages) {
-        Some(text) if settings.reuse => Input::Text(text),
+        Some(text) if settings.reuse => Input::Text(text, messages),
         _ => Input::Tree(messages_and_text_from_js(messages)?.1),
     };
     let controls = Controls {
@@ -123,12 +125,16 @@ pub async fn compact(
         (None, None) => return Err(invalid(".summarizer", "required").into()),
     };
     let output = match input {
-        Input::Text(text) => {
-            let streamed = contextfold::pipeline::compact_text(&text, &settings, &chosen, &controls, meter).await;
+        Input::Text(text, messages) => {
+            // The caller's string stays in JS: encoded again rather than held in wasm.
+            let again = |sink: &mut dyn FnMut(&[u8])| js_text_pieces(&messages, sink);
+            let input = contextfold::pipeline::InputText::again(text, &again);
+            let streamed = contextfold::pipeline::compact_text(input, &settings, &chosen, &controls, meter).await;
             let output = match streamed {
                 Some(output) => output,
                 // Not a bare list, or not JSON: parsed whole (and its error reported).
                 None => {
+                    let text = js_text(&messages).ok_or_else(|| invalid("", "not a string"))?;
                     let value = contextfold::format::parse_json(&text).map_err(BindingError::from)?;
                     contextfold::pipeline::compact_json_text(&text, value, &settings, &chosen, &controls, meter).await
                 }
@@ -146,7 +152,8 @@ pub async fn compact(
 
 /// The messages `compact` was given: JSON text still to parse, or the parsed tree.
 enum Input {
-    Text(String),
+    /// The text, and the caller's string it came from (to encode it again).
+    Text(String, JsValue),
     Tree(Value),
 }
 

@@ -61,33 +61,61 @@ extern "C" {
 /// UTF-8 bytes encoded per `encodeInto` call: a bounded JS buffer, reused.
 const ENCODE_CHUNK: u32 = 1 << 20;
 
+/// The pieces of [`js_text_pieces`]: a wasm buffer of this size is all it holds.
+const PIECE: u32 = 1 << 16;
+
 /// A JS string as Rust text, `None` for any other value. `JsValue::as_string` copies an
 /// ASCII string one character at a time in JS (about 30 ms for a 5 MiB chain); the
-/// native `TextEncoder.encodeInto` does it in about 1 ms, here in chunks so the JS side
-/// never holds a second copy of the whole text. Lone surrogates become U+FFFD, as with
-/// `as_string`.
+/// native `TextEncoder.encodeInto` does it in about 1 ms. Lone surrogates become U+FFFD,
+/// as with `as_string`.
 pub fn js_text(value: &JsValue) -> Option<String> {
-    let text = value.dyn_ref::<JsString>()?;
-    let units = text.length();
-    let chunk = Uint8Array::new_with_length(ENCODE_CHUNK.min(units.saturating_mul(3)).max(4));
-    let encoder = TextEncoder::new();
+    let units = value.dyn_ref::<JsString>()?.length();
     let mut bytes: Vec<u8> = Vec::with_capacity(units as usize);
+    let encoded = encode(value, ENCODE_CHUNK, &mut |chunk, written| {
+        let start = bytes.len();
+        bytes.resize(start.saturating_add(written as usize), 0);
+        chunk.subarray(0, written).copy_to(bytes.get_mut(start..)?);
+        Some(())
+    });
+    if !encoded {
+        return value.as_string();
+    }
+    // encodeInto writes whole characters only: the bytes are UTF-8.
+    String::from_utf8(bytes).ok().or_else(|| value.as_string())
+}
+
+/// The UTF-8 bytes of a JS string, as [`js_text`] gives them, handed to `sink` in
+/// pieces of at most 64 KiB, never held whole; `false` for any other value.
+pub fn js_text_pieces(value: &JsValue, sink: &mut dyn FnMut(&[u8])) -> bool {
+    let mut piece = Vec::new();
+    encode(value, PIECE, &mut |chunk, written| {
+        piece.resize(written as usize, 0);
+        chunk.subarray(0, written).copy_to(&mut piece);
+        sink(&piece);
+        Some(())
+    })
+}
+
+/// Encodes a JS string with `TextEncoder.encodeInto`, `size` bytes at most at a time
+/// (a bounded JS buffer, reused, so the JS side never holds a second copy of the whole
+/// text), handing each chunk and its length to `take`; `false` for any other value.
+fn encode(value: &JsValue, size: u32, take: &mut dyn FnMut(&Uint8Array, u32) -> Option<()>) -> bool {
+    let Some(text) = value.dyn_ref::<JsString>() else { return false };
+    let units = text.length();
+    let chunk = Uint8Array::new_with_length(size.min(units.saturating_mul(3)).max(4));
+    let encoder = TextEncoder::new();
     let mut read = 0u32;
     while read < units {
         let rest = if read == 0 { text.clone() } else { text.slice(read, units) };
         let done = encoder.encode_into(&rest, &chunk);
         let (units_read, written) = (done.read(), done.written());
-        if units_read == 0 {
-            // A chunk of 4 bytes or more always takes a character; never loop forever.
-            return value.as_string();
+        // A chunk of 4 bytes or more always takes a character; never loop forever.
+        if units_read == 0 || take(&chunk, written).is_none() {
+            return false;
         }
-        let start = bytes.len();
-        bytes.resize(start.saturating_add(written as usize), 0);
-        chunk.subarray(0, written).copy_to(bytes.get_mut(start..)?);
         read = read.saturating_add(units_read);
     }
-    // encodeInto writes whole characters only: the bytes are UTF-8.
-    String::from_utf8(bytes).ok().or_else(|| value.as_string())
+    true
 }
 
 /// serde-wasm-bindgen errors print as `Error: ...`; the prefix adds nothing here.

@@ -45,6 +45,62 @@ impl From<FormatError> for JsonError {
     }
 }
 
+/// The input's JSON text as [`compact_text`] takes it. A host that can give the text
+/// again (the JS binding encodes the caller's string anew, about 1 ms per 5 MB) lets
+/// the pipeline drop its copy once the messages are read, and stream it back in pieces
+/// for the reuse plan: a summary request of most of the chain no longer sits beside a
+/// copy of the whole input (a third of `auto`'s peak memory), and the end of a call
+/// never needs room for the whole text again.
+pub struct InputText<'a> {
+    held: Option<std::borrow::Cow<'a, str>>,
+    again: Option<&'a TextAgain<'a>>,
+}
+
+/// Hands its sink the text's bytes, the same as first given, in order and piece by
+/// piece; `false` when it no longer has them.
+pub type TextAgain<'t> = dyn Fn(&mut dyn FnMut(&[u8])) -> bool + 't;
+
+impl<'a> InputText<'a> {
+    /// A text held for the whole call.
+    pub fn held(text: &'a str) -> Self {
+        InputText { held: Some(text.into()), again: None }
+    }
+
+    /// A text let go after the read, then streamed from `again` when needed.
+    pub fn again(text: String, again: &'a TextAgain<'a>) -> Self {
+        InputText { held: Some(text.into()), again: Some(again) }
+    }
+
+    /// Drops the copy when it can be had again.
+    fn let_go(&mut self) {
+        if self.again.is_some() {
+            self.held = None;
+        }
+    }
+
+    /// Streams the text to `sink`; `false` when it is not to be had.
+    fn stream(&self, sink: &mut dyn FnMut(&[u8])) -> bool {
+        match (&self.held, self.again) {
+            (Some(text), _) => {
+                sink(text.as_bytes());
+                true
+            }
+            (None, Some(again)) => again(sink),
+            (None, None) => false,
+        }
+    }
+
+    /// The whole text, held or given again (an error's path only).
+    fn whole(&self) -> Option<std::borrow::Cow<'_, str>> {
+        if let Some(text) = &self.held {
+            return Some(std::borrow::Cow::Borrowed(text.as_ref()));
+        }
+        let mut bytes = Vec::new();
+        self.stream(&mut |piece| bytes.extend_from_slice(piece)).then_some(())?;
+        String::from_utf8(bytes).ok().map(std::borrow::Cow::Owned)
+    }
+}
+
 /// Reads messages in `format`, or in the detected format when `None`.
 pub fn read_json(value: &Value, format: Option<Format>) -> Result<(Vec<Message>, Format), FormatError> {
     match format {
@@ -92,8 +148,8 @@ pub async fn compact_json_text<S: Summarizer + ?Sized>(
         Some(taken) => format::read_taken(&value, format::Items::Owned(taken), format)?,
         None => format::read(&value, format)?,
     };
-    compact_read(Caller::Text { text, shell: value, list }, messages, format, settings, summarizer, controls, meter)
-        .await
+    let caller = Caller::Text { text: InputText::held(text), shell: value, list };
+    compact_read(caller, messages, format, settings, summarizer, controls, meter).await
 }
 
 /// [`compact_json_text`] of a JSON `text` not parsed yet, when it is a bare message list
@@ -104,7 +160,7 @@ pub async fn compact_json_text<S: Summarizer + ?Sized>(
 /// `None` (nothing done) for any other text, and for a text that does not parse: the
 /// caller then parses it whole, reports its error, and calls [`compact_json_text`].
 pub async fn compact_text<S: Summarizer + ?Sized>(
-    text: &str,
+    input: InputText<'_>,
     settings: &CompactSettings,
     summarizer: &S,
     controls: &Controls,
@@ -113,6 +169,8 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     if !settings.reuse {
         return None;
     }
+    let held = input.whole()?;
+    let text: &str = &held;
     let List { spans, shell, mut detector, format: known } = list_of(text, settings.format)?;
     let mut parsed = Parsed::new(text, &spans);
     let mut prints: Vec<u64> = Vec::with_capacity(spans.len());
@@ -170,7 +228,10 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
             Err(e) => return Some(Err(e.into())),
         },
     };
-    let caller = Caller::Text { text, shell, list: reuse::InputList::new(spans, prints) };
+    drop(held);
+    let mut input = input;
+    input.let_go();
+    let caller = Caller::Text { text: input, shell, list: reuse::InputList::new(spans, prints) };
     Some(compact_read(caller, messages, format, settings, summarizer, controls, meter).await)
 }
 
@@ -272,7 +333,7 @@ enum Caller<'a> {
     Tree(&'a Value),
     /// Its text, and of its tree only the container (the message list emptied) and what
     /// the reuse plan needs of the list. Only with a reuse plan.
-    Text { text: &'a str, shell: Value, list: reuse::InputList },
+    Text { text: InputText<'a>, shell: Value, list: reuse::InputList },
 }
 
 impl Caller<'_> {
@@ -321,9 +382,10 @@ async fn compact_read<S: Summarizer + ?Sized>(
         let input_path = match (&error, &caller) {
             (CompactError::Input(e), Caller::Tree(value)) => crate::locate::error_path(e, value, format, count),
             // The tree is read again, for the error only.
-            (CompactError::Input(e), Caller::Text { text, .. }) => {
-                format::parse_json(text).ok().and_then(|value| crate::locate::error_path(e, &value, format, count))
-            }
+            (CompactError::Input(e), Caller::Text { text, .. }) => text
+                .whole()
+                .and_then(|text| format::parse_json(&text).ok())
+                .and_then(|value| crate::locate::error_path(e, &value, format, count)),
             _ => None,
         };
         JsonError { error, input_path }
@@ -346,7 +408,7 @@ async fn compact_read<S: Summarizer + ?Sized>(
         (true, Caller::Text { text, shell, list }) => {
             let written = format::write_like(&compacted, format, shell)?;
             drop(compacted);
-            reuse::plan_text(text, list, written, format)
+            reuse::plan_streamed(|sink| text.stream(sink), list, written, format)
         }
         // The caller hands back its own input.
         (false, Caller::Text { .. }) => (Value::Null, None),

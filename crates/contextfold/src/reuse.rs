@@ -35,17 +35,22 @@ fn message_array(value: &Value, format: Format) -> Option<&Vec<Value>> {
     }
 }
 
-/// Takes the message list out of `value`, leaving it empty in place (the container and
-/// its other fields stay). `None` when `value` holds no list.
-pub fn take_list(value: &mut Value, format: Format) -> Option<Vec<Value>> {
+/// The message list of `value`: the value itself, or a request's list.
+fn list_mut(value: &mut Value, format: Format) -> Option<&mut Vec<Value>> {
     match value {
-        Value::Array(list) => Some(std::mem::take(list)),
+        Value::Array(list) => Some(list),
         Value::Object(map) => match list_key(map, format).and_then(|k| map.get_mut(k)) {
-            Some(Value::Array(list)) => Some(std::mem::take(list)),
+            Some(Value::Array(list)) => Some(list),
             _ => None,
         },
         _ => None,
     }
+}
+
+/// Takes the message list out of `value`, leaving it empty in place (the container and
+/// its other fields stay). `None` when `value` holds no list.
+pub fn take_list(value: &mut Value, format: Format) -> Option<Vec<Value>> {
+    list_mut(value, format).map(std::mem::take)
 }
 
 /// Splits `output` into a shell (the output with its message array emptied, `null` for
@@ -58,7 +63,9 @@ pub fn plan(input: &Value, output: Value, format: Format) -> (Value, Option<Vec<
         return (output, None);
     };
     let prints: Vec<u64> = before.iter().map(fingerprint).collect();
-    plan_with(output, format, &prints, |i, m| before.get(i).is_some_and(|b| b == m))
+    plan_with(output, format, &prints, |pairs, after| {
+        pairs.iter().all(|&(i, j)| before.get(i).is_some_and(|b| after.get(j) == Some(b)))
+    })
 }
 
 /// The input's message list as the reuse plan needs it when the input tree is let go
@@ -94,57 +101,121 @@ impl InputList {
 /// [`plan`] against the input's JSON `text` and its [`InputList`] instead of its tree:
 /// an output message is an input message when it reads the same as that message's text.
 pub fn plan_text(text: &str, input: &InputList, output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
-    plan_with(output, format, &input.prints, |i, m| {
-        input
-            .spans
-            .get(i)
-            .and_then(|span| text.as_bytes().get(span.clone()))
-            .is_some_and(|t| crate::json_eq::equals_text(m, t))
-    })
+    plan_streamed(
+        |sink| {
+            sink(text.as_bytes());
+            true
+        },
+        input,
+        output,
+        format,
+    )
 }
 
-/// The plan of `output` against input messages known by their fingerprints `prints`;
-/// `equal(i, m)` confirms that `m` is input message `i`.
+/// [`plan_text`] with the text read once, in order, from `stream`, which hands its sink
+/// the text's bytes piece by piece and returns `false` when it cannot: only one
+/// message's bytes are held at a time, never the whole text. Without the text, the
+/// output is returned whole.
+pub fn plan_streamed(
+    stream: impl FnOnce(&mut dyn FnMut(&[u8])) -> bool,
+    input: &InputList,
+    output: Value,
+    format: Format,
+) -> (Value, Option<Vec<ReuseItem>>) {
+    plan_with(output, format, &input.prints, |pairs, after| confirm_in_text(stream, &input.spans, pairs, after))
+}
+
+/// Whether each output message `after[j]` reads the same as the text of input message
+/// `i` (at `spans[i]`), for `pairs` in input order; the text streamed once.
+fn confirm_in_text(
+    stream: impl FnOnce(&mut dyn FnMut(&[u8])) -> bool,
+    spans: &[std::ops::Range<usize>],
+    pairs: &[(usize, usize)],
+    after: &[Value],
+) -> bool {
+    let mut pending = pairs.iter().peekable();
+    let mut all = true;
+    // A message's bytes that began in an earlier piece.
+    let mut partial: Vec<u8> = Vec::new();
+    let mut offset = 0usize;
+    let given = stream(&mut |piece: &[u8]| {
+        let end = offset.saturating_add(piece.len());
+        while all {
+            let Some(&&(i, j)) = pending.peek() else { break };
+            let (Some(span), Some(message)) = (spans.get(i), after.get(j)) else {
+                all = false;
+                break;
+            };
+            if span.start >= end {
+                break;
+            }
+            let from = span.start.saturating_sub(offset);
+            let to = span.end.min(end).saturating_sub(offset);
+            let Some(here) = piece.get(from..to) else {
+                all = false;
+                break;
+            };
+            if span.end > end {
+                partial.extend_from_slice(here);
+                break;
+            }
+            all = if span.start < offset {
+                partial.extend_from_slice(here);
+                let equal = crate::json_eq::equals_text(message, &partial);
+                partial.clear();
+                equal
+            } else {
+                crate::json_eq::equals_text(message, here)
+            };
+            pending.next();
+        }
+        offset = end;
+    });
+    given && all && pending.peek().is_none()
+}
+
+/// The plan of `output` against input messages known by their fingerprints `prints`.
+/// Kept messages keep their order: each output message is matched to the first input
+/// message after the previous match with its fingerprint. `confirm(pairs, after)` then
+/// checks that each matched output message `after[j]` is input message `i` (pairs in
+/// input order); when one is not (two messages with one fingerprint), the output is
+/// returned whole, without a plan.
 fn plan_with(
     mut output: Value,
     format: Format,
     prints: &[u64],
-    equal: impl Fn(usize, &Value) -> bool,
+    confirm: impl FnOnce(&[(usize, usize)], &[Value]) -> bool,
 ) -> (Value, Option<Vec<ReuseItem>>) {
-    let after = match &mut output {
-        Value::Array(list) => std::mem::take(list),
-        Value::Object(map) => match list_key(map, format).and_then(|k| map.get_mut(k)) {
-            Some(Value::Array(list)) => std::mem::take(list),
-            _ => return (output, None),
-        },
-        _ => return (output, None),
+    let Some(after) = take_list(&mut output, format) else {
+        return (output, None);
     };
     // The input's fingerprints with their indices, sorted: the candidates for a print are
     // a run, in input order (one allocation, where a map held a list per message).
     let mut by_print: Vec<(u64, usize)> = prints.iter().copied().zip(0usize..).collect();
     by_print.sort_unstable();
-    // Kept messages keep their order: match each output message to the first equal
-    // input message after the previous match.
     let mut next = 0usize;
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (j, m) in after.iter().enumerate() {
+        let print = fingerprint(m);
+        let from = by_print.partition_point(|&candidate| candidate < (print, next));
+        if let Some(&(_, i)) = by_print.get(from).filter(|(p, _)| *p == print) {
+            next = i.saturating_add(1);
+            pairs.push((i, j));
+        }
+    }
+    if !confirm(&pairs, &after) {
+        if let Some(list) = list_mut(&mut output, format) {
+            *list = after;
+        }
+        return (output, None);
+    }
+    let mut kept = pairs.into_iter().peekable();
     let items = after
         .into_iter()
-        .map(|m| {
-            let print = fingerprint(&m);
-            let from = by_print.partition_point(|&candidate| candidate < (print, next));
-            let found = by_print
-                .get(from..)
-                .unwrap_or_default()
-                .iter()
-                .take_while(|(p, _)| *p == print)
-                .map(|&(_, i)| i)
-                .find(|&i| equal(i, &m));
-            match found {
-                Some(i) => {
-                    next = i.saturating_add(1);
-                    ReuseItem::Keep(i)
-                }
-                None => ReuseItem::New(m),
-            }
+        .enumerate()
+        .map(|(j, m)| match kept.next_if(|&(_, k)| k == j) {
+            Some((i, _)) => ReuseItem::Keep(i),
+            None => ReuseItem::New(m),
         })
         .collect();
     let shell = if output.is_array() { Value::Null } else { output };

@@ -10,7 +10,7 @@ use common::*;
 use contextfold::format::{write, Format};
 use contextfold::measure::Meter;
 use contextfold::message::Message;
-use contextfold::pipeline::{compact_json, compact_json_text, compact_text, JsonError, JsonOutput};
+use contextfold::pipeline::{compact_json, compact_json_text, compact_text, InputText, JsonError, JsonOutput};
 use contextfold::settings::CompactSettings;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::Controls;
@@ -62,17 +62,34 @@ fn run_both(
     let parsed = contextfold::format::parse_json(&text).unwrap();
     let read = block_on(compact_json_text(&text, parsed, settings, &summarizer, &controls, Meter::default()));
     // Parsed element by element as it is read (a request's other fields whole).
-    let streamed = block_on(compact_text(&text, settings, &summarizer, &controls, Meter::default()));
+    let streamed = block_on(compact_text(InputText::held(&text), settings, &summarizer, &controls, Meter::default()));
     assert_eq!(streamed.is_some(), settings.reuse, "streamed: every input here has a list");
     if let Some(streamed) = streamed {
         assert_eq!(streamed, read, "streamed as read from the parsed text");
+    }
+    // Let go after the read and streamed again, in pieces of every size, for the plan
+    // (or an error's path): the same.
+    let asked = std::cell::Cell::new(0usize);
+    let again = |sink: &mut dyn FnMut(&[u8])| {
+        asked.set(asked.get() + 1);
+        let size = [1, 7, 4096][asked.get() % 3];
+        text.as_bytes().chunks(size).for_each(&mut *sink);
+        true
+    };
+    let input = InputText::again(text.clone(), &again);
+    let streamed = block_on(compact_text(input, settings, &summarizer, &controls, Meter::default()));
+    if let Some(streamed) = streamed {
+        let needed = streamed.as_ref().map_or_else(|e| e.input_path.is_some(), |out| out.changed);
+        assert_eq!(asked.get(), usize::from(needed), "asked again only for the plan or an error's path");
+        assert_eq!(streamed, read, "streamed with the text let go");
     }
     (tree, read)
 }
 
 fn streamed(text: &str) -> Option<Result<JsonOutput, JsonError>> {
     let settings = CompactSettings { reuse: true, ..Default::default() };
-    block_on(compact_text(text, &settings, &ExtractiveSummarizer::default(), &Controls::default(), Meter::default()))
+    let summarizer = ExtractiveSummarizer::default();
+    block_on(compact_text(InputText::held(text), &settings, &summarizer, &Controls::default(), Meter::default()))
 }
 
 fn parsed(text: &str) -> Result<JsonOutput, JsonError> {
@@ -184,4 +201,56 @@ fn nothing_to_do_hands_the_input_back() {
     assert_eq!(read, tree.unwrap());
     assert!(!read.changed);
     assert_eq!(read.messages, Value::Null);
+}
+
+#[test]
+fn a_text_the_host_cannot_give_again_goes_back_whole() {
+    // The output is then written whole, without a plan: what the tree gives without one.
+    let value = write(&session(12), Format::OpenAi).unwrap();
+    let text = serde_json::to_string(&value).unwrap();
+    let summarizer = ExtractiveSummarizer::default();
+    let controls = Controls::default();
+    let mut changed = 0;
+    for strategy in folding_strategies() {
+        let settings = CompactSettings { strategy: strategy.clone(), reuse: true, ..Default::default() };
+        let gone = |_: &mut dyn FnMut(&[u8])| false;
+        let input = InputText::again(text.clone(), &gone);
+        let out = block_on(compact_text(input, &settings, &summarizer, &controls, Meter::default())).unwrap().unwrap();
+        let plain = CompactSettings { reuse: false, ..settings };
+        let whole = block_on(compact_json(&value, &plain, &summarizer, &controls, Meter::default())).unwrap();
+        if out.changed {
+            changed += 1;
+            assert_eq!(out, whole, "{}", strategy.name());
+        }
+    }
+    assert!(changed > 0, "some strategy changed the chain");
+}
+
+#[test]
+fn a_text_that_does_not_confirm_the_fingerprints_gives_no_plan() {
+    // Streamed back, the text is not the one read (a kept message changed): a match by
+    // fingerprint the text does not confirm is never kept; the output goes whole.
+    let value = write(&session(12), Format::OpenAi).unwrap();
+    let text = serde_json::to_string(&value).unwrap();
+    let last = text.rfind("fixed").unwrap();
+    let other = format!("{}FIXED{}", &text[..last], &text[last + 5..]);
+    let summarizer = ExtractiveSummarizer::default();
+    let strategy = folding_strategies().remove(1);
+    let settings = CompactSettings { strategy, reuse: true, ..Default::default() };
+    let held =
+        block_on(compact_text(InputText::held(&text), &settings, &summarizer, &Controls::default(), Meter::default()))
+            .unwrap()
+            .unwrap();
+    assert!(held.changed && held.reuse.is_some());
+    let again = |sink: &mut dyn FnMut(&[u8])| {
+        sink(other.as_bytes());
+        true
+    };
+    let input = InputText::again(text.clone(), &again);
+    let out =
+        block_on(compact_text(input, &settings, &summarizer, &Controls::default(), Meter::default())).unwrap().unwrap();
+    assert!(out.reuse.is_none());
+    let plain = CompactSettings { reuse: false, ..settings };
+    let whole = block_on(compact_json(&value, &plain, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert_eq!(out, whole);
 }
