@@ -285,8 +285,11 @@ struct Parsed<'t> {
     batch: std::vec::IntoIter<Value>,
 }
 
-/// Elements parsed together.
+/// Elements parsed together: at most this many, and no more than [`PARSED_BYTES`] of
+/// text beyond the first (a batch is copied, then held as a tree while it is read: 256
+/// large messages were most of a real session's text, held twice over).
 const PARSED_TOGETHER: usize = 256;
+const PARSED_BYTES: usize = 64 * 1024;
 
 impl<'t> Parsed<'t> {
     fn new(text: &'t str, spans: &'t [std::ops::Range<usize>]) -> Self {
@@ -301,7 +304,13 @@ impl Iterator for Parsed<'_> {
         if let Some(element) = self.batch.next() {
             return Some(Some(element));
         }
-        let taken = self.spans.len().min(PARSED_TOGETHER);
+        let first_start = self.spans.first()?.start;
+        let taken = self
+            .spans
+            .iter()
+            .take(PARSED_TOGETHER)
+            .position(|span| span.end.saturating_sub(first_start) > PARSED_BYTES)
+            .map_or(self.spans.len().min(PARSED_TOGETHER), |at| at.max(1));
         let (first, last) = (self.spans.first()?, self.spans.get(taken.checked_sub(1)?)?);
         self.spans = self.spans.get(taken..).unwrap_or_default();
         // The elements and what separates them (commas, spaces), as an array of their own.

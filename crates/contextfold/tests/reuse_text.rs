@@ -254,3 +254,17 @@ fn a_text_that_does_not_confirm_the_fingerprints_gives_no_plan() {
     let whole = block_on(compact_json(&value, &plain, &summarizer, &Controls::default(), Meter::default())).unwrap();
     assert_eq!(out, whole);
 }
+
+#[test]
+fn a_long_text_is_read_in_batches_as_the_tree_is() {
+    // Batches end at 64 KiB of text: a chain of several, one message larger than a batch.
+    let mut chain = session(120);
+    chain.insert(5, user(&"a long paste, ".repeat(10_000)));
+    let value = write(&chain, Format::OpenAi).unwrap();
+    assert!(serde_json::to_string(&value).unwrap().len() > 4 * 64 * 1024);
+    for strategy in folding_strategies() {
+        let settings = CompactSettings { strategy: strategy.clone(), reuse: true, ..Default::default() };
+        let (tree, read) = run_both(&value, &settings);
+        assert_eq!(read.unwrap(), tree.unwrap(), "{}", strategy.name());
+    }
+}
