@@ -11,7 +11,7 @@ import { __wasmMemoryBytes } from "../../pkg/dist/internal.node.js";
 const MiB = 1 << 20;
 const LIMIT = 64 * MiB;
 /** MB of JSON whose compaction grows the instance past `LIMIT` (a call peaks at a few times its input). */
-const LARGE_MB = 24;
+const LARGE_MB = 32;
 const idle = () => new Promise((resolve) => setTimeout(resolve, RELEASE_AFTER_IDLE_MS + 200));
 
 /** A tool-heavy chain of about `mb` MB of JSON. */

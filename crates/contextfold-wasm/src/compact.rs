@@ -11,7 +11,7 @@
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
 use crate::convert::{
-    describe, format_option, js_text, js_text_pieces, messages_and_text_from_js, messages_from_js, to_js,
+    describe, format_option, js_text, messages_and_text_from_js, messages_from_js, to_js, JsTextPieces,
 };
 use crate::error::{BindingError, JsResult};
 use crate::options::{check_keys, invalid, provider_option, COMPACT_KEYS};
@@ -127,7 +127,8 @@ pub async fn compact(
     let output = match input {
         Input::Text(text, messages) => {
             // The caller's string stays in JS: encoded again rather than held in wasm.
-            let again = |sink: &mut dyn FnMut(&[u8])| js_text_pieces(&messages, sink);
+            let again =
+                || JsTextPieces::of(&messages).map(|p| Box::new(p) as Box<dyn contextfold::text_pieces::TextPieces>);
             let input = contextfold::pipeline::InputText::again(text, &again);
             let streamed = contextfold::pipeline::compact_text(input, &settings, &chosen, &controls, meter).await;
             let output = match streamed {

@@ -69,53 +69,88 @@ const PIECE: u32 = 1 << 16;
 /// native `TextEncoder.encodeInto` does it in about 1 ms. Lone surrogates become U+FFFD,
 /// as with `as_string`.
 pub fn js_text(value: &JsValue) -> Option<String> {
-    let units = value.dyn_ref::<JsString>()?.length();
-    let mut bytes: Vec<u8> = Vec::with_capacity(units as usize);
-    let encoded = encode(value, ENCODE_CHUNK, &mut |chunk, written| {
+    let mut encoding = Encoding::of(value, ENCODE_CHUNK)?;
+    let mut bytes: Vec<u8> = Vec::with_capacity(encoding.units as usize);
+    while let Some(written) = encoding.next_chunk() {
         let start = bytes.len();
         bytes.resize(start.saturating_add(written as usize), 0);
-        chunk.subarray(0, written).copy_to(bytes.get_mut(start..)?);
-        Some(())
-    });
-    if !encoded {
+        encoding.chunk.subarray(0, written).copy_to(bytes.get_mut(start..)?);
+    }
+    if !encoding.done() {
         return value.as_string();
     }
     // encodeInto writes whole characters only: the bytes are UTF-8.
     String::from_utf8(bytes).ok().or_else(|| value.as_string())
 }
 
-/// The UTF-8 bytes of a JS string, as [`js_text`] gives them, handed to `sink` in
-/// pieces of at most 64 KiB, never held whole; `false` for any other value.
-pub fn js_text_pieces(value: &JsValue, sink: &mut dyn FnMut(&[u8])) -> bool {
-    let mut piece = Vec::new();
-    encode(value, PIECE, &mut |chunk, written| {
-        piece.resize(written as usize, 0);
-        chunk.subarray(0, written).copy_to(&mut piece);
-        sink(&piece);
-        Some(())
-    })
+/// The UTF-8 bytes of a JS string, as [`js_text`] gives them, in pieces of at most
+/// 64 KiB: all the text wasm holds at a time.
+pub struct JsTextPieces {
+    encoding: Encoding,
+    piece: Vec<u8>,
 }
 
-/// Encodes a JS string with `TextEncoder.encodeInto`, `size` bytes at most at a time
-/// (a bounded JS buffer, reused, so the JS side never holds a second copy of the whole
-/// text), handing each chunk and its length to `take`; `false` for any other value.
-fn encode(value: &JsValue, size: u32, take: &mut dyn FnMut(&Uint8Array, u32) -> Option<()>) -> bool {
-    let Some(text) = value.dyn_ref::<JsString>() else { return false };
-    let units = text.length();
-    let chunk = Uint8Array::new_with_length(size.min(units.saturating_mul(3)).max(4));
-    let encoder = TextEncoder::new();
-    let mut read = 0u32;
-    while read < units {
-        let rest = if read == 0 { text.clone() } else { text.slice(read, units) };
-        let done = encoder.encode_into(&rest, &chunk);
-        let (units_read, written) = (done.read(), done.written());
-        // A chunk of 4 bytes or more always takes a character; never loop forever.
-        if units_read == 0 || take(&chunk, written).is_none() {
-            return false;
-        }
-        read = read.saturating_add(units_read);
+impl JsTextPieces {
+    /// `None` for a value that is not a string.
+    pub fn of(value: &JsValue) -> Option<Self> {
+        Some(JsTextPieces { encoding: Encoding::of(value, PIECE)?, piece: Vec::new() })
     }
-    true
+}
+
+impl contextfold::text_pieces::TextPieces for JsTextPieces {
+    fn advance(&mut self) -> bool {
+        let Some(written) = self.encoding.next_chunk() else {
+            self.piece.clear();
+            return false;
+        };
+        self.piece.resize(written as usize, 0);
+        self.encoding.chunk.subarray(0, written).copy_to(&mut self.piece);
+        true
+    }
+
+    fn piece(&self) -> &[u8] {
+        &self.piece
+    }
+}
+
+/// A JS string being encoded by `TextEncoder.encodeInto` into a bounded JS buffer,
+/// reused, so that the JS side never holds a second copy of the whole text.
+struct Encoding {
+    text: JsString,
+    units: u32,
+    read: u32,
+    chunk: Uint8Array,
+    encoder: TextEncoder,
+}
+
+impl Encoding {
+    fn of(value: &JsValue, size: u32) -> Option<Self> {
+        let text = value.dyn_ref::<JsString>()?.clone();
+        let units = text.length();
+        let chunk = Uint8Array::new_with_length(size.min(units.saturating_mul(3)).max(4));
+        Some(Encoding { text, units, read: 0, chunk, encoder: TextEncoder::new() })
+    }
+
+    /// Encodes the next chunk into `chunk`: the bytes written, `None` at the end.
+    fn next_chunk(&mut self) -> Option<u32> {
+        if self.read >= self.units {
+            return None;
+        }
+        let rest = if self.read == 0 { self.text.clone() } else { self.text.slice(self.read, self.units) };
+        let done = self.encoder.encode_into(&rest, &self.chunk);
+        // A chunk of 4 bytes or more always takes a character; never loop forever.
+        let units_read = done.read();
+        if units_read == 0 {
+            return None;
+        }
+        self.read = self.read.saturating_add(units_read);
+        Some(done.written())
+    }
+
+    /// Whether every character was encoded.
+    fn done(&self) -> bool {
+        self.read >= self.units
+    }
 }
 
 /// serde-wasm-bindgen errors print as `Error: ...`; the prefix adds nothing here.

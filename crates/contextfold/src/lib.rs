@@ -30,6 +30,7 @@ pub mod settings;
 pub mod strategy;
 pub mod summarize;
 pub mod testing;
+pub mod text_pieces;
 
 pub use ast::{AstError, BodyPair, ChainAst, Header, PairKind, Section};
 pub use error::Error;

@@ -12,6 +12,7 @@ use crate::settings::CompactSettings;
 use crate::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
 use crate::strategy::{CompactError, Report};
 use crate::summarize::{Controls, Summarizer};
+use crate::text_pieces::{Held, RangeReader, TextPieces};
 use serde_json::Value;
 
 /// What [`compact_json`] gives back.
@@ -46,19 +47,19 @@ impl From<FormatError> for JsonError {
 }
 
 /// The input's JSON text as [`compact_text`] takes it. A host that can give the text
-/// again (the JS binding encodes the caller's string anew, about 1 ms per 5 MB) lets
-/// the pipeline drop its copy once the messages are read, and stream it back in pieces
-/// for the reuse plan: a summary request of most of the chain no longer sits beside a
-/// copy of the whole input (a third of `auto`'s peak memory), and the end of a call
-/// never needs room for the whole text again.
+/// again, in pieces ([`TextPieces`]; the JS binding encodes the caller's string anew, a
+/// chunk at a time, about 1 ms per 5 MB), lets the pipeline hold it whole only while it
+/// finds the message list: the messages are then parsed from pieces, and the reuse plan
+/// reads it once more at the end. The text and the messages read from it were never
+/// whole together; a summary request of most of the chain never sits beside it.
 pub struct InputText<'a> {
     held: Option<std::borrow::Cow<'a, str>>,
     again: Option<&'a TextAgain<'a>>,
 }
 
-/// Hands its sink the text's bytes, the same as first given, in order and piece by
-/// piece; `false` when it no longer has them.
-pub type TextAgain<'t> = dyn Fn(&mut dyn FnMut(&[u8])) -> bool + 't;
+/// Gives the text again from its start, the same bytes as first given; `None` when it
+/// no longer can.
+pub type TextAgain<'t> = dyn Fn() -> Option<Box<dyn TextPieces + 't>> + 't;
 
 impl<'a> InputText<'a> {
     /// A text held for the whole call.
@@ -66,7 +67,7 @@ impl<'a> InputText<'a> {
         InputText { held: Some(text.into()), again: None }
     }
 
-    /// A text let go after the read, then streamed from `again` when needed.
+    /// A text let go once its list is found, then read from `again` when needed.
     pub fn again(text: String, again: &'a TextAgain<'a>) -> Self {
         InputText { held: Some(text.into()), again: Some(again) }
     }
@@ -78,25 +79,25 @@ impl<'a> InputText<'a> {
         }
     }
 
-    /// Streams the text to `sink`; `false` when it is not to be had.
-    fn stream(&self, sink: &mut dyn FnMut(&[u8])) -> bool {
+    /// The text in pieces from its start; `None` when it is not to be had.
+    fn pieces(&self) -> Option<Box<dyn TextPieces + '_>> {
         match (&self.held, self.again) {
-            (Some(text), _) => {
-                sink(text.as_bytes());
-                true
-            }
-            (None, Some(again)) => again(sink),
-            (None, None) => false,
+            (Some(text), _) => Some(Box::new(Held::whole(text.as_bytes()))),
+            (None, Some(again)) => again(),
+            (None, None) => None,
         }
     }
 
-    /// The whole text, held or given again (an error's path only).
+    /// The whole text, held or given again (to find the list, and for errors).
     fn whole(&self) -> Option<std::borrow::Cow<'_, str>> {
         if let Some(text) = &self.held {
             return Some(std::borrow::Cow::Borrowed(text.as_ref()));
         }
+        let mut pieces = self.pieces()?;
         let mut bytes = Vec::new();
-        self.stream(&mut |piece| bytes.extend_from_slice(piece)).then_some(())?;
+        while pieces.advance() {
+            bytes.extend_from_slice(pieces.piece());
+        }
         String::from_utf8(bytes).ok().map(std::borrow::Cow::Owned)
     }
 }
@@ -169,10 +170,13 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     if !settings.reuse {
         return None;
     }
-    let held = input.whole()?;
-    let text: &str = &held;
-    let List { spans, shell, mut detector, format: known } = list_of(text, settings.format)?;
-    let mut parsed = Parsed::new(text, &spans);
+    let mut input = input;
+    let List { spans, shell, mut detector, format: known } = list_of(&input.whole()?, settings.format)?;
+    // The list found, the text is let go (when it can be had again) and read in pieces,
+    // element after element.
+    input.let_go();
+    let mut pieces = input.pieces()?;
+    let mut parsed = Parsed::new(&mut *pieces, &spans);
     let mut prints: Vec<u64> = Vec::with_capacity(spans.len());
     // 1. The format: given, or settled by the shortest prefix.
     let mut prefix: Vec<Value> = Vec::new();
@@ -183,7 +187,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
                 // A text that does not parse reports that first, as a whole parse would.
                 return spans
                     .get(i.saturating_add(1)..)
-                    .is_some_and(|rest| all_parse(text, rest))
+                    .is_some_and(|rest| input.whole().is_some_and(|text| all_parse(&text, rest)))
                     .then(|| Err(e.into()));
             }
             prints.push(reuse::fingerprint(&element));
@@ -221,16 +225,16 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         Some(Ok(())) => return None,
         Some(Err(detected)) => {
             let at = prints.len().saturating_add(1);
-            return spans.get(at..).is_some_and(|rest| all_parse(text, rest)).then(|| Err(detected.into()));
+            let rest_parses =
+                spans.get(at..).is_some_and(|rest| input.whole().is_some_and(|text| all_parse(&text, rest)));
+            return rest_parses.then(|| Err(detected.into()));
         }
         None => match read {
             Ok(messages) => messages,
             Err(e) => return Some(Err(e.into())),
         },
     };
-    drop(held);
-    let mut input = input;
-    input.let_go();
+    drop(pieces);
     let caller = Caller::Text { text: input, shell, list: reuse::InputList::new(spans, prints) };
     Some(compact_read(caller, messages, format, settings, summarizer, controls, meter).await)
 }
@@ -275,12 +279,12 @@ fn list_of(text: &str, format: Option<Format>) -> Option<List> {
     Some(List { spans, shell, detector, format: Some(format) })
 }
 
-/// The elements at `spans` of a JSON array's `text`, parsed a few at a time: one parse per
-/// element grew the parser's buffer for escaped strings again for every element (in wasm,
-/// that made the read 8% slower than one parse of the whole text). `None` for elements
-/// that do not parse.
-struct Parsed<'t> {
-    text: &'t str,
+/// The elements at `spans` of a JSON array's text, parsed a few at a time from its
+/// pieces: one parse per element grew the parser's buffer for escaped strings again for
+/// every element (in wasm, that made the read 8% slower than one parse of the whole
+/// text). `None` for elements that do not parse, or a text that ends first.
+struct Parsed<'t, 'p> {
+    reader: RangeReader<'p>,
     spans: &'t [std::ops::Range<usize>],
     batch: std::vec::IntoIter<Value>,
 }
@@ -291,13 +295,13 @@ struct Parsed<'t> {
 const PARSED_TOGETHER: usize = 256;
 const PARSED_BYTES: usize = 64 * 1024;
 
-impl<'t> Parsed<'t> {
-    fn new(text: &'t str, spans: &'t [std::ops::Range<usize>]) -> Self {
-        Parsed { text, spans, batch: Vec::new().into_iter() }
+impl<'t, 'p> Parsed<'t, 'p> {
+    fn new(pieces: &'p mut dyn TextPieces, spans: &'t [std::ops::Range<usize>]) -> Self {
+        Parsed { reader: RangeReader::new(pieces), spans, batch: Vec::new().into_iter() }
     }
 }
 
-impl Iterator for Parsed<'_> {
+impl Iterator for Parsed<'_, '_> {
     type Item = Option<Value>;
 
     fn next(&mut self) -> Option<Option<Value>> {
@@ -311,16 +315,19 @@ impl Iterator for Parsed<'_> {
             .take(PARSED_TOGETHER)
             .position(|span| span.end.saturating_sub(first_start) > PARSED_BYTES)
             .map_or(self.spans.len().min(PARSED_TOGETHER), |at| at.max(1));
-        let (first, last) = (self.spans.first()?, self.spans.get(taken.checked_sub(1)?)?);
+        let last_end = self.spans.get(taken.checked_sub(1)?)?.end;
         self.spans = self.spans.get(taken..).unwrap_or_default();
         // The elements and what separates them (commas, spaces), as an array of their own.
-        let Some(inner) = self.text.get(first.start..last.end) else { return Some(None) };
-        let mut array = String::with_capacity(inner.len().saturating_add(2));
-        array.push('[');
-        array.push_str(inner);
-        array.push(']');
-        match serde_json::from_str::<Vec<Value>>(&array) {
-            Ok(batch) if batch.len() == taken => {
+        let mut array = Vec::with_capacity(last_end.saturating_sub(first_start).saturating_add(2));
+        array.push(b'[');
+        if !self.reader.read(first_start..last_end, &mut |bytes| array.extend_from_slice(bytes)) {
+            return Some(None);
+        }
+        array.push(b']');
+        // Checked as UTF-8 first: in wasm, faster than `from_slice` checking each string.
+        let parsed = std::str::from_utf8(&array).ok().and_then(|text| serde_json::from_str::<Vec<Value>>(text).ok());
+        match parsed {
+            Some(batch) if batch.len() == taken => {
                 self.batch = batch.into_iter();
                 self.batch.next().map(Some)
             }
@@ -417,7 +424,9 @@ async fn compact_read<S: Summarizer + ?Sized>(
         (true, Caller::Text { text, shell, list }) => {
             let written = format::write_like(&compacted, format, shell)?;
             drop(compacted);
-            reuse::plan_streamed(|sink| text.stream(sink), list, written, format)
+            let mut pieces = text.pieces();
+            let pieces = pieces.as_deref_mut().map(|p| p as &mut dyn TextPieces);
+            reuse::plan_from_pieces(pieces, list, written, format)
         }
         // The caller hands back its own input.
         (false, Caller::Text { .. }) => (Value::Null, None),

@@ -8,6 +8,7 @@
 //! messages cross the boundary, and kept ones stay the very same objects (`===`).
 
 use crate::format::Format;
+use crate::text_pieces::{Held, RangeReader, TextPieces};
 use serde::Serialize;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
@@ -101,77 +102,47 @@ impl InputList {
 /// [`plan`] against the input's JSON `text` and its [`InputList`] instead of its tree:
 /// an output message is an input message when it reads the same as that message's text.
 pub fn plan_text(text: &str, input: &InputList, output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
-    plan_streamed(
-        |sink| {
-            sink(text.as_bytes());
-            true
-        },
-        input,
-        output,
-        format,
-    )
+    plan_from_pieces(Some(&mut Held::whole(text.as_bytes())), input, output, format)
 }
 
-/// [`plan_text`] with the text read once, in order, from `stream`, which hands its sink
-/// the text's bytes piece by piece and returns `false` when it cannot: only one
-/// message's bytes are held at a time, never the whole text. Without the text, the
-/// output is returned whole.
-pub fn plan_streamed(
-    stream: impl FnOnce(&mut dyn FnMut(&[u8])) -> bool,
+/// [`plan_text`] with the text read once, in order, from `pieces`: only a message that
+/// straddles two pieces is copied, the text is never held whole. Without the text
+/// (`None`, or pieces that end early), the output is returned whole.
+pub fn plan_from_pieces(
+    pieces: Option<&mut dyn TextPieces>,
     input: &InputList,
     output: Value,
     format: Format,
 ) -> (Value, Option<Vec<ReuseItem>>) {
-    plan_with(output, format, &input.prints, |pairs, after| confirm_in_text(stream, &input.spans, pairs, after))
+    plan_with(output, format, &input.prints, |pairs, after| {
+        pieces.is_some_and(|pieces| confirm_in_text(pieces, &input.spans, pairs, after))
+    })
 }
 
 /// Whether each output message `after[j]` reads the same as the text of input message
-/// `i` (at `spans[i]`), for `pairs` in input order; the text streamed once.
+/// `i` (at `spans[i]`), for `pairs` in input order.
 fn confirm_in_text(
-    stream: impl FnOnce(&mut dyn FnMut(&[u8])) -> bool,
+    pieces: &mut dyn TextPieces,
     spans: &[std::ops::Range<usize>],
     pairs: &[(usize, usize)],
     after: &[Value],
 ) -> bool {
-    let mut pending = pairs.iter().peekable();
-    let mut all = true;
-    // A message's bytes that began in an earlier piece.
-    let mut partial: Vec<u8> = Vec::new();
-    let mut offset = 0usize;
-    let given = stream(&mut |piece: &[u8]| {
-        let end = offset.saturating_add(piece.len());
-        while all {
-            let Some(&&(i, j)) = pending.peek() else { break };
-            let (Some(span), Some(message)) = (spans.get(i), after.get(j)) else {
-                all = false;
-                break;
-            };
-            if span.start >= end {
-                break;
-            }
-            let from = span.start.saturating_sub(offset);
-            let to = span.end.min(end).saturating_sub(offset);
-            let Some(here) = piece.get(from..to) else {
-                all = false;
-                break;
-            };
-            if span.end > end {
-                partial.extend_from_slice(here);
-                break;
-            }
-            all = if span.start < offset {
-                partial.extend_from_slice(here);
-                let equal = crate::json_eq::equals_text(message, &partial);
-                partial.clear();
-                equal
+    let mut reader = RangeReader::new(pieces);
+    // A message's bytes when they lie in more than one piece.
+    let mut parts: Vec<u8> = Vec::new();
+    pairs.iter().all(|&(i, j)| {
+        let (Some(span), Some(message)) = (spans.get(i), after.get(j)) else { return false };
+        let mut equal = None;
+        parts.clear();
+        let read = reader.read(span.clone(), &mut |bytes| {
+            if bytes.len() == span.len() {
+                equal = Some(crate::json_eq::equals_text(message, bytes));
             } else {
-                crate::json_eq::equals_text(message, here)
-            };
-            pending.next();
-        }
-        offset = end;
-    });
-    given && all && pending.peek().is_none()
+                parts.extend_from_slice(bytes);
+            }
+        });
+        read && equal.unwrap_or_else(|| crate::json_eq::equals_text(message, &parts))
+    })
 }
 
 /// The plan of `output` against input messages known by their fingerprints `prints`.

@@ -14,6 +14,7 @@ use contextfold::pipeline::{compact_json, compact_json_text, compact_text, Input
 use contextfold::settings::CompactSettings;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::Controls;
+use contextfold::text_pieces::{Held, TextPieces};
 use futures::executor::block_on;
 use serde_json::{json, Value};
 
@@ -67,20 +68,19 @@ fn run_both(
     if let Some(streamed) = streamed {
         assert_eq!(streamed, read, "streamed as read from the parsed text");
     }
-    // Let go after the read and streamed again, in pieces of every size, for the plan
-    // (or an error's path): the same.
+    // Let go once the list is found, then read again in pieces of every size, for the
+    // messages and for the plan (or an error's path): the same.
     let asked = std::cell::Cell::new(0usize);
-    let again = |sink: &mut dyn FnMut(&[u8])| {
+    let again = || -> Option<Box<dyn TextPieces + '_>> {
         asked.set(asked.get() + 1);
-        let size = [1, 7, 4096][asked.get() % 3];
-        text.as_bytes().chunks(size).for_each(&mut *sink);
-        true
+        Some(Box::new(Held::in_pieces(text.as_bytes(), [1, 7, 4096][asked.get() % 3])))
     };
     let input = InputText::again(text.clone(), &again);
     let streamed = block_on(compact_text(input, settings, &summarizer, &controls, Meter::default()));
     if let Some(streamed) = streamed {
-        let needed = streamed.as_ref().map_or_else(|e| e.input_path.is_some(), |out| out.changed);
-        assert_eq!(asked.get(), usize::from(needed), "asked again only for the plan or an error's path");
+        let planned = streamed.as_ref().is_ok_and(|out| out.changed);
+        assert!(asked.get() > usize::from(planned), "asked for the read, and for the plan");
+        assert!(asked.get() <= 2, "asked for the read, then once more at most (the plan, or an error)");
         assert_eq!(streamed, read, "streamed with the text let go");
     }
     (tree, read)
@@ -213,7 +213,11 @@ fn a_text_the_host_cannot_give_again_goes_back_whole() {
     let mut changed = 0;
     for strategy in folding_strategies() {
         let settings = CompactSettings { strategy: strategy.clone(), reuse: true, ..Default::default() };
-        let gone = |_: &mut dyn FnMut(&[u8])| false;
+        // The text once, for the read; then no more.
+        let asked = std::cell::Cell::new(false);
+        let gone = || -> Option<Box<dyn TextPieces + '_>> {
+            (!asked.replace(true)).then(|| Box::new(Held::whole(text.as_bytes())) as Box<dyn TextPieces>)
+        };
         let input = InputText::again(text.clone(), &gone);
         let out = block_on(compact_text(input, &settings, &summarizer, &controls, Meter::default())).unwrap().unwrap();
         let plain = CompactSettings { reuse: false, ..settings };
@@ -242,9 +246,11 @@ fn a_text_that_does_not_confirm_the_fingerprints_gives_no_plan() {
             .unwrap()
             .unwrap();
     assert!(held.changed && held.reuse.is_some());
-    let again = |sink: &mut dyn FnMut(&[u8])| {
-        sink(other.as_bytes());
-        true
+    // The text read, then the other one for the plan.
+    let asked = std::cell::Cell::new(false);
+    let again = || -> Option<Box<dyn TextPieces + '_>> {
+        let given = if asked.replace(true) { &other } else { &text };
+        Some(Box::new(Held::whole(given.as_bytes())))
     };
     let input = InputText::again(text.clone(), &again);
     let out =
