@@ -1,9 +1,10 @@
 // JSON text crosses into wasm through TextEncoder.encodeInto in 1 MiB chunks
-// (crates/contextfold-wasm/src/convert.rs `js_text`): every character must arrive whole,
-// wherever a chunk ends.
+// (crates/contextfold-wasm/src/convert.rs `js_text`), and `compact` reads it again in
+// 64 KiB pieces (`JsTextPieces`: the messages, then the reuse plan): every character must
+// arrive whole, wherever a chunk or a piece ends.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { convert, estimateTokens, measureChain } from "contextfold";
+import { compact, convert, estimateTokens, measureChain } from "contextfold";
 
 const CHUNK = 1 << 20;
 const PATTERN = "a é 中 😀 ";
@@ -32,6 +33,36 @@ describe("JSON text into wasm", () => {
       assert.equal(estimateTokens(text), estimateTokens(text.slice(0, cut)) + estimateTokens(text.slice(cut)));
     });
   }
+
+  it("compacts a multi-piece text as it compacts its tree, keeping the caller's objects", async () => {
+    // Messages of 1-, 2-, 3- and 4-byte characters, of lengths that put piece ends
+    // everywhere; tool results for `mask` to replace, the rest kept.
+    const chain = [{ role: "system", content: "You code." }];
+    for (let i = 0; i < 120; i++) {
+      const id = `call_${i}`;
+      chain.push({ role: "user", content: `${"é".repeat(i % 7)}${PATTERN.repeat(80 + 2 * i)}` });
+      chain.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "read", arguments: `{"path":"src/${i}.rs"}` } }],
+      });
+      chain.push({ role: "tool", tool_call_id: id, content: `${"中".repeat(i % 5)}${PATTERN.repeat(160)}` });
+      chain.push({ role: "assistant", content: `${"😀".repeat(i % 3)} done ${i}` });
+    }
+    const json = JSON.stringify(chain);
+    assert.ok(Buffer.byteLength(json) > 8 * 65536);
+    const options = { strategy: "mask", maxTokens: Math.floor(Buffer.byteLength(json) / 8) };
+    const fromObjects = await compact(chain, options);
+    const fromText = await compact(json, options);
+    assert.ok(fromObjects.changed);
+    assert.deepEqual(fromObjects.messages, fromText.messages);
+    const kept = fromObjects.messages.filter((m) => chain.includes(m));
+    assert.ok(kept.length > chain.length / 2, `kept ${kept.length} of ${chain.length} as the caller's objects`);
+    // What was not kept is new, and every kept object is one the output would have.
+    for (const [i, m] of fromObjects.messages.entries()) {
+      if (chain.includes(m)) assert.deepEqual(m, fromText.messages[i]);
+    }
+  });
 
   it("reads an empty string as JSON text (and fails as JSON)", () => {
     assert.throws(() => measureChain(""), { code: "invalid_json" });
