@@ -96,9 +96,10 @@ pub async fn compact(
         Some(f) => crate::extractive::from_marked(f),
     };
     // JSON text with a reuse plan (what the JS layer sends) is parsed as it is read.
-    let input = match js_text(&messages) {
-        Some(text) if settings.reuse => Input::Text(text, messages),
-        _ => Input::Tree(messages_and_text_from_js(messages)?.1),
+    let input = if settings.reuse && messages.is_string() {
+        Input::Text(messages)
+    } else {
+        Input::Tree(messages_and_text_from_js(messages)?.1)
     };
     let controls = Controls {
         concurrency: settings.concurrency,
@@ -125,11 +126,12 @@ pub async fn compact(
         (None, None) => return Err(invalid(".summarizer", "required").into()),
     };
     let output = match input {
-        Input::Text(text, messages) => {
-            // The caller's string stays in JS: encoded again rather than held in wasm.
+        Input::Text(messages) => {
+            // The caller's string stays in JS: encoded a piece at a time each time it is
+            // read, never held whole in wasm.
             let again =
                 || JsTextPieces::of(&messages).map(|p| Box::new(p) as Box<dyn contextfold::text_pieces::TextPieces>);
-            let input = contextfold::pipeline::InputText::again(text, &again);
+            let input = contextfold::pipeline::InputText::from_host(&again);
             let streamed = contextfold::pipeline::compact_text(input, &settings, &chosen, &controls, meter).await;
             let output = match streamed {
                 Some(output) => output,
@@ -153,8 +155,8 @@ pub async fn compact(
 
 /// The messages `compact` was given: JSON text still to parse, or the parsed tree.
 enum Input {
-    /// The text, and the caller's string it came from (to encode it again).
-    Text(String, JsValue),
+    /// The caller's JSON string, encoded as it is read.
+    Text(JsValue),
     Tree(Value),
 }
 

@@ -111,6 +111,11 @@ impl contextfold::text_pieces::TextPieces for JsTextPieces {
     fn piece(&self) -> &[u8] {
         &self.piece
     }
+
+    fn size_hint(&self) -> usize {
+        // A UTF-16 unit is at least one byte.
+        self.encoding.units as usize
+    }
 }
 
 /// A JS string being encoded by `TextEncoder.encodeInto` into a bounded JS buffer,

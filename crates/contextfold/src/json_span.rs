@@ -104,6 +104,132 @@ pub fn array_spans(text: &[u8]) -> Option<Vec<Range<usize>>> {
     (scan.at == text.len()).then_some(elements)
 }
 
+/// [`array_spans`] of a text fed a piece at a time: the spans of the elements found so
+/// far, in order, with absolute offsets, never holding the text. Same answers as
+/// [`array_spans`] of the whole text (a property test feeds random texts in random
+/// pieces to both).
+#[derive(Debug, Default)]
+pub(crate) struct ArrayScan {
+    /// Offset of the next byte fed.
+    at: usize,
+    state: ScanState,
+    /// Start of the element being read.
+    start: usize,
+    /// Inside the element: open brackets, and whether in a string (after a backslash).
+    depth: usize,
+    string: bool,
+    escaped: bool,
+    /// The element being read is a number or a literal (read up to a delimiter).
+    scalar: bool,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum ScanState {
+    /// Spaces, then `[`.
+    #[default]
+    Open,
+    /// After `[`: an element or `]`.
+    First,
+    /// After `,`: an element.
+    Next,
+    Element,
+    /// After an element: `,` or `]`.
+    After,
+    /// After `]`: spaces only.
+    Closed,
+    Failed,
+}
+
+impl ArrayScan {
+    /// A scan of a text whose first byte is at `offset`.
+    pub(crate) fn at(offset: usize) -> Self {
+        ArrayScan { at: offset, ..ArrayScan::default() }
+    }
+
+    /// Scans `piece`, the text's next bytes, pushing the span of each element it ends;
+    /// `false` once the text cannot be one JSON array.
+    pub(crate) fn feed(&mut self, piece: &[u8], spans: &mut Vec<Range<usize>>) -> bool {
+        let mut i = 0usize;
+        while let Some(&b) = piece.get(i) {
+            let at = self.at.saturating_add(i);
+            if self.state == ScanState::Element {
+                if self.string {
+                    if self.escaped {
+                        self.escaped = false;
+                    } else {
+                        // Strings are most of a chain: jump to the next quote or backslash.
+                        match quote_or_backslash(piece, i) {
+                            None => break,
+                            Some(q) => {
+                                i = q;
+                                if piece.get(q) == Some(&b'"') {
+                                    self.string = false;
+                                    if self.depth == 0 {
+                                        spans.push(self.start..self.at.saturating_add(q).saturating_add(1));
+                                        self.state = ScanState::After;
+                                    }
+                                } else {
+                                    self.escaped = true;
+                                }
+                            }
+                        }
+                    }
+                } else if self.scalar {
+                    if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                        spans.push(self.start..at);
+                        self.scalar = false;
+                        self.state = ScanState::After;
+                        // The delimiter is read again as what follows the element.
+                        continue;
+                    }
+                } else {
+                    match b {
+                        b'"' => self.string = true,
+                        b'[' | b'{' => self.depth = self.depth.saturating_add(1),
+                        b']' | b'}' => {
+                            self.depth = self.depth.saturating_sub(1);
+                            if self.depth == 0 {
+                                spans.push(self.start..at.saturating_add(1));
+                                self.state = ScanState::After;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                i = i.saturating_add(1);
+                continue;
+            }
+            let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+            self.state = match (self.state, b) {
+                (state, _) if space && state != ScanState::Failed => state,
+                (ScanState::Open, b'[') => ScanState::First,
+                (ScanState::First, b']') | (ScanState::After, b']') => ScanState::Closed,
+                (ScanState::First | ScanState::Next, b',' | b']' | b'}') => ScanState::Failed,
+                (ScanState::First | ScanState::Next, _) => {
+                    self.start = at;
+                    self.string = b == b'"';
+                    self.scalar = !matches!(b, b'"' | b'[' | b'{');
+                    self.depth = usize::from(matches!(b, b'[' | b'{'));
+                    ScanState::Element
+                }
+                (ScanState::After, b',') => ScanState::Next,
+                _ => ScanState::Failed,
+            };
+            if self.state == ScanState::Failed {
+                return false;
+            }
+            i = i.saturating_add(1);
+        }
+        self.at = self.at.saturating_add(piece.len());
+        true
+    }
+
+    /// Whether the text fed so far, as a whole, is one JSON array.
+    pub(crate) fn finish(&self) -> bool {
+        self.state == ScanState::Closed
+    }
+}
+
 struct Scanner<'a> {
     text: &'a [u8],
     at: usize,
@@ -271,6 +397,49 @@ mod tests {
         assert_eq!(array_spans(b"[]"), Some(vec![]));
         for bad in ["", "{}", "[", "[1,]", "[1] x", "[1 2]"] {
             assert_eq!(array_spans(bad.as_bytes()), None, "{bad}");
+        }
+    }
+
+    proptest! {
+        /// Fed in pieces of any size, the scan finds what `array_spans` finds in the
+        /// whole text, and fails where it fails.
+        #[test]
+        fn an_array_scanned_in_pieces_is_the_array_scanned_whole(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("["), Just("]"), Just("{"), Just("}"), Just(","), Just(" "), Just("\n"), Just("\""),
+                    Just("\\"), Just("\\\""), Just("1"), Just("true"), Just("\"a\""), Just("\"x]}\\\"\""),
+                    Just(":"), Just("é"),
+                ],
+                0..30,
+            ),
+            wrap in any::<bool>(),
+            size in 1usize..9,
+        ) {
+            let body = parts.concat();
+            let text = if wrap { format!(" [{body}] ") } else { body };
+            let whole = array_spans(text.as_bytes());
+            let mut scan = ArrayScan::default();
+            let mut spans = Vec::new();
+            let fed = text.as_bytes().chunks(size).all(|piece| scan.feed(piece, &mut spans));
+            let pieces = (fed && scan.finish()).then_some(spans);
+            prop_assert_eq!(pieces, whole, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn an_array_in_pieces() {
+        let text = r#" [ {"a":"x]"} ,[1,2], "s\"" ,3 ] "#;
+        for size in 1..text.len() {
+            let mut scan = ArrayScan::default();
+            let mut spans = Vec::new();
+            assert!(text.as_bytes().chunks(size).all(|p| scan.feed(p, &mut spans)) && scan.finish(), "{size}");
+            assert_eq!(Some(spans), array_spans(text.as_bytes()));
+        }
+        for bad in ["", "{}", "[", "[1,]", "[1] x", "[1 2]", "[1", "[\"a", "[{]", "[,1]"] {
+            let mut scan = ArrayScan::default();
+            let ok = scan.feed(bad.as_bytes(), &mut Vec::new()) && scan.finish();
+            assert!(!ok, "{bad}");
         }
     }
 

@@ -4,6 +4,7 @@
 //! An error about a message as read is pointed at the caller's own JSON.
 
 use crate::format::{self, Format, FormatError};
+use crate::json_span::ArrayScan;
 use crate::measure::Meter;
 use crate::message::Message;
 use crate::repair::{Diagnostic, Provider, RepairOptions};
@@ -12,7 +13,7 @@ use crate::settings::CompactSettings;
 use crate::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
 use crate::strategy::{CompactError, Report};
 use crate::summarize::{Controls, Summarizer};
-use crate::text_pieces::{Held, RangeReader, TextPieces};
+use crate::text_pieces::{Held, TextPieces};
 use serde_json::Value;
 
 /// What [`compact_json`] gives back.
@@ -46,55 +47,49 @@ impl From<FormatError> for JsonError {
     }
 }
 
-/// The input's JSON text as [`compact_text`] takes it. A host that can give the text
-/// again, in pieces ([`TextPieces`]; the JS binding encodes the caller's string anew, a
-/// chunk at a time, about 1 ms per 5 MB), lets the pipeline hold it whole only while it
-/// finds the message list: the messages are then parsed from pieces, and the reuse plan
-/// reads it once more at the end. The text and the messages read from it were never
-/// whole together; a summary request of most of the chain never sits beside it.
-pub struct InputText<'a> {
-    held: Option<std::borrow::Cow<'a, str>>,
-    again: Option<&'a TextAgain<'a>>,
+/// The input's JSON text as [`compact_text`] takes it: held by the caller, or given by
+/// a host in pieces ([`TextPieces`]; the JS binding encodes the caller's string a chunk
+/// at a time, about 1 ms per 5 MB) as often as it is read: the message list as it is
+/// parsed, then the reuse plan. From a host, the text is never whole in the pipeline
+/// (but for a request object's other fields, and errors): neither beside the messages
+/// read from it nor beside a summary request of most of the chain.
+pub struct InputText<'a>(Source<'a>);
+
+enum Source<'a> {
+    Held(&'a str),
+    Host(&'a TextAgain<'a>),
 }
 
-/// Gives the text again from its start, the same bytes as first given; `None` when it
-/// no longer can.
+/// Gives the text from its start, the same bytes each time; `None` when it no longer
+/// can.
 pub type TextAgain<'t> = dyn Fn() -> Option<Box<dyn TextPieces + 't>> + 't;
 
 impl<'a> InputText<'a> {
-    /// A text held for the whole call.
+    /// A text the caller holds.
     pub fn held(text: &'a str) -> Self {
-        InputText { held: Some(text.into()), again: None }
+        InputText(Source::Held(text))
     }
 
-    /// A text let go once its list is found, then read from `again` when needed.
-    pub fn again(text: String, again: &'a TextAgain<'a>) -> Self {
-        InputText { held: Some(text.into()), again: Some(again) }
-    }
-
-    /// Drops the copy when it can be had again.
-    fn let_go(&mut self) {
-        if self.again.is_some() {
-            self.held = None;
-        }
+    /// A text a host gives in pieces each time it is read.
+    pub fn from_host(again: &'a TextAgain<'a>) -> Self {
+        InputText(Source::Host(again))
     }
 
     /// The text in pieces from its start; `None` when it is not to be had.
     fn pieces(&self) -> Option<Box<dyn TextPieces + '_>> {
-        match (&self.held, self.again) {
-            (Some(text), _) => Some(Box::new(Held::whole(text.as_bytes()))),
-            (None, Some(again)) => again(),
-            (None, None) => None,
+        match self.0 {
+            Source::Held(text) => Some(Box::new(Held::whole(text.as_bytes()))),
+            Source::Host(again) => again(),
         }
     }
 
-    /// The whole text, held or given again (to find the list, and for errors).
+    /// The whole text (a request's other fields, and errors).
     fn whole(&self) -> Option<std::borrow::Cow<'_, str>> {
-        if let Some(text) = &self.held {
-            return Some(std::borrow::Cow::Borrowed(text.as_ref()));
+        if let Source::Held(text) = self.0 {
+            return Some(std::borrow::Cow::Borrowed(text));
         }
         let mut pieces = self.pieces()?;
-        let mut bytes = Vec::new();
+        let mut bytes = Vec::with_capacity(pieces.size_hint());
         while pieces.advance() {
             bytes.extend_from_slice(pieces.piece());
         }
@@ -154,10 +149,11 @@ pub async fn compact_json_text<S: Summarizer + ?Sized>(
 }
 
 /// [`compact_json_text`] of a JSON `text` not parsed yet, when it is a bare message list
-/// and a reuse plan is asked for: its elements are parsed one at a time as they are read,
-/// so that the list's tree never exists whole (only the prefix that settles the format,
-/// when it is detected: all of it when it never settles). Parsing, detecting and reading
-/// as they go, element after element, also keeps each element in cache while it is read.
+/// or a request object, and a reuse plan is asked for: the list is scanned and its
+/// elements parsed a batch at a time as the text's pieces come, so that neither the
+/// text nor the list's tree is ever whole (a request's other fields are read from the
+/// whole text first; a detected format is settled by the shortest prefix). Parsing,
+/// detecting and reading as they go also keeps each element in cache while it is read.
 /// `None` (nothing done) for any other text, and for a text that does not parse: the
 /// caller then parses it whole, reports its error, and calls [`compact_json_text`].
 pub async fn compact_text<S: Summarizer + ?Sized>(
@@ -170,14 +166,13 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     if !settings.reuse {
         return None;
     }
-    let mut input = input;
-    let List { spans, shell, mut detector, format: known } = list_of(&input.whole()?, settings.format)?;
-    // The list found, the text is let go (when it can be had again) and read in pieces,
-    // element after element.
-    input.let_go();
+    let List { region, shell, mut detector, format: known } = match first_byte(&input)? {
+        b'[' => List::array(settings.format),
+        _ => request_list(&input.whole()?, settings.format)?,
+    };
     let mut pieces = input.pieces()?;
-    let mut parsed = Parsed::new(&mut *pieces, &spans);
-    let mut prints: Vec<u64> = Vec::with_capacity(spans.len());
+    let mut parsed = ListElements::new(&mut *pieces, region);
+    let mut prints: Vec<u64> = Vec::new();
     // 1. The format: given, or settled by the shortest prefix.
     let mut prefix: Vec<Value> = Vec::new();
     if let Some(detector) = detector.as_mut() {
@@ -185,10 +180,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
             let element = element?;
             if let Err(e) = detector.push(i, &element) {
                 // A text that does not parse reports that first, as a whole parse would.
-                return spans
-                    .get(i.saturating_add(1)..)
-                    .is_some_and(|rest| input.whole().is_some_and(|text| all_parse(&text, rest)))
-                    .then(|| Err(e.into()));
+                return parsed.rest_parses().then(|| Err(e.into()));
             }
             prints.push(reuse::fingerprint(&element));
             prefix.push(element);
@@ -201,7 +193,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     // 2. The read: the prefix, then each element as it is parsed (and still detected).
     let from = prefix.len();
     let mut stop: Option<Result<(), FormatError>> = None;
-    let rest = parsed.enumerate().map_while(|(k, element)| {
+    let rest = parsed.by_ref().enumerate().map_while(|(k, element)| {
         let Some(element) = element else {
             stop = Some(Ok(()));
             return None;
@@ -216,33 +208,41 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         Some(element)
     });
     let mut elements = prefix.into_iter().chain(rest);
-    let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements, len: spans.len() }, format);
+    let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements, len: 0 }, format);
     // A read that failed leaves elements unread: a detection error or a parse error among
     // them comes first, as it would have come before any read.
     elements.by_ref().for_each(drop);
     drop(elements);
     let messages = match stop {
         Some(Ok(())) => return None,
-        Some(Err(detected)) => {
-            let at = prints.len().saturating_add(1);
-            let rest_parses =
-                spans.get(at..).is_some_and(|rest| input.whole().is_some_and(|text| all_parse(&text, rest)));
-            return rest_parses.then(|| Err(detected.into()));
-        }
+        Some(Err(detected)) => return parsed.rest_parses().then(|| Err(detected.into())),
         None => match read {
             Ok(messages) => messages,
             Err(e) => return Some(Err(e.into())),
         },
     };
+    let spans = parsed.into_spans();
     drop(pieces);
     let caller = Caller::Text { text: input, shell, list: reuse::InputList::new(spans, prints) };
     Some(compact_read(caller, messages, format, settings, summarizer, controls, meter).await)
 }
 
+/// The first byte of the text that is not a space; `None` for a text of spaces or one
+/// not to be had.
+fn first_byte(input: &InputText<'_>) -> Option<u8> {
+    let mut pieces = input.pieces()?;
+    while pieces.advance() {
+        if let Some(&b) = pieces.piece().iter().find(|b| !b.is_ascii_whitespace()) {
+            return Some(b);
+        }
+    }
+    None
+}
+
 /// The message list of a JSON text, found without parsing it.
 struct List {
-    /// Its elements in the text.
-    spans: Vec<std::ops::Range<usize>>,
+    /// The list's bytes in the text (from its `[` to its `]`; for a bare list, all of it).
+    region: std::ops::Range<usize>,
     /// The text's value without the list's elements (an empty array, or the request
     /// object with its list emptied).
     shell: Value,
@@ -252,15 +252,19 @@ struct List {
     format: Option<Format>,
 }
 
-/// The message list of `text` in `format` (detected when `None`): a bare array, or the
-/// list field of a request object (its other fields parsed, the list left out). `None`
-/// for anything else (no list, a repeated list field, a text that is not JSON).
-fn list_of(text: &str, format: Option<Format>) -> Option<List> {
-    let bytes = text.as_bytes();
-    if let Some(spans) = crate::json_span::array_spans(bytes) {
+impl List {
+    /// A bare list, in `format` (detected when `None`).
+    fn array(format: Option<Format>) -> List {
         let detector = format.is_none().then(format::detect::ListDetector::array);
-        return Some(List { spans, shell: Value::Array(Vec::new()), detector, format });
+        List { region: 0..usize::MAX, shell: Value::Array(Vec::new()), detector, format }
     }
+}
+
+/// The list field of the request object `text` holds, in `format` (detected when
+/// `None`), its other fields parsed. `None` for anything else (no list, a repeated list
+/// field, a text that is not JSON).
+fn request_list(text: &str, format: Option<Format>) -> Option<List> {
+    let bytes = text.as_bytes();
     let object = crate::json_span::object_spans(bytes)?;
     let count = |key: &str| object.fields.iter().filter(|(k, _)| k == key).count();
     let (format, key, detector) = match format {
@@ -273,74 +277,150 @@ fn list_of(text: &str, format: Option<Format>) -> Option<List> {
         }
     };
     let list = object.field(key).filter(|_| count(key) == 1)?;
-    let spans = crate::json_span::object_spans_with(bytes, Some(key))?.1?;
     let shell_text = [text.get(..list.start)?, "[]", text.get(list.end..)?].concat();
     let shell = serde_json::from_str(&shell_text).ok()?;
-    Some(List { spans, shell, detector, format: Some(format) })
-}
-
-/// The elements at `spans` of a JSON array's text, parsed a few at a time from its
-/// pieces: one parse per element grew the parser's buffer for escaped strings again for
-/// every element (in wasm, that made the read 8% slower than one parse of the whole
-/// text). `None` for elements that do not parse, or a text that ends first.
-struct Parsed<'t, 'p> {
-    reader: RangeReader<'p>,
-    spans: &'t [std::ops::Range<usize>],
-    batch: std::vec::IntoIter<Value>,
+    Some(List { region: list, shell, detector, format: Some(format) })
 }
 
 /// Elements parsed together: at most this many, and no more than [`PARSED_BYTES`] of
 /// text beyond the first (a batch is copied, then held as a tree while it is read: 256
-/// large messages were most of a real session's text, held twice over).
+/// large messages were most of a real session's text, held twice over). One parse per
+/// element grew the parser's buffer for escaped strings again for every element (in
+/// wasm, that made the read 8% slower than one parse of the whole text).
 const PARSED_TOGETHER: usize = 256;
 const PARSED_BYTES: usize = 64 * 1024;
 
-impl<'t, 'p> Parsed<'t, 'p> {
-    fn new(pieces: &'p mut dyn TextPieces, spans: &'t [std::ops::Range<usize>]) -> Self {
-        Parsed { reader: RangeReader::new(pieces), spans, batch: Vec::new().into_iter() }
+/// The elements of the JSON array at `region` of a text, scanned as its pieces come and
+/// parsed a batch at a time: it holds the text from the first element not parsed yet
+/// to the end of the last piece read, and the batch. `Some(None)` for elements that do
+/// not parse, or a list that turns out not to be one JSON array.
+struct ListElements<'p> {
+    pieces: &'p mut dyn TextPieces,
+    /// Offset of the current piece in the text.
+    piece_start: usize,
+    region: std::ops::Range<usize>,
+    scan: ArrayScan,
+    /// Every element found so far; those from `parsed` on are not parsed yet.
+    spans: Vec<std::ops::Range<usize>>,
+    parsed: usize,
+    /// The list's text from `held_from` to the end of what was read.
+    held: Vec<u8>,
+    held_from: usize,
+    /// The region is read (`closed`: and it was one JSON array).
+    ended: bool,
+    closed: bool,
+    batch: std::vec::IntoIter<Value>,
+}
+
+impl<'p> ListElements<'p> {
+    fn new(pieces: &'p mut dyn TextPieces, region: std::ops::Range<usize>) -> Self {
+        ListElements {
+            pieces,
+            piece_start: 0,
+            scan: ArrayScan::at(region.start),
+            held_from: region.start,
+            region,
+            spans: Vec::new(),
+            parsed: 0,
+            held: Vec::new(),
+            ended: false,
+            closed: false,
+            batch: Vec::new().into_iter(),
+        }
+    }
+
+    /// Reads and scans the next piece's part of the region.
+    fn pull(&mut self) {
+        self.piece_start = self.piece_start.saturating_add(self.pieces.piece().len());
+        if self.piece_start >= self.region.end || !self.pieces.advance() {
+            self.ended = true;
+            self.closed = self.scan.finish();
+            return;
+        }
+        let piece = self.pieces.piece();
+        let end = self.piece_start.saturating_add(piece.len());
+        let from = self.region.start.saturating_sub(self.piece_start).min(piece.len());
+        let to = self.region.end.min(end).saturating_sub(self.piece_start);
+        let Some(part) = piece.get(from..to) else { return };
+        self.held.extend_from_slice(part);
+        if !self.scan.feed(part, &mut self.spans) {
+            self.ended = true;
+        }
+    }
+
+    /// How many unparsed elements the next batch takes, once there are enough of them
+    /// (or the region is read).
+    fn batch_ready(&self) -> Option<usize> {
+        let waiting = self.spans.get(self.parsed..).unwrap_or_default();
+        let first_start = waiting.first()?.start;
+        let over = waiting.iter().take(PARSED_TOGETHER).position(|s| s.end.saturating_sub(first_start) > PARSED_BYTES);
+        match over {
+            Some(at) => Some(at.max(1)),
+            None if waiting.len() >= PARSED_TOGETHER => Some(PARSED_TOGETHER),
+            None => self.ended.then_some(waiting.len()),
+        }
+    }
+
+    /// Parses the next `taken` elements (and lets their text go).
+    fn parse(&mut self, taken: usize) -> Option<Vec<Value>> {
+        let first_start = self.spans.get(self.parsed)?.start;
+        let last_end = self.spans.get(self.parsed.saturating_add(taken).checked_sub(1)?)?.end;
+        let bytes = self.held.get(first_start.checked_sub(self.held_from)?..last_end.checked_sub(self.held_from)?)?;
+        // The elements and what separates them (commas, spaces), as an array of their own.
+        let mut array = Vec::with_capacity(bytes.len().saturating_add(2));
+        array.push(b'[');
+        array.extend_from_slice(bytes);
+        array.push(b']');
+        self.held.drain(..last_end.saturating_sub(self.held_from));
+        self.held_from = last_end;
+        self.parsed = self.parsed.saturating_add(taken);
+        // Checked as UTF-8 first: in wasm, faster than `from_slice` checking each string.
+        let batch = serde_json::from_str::<Vec<Value>>(std::str::from_utf8(&array).ok()?).ok()?;
+        (batch.len() == taken).then_some(batch)
+    }
+
+    /// Whether every element left parses and the list is one JSON array.
+    fn rest_parses(&mut self) -> bool {
+        self.all(|element| element.is_some())
+    }
+
+    /// The span of every element (all of them once the iterator has ended).
+    fn into_spans(self) -> Vec<std::ops::Range<usize>> {
+        self.spans
     }
 }
 
-impl Iterator for Parsed<'_, '_> {
+impl Iterator for ListElements<'_> {
     type Item = Option<Value>;
 
     fn next(&mut self) -> Option<Option<Value>> {
         if let Some(element) = self.batch.next() {
             return Some(Some(element));
         }
-        let first_start = self.spans.first()?.start;
-        let taken = self
-            .spans
-            .iter()
-            .take(PARSED_TOGETHER)
-            .position(|span| span.end.saturating_sub(first_start) > PARSED_BYTES)
-            .map_or(self.spans.len().min(PARSED_TOGETHER), |at| at.max(1));
-        let last_end = self.spans.get(taken.checked_sub(1)?)?.end;
-        self.spans = self.spans.get(taken..).unwrap_or_default();
-        // The elements and what separates them (commas, spaces), as an array of their own.
-        let mut array = Vec::with_capacity(last_end.saturating_sub(first_start).saturating_add(2));
-        array.push(b'[');
-        if !self.reader.read(first_start..last_end, &mut |bytes| array.extend_from_slice(bytes)) {
-            return Some(None);
-        }
-        array.push(b']');
-        // Checked as UTF-8 first: in wasm, faster than `from_slice` checking each string.
-        let parsed = std::str::from_utf8(&array).ok().and_then(|text| serde_json::from_str::<Vec<Value>>(text).ok());
-        match parsed {
-            Some(batch) if batch.len() == taken => {
+        let taken = loop {
+            if let Some(taken) = self.batch_ready() {
+                break taken;
+            }
+            if self.ended {
+                // Every element parsed: the end, or (said once) a list that is not one
+                // JSON array.
+                return (!std::mem::replace(&mut self.closed, true)).then_some(None);
+            }
+            self.pull();
+        };
+        match self.parse(taken) {
+            Some(batch) => {
                 self.batch = batch.into_iter();
                 self.batch.next().map(Some)
             }
-            _ => Some(None),
+            None => {
+                // Nothing after a failed batch is read.
+                (self.ended, self.closed) = (true, true);
+                self.spans.truncate(self.parsed);
+                Some(None)
+            }
         }
     }
-}
-
-/// Whether every element of `spans` in `text` is JSON.
-fn all_parse(text: &str, spans: &[std::ops::Range<usize>]) -> bool {
-    spans
-        .iter()
-        .all(|span| text.get(span.clone()).is_some_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()))
 }
 
 /// What the pipeline holds of the caller's JSON while it compacts.

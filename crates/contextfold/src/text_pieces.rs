@@ -9,6 +9,11 @@ pub trait TextPieces {
 
     /// The current piece: empty before the first [`advance`](TextPieces::advance).
     fn piece(&self) -> &[u8];
+
+    /// At least how many bytes the whole text has (to make room for it at once).
+    fn size_hint(&self) -> usize {
+        0
+    }
 }
 
 /// A text held whole, given as one piece or (to test readers) in pieces of a size.
@@ -39,6 +44,10 @@ impl TextPieces for Held<'_> {
 
     fn piece(&self) -> &[u8] {
         self.piece
+    }
+
+    fn size_hint(&self) -> usize {
+        self.rest.len().saturating_add(self.piece.len())
     }
 }
 
