@@ -149,79 +149,87 @@ impl ArrayScan {
     /// Scans `piece`, the text's next bytes, pushing the span of each element it ends;
     /// `false` once the text cannot be one JSON array.
     pub(crate) fn feed(&mut self, piece: &[u8], spans: &mut Vec<Range<usize>>) -> bool {
+        let base = self.at;
+        self.at = self.at.saturating_add(piece.len());
         let mut i = 0usize;
-        while let Some(&b) = piece.get(i) {
-            let at = self.at.saturating_add(i);
-            if self.state == ScanState::Element {
-                if self.string {
-                    if self.escaped {
-                        self.escaped = false;
-                    } else {
-                        // Strings are most of a chain: jump to the next quote or backslash.
-                        match quote_or_backslash(piece, i) {
-                            None => break,
-                            Some(q) => {
-                                i = q;
-                                if piece.get(q) == Some(&b'"') {
-                                    self.string = false;
-                                    if self.depth == 0 {
-                                        spans.push(self.start..self.at.saturating_add(q).saturating_add(1));
-                                        self.state = ScanState::After;
-                                    }
-                                } else {
-                                    self.escaped = true;
-                                }
-                            }
-                        }
-                    }
-                } else if self.scalar {
-                    if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                        spans.push(self.start..at);
-                        self.scalar = false;
-                        self.state = ScanState::After;
-                        // The delimiter is read again as what follows the element.
-                        continue;
-                    }
-                } else {
-                    match b {
-                        b'"' => self.string = true,
-                        b'[' | b'{' => self.depth = self.depth.saturating_add(1),
-                        b']' | b'}' => {
-                            self.depth = self.depth.saturating_sub(1);
-                            if self.depth == 0 {
-                                spans.push(self.start..at.saturating_add(1));
-                                self.state = ScanState::After;
-                            }
-                        }
-                        _ => {}
-                    }
+        while i < piece.len() {
+            if self.state != ScanState::Element {
+                let Some(&b) = piece.get(i) else { break };
+                if !self.between(b, base.saturating_add(i)) {
+                    return false;
                 }
                 i = i.saturating_add(1);
-                continue;
-            }
-            let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-            self.state = match (self.state, b) {
-                (state, _) if space && state != ScanState::Failed => state,
-                (ScanState::Open, b'[') => ScanState::First,
-                (ScanState::First, b']') | (ScanState::After, b']') => ScanState::Closed,
-                (ScanState::First | ScanState::Next, b',' | b']' | b'}') => ScanState::Failed,
-                (ScanState::First | ScanState::Next, _) => {
-                    self.start = at;
-                    self.string = b == b'"';
-                    self.scalar = !matches!(b, b'"' | b'[' | b'{');
-                    self.depth = usize::from(matches!(b, b'[' | b'{'));
-                    ScanState::Element
+            } else if self.string {
+                // Strings are most of a chain: from quote or backslash to the next one.
+                if std::mem::take(&mut self.escaped) {
+                    i = i.saturating_add(1);
+                    continue;
                 }
-                (ScanState::After, b',') => ScanState::Next,
-                _ => ScanState::Failed,
-            };
-            if self.state == ScanState::Failed {
-                return false;
+                let Some(q) = quote_or_backslash(piece, i) else { break };
+                i = q.saturating_add(1);
+                if piece.get(q) == Some(&b'"') {
+                    self.string = false;
+                    if self.depth == 0 {
+                        self.end(base.saturating_add(i), spans);
+                    }
+                } else {
+                    self.escaped = true;
+                }
+            } else if self.scalar {
+                let rest = piece.get(i..).unwrap_or_default();
+                match rest.iter().position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
+                    // The delimiter is read again as what follows the element.
+                    Some(d) => {
+                        i = i.saturating_add(d);
+                        self.scalar = false;
+                        self.end(base.saturating_add(i), spans);
+                    }
+                    None => break,
+                }
+            } else {
+                let Some(&b) = piece.get(i) else { break };
+                i = i.saturating_add(1);
+                match b {
+                    b'"' => self.string = true,
+                    b'[' | b'{' => self.depth = self.depth.saturating_add(1),
+                    b']' | b'}' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            self.end(base.saturating_add(i), spans);
+                        }
+                    }
+                    _ => {}
+                }
             }
-            i = i.saturating_add(1);
         }
-        self.at = self.at.saturating_add(piece.len());
         true
+    }
+
+    /// The element ends before `at`.
+    fn end(&mut self, at: usize, spans: &mut Vec<Range<usize>>) {
+        spans.push(self.start..at);
+        self.state = ScanState::After;
+    }
+
+    /// Byte `b`, at `at`, outside any element; `false` when no JSON array has it there.
+    fn between(&mut self, b: u8, at: usize) -> bool {
+        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        self.state = match (self.state, b) {
+            (state, _) if space && state != ScanState::Failed => state,
+            (ScanState::Open, b'[') => ScanState::First,
+            (ScanState::First, b']') | (ScanState::After, b']') => ScanState::Closed,
+            (ScanState::First | ScanState::Next, b',' | b']' | b'}') => ScanState::Failed,
+            (ScanState::First | ScanState::Next, _) => {
+                self.start = at;
+                self.string = b == b'"';
+                self.scalar = !matches!(b, b'"' | b'[' | b'{');
+                self.depth = usize::from(matches!(b, b'[' | b'{'));
+                ScanState::Element
+            }
+            (ScanState::After, b',') => ScanState::Next,
+            _ => ScanState::Failed,
+        };
+        self.state != ScanState::Failed
     }
 
     /// Whether the text fed so far, as a whole, is one JSON array.
