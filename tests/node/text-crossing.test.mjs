@@ -1,6 +1,6 @@
 // JSON text crosses into wasm through TextEncoder.encodeInto in 1 MiB chunks
 // (crates/contextfold-wasm/src/convert.rs `js_text`), and `compact` reads it again in
-// 64 KiB pieces (`JsTextPieces`: the messages, then the reuse plan): every character must
+// 16 KiB pieces (`JsTextPieces`: the messages, then the reuse plan): every character must
 // arrive whole, wherever a chunk or a piece ends.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

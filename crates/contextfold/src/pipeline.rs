@@ -366,17 +366,23 @@ impl<'p> ListElements<'p> {
         let first_start = self.spans.get(self.parsed)?.start;
         let last_end = self.spans.get(self.parsed.saturating_add(taken).checked_sub(1)?)?.end;
         let bytes = self.held.get(first_start.checked_sub(self.held_from)?..last_end.checked_sub(self.held_from)?)?;
-        // The elements and what separates them (commas, spaces), as an array of their own.
-        let mut array = Vec::with_capacity(bytes.len().saturating_add(2));
-        array.push(b'[');
-        array.extend_from_slice(bytes);
-        array.push(b']');
+        // Checked as UTF-8 first: in wasm, faster than `from_slice` checking each string.
+        let batch = if taken == 1 {
+            // One element (a batch's worth or more, as a large file or image): read where
+            // it lies, not copied.
+            serde_json::from_str::<Value>(std::str::from_utf8(bytes).ok()?).ok().map(|element| vec![element])
+        } else {
+            // The elements and what separates them (commas, spaces), as an array of their own.
+            let mut array = Vec::with_capacity(bytes.len().saturating_add(2));
+            array.push(b'[');
+            array.extend_from_slice(bytes);
+            array.push(b']');
+            serde_json::from_str::<Vec<Value>>(std::str::from_utf8(&array).ok()?).ok()
+        };
         self.held.drain(..last_end.saturating_sub(self.held_from));
         self.held_from = last_end;
         self.parsed = self.parsed.saturating_add(taken);
-        // Checked as UTF-8 first: in wasm, faster than `from_slice` checking each string.
-        let batch = serde_json::from_str::<Vec<Value>>(std::str::from_utf8(&array).ok()?).ok()?;
-        (batch.len() == taken).then_some(batch)
+        batch.filter(|batch| batch.len() == taken)
     }
 
     /// Whether every element left parses and the list is one JSON array.
