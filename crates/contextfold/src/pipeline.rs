@@ -208,7 +208,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         Some(element)
     });
     let mut elements = prefix.into_iter().chain(rest);
-    let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements, len: 0 }, format);
+    let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements }, format);
     // A read that failed leaves elements unread: a detection error or a parse error among
     // them comes first, as it would have come before any read.
     elements.by_ref().for_each(drop);

@@ -8,7 +8,7 @@
 //! messages cross the boundary, and kept ones stay the very same objects (`===`).
 
 use crate::format::Format;
-use crate::text_pieces::{Held, RangeReader, TextPieces};
+use crate::text_pieces::{RangeReader, TextPieces};
 use serde::Serialize;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
@@ -99,15 +99,12 @@ impl InputList {
     }
 }
 
-/// [`plan`] against the input's JSON `text` and its [`InputList`] instead of its tree:
-/// an output message is an input message when it reads the same as that message's text.
-pub fn plan_text(text: &str, input: &InputList, output: Value, format: Format) -> (Value, Option<Vec<ReuseItem>>) {
-    plan_from_pieces(Some(&mut Held::whole(text.as_bytes())), input, output, format)
-}
-
-/// [`plan_text`] with the text read once, in order, from `pieces`: only a message that
-/// straddles two pieces is copied, the text is never held whole. Without the text
-/// (`None`, or pieces that end early), the output is returned whole.
+/// [`plan`] against the input's JSON text and its [`InputList`] instead of its tree: an
+/// output message is an input message when it reads the same as that message's text.
+/// The text is read once, in order, from `pieces` (a text held whole is one piece:
+/// [`Held::whole`](crate::text_pieces::Held::whole)): only a message that straddles two
+/// pieces is copied. Without the text (`None`, or pieces that end early), the output is
+/// returned whole.
 pub fn plan_from_pieces(
     pieces: Option<&mut dyn TextPieces>,
     input: &InputList,
@@ -228,8 +225,9 @@ fn hash_value(value: &Value, h: &mut Fx) {
 }
 
 /// FxHash (rustc's): one multiply per 8 bytes, several times faster than SipHash on the
-/// whole chain's text. It has no defence against crafted collisions, which here only
-/// lengthen a candidate list: every match is confirmed with `==`.
+/// whole chain's text. It has no defence against crafted collisions, which here can
+/// only cost the plan: every match is confirmed against the input, and one that is not
+/// the input message sends the output whole (never a wrong message).
 #[derive(Default)]
 struct Fx(u64);
 
@@ -302,6 +300,21 @@ mod tests {
                 .collect();
             let (_, items) = plan(&input, Value::Array(output), Format::OpenAi);
             proptest::prop_assert_eq!(items, Some(expected));
+        }
+    }
+
+    #[test]
+    fn a_match_not_confirmed_gives_the_output_whole() {
+        // Two messages with one fingerprint (a collision) is what confirming rules out.
+        let m = json!({ "role": "user", "content": "q" });
+        for output in [json!([m.clone()]), json!({ "system": "s", "messages": [m.clone()] })] {
+            let prints = [fingerprint(&m)];
+            let (whole, none) = plan_with(output.clone(), Format::Anthropic, &prints, |pairs, _| {
+                assert_eq!(pairs, [(0, 0)]);
+                false
+            });
+            assert!(none.is_none());
+            assert_eq!(whole, output);
         }
     }
 

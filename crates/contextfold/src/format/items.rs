@@ -10,11 +10,9 @@ use std::borrow::Cow;
 pub enum Items<'v> {
     Borrowed(&'v [Value]),
     Owned(Vec<Value>),
-    /// Made one at a time as they are read (parsed from the text, say): `len` of them at
-    /// most.
+    /// Made one at a time as they are read (parsed from the text, say).
     Stream {
         elements: &'v mut dyn Iterator<Item = Value>,
-        len: usize,
     },
 }
 
@@ -24,11 +22,12 @@ impl<'v> Items<'v> {
         taken.unwrap_or(Items::Borrowed(list))
     }
 
+    /// How many elements there are; for a stream, how many at least (to reserve for).
     pub(crate) fn len(&self) -> usize {
         match self {
             Items::Borrowed(items) => items.len(),
             Items::Owned(items) => items.len(),
-            Items::Stream { len, .. } => *len,
+            Items::Stream { elements } => elements.size_hint().0,
         }
     }
 
@@ -37,7 +36,7 @@ impl<'v> Items<'v> {
         match self {
             Items::Borrowed(items) => Each::Borrowed(items.iter().enumerate()),
             Items::Owned(items) => Each::Owned(items.into_iter().enumerate()),
-            Items::Stream { elements, .. } => Each::Stream(elements.enumerate()),
+            Items::Stream { elements } => Each::Stream(elements.enumerate()),
         }
     }
 }
