@@ -90,17 +90,20 @@ pub fn js_text(value: &JsValue) -> Option<String> {
 pub struct JsTextPieces {
     encoding: Encoding,
     piece: Vec<u8>,
+    /// The UTF-16 offset the current piece starts at.
+    start: u32,
 }
 
 impl JsTextPieces {
     /// `None` for a value that is not a string.
     pub fn of(value: &JsValue) -> Option<Self> {
-        Some(JsTextPieces { encoding: Encoding::of(value, PIECE)?, piece: Vec::new() })
+        Some(JsTextPieces { encoding: Encoding::of(value, PIECE)?, piece: Vec::new(), start: 0 })
     }
 }
 
 impl contextfold::text_pieces::TextPieces for JsTextPieces {
     fn advance(&mut self) -> bool {
+        self.start = self.encoding.read;
         let Some(written) = self.encoding.next_chunk() else {
             self.piece.clear();
             return false;
@@ -117,6 +120,18 @@ impl contextfold::text_pieces::TextPieces for JsTextPieces {
     fn size_hint(&self) -> usize {
         // A UTF-16 unit is at least one byte.
         self.encoding.units as usize
+    }
+
+    fn mark(&self) -> Option<u64> {
+        Some(u64::from(self.start))
+    }
+
+    fn seek(&mut self, mark: u64) -> bool {
+        // Marks are where pieces started: between whole characters.
+        let Some(at) = u32::try_from(mark).ok().filter(|&at| at <= self.encoding.units) else { return false };
+        (self.encoding.read, self.start) = (at, at);
+        self.piece.clear();
+        true
     }
 }
 

@@ -13,7 +13,7 @@ use crate::settings::CompactSettings;
 use crate::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
 use crate::strategy::{CompactError, Report};
 use crate::summarize::{Controls, Summarizer};
-use crate::text_pieces::{Held, TextPieces};
+use crate::text_pieces::{Held, Marks, TextPieces};
 use serde_json::Value;
 
 /// What [`compact_json`] gives back.
@@ -221,9 +221,9 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
             Err(e) => return Some(Err(e.into())),
         },
     };
-    let spans = parsed.into_spans();
+    let (spans, marks) = parsed.into_spans();
     drop(pieces);
-    let caller = Caller::Text { text: input, shell, list: reuse::InputList::new(spans, prints) };
+    let caller = Caller::Text { text: input, shell, list: reuse::InputList::new(spans, prints, marks) };
     Some(compact_read(caller, messages, format, settings, summarizer, controls, meter).await)
 }
 
@@ -303,6 +303,8 @@ struct ListElements<'p> {
     /// Every element found so far; those from `parsed` on are not parsed yet.
     spans: Vec<std::ops::Range<usize>>,
     parsed: usize,
+    /// Where each piece read started (for the reuse plan's pass over the text).
+    marks: Marks,
     /// The list's text from `held_from` to the end of what was read.
     held: Vec<u8>,
     held_from: usize,
@@ -322,6 +324,7 @@ impl<'p> ListElements<'p> {
             region,
             spans: Vec::new(),
             parsed: 0,
+            marks: Marks::new(),
             held: Vec::new(),
             ended: false,
             closed: false,
@@ -336,6 +339,9 @@ impl<'p> ListElements<'p> {
             self.ended = true;
             self.closed = self.scan.finish();
             return;
+        }
+        if let Some(mark) = self.pieces.mark() {
+            self.marks.push((self.piece_start, mark));
         }
         let piece = self.pieces.piece();
         let end = self.piece_start.saturating_add(piece.len());
@@ -390,9 +396,10 @@ impl<'p> ListElements<'p> {
         self.all(|element| element.is_some())
     }
 
-    /// The span of every element (all of them once the iterator has ended).
-    fn into_spans(self) -> Vec<std::ops::Range<usize>> {
-        self.spans
+    /// The span of every element (all of them once the iterator has ended), and where
+    /// the pieces read started.
+    fn into_spans(self) -> (Vec<std::ops::Range<usize>>, Marks) {
+        (self.spans, self.marks)
     }
 }
 

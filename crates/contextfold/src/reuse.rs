@@ -8,7 +8,7 @@
 //! messages cross the boundary, and kept ones stay the very same objects (`===`).
 
 use crate::format::Format;
-use crate::text_pieces::{RangeReader, TextPieces};
+use crate::text_pieces::{Marks, RangeReader, TextPieces};
 use serde::Serialize;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
@@ -75,12 +75,16 @@ pub fn plan(input: &Value, output: Value, format: Format) -> (Value, Option<Vec<
 pub struct InputList {
     spans: Vec<std::ops::Range<usize>>,
     prints: Vec<u64>,
+    /// Where the pieces of the text started when it was read in pieces: the plan's pass
+    /// over it skips the pieces no kept message lies in.
+    marks: Marks,
 }
 
 impl InputList {
-    /// The list from its elements' spans in the text and their [`fingerprint`]s, in order.
-    pub(crate) fn new(spans: Vec<std::ops::Range<usize>>, prints: Vec<u64>) -> InputList {
-        InputList { spans, prints }
+    /// The list from its elements' spans in the text and their [`fingerprint`]s, in
+    /// order, and the marks of the pieces it was read in.
+    pub(crate) fn new(spans: Vec<std::ops::Range<usize>>, prints: Vec<u64>, marks: Marks) -> InputList {
+        InputList { spans, prints, marks }
     }
 
     /// The list of `input`, the value `text` holds; `None` when it has no message array
@@ -95,7 +99,8 @@ impl InputList {
             }
             _ => return None,
         };
-        (spans.len() == before.len()).then(|| InputList { spans, prints: before.iter().map(fingerprint).collect() })
+        let prints = before.iter().map(fingerprint).collect();
+        (spans.len() == before.len()).then(|| InputList { spans, prints, marks: Marks::new() })
     }
 }
 
@@ -112,19 +117,20 @@ pub fn plan_from_pieces(
     format: Format,
 ) -> (Value, Option<Vec<ReuseItem>>) {
     plan_with(output, format, &input.prints, |pairs, after| {
-        pieces.is_some_and(|pieces| confirm_in_text(pieces, &input.spans, pairs, after))
+        pieces.is_some_and(|pieces| {
+            confirm_in_text(RangeReader::with_marks(pieces, &input.marks), &input.spans, pairs, after)
+        })
     })
 }
 
 /// Whether each output message `after[j]` reads the same as the text of input message
 /// `i` (at `spans[i]`), for `pairs` in input order.
 fn confirm_in_text(
-    pieces: &mut dyn TextPieces,
+    mut reader: RangeReader<'_>,
     spans: &[std::ops::Range<usize>],
     pairs: &[(usize, usize)],
     after: &[Value],
 ) -> bool {
-    let mut reader = RangeReader::new(pieces);
     // A message's bytes when they lie in more than one piece.
     let mut parts: Vec<u8> = Vec::new();
     pairs.iter().all(|&(i, j)| {

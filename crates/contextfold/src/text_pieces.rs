@@ -14,10 +14,30 @@ pub trait TextPieces {
     fn size_hint(&self) -> usize {
         0
     }
+
+    /// Where the current piece starts, in the host's own terms (a byte offset, a JS
+    /// string's UTF-16 offset), to [`seek`](TextPieces::seek) back to from another
+    /// reader of the same text; `None` when the host cannot seek.
+    fn mark(&self) -> Option<u64> {
+        None
+    }
+
+    /// Moves to a [`mark`](TextPieces::mark): the next `advance` gives the piece that
+    /// started there. `false` (nothing moved) when the host cannot.
+    fn seek(&mut self, mark: u64) -> bool {
+        let _ = mark;
+        false
+    }
 }
+
+/// Where pieces of a text started: each piece's byte offset and its [`TextPieces::mark`],
+/// in order, as one reader saw them; another reader of the same text can then skip what
+/// it does not need ([`RangeReader`]).
+pub type Marks = Vec<(usize, u64)>;
 
 /// A text held whole, given as one piece or (to test readers) in pieces of a size.
 pub struct Held<'a> {
+    text: &'a [u8],
     rest: &'a [u8],
     size: usize,
     piece: &'a [u8],
@@ -31,7 +51,7 @@ impl<'a> Held<'a> {
 
     /// The text in pieces of `size` bytes (at least 1), the last one shorter.
     pub fn in_pieces(text: &'a [u8], size: usize) -> Self {
-        Held { rest: text, size: size.max(1), piece: &[] }
+        Held { text, rest: text, size: size.max(1), piece: &[] }
     }
 }
 
@@ -49,6 +69,17 @@ impl TextPieces for Held<'_> {
     fn size_hint(&self) -> usize {
         self.rest.len().saturating_add(self.piece.len())
     }
+
+    fn mark(&self) -> Option<u64> {
+        let start = self.text.len().saturating_sub(self.rest.len()).saturating_sub(self.piece.len());
+        u64::try_from(start).ok()
+    }
+
+    fn seek(&mut self, mark: u64) -> bool {
+        let Some(rest) = usize::try_from(mark).ok().and_then(|at| self.text.get(at..)) else { return false };
+        (self.rest, self.piece) = (rest, &[]);
+        true
+    }
 }
 
 /// Reads the bytes of ranges that come in order (each at or after the end of the one
@@ -57,11 +88,15 @@ pub(crate) struct RangeReader<'r> {
     pieces: &'r mut dyn TextPieces,
     /// Offset of the current piece in the text.
     start: usize,
+    /// Where pieces of the text start, to jump over what no range needs.
+    marks: &'r [(usize, u64)],
 }
 
 impl<'r> RangeReader<'r> {
-    pub(crate) fn new(pieces: &'r mut dyn TextPieces) -> Self {
-        RangeReader { pieces, start: 0 }
+    /// A reader that seeks to the last of `marks` before a range rather than read the
+    /// pieces between (when the pieces can seek; no marks: it reads every piece).
+    pub(crate) fn with_marks(pieces: &'r mut dyn TextPieces, marks: &'r [(usize, u64)]) -> Self {
+        RangeReader { pieces, start: 0, marks }
     }
 
     /// Hands `take` the bytes of `range`, a slice per piece it lies in; `false` when the
@@ -72,7 +107,13 @@ impl<'r> RangeReader<'r> {
             let piece = self.pieces.piece();
             let end = self.start.saturating_add(piece.len());
             if at >= end {
-                self.start = end;
+                // A later piece holds `at`: seek to the one starting last before it, when
+                // that is past the next one.
+                let found = self.marks.partition_point(|&(byte, _)| byte <= at).checked_sub(1);
+                match found.and_then(|k| self.marks.get(k)) {
+                    Some(&(byte, mark)) if byte > end && self.pieces.seek(mark) => self.start = byte,
+                    _ => self.start = end,
+                }
                 if !self.pieces.advance() {
                     return false;
                 }
@@ -104,7 +145,7 @@ mod tests {
             let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(text.len())).collect();
             cuts.sort_unstable();
             let mut chunks = Held::in_pieces(&text, size);
-            let mut reader = RangeReader::new(&mut chunks);
+            let mut reader = RangeReader::with_marks(&mut chunks, &[]);
             for pair in cuts.chunks(2) {
                 let range = pair[0]..*pair.get(1).unwrap_or(&text.len());
                 let mut got = Vec::new();
@@ -112,13 +153,28 @@ mod tests {
                 proptest::prop_assert_eq!(&got[..], &text[range]);
             }
             let mut whole = Held::whole(&text);
-            let mut reader = RangeReader::new(&mut whole);
+            let mut reader = RangeReader::with_marks(&mut whole, &[]);
             let mut got = Vec::new();
             proptest::prop_assert!(reader.read(0..text.len(), &mut |b| got.extend_from_slice(b)));
             proptest::prop_assert_eq!(got, text.clone());
+            // With the marks of a first reader, a second one reads the same, seeking.
+            let mut first = Held::in_pieces(&text, size);
+            let mut marks = Marks::new();
+            while first.advance() {
+                let start = usize::try_from(first.mark().unwrap_or(0)).unwrap_or(0);
+                marks.push((start, first.mark().unwrap_or(0)));
+            }
+            let mut chunks = Held::in_pieces(&text, size);
+            let mut reader = RangeReader::with_marks(&mut chunks, &marks);
+            for pair in cuts.chunks(2) {
+                let range = pair[0]..*pair.get(1).unwrap_or(&text.len());
+                let mut got = Vec::new();
+                proptest::prop_assert!(reader.read(range.clone(), &mut |b| got.extend_from_slice(b)));
+                proptest::prop_assert_eq!(&got[..], &text[range]);
+            }
             // Past the end: false.
             let mut chunks = Held::in_pieces(&text, size);
-            let past = RangeReader::new(&mut chunks).read(0..text.len() + 1, &mut |_| ());
+            let past = RangeReader::with_marks(&mut chunks, &[]).read(0..text.len() + 1, &mut |_| ());
             proptest::prop_assert!(!past);
         }
     }

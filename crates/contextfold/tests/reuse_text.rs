@@ -276,3 +276,64 @@ fn a_long_text_is_read_in_batches_as_the_tree_is() {
         assert_eq!(read.unwrap(), tree.unwrap(), "{}", strategy.name());
     }
 }
+
+/// Pieces of a held text that count the bytes they give.
+struct Counted<'a> {
+    pieces: Held<'a>,
+    given: &'a std::cell::Cell<usize>,
+}
+
+impl TextPieces for Counted<'_> {
+    fn advance(&mut self) -> bool {
+        let more = self.pieces.advance();
+        self.given.set(self.given.get() + self.pieces.piece().len());
+        more
+    }
+
+    fn piece(&self) -> &[u8] {
+        self.pieces.piece()
+    }
+
+    fn mark(&self) -> Option<u64> {
+        self.pieces.mark()
+    }
+
+    fn seek(&mut self, mark: u64) -> bool {
+        self.pieces.seek(mark)
+    }
+}
+
+#[test]
+fn the_plan_reads_only_the_pieces_kept_messages_lie_in() {
+    // Summarized in the middle, kept at both ends: the plan's pass seeks over the middle.
+    let value = write(&session(60), Format::OpenAi).unwrap();
+    let text = serde_json::to_string(&value).unwrap();
+    let strategy = contextfold::strategy::run::StrategyConfig::Budget(
+        contextfold::strategy::budget::BudgetConfig::new(contextfold::measure::Amount::Tokens(text.len() / 16)),
+    );
+    let settings = CompactSettings { strategy, reuse: true, ..Default::default() };
+    let counts: Vec<std::cell::Cell<usize>> = (0..3).map(|_| std::cell::Cell::new(0)).collect();
+    let readers = std::cell::Cell::new(0usize);
+    let again = || -> Option<Box<dyn TextPieces + '_>> {
+        let given = counts.get(readers.replace(readers.get() + 1))?;
+        Some(Box::new(Counted { pieces: Held::in_pieces(text.as_bytes(), 512), given }))
+    };
+    let summarizer = ExtractiveSummarizer::default();
+    let out = block_on(compact_text(
+        InputText::from_host(&again),
+        &settings,
+        &summarizer,
+        &Controls::default(),
+        Meter::default(),
+    ))
+    .unwrap()
+    .unwrap();
+    let plan = out.reuse.as_ref().expect("a plan");
+    assert!(plan.iter().any(|i| matches!(i, contextfold::reuse::ReuseItem::Keep(_))));
+    assert_eq!(readers.get(), 3, "its first byte, the list, the plan");
+    assert_eq!(counts[1].get(), text.len(), "the list is read whole");
+    assert!(counts[2].get() < text.len() / 2, "the plan read {} of {} bytes", counts[2].get(), text.len());
+    // The same plan as from the tree.
+    let tree = block_on(compact_json(&value, &settings, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert_eq!(out, tree);
+}
