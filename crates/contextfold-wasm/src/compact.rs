@@ -189,6 +189,24 @@ impl Summarizer for Either {
             Either::Js(s) => s.summarize(request).await,
         }
     }
+
+    fn reads_messages(&self) -> bool {
+        match self {
+            Either::Builtin(s) => s.reads_messages(),
+            Either::Js(s) => s.reads_messages(),
+        }
+    }
+
+    async fn summarize_draft(
+        &self,
+        request: contextfold::summarize::SummaryRequest,
+        draft: contextfold::prompt::Draft<'_>,
+    ) -> Result<String, contextfold::summarize::SummarizeError> {
+        match self {
+            Either::Builtin(s) => s.summarize_draft(request, draft).await,
+            Either::Js(s) => s.summarize_draft(request, draft).await,
+        }
+    }
 }
 
 /// Whether `compact` with these options would change anything now: the cheap trigger

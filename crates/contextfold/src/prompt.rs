@@ -9,7 +9,7 @@
 //! All message content is escaped (`&`, `<`, `>`, and quotes in attributes) so that text
 //! such as `</messages>` inside a message cannot close the envelope it stands in.
 
-use crate::message::{Message, Part, Role};
+use crate::message::{Message, Part, Role, ToolResultPart};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -106,6 +106,60 @@ pub fn full(instructions: &str, transcript: &str) -> String {
     out
 }
 
+/// A prompt before it is rendered: messages where they lie, an earlier summary to update,
+/// a note for the instructions. The engine renders it as its call starts, and only for a
+/// summarizer that reads transcripts: the built-in one reads the messages themselves (a
+/// transcript is often most of the chain, held beside it).
+#[derive(Debug, Clone, Default)]
+pub struct Draft<'m> {
+    /// An earlier summary to update ([`render_update`]).
+    pub previous: Option<&'m str>,
+    /// User messages.
+    pub tasks: Vec<&'m Message>,
+    /// Assistant and tool messages.
+    pub work: Vec<&'m Message>,
+    /// Added to the instructions.
+    pub note: &'static str,
+}
+
+impl Draft<'_> {
+    /// Whether there is anything to summarize (an earlier summary alone is not).
+    pub fn holds_messages(&self) -> bool {
+        !self.tasks.is_empty() || !self.work.is_empty()
+    }
+
+    /// The prompt; `None` when there is nothing to summarize.
+    pub fn render(&self) -> Option<Prompt> {
+        render_refs(self.previous, &self.tasks, &self.work).map(|p| with_note(p, self.note))
+    }
+
+    /// The instructions alone, as [`Draft::render`] writes them.
+    pub fn instructions(&self) -> Option<String> {
+        let mut instructions = instructions_for(case_of(self.previous, &self.tasks, &self.work)?);
+        push_note(&mut instructions, self.note);
+        Some(instructions)
+    }
+}
+
+/// The case of a prompt of these; `None` when it would hold no message.
+fn case_of(previous: Option<&str>, tasks: &[&Message], work: &[&Message]) -> Option<InstructionCase> {
+    let case = InstructionCase::for_content(!tasks.is_empty(), !work.is_empty())?;
+    Some(if previous.is_some() { InstructionCase::Update } else { case })
+}
+
+/// A prompt with `note` added to its instructions.
+pub(crate) fn with_note(mut prompt: Prompt, note: &str) -> Prompt {
+    push_note(&mut prompt.instructions, note);
+    prompt
+}
+
+fn push_note(instructions: &mut String, note: &str) {
+    if !note.is_empty() {
+        instructions.push_str("\n\n");
+        instructions.push_str(note);
+    }
+}
+
 /// Renders `tasks` (user messages) and `work` (assistant and tool messages); `None` when
 /// both are empty.
 pub fn render(tasks: &[Message], work: &[Message]) -> Option<Prompt> {
@@ -122,7 +176,7 @@ pub fn render_update(previous: &str, tasks: &[Message], work: &[Message]) -> Opt
 /// [`render`], or [`render_update`] of `previous`, of messages wherever they are: a span
 /// is rendered where it lies, never copied into a list of its own first.
 pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]) -> Option<Prompt> {
-    let case = InstructionCase::for_content(!tasks.is_empty(), !work.is_empty())?;
+    let case = case_of(previous, tasks, work)?;
     // Sized up front: a transcript is often most of the chain, and grown by doubling it
     // held up to twice its length (and both buffers at once while growing).
     let names = names_of(work);
@@ -150,7 +204,6 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
         }
         transcript.push_str("</messages>\n");
     }
-    let case = if previous.is_some() { InstructionCase::Update } else { case };
     // Escapes past the slack grew it: give the excess back.
     if transcript.capacity() > transcript.len().saturating_add(transcript.len() / 8) {
         transcript.shrink_to_fit();
@@ -171,8 +224,13 @@ fn size_hint(parts: &[Part], names: &HashMap<&str, &str>) -> usize {
 
 /// The tool name of each call of `work`, by id: results often carry none (OpenAI's do
 /// not), and are written with their call's.
-fn names_of<'m>(work: &[&'m Message]) -> HashMap<&'m str, &'m str> {
+pub(crate) fn names_of<'m>(work: &[&'m Message]) -> HashMap<&'m str, &'m str> {
     work.iter().flat_map(|m| m.tool_calls()).map(|c| (c.id.as_str(), c.name.as_str())).collect()
+}
+
+/// The tool name a result is written with: its own, its call's, else `tool`.
+pub(crate) fn result_name<'m>(r: &'m ToolResultPart, names: &HashMap<&str, &'m str>) -> &'m str {
+    r.name.as_deref().or_else(|| names.get(r.call_id.as_str()).copied()).unwrap_or("tool")
 }
 
 /// [`size_hint`] of a whole transcript (tasks are written without names to take).
@@ -204,8 +262,7 @@ fn parts_hint(parts: &[Part], names: &HashMap<&str, &str>) -> usize {
             Part::Text(t) => CONTENT.saturating_add(t.text.len()),
             Part::ToolCall(c) => CALL.saturating_add(c.name.len()).saturating_add(c.arguments.len()),
             Part::ToolResult(r) => {
-                let name = r.name.as_deref().or_else(|| names.get(r.call_id.as_str()).copied()).unwrap_or("tool");
-                RESULT.saturating_add(name.len()).saturating_add(parts_hint(&r.content, names))
+                RESULT.saturating_add(result_name(r, names).len()).saturating_add(parts_hint(&r.content, names))
             }
             Part::Image(i) => MEDIA.saturating_add(written_url(i.url.as_deref())),
             Part::File(f) => MEDIA
@@ -282,8 +339,7 @@ fn render_parts(out: &mut String, parts: &[Part], names: &HashMap<&str, &str>) {
             }
             Part::ToolResult(r) => {
                 out.push_str("<tool_call_response");
-                let name = r.name.as_deref().or_else(|| names.get(r.call_id.as_str()).copied());
-                attr(out, "name", name.unwrap_or("tool"));
+                attr(out, "name", result_name(r, names));
                 if r.is_error {
                     attr(out, "error", "true");
                 }

@@ -189,6 +189,34 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
     }
 }
 
+/// The built-in summarizer reads the messages of a request where they lie, no transcript
+/// rendered; wrapped in a summarizer that only has `summarize`, it reads the transcript.
+/// Both give the same compaction, whatever the strategy and transcript.
+#[test]
+fn the_built_in_summarizer_reads_messages_as_it_reads_their_transcript() {
+    let direct = ExtractiveSummarizer::default();
+    assert!(direct.reads_messages());
+    for (name, messages, format) in inputs() {
+        for strategy in folding_strategies() {
+            let what = format!("{name} / {}", strategy.name());
+            let options = CompactOptions {
+                strategy,
+                repair: RepairOptions::for_provider(provider(format)),
+                ..Default::default()
+            };
+            let from_messages = block_on(compact(&messages, &options, &direct, &Controls::default(), Meter::default()));
+            let transcripts = Recording::default();
+            assert!(!transcripts.reads_messages());
+            let from_transcripts =
+                block_on(compact(&messages, &options, &transcripts, &Controls::default(), Meter::default()));
+            let (a, b) = (from_messages.unwrap_or_else(|e| panic!("{what}: {e}")), from_transcripts.unwrap());
+            assert_eq!(a.messages, b.messages, "{what}");
+            assert_eq!(a.report, b.report, "{what}");
+            assert_eq!(a.report.calls, transcripts.given.borrow().len(), "{what}");
+        }
+    }
+}
+
 #[test]
 fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("model down")) });

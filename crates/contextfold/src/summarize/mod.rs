@@ -9,6 +9,7 @@
 pub mod extractive;
 pub mod mock;
 
+use crate::prompt::Draft;
 use futures::future::{self, Either};
 use futures::stream::{self, StreamExt};
 use serde::Serialize;
@@ -138,11 +139,33 @@ impl SummarizeError {
 #[allow(async_fn_in_trait)]
 pub trait Summarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError>;
+
+    /// Whether this summarizer reads the messages of a request ([`Summarizer::summarize_draft`])
+    /// rather than a transcript of them: the engine then renders none.
+    fn reads_messages(&self) -> bool {
+        false
+    }
+
+    /// Summarizes the messages of `request`, whose transcript is left empty: called instead
+    /// of [`Summarizer::summarize`] when [`Summarizer::reads_messages`]. By default the
+    /// transcript is rendered and `summarize` called.
+    async fn summarize_draft(&self, request: SummaryRequest, draft: Draft<'_>) -> Result<String, SummarizeError> {
+        let transcript = draft.render().map(|p| p.transcript).unwrap_or_default();
+        self.summarize(SummaryRequest { transcript, ..request }).await
+    }
 }
 
 impl<S: Summarizer + ?Sized> Summarizer for &S {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         (**self).summarize(request).await
+    }
+
+    fn reads_messages(&self) -> bool {
+        (**self).reads_messages()
+    }
+
+    async fn summarize_draft(&self, request: SummaryRequest, draft: Draft<'_>) -> Result<String, SummarizeError> {
+        (**self).summarize_draft(request, draft).await
     }
 }
 
@@ -274,6 +297,9 @@ pub enum JobPrompt<'a> {
     Ready(crate::prompt::Prompt),
     /// `None` when there is nothing to summarize after all: the call then fails.
     Deferred(Box<dyn FnOnce() -> Option<crate::prompt::Prompt> + 'a>),
+    /// Messages, rendered as the call starts unless the summarizer reads them as they are.
+    /// A draft of no message fails its call.
+    Draft(Draft<'a>),
 }
 
 impl From<crate::prompt::Prompt> for JobPrompt<'_> {
@@ -287,40 +313,52 @@ impl std::fmt::Debug for JobPrompt<'_> {
         match self {
             JobPrompt::Ready(prompt) => f.debug_tuple("Ready").field(prompt).finish(),
             JobPrompt::Deferred(_) => f.write_str("Deferred"),
+            JobPrompt::Draft(draft) => f.debug_tuple("Draft").field(draft).finish(),
         }
     }
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
     /// The request of this job as call `id` of `wave`: the prompt made if it was not, with
-    /// its target length and the caller's focus.
-    fn into_request(self, id: usize, wave: usize, controls: &Controls) -> Result<SummaryRequest, SummarizeError> {
-        let mut prompt = match self.prompt {
-            JobPrompt::Ready(prompt) => prompt,
-            JobPrompt::Deferred(make) => make().ok_or_else(|| SummarizeError {
-                request: id,
-                ..SummarizeError::failed("the messages of this request were gone when it started")
-            })?,
+    /// its target length and the caller's focus. A draft stays one, beside a request with
+    /// no transcript, for a summarizer that `reads_messages`.
+    fn into_request(
+        self,
+        (id, wave): (usize, usize),
+        controls: &Controls,
+        reads_messages: bool,
+    ) -> Result<(SummaryRequest, Option<Draft<'a>>), SummarizeError> {
+        let gone = || SummarizeError {
+            request: id,
+            ..SummarizeError::failed("the messages of this request were gone when it started")
+        };
+        let (mut instructions, transcript, draft) = match self.prompt {
+            JobPrompt::Ready(prompt) => (prompt.instructions, prompt.transcript, None),
+            JobPrompt::Deferred(make) => make().map(|p| (p.instructions, p.transcript, None)).ok_or_else(gone)?,
+            JobPrompt::Draft(draft) if reads_messages => {
+                (draft.instructions().ok_or_else(gone)?, String::new(), Some(draft))
+            }
+            JobPrompt::Draft(draft) => draft.render().map(|p| (p.instructions, p.transcript, None)).ok_or_else(gone)?,
         };
         // Every prompt states its target length and carries the caller's focus.
-        let instructions = &mut prompt.instructions;
         instructions.push_str("\n\n");
         instructions.push_str(&crate::schema::target_line(self.target_bytes));
         if let Some(focus) = controls.focus.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
             instructions.push_str("\n\nThe user of this summary asks you to focus on: ");
             instructions.push_str(focus);
         }
-        Ok(SummaryRequest {
+        let request = SummaryRequest {
             id,
             kind: self.kind,
-            instructions: prompt.instructions,
-            transcript: prompt.transcript,
+            instructions,
+            transcript,
             range: self.range,
             section: self.section,
             target_bytes: self.target_bytes,
             wave,
             timeout_ms: controls.timeout_ms,
-        })
+        };
+        Ok((request, draft))
     }
 }
 
@@ -337,8 +375,11 @@ async fn call<S: Summarizer + ?Sized>(
     let result = if cancel.is_cancelled() {
         Err(cancelled())
     } else {
-        let request = job.into_request(id, wave, controls)?;
-        match future::select(pin!(summarizer.summarize(request)), pin!(cancel.cancelled())).await {
+        let answer = match job.into_request((id, wave), controls, summarizer.reads_messages())? {
+            (request, Some(draft)) => Either::Left(summarizer.summarize_draft(request, draft)),
+            (request, None) => Either::Right(summarizer.summarize(request)),
+        };
+        match future::select(pin!(answer), pin!(cancel.cancelled())).await {
             Either::Left((Ok(text), _)) if text.trim().is_empty() => {
                 Err(SummarizeError::new(SummarizeErrorKind::Empty, "the summarizer returned empty text"))
             }

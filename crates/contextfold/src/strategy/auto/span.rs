@@ -6,10 +6,10 @@
 use super::Run;
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Part, Role};
-use crate::prompt::render_refs;
+use crate::prompt::{render_refs, Draft};
 use crate::strategy::window::snapshot_body;
 use crate::strategy::Action;
-use crate::summarize::{Controls, Job, MessageRange, RequestKind, Summarizer};
+use crate::summarize::{Controls, Job, JobPrompt, MessageRange, RequestKind, Summarizer};
 
 /// What summarizing a span needs besides the summarizer.
 pub(super) struct SpanRequest<'a> {
@@ -48,10 +48,13 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
     let mut summary: Option<String> = request.previous.map(str::to_string);
     for group in groups {
         let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.into_iter().partition(|m| m.role == Role::User);
-        let Some(prompt) = render_refs(summary.as_deref(), &tasks, &work) else { continue };
+        let draft = Draft { previous: summary.as_deref(), tasks, work, note: "" };
+        if !draft.holds_messages() {
+            continue;
+        }
         let job = Job {
             kind: RequestKind::Fold,
-            prompt: prompt.into(),
+            prompt: JobPrompt::Draft(draft),
             range: request.range,
             section: Some(0),
             target_bytes: request.target_bytes,

@@ -4,7 +4,7 @@
 use super::BudgetConfig;
 use crate::ast::{BodyPair, ChainAst, Section};
 use crate::message::Message;
-use crate::prompt::render_refs;
+use crate::prompt::Draft;
 use crate::summarize::{Job, JobPrompt, MessageRange, RequestKind};
 
 /// What `budget` condenses, planned before any call.
@@ -266,8 +266,8 @@ fn chunk_job<'a>(sections: &'a [Section], c: &Chunk, starts: &[usize], target: u
     let kind = if c.in_cut { RequestKind::Rotation } else { RequestKind::Chunk };
     Some(Job {
         kind,
-        // Rendered where the messages lie when the call starts.
-        prompt: JobPrompt::Deferred(Box::new(move || render_refs(None, &tasks, &work))),
+        // Rendered where the messages lie when the call starts (or read there).
+        prompt: JobPrompt::Draft(Draft { tasks, work, ..Draft::default() }),
         range: MessageRange { start, end },
         section: Some(first),
         target_bytes: target,

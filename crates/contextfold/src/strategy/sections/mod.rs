@@ -18,7 +18,7 @@ mod qa;
 use super::{Action, CompactError, CompactResult, OnError};
 use crate::ast::{BodyPair, ChainAst, IdTemplate, Section};
 use crate::message::Message;
-use crate::prompt::render_refs;
+use crate::prompt::Draft;
 use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
 
 /// Settings of the sections strategy; defaults are upstream's.
@@ -116,12 +116,13 @@ pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
 }
 
 /// The prompt summarizing pairs `pairs` of section `i`, with the section's user message
-/// as context: rendered where the messages lie in the AST.
-fn prompt_of(ast: &ChainAst, i: usize, pairs: &std::ops::Range<usize>) -> Option<crate::prompt::Prompt> {
-    let s = ast.sections().get(i)?;
-    let work: Vec<&Message> = s.body().get(pairs.clone())?.iter().flat_map(BodyPair::message_refs).collect();
+/// as context: the messages where they lie in the AST (none when they are not there).
+fn draft_of<'a>(ast: &'a ChainAst, i: usize, pairs: &std::ops::Range<usize>) -> Draft<'a> {
+    let Some(s) = ast.sections().get(i) else { return Draft::default() };
+    let work: Vec<&Message> =
+        s.body().get(pairs.clone()).map_or_else(Vec::new, |b| b.iter().flat_map(BodyPair::message_refs).collect());
     let tasks: Vec<&Message> = s.header().human().into_iter().collect();
-    render_refs(None, &tasks, &work)
+    Draft { tasks, work, ..Draft::default() }
 }
 
 /// The least room (bytes a summary may take and still gain) worth a summarizer call.
@@ -310,7 +311,7 @@ impl<'m> Run<'_, 'm> {
             .iter()
             .map(|p| Job {
                 kind: p.kind,
-                prompt: JobPrompt::Deferred(Box::new(move || prompt_of(ast, p.section, &p.pairs))),
+                prompt: JobPrompt::Draft(draft_of(ast, p.section, &p.pairs)),
                 range: p.range,
                 section: Some(p.section),
                 target_bytes: p.target_bytes,

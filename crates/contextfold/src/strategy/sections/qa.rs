@@ -3,9 +3,9 @@
 use super::{target_for, Run};
 use crate::ast::{BodyPair, Header, Section};
 use crate::message::{Message, Role};
-use crate::prompt::render_refs;
+use crate::prompt::Draft;
 use crate::strategy::{cut_by, Action};
-use crate::summarize::{Job, MessageRange, RequestKind, Summarizer};
+use crate::summarize::{Job, JobPrompt, MessageRange, RequestKind, Summarizer};
 use std::borrow::Cow;
 
 /// Bytes kept under the QA byte limit for the summary section itself.
@@ -42,20 +42,22 @@ impl<'m> Run<'_, 'm> {
         let mut jobs = Vec::new();
         let humans: Vec<&Message> = humans.iter().map(|m| &**m).collect();
         let work: Vec<&Message> = work.iter().map(|m| &**m).collect();
-        if let Some(prompt) = render_refs(None, &humans, &work) {
+        let ai = Draft { tasks: humans.clone(), work, ..Draft::default() };
+        if ai.holds_messages() {
             jobs.push(Job {
                 kind: RequestKind::QaAi,
-                prompt: prompt.into(),
+                prompt: JobPrompt::Draft(ai),
                 range,
                 section: None,
                 target_bytes: target,
             });
         }
         if self.config.summ_human_in_qa {
-            if let Some(prompt) = render_refs(None, &humans, &[]) {
+            let human = Draft { tasks: humans.clone(), ..Draft::default() };
+            if human.holds_messages() {
                 jobs.push(Job {
                     kind: RequestKind::QaHuman,
-                    prompt: prompt.into(),
+                    prompt: JobPrompt::Draft(human),
                     range,
                     section: None,
                     target_bytes: target,

@@ -80,8 +80,8 @@ use super::{Action, CompactError, CompactResult, OnError};
 use crate::ast::{ChainAst, RepairAction};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Role};
-use crate::prompt::render_refs;
-use crate::summarize::{Controls, Engine, Job, RequestKind, SummarizeError, Summarizer};
+use crate::prompt::Draft;
+use crate::summarize::{Controls, Engine, Job, JobPrompt, RequestKind, SummarizeError, Summarizer};
 use layout::Span;
 
 /// Settings of the tiers strategy; defaults are the seed's (20 / 50 / rest, trigger
@@ -316,7 +316,7 @@ impl Run<'_> {
         summaries
     }
 
-    fn job(&mut self, span: &Span<'_>) -> Option<Job<'static>> {
+    fn job<'s>(&mut self, span: &'s Span<'_>) -> Option<Job<'s>> {
         if layout::too_small(self.config, span.level, span.bytes_before, span.count, span.bridge) {
             self.record(span.range.start, Action::Skipped { reason: "too small to summarize" });
             return None;
@@ -326,16 +326,17 @@ impl Run<'_> {
         let tasks: Vec<&Message> =
             span.content.iter().copied().filter(|m| m.role == Role::User && !is_bridge(m)).collect();
         let work: Vec<&Message> = span.content.iter().copied().filter(|m| m.role != Role::User).collect();
-        let mut prompt = render_refs(span.previous.as_deref(), &tasks, &work)?;
-        let guidance = match span.level {
+        let note = match span.level {
             TierLevel::Condensed => CONDENSED_GUIDANCE,
             TierLevel::Compressed => COMPRESSED_GUIDANCE,
         };
-        prompt.instructions.push_str("\n\n");
-        prompt.instructions.push_str(guidance);
+        let draft = Draft { previous: span.previous.as_deref(), tasks, work, note };
+        if !draft.holds_messages() {
+            return None;
+        }
         Some(Job {
             kind: kind_of(span.level),
-            prompt: prompt.into(),
+            prompt: JobPrompt::Draft(draft),
             range: span.range,
             section: Some(self.section_of(span.range.start)),
             target_bytes: super::hint(

@@ -12,7 +12,7 @@
 
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, ToolResultPart};
-use crate::prompt::{render, render_refs, Prompt};
+use crate::prompt::{render, Draft, Prompt};
 use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
 use std::borrow::Borrow;
 use std::ops::Range;
@@ -24,14 +24,7 @@ condense them into ONE shorter summary that keeps every fact still needed.";
 /// Smallest per-call size hint, in bytes.
 const MIN_TARGET_BYTES: usize = 128;
 
-/// A prompt with `note` appended to its instructions.
-pub(crate) fn with_note(mut prompt: Prompt, note: &str) -> Prompt {
-    if !note.is_empty() {
-        prompt.instructions.push_str("\n\n");
-        prompt.instructions.push_str(note);
-    }
-    prompt
-}
+pub(crate) use crate::prompt::with_note;
 
 /// What a chunk of a span is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,19 +231,9 @@ pub(crate) enum Piece<'a> {
     /// Made already (a piece of a long text, a deeper level's summaries).
     Ready(Prompt),
     /// Messages of the chain, rendered where they lie as the call starts (a chunk is
-    /// often most of the chain: all chunks rendered up front held it twice).
-    Messages { previous: Option<&'a str>, tasks: Vec<&'a Message>, work: Vec<&'a Message>, note: &'static str },
-}
-
-impl Piece<'_> {
-    fn prompt(&self) -> Option<Prompt> {
-        match self {
-            Piece::Ready(prompt) => Some(prompt.clone()),
-            Piece::Messages { previous, tasks, work, note } => {
-                render_refs(*previous, tasks, work).map(|p| with_note(p, note))
-            }
-        }
-    }
+    /// often most of the chain: all chunks rendered up front held it twice), or read
+    /// there by a summarizer that reads messages.
+    Messages(Draft<'a>),
 }
 
 impl From<Prompt> for Piece<'_> {
@@ -361,10 +344,14 @@ fn level_jobs<'a>(items: &'a [Item<'_>], active: &[usize]) -> (Vec<Job<'a>>, Vec
         let floor = MIN_TARGET_BYTES.min(item.target_bytes);
         let per_piece = (item.target_bytes / item.pieces.len().max(1)).max(floor).max(1);
         for piece in &item.pieces {
+            // Made when its call starts.
+            let prompt = match piece {
+                Piece::Ready(prompt) => JobPrompt::Deferred(Box::new(move || Some(prompt.clone()))),
+                Piece::Messages(draft) => JobPrompt::Draft(draft.clone()),
+            };
             jobs.push(Job {
                 kind: item.kind,
-                // Made when its call starts.
-                prompt: JobPrompt::Deferred(Box::new(move || piece.prompt())),
+                prompt,
                 range: item.range,
                 section: item.section,
                 target_bytes: per_piece,

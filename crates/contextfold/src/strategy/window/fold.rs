@@ -22,7 +22,7 @@ use super::split::{find_split, SplitRequest};
 use super::WindowConfig;
 use crate::measure::Meter;
 use crate::message::{Message, Role};
-use crate::prompt::{render, render_update};
+use crate::prompt::{render, render_update, Draft};
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
 use std::borrow::Cow;
@@ -202,7 +202,7 @@ impl Run<'_> {
                         return None;
                     }
                     let previous = previous.filter(|_| single_update);
-                    let piece = Piece::Messages { previous, tasks, work, note: SNAPSHOT_SCHEMA };
+                    let piece = Piece::Messages(Draft { previous, tasks, work, note: SNAPSHOT_SCHEMA });
                     (r.start, r.end.saturating_sub(1), vec![piece], SNAPSHOT_SCHEMA)
                 }
                 ChunkPlan::Long(i) => {

@@ -1,5 +1,5 @@
-//! The built-in offline summarizer: deterministic, no model. It reads the transcript of a
-//! [`SummaryRequest`] (the envelope [`crate::prompt`] renders) and fills the summary
+//! The built-in offline summarizer: deterministic, no model. It reads the messages of a
+//! request (or the transcript [`crate::prompt`] renders of them) and fills the summary
 //! schema ([`crate::schema`]) from the chain's structure, within the request's target:
 //!
 //! - the user's requests verbatim, in order (harness notices left out);
@@ -27,6 +27,7 @@ mod text;
 mod transcript;
 
 use super::{SummarizeError, Summarizer, SummaryRequest};
+use crate::prompt::Draft;
 use crate::schema::{self, Section};
 use facts::Facts;
 use text::{cut_words, sentences, Words};
@@ -49,6 +50,16 @@ impl Default for ExtractiveSummarizer {
 impl Summarizer for ExtractiveSummarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         Ok(self.summarize_transcript(&request.transcript, request.target_bytes))
+    }
+
+    /// The messages are read where they lie: no transcript (often most of the chain) is
+    /// rendered only to be read back.
+    fn reads_messages(&self) -> bool {
+        true
+    }
+
+    async fn summarize_draft(&self, request: SummaryRequest, draft: Draft<'_>) -> Result<String, SummarizeError> {
+        Ok(self.summarize_messages(&draft, request.target_bytes))
     }
 }
 
@@ -79,10 +90,20 @@ const NAME_CEILING: u32 = 65;
 impl ExtractiveSummarizer {
     /// Summarizes a rendered transcript within `target_bytes` (capped by `max_bytes`).
     pub fn summarize_transcript(&self, transcript: &str, target_bytes: usize) -> String {
+        self.summarize_items(&transcript::parse(transcript), target_bytes)
+    }
+
+    /// Summarizes the messages of `draft` as [`Self::summarize_transcript`] summarizes
+    /// their transcript, without rendering one.
+    pub fn summarize_messages(&self, draft: &Draft<'_>, target_bytes: usize) -> String {
+        self.summarize_items(&transcript::of_draft(draft), target_bytes)
+    }
+
+    fn summarize_items(&self, items: &[transcript::Item<'_>], target_bytes: usize) -> String {
         // The hint is honoured, however small: a summary over it may be no smaller than
         // what it replaces, and would be discarded and asked for again on every run.
         let budget = target_bytes.min(self.max_bytes.max(128)).max(1);
-        let facts = Facts::gather(&transcript::parse(transcript));
+        let facts = Facts::gather(items);
         let mut best = fill(self.candidates(&facts), budget);
         if best.is_empty() {
             // Nothing fits whole: the most important bullet, cut to the budget.
