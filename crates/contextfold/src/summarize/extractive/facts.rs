@@ -156,8 +156,8 @@ fn is_summary(text: &str) -> bool {
 fn command_request(text: &str) -> Option<String> {
     let inside = |tag: &str| {
         let open = format!("<{tag}>");
-        let start = text.find(&open)?.saturating_add(open.len());
-        let end = text.get(start..)?.find(&format!("</{tag}>"))?.saturating_add(start);
+        let start = find_tag(text, &open)?.saturating_add(open.len());
+        let end = find_tag(text.get(start..)?, &format!("</{tag}>"))?.saturating_add(start);
         text.get(start..end).map(str::trim)
     };
     let args = inside("command-args").filter(|a| !a.is_empty())?;
@@ -165,6 +165,19 @@ fn command_request(text: &str) -> Option<String> {
         Some(name) => format!("{name} {args}"),
         None => args.to_string(),
     })
+}
+
+/// `text.find(tag)` for a `tag` that opens with `<`: only where a `<` is (a byte search),
+/// not through a substring searcher, built anew for each of thousands of texts.
+fn find_tag(text: &str, tag: &str) -> Option<usize> {
+    let mut from = 0usize;
+    loop {
+        let at = from.saturating_add(text.get(from..)?.find('<')?);
+        if text.get(at..).is_some_and(|rest| rest.starts_with(tag)) {
+            return Some(at);
+        }
+        from = at.saturating_add(1);
+    }
 }
 
 /// Words that mark a sentence as a fix (lowercased).
@@ -524,5 +537,26 @@ impl Facts {
         }
         awaiting_fix.push(self.errors.len());
         self.errors.push(ErrorFacts { text, fix: None });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn tags_are_found_as_by_substring_search(text in "[<>/a-cé ]{0,40}", tag in "<[/a-c]{0,3}>?") {
+            prop_assert_eq!(find_tag(&text, &tag), text.find(&tag));
+        }
+    }
+
+    #[test]
+    fn a_slash_command_is_its_name_and_arguments() {
+        let typed = "<command-name>/review</command-name>\n<command-args>the parser</command-args>";
+        assert_eq!(command_request(typed).as_deref(), Some("/review the parser"));
+        assert_eq!(command_request("<command-args> </command-args>"), None);
+        assert_eq!(command_request("plain words"), None);
     }
 }

@@ -1,21 +1,24 @@
 //! Text helpers of the offline summarizer: sentences, error lines, cuts at word ends.
 
-/// Sentences (or lines, for list-like text), trimmed, without empty ones.
+/// Sentences (or lines, for list-like text), trimmed, without empty ones (fewer than
+/// three letters or digits).
 pub(super) fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line.trim().trim_start_matches(['-', '*', '#', ' ']);
+        let bytes = line.as_bytes();
         let mut start = 0usize;
-        for (i, c) in line.char_indices() {
-            let next = line.get(i.saturating_add(c.len_utf8())..).unwrap_or_default();
-            if matches!(c, '.' | '!' | '?') && (next.is_empty() || next.starts_with(' ')) {
-                out.push(line.get(start..i.saturating_add(1)).unwrap_or_default().trim());
-                start = i.saturating_add(1);
+        // The ends are ASCII: read as bytes, they are never inside a character.
+        for (i, &b) in bytes.iter().enumerate() {
+            let next = i.saturating_add(1);
+            if matches!(b, b'.' | b'!' | b'?') && bytes.get(next).is_none_or(|&n| n == b' ') {
+                out.push(line.get(start..next).unwrap_or_default().trim());
+                start = next;
             }
         }
         out.push(line.get(start..).unwrap_or_default().trim());
     }
-    out.retain(|s| s.chars().filter(|c| c.is_alphanumeric()).count() >= 3);
+    out.retain(|s| s.chars().filter(|c| c.is_alphanumeric()).take(3).count() >= 3);
     out
 }
 
@@ -64,9 +67,17 @@ pub(super) fn first_line(text: &str) -> Option<&str> {
 /// `text` on one line, at most `max` characters, cut after a whole word (with `…`):
 /// a path or an identifier is never cut in the middle unless it alone is longer.
 pub(super) fn cut_words(text: &str, max: usize) -> String {
+    // A longer text whose first `max + 1` bytes are one ASCII line (single spaces, a word
+    // at both ends) is cut within them: flattening changes nothing there and leaves more
+    // than `max` characters. The rest of it (a whole tool output, say) is never read.
+    if let Some(prefix) = text.as_bytes().get(..=max) {
+        if is_flat_ascii(prefix) {
+            return ellipsis(text.get(..max.saturating_sub(1)).unwrap_or_default());
+        }
+    }
     // Most texts are one ASCII line already (sentences, bullets cut before): used as
     // they are, their length in bytes is their length in characters.
-    let flat: std::borrow::Cow<'_, str> = if is_flat_ascii(text) {
+    let flat: std::borrow::Cow<'_, str> = if is_flat_ascii(text.as_bytes()) {
         if text.len() <= max {
             return text.to_string();
         }
@@ -93,7 +104,11 @@ pub(super) fn cut_words(text: &str, max: usize) -> String {
         flat.into()
     };
     let limit = flat.char_indices().nth(max.saturating_sub(1)).map_or(flat.len(), |(i, _)| i);
-    let head = flat.get(..limit).unwrap_or_default();
+    ellipsis(flat.get(..limit).unwrap_or_default())
+}
+
+/// `head` (a flat text's first characters) cut after its last whole word, with `…`.
+fn ellipsis(head: &str) -> String {
     let cut = match head.rfind(' ') {
         Some(space) if space > 0 => head.get(..space).unwrap_or(head),
         _ => head,
@@ -101,10 +116,9 @@ pub(super) fn cut_words(text: &str, max: usize) -> String {
     format!("{}…", cut.trim_end())
 }
 
-/// Whether `text` is ASCII that [`cut_words`]' flattening leaves as it is: no space at
-/// either end or twice in a row, no other whitespace.
-fn is_flat_ascii(text: &str) -> bool {
-    let bytes = text.as_bytes();
+/// Whether `bytes` are ASCII that [`cut_words`]' flattening leaves as they are: no space
+/// at either end or twice in a row, no other whitespace.
+fn is_flat_ascii(bytes: &[u8]) -> bool {
     if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
         return false;
     }
@@ -245,7 +259,7 @@ const PASSING: u32 = ((1 << 2) - 1) << 13;
 /// `  46→ ...`, `174:  def ...`) and passing checks are not errors.
 pub(super) fn is_error_line(line: &str, command: bool) -> bool {
     let t = line.trim();
-    if t.is_empty() || t.len() >= 400 || t.contains('✓') {
+    if t.is_empty() || t.len() >= 400 {
         return false;
     }
     let digits = t.chars().take_while(char::is_ascii_digit).count();
@@ -260,7 +274,9 @@ pub(super) fn is_error_line(line: &str, command: bool) -> bool {
             || t.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("fail"))
             || t.starts_with('✗')
             || t.starts_with('×'));
-    (strong || weak) && found & PASSING == 0
+    // A check mark last: searching for it builds a substring searcher (it is not ASCII),
+    // and most lines are no error anyway.
+    (strong || weak) && found & PASSING == 0 && !t.contains('✓')
 }
 
 #[cfg(test)]
@@ -283,14 +299,68 @@ mod tests {
         format!("{}…", cut.trim_end())
     }
 
+    /// [`sentences`] as first written, a character at a time.
+    fn sentences_by_chars(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let line = line.trim().trim_start_matches(['-', '*', '#', ' ']);
+            let mut start = 0usize;
+            for (i, c) in line.char_indices() {
+                let next = line.get(i + c.len_utf8()..).unwrap_or_default();
+                if matches!(c, '.' | '!' | '?') && (next.is_empty() || next.starts_with(' ')) {
+                    out.push(line.get(start..=i).unwrap_or_default().trim());
+                    start = i + 1;
+                }
+            }
+            out.push(line.get(start..).unwrap_or_default().trim());
+        }
+        out.retain(|s| s.chars().filter(|c| c.is_alphanumeric()).count() >= 3);
+        out
+    }
+
+    /// [`is_error_line`] as first written, the check mark looked for first.
+    fn is_error_line_mark_first(line: &str, command: bool) -> bool {
+        let t = line.trim();
+        if t.is_empty() || t.len() >= 400 || t.contains('✓') {
+            return false;
+        }
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        let listing =
+            digits > 0 && t.chars().nth(digits).is_some_and(|c| matches!(c, '→' | '\t' | '|' | ' ' | ':' | '-'));
+        if listing {
+            return false;
+        }
+        let found = MARKERS.found(t);
+        let strong = found & STRONG != 0;
+        let weak = command
+            && (found & WEAK != 0
+                || t.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("fail"))
+                || t.starts_with('✗')
+                || t.starts_with('×'));
+        (strong || weak) && found & PASSING == 0
+    }
+
     proptest! {
+        #[test]
+        fn sentences_are_cut_as_by_characters(text in "(?s)[a-zé1 .!?\n*#-]{0,60}") {
+            prop_assert_eq!(sentences(&text), sentences_by_chars(&text));
+        }
+
+        #[test]
+        fn the_check_mark_rules_out_an_error_line_wherever_it_is(
+            line in "[a-z0-9 :\t→✓✗]{0,12}(error: |failed|fail|✓|not found| 0 failed|)[a-z ✓]{0,12}",
+            command: bool,
+        ) {
+            prop_assert_eq!(is_error_line(&line, command), is_error_line_mark_first(&line, command));
+        }
+
         #[test]
         fn words_are_split_whitespace(text in "[a é東\t\n\u{a0}\u{85}\u{2028}\u{3000}\u{200b}]{0,40}") {
             prop_assert_eq!(words(&text).collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
         }
 
         #[test]
-        fn cutting_is_flattening_then_cutting(text in "[a-z é東\t\n]{0,60}|[a-z ]{0,60}", max in 0usize..70) {
+        fn cutting_is_flattening_then_cutting(text in "[a-z é東\t\n]{0,60}|[a-z ]{0,60}|[a-z]{1,9}( [a-z]{1,9}){0,8}[ \n]{0,3}[a-z ]{0,9}", max in 0usize..70) {
             prop_assert_eq!(cut_words(&text, max), cut_words_plain(&text, max));
         }
 
