@@ -4,7 +4,10 @@ import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { compact, extractiveSummarizer, measureChain, parseChain } from "contextfold";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { filler, openaiSections } from "../shared/chains.mjs";
+import { fixtureFiles } from "./helpers.mjs";
 
 /** A summarizer that answers `text` after `ms` and records its calls. */
 function recording({ ms = 0, text = "Short summary." } = {}) {
@@ -312,6 +315,30 @@ describe("compact", () => {
       assert.match(text, /Task 1: read file 1\./);
       assert.match(text, /f1\.txt: read/);
     }
+  });
+
+  it("the built-in summarizer summarizes the same whether it reads messages or transcripts", async () => {
+    // Inside wasm it reads the messages of each request (no transcript is rendered);
+    // wrapped in a JS function it gets each request's transcript, as any summarizer does.
+    const builtin = extractiveSummarizer();
+    const viaTranscript = (request) => builtin(request);
+    const inputs = [
+      ["synthetic", openaiSections(12)],
+      ...fixtureFiles().map((file) => [basename(file), JSON.parse(readFileSync(file, "utf8"))]),
+    ];
+    let compared = 0;
+    for (const [name, chain] of inputs) {
+      const maxTokens = Math.max(500, Math.floor(measureChain(chain).total.tokens / 3));
+      for (const strategy of ["auto", "sections", "window", "tiers", "budget"]) {
+        // A budget the chain's fixed part exceeds fails both ways alike.
+        const outcome = (options) => compact(chain, options).catch((e) => ({ code: e.code, message: e.message }));
+        const inWasm = await outcome({ strategy, maxTokens });
+        const fromJs = await outcome({ strategy, maxTokens, summarizer: viaTranscript });
+        assert.deepEqual(fromJs, inWasm, `${name} / ${strategy}`);
+        if (inWasm.report?.calls > 0) compared++;
+      }
+    }
+    assert.ok(compared >= 5, `only ${compared} compactions called the summarizer`);
   });
 
   it("extractiveSummarizer() is a summarizer JS code can call directly", async () => {
