@@ -88,8 +88,13 @@ describe("memory of a very large call", () => {
       },
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const large = await compact(bigChain(LARGE_MB), { maxTokens: 8000 });
+    // A JS summarizer: its requests carry transcripts, so the call grows the instance past
+    // the limit (the built-in one, reading the messages, needs less).
+    const summarize = extractiveSummarizer({ maxBytes: 2048 });
+    const large = await compact(bigChain(LARGE_MB), { maxTokens: 8000, summarizer: (r) => summarize(r) });
     assert.ok(large.changed);
+    const grown = __wasmMemoryBytes();
+    assert.ok(grown > LIMIT, `the large call grew the instance past the limit: ${grown / MiB} MiB`);
     await idle();
     assert.ok(__wasmMemoryBytes() > LIMIT, "the instance the pending call runs in is still there");
     release();
