@@ -14,6 +14,7 @@
 //! before it is abandoned, so a call that never answers cannot hang the compaction.
 
 use crate::convert::to_js;
+use contextfold::prompt::Draft;
 use contextfold::summarize::{CancelFlag, SummarizeError, SummarizeErrorKind, Summarizer, SummaryRequest};
 use futures::future::{self, Either};
 use js_sys::{Function, JsString, Object, Promise, Reflect};
@@ -57,14 +58,37 @@ export interface SummaryRequest extends SummaryRequestFields {
 /// chain, is not copied out of wasm a second time).
 fn js_request(request: &SummaryRequest) -> Result<JsValue, JsValue> {
     let object = to_js(request)?;
-    let field = |key: &str| Reflect::get(&object, &JsValue::from_str(key));
+    set_prompt(&object)?;
+    Ok(object)
+}
+
+/// Bytes of transcript wasm holds at a time while it crosses into JS.
+const TRANSCRIPT_PIECE: usize = 64 * 1024;
+
+/// [`js_request`] of a request whose messages are in `draft`: the transcript is written
+/// a piece at a time, each piece a JS string, joined in JS. Wasm never holds it whole
+/// (it was the largest memory of an `auto` or `tiers` call: most of the chain again).
+fn js_request_of_draft(request: &SummaryRequest, draft: &Draft<'_>) -> Result<JsValue, JsValue> {
+    let object = to_js(request)?;
+    let pieces = js_sys::Array::new();
+    draft.render_pieces(TRANSCRIPT_PIECE, &mut |piece| {
+        pieces.push(&JsValue::from_str(piece));
+    });
+    Reflect::set(&object, &JsValue::from_str("transcript"), &pieces.join(""))?;
+    set_prompt(&object)?;
+    Ok(object)
+}
+
+/// Sets `prompt` on a request object from its `instructions` and `transcript`.
+fn set_prompt(object: &JsValue) -> Result<(), JsValue> {
+    let field = |key: &str| Reflect::get(object, &JsValue::from_str(key));
     let [open, close] = contextfold::prompt::ENVELOPE;
     let prompt = JsString::from(open)
         .concat(&field("instructions")?)
         .concat(&JsValue::from_str(close))
         .concat(&field("transcript")?);
-    Reflect::set(&object, &JsValue::from_str("prompt"), &prompt)?;
-    Ok(object)
+    Reflect::set(object, &JsValue::from_str("prompt"), &prompt)?;
+    Ok(())
 }
 
 #[wasm_bindgen]
@@ -187,11 +211,31 @@ fn abort_error(name: &str, message: &str) -> JsValue {
 impl Summarizer for JsSummarizer {
     async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
         let timeout_ms = request.timeout_ms;
-        let js_request = js_request(&request)
-            .map_err(|e| SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e))))?;
+        let js_request = js_request(&request).map_err(unconverted)?;
         // The transcript now lives in JS: let the wasm copy go while the call runs (with
         // four calls in flight, four transcripts were held at once).
         drop(request);
+        self.call(js_request, timeout_ms).await
+    }
+
+    /// Messages are rendered straight into JS, a piece at a time.
+    fn reads_messages(&self) -> bool {
+        true
+    }
+
+    async fn summarize_draft(&self, request: SummaryRequest, draft: Draft<'_>) -> Result<String, SummarizeError> {
+        let js_request = js_request_of_draft(&request, &draft).map_err(unconverted)?;
+        self.call(js_request, request.timeout_ms).await
+    }
+}
+
+fn unconverted(e: JsValue) -> SummarizeError {
+    SummarizeError::failed(format!("could not convert the request: {}", describe_js(&e)))
+}
+
+impl JsSummarizer {
+    /// Calls the function with `js_request` and `{ signal }`, within `timeout_ms`.
+    async fn call(&self, js_request: JsValue, timeout_ms: Option<u64>) -> Result<String, SummarizeError> {
         let mut call = CallSignal::new(self.signal.as_ref())?;
         let returned = self
             .function

@@ -133,6 +133,28 @@ impl Draft<'_> {
         render_refs(self.previous, &self.tasks, &self.work).map(|p| with_note(p, self.note))
     }
 
+    /// The transcript [`Draft::render`] writes, handed to `piece` in pieces of about
+    /// `size` bytes (more when one message alone is larger): all of it a caller holds at
+    /// once. `false` when there is nothing to summarize.
+    pub fn render_pieces(&self, size: usize, piece: &mut dyn FnMut(&str)) -> bool {
+        if !self.holds_messages() {
+            return false;
+        }
+        let names = names_of(&self.work);
+        let mut out = String::new();
+        let pieces = |out: &mut String| {
+            if out.len() >= size {
+                piece(out);
+                out.clear();
+            }
+        };
+        write_transcript((self.previous, &self.tasks, &self.work), &names, &mut out, pieces);
+        if !out.is_empty() {
+            piece(&out);
+        }
+        true
+    }
+
     /// The instructions alone, as [`Draft::render`] writes them.
     pub fn instructions(&self) -> Option<String> {
         let mut instructions = instructions_for(case_of(self.previous, &self.tasks, &self.work)?);
@@ -180,35 +202,52 @@ pub fn render_refs(previous: Option<&str>, tasks: &[&Message], work: &[&Message]
     // Sized up front: a transcript is often most of the chain, and grown by doubling it
     // held up to twice its length (and both buffers at once while growing).
     let names = names_of(work);
-    let no_names = HashMap::new();
     let hint = transcript_hint(previous, tasks, work, &names);
     let mut transcript = String::with_capacity(hint.saturating_add(hint / 16).saturating_add(256));
-    if let Some(previous) = previous {
-        transcript.push_str("<previous_summary>\n");
-        escape_into(&mut transcript, previous.trim_end());
-        transcript.push_str("\n</previous_summary>\n");
-    }
-    if !tasks.is_empty() {
-        transcript.push_str("<tasks>\n");
-        for (i, m) in tasks.iter().enumerate() {
-            let _ = writeln!(transcript, "<task id=\"{i}\">");
-            render_parts(&mut transcript, &m.parts, &no_names);
-            transcript.push_str("</task>\n");
-        }
-        transcript.push_str("</tasks>\n");
-    }
-    if !work.is_empty() {
-        transcript.push_str("<messages>\n");
-        for m in work {
-            render_message(&mut transcript, m, &names);
-        }
-        transcript.push_str("</messages>\n");
-    }
+    write_transcript((previous, tasks, work), &names, &mut transcript, |_| {});
     // Escapes past the slack grew it: give the excess back.
     if transcript.capacity() > transcript.len().saturating_add(transcript.len() / 8) {
         transcript.shrink_to_fit();
     }
     Some(Prompt { case, instructions: instructions_for(case), transcript })
+}
+
+/// Writes the transcript of `previous`, `tasks` and `work` into `out`, calling `written`
+/// after each element (the earlier summary, a task, a message, a closing tag): the one
+/// writer of whole transcripts and of transcripts handed on in pieces.
+fn write_transcript(
+    (previous, tasks, work): (Option<&str>, &[&Message], &[&Message]),
+    names: &HashMap<&str, &str>,
+    out: &mut String,
+    mut written: impl FnMut(&mut String),
+) {
+    let no_names = HashMap::new();
+    if let Some(previous) = previous {
+        out.push_str("<previous_summary>\n");
+        escape_into(out, previous.trim_end());
+        out.push_str("\n</previous_summary>\n");
+        written(out);
+    }
+    if !tasks.is_empty() {
+        out.push_str("<tasks>\n");
+        for (i, m) in tasks.iter().enumerate() {
+            let _ = writeln!(out, "<task id=\"{i}\">");
+            render_parts(out, &m.parts, &no_names);
+            out.push_str("</task>\n");
+            written(out);
+        }
+        out.push_str("</tasks>\n");
+        written(out);
+    }
+    if !work.is_empty() {
+        out.push_str("<messages>\n");
+        for m in work {
+            render_message(out, m, names);
+            written(out);
+        }
+        out.push_str("</messages>\n");
+        written(out);
+    }
 }
 
 /// The bytes [`render_message`] writes for a message of `parts`, escapes aside: its
@@ -547,6 +586,38 @@ mod tests {
 
     fn msg(role: Role, parts: Vec<Part>) -> Message {
         Message::new(role, parts)
+    }
+
+    proptest! {
+        /// A transcript handed on in pieces is the transcript, whatever the piece size; the
+        /// instructions alone are the prompt's.
+        #[test]
+        fn pieces_of_a_transcript_make_the_transcript(
+            messages in proptest::collection::vec(
+                (prop::sample::select(vec![Role::System, Role::User, Role::Assistant, Role::Tool]),
+                 proptest::collection::vec(any_part("[a-z<&\" ]{0,30}", true), 1..4)),
+                0..10,
+            ),
+            previous in proptest::option::of("[a-z<& \n]{0,20}"),
+            note in prop::sample::select(vec!["", "A note."]),
+            size in prop_oneof![Just(0usize), 1usize..200, Just(usize::MAX)],
+        ) {
+            let messages: Vec<Message> = messages.into_iter().map(|(role, parts)| msg(role, parts)).collect();
+            let (tasks, work): (Vec<&Message>, Vec<&Message>) = messages.iter().partition(|m| m.role == Role::User);
+            let draft = Draft { previous: previous.as_deref(), tasks, work, note };
+            let mut pieces: Vec<String> = Vec::new();
+            let rendered = draft.render_pieces(size, &mut |p| pieces.push(p.to_string()));
+            let whole = draft.render();
+            prop_assert_eq!(rendered, whole.is_some());
+            prop_assert_eq!(draft.instructions(), whole.as_ref().map(|p| p.instructions.clone()));
+            prop_assert_eq!(pieces.concat(), whole.map(|p| p.transcript).unwrap_or_default());
+            // No piece is empty, and none is larger than it must be: a piece ends at the
+            // first element that reaches the size.
+            prop_assert!(pieces.iter().all(|p| !p.is_empty()));
+            if size == usize::MAX {
+                prop_assert!(pieces.len() <= 1);
+            }
+        }
     }
 
     #[test]
