@@ -109,6 +109,12 @@ for (const input of [...synthetic.map((n) => `synthetic:${n}`), demo, ...(quick 
   log(`memory: ${input.startsWith("synthetic") ? input : relative(root, input)}`);
   for (const contender of MEMORY_CONTENDERS) memory.push(job({ job: "memory", input, contender }));
 }
+// Again after a warm-up, on the synthetic chains: RSS without the compiled code.
+const warmMemory = [];
+for (const input of synthetic.map((n) => `synthetic:${n}`)) {
+  log(`memory after a warm-up: ${input}`);
+  for (const contender of MEMORY_CONTENDERS) warmMemory.push(job({ job: "memory", input, contender, warm: true }));
+}
 const releaseInput = `synthetic:${synthetic[synthetic.length - 1]}`;
 log(`memory given back: ${releaseInput}`);
 const released = job({ job: "memory", input: releaseInput, contender: "auto", release: true });
@@ -316,8 +322,8 @@ md.push(
     ? `${ratio(at10k.medians.needs, at10k.medians.measure)} (${ms(at10k.medians.needs)} vs ${ms(at10k.medians.measure)})`
     : "n/a";
   // Per synthetic size, the range over contenders (small inputs are dominated by fixed costs).
-  const memoryRange = (f) =>
-    perSize((r) => range(memory.filter((m) => m.name === r.name && !m.error).map((m) => f(m) / m.bytes)));
+  const memoryRange = (f, of = memory) =>
+    perSize((r) => range(of.filter((m) => m.name === r.name && !m.error).map((m) => f(m) / m.bytes)));
   const trivial = init.find((t) => t.what.startsWith("a trivial ES module"));
   const trivialByName = init.find((t) => t.what.startsWith("a trivial package"));
   const mostWaves = waveBudgets.flatMap((w) => Object.entries(w.rows).map(([k, r]) => ({ ...r, k, name: w.name })));
@@ -332,6 +338,9 @@ md.push(
   );
   md.push(
     `| ... peak RSS growth (JS heap, JSON text and wasm together) | not measured | ${memoryRange((m) => Math.max(0, m.peakRss - m.rssBefore))} |`,
+  );
+  md.push(
+    `| ... peak RSS growth after a warm-up call (the compiled code already there) | not measured | ${memoryRange((m) => Math.max(0, m.peakRss - m.rssBefore), warmMemory)} |`,
   );
   md.push(
     `| memory given back after a very large call | 612 MiB kept after 100k messages | ${kb(released.wasmAfter)} during \`auto\` on ${released.name}, ${kb(released.wasmReleased)} after |`,
@@ -518,6 +527,30 @@ for (const [title, f] of [
   }
   md.push("");
 }
+// What the first call costs beyond a warm one, in MB, on the smallest synthetic chain.
+const firstCallExtra = (() => {
+  const name = warmMemory[0]?.name;
+  const extra = MEMORY_CONTENDERS.map((c) => {
+    const cold = memoryOf(name, c);
+    const warm = warmMemory.find((m) => m.name === name && m.contender === c);
+    return cold && warm && !cold.error && !warm.error
+      ? (cold.peakRss - cold.rssBefore - (warm.peakRss - warm.rssBefore)) / 2 ** 20
+      : null;
+  }).filter((x) => x !== null);
+  return `${Math.min(...extra).toFixed(1)}-${Math.max(...extra).toFixed(1)} MB on ${name}`;
+})();
+md.push(
+  "Peak RSS growth / input after a warm-up (two compactions of a 300-message chain with the same contender first, in the same process): what the first calls compile (the engine's code, whatever the input) is then in the RSS before. " +
+    `The first call's RSS growth less a warm one's: ${firstCallExtra}.`,
+  "",
+);
+md.push(`| input | JSON bytes | ${MEMORY_CONTENDERS.map((c) => `\`${c}\``).join(" | ")} |`);
+md.push(`|---|---:|${MEMORY_CONTENDERS.map(() => "---:").join("|")}|`);
+for (const name of [...new Set(warmMemory.map((m) => m.name))]) {
+  const row = MEMORY_CONTENDERS.map((c) => warmMemory.find((m) => m.name === name && m.contender === c));
+  md.push(`| ${name} | ${kb(row[0].bytes)} | ${row.map(peakGrowth).join(" | ")} |`);
+}
+md.push("");
 md.push(
   `Memory given back: after \`auto\` on ${released.name} the wasm heap was ${kb(released.wasmAfter)}; once no call came for the release delay, ${kb(released.wasmReleased)}.`,
   "",
