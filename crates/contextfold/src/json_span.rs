@@ -104,6 +104,78 @@ pub fn array_spans(text: &[u8]) -> Option<Vec<Range<usize>>> {
     (scan.at == text.len()).then_some(elements)
 }
 
+/// One JSON value being skipped as its bytes come: a string, a nested array or object
+/// (by depth, strings skipped whole), or a number or literal (up to a delimiter).
+#[derive(Debug, Default, Clone, Copy)]
+struct ValueSkip {
+    /// Open brackets, and whether in a string (after a backslash).
+    depth: usize,
+    string: bool,
+    escaped: bool,
+    /// A number or a literal, read up to a delimiter.
+    scalar: bool,
+}
+
+impl ValueSkip {
+    /// A value whose first byte, `b`, was read.
+    fn starting(b: u8) -> ValueSkip {
+        ValueSkip {
+            depth: usize::from(matches!(b, b'[' | b'{')),
+            string: b == b'"',
+            escaped: false,
+            scalar: !matches!(b, b'"' | b'[' | b'{'),
+        }
+    }
+
+    /// Skips `piece` from `i`: where in it the value ends (past its last byte; a scalar's
+    /// delimiter is not part of it), or `None` when it goes on past the piece.
+    fn skip(&mut self, piece: &[u8], mut i: usize) -> Option<usize> {
+        while i < piece.len() {
+            if self.string {
+                // Strings are most of a chain: from quote or backslash to the next one.
+                if std::mem::take(&mut self.escaped) {
+                    i = i.saturating_add(1);
+                    continue;
+                }
+                let q = quote_or_backslash(piece, i)?;
+                i = q.saturating_add(1);
+                if piece.get(q) == Some(&b'"') {
+                    self.string = false;
+                    if self.depth == 0 {
+                        return Some(i);
+                    }
+                } else {
+                    self.escaped = true;
+                }
+            } else if self.scalar {
+                let rest = piece.get(i..).unwrap_or_default();
+                let d = rest.iter().position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?;
+                self.scalar = false;
+                return Some(i.saturating_add(d));
+            } else {
+                let b = *piece.get(i)?;
+                i = i.saturating_add(1);
+                match b {
+                    b'"' => self.string = true,
+                    b'[' | b'{' => self.depth = self.depth.saturating_add(1),
+                    b']' | b'}' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// [`array_spans`] of a text fed a piece at a time: the spans of the elements found so
 /// far, in order, with absolute offsets, never holding the text. Same answers as
 /// [`array_spans`] of the whole text (a property test feeds random texts in random
@@ -115,12 +187,7 @@ pub(crate) struct ArrayScan {
     state: ScanState,
     /// Start of the element being read.
     start: usize,
-    /// Inside the element: open brackets, and whether in a string (after a backslash).
-    depth: usize,
-    string: bool,
-    escaped: bool,
-    /// The element being read is a number or a literal (read up to a delimiter).
-    scalar: bool,
+    element: ValueSkip,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -153,77 +220,32 @@ impl ArrayScan {
         self.at = self.at.saturating_add(piece.len());
         let mut i = 0usize;
         while i < piece.len() {
-            if self.state != ScanState::Element {
+            if self.state == ScanState::Element {
+                let Some(end) = self.element.skip(piece, i) else { break };
+                i = end;
+                spans.push(self.start..base.saturating_add(end));
+                self.state = ScanState::After;
+            } else {
                 let Some(&b) = piece.get(i) else { break };
                 if !self.between(b, base.saturating_add(i)) {
                     return false;
                 }
                 i = i.saturating_add(1);
-            } else if self.string {
-                // Strings are most of a chain: from quote or backslash to the next one.
-                if std::mem::take(&mut self.escaped) {
-                    i = i.saturating_add(1);
-                    continue;
-                }
-                let Some(q) = quote_or_backslash(piece, i) else { break };
-                i = q.saturating_add(1);
-                if piece.get(q) == Some(&b'"') {
-                    self.string = false;
-                    if self.depth == 0 {
-                        self.end(base.saturating_add(i), spans);
-                    }
-                } else {
-                    self.escaped = true;
-                }
-            } else if self.scalar {
-                let rest = piece.get(i..).unwrap_or_default();
-                match rest.iter().position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
-                    // The delimiter is read again as what follows the element.
-                    Some(d) => {
-                        i = i.saturating_add(d);
-                        self.scalar = false;
-                        self.end(base.saturating_add(i), spans);
-                    }
-                    None => break,
-                }
-            } else {
-                let Some(&b) = piece.get(i) else { break };
-                i = i.saturating_add(1);
-                match b {
-                    b'"' => self.string = true,
-                    b'[' | b'{' => self.depth = self.depth.saturating_add(1),
-                    b']' | b'}' => {
-                        self.depth = self.depth.saturating_sub(1);
-                        if self.depth == 0 {
-                            self.end(base.saturating_add(i), spans);
-                        }
-                    }
-                    _ => {}
-                }
             }
         }
         true
     }
 
-    /// The element ends before `at`.
-    fn end(&mut self, at: usize, spans: &mut Vec<Range<usize>>) {
-        spans.push(self.start..at);
-        self.state = ScanState::After;
-    }
-
     /// Byte `b`, at `at`, outside any element; `false` when no JSON array has it there.
     fn between(&mut self, b: u8, at: usize) -> bool {
-        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         self.state = match (self.state, b) {
-            (state, _) if space && state != ScanState::Failed => state,
+            (state, _) if is_space(b) && state != ScanState::Failed => state,
             (ScanState::Open, b'[') => ScanState::First,
             (ScanState::First, b']') | (ScanState::After, b']') => ScanState::Closed,
             (ScanState::First | ScanState::Next, b',' | b']' | b'}') => ScanState::Failed,
             (ScanState::First | ScanState::Next, _) => {
                 self.start = at;
-                self.string = b == b'"';
-                self.scalar = !matches!(b, b'"' | b'[' | b'{');
-                self.depth = usize::from(matches!(b, b'[' | b'{'));
+                self.element = ValueSkip::starting(b);
                 ScanState::Element
             }
             (ScanState::After, b',') => ScanState::Next,
@@ -235,6 +257,133 @@ impl ArrayScan {
     /// Whether the text fed so far, as a whole, is one JSON array.
     pub(crate) fn finish(&self) -> bool {
         self.state == ScanState::Closed
+    }
+}
+
+/// [`object_spans`] of a text fed a piece at a time, never holding it (keys aside), and
+/// the first byte of each field's value. Same answers as [`object_spans`] of the whole
+/// text (a property test feeds random texts in random pieces to both).
+#[derive(Debug, Default)]
+pub(crate) struct ObjectScan {
+    /// Offset of the next byte fed.
+    at: usize,
+    state: ObjectState,
+    /// The key being read, quotes included (a backslash: the next byte is escaped).
+    key: Vec<u8>,
+    key_escaped: bool,
+    /// The last key read, unescaped.
+    name: String,
+    value_start: usize,
+    value: ValueSkip,
+    fields: Vec<(String, Range<usize>)>,
+    /// The first byte of each field's value.
+    firsts: Vec<u8>,
+    close: usize,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum ObjectState {
+    /// Spaces, then `{`.
+    #[default]
+    Open,
+    /// After `{`: a key or `}`.
+    First,
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// After `:`: a value.
+    Value,
+    InValue,
+    /// After a value: `,` or `}`.
+    After,
+    /// After `,`: a key.
+    Next,
+    /// After `}`: spaces only.
+    Closed,
+    Failed,
+}
+
+impl ObjectScan {
+    /// Scans `piece`, the text's next bytes; `false` once the text cannot be one JSON
+    /// object.
+    pub(crate) fn feed(&mut self, piece: &[u8]) -> bool {
+        let base = self.at;
+        self.at = self.at.saturating_add(piece.len());
+        let mut i = 0usize;
+        while i < piece.len() {
+            match self.state {
+                ObjectState::InValue => {
+                    let Some(end) = self.value.skip(piece, i) else { break };
+                    i = end;
+                    let key = std::mem::take(&mut self.name);
+                    self.fields.push((key, self.value_start..base.saturating_add(end)));
+                    self.state = ObjectState::After;
+                }
+                ObjectState::Key => {
+                    let Some(&b) = piece.get(i) else { break };
+                    i = i.saturating_add(1);
+                    self.key.push(b);
+                    if std::mem::take(&mut self.key_escaped) {
+                        continue;
+                    }
+                    match b {
+                        b'\\' => self.key_escaped = true,
+                        b'"' => {
+                            // The key as `JSON.parse` reads it; a bad escape: no JSON object.
+                            let Ok(name) = serde_json::from_slice::<String>(&std::mem::take(&mut self.key)) else {
+                                self.state = ObjectState::Failed;
+                                return false;
+                            };
+                            self.name = name;
+                            self.state = ObjectState::Colon;
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {
+                    let Some(&b) = piece.get(i) else { break };
+                    if !self.between(b, base.saturating_add(i)) {
+                        return false;
+                    }
+                    i = i.saturating_add(1);
+                }
+            }
+        }
+        true
+    }
+
+    /// Byte `b`, at `at`, outside keys and values; `false` when no JSON object has it there.
+    fn between(&mut self, b: u8, at: usize) -> bool {
+        self.state = match (self.state, b) {
+            (state, _) if is_space(b) && state != ObjectState::Failed => state,
+            (ObjectState::Open, b'{') => ObjectState::First,
+            (ObjectState::First | ObjectState::After, b'}') => {
+                self.close = at;
+                ObjectState::Closed
+            }
+            (ObjectState::First | ObjectState::Next, b'"') => {
+                self.key.push(b);
+                ObjectState::Key
+            }
+            (ObjectState::Colon, b':') => ObjectState::Value,
+            (ObjectState::Value, b',' | b']' | b'}') => ObjectState::Failed,
+            (ObjectState::Value, _) => {
+                self.value_start = at;
+                self.value = ValueSkip::starting(b);
+                self.firsts.push(b);
+                ObjectState::InValue
+            }
+            (ObjectState::After, b',') => ObjectState::Next,
+            _ => ObjectState::Failed,
+        };
+        self.state != ObjectState::Failed
+    }
+
+    /// The spans, and each field's first value byte, when the text fed so far, as a
+    /// whole, is one JSON object.
+    pub(crate) fn finish(self) -> Option<(ObjectSpans, Vec<u8>)> {
+        (self.state == ObjectState::Closed)
+            .then_some((ObjectSpans { fields: self.fields, close: self.close }, self.firsts))
     }
 }
 
@@ -432,6 +581,53 @@ mod tests {
             let fed = text.as_bytes().chunks(size).all(|piece| scan.feed(piece, &mut spans));
             let pieces = (fed && scan.finish()).then_some(spans);
             prop_assert_eq!(pieces, whole, "{:?}", text);
+        }
+    }
+
+    proptest! {
+        /// Fed in pieces of any size, the object scan finds what `object_spans` finds in
+        /// the whole text, and fails where it fails; with each value's first byte.
+        #[test]
+        fn an_object_scanned_in_pieces_is_the_object_scanned_whole(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("{"), Just("}"), Just("["), Just("]"), Just(","), Just(":"), Just(" "), Just("\n"),
+                    Just("\""), Just("\\"), Just("\"k\""), Just("\"k\":"), Just("\"a\\\"b\":"), Just("\"\\u00e9\":"),
+                    Just("\"\\x\":"), Just("1"), Just("true"), Just("\"v}]\\\"\""), Just("é"),
+                ],
+                0..30,
+            ),
+            wrap in any::<bool>(),
+            size in 1usize..9,
+        ) {
+            let body = parts.concat();
+            let text = if wrap { format!(" {{{body}}} ") } else { body };
+            let whole = object_spans(text.as_bytes());
+            let mut scan = ObjectScan::default();
+            let fed = text.as_bytes().chunks(size).all(|piece| scan.feed(piece));
+            let pieces = if fed { scan.finish() } else { None };
+            if let (Some((spans, firsts)), Some(_)) = (&pieces, &whole) {
+                let expected: Vec<u8> = spans.fields.iter().map(|(_, span)| text.as_bytes()[span.start]).collect();
+                prop_assert_eq!(firsts, &expected);
+            }
+            prop_assert_eq!(pieces.map(|(spans, _)| spans), whole, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn an_object_in_pieces() {
+        let text = r#" { "a" : {"x":"}"} ,"b\"":[1,2], "c":"s\"" ,"d":3 } "#;
+        for size in 1..text.len() {
+            let mut scan = ObjectScan::default();
+            assert!(text.as_bytes().chunks(size).all(|p| scan.feed(p)), "{size}");
+            assert_eq!(scan.finish().map(|(spans, _)| spans), object_spans(text.as_bytes()), "{size}");
+        }
+        for bad in ["", "[]", "{", "{\"a\":}", "{\"a\":1,}", "{\"a\" 1}", "{\"a\":[1}", "{} x", "\"s\"", "{\"\\q\":1}"]
+        {
+            let mut scan = ObjectScan::default();
+            let ok = scan.feed(bad.as_bytes()) && scan.finish().is_some();
+            assert!(!ok, "{bad}");
+            assert_eq!(object_spans(bad.as_bytes()), None, "{bad}");
         }
     }
 

@@ -4,7 +4,7 @@
 //! An error about a message as read is pointed at the caller's own JSON.
 
 use crate::format::{self, Format, FormatError};
-use crate::json_span::ArrayScan;
+use crate::json_span::{ArrayScan, ObjectScan};
 use crate::measure::Meter;
 use crate::message::Message;
 use crate::repair::{Diagnostic, Provider, RepairOptions};
@@ -13,7 +13,7 @@ use crate::settings::CompactSettings;
 use crate::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
 use crate::strategy::{CompactError, Report};
 use crate::summarize::{Controls, Summarizer};
-use crate::text_pieces::{Held, Marks, TextPieces};
+use crate::text_pieces::{Held, Marks, RangeReader, TextPieces};
 use serde_json::Value;
 
 /// What [`compact_json`] gives back.
@@ -168,7 +168,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     }
     let List { region, shell, mut detector, format: known } = match first_byte(&input)? {
         b'[' => List::array(settings.format),
-        _ => request_list(&input.whole()?, settings.format)?,
+        _ => request_list(&input, settings.format)?,
     };
     let mut pieces = input.pieces()?;
     let mut parsed = ListElements::new(&mut *pieces, region);
@@ -260,25 +260,48 @@ impl List {
     }
 }
 
-/// The list field of the request object `text` holds, in `format` (detected when
+/// The list field of the request object `input` holds, in `format` (detected when
 /// `None`), its other fields parsed. `None` for anything else (no list, a repeated list
-/// field, a text that is not JSON).
-fn request_list(text: &str, format: Option<Format>) -> Option<List> {
-    let bytes = text.as_bytes();
-    let object = crate::json_span::object_spans(bytes)?;
+/// field, a text that is not JSON). The text is read in pieces twice, never whole: once
+/// for the object's fields, once more for the bytes around the list (seeking over it).
+fn request_list(input: &InputText<'_>, format: Option<Format>) -> Option<List> {
+    let mut pieces = input.pieces()?;
+    let mut scan = ObjectScan::default();
+    let mut marks = Marks::new();
+    let mut len = 0usize;
+    while pieces.advance() {
+        if let Some(mark) = pieces.mark() {
+            marks.push((len, mark));
+        }
+        len = len.saturating_add(pieces.piece().len());
+        if !scan.feed(pieces.piece()) {
+            return None;
+        }
+    }
+    drop(pieces);
+    let (object, firsts) = scan.finish()?;
     let count = |key: &str| object.fields.iter().filter(|(k, _)| k == key).count();
     let (format, key, detector) = match format {
         Some(format) => (format, format.request_fields()?.messages, None),
         None => {
-            let input_is_string =
-                object.field("input").is_some_and(|span| bytes.get(span.start).is_some_and(|b| *b == b'"'));
+            // The first byte of the last `input` field's value (the one `JSON.parse` keeps).
+            let last_input = object.fields.iter().rposition(|(k, _)| k == "input");
+            let input_is_string = last_input.and_then(|i| firsts.get(i)).is_some_and(|b| *b == b'"');
             let (format, key) = format::detect::request_list(|key| count(key) > 0, input_is_string)?;
             (format, key, Some(format::detect::ListDetector::request(format, key)))
         }
     };
     let list = object.field(key).filter(|_| count(key) == 1)?;
-    let shell_text = [text.get(..list.start)?, "[]", text.get(list.end..)?].concat();
-    let shell = serde_json::from_str(&shell_text).ok()?;
+    let mut again = input.pieces()?;
+    let mut around = RangeReader::with_marks(&mut *again, &marks);
+    let mut shell_text = Vec::new();
+    let head = around.read(0..list.start, &mut |b| shell_text.extend_from_slice(b));
+    shell_text.extend_from_slice(b"[]");
+    let tail = around.read(list.end..len, &mut |b| shell_text.extend_from_slice(b));
+    if !(head && tail) {
+        return None;
+    }
+    let shell = serde_json::from_slice(&shell_text).ok()?;
     Some(List { region: list, shell, detector, format: Some(format) })
 }
 
