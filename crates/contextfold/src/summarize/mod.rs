@@ -1,7 +1,11 @@
 //! The summarizer interface and the engine that calls it.
 //!
 //! A [`Summarizer`] is anything with `async fn summarize(SummaryRequest) -> Result<String,
-//! SummarizeError>`; there is no `Send` bound, so a JS Promise can stand behind it. The
+//! SummarizeError>`; there is no `Send` bound, so a JS Promise can stand behind it. One
+//! that [`reads_messages`](Summarizer::reads_messages) gets the messages of a request
+//! where they lie ([`Summarizer::summarize_draft`]) instead of a transcript rendered whole
+//! first (the built-in summarizer reads them; the JS bridge renders them into JS a piece
+//! at a time). The
 //! engine issues independent calls of one phase together as a *wave*, at most
 //! `concurrency` in flight, on a single thread (futures, no runtime), checks cancellation
 //! before every call, and turns empty answers into errors.
@@ -536,6 +540,56 @@ mod tests {
         assert!(results.get(4).is_some_and(|r| r.as_ref().is_ok_and(|t| t.contains('d'))));
         // A prompt that cannot be made fails its own call, with its id.
         assert!(results.get(2).is_some_and(|r| r.as_ref().is_err_and(|e| e.request == 2)));
+    }
+
+    /// Reads drafts: what it was given, transcript and draft.
+    struct ReadsMessages(RefCell<Vec<(String, usize)>>);
+
+    impl Summarizer for ReadsMessages {
+        async fn summarize(&self, request: SummaryRequest) -> Result<String, SummarizeError> {
+            self.0.borrow_mut().push((request.transcript, usize::MAX));
+            Ok("from a transcript".into())
+        }
+
+        fn reads_messages(&self) -> bool {
+            true
+        }
+
+        async fn summarize_draft(&self, request: SummaryRequest, draft: Draft<'_>) -> Result<String, SummarizeError> {
+            self.0.borrow_mut().push((request.transcript, draft.work.len()));
+            Ok("from messages".into())
+        }
+    }
+
+    #[test]
+    fn a_draft_reaches_a_summarizer_that_reads_messages_and_is_rendered_for_others() {
+        let work = [crate::message::Message::text(crate::message::Role::Assistant, "did a thing")];
+        let draft = |work: &'static [crate::message::Message]| Job {
+            prompt: JobPrompt::Draft(Draft { work: work.iter().collect(), ..Draft::default() }),
+            ..job("x")
+        };
+        let work: &'static [crate::message::Message] = Box::leak(Box::new(work));
+        let controls = Controls::default();
+        // Read as messages: no transcript; the instructions as rendering gives them.
+        let reads = ReadsMessages(RefCell::new(Vec::new()));
+        let results =
+            futures::executor::block_on(Engine::default().wave(&reads, &controls, vec![draft(work), draft(&[])]));
+        assert_eq!(reads.0.borrow().as_slice(), [(String::new(), 1)]);
+        assert!(matches!(results.first(), Some(Ok(t)) if t == "from messages"));
+        // A draft of no message fails its call, as a prompt that cannot be made does.
+        assert!(matches!(results.get(1), Some(Err(e)) if e.request == 1 && e.message.contains("gone")));
+        // Any other summarizer gets the transcript the draft renders.
+        let given = RefCell::new(Vec::new());
+        let transcripts = mock::FnSummarizer(|r: SummaryRequest| {
+            given.borrow_mut().push((r.instructions.clone(), r.transcript.clone()));
+            async { Ok("s".to_string()) }
+        });
+        futures::executor::block_on(Engine::default().wave(&transcripts, &controls, vec![draft(work)]));
+        let rendered = render(&[], work).unwrap_or_else(|| unreachable!());
+        let given = given.borrow();
+        assert_eq!(given.len(), 1);
+        assert_eq!(given[0].1, rendered.transcript);
+        assert!(given[0].0.starts_with(&rendered.instructions));
     }
 
     #[test]
