@@ -213,8 +213,11 @@ fn placeholder(tool: &str, call: Option<&ToolCallPart>, content: &[Part], bytes:
         }
         _ => {
             if let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) {
-                let first: String = first.chars().take(120).collect();
-                out.push_str(&format!(" began: \"{first}\""));
+                // Its first 120 characters, sliced (not pushed one at a time).
+                let end = first.char_indices().nth(120).map_or(first.len(), |(at, _)| at);
+                out.push_str(" began: \"");
+                out.push_str(first.get(..end).unwrap_or(first));
+                out.push('"');
             }
         }
     }
