@@ -437,11 +437,7 @@ const perMsg = (r, key) => {
 };
 for (const [key, label] of [
   ["floor", "floor (JSON round trip)"],
-  ["auto", "compact `auto`"],
-  ["sections", "compact `sections`"],
-  ["window", "compact `window`"],
-  ["tiers", "compact `tiers`"],
-  ["budget", "compact `budget`"],
+  ...STRATEGIES.map((s) => [s, `compact \`${s}\``]),
   ["lcTrim", "LangChain `trimMessages`"],
   ["lcSummarize", "LangChain `summarizationMiddleware`"],
 ]) {
