@@ -192,69 +192,67 @@ fn every_strategy_keeps_every_invariant_on_every_transcript() {
 /// The built-in summarizer reads the messages of a request where they lie, no transcript
 /// rendered; wrapped in a summarizer that only has `summarize`, it reads the transcript.
 /// Both give the same compaction, whatever the strategy and transcript.
+/// Every input with every folding strategy: what it is, its messages, and the options
+/// (the strategy, the repair of the input format's provider).
+fn cases() -> Vec<(String, Vec<Message>, CompactOptions)> {
+    let mut cases = Vec::new();
+    for (name, messages, format) in inputs() {
+        for strategy in folding_strategies() {
+            let what = format!("{name} / {}", strategy.name());
+            let repair = RepairOptions::for_provider(provider(format));
+            cases.push((what, messages.clone(), CompactOptions { strategy, repair, ..Default::default() }));
+        }
+    }
+    cases
+}
+
 #[test]
 fn the_built_in_summarizer_reads_messages_as_it_reads_their_transcript() {
     let direct = ExtractiveSummarizer::default();
     assert!(direct.reads_messages());
-    for (name, messages, format) in inputs() {
-        for strategy in folding_strategies() {
-            let what = format!("{name} / {}", strategy.name());
-            let options = CompactOptions {
-                strategy,
-                repair: RepairOptions::for_provider(provider(format)),
-                ..Default::default()
-            };
-            let from_messages = block_on(compact(&messages, &options, &direct, &Controls::default(), Meter::default()));
-            let transcripts = Recording::default();
-            assert!(!transcripts.reads_messages());
-            let from_transcripts =
-                block_on(compact(&messages, &options, &transcripts, &Controls::default(), Meter::default()));
-            let (a, b) = (from_messages.unwrap_or_else(|e| panic!("{what}: {e}")), from_transcripts.unwrap());
-            assert_eq!(a.messages, b.messages, "{what}");
-            assert_eq!(a.report, b.report, "{what}");
-            assert_eq!(a.report.calls, transcripts.given.borrow().len(), "{what}");
-        }
+    for (what, messages, options) in cases() {
+        let from_messages = block_on(compact(&messages, &options, &direct, &Controls::default(), Meter::default()));
+        let transcripts = Recording::default();
+        assert!(!transcripts.reads_messages());
+        let from_transcripts =
+            block_on(compact(&messages, &options, &transcripts, &Controls::default(), Meter::default()));
+        let (a, b) = (from_messages.unwrap_or_else(|e| panic!("{what}: {e}")), from_transcripts.unwrap());
+        assert_eq!(a.messages, b.messages, "{what}");
+        assert_eq!(a.report, b.report, "{what}");
+        assert_eq!(a.report.calls, transcripts.given.borrow().len(), "{what}");
     }
 }
 
 #[test]
 fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("model down")) });
-    for (name, messages, format) in inputs() {
-        for strategy in folding_strategies() {
-            let what = format!("{name} / {}", strategy.name());
-            let options = CompactOptions {
-                strategy,
-                repair: RepairOptions::for_provider(provider(format)),
-                ..Default::default()
-            };
-            let result = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default()));
-            // The budget is hard: the original does not fit it, so the call fails instead.
-            if matches!(options.strategy, StrategyConfig::Budget(_)) {
-                if let Err(e) = &result {
-                    assert_eq!(e.code(), "summarizer_failed", "{what}: {e}");
-                    assert!(e.to_string().contains("model down"), "{what}: {e}");
-                    continue;
-                }
-            }
-            let out = result.unwrap_or_else(|e| panic!("{what}: {e}"));
-            // 3. Nothing is lost: the original chain, the errors reported.
-            if out.report.calls > 0 {
-                assert!(out.report.rolled_back, "{what}");
-                assert!(!out.report.errors.is_empty(), "{what}");
-            } else if out.changed {
-                // Masking alone (mask, or auto when it sufficed) calls no summarizer.
-                assert!(out.report.errors.is_empty(), "{what}");
-                let masked = out.report.sections.iter().flat_map(|s| &s.actions);
-                assert!(
-                    masked.clone().count() > 0 && masked.into_iter().all(|a| matches!(a, Action::Masked { .. })),
-                    "{what}"
-                );
+    for (what, messages, options) in cases() {
+        let result = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default()));
+        // The budget is hard: the original does not fit it, so the call fails instead.
+        if matches!(options.strategy, StrategyConfig::Budget(_)) {
+            if let Err(e) = &result {
+                assert_eq!(e.code(), "summarizer_failed", "{what}: {e}");
+                assert!(e.to_string().contains("model down"), "{what}: {e}");
                 continue;
             }
-            assert_eq!(out.messages, messages, "{what}");
-            assert!(!out.changed, "{what}");
         }
+        let out = result.unwrap_or_else(|e| panic!("{what}: {e}"));
+        // 3. Nothing is lost: the original chain, the errors reported.
+        if out.report.calls > 0 {
+            assert!(out.report.rolled_back, "{what}");
+            assert!(!out.report.errors.is_empty(), "{what}");
+        } else if out.changed {
+            // Masking alone (mask, or auto when it sufficed) calls no summarizer.
+            assert!(out.report.errors.is_empty(), "{what}");
+            let masked = out.report.sections.iter().flat_map(|s| &s.actions);
+            assert!(
+                masked.clone().count() > 0 && masked.into_iter().all(|a| matches!(a, Action::Masked { .. })),
+                "{what}"
+            );
+            continue;
+        }
+        assert_eq!(out.messages, messages, "{what}");
+        assert!(!out.changed, "{what}");
     }
 }
 
