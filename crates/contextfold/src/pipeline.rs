@@ -51,8 +51,8 @@ impl From<FormatError> for JsonError {
 /// a host in pieces ([`TextPieces`]; the JS binding encodes the caller's string a chunk
 /// at a time, about 1 ms per 5 MB) as often as it is read: the message list as it is
 /// parsed, then the reuse plan. From a host, the text is never whole in the pipeline
-/// (but for a request object's other fields, and errors): neither beside the messages
-/// read from it nor beside a summary request of most of the chain.
+/// (but to point an error into it): neither beside the messages read from it nor beside
+/// a summary request of most of the chain.
 pub struct InputText<'a>(Source<'a>);
 
 enum Source<'a> {
@@ -83,7 +83,7 @@ impl<'a> InputText<'a> {
         }
     }
 
-    /// The whole text (a request's other fields, and errors).
+    /// The whole text (to point an error into it).
     fn whole(&self) -> Option<std::borrow::Cow<'_, str>> {
         if let Source::Held(text) = self.0 {
             return Some(std::borrow::Cow::Borrowed(text));
@@ -151,8 +151,8 @@ pub async fn compact_json_text<S: Summarizer + ?Sized>(
 /// [`compact_json_text`] of a JSON `text` not parsed yet, when it is a bare message list
 /// or a request object, and a reuse plan is asked for: the list is scanned and its
 /// elements parsed a batch at a time as the text's pieces come, so that neither the
-/// text nor the list's tree is ever whole (a request's other fields are read from the
-/// whole text first; a detected format is settled by the shortest prefix). Parsing,
+/// text nor the list's tree is ever whole (a request's other fields are read from its
+/// pieces first; a detected format is settled by the shortest prefix). Parsing,
 /// detecting and reading as they go also keeps each element in cache while it is read.
 /// `None` (nothing done) for any other text, and for a text that does not parse: the
 /// caller then parses it whole, reports its error, and calls [`compact_json_text`].

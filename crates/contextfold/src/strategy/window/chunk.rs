@@ -12,7 +12,7 @@
 
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role, ToolResultPart};
-use crate::prompt::{render, Draft, Prompt};
+use crate::prompt::{render, with_note, Draft, Prompt};
 use crate::summarize::{Controls, Engine, Job, JobPrompt, MessageRange, RequestKind, SummarizeError, Summarizer};
 use std::borrow::Borrow;
 use std::ops::Range;
@@ -23,8 +23,6 @@ condense them into ONE shorter summary that keeps every fact still needed.";
 
 /// Smallest per-call size hint, in bytes.
 const MIN_TARGET_BYTES: usize = 128;
-
-pub(crate) use crate::prompt::with_note;
 
 /// What a chunk of a span is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,9 +10,7 @@
 //! The result is `head`, the restoration message, the latest user message when the split
 //! fell after it, then the kept messages; consecutive same-role messages are merged.
 
-use super::chunk::{
-    message_text, plan_chunks, run_items, split_text, with_note, ChunkPlan, Item, Outcome, Piece, Source,
-};
+use super::chunk::{message_text, plan_chunks, run_items, split_text, ChunkPlan, Item, Outcome, Piece, Source};
 use super::run::Run;
 use super::snapshot::{
     count_snapshots, layout, layout_owned, merge_alternating, restoration_part, restoration_text, snapshot_body,
@@ -22,7 +20,7 @@ use super::split::{find_split, SplitRequest};
 use super::WindowConfig;
 use crate::measure::Meter;
 use crate::message::{Message, Role};
-use crate::prompt::{render, render_update, Draft};
+use crate::prompt::{render, render_update, with_note, Draft};
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
 use std::borrow::Cow;

@@ -131,7 +131,7 @@ impl Run<'_> {
                 let mut work: Vec<Message> = call.iter().cloned().collect();
                 work.push(Message::new(Role::Tool, vec![Part::ToolResult(r.clone())]));
                 render(&[], &work)
-                    .map(|p| Piece::Ready(super::chunk::with_note(p, TOOL_RESULT_NOTE)))
+                    .map(|p| Piece::Ready(crate::prompt::with_note(p, TOOL_RESULT_NOTE)))
                     .into_iter()
                     .collect()
             } else {
