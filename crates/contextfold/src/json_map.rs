@@ -14,9 +14,6 @@ const SCANNED: usize = 12;
 pub(crate) trait Fields {
     fn field(&self, key: &str) -> Option<&Value>;
     fn field_entry(&self, key: &str) -> Option<(&String, &Value)>;
-    fn has(&self, key: &str) -> bool {
-        self.field(key).is_some()
-    }
 }
 
 impl Fields for Map<String, Value> {
@@ -58,7 +55,7 @@ mod tests {
                 assert_eq!(map.field(&key), map.get(&key), "{n} fields, {key}");
                 assert_eq!(map.field_entry(&key), map.get_key_value(&key));
             }
-            assert!(!map.has("missing") && !map.has(""));
+            assert!(map.field("missing").is_none() && map.field("").is_none());
         }
         assert_eq!(json!({"a": 1}).field("a"), Some(&json!(1)));
         assert_eq!(json!([1]).field("a"), None);

@@ -15,6 +15,7 @@ pub mod format;
 pub mod inspect;
 pub(crate) mod json_eq;
 pub(crate) mod json_map;
+pub mod json_node;
 pub mod json_span;
 pub mod locate;
 pub mod measure;

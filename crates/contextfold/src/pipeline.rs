@@ -4,6 +4,7 @@
 //! An error about a message as read is pointed at the caller's own JSON.
 
 use crate::format::{self, Format, FormatError};
+use crate::json_node::Node;
 use crate::json_span::{ArrayScan, ObjectScan};
 use crate::measure::Meter;
 use crate::message::Message;
@@ -173,45 +174,41 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     let mut pieces = input.pieces()?;
     let mut parsed = ListElements::new(&mut *pieces, region);
     let mut prints: Vec<u64> = Vec::new();
-    // 1. The format: given, or settled by the shortest prefix.
-    let mut prefix: Vec<Value> = Vec::new();
+    // 1. The format: given, or settled by the shortest prefix of whole batches (held
+    // with their own strings until the read).
+    let mut prefix: Vec<Node<'static>> = Vec::new();
     if let Some(detector) = detector.as_mut() {
-        for (i, element) in parsed.by_ref().enumerate() {
-            let element = element?;
-            if let Err(e) = detector.push(i, &element) {
-                // A text that does not parse reports that first, as a whole parse would.
-                return parsed.rest_parses().then(|| Err(e.into()));
-            }
-            prints.push(reuse::fingerprint(&element));
-            prefix.push(element);
-            if detector.settled() {
-                break;
+        while !detector.settled() {
+            let Some(batch) = parsed.next_batch() else { break };
+            let mut array = Vec::new();
+            let nodes = batch.and_then(|batch| batch.parse(&mut array))?;
+            for node in nodes {
+                if let Err(e) = detector.push(prefix.len(), &node) {
+                    // A text that does not parse reports that first, as a whole parse would.
+                    return parsed.rest_parses().then(|| Err(e.into()));
+                }
+                prints.push(reuse::fingerprint_node(&node));
+                prefix.push(node.into_owned());
             }
         }
     }
     let format = known.or(detector.as_ref().map(format::detect::ListDetector::format)).unwrap_or(Format::OpenAi);
     // 2. The read: the prefix, then each element as it is parsed (and still detected).
-    let from = prefix.len();
-    let mut stop: Option<Result<(), FormatError>> = None;
-    let rest = parsed.by_ref().enumerate().map_while(|(k, element)| {
-        let Some(element) = element else {
-            stop = Some(Ok(()));
-            return None;
-        };
-        if let Some(detector) = detector.as_mut() {
-            if let Err(e) = detector.push(from.saturating_add(k), &element) {
-                stop = Some(Err(e));
-                return None;
-            }
-        }
-        prints.push(reuse::fingerprint(&element));
-        Some(element)
-    });
-    let mut elements = prefix.into_iter().chain(rest);
-    let read = format::read_taken(&shell, format::Items::Stream { elements: &mut elements }, format);
-    // A read that failed leaves elements unread: a detection error or a parse error among
-    // them comes first, as it would have come before any read.
-    elements.by_ref().for_each(drop);
+    let mut elements = Elements {
+        prefix,
+        parsed: &mut parsed,
+        detector: detector.as_mut(),
+        prints: &mut prints,
+        stop: None,
+        done: false,
+    };
+    let read = format::read_taken(&shell, format::Items::Stream(&mut elements), format);
+    // A read that failed (or never began) leaves elements unread: a detection error or a
+    // parse error among them comes first, as it would have come before any read.
+    if !elements.done {
+        let _ = format::items::Stream::each(&mut elements, &mut |_, _| Ok(()));
+    }
+    let stop = elements.stop.take();
     drop(elements);
     let messages = match stop {
         Some(Ok(())) => return None,
@@ -314,16 +311,15 @@ const PARSED_TOGETHER: usize = 256;
 const PARSED_BYTES: usize = 64 * 1024;
 
 /// The elements of the JSON array at `region` of a text, scanned as its pieces come and
-/// parsed a batch at a time: it holds the text from the first element not parsed yet
-/// to the end of the last piece read, and the batch. `Some(None)` for elements that do
-/// not parse, or a list that turns out not to be one JSON array.
+/// lent a batch at a time: it holds the text from the first element not lent yet to the
+/// end of the last piece read.
 struct ListElements<'p> {
     pieces: &'p mut dyn TextPieces,
     /// Offset of the current piece in the text.
     piece_start: usize,
     region: std::ops::Range<usize>,
     scan: ArrayScan,
-    /// Every element found so far; those from `parsed` on are not parsed yet.
+    /// Every element found so far; those from `parsed` on are not lent yet.
     spans: Vec<std::ops::Range<usize>>,
     parsed: usize,
     /// Where each piece read started (for the reuse plan's pass over the text).
@@ -331,10 +327,44 @@ struct ListElements<'p> {
     /// The list's text from `held_from` to the end of what was read.
     held: Vec<u8>,
     held_from: usize,
+    /// Where the batch lent last ends: its text is let go when the next is asked for.
+    lent_to: usize,
     /// The region is read (`closed`: and it was one JSON array).
     ended: bool,
     closed: bool,
-    batch: std::vec::IntoIter<Value>,
+}
+
+/// The text of a few elements, to be parsed by the borrower.
+struct Batch<'t> {
+    text: &'t [u8],
+    count: usize,
+}
+
+impl<'t> Batch<'t> {
+    /// The batch's elements, their strings borrowed from its text (or from `array`, where
+    /// several elements are copied to be parsed as one array); `None` when they do not
+    /// parse. Checked as UTF-8 first: in wasm, faster than `from_slice` checking each
+    /// string.
+    fn parse<'a>(self, array: &'a mut Vec<u8>) -> Option<Vec<Node<'a>>>
+    where
+        't: 'a,
+    {
+        let nodes = if self.count == 1 {
+            // One element (a batch's worth or more, as a large file or image): read where
+            // it lies, not copied.
+            vec![serde_json::from_str::<Node<'t>>(std::str::from_utf8(self.text).ok()?).ok()?]
+        } else {
+            // The elements and what separates them (commas, spaces), as an array of their
+            // own: one parse per element grew the parser's buffer for escaped strings
+            // again for every element (8% slower in wasm).
+            array.reserve(self.text.len().saturating_add(2));
+            array.push(b'[');
+            array.extend_from_slice(self.text);
+            array.push(b']');
+            serde_json::from_str::<Vec<Node<'a>>>(std::str::from_utf8(array).ok()?).ok()?
+        };
+        (nodes.len() == self.count).then_some(nodes)
+    }
 }
 
 impl<'p> ListElements<'p> {
@@ -344,6 +374,7 @@ impl<'p> ListElements<'p> {
             piece_start: 0,
             scan: ArrayScan::at(region.start),
             held_from: region.start,
+            lent_to: region.start,
             region,
             spans: Vec::new(),
             parsed: 0,
@@ -351,7 +382,6 @@ impl<'p> ListElements<'p> {
             held: Vec::new(),
             ended: false,
             closed: false,
-            batch: Vec::new().into_iter(),
         }
     }
 
@@ -378,7 +408,8 @@ impl<'p> ListElements<'p> {
     }
 
     /// How many unparsed elements the next batch takes, once there are enough of them
-    /// (or the region is read).
+    /// (or the region is read): at most [`PARSED_TOGETHER`], and no more than
+    /// [`PARSED_BYTES`] of text beyond the first.
     fn batch_ready(&self) -> Option<usize> {
         let waiting = self.spans.get(self.parsed..).unwrap_or_default();
         let first_start = waiting.first()?.start;
@@ -390,72 +421,123 @@ impl<'p> ListElements<'p> {
         }
     }
 
-    /// Parses the next `taken` elements (and lets their text go).
-    fn parse(&mut self, taken: usize) -> Option<Vec<Value>> {
-        let first_start = self.spans.get(self.parsed)?.start;
-        let last_end = self.spans.get(self.parsed.saturating_add(taken).checked_sub(1)?)?.end;
-        let bytes = self.held.get(first_start.checked_sub(self.held_from)?..last_end.checked_sub(self.held_from)?)?;
-        // Checked as UTF-8 first: in wasm, faster than `from_slice` checking each string.
-        let batch = if taken == 1 {
-            // One element (a batch's worth or more, as a large file or image): read where
-            // it lies, not copied.
-            serde_json::from_str::<Value>(std::str::from_utf8(bytes).ok()?).ok().map(|element| vec![element])
-        } else {
-            // The elements and what separates them (commas, spaces), as an array of their own.
-            let mut array = Vec::with_capacity(bytes.len().saturating_add(2));
-            array.push(b'[');
-            array.extend_from_slice(bytes);
-            array.push(b']');
-            serde_json::from_str::<Vec<Value>>(std::str::from_utf8(&array).ok()?).ok()
-        };
-        self.held.drain(..last_end.saturating_sub(self.held_from));
-        self.held_from = last_end;
-        self.parsed = self.parsed.saturating_add(taken);
-        batch.filter(|batch| batch.len() == taken)
-    }
-
-    /// Whether every element left parses and the list is one JSON array.
-    fn rest_parses(&mut self) -> bool {
-        self.all(|element| element.is_some())
-    }
-
-    /// The span of every element (all of them once the iterator has ended), and where
-    /// the pieces read started.
-    fn into_spans(self) -> (Vec<std::ops::Range<usize>>, Marks) {
-        (self.spans, self.marks)
-    }
-}
-
-impl Iterator for ListElements<'_> {
-    type Item = Option<Value>;
-
-    fn next(&mut self) -> Option<Option<Value>> {
-        if let Some(element) = self.batch.next() {
-            return Some(Some(element));
-        }
+    /// The next batch (the text of the one before let go); `None` at the end, `Some(None)`
+    /// (said once) for a list that turns out not to be one JSON array.
+    fn next_batch(&mut self) -> Option<Option<Batch<'_>>> {
+        self.held.drain(..self.lent_to.saturating_sub(self.held_from).min(self.held.len()));
+        self.held_from = self.held_from.max(self.lent_to);
         let taken = loop {
             if let Some(taken) = self.batch_ready() {
                 break taken;
             }
             if self.ended {
-                // Every element parsed: the end, or (said once) a list that is not one
-                // JSON array.
                 return (!std::mem::replace(&mut self.closed, true)).then_some(None);
             }
             self.pull();
         };
-        match self.parse(taken) {
-            Some(batch) => {
-                self.batch = batch.into_iter();
-                self.batch.next().map(Some)
-            }
-            None => {
-                // Nothing after a failed batch is read.
-                (self.ended, self.closed) = (true, true);
-                self.spans.truncate(self.parsed);
-                Some(None)
+        let (Some(first), Some(last)) = (
+            self.spans.get(self.parsed),
+            self.parsed.checked_add(taken).and_then(|n| self.spans.get(n.checked_sub(1)?)),
+        ) else {
+            return Some(None);
+        };
+        let (start, end) = (first.start, last.end);
+        self.parsed = self.parsed.saturating_add(taken);
+        self.lent_to = end;
+        let text = self.held.get(start.checked_sub(self.held_from)?..end.checked_sub(self.held_from)?);
+        Some(text.map(|text| Batch { text, count: taken }))
+    }
+
+    /// Nothing after a batch that did not parse is read.
+    fn fail(&mut self, count: usize) {
+        (self.ended, self.closed) = (true, true);
+        self.spans.truncate(self.parsed.saturating_sub(count));
+    }
+
+    /// Whether every element left parses and the list is one JSON array.
+    fn rest_parses(&mut self) -> bool {
+        loop {
+            let mut array = Vec::new();
+            match self.next_batch() {
+                None => return true,
+                Some(Some(batch)) => {
+                    if batch.parse(&mut array).is_none() {
+                        return false;
+                    }
+                }
+                Some(None) => return false,
             }
         }
+    }
+
+    /// The span of every element (all of them once the list is read), and where the
+    /// pieces read started.
+    fn into_spans(self) -> (Vec<std::ops::Range<usize>>, Marks) {
+        (self.spans, self.marks)
+    }
+}
+
+/// The list's elements as the reader takes them: the prefix read to detect the format,
+/// then each batch as it is lent, detected (when the format was not settled) and
+/// fingerprinted for the reuse plan. `stop` says why the elements ended early: `Ok` for
+/// a text that does not parse, or the detection error.
+struct Elements<'s, 'p> {
+    prefix: Vec<Node<'static>>,
+    parsed: &'s mut ListElements<'p>,
+    detector: Option<&'s mut format::detect::ListDetector>,
+    prints: &'s mut Vec<u64>,
+    stop: Option<Result<(), FormatError>>,
+    done: bool,
+}
+
+impl format::items::Stream for Elements<'_, '_> {
+    fn at_least(&self) -> usize {
+        self.prefix.len()
+    }
+
+    /// After a failed read, the elements left are still parsed and detected (not read):
+    /// an error among them comes first.
+    fn each(&mut self, read: &mut format::items::Read<'_>) -> Result<(), FormatError> {
+        self.done = true;
+        let mut failed: Option<FormatError> = None;
+        let mut read_one = |index: usize, node: &Node<'_>| {
+            if failed.is_none() {
+                failed = read(index, node).err();
+            }
+        };
+        let mut index = self.prefix.len();
+        for (i, node) in std::mem::take(&mut self.prefix).into_iter().enumerate() {
+            read_one(i, &node);
+        }
+        loop {
+            let mut array = Vec::new();
+            let batch = match self.parsed.next_batch() {
+                None => break,
+                Some(None) => {
+                    self.stop = Some(Ok(()));
+                    break;
+                }
+                Some(Some(batch)) => batch,
+            };
+            let count = batch.count;
+            let Some(nodes) = batch.parse(&mut array) else {
+                self.parsed.fail(count);
+                self.stop = Some(Ok(()));
+                break;
+            };
+            for node in &nodes {
+                if let Some(detector) = self.detector.as_deref_mut() {
+                    if let Err(e) = detector.push(index, node) {
+                        self.stop = Some(Err(e));
+                        return failed.map_or(Ok(()), Err);
+                    }
+                }
+                self.prints.push(reuse::fingerprint_node(node));
+                read_one(index, node);
+                index = index.saturating_add(1);
+            }
+        }
+        failed.map_or(Ok(()), Err)
     }
 }
 

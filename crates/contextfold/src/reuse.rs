@@ -8,6 +8,7 @@
 //! messages cross the boundary, and kept ones stay the very same objects (`===`).
 
 use crate::format::Format;
+use crate::json_node::Node;
 use crate::text_pieces::{Marks, RangeReader, TextPieces};
 use serde::Serialize;
 use serde_json::Value;
@@ -196,34 +197,95 @@ fn plan_with(
     (shell, Some(items))
 }
 
+/// The fingerprint of a message's tree (an output message's).
 pub(crate) fn fingerprint(value: &Value) -> u64 {
     let mut h = Fx::default();
-    hash_value(value, &mut h);
+    hash_tree(value, &mut h);
     h.finish()
 }
 
-fn hash_value(value: &Value, h: &mut Fx) {
-    match value {
-        Value::Null => 0u8.hash(h),
-        Value::Bool(b) => b.hash(h),
-        Value::Number(n) => n.to_string().hash(h),
-        Value::String(s) => s.hash(h),
-        Value::Array(list) => {
+/// The fingerprint of a message's tree as the readers hold it (an input message's): the
+/// same as [`fingerprint`] of its `Value`.
+pub(crate) fn fingerprint_node(node: &Node<'_>) -> u64 {
+    let mut h = Fx::default();
+    hash_tree(node, &mut h);
+    h.finish()
+}
+
+/// What the fingerprint reads of a JSON tree of either kind.
+enum Shape<'x, T> {
+    Null,
+    Bool(bool),
+    Number(&'x serde_json::Number),
+    String(&'x str),
+    Array(&'x [T]),
+    /// An object of this many fields (see [`Tree::entries`]).
+    Object(usize),
+}
+
+trait Tree: Sized {
+    fn shape(&self) -> Shape<'_, Self>;
+    /// Each field of an object.
+    fn entries(&self, each: &mut dyn FnMut(&str, &Self));
+}
+
+impl Tree for Value {
+    fn shape(&self) -> Shape<'_, Value> {
+        match self {
+            Value::Null => Shape::Null,
+            Value::Bool(b) => Shape::Bool(*b),
+            Value::Number(n) => Shape::Number(n),
+            Value::String(s) => Shape::String(s),
+            Value::Array(list) => Shape::Array(list),
+            Value::Object(map) => Shape::Object(map.len()),
+        }
+    }
+
+    fn entries(&self, each: &mut dyn FnMut(&str, &Value)) {
+        self.as_object().into_iter().flatten().for_each(|(k, v)| each(k, v));
+    }
+}
+
+impl<'a> Tree for Node<'a> {
+    fn shape(&self) -> Shape<'_, Node<'a>> {
+        match self {
+            Node::Null => Shape::Null,
+            Node::Bool(b) => Shape::Bool(*b),
+            Node::Number(n) => Shape::Number(n),
+            Node::String(s) => Shape::String(s),
+            Node::Array(list) => Shape::Array(list),
+            Node::Object(object) => Shape::Object(object.len()),
+        }
+    }
+
+    fn entries(&self, each: &mut dyn FnMut(&str, &Node<'a>)) {
+        self.as_object().into_iter().flat_map(|o| o.iter()).for_each(|(k, v)| each(k, v));
+    }
+}
+
+fn hash_tree<T: Tree>(value: &T, h: &mut Fx) {
+    match value.shape() {
+        Shape::Null => 0u8.hash(h),
+        Shape::Bool(b) => b.hash(h),
+        Shape::Number(n) => n.to_string().hash(h),
+        Shape::String(s) => s.hash(h),
+        Shape::Array(list) => {
             list.len().hash(h);
             for v in list {
-                hash_value(v, h);
+                hash_tree(v, h);
             }
         }
         // Key order does not matter (`==` on objects ignores it too): the writer may order
         // keys differently from the caller (the AI SDK's own messages come in two orders),
         // so each entry is hashed alone and the hashes are summed.
-        Value::Object(map) => {
-            map.len().hash(h);
-            let sum = map.iter().fold(0u64, |sum, (k, v)| {
+        Shape::Object(len) => {
+            len.hash(h);
+            let mut sum = 0u64;
+            value.entries(&mut |k, v| {
                 let mut entry = Fx::default();
                 k.hash(&mut entry);
-                hash_value(v, &mut entry);
-                sum.wrapping_add(entry.finish())
+                hash_tree(v, &mut entry);
+                sum = sum.wrapping_add(entry.finish());
             });
             sum.hash(h);
         }
@@ -356,6 +418,14 @@ mod tests {
         let (whole, none) = plan(&json!("x"), json!({ "messages": [] }), Format::Anthropic);
         assert!(none.is_none());
         assert_eq!(whole, json!({ "messages": [] }));
+    }
+
+    proptest::proptest! {
+        /// A message read as a node has the fingerprint of its `Value`.
+        #[test]
+        fn a_node_and_its_value_have_one_fingerprint(value in crate::json_eq::tests::value()) {
+            proptest::prop_assert_eq!(fingerprint_node(&Node::of(&value)), fingerprint(&value));
+        }
     }
 
     #[test]

@@ -47,6 +47,7 @@ use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
+use crate::json_node::Node;
 use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolResultPart};
 use serde_json::Value;
 use std::borrow::Borrow;
@@ -69,10 +70,13 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
 /// Reads the elements of an AI SDK `ModelMessage` array.
 pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
-    items.each().map(|(i, item)| read_message(&item, root.index(i))).collect()
+    items.read_all(Vec::new(), |i, item, out| {
+        out.push(read_message(item, root.index(i))?);
+        Ok(())
+    })
 }
 
-fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
+fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError> {
     let mut obj = WireObject::new(item, path, "a message")?;
     let role = match obj.required_string("role")? {
         "system" => Role::System,
@@ -87,11 +91,11 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
     };
     let content_path = obj.field_path("content");
     let (parts, shape) = match obj.take("content") {
-        Some(Value::String(text)) if role != Role::Tool => {
-            let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] };
+        Some(Node::String(text)) if role != Role::Tool => {
+            let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] };
             (parts, ContentShape::String)
         }
-        Some(Value::Array(items)) if role != Role::System => {
+        Some(Node::Array(items)) if role != Role::System => {
             let parts = items
                 .iter()
                 .enumerate()
@@ -136,7 +140,7 @@ fn allowed(role: Role, part_type: &str) -> bool {
     }
 }
 
-fn read_part(item: &Value, path: JsonPath, role: Role) -> Result<Part, FormatError> {
+fn read_part(item: &Node<'_>, path: JsonPath, role: Role) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content part")?;
     let part_type = obj.required_string("type")?;
     if !allowed(role, part_type) {
@@ -218,8 +222,8 @@ fn read_file_data(
 ) -> Result<(Option<String>, Option<String>), FormatError> {
     let path = obj.field_path("data");
     match obj.take("data") {
-        Some(Value::String(text)) => Ok(url_or_data(text)),
-        Some(tagged @ Value::Object(_)) => {
+        Some(Node::String(text)) => Ok(url_or_data(text)),
+        Some(tagged @ Node::Object(_)) => {
             markers.set("data", "tagged");
             read_tagged(tagged, path)
         }
@@ -232,7 +236,7 @@ fn read_file_data(
 }
 
 /// `{type: "data", data}` -> data, `{type: "url", url}` -> URL (`ai` 7's tagged file data).
-fn read_tagged(value: &Value, path: JsonPath) -> Result<(Option<String>, Option<String>), FormatError> {
+fn read_tagged(value: &Node<'_>, path: JsonPath) -> Result<(Option<String>, Option<String>), FormatError> {
     let mut tagged = WireObject::new(value, path, "tagged file data")?;
     match tagged.required_string("type")? {
         "data" => Ok((None, Some(tagged.required_string("data")?.to_string()))),
@@ -253,10 +257,11 @@ fn url_or_data(text: &str) -> (Option<String>, Option<String>) {
 
 /// The compact JSON text of `value`; the original under `key` when the text would not
 /// read back to it.
-fn compact_json(value: &Value, markers: &mut Markers, key: &str) -> String {
+fn compact_json(value: &Node<'_>, markers: &mut Markers, key: &str) -> String {
     let text = serde_json::to_string(value).unwrap_or_default();
-    if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(value) {
-        markers.set(key, value.clone());
+    let value = value.to_value();
+    if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(&value) {
+        markers.set(key, value);
     }
     text
 }
@@ -267,15 +272,15 @@ fn read_output(output: &mut WireObject<'_>, markers: &mut Markers) -> Result<(Ve
     let value_path = output.field_path("value");
     let value = output.take("value").ok_or_else(|| value_path.shape_error("missing field `value`"))?;
     match (output_type, value) {
-        ("text" | "error-text", Value::String(text)) => {
-            Ok((vec![Part::text(text.as_str())], output_type == "error-text"))
+        ("text" | "error-text", Node::String(text)) => {
+            Ok((vec![Part::text(text.as_ref())], output_type == "error-text"))
         }
         ("json" | "error-json", value) => {
             markers.set("output", output_type);
             let text = compact_json(value, markers, "value");
             Ok((vec![Part::text(text)], output_type == "error-json"))
         }
-        ("content", Value::Array(items)) => {
+        ("content", Node::Array(items)) => {
             let mut parts = Vec::with_capacity(items.len());
             for (k, item) in items.iter().enumerate() {
                 parts.push(read_output_item(item, value_path.index(k))?);
@@ -300,7 +305,7 @@ fn read_output(output: &mut WireObject<'_>, markers: &mut Markers) -> Result<(Ve
 /// `file` (`data` tagged, `mediaType`, `filename?`). Media other than `image-data` /
 /// `file-data` (the natural shape, read by both majors) are marked `item: <type>`, so the
 /// writer gives back the shape the input used.
-fn read_output_item(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_output_item(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content item")?;
     let item_type = obj.required_string("type")?;
     let mut markers = Markers::default();

@@ -93,6 +93,7 @@ use super::items::Items;
 use super::path::JsonPath;
 use super::tool_turns::split_tool_results;
 use super::FormatError;
+use crate::json_node::Node;
 use crate::message::{Extra, Message, Part, Role};
 use blocks::BlockContext;
 use serde_json::Value;
@@ -117,11 +118,11 @@ pub(crate) const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
 };
 
 /// The request's `system` (a string or text blocks) as one system message.
-fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
+fn read_system(value: Option<&Node<'_>>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
     let (parts, shape) = match value {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::String(text)) => (text_parts(text), ContentShape::String),
-        Some(Value::Array(items)) => (blocks::read_blocks(items, path, BlockContext::System)?, ContentShape::Array),
+        None | Some(Node::Null) => return Ok(None),
+        Some(Node::String(text)) => (text_parts(text), ContentShape::String),
+        Some(Node::Array(items)) => (blocks::read_blocks(items, path, BlockContext::System)?, ContentShape::Array),
         Some(other) => {
             return Err(path.shape_error(format!(
                 "`system` must be a string or an array of text blocks, found {}",
@@ -136,24 +137,23 @@ fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>
     Ok(Some(message))
 }
 
-fn read_messages(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
-    out.reserve(items.len());
-    for (i, item) in items.each() {
+fn read_messages(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
+    items.read_all(out, |i, item, out| {
         let leading = out.iter().all(|m| m.role == Role::System);
-        let mut read = read_message(&item, path.index(i), leading)?;
+        let mut read = read_message(item, path.index(i), leading)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
         if let Some(first) = read.first_mut().filter(|m| after_results && matches!(m.role, Role::Tool | Role::User)) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
         }
         out.extend(read);
-    }
-    Ok(out)
+        Ok(())
+    })
 }
 
 /// One wire message: one neutral message, or two for a user message holding tool
 /// results and other blocks.
 /// `leading`: no user or assistant message came before, so a system message may.
-fn read_message(item: &Value, path: JsonPath, leading: bool) -> Result<Vec<Message>, FormatError> {
+fn read_message(item: &Node<'_>, path: JsonPath, leading: bool) -> Result<Vec<Message>, FormatError> {
     let mut obj = WireObject::new(item, path, "a message")?;
     let role_name = obj.required_string("role")?;
     let (role, context) = match role_name {
@@ -173,8 +173,8 @@ fn read_message(item: &Value, path: JsonPath, leading: bool) -> Result<Vec<Messa
     };
     let content_path = obj.field_path("content");
     let (parts, shape) = match obj.take("content") {
-        Some(Value::String(text)) => (text_parts(text), ContentShape::String),
-        Some(Value::Array(items)) => (blocks::read_blocks(items, &content_path, context)?, ContentShape::Array),
+        Some(Node::String(text)) => (text_parts(text), ContentShape::String),
+        Some(Node::Array(items)) => (blocks::read_blocks(items, &content_path, context)?, ContentShape::Array),
         Some(other) => {
             return Err(content_path
                 .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))

@@ -41,7 +41,7 @@
 use super::fields::json_kind;
 use super::path::JsonPath;
 use super::{Format, FormatError};
-use crate::json_map::Fields;
+use crate::json_node::{Node, Object};
 use serde_json::{Map, Value};
 
 /// Detects the format of `value` (an array of messages, or a request object). The first
@@ -199,8 +199,8 @@ impl ListDetector {
     }
 
     /// Narrows to the formats the element at `index` fits too.
-    pub fn push(&mut self, index: usize, item: &Value) -> Result<(), FormatError> {
-        self.common = narrow(self.common, self.start, item, &self.path.index(index))?;
+    pub fn push(&mut self, index: usize, item: &Node<'_>) -> Result<(), FormatError> {
+        self.common = narrow(self.common, self.start, item, &self.path, index)?;
         Ok(())
     }
 
@@ -232,14 +232,18 @@ pub fn request_list(has: impl Fn(&str) -> bool, input_is_string: bool) -> Option
 
 /// The formats every message fits, starting from `start`.
 fn common_fits(items: &[Value], path: &JsonPath, start: Fits) -> Result<Fits, FormatError> {
-    items.iter().enumerate().try_fold(start, |common, (i, item)| narrow(common, start, item, &path.index(i)))
+    items.iter().enumerate().try_fold(start, |common, (i, item)| narrow(common, start, &Node::of(item), path, i))
 }
 
-/// `common` narrowed to the formats `item` (at `at`) fits too; an error when none is left.
-fn narrow(common: Fits, start: Fits, item: &Value, at: &JsonPath) -> Result<Fits, FormatError> {
-    let fits = classify(item).map_err(|why| at.unknown_format(format!("this message fits no known format: {why}")))?;
+/// `common` narrowed to the formats `item` (at `index` of the list at `list`) fits too;
+/// an error when none is left. (The item's path is made for an error only: the others
+/// were a tenth of reading a large chain.)
+fn narrow(common: Fits, start: Fits, item: &Node<'_>, list: &JsonPath, index: usize) -> Result<Fits, FormatError> {
+    let fits = classify(item)
+        .map_err(|why| list.index(index).unknown_format(format!("this message fits no known format: {why}")))?;
     let both = common.and(fits);
     if both.is_empty() {
+        let at = list.index(index);
         let expected = if start == Fits::ALL { "earlier messages" } else { "a request object" };
         let fits = if fits.and(start).is_empty() { fits } else { fits.and(start) };
         return Err(at.unknown_format(format!(
@@ -297,17 +301,17 @@ const LANGCHAIN_TYPES: &[&str] = &[
 ];
 
 /// The formats one message fits, or why it fits none.
-fn classify(message: &Value) -> Result<Fits, String> {
-    let Value::Object(fields) = message else {
+fn classify(message: &Node<'_>) -> Result<Fits, String> {
+    let Node::Object(fields) = message else {
         return Err(format!("expected an object, found {}", json_kind(message)));
     };
     if let Some(fits) = classify_langchain(fields) {
         return fits;
     }
-    if fields.has("parts") {
+    if fields.contains_key("parts") {
         return classify_parts_message(fields);
     }
-    let item_type = fields.field("type").and_then(Value::as_str);
+    let item_type = fields.get("type").and_then(Node::as_str);
     if let Some(item_type) = item_type.filter(|t| *t != "message") {
         return if super::responses::native::ITEM_TYPES.contains(&item_type) {
             Ok(Fits::RESPONSES)
@@ -319,9 +323,9 @@ fn classify(message: &Value) -> Result<Fits, String> {
             Err(format!("unknown item type `{item_type}`"))
         };
     }
-    let Some(role) = fields.field("role").and_then(Value::as_str) else {
+    let Some(role) = fields.get("role").and_then(Node::as_str) else {
         // A Responses item reference: `{id}` alone.
-        if fields.len() == 1 && fields.field("id").is_some_and(Value::is_string) {
+        if fields.len() == 1 && fields.get("id").is_some_and(Node::is_string) {
             return Ok(Fits::RESPONSES);
         }
         return Err("no string `role`".to_string());
@@ -338,17 +342,17 @@ fn classify(message: &Value) -> Result<Fits, String> {
     if item_type == Some("message") {
         fits = fits.and(Fits::RESPONSES);
     }
-    if OPENAI_FIELDS.iter().any(|k| fields.has(k)) {
+    if OPENAI_FIELDS.iter().any(|k| fields.contains_key(k)) {
         fits = fits.and(Fits::OPENAI);
     }
-    if fields.has("providerOptions") {
+    if fields.contains_key("providerOptions") {
         fits = fits.and(Fits::AISDK);
     }
     let content = classify_content(fields)?;
     fits = fits.and(content);
-    match (role, fields.field("content")) {
-        ("system", Some(Value::Array(_))) => fits = fits.without(Fits::AISDK),
-        ("tool", Some(Value::String(_))) => fits = fits.without(Fits::AISDK),
+    match (role, fields.get("content")) {
+        ("system", Some(Node::Array(_))) => fits = fits.without(Fits::AISDK),
+        ("tool", Some(Node::String(_))) => fits = fits.without(Fits::AISDK),
         _ => {}
     }
     if fits.is_empty() {
@@ -358,12 +362,12 @@ fn classify(message: &Value) -> Result<Fits, String> {
 }
 
 /// `Some` for a LangChain-looking object (`{type, data}` or `{lc, type, id, kwargs}`).
-fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String>> {
-    if fields.has("lc") && fields.has("kwargs") {
-        let constructor = fields.field("type").and_then(Value::as_str) == Some("constructor");
-        let id_ok = fields.field("id").and_then(Value::as_array).is_some_and(|id| {
+fn classify_langchain(fields: &Object<'_>) -> Option<Result<Fits, String>> {
+    if fields.contains_key("lc") && fields.contains_key("kwargs") {
+        let constructor = fields.get("type").and_then(Node::as_str) == Some("constructor");
+        let id_ok = fields.get("id").and_then(Node::as_array).is_some_and(|id| {
             id.last()
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .is_some_and(|name| name.ends_with("Message") || name.ends_with("MessageChunk"))
         });
         return Some(if constructor && id_ok {
@@ -372,10 +376,10 @@ fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String
             Err("a LangChain `toJSON` object needs `type: \"constructor\"` and an `id` naming a message class".into())
         });
     }
-    if fields.has("role") || !fields.has("data") {
+    if fields.contains_key("role") || !fields.contains_key("data") {
         return None;
     }
-    let kind = fields.field("type").and_then(Value::as_str)?;
+    let kind = fields.get("type").and_then(Node::as_str)?;
     Some(if LANGCHAIN_TYPES.contains(&kind) {
         Ok(Fits::LANGCHAIN)
     } else {
@@ -384,10 +388,10 @@ fn classify_langchain(fields: &Map<String, Value>) -> Option<Result<Fits, String
 }
 
 /// A message with `parts`: native, Gemini or AI SDK UI.
-fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
-    let role = match fields.field("role") {
+fn classify_parts_message(fields: &Object<'_>) -> Result<Fits, String> {
+    let role = match fields.get("role") {
         None => None,
-        Some(Value::String(role)) => Some(role.as_str()),
+        Some(Node::String(role)) => Some(role.as_ref()),
         Some(other) => return Err(format!("`role` is {}, not a string", json_kind(other))),
     };
     let mut fits = match role {
@@ -398,24 +402,24 @@ fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
         Some("model" | "function") => Fits::GEMINI,
         Some(other) => return Err(format!("unknown role `{other}`")),
     };
-    if !fields.field("id").is_some_and(Value::is_string) {
+    if !fields.get("id").is_some_and(Node::is_string) {
         fits = fits.without(Fits::AISDK_UI);
     }
-    let Some(Value::Array(parts)) = fields.field("parts") else {
+    let Some(Node::Array(parts)) = fields.get("parts") else {
         return Err("`parts` is not an array".to_string());
     };
     for (j, part) in parts.iter().enumerate() {
-        let Value::Object(part) = part else {
+        let Node::Object(part) = part else {
             return Err(format!("parts[{j}]: expected an object, found {}", json_kind(part)));
         };
-        let part_fits = match part.field("type") {
+        let part_fits = match part.get("type") {
             None => Fits::GEMINI,
-            Some(Value::String(t)) => {
+            Some(Node::String(t)) => {
                 let mut f = Fits::NONE;
-                if NATIVE_PARTS.contains(&t.as_str()) {
+                if NATIVE_PARTS.contains(&t.as_ref()) {
                     f = f.or(Fits::NATIVE);
                 }
-                if UI_PARTS.contains(&t.as_str()) || t.starts_with("tool-") || t.starts_with("data-") {
+                if UI_PARTS.contains(&t.as_ref()) || t.starts_with("tool-") || t.starts_with("data-") {
                     f = f.or(Fits::AISDK_UI);
                 }
                 if f.is_empty() {
@@ -433,11 +437,11 @@ fn classify_parts_message(fields: &Map<String, Value>) -> Result<Fits, String> {
     Ok(fits)
 }
 
-fn classify_content(fields: &Map<String, Value>) -> Result<Fits, String> {
-    match fields.field("content") {
-        None | Some(Value::Null) => Ok(Fits::OPENAI),
-        Some(Value::String(_)) => Ok(Fits::CHAT.or(Fits::RESPONSES)),
-        Some(Value::Array(parts)) => {
+fn classify_content(fields: &Object<'_>) -> Result<Fits, String> {
+    match fields.get("content") {
+        None | Some(Node::Null) => Ok(Fits::OPENAI),
+        Some(Node::String(_)) => Ok(Fits::CHAT.or(Fits::RESPONSES)),
+        Some(Node::Array(parts)) => {
             let mut fits = Fits::CHAT.or(Fits::RESPONSES);
             for (j, part) in parts.iter().enumerate() {
                 fits = fits.and(classify_part(part).map_err(|why| format!("content[{j}]: {why}"))?);
@@ -448,11 +452,11 @@ fn classify_content(fields: &Map<String, Value>) -> Result<Fits, String> {
     }
 }
 
-fn classify_part(part: &Value) -> Result<Fits, String> {
-    let Some(part_type) = part.field("type").and_then(Value::as_str) else {
+fn classify_part(part: &Node<'_>) -> Result<Fits, String> {
+    let Some(part_type) = part.get("type").and_then(Node::as_str) else {
         return Err("no string `type`".to_string());
     };
-    let has = |key: &str| part.field(key).is_some();
+    let has = |key: &str| part.get(key).is_some();
     Ok(match part_type {
         "text" => Fits::CHAT,
         "image" if has("image") && !has("source") => Fits::AISDK,

@@ -9,7 +9,7 @@
 
 use super::path::JsonPath;
 use super::FormatError;
-use crate::json_map::Fields;
+use crate::json_node::{Node, Object};
 use crate::message::{marker_namespace, Extra};
 use serde_json::{Map, Value};
 
@@ -45,7 +45,7 @@ pub(crate) mod native_keys {
 
 /// A wire JSON object being read.
 pub(crate) struct WireObject<'a> {
-    map: &'a Map<String, Value>,
+    map: &'a Object<'a>,
     used: Vec<&'a str>,
     path: JsonPath,
 }
@@ -57,9 +57,9 @@ pub(crate) struct Markers(Map<String, Value>);
 
 impl<'a> WireObject<'a> {
     /// `what` names the expected object in the error (`"a message"`, `"a content part"`).
-    pub(crate) fn new(value: &'a Value, path: JsonPath, what: &str) -> Result<Self, FormatError> {
+    pub(crate) fn new(value: &'a Node<'a>, path: JsonPath, what: &str) -> Result<Self, FormatError> {
         match value {
-            Value::Object(map) => Ok(WireObject { map, used: Vec::new(), path }),
+            Node::Object(map) => Ok(WireObject { map, used: Vec::new(), path }),
             other => Err(path.shape_error(format!("expected {what} (a JSON object), found {}", json_kind(other)))),
         }
     }
@@ -69,20 +69,20 @@ impl<'a> WireObject<'a> {
     }
 
     /// Looks at a field without taking it.
-    pub(crate) fn peek(&self, key: &str) -> Option<&'a Value> {
-        self.map.field(key)
+    pub(crate) fn peek(&self, key: &str) -> Option<&'a Node<'a>> {
+        self.map.get(key)
     }
 
     /// Takes a field of any type.
-    pub(crate) fn take(&mut self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn take(&mut self, key: &str) -> Option<&'a Node<'a>> {
         let (k, v) = self.lookup(key)?;
         self.use_key(k);
         Some(v)
     }
 
     /// A field with the map's own key, to mark it taken without a second lookup.
-    fn lookup(&self, key: &str) -> Option<(&'a str, &'a Value)> {
-        self.map.field_entry(key).map(|(k, v)| (k.as_str(), v))
+    fn lookup(&self, key: &str) -> Option<(&'a str, &'a Node<'a>)> {
+        self.map.get_key_value(key)
     }
 
     /// Marks a key found by [`Self::lookup`] as taken.
@@ -100,10 +100,10 @@ impl<'a> WireObject<'a> {
     /// An optional string field; `null` stays unused.
     pub(crate) fn string(&mut self, key: &str) -> Result<Option<&'a str>, FormatError> {
         match self.lookup(key) {
-            None | Some((_, Value::Null)) => Ok(None),
-            Some((k, Value::String(s))) => {
+            None | Some((_, Node::Null)) => Ok(None),
+            Some((k, Node::String(s))) => {
                 self.use_key(k);
-                Ok(Some(s.as_str()))
+                Ok(Some(s.as_ref()))
             }
             Some((_, other)) => {
                 Err(self.field_path(key).shape_error(format!("`{key}` must be a string, found {}", json_kind(other))))
@@ -132,8 +132,8 @@ impl<'a> WireObject<'a> {
     /// A boolean flag: `true` is taken; `false` and `null` stay unused.
     pub(crate) fn flag(&mut self, key: &str) -> Result<bool, FormatError> {
         match self.lookup(key) {
-            None | Some((_, Value::Null | Value::Bool(false))) => Ok(false),
-            Some((k, Value::Bool(true))) => {
+            None | Some((_, Node::Null | Node::Bool(false))) => Ok(false),
+            Some((k, Node::Bool(true))) => {
                 self.use_key(k);
                 Ok(true)
             }
@@ -144,11 +144,11 @@ impl<'a> WireObject<'a> {
     }
 
     /// A non-empty array field; `null` and `[]` stay unused.
-    pub(crate) fn nonempty_array(&mut self, key: &str) -> Result<Option<&'a [Value]>, FormatError> {
+    pub(crate) fn nonempty_array(&mut self, key: &str) -> Result<Option<&'a [Node<'a>]>, FormatError> {
         match self.lookup(key) {
-            None | Some((_, Value::Null)) => Ok(None),
-            Some((_, Value::Array(items))) if items.is_empty() => Ok(None),
-            Some((k, Value::Array(items))) => {
+            None | Some((_, Node::Null)) => Ok(None),
+            Some((_, Node::Array(items))) if items.is_empty() => Ok(None),
+            Some((k, Node::Array(items))) => {
                 self.use_key(k);
                 Ok(Some(items.as_slice()))
             }
@@ -168,7 +168,7 @@ impl<'a> WireObject<'a> {
 
     /// The fields not taken, in input order.
     pub(crate) fn leftovers(&self) -> Map<String, Value> {
-        self.map.iter().filter(|(k, _)| !self.used.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+        self.map.iter().filter(|(k, _)| !self.used.contains(k)).map(|(k, v)| (k.to_string(), v.to_value())).collect()
     }
 
     /// The `extra` of what was built from this object: the fields not taken, plus
@@ -243,15 +243,8 @@ impl Markers {
 }
 
 /// "a string", "an array", ... for error messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+pub(crate) fn json_kind(value: &impl crate::json_node::Kind) -> &'static str {
+    value.kind()
 }
 
 #[cfg(test)]
@@ -325,7 +318,8 @@ mod tests {
     #[test]
     fn leftovers_become_extra_and_clashing_names_are_shadowed() {
         let wire = json!({"role": "user", "text": "clash", "cache": 1, "name": null});
-        let mut obj = WireObject::new(&wire, JsonPath::root(), "a message").unwrap();
+        let node = Node::of(&wire);
+        let mut obj = WireObject::new(&node, JsonPath::root(), "a message").unwrap();
         assert_eq!(obj.required_string("role").unwrap(), "user");
         assert_eq!(obj.string("name").unwrap(), None);
         let mut markers = Markers::default();
@@ -341,7 +335,8 @@ mod tests {
     fn getters_report_wrong_types_with_their_path() {
         let wire = json!({"a": 1, "b": "x", "c": [], "d": false, "e": ""});
         let path = JsonPath::root().index(4);
-        let mut obj = WireObject::new(&wire, path, "a message").unwrap();
+        let node = Node::of(&wire);
+        let mut obj = WireObject::new(&node, path, "a message").unwrap();
         let err = obj.string("a").unwrap_err();
         assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[4].a")));
         let err = obj.nonempty_array("b").unwrap_err();
@@ -359,7 +354,7 @@ mod tests {
 
     #[test]
     fn a_non_object_is_a_shape_error() {
-        let err = WireObject::new(&json!("x"), JsonPath::root().index(0), "a message").err().unwrap();
+        let err = WireObject::new(&Node::of(&json!("x")), JsonPath::root().index(0), "a message").err().unwrap();
         assert_eq!(err.path(), Some("[0]"));
         assert!(err.to_string().contains("expected a message"));
     }

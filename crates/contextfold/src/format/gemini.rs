@@ -82,6 +82,7 @@ use super::path::JsonPath;
 use super::tool_turns::split_tool_results;
 use super::FormatError;
 use crate::ast::tool_id::{seed_from, IdTemplate};
+use crate::json_node::Node;
 use crate::message::{Message, Part, Role};
 use serde_json::Value;
 
@@ -108,16 +109,16 @@ pub(crate) const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
 
 /// The request's `systemInstruction` (a content of text parts, or a string) as one
 /// system message.
-fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
+fn read_system(value: Option<&Node<'_>>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
     match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => {
-            let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] };
+        None | Some(Node::Null) => Ok(None),
+        Some(Node::String(text)) => {
+            let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] };
             let mut message = Message::new(Role::System, parts);
             add_marker(&mut message.extra, NAMESPACE, "systemInstruction", Value::from("string"));
             Ok(Some(message))
         }
-        Some(content @ Value::Object(_)) => {
+        Some(content @ Node::Object(_)) => {
             let mut obj = WireObject::new(content, path.clone(), "a system instruction")?;
             let mut markers = Markers::default();
             if let Some(role) = obj.string("role")? {
@@ -152,32 +153,36 @@ fn read_system(value: Option<&Value>, path: &JsonPath) -> Result<Option<Message>
 }
 
 /// The `parts` array of a content (required).
-fn required_parts<'a>(obj: &mut WireObject<'a>) -> Result<&'a [Value], FormatError> {
+fn required_parts<'a>(obj: &mut WireObject<'a>) -> Result<&'a [Node<'a>], FormatError> {
     let path = obj.field_path("parts");
     match obj.take("parts") {
-        Some(Value::Array(items)) => Ok(items.as_slice()),
+        Some(Node::Array(items)) => Ok(items.as_slice()),
         Some(other) => Err(path.shape_error(format!("`parts` must be an array, found {}", json_kind(other)))),
         None => Err(path.shape_error("missing array field `parts`")),
     }
 }
 
-fn read_contents(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
-    out.reserve(items.len());
+fn read_contents(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     let mut ids = parts::Ids::default();
-    for (i, item) in items.each() {
-        let mut read = read_content(&item, path.index(i), i, &mut ids)?;
+    items.read_all(out, |i, item, out| {
+        let mut read = read_content(item, path.index(i), i, &mut ids)?;
         let after_results = out.last().is_some_and(|m| m.role == Role::Tool);
         if let Some(first) = read.first_mut().filter(|m| after_results && matches!(m.role, Role::Tool | Role::User)) {
             add_marker(&mut first.extra, NAMESPACE, "newMessage", Value::Bool(true));
         }
         out.extend(read);
-    }
-    Ok(out)
+        Ok(())
+    })
 }
 
 /// One content: one neutral message, or two for a user content holding function
 /// responses and other parts.
-fn read_content(item: &Value, path: JsonPath, index: usize, ids: &mut parts::Ids) -> Result<Vec<Message>, FormatError> {
+fn read_content(
+    item: &Node<'_>,
+    path: JsonPath,
+    index: usize,
+    ids: &mut parts::Ids,
+) -> Result<Vec<Message>, FormatError> {
     let mut obj = WireObject::new(item, path, "a content")?;
     let mut markers = Markers::default();
     let role = match obj.string("role")? {

@@ -42,8 +42,10 @@ use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
+use crate::json_node::Node;
 use crate::message::{Extra, ImagePart, Message, Part, Role, TextPart, ToolResultPart};
-use serde_json::{Map, Value};
+use serde_json::Map;
+use serde_json::Value;
 
 pub use writer::write;
 
@@ -62,7 +64,10 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
 /// Reads the elements of a LangChain message array.
 pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
-    items.each().map(|(i, item)| read_message(&item, root.index(i))).collect()
+    items.read_all(Vec::new(), |i, item, out| {
+        out.push(read_message(item, root.index(i))?);
+        Ok(())
+    })
 }
 
 fn role_of_type(kind: &str) -> Option<Role> {
@@ -85,17 +90,17 @@ fn role_of_class(class: &str) -> Option<Role> {
     }
 }
 
-fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
+fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError> {
     let mut outer = WireObject::new(item, path, "a message")?;
     let mut markers = Markers::default();
     let (role, inner_key, wire_type) = if outer.peek("lc").is_some() {
-        let lc = outer.take("lc").cloned().unwrap_or(Value::Null);
+        let lc = outer.take("lc").map(Node::to_value).unwrap_or_default();
         let kind = outer.required_string("type")?;
         if kind != "constructor" {
             return Err(outer.field_path("type").shape_error(format!("expected `constructor`, found `{kind}`")));
         }
         let id_path = outer.field_path("id");
-        let id = outer.take("id").cloned().unwrap_or(Value::Null);
+        let id = outer.take("id").map(Node::to_value).unwrap_or_default();
         let class = id.as_array().and_then(|a| a.last()).and_then(Value::as_str).unwrap_or_default();
         let role = role_of_class(class)
             .ok_or_else(|| id_path.shape_error(format!("unknown LangChain message class `{class}`")))?;
@@ -122,10 +127,10 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
     }
     let content_path = inner.field_path("content");
     let (mut parts, shape) = match inner.take("content") {
-        Some(Value::String(text)) => {
-            (if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] }, ContentShape::String)
+        Some(Node::String(text)) => {
+            (if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] }, ContentShape::String)
         }
-        Some(Value::Array(items)) => (
+        Some(Node::Array(items)) => (
             items
                 .iter()
                 .enumerate()
@@ -154,7 +159,7 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Message, FormatError> {
         Role::Tool => {
             let call_id = inner.required_string("tool_call_id")?.to_string();
             let name = inner.string("name")?.map(str::to_string);
-            let is_error = inner.peek("status").and_then(Value::as_str) == Some("error");
+            let is_error = inner.peek("status").and_then(Node::as_str) == Some("error");
             if is_error {
                 inner.take("status");
             }
@@ -175,7 +180,7 @@ fn natural_shape(parts: &[Part]) -> ContentShape {
     }
 }
 
-fn read_block(block: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(block, path, "a content block")?;
     let markers = Markers::default();
     match obj.required_string("type")? {
@@ -191,11 +196,11 @@ fn read_block(block: &Value, path: JsonPath) -> Result<Part, FormatError> {
         "image_url" => {
             let mut markers = markers;
             let url = match obj.take("image_url") {
-                Some(Value::String(url)) => {
+                Some(Node::String(url)) => {
                     markers.set("imageUrl", "string");
-                    url.clone()
+                    url.to_string()
                 }
-                Some(Value::Object(_)) => {
+                Some(Node::Object(_)) => {
                     let mut nested = obj.required_object("image_url", "an image_url object")?;
                     let url = nested.required_string("url")?.to_string();
                     markers.nested_leftovers("image_url", &nested);
@@ -214,12 +219,12 @@ fn read_block(block: &Value, path: JsonPath) -> Result<Part, FormatError> {
     }
 }
 
-fn read_tool_call(call: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_tool_call(call: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(call, path, "a tool call")?;
     let id = obj.required_string("id")?.to_string();
     let name = obj.required_string("name")?.to_string();
     let mut markers = Markers::default();
-    let args = obj.take("args").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+    let args = obj.take("args").map_or_else(|| Value::Object(Map::new()), Node::to_value);
     let arguments = serde_json::to_string(&args).unwrap_or_default();
     if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(&args) {
         markers.set("args", args);

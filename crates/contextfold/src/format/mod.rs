@@ -19,7 +19,7 @@ pub(crate) mod data_url;
 pub mod detect;
 mod fields;
 pub mod gemini;
-mod items;
+pub mod items;
 pub use items::Items;
 pub mod langchain;
 pub mod native;
@@ -248,20 +248,21 @@ pub fn read(value: &serde_json::Value, format: Format) -> Result<Vec<Message>, F
 /// [`read`] of a chain whose message list (see [`Format::request_fields`]) was taken out
 /// of `value` as `items`, `value` holding the list emptied: each element's tree is let go
 /// as soon as it is read, instead of the whole list's tree living until the end.
-pub fn read_taken<'v>(
-    value: &'v serde_json::Value,
-    items: Items<'v>,
-    format: Format,
-) -> Result<Vec<Message>, FormatError> {
+pub fn read_taken(value: &serde_json::Value, items: Items<'_>, format: Format) -> Result<Vec<Message>, FormatError> {
     match format {
         // The serde reader of the native format takes the whole list.
         Format::Native => {
-            native::read(&serde_json::Value::Array(items.each().map(|(_, item)| item.into_owned()).collect()))
+            let mut list = Vec::with_capacity(items.len());
+            items.each(&mut |_, item| {
+                list.push(item.to_value());
+                Ok(())
+            })?;
+            native::read(&serde_json::Value::Array(list))
         }
         Format::OpenAi => openai::read_list(items),
-        Format::OpenAiResponses => responses::read_taken(value, items),
-        Format::Anthropic => anthropic::SHAPE.read_taken(value, Some(items)),
-        Format::Gemini => gemini::SHAPE.read_taken(value, Some(items)),
+        Format::OpenAiResponses => responses::read_taken(&crate::json_node::Node::of(value), items),
+        Format::Anthropic => anthropic::SHAPE.read_taken(&crate::json_node::Node::of(value), Some(items)),
+        Format::Gemini => gemini::SHAPE.read_taken(&crate::json_node::Node::of(value), Some(items)),
         Format::AiSdk => aisdk::read_list(items),
         Format::AiSdkUi => aisdk::ui::read_list(items),
         Format::LangChain => langchain::read_list(items),

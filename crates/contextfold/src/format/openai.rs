@@ -72,6 +72,7 @@ use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
+use crate::json_node::Node;
 use crate::message::{Extra, Message, Part, ReasoningPart, Role, ToolResultPart};
 use serde_json::Value;
 use std::borrow::Borrow;
@@ -95,7 +96,10 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
 pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
     let mut legacy = tool_calls::LegacyCalls::default();
-    items.each().map(|(index, item)| read_message(&item, index, root.index(index), &mut legacy)).collect()
+    items.read_all(Vec::new(), |index, item, out| {
+        out.push(read_message(item, index, root.index(index), &mut legacy)?);
+        Ok(())
+    })
 }
 
 /// Roles as they appear on the wire.
@@ -142,7 +146,7 @@ impl WireRole {
 }
 
 fn read_message(
-    item: &Value,
+    item: &Node<'_>,
     index: usize,
     path: JsonPath,
     legacy: &mut tool_calls::LegacyCalls,

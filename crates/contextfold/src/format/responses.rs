@@ -79,6 +79,7 @@ use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
+use crate::json_node::Node;
 use crate::message::{Extra, Message, Part, Role, ToolResultPart};
 use content::Side;
 use serde_json::Value;
@@ -90,28 +91,32 @@ pub const NAMESPACE: &str = crate::message::marker_namespace::RESPONSES;
 
 /// Reads a Responses `input` item array or a request object `{instructions?, input}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
-    read_with(value, None)
+    read_with(&Node::of(value), None)
 }
 
 /// [`read`] of a chain whose list was taken out of `value` (see [`super::read_taken`]).
-pub(crate) fn read_taken<'v>(value: &'v Value, items: Items<'v>) -> Result<Vec<Message>, FormatError> {
+pub(crate) fn read_taken(value: &Node<'_>, items: Items<'_>) -> Result<Vec<Message>, FormatError> {
     read_with(value, Some(items))
 }
 
-fn read_with<'v>(value: &'v Value, taken: Option<Items<'v>>) -> Result<Vec<Message>, FormatError> {
+fn read_with(value: &Node<'_>, taken: Option<Items<'_>>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
+    let read_list = |list, path: &JsonPath, out| match taken {
+        Some(items) => read_items(items, path, out),
+        None => read_items(Items::Nodes(list), path, out),
+    };
     match value {
-        Value::Array(list) => read_items(Items::taken_or(taken, list), &root, Vec::new()),
-        Value::Object(_) => {
+        Node::Array(list) => read_list(list, &root, Vec::new()),
+        Node::Object(_) => {
             let mut request = WireObject::new(value, root, "a request")?;
             let mut out = Vec::new();
             let instructions_path = request.field_path("instructions");
             match request.take("instructions") {
-                None | Some(Value::Null) => {}
-                Some(Value::String(text)) => {
+                None | Some(Node::Null) => {}
+                Some(Node::String(text)) => {
                     let mut markers = Markers::default();
                     markers.set("instructions", true);
-                    let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] };
+                    let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] };
                     out.push(Message { role: Role::System, parts, extra: markers_extra(markers) });
                 }
                 Some(other) => {
@@ -121,11 +126,11 @@ fn read_with<'v>(value: &'v Value, taken: Option<Items<'v>>) -> Result<Vec<Messa
             }
             let input_path = request.field_path("input");
             match request.take("input") {
-                Some(Value::Array(list)) => read_items(Items::taken_or(taken, list), &input_path, out),
-                Some(Value::String(text)) => {
+                Some(Node::Array(list)) => read_list(list, &input_path, out),
+                Some(Node::String(text)) => {
                     let mut markers = Markers::default();
                     markers.set("input", "string");
-                    let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_str())] };
+                    let parts = if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] };
                     out.push(Message { role: Role::User, parts, extra: markers_extra(markers) });
                     Ok(out)
                 }
@@ -149,11 +154,10 @@ enum Item {
     Assistant(Vec<Part>),
 }
 
-fn read_items(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
-    out.reserve(items.len());
+fn read_items(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     let mut turn: Vec<Part> = Vec::new();
-    for (i, item) in items.each() {
-        match read_item(&item, path.index(i))? {
+    let mut out = items.read_all(out, |i, item, out| {
+        match read_item(item, path.index(i))? {
             Item::Assistant(parts) => turn.extend(parts),
             Item::Message(message) => {
                 if !turn.is_empty() {
@@ -162,22 +166,23 @@ fn read_items(items: Items<'_>, path: &JsonPath, mut out: Vec<Message>) -> Resul
                 out.push(message);
             }
         }
-    }
+        Ok(())
+    })?;
     if !turn.is_empty() {
         out.push(Message::new(Role::Assistant, turn));
     }
     Ok(out)
 }
 
-fn read_item(item: &Value, path: JsonPath) -> Result<Item, FormatError> {
-    let Value::Object(map) = item else {
+fn read_item(item: &Node<'_>, path: JsonPath) -> Result<Item, FormatError> {
+    let Node::Object(map) = item else {
         return Err(
             path.shape_error(format!("expected a Responses input item (a JSON object), found {}", json_kind(item)))
         );
     };
     let item_type = match map.get("type") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(t)) => Some(t.as_str()),
+        None | Some(Node::Null) => None,
+        Some(Node::String(t)) => Some(t.as_ref()),
         Some(other) => {
             return Err(path.key("type").shape_error(format!("`type` must be a string, found {}", json_kind(other))))
         }
@@ -185,7 +190,9 @@ fn read_item(item: &Value, path: JsonPath) -> Result<Item, FormatError> {
     match item_type {
         None | Some("message") if map.contains_key("role") => read_message(item, path),
         // `{id}` alone: an item reference.
-        None if map.contains_key("id") => Ok(Item::Assistant(vec![native::item_part(item, "item_reference")])),
+        None if map.contains_key("id") => {
+            Ok(Item::Assistant(vec![native::item_part(&item.to_value(), "item_reference")]))
+        }
         None | Some("message") => {
             Err(path.key("role").shape_error("missing string field `role` (an item needs a `type` or a `role`)"))
         }
@@ -199,27 +206,27 @@ fn read_item(item: &Value, path: JsonPath) -> Result<Item, FormatError> {
             markers.set("item", true);
             Ok(Item::Message(Message {
                 role: Role::User,
-                parts: vec![native::item_part(item, "compaction")],
+                parts: vec![native::item_part(&item.to_value(), "compaction")],
                 extra: markers_extra(markers),
             }))
         }
         Some("function_call_output") => read_output(item, path, false).map(Item::Message),
         Some("custom_tool_call_output") => read_output(item, path, true).map(Item::Message),
         Some(t) => {
-            let call_id = map.get("call_id").and_then(Value::as_str);
+            let call_id = map.get("call_id").and_then(Node::as_str);
             if let (Some((_, name, field)), Some(id)) = (native::CLIENT_CALLS.iter().find(|(k, _, _)| *k == t), call_id)
             {
-                return Ok(Item::Assistant(vec![native::call_part(item, id, name, field)]));
+                return Ok(Item::Assistant(vec![native::call_part(&item.to_value(), id, name, field)]));
             }
             if let (true, Some(id)) = (native::CLIENT_OUTPUTS.contains(&t), call_id) {
-                return Ok(Item::Message(Message::new(Role::Tool, vec![native::output_part(item, id, t)])));
+                return Ok(Item::Message(Message::new(Role::Tool, vec![native::output_part(&item.to_value(), id, t)])));
             }
-            Ok(Item::Assistant(vec![native::item_part(item, t)]))
+            Ok(Item::Assistant(vec![native::item_part(&item.to_value(), t)]))
         }
     }
 }
 
-fn read_message(item: &Value, path: JsonPath) -> Result<Item, FormatError> {
+fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Item, FormatError> {
     let mut obj = WireObject::new(item, path, "a message item")?;
     let role_name = obj.required_string("role")?;
     let content_path = obj.field_path("content");
@@ -254,9 +261,9 @@ fn read_message(item: &Value, path: JsonPath) -> Result<Item, FormatError> {
 /// The parts of an assistant message item, the first one marked with the item's other
 /// fields and content shape, the others as its continuation. An item without content
 /// is kept whole as a native block.
-fn assistant_item_parts(item: &Value, mut parts: Vec<Part>, shape: ContentShape, obj: WireObject<'_>) -> Vec<Part> {
+fn assistant_item_parts(item: &Node<'_>, mut parts: Vec<Part>, shape: ContentShape, obj: WireObject<'_>) -> Vec<Part> {
     if parts.is_empty() {
-        return vec![native::item_part(item, "message")];
+        return vec![native::item_part(&item.to_value(), "message")];
     }
     let fields = obj.leftovers();
     let natural = natural_shape(&parts);
@@ -277,7 +284,7 @@ fn assistant_item_parts(item: &Value, mut parts: Vec<Part>, shape: ContentShape,
 }
 
 /// `{id, summary, encrypted_content?, ...}`: the summary texts are the reasoning's text.
-fn read_reasoning(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_reasoning(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a reasoning item")?;
     obj.take("type");
     let summary_path = obj.field_path("summary");
@@ -287,10 +294,12 @@ fn read_reasoning(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
             markers.set("summary", "absent");
             String::new()
         }
-        Some(Value::Array(entries)) => {
-            let text = summary_text(entries);
-            if Value::Array(entries.clone()) != natural_summary(&text) {
-                markers.set("summary", Value::Array(entries.clone()));
+        Some(Node::Array(entries)) => {
+            let entries: Vec<Value> = entries.iter().map(Node::to_value).collect();
+            let text = summary_text(&entries);
+            let entries = Value::Array(entries);
+            if entries != natural_summary(&text) {
+                markers.set("summary", entries);
             }
             text
         }
@@ -318,7 +327,7 @@ pub(super) fn natural_summary(text: &str) -> Value {
 }
 
 /// `function_call {call_id, name, arguments}` or `custom_tool_call {call_id, name, input}`.
-fn read_function_call(item: &Value, path: JsonPath, custom: bool) -> Result<Part, FormatError> {
+fn read_function_call(item: &Node<'_>, path: JsonPath, custom: bool) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a tool call item")?;
     obj.take("type");
     let id = obj.required_string("call_id")?.to_string();
@@ -334,7 +343,7 @@ fn read_function_call(item: &Value, path: JsonPath, custom: bool) -> Result<Part
 }
 
 /// `function_call_output` / `custom_tool_call_output {call_id, output}`: a tool message.
-fn read_output(item: &Value, path: JsonPath, custom: bool) -> Result<Message, FormatError> {
+fn read_output(item: &Node<'_>, path: JsonPath, custom: bool) -> Result<Message, FormatError> {
     let mut obj = WireObject::new(item, path, "a tool output item")?;
     obj.take("type");
     let call_id = obj.required_string("call_id")?.to_string();

@@ -5,6 +5,7 @@
 //! writer is not producing.
 
 use super::fields::SHADOWED;
+use crate::json_node::Node;
 use crate::message::marker_namespace;
 use crate::message::Extra;
 use serde_json::{Map, Value};
@@ -97,7 +98,7 @@ pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, V
 }
 
 type ReadSystem =
-    fn(Option<&Value>, &super::path::JsonPath) -> Result<Option<crate::message::Message>, super::FormatError>;
+    fn(Option<&Node<'_>>, &super::path::JsonPath) -> Result<Option<crate::message::Message>, super::FormatError>;
 type ReadList = fn(
     super::items::Items<'_>,
     &super::path::JsonPath,
@@ -118,22 +119,26 @@ pub(crate) struct RequestShape {
 impl RequestShape {
     /// Reads a bare list or a request object: its system prompt first, then the list.
     pub(crate) fn read(&self, value: &Value) -> Result<Vec<crate::message::Message>, super::FormatError> {
-        self.read_taken(value, None)
+        self.read_taken(&Node::of(value), None)
     }
 
     /// [`RequestShape::read`], the list's elements `taken` out of `value` when given
     /// (`value` then holds the list emptied).
-    pub(crate) fn read_taken<'v>(
+    pub(crate) fn read_taken(
         &self,
-        value: &'v Value,
-        taken: Option<super::items::Items<'v>>,
+        value: &Node<'_>,
+        taken: Option<super::items::Items<'_>>,
     ) -> Result<Vec<crate::message::Message>, super::FormatError> {
         use super::fields::{json_kind, WireObject};
         use super::items::Items;
         let root = super::path::JsonPath::root();
+        let read_list = |list: &[Node<'_>], path: &super::path::JsonPath, out| match taken {
+            Some(items) => (self.read_list)(items, path, out),
+            None => (self.read_list)(Items::Nodes(list), path, out),
+        };
         match value {
-            Value::Array(list) => (self.read_list)(Items::taken_or(taken, list), &root, Vec::new()),
-            Value::Object(_) => {
+            Node::Array(list) => read_list(list, &root, Vec::new()),
+            Node::Object(_) => {
                 let mut request = WireObject::new(value, root, "a request")?;
                 let mut out = Vec::new();
                 let system_path = request.field_path(self.fields.system);
@@ -142,7 +147,7 @@ impl RequestShape {
                 }
                 let path = request.field_path(self.fields.messages);
                 match request.take(self.fields.messages) {
-                    Some(Value::Array(list)) => (self.read_list)(Items::taken_or(taken, list), &path, out),
+                    Some(Node::Array(list)) => read_list(list, &path, out),
                     Some(other) => Err(path.shape_error(format!(
                         "`{}` must be an array, found {}",
                         self.fields.messages,

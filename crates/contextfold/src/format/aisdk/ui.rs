@@ -70,6 +70,7 @@ use crate::format::items::Items;
 use crate::format::path::JsonPath;
 use crate::format::wire::object;
 use crate::format::FormatError;
+use crate::json_node::Node;
 use crate::message::{Extra, FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolResultPart};
 use serde_json::Value;
 
@@ -93,12 +94,8 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
 /// Reads the elements of an AI SDK `UIMessage` array.
 pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
-    let mut out = Vec::with_capacity(items.len());
     let mut turn = Turn::default();
-    for (i, item) in items.each() {
-        read_message(&item, root.index(i), &mut out, &mut turn)?;
-    }
-    Ok(out)
+    items.read_all(Vec::new(), |i, item, out| read_message(item, root.index(i), out, &mut turn))
 }
 
 /// Where the writer stands: inside an assistant `UIMessage`, right after its results.
@@ -137,7 +134,7 @@ fn kind_of(part_type: &str) -> Kind {
     }
 }
 
-fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut Turn) -> Result<(), FormatError> {
+fn read_message(item: &Node<'_>, path: JsonPath, out: &mut Vec<Message>, turn: &mut Turn) -> Result<(), FormatError> {
     let mut obj = WireObject::new(item, path, "a UIMessage")?;
     let role = read_role(&mut obj)?;
     let mut markers = Markers::default();
@@ -146,7 +143,7 @@ fn read_message(item: &Value, path: JsonPath, out: &mut Vec<Message>, turn: &mut
     }
     let parts_path = obj.field_path("parts");
     let items = match obj.take("parts") {
-        Some(Value::Array(items)) => items,
+        Some(Node::Array(items)) => items,
         Some(other) => {
             return Err(parts_path.shape_error(format!("`parts` must be an array, found {}", json_kind(other))))
         }
@@ -170,7 +167,7 @@ fn read_role(obj: &mut WireObject<'_>) -> Result<Role, FormatError> {
 
 /// The parts of a `UIMessage` split into steps: an assistant's `step-start` opens a new
 /// one once the current step has native parts.
-fn read_steps(items: &[Value], parts_path: &JsonPath, role: Role) -> Result<Vec<Step>, FormatError> {
+fn read_steps(items: &[Node<'_>], parts_path: &JsonPath, role: Role) -> Result<Vec<Step>, FormatError> {
     let mut steps = Vec::new();
     let mut step = Step::default();
     for (j, item) in items.iter().enumerate() {
@@ -194,7 +191,7 @@ fn read_steps(items: &[Value], parts_path: &JsonPath, role: Role) -> Result<Vec<
                 step.parts.push(call);
                 step.results.extend(result);
             }
-            Kind::Verbatim => step.verbatim.push(Value::Array(vec![Value::from(step.len), item.clone()])),
+            Kind::Verbatim => step.verbatim.push(Value::Array(vec![Value::from(step.len), item.to_value()])),
         }
         step.len = step.len.saturating_add(1);
     }
@@ -203,9 +200,9 @@ fn read_steps(items: &[Value], parts_path: &JsonPath, role: Role) -> Result<Vec<
 }
 
 /// The `type` of a part, which must be a JSON object.
-fn read_part_type<'a>(item: &'a Value, part_path: &JsonPath) -> Result<&'a str, FormatError> {
+fn read_part_type<'a>(item: &'a Node<'a>, part_path: &JsonPath) -> Result<&'a str, FormatError> {
     match item.get("type") {
-        Some(Value::String(t)) => Ok(t.as_str()),
+        Some(Node::String(t)) => Ok(t.as_ref()),
         Some(other) => {
             Err(part_path.key("type").shape_error(format!("`type` must be a string, found {}", json_kind(other))))
         }
@@ -264,7 +261,7 @@ fn marker_extra(markers: Markers) -> Extra {
     extra
 }
 
-fn read_text(item: &Value, path: JsonPath, reasoning: bool) -> Result<Part, FormatError> {
+fn read_text(item: &Node<'_>, path: JsonPath, reasoning: bool) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a part")?;
     obj.take("type");
     let text = obj.required_string("text")?.to_string();
@@ -275,7 +272,7 @@ fn read_text(item: &Value, path: JsonPath, reasoning: bool) -> Result<Part, Form
     Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()) }))
 }
 
-fn read_file(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_file(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a file part")?;
     obj.take("type");
     let url = obj.required_string("url")?;
@@ -321,7 +318,7 @@ fn state_fits(state: &str, result: Option<&ToolResultPart>) -> bool {
 }
 
 /// A tool part -> its call, and its result when it has an outcome.
-fn read_tool(item: &Value, path: JsonPath, part_type: &str) -> Result<(Part, Option<Part>), FormatError> {
+fn read_tool(item: &Node<'_>, path: JsonPath, part_type: &str) -> Result<(Part, Option<Part>), FormatError> {
     let mut obj = WireObject::new(item, path, "a tool part")?;
     obj.take("type");
     let mut markers = Markers::default();
@@ -352,11 +349,11 @@ fn read_tool(item: &Value, path: JsonPath, part_type: &str) -> Result<(Part, Opt
         // The user refused the call: its outcome, as the AI SDK tells the model
         // (`execution-denied`). The reason stays in `approval`, where it came from.
         result_markers.set("denied", true);
-        let reason = obj.peek("approval").and_then(|a| a.get("reason")).and_then(Value::as_str);
+        let reason = obj.peek("approval").and_then(|a| a.get("reason")).and_then(Node::as_str);
         Some((text_content(reason.unwrap_or(DENIED_TEXT)), true))
     } else if state == Some("output-available") || obj.peek("output").is_some() {
         let content = match obj.take("output") {
-            Some(Value::String(text)) => text_content(text),
+            Some(Node::String(text)) => text_content(text),
             Some(output) => {
                 result_markers.set("output", "json");
                 vec![Part::text(compact_json(output, &mut result_markers, "value"))]

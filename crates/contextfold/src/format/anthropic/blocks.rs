@@ -5,6 +5,7 @@ use crate::format::content_shape::{is_plain_text, ContentShape};
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
+use crate::json_node::Node;
 use crate::message::{FilePart, ImagePart, Part, ReasoningPart, TextPart, ToolResultPart};
 use serde_json::Value;
 
@@ -41,15 +42,19 @@ impl BlockContext {
 
 const KNOWN_TYPES: &[&str] = &["text", "image", "document", "thinking", "redacted_thinking", "tool_use", "tool_result"];
 
-pub(super) fn read_blocks(items: &[Value], path: &JsonPath, context: BlockContext) -> Result<Vec<Part>, FormatError> {
+pub(super) fn read_blocks(
+    items: &[Node<'_>],
+    path: &JsonPath,
+    context: BlockContext,
+) -> Result<Vec<Part>, FormatError> {
     items.iter().enumerate().map(|(j, item)| read_block(item, path.index(j), context)).collect()
 }
 
-fn read_block(item: &Value, path: JsonPath, context: BlockContext) -> Result<Part, FormatError> {
+fn read_block(item: &Node<'_>, path: JsonPath, context: BlockContext) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content block")?;
     let block_type = obj.required_string("type")?;
     if super::native::NATIVE_BLOCKS.contains(&block_type) && context != BlockContext::System {
-        return Ok(super::native::read(item, block_type));
+        return Ok(super::native::read(&item.to_value(), block_type));
     }
     if !context.allows(block_type) {
         let why = if KNOWN_TYPES.contains(&block_type) {
@@ -150,8 +155,9 @@ fn tool_use_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     let input = obj.take("input").ok_or_else(|| input_path.shape_error("missing field `input`"))?;
     let arguments = serde_json::to_string(input).map_err(|e| input_path.shape_error(e.to_string()))?;
     let mut markers = Markers::default();
-    if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(input) {
-        markers.set("input", input.clone());
+    let input = input.to_value();
+    if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(&input) {
+        markers.set("input", input);
     }
     Ok(obj.into_tool_call(id, name, arguments, NAMESPACE, markers))
 }
@@ -163,8 +169,8 @@ fn tool_result_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     let path = obj.field_path("content");
     let (content, shape) = match obj.take("content") {
         None => (Vec::new(), ContentShape::Absent),
-        Some(Value::String(text)) => (text_parts(text), ContentShape::String),
-        Some(Value::Array(items)) => (read_blocks(items, &path, BlockContext::ToolResult)?, ContentShape::Array),
+        Some(Node::String(text)) => (text_parts(text), ContentShape::String),
+        Some(Node::Array(items)) => (read_blocks(items, &path, BlockContext::ToolResult)?, ContentShape::Array),
         Some(other) => {
             return Err(path
                 .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))

@@ -4,8 +4,9 @@ use super::{made_up_id, NAMESPACE};
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
+use crate::json_node::{Node, Object};
 use crate::message::{FilePart, ImagePart, Part, TextPart, ToolCallPart, ToolResultPart};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The fields that say what a part holds; a part holds one of them.
 const DATA_FIELDS: &[&str] = &["text", "inlineData", "fileData", "functionCall", "functionResponse"];
@@ -59,7 +60,7 @@ impl Ids {
 
 /// Reads one part; `position` is (content index, part index), the seed of made-up ids.
 pub(super) fn read_part(
-    item: &Value,
+    item: &Node<'_>,
     path: JsonPath,
     ids: &mut Ids,
     position: (usize, usize),
@@ -91,8 +92,8 @@ pub(super) fn read_part(
         }
         None => {
             if let Some(kind) = NATIVE.iter().find(|k| obj.peek(k).is_some()) {
-                let inner = obj.peek(kind).unwrap_or(&Value::Null);
-                return Ok(crate::format::native_block::part(item, NAMESPACE, render(kind, inner)));
+                let inner = obj.peek(kind).map(Node::to_value).unwrap_or_default();
+                return Ok(crate::format::native_block::part(&item.to_value(), NAMESPACE, render(kind, &inner)));
             }
             let thought = obj.flag("thought")?;
             if signature.is_none() && !thought {
@@ -191,8 +192,9 @@ fn function_call(
         }
         Some(args) => {
             let text = serde_json::to_string(args).map_err(|e| args_path.shape_error(e.to_string()))?;
-            if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(args) {
-                markers.set("args", args.clone());
+            let args = args.to_value();
+            if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(&args) {
+                markers.set("args", args);
             }
             text
         }
@@ -233,7 +235,7 @@ fn function_response(
             markers.set("response", "absent");
             (Vec::new(), false)
         }
-        Some(Value::Object(map)) => response_content(map, &mut markers),
+        Some(Node::Object(map)) => response_content(map, &mut markers),
         Some(other) => {
             return Err(value_path.shape_error(format!("`response` must be an object, found {}", json_kind(other))))
         }
@@ -265,15 +267,15 @@ fn function_response(
 
 /// `{output: text}` -> the text, `{error: text}` -> the text and the error flag, `{}` ->
 /// nothing, anything else -> its compact JSON as text.
-fn response_content(map: &Map<String, Value>, markers: &mut Markers) -> (Vec<Part>, bool) {
+fn response_content(map: &Object<'_>, markers: &mut Markers) -> (Vec<Part>, bool) {
     let mut entries = map.iter();
     match (entries.next(), entries.next()) {
         (None, _) => return (Vec::new(), false),
-        (Some((key, Value::String(text))), None) if key == "output" => return (vec![Part::text(text.as_str())], false),
-        (Some((key, Value::String(text))), None) if key == "error" => return (vec![Part::text(text.as_str())], true),
+        (Some(("output", Node::String(text))), None) => return (vec![Part::text(text.as_ref())], false),
+        (Some(("error", Node::String(text))), None) => return (vec![Part::text(text.as_ref())], true),
         _ => {}
     }
-    let value = Value::Object(map.clone());
+    let value = Value::Object(map.to_map());
     let text = serde_json::to_string(&value).unwrap_or_default();
     markers.set("response", "json");
     if serde_json::from_str::<Value>(&text).ok().as_ref() != Some(&value) {

@@ -6,8 +6,8 @@ use crate::format::data_url;
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
+use crate::json_node::Node;
 use crate::message::{FilePart, ImagePart, Part, Role, TextPart};
-use serde_json::Value;
 
 /// Reads `content` into parts, recording its JSON type in `markers` when a writer would
 /// not choose it for these parts.
@@ -19,10 +19,10 @@ pub(super) fn read_content(
     let path = obj.field_path("content");
     let (parts, shape) = match obj.take("content") {
         None => (Vec::new(), ContentShape::Absent),
-        Some(Value::Null) => (Vec::new(), ContentShape::Null),
-        Some(Value::String(text)) if text.is_empty() => (Vec::new(), ContentShape::String),
-        Some(Value::String(text)) => (vec![Part::text(text.as_str())], ContentShape::String),
-        Some(Value::Array(items)) => {
+        Some(Node::Null) => (Vec::new(), ContentShape::Null),
+        Some(Node::String(text)) if text.is_empty() => (Vec::new(), ContentShape::String),
+        Some(Node::String(text)) => (vec![Part::text(text.as_ref())], ContentShape::String),
+        Some(Node::Array(items)) => {
             let parts = items
                 .iter()
                 .enumerate()
@@ -43,7 +43,7 @@ pub(super) fn read_content(
     Ok(parts)
 }
 
-fn read_part(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_part(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content part")?;
     let mut markers = Markers::default();
     let part_type = obj.required_string("type")?;

@@ -4,8 +4,8 @@ use super::NAMESPACE;
 use crate::format::fields::{Markers, WireObject};
 use crate::format::path::JsonPath;
 use crate::format::FormatError;
+use crate::json_node::Node;
 use crate::message::Part;
-use serde_json::Value;
 
 /// Prefix of the ids made up for legacy `function_call`s, which have none.
 pub const LEGACY_CALL_ID_PREFIX: &str = "legacy_function_call_";
@@ -34,7 +34,7 @@ pub(super) fn read_tool_calls(obj: &mut WireObject<'_>) -> Result<Vec<Part>, For
 }
 
 /// `{id, type: "function", function: {name, arguments}}`.
-fn read_tool_call(item: &Value, path: JsonPath) -> Result<Part, FormatError> {
+fn read_tool_call(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut call = WireObject::new(item, path, "a tool call")?;
     let mut markers = Markers::default();
     let id = call.required_string("id")?.to_string();
@@ -60,7 +60,7 @@ pub(super) fn read_function_call(
     index: usize,
     legacy: &mut LegacyCalls,
 ) -> Result<Option<Part>, FormatError> {
-    if matches!(obj.peek("function_call"), None | Some(Value::Null)) {
+    if matches!(obj.peek("function_call"), None | Some(Node::Null)) {
         return Ok(None);
     }
     let mut function = obj.required_object("function_call", "a function_call object")?;

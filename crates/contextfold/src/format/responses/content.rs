@@ -11,6 +11,7 @@ use crate::format::native_block;
 use crate::format::path::JsonPath;
 use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
+use crate::json_node::Node;
 use crate::message::{FilePart, ImagePart, Part, TextPart};
 use serde_json::{Map, Value};
 
@@ -34,15 +35,15 @@ impl Side {
 
 /// A string or an array of parts; the shape is returned for the caller's marker.
 pub(super) fn read_content(
-    value: &Value,
+    value: &Node<'_>,
     path: &JsonPath,
     side: Side,
     field: &str,
 ) -> Result<(Vec<Part>, ContentShape), FormatError> {
     match value {
-        Value::String(text) if text.is_empty() => Ok((Vec::new(), ContentShape::String)),
-        Value::String(text) => Ok((vec![Part::text(text.as_str())], ContentShape::String)),
-        Value::Array(items) => {
+        Node::String(text) if text.is_empty() => Ok((Vec::new(), ContentShape::String)),
+        Node::String(text) => Ok((vec![Part::text(text.as_ref())], ContentShape::String)),
+        Node::Array(items) => {
             let parts = items
                 .iter()
                 .enumerate()
@@ -57,7 +58,7 @@ pub(super) fn read_content(
     }
 }
 
-fn read_part(item: &Value, path: JsonPath, side: Side) -> Result<Part, FormatError> {
+fn read_part(item: &Node<'_>, path: JsonPath, side: Side) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content part")?;
     let part_type = obj.required_string("type")?;
     let mut markers = Markers::default();
@@ -75,9 +76,9 @@ fn read_part(item: &Value, path: JsonPath, side: Side) -> Result<Part, FormatErr
             markers.set("type", "refusal");
             text_part(obj, "refusal", markers)
         }
-        "input_image" if obj.peek("image_url").is_some_and(Value::is_string) => image_part(obj),
+        "input_image" if obj.peek("image_url").is_some_and(Node::is_string) => image_part(obj),
         "input_file" if has_file_source(&obj) => file_part(obj),
-        other => Ok(native::content_part(item, other)),
+        other => Ok(native::content_part(&item.to_value(), other)),
     }
 }
 
@@ -102,8 +103,8 @@ fn image_part(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
 
 /// A file the native part can hold: `file_data` as a `data:` URL, or `file_url`.
 fn has_file_source(obj: &WireObject<'_>) -> bool {
-    let data_url = obj.peek("file_data").and_then(Value::as_str).is_some_and(|d| data_url::split(d).is_some());
-    let url = obj.peek("file_url").is_some_and(Value::is_string);
+    let data_url = obj.peek("file_data").and_then(Node::as_str).is_some_and(|d| data_url::split(d).is_some());
+    let url = obj.peek("file_url").is_some_and(Node::is_string);
     data_url != url
 }
 
