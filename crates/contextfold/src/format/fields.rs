@@ -166,8 +166,15 @@ impl<'a> WireObject<'a> {
         }
     }
 
+    fn all_taken(&self) -> bool {
+        self.map.iter().all(|(k, _)| self.used.contains(&k))
+    }
+
     /// The fields not taken, in input order.
     pub(crate) fn leftovers(&self) -> Map<String, Value> {
+        if self.all_taken() {
+            return Map::new();
+        }
         self.map.iter().filter(|(k, _)| !self.used.contains(k)).map(|(k, v)| (k.to_string(), v.to_value())).collect()
     }
 
@@ -175,6 +182,10 @@ impl<'a> WireObject<'a> {
     /// `markers` under `namespace`. A leftover whose name is a native field name (or a
     /// marker namespace) goes under `namespace.shadowed` instead.
     pub(crate) fn into_extra(self, native: &[&str], namespace: &str, markers: Markers) -> Extra {
+        // Most wire objects are read whole and need no marker: nothing to build.
+        if markers.0.is_empty() && self.all_taken() {
+            return Extra::new();
+        }
         let mut extra = Extra::new();
         let mut shadowed = Map::new();
         for (k, v) in self.leftovers() {

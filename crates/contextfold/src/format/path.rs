@@ -4,24 +4,68 @@
 use super::FormatError;
 use std::fmt;
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct JsonPath(String);
+/// A path. Readers make one for every message and many fields, and use few (for an
+/// error): a short one is held in place, not allocated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JsonPath(Text);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Text {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(String),
+}
+
+/// Paths up to this many bytes are held in place (`messages[12345].content[3].type`).
+const INLINE: usize = 38;
+
+impl Default for JsonPath {
+    fn default() -> Self {
+        JsonPath::root()
+    }
+}
 
 impl JsonPath {
     pub(crate) fn root() -> JsonPath {
-        JsonPath(String::new())
+        JsonPath(Text::Inline { len: 0, bytes: [0; INLINE] })
     }
 
-    // Readers make a path for every field they read, and use few: each is pushed
-    // together, not formatted (the formatting machinery was most of their cost).
-    pub(crate) fn key(&self, key: &str) -> JsonPath {
-        let mut path = String::with_capacity(self.0.len().saturating_add(key.len()).saturating_add(1));
-        path.push_str(&self.0);
-        if !self.0.is_empty() {
-            path.push('.');
+    pub(crate) fn as_str(&self) -> &str {
+        match &self.0 {
+            Text::Inline { len, bytes } => {
+                bytes.get(..usize::from(*len)).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or_default()
+            }
+            Text::Heap(text) => text,
         }
-        path.push_str(key);
-        JsonPath(path)
+    }
+
+    /// This path followed by `pieces`.
+    fn joined(&self, pieces: &[&str]) -> JsonPath {
+        let head = self.as_str();
+        let len = pieces.iter().fold(head.len(), |n, p| n.saturating_add(p.len()));
+        if len <= INLINE {
+            let mut bytes = [0u8; INLINE];
+            let mut at = 0usize;
+            for piece in std::iter::once(head).chain(pieces.iter().copied()) {
+                let end = at.saturating_add(piece.len());
+                if let Some(slot) = bytes.get_mut(at..end) {
+                    slot.copy_from_slice(piece.as_bytes());
+                }
+                at = end;
+            }
+            return JsonPath(Text::Inline { len: u8::try_from(len).unwrap_or(0), bytes });
+        }
+        let mut text = String::with_capacity(len);
+        text.push_str(head);
+        pieces.iter().for_each(|p| text.push_str(p));
+        JsonPath(Text::Heap(text))
+    }
+
+    pub(crate) fn key(&self, key: &str) -> JsonPath {
+        if self.as_str().is_empty() {
+            self.joined(&[key])
+        } else {
+            self.joined(&[".", key])
+        }
     }
 
     pub(crate) fn index(&self, index: usize) -> JsonPath {
@@ -39,33 +83,28 @@ impl JsonPath {
             }
         }
         let digits = std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or_default();
-        let mut path = String::with_capacity(self.0.len().saturating_add(digits.len()).saturating_add(2));
-        path.push_str(&self.0);
-        path.push('[');
-        path.push_str(digits);
-        path.push(']');
-        JsonPath(path)
+        self.joined(&["[", digits, "]"])
     }
 
     /// The input has the wrong shape here.
     pub(crate) fn shape_error(&self, message: impl Into<String>) -> FormatError {
-        FormatError::Shape { path: self.0.clone(), message: message.into() }
+        FormatError::Shape { path: self.as_str().to_string(), message: message.into() }
     }
 
     /// The messages here cannot be written in the target format.
     pub(crate) fn unwritable(&self, message: impl Into<String>) -> FormatError {
-        FormatError::Unwritable { path: self.0.clone(), message: message.into() }
+        FormatError::Unwritable { path: self.as_str().to_string(), message: message.into() }
     }
 
     /// The input here fits no format that could be told apart.
     pub(crate) fn unknown_format(&self, message: impl Into<String>) -> FormatError {
-        FormatError::UnknownFormat { path: self.0.clone(), message: message.into() }
+        FormatError::UnknownFormat { path: self.as_str().to_string(), message: message.into() }
     }
 }
 
 impl fmt::Display for JsonPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -83,5 +122,12 @@ mod tests {
         for n in [0, 7, 10, 99, 12_345, usize::MAX] {
             assert_eq!(root.index(n).to_string(), format!("[{n}]"));
         }
+        // Past what is held in place, and a key of other scripts cut nowhere.
+        let long = root.key("messages").index(123_456).key("content").index(78).key("a_rather_long_key");
+        assert_eq!(long.to_string(), "messages[123456].content[78].a_rather_long_key");
+        assert_eq!(long.key("x").to_string(), "messages[123456].content[78].a_rather_long_key.x");
+        let wide = root.key("é😀").index(1).key("клю");
+        assert_eq!(wide.to_string(), "é😀[1].клю");
+        assert_eq!(JsonPath::default(), root);
     }
 }
