@@ -50,12 +50,12 @@
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
 use crate::format::{detect, read, write, Format, FormatError};
+use crate::hashing::{HashMap, HashSet};
 use crate::message::marker_namespace;
 use crate::message::{Extra, Message, Part, Role};
 use crate::repair::{repair_owned, Provider, RepairOptions, RepairStep};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 
 /// The provider whose rules a chain written in `format` must keep: the API itself for
 /// OpenAI, Anthropic and Gemini, the shared rules for the others.
@@ -376,9 +376,9 @@ fn add_gemini_signatures(messages: &mut [Message], changes: &mut Vec<Change>) {
 /// is an id an earlier message's call already used (see [`Provider::unique_call_ids`]).
 fn normalize_ids(messages: &mut [Message], template: &IdTemplate, unique: bool, changes: &mut Vec<Change>) {
     let mut taken: HashSet<String> = messages.iter().flat_map(Message::tool_calls).map(|c| c.id.clone()).collect();
-    let mut renamed: HashMap<String, String> = HashMap::new();
+    let mut renamed: HashMap<String, String> = HashMap::default();
     // Ids kept or given so far, with the message that has them.
-    let mut used: HashMap<String, usize> = HashMap::new();
+    let mut used: HashMap<String, usize> = HashMap::default();
     for (index, message) in messages.iter_mut().enumerate() {
         for (part, p) in message.parts.iter_mut().enumerate() {
             match p {

@@ -9,8 +9,8 @@
 //! All message content is escaped (`&`, `<`, `>`, and quotes in attributes) so that text
 //! such as `</messages>` inside a message cannot close the envelope it stands in.
 
+use crate::hashing::HashMap;
 use crate::message::{Message, Part, Role, ToolResultPart};
-use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Which instructions a transcript gets, by what it holds.
@@ -221,7 +221,7 @@ fn write_transcript(
     out: &mut String,
     mut written: impl FnMut(&mut String),
 ) {
-    let no_names = HashMap::new();
+    let no_names = HashMap::default();
     if let Some(previous) = previous {
         out.push_str("<previous_summary>\n");
         escape_into(out, previous.trim_end());
@@ -279,7 +279,7 @@ fn transcript_hint(
     work: &[&Message],
     names: &HashMap<&str, &str>,
 ) -> usize {
-    let no_names = HashMap::new();
+    let no_names = HashMap::default();
     tasks
         .iter()
         .map(|m| size_hint(&m.parts, &no_names))

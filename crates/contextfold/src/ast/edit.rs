@@ -5,9 +5,9 @@ use super::error::AstError;
 use super::sanitize::{sanitize_arguments_text, SanitizeOutcome};
 use super::tool_id::{seed_from, IdTemplate};
 use super::{BodyPair, ChainAst, Header, PairKind, Section};
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Message, Part, Role, ToolResultPart};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 
 /// A tool-call id rewritten by [`ChainAst::normalize_tool_call_ids`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -122,7 +122,7 @@ impl ChainAst<'_> {
             let mut changed = false;
             for pair in section.body() {
                 let mut ai = pair.ai().clone();
-                let mut mapping: HashMap<String, String> = HashMap::new();
+                let mut mapping: HashMap<String, String> = HashMap::default();
                 for part in &mut ai.parts {
                     let Part::ToolCall(call) = part else { continue };
                     if template.validate(&call.id, &call.name).is_ok() {

@@ -20,10 +20,10 @@
 
 use super::error::{AstError, PartRule};
 use super::{BodyPair, ChainAst, Header, PairKind, Section};
+use crate::hashing::HashSet;
 use crate::message::{Extra, Message, Part, Role, ToolCallPart};
 use serde::Serialize;
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 /// Content of the result added for a tool call that had none.
 pub const FALLBACK_RESPONSE_CONTENT: &str = "the call was not handled, please try again";
@@ -227,7 +227,7 @@ impl<'a> Parser<'a> {
 
     fn assistant(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         self.close_pair()?;
-        let mut calls = HashSet::new();
+        let mut calls = HashSet::default();
         for call in m.tool_calls() {
             if !calls.insert(call.id.as_str()) {
                 return Err(AstError::DuplicateToolCallId { index, id: call.id.clone() });
@@ -238,7 +238,7 @@ impl<'a> Parser<'a> {
             ai_index: index,
             tools: Vec::new(),
             calls,
-            answered: HashSet::new(),
+            answered: HashSet::default(),
         });
         Ok(())
     }

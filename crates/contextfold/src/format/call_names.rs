@@ -5,8 +5,8 @@
 
 use super::path::JsonPath;
 use super::FormatError;
+use crate::hashing::HashMap;
 use crate::message::{Message, ToolResultPart};
-use std::collections::HashMap;
 
 /// Call names by id as a writer walks the chain.
 pub(crate) struct CallNames<'a> {
@@ -17,11 +17,11 @@ pub(crate) struct CallNames<'a> {
 
 impl<'a> CallNames<'a> {
     pub fn new(messages: &'a [Message]) -> Self {
-        let mut first = HashMap::new();
+        let mut first = HashMap::default();
         for call in messages.iter().flat_map(Message::tool_calls) {
             first.entry(call.id.as_str()).or_insert(call.name.as_str());
         }
-        CallNames { first, latest: HashMap::new() }
+        CallNames { first, latest: HashMap::default() }
     }
 
     /// Records the calls of `message`, the next one the writer writes.

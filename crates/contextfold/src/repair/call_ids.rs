@@ -7,8 +7,8 @@
 //! gets the same ids.
 
 use super::{Item, RepairStep};
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Part, Role};
-use std::collections::{HashMap, HashSet};
 
 /// The later uses of a call id, for providers that want every id once.
 pub(crate) fn rename_reused(mut items: Vec<Item>, steps: &mut Vec<RepairStep>) -> Vec<Item> {
@@ -20,10 +20,10 @@ pub(crate) fn rename_reused(mut items: Vec<Item>, steps: &mut Vec<RepairStep>) -
             _ => None,
         })
         .collect();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::default();
     let mut used = taken;
     // Old id -> new id, for the results of the latest call with that id.
-    let mut current: HashMap<String, String> = HashMap::new();
+    let mut current: HashMap<String, String> = HashMap::default();
     for item in &mut items {
         let index = item.origin;
         match item.msg.role {
@@ -68,7 +68,7 @@ fn fresh_id(id: &str, used: &HashSet<String>) -> String {
 /// Positions `(message, part, id, first message)` of calls whose id an earlier message's
 /// call already used (a second use inside one message is [`super::parts`]' rule).
 pub(crate) fn reused(messages: &[crate::message::Message]) -> Vec<(usize, usize, String, usize)> {
-    let mut first: HashMap<&str, usize> = HashMap::new();
+    let mut first: HashMap<&str, usize> = HashMap::default();
     let mut out = Vec::new();
     for (index, m) in messages.iter().enumerate() {
         if m.role != Role::Assistant {

@@ -10,8 +10,8 @@
 
 use super::{Draft, RepairStep};
 use crate::ast::PartRule;
+use crate::hashing::HashSet;
 use crate::message::{Part, Role};
-use std::collections::HashSet;
 
 /// What is wrong with a part where it stands.
 pub(crate) enum Verdict {

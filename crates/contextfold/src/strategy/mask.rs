@@ -10,11 +10,11 @@
 
 use super::{conclude, Action, CompactError, CompactResult, OnError, Outcome};
 use crate::format::responses;
+use crate::hashing::{HashMap, HashSet};
 use crate::measure::{sum_costs, Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::Value;
 use std::borrow::{Borrow, Cow};
-use std::collections::{HashMap, HashSet};
 
 /// Settings of observation masking.
 #[derive(Debug, Clone, PartialEq, Eq)]

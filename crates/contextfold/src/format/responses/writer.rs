@@ -8,9 +8,9 @@ use crate::format::native_block;
 use crate::format::path::JsonPath;
 use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
+use crate::hashing::HashSet;
 use crate::message::{Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 
 /// Markers of an assistant message item carried by its parts, not by the part's own wire
 /// object.
@@ -22,7 +22,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
     let instructions = super::from_instructions(messages);
     let skip = usize::from(instructions);
-    let mut writer = Writer { out: Vec::with_capacity(messages.len()), custom_calls: HashSet::new() };
+    let mut writer = Writer { out: Vec::with_capacity(messages.len()), custom_calls: HashSet::default() };
     for (i, message) in messages.iter().enumerate().skip(skip) {
         writer.message(message, &root.index(i))?;
     }

@@ -20,9 +20,9 @@
 //! Splits are only considered up to `limit` (the last exchange is always kept), and a
 //! `pinned` message (the latest user message) counts as kept wherever the split falls.
 
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Message, Role};
 use std::borrow::Borrow;
-use std::collections::{HashMap, HashSet};
 
 /// Which phase chose the split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,8 +67,8 @@ pub(crate) struct ToolPairs {
 
 impl ToolPairs {
     pub fn of(messages: &[impl Borrow<Message>]) -> ToolPairs {
-        let mut calls: HashMap<&str, usize> = HashMap::new();
-        let mut answered: HashSet<&str> = HashSet::new();
+        let mut calls: HashMap<&str, usize> = HashMap::default();
+        let mut answered: HashSet<&str> = HashSet::default();
         let mut pairs = ToolPairs::default();
         for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
             for c in m.tool_calls() {

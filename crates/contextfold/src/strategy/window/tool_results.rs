@@ -9,13 +9,13 @@
 use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, Outcome, Piece, Source};
 use super::run::Run;
 use super::snapshot::TOOL_RESULT_NOTE;
+use crate::hashing::HashMap;
 use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, ToolCallPart, ToolResultPart};
 use crate::prompt::render;
 use crate::strategy::{Action, OnError};
 use crate::summarize::{RequestKind, Summarizer};
 use std::borrow::{Borrow, Cow};
-use std::collections::HashMap;
 
 /// Starts the content of a summarized tool result.
 pub const TOOL_SUMMARY_PREFIX: &str = "SUMMARY OF TOOL RESULT:";

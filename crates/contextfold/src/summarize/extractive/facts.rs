@@ -6,10 +6,10 @@ use super::idents;
 use super::tasks::{Task, Tasks};
 use super::text::{command_key, cut_words, first_line, is_error_line, sentences, split_names, Words};
 use super::transcript::Item;
+use crate::hashing::{HashMap, HashSet};
 use crate::json_map::Fields;
 use crate::schema::Section;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Default)]
 pub(super) struct FileFacts {

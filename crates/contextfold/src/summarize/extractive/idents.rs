@@ -3,7 +3,7 @@
 //! keyword (`def`, `fn`, `function`, `class`, ...), other identifiers by their shape
 //! (`snake_case`, `camelCase`, `Dotted.Name`, `:atom`, `.css-class`).
 
-use std::collections::HashMap;
+use crate::hashing::HashMap;
 
 const DEFINERS: [&str; 25] = [
     "def",
@@ -127,7 +127,7 @@ fn arity(rest: &str) -> usize {
 pub(super) fn introduced(new: &str, old: &str, path: &str) -> (Vec<String>, Vec<String>) {
     let elixir = path.ends_with(".ex") || path.ends_with(".exs");
     let defs: Vec<String> = definitions(new, elixir).into_iter().filter(|d| !old.contains(d.as_str())).collect();
-    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::default();
     for (i, w) in words(new).enumerate() {
         if is_identifier(w) && !old.contains(w) {
             let e = counts.entry(w).or_insert((0, i));

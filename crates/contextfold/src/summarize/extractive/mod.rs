@@ -444,9 +444,9 @@ fn fill(bullets: Vec<Bullet>, budget: usize) -> String {
     let mut bullets: Vec<Option<Bullet>> = bullets.into_iter().map(Some).collect();
     let mut kept: Vec<Bullet> = Vec::new();
     // Index in `kept` of each bullet taken, by its index in `bullets`.
-    let mut placed: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut names_shown: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut placed: crate::hashing::HashMap<usize, usize> = crate::hashing::HashMap::default();
+    let mut seen = crate::hashing::HashSet::default();
+    let mut names_shown: crate::hashing::HashSet<String> = crate::hashing::HashSet::default();
     let mut used = 0usize;
     for (_, _, atom) in atoms {
         match atom {

@@ -5,7 +5,7 @@
 //! under that file only.
 
 use super::facts::{Facts, FileFacts};
-use std::collections::HashSet;
+use crate::hashing::HashSet;
 
 /// Each file's names, best first.
 pub(super) fn ranked(f: &Facts) -> Vec<Vec<String>> {
@@ -69,7 +69,7 @@ fn tier(name: &str, modules: &HashSet<String>, mentioned: &HashSet<String>) -> u
 /// The session's own module names: each file's name in CamelCase (`active_registry.ex`
 /// is `ActiveRegistry`) and every segment of a dotted name a file defined.
 fn session_modules(files: &[FileFacts]) -> HashSet<String> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for file in files {
         let name = file.path.rsplit('/').next().unwrap_or_default();
         let stem = name.split('.').next().unwrap_or_default();

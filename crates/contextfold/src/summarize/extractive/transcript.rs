@@ -4,10 +4,10 @@
 //! What holds no escaped character is read where it lies in the transcript: a copy of
 //! every text was as large as the transcript (most of a chain, for a fold).
 
+use crate::hashing::HashMap;
 use crate::message::{Part, Role};
 use crate::prompt::{names_of, result_name, Draft};
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// One thing the transcript holds, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,7 +127,7 @@ pub(super) fn of_draft<'m>(draft: &Draft<'m>) -> Vec<Item<'m>> {
         // As written between the tags: a line before and after.
         r.items.push(Item::Previous(Cow::Owned(format!("\n{}\n", previous.trim_end()))));
     }
-    let no_names = HashMap::new();
+    let no_names = HashMap::default();
     for m in &draft.tasks {
         r.in_task = true;
         read_parts(&mut r, &m.parts, &no_names);

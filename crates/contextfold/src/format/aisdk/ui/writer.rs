@@ -5,9 +5,9 @@ use crate::format::aisdk::NAMESPACE;
 use crate::format::path::JsonPath;
 use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Extra, Message, Part, Role, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
 
 /// A `UIMessage` being written.
 struct UiMessage {
@@ -31,7 +31,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let mut writer = UiWriter {
         taken: messages.iter().filter_map(|m| m.extra.get("id").and_then(Value::as_str)).collect(),
         out: Vec::new(),
-        open: HashMap::new(),
+        open: HashMap::default(),
         current: None,
         after_results: false,
     };
