@@ -5,5 +5,5 @@
 //! `serde_json`'s maps), is several times faster on short keys. Neither resists crafted
 //! collisions in wasm, where std's keys are fixed too.
 
-pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-pub type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;

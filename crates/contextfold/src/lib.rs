@@ -12,7 +12,7 @@ pub mod convert;
 pub mod error;
 pub mod extra;
 pub mod format;
-pub mod hashing;
+pub(crate) mod hashing;
 pub mod inspect;
 pub(crate) mod json_eq;
 pub(crate) mod json_map;
