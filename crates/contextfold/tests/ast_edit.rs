@@ -73,12 +73,12 @@ fn completion_pair() {
     assert!(!pair.is_summarized());
     // The prefix alone can be imitated by any text: only a sealed one is ours (issue 14).
     assert!(!BodyPair::completion(format!("{SUMMARIZED_CONTENT_PREFIX}x")).is_summarized());
-    let sealed = contextfold::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}x"), contextfold::ast::SUMMARY_TEXT_MARK);
+    let sealed = contextfold::ast::seal(format!("{SUMMARIZED_CONTENT_PREFIX}x"), contextfold::ast::SUMMARY_TEXT_MARK);
     assert!(BodyPair::completion(sealed.clone()).is_summarized());
     // A seal copied over other text, or of another kind, does not check out.
     let moved = sealed.replacen("x", "y", 1);
     assert!(!BodyPair::completion(moved).is_summarized());
-    let other = contextfold::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}x"), "snapshot");
+    let other = contextfold::ast::seal(format!("{SUMMARIZED_CONTENT_PREFIX}x"), "snapshot");
     assert!(!BodyPair::completion(other).is_summarized());
 }
 

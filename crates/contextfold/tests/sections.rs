@@ -86,7 +86,7 @@ fn completion_only_sections_become_prefixed_completions() {
 /// A summarized completion as compaction writes it: prefixed and sealed.
 fn summarized_ai(text: &str) -> Message {
     let text =
-        contextfold::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), contextfold::ast::SUMMARY_TEXT_MARK);
+        contextfold::ast::seal(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), contextfold::ast::SUMMARY_TEXT_MARK);
     Message::new(
         Role::Assistant,
         vec![contextfold::message::Part::Text(contextfold::message::TextPart {

@@ -37,6 +37,7 @@ pub use tool_id::{Charset, IdMismatch, IdTemplate, TemplateError};
 use crate::message::Message;
 use serde::Serialize;
 use std::borrow::Cow;
+use std::fmt::Write;
 
 /// Our own summaries carry a seal as their last line: `[cf:DIGEST]`, 32 bits of a hash
 /// of the kind and the text before it (short: it counts against every summary's gain). They are recognised by a seal that
@@ -49,9 +50,15 @@ const SEAL_OPEN: &str = "\n[cf:";
 /// Bytes a seal adds to a text (`\n[cf:` + 8 hex digits + `]`).
 pub const SEAL_BYTES: usize = SEAL_OPEN.len() + 8 + 1;
 
-/// `text` sealed as contextfold content of `kind` (see [`unseal`]).
-pub fn seal(text: &str, kind: &str) -> String {
-    format!("{text}{SEAL_OPEN}{:08x}]", seal_digest(text, kind))
+/// `text` sealed as contextfold content of `kind` (see [`unseal`]): the seal is added to
+/// the text's own string (masking seals thousands of placeholders a call).
+pub fn seal(text: impl Into<String>, kind: &str) -> String {
+    let mut text = text.into();
+    let digest = seal_digest(&text, kind);
+    text.reserve(SEAL_BYTES);
+    text.push_str(SEAL_OPEN);
+    let _ = write!(text, "{digest:08x}]");
+    text
 }
 
 /// The text a seal of `kind` covers, or `None` when `text` carries no such seal or the

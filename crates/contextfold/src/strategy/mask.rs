@@ -15,6 +15,7 @@ use crate::measure::{sum_costs, Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::Value;
 use std::borrow::{Borrow, Cow};
+use std::fmt::Write;
 
 /// Settings of observation masking.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +115,7 @@ pub fn mask_oldest<'a>(
                     if before < config.min_bytes || already || item || excluded(&tool) {
                         None
                     } else {
-                        let text = crate::ast::seal(&placeholder(&tool, call, &r.content, before), MASK_MARK);
+                        let text = crate::ast::seal(placeholder(&tool, call, &r.content, before), MASK_MARK);
                         let after = text.len();
                         (after < before).then(|| {
                             masked.push(Masked { message: i, tool, bytes_before: before, bytes_after: after });
@@ -189,27 +190,39 @@ fn mask_arguments(arguments: &str, min_bytes: usize) -> Option<String> {
 
 /// What the placeholder of a masked result says.
 fn placeholder(tool: &str, call: Option<&ToolCallPart>, content: &[Part], bytes: usize) -> String {
-    let on = call.and_then(|c| telling_argument(&c.arguments)).map(|a| format!(" on {a}")).unwrap_or_default();
+    let on = call.and_then(|c| telling_argument(&c.arguments));
     // Results are mostly one text part: read in place, not copied.
     let text: std::borrow::Cow<'_, str> = match content {
         [Part::Text(t)] => t.text.as_str().into(),
         _ => content.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None }).collect(),
     };
     let media = content.iter().filter(|p| matches!(p, Part::Image(_) | Part::File(_))).count();
-    let mut out = format!("{MASK_PREFIX} The output of {tool}{on} ({bytes} bytes");
+    // One string, written in place (masking writes thousands a call), sealed in place.
+    let mut out = String::with_capacity(320);
+    let _ = write!(out, "{MASK_PREFIX} The output of {tool}");
+    if let Some(on) = on {
+        out.push_str(" on ");
+        out.push_str(&on);
+    }
+    let _ = write!(out, " ({bytes} bytes");
     if !text.is_empty() {
-        out.push_str(&format!(", {} lines", line_count(&text)));
+        let _ = write!(out, ", {} lines", line_count(&text));
     }
     if media > 0 {
-        out.push_str(&format!(", {media} image(s) or file(s)"));
+        let _ = write!(out, ", {media} image(s) or file(s)");
     }
     out.push(')');
     // Only an object is read as JSON: the parse of every other result was wasted.
     let object = text.trim_start().starts_with('{');
     match object.then(|| serde_json::from_str::<Value>(&text)).and_then(Result::ok) {
         Some(Value::Object(map)) => {
-            let keys: Vec<&str> = map.keys().take(12).map(String::as_str).collect();
-            out.push_str(&format!(" was a JSON object with the fields {}", keys.join(", ")));
+            out.push_str(" was a JSON object with the fields ");
+            for (k, key) in map.keys().take(12).enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(key);
+            }
         }
         _ => {
             if let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) {

@@ -337,7 +337,7 @@ pub(crate) fn cut_by(text: &str, excess: usize) -> Option<String> {
 pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair<'_>], template: &IdTemplate) -> BodyPair<'static> {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
         let part = crate::message::TextPart {
-            text: crate::ast::seal(&format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), crate::ast::SUMMARY_TEXT_MARK),
+            text: crate::ast::seal(format!("{SUMMARIZED_CONTENT_PREFIX}{text}"), crate::ast::SUMMARY_TEXT_MARK),
             extra: crate::message::Extra::new(),
         };
         return BodyPair::build(

@@ -160,7 +160,7 @@ pub(super) fn summary_body(message: &Message) -> String {
 
 /// A summary message: prefixed, sealed text plus metadata.
 pub(super) fn summary_message(level: TierLevel, count: usize, created_at: Option<&str>, text: &str) -> Message {
-    let text = crate::ast::seal(&format!("{}{}", header(level, count), text.trim()), level.as_str());
+    let text = crate::ast::seal(format!("{}{}", header(level, count), text.trim()), level.as_str());
     let mut message = Message::text(level.role(), text);
     let mut meta = Map::new();
     meta.insert("type".into(), Value::from("summary"));

@@ -96,7 +96,7 @@ pub(crate) fn restoration_part(snapshot: &str) -> Part {
 
 /// The sealed text part carrying `snapshot`, opened by `note`.
 pub(crate) fn restoration_part_with(snapshot: &str, note: Note) -> Part {
-    let text = crate::ast::seal(&restoration_text_with(snapshot, note), RESTORATION_MARK);
+    let text = crate::ast::seal(restoration_text_with(snapshot, note), RESTORATION_MARK);
     Part::Text(crate::message::TextPart { text, extra: crate::message::Extra::new() })
 }
 
