@@ -269,24 +269,31 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
         return Err(CompactError::Summarizer(o.errors));
     }
     let rolled_back = o.cancelled || (failed && o.on_error == OnError::Rollback);
-    let (messages, repairs, after_tokens) = match o.result {
+    // Each chain's size is taken once (a walk over every part of a large chain).
+    let before_bytes = messages_size(o.original);
+    let result = o.result.filter(|_| !rolled_back).map(|messages| {
+        let bytes = messages_size(&messages);
+        (messages, bytes)
+    });
+    let (messages, repairs, after_tokens, after_bytes) = match result {
         // A result no smaller than the input gains nothing: what remains of it is only
         // the parse repairs (merged user messages, answered calls), and kept messages
         // must come back as they were.
-        Some(messages) if !rolled_back && (o.hard_budget || messages_size(&messages) < messages_size(o.original)) => {
-            (messages, o.repairs, o.after_tokens)
+        Some((messages, bytes)) if o.hard_budget || bytes < before_bytes => {
+            (messages, o.repairs, o.after_tokens, bytes)
         }
-        _ => (o.original.to_vec(), Vec::new(), o.before_tokens),
+        _ => (o.original.to_vec(), Vec::new(), o.before_tokens, before_bytes),
     };
-    let totals = |messages: &[Message], tokens: Option<usize>| match tokens {
-        Some(tokens) => Totals { messages: messages.len(), bytes: messages_size(messages), tokens },
-        None => Totals::of(messages),
+    let totals = |messages: &[Message], bytes: usize, tokens: Option<usize>| Totals {
+        messages: messages.len(),
+        bytes,
+        tokens: tokens.unwrap_or_else(|| crate::measure::estimate_tokens(messages)),
     };
     let report = Report {
         strategy: o.strategy,
         format: crate::format::Format::Native,
-        before: totals(o.original, o.before_tokens),
-        after: totals(&messages, after_tokens),
+        before: totals(o.original, before_bytes, o.before_tokens),
+        after: totals(&messages, after_bytes, after_tokens),
         calls: o.engine.calls,
         waves: o.engine.waves,
         errors: o.errors,
