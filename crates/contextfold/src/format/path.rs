@@ -30,38 +30,48 @@ impl JsonPath {
     }
 
     pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(self.head()).unwrap_or_default()
+    }
+
+    /// The path's bytes (whole characters: it is only ever built from `&str` pieces).
+    fn head(&self) -> &[u8] {
         match &self.0 {
-            Text::Inline { len, bytes } => {
-                bytes.get(..usize::from(*len)).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or_default()
-            }
-            Text::Heap(text) => text,
+            Text::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Text::Heap(text) => text.as_bytes(),
         }
     }
 
-    /// This path followed by `pieces`.
+    /// This path followed by `pieces`: a short one copied in place (the head as a whole
+    /// array, the pieces a byte at a time: cheaper than a copy call per piece).
     fn joined(&self, pieces: &[&str]) -> JsonPath {
-        let head = self.as_str();
+        let head = self.head();
         let len = pieces.iter().fold(head.len(), |n, p| n.saturating_add(p.len()));
         if len <= INLINE {
-            let mut bytes = [0u8; INLINE];
-            let mut at = 0usize;
-            for piece in std::iter::once(head).chain(pieces.iter().copied()) {
-                let end = at.saturating_add(piece.len());
-                if let Some(slot) = bytes.get_mut(at..end) {
-                    slot.copy_from_slice(piece.as_bytes());
+            let mut bytes = match &self.0 {
+                Text::Inline { bytes, .. } => *bytes,
+                Text::Heap(_) => {
+                    let mut bytes = [0u8; INLINE];
+                    bytes.iter_mut().zip(head).for_each(|(slot, b)| *slot = *b);
+                    bytes
                 }
-                at = end;
+            };
+            let mut at = head.len();
+            for &b in pieces.iter().flat_map(|p| p.as_bytes()) {
+                if let Some(slot) = bytes.get_mut(at) {
+                    *slot = b;
+                }
+                at = at.saturating_add(1);
             }
             return JsonPath(Text::Inline { len: u8::try_from(len).unwrap_or(0), bytes });
         }
         let mut text = String::with_capacity(len);
-        text.push_str(head);
+        text.push_str(self.as_str());
         pieces.iter().for_each(|p| text.push_str(p));
         JsonPath(Text::Heap(text))
     }
 
     pub(crate) fn key(&self, key: &str) -> JsonPath {
-        if self.as_str().is_empty() {
+        if self.head().is_empty() {
             self.joined(&[key])
         } else {
             self.joined(&[".", key])
@@ -111,6 +121,7 @@ impl fmt::Display for JsonPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn prints_like_the_error_paths() {
@@ -129,5 +140,36 @@ mod tests {
         let wide = root.key("é😀").index(1).key("клю");
         assert_eq!(wide.to_string(), "é😀[1].клю");
         assert_eq!(JsonPath::default(), root);
+    }
+
+    proptest::proptest! {
+        /// Any path, held in place or not, prints as the plain string it stands for.
+        #[test]
+        fn prints_as_a_plain_string_would(steps in proptest::collection::vec(
+            proptest::prop_oneof![
+                "[a-z_é😀]{0,12}".prop_map(Ok),
+                proptest::prelude::any::<usize>().prop_map(Err),
+            ],
+            0..8,
+        )) {
+            let mut path = JsonPath::root();
+            let mut plain = String::new();
+            for step in steps {
+                match step {
+                    Ok(key) => {
+                        path = path.key(&key);
+                        if !plain.is_empty() {
+                            plain.push('.');
+                        }
+                        plain.push_str(&key);
+                    }
+                    Err(index) => {
+                        path = path.index(index);
+                        plain.push_str(&format!("[{index}]"));
+                    }
+                }
+                proptest::prop_assert_eq!(path.as_str(), plain.as_str());
+            }
+        }
     }
 }
