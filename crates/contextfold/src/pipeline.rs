@@ -179,7 +179,10 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
     let mut prefix: Vec<Node<'static>> = Vec::new();
     if let Some(detector) = detector.as_mut() {
         while !detector.settled() {
-            let Some(batch) = parsed.next_batch() else { break };
+            // Small batches first, doubling: detection mostly settles within a few
+            // messages, and the prefix is held with its own strings.
+            let most = prefix.len().max(DETECTED_FIRST).min(PARSED_TOGETHER);
+            let Some(batch) = parsed.next_batch(most) else { break };
             let mut array = Vec::new();
             let nodes = batch.and_then(|batch| batch.parse(&mut array))?;
             for node in nodes {
@@ -308,6 +311,8 @@ fn request_list(input: &InputText<'_>, format: Option<Format>) -> Option<List> {
 /// element grew the parser's buffer for escaped strings again for every element (in
 /// wasm, that made the read 8% slower than one parse of the whole text).
 const PARSED_TOGETHER: usize = 256;
+/// Elements parsed in the first batch read while the format is detected.
+const DETECTED_FIRST: usize = 8;
 const PARSED_BYTES: usize = 64 * 1024;
 
 /// The elements of the JSON array at `region` of a text, scanned as its pieces come and
@@ -408,26 +413,26 @@ impl<'p> ListElements<'p> {
     }
 
     /// How many unparsed elements the next batch takes, once there are enough of them
-    /// (or the region is read): at most [`PARSED_TOGETHER`], and no more than
+    /// (or the region is read): at most `most`, and no more than
     /// [`PARSED_BYTES`] of text beyond the first.
-    fn batch_ready(&self) -> Option<usize> {
+    fn batch_ready(&self, most: usize) -> Option<usize> {
         let waiting = self.spans.get(self.parsed..).unwrap_or_default();
         let first_start = waiting.first()?.start;
-        let over = waiting.iter().take(PARSED_TOGETHER).position(|s| s.end.saturating_sub(first_start) > PARSED_BYTES);
+        let over = waiting.iter().take(most).position(|s| s.end.saturating_sub(first_start) > PARSED_BYTES);
         match over {
             Some(at) => Some(at.max(1)),
-            None if waiting.len() >= PARSED_TOGETHER => Some(PARSED_TOGETHER),
+            None if waiting.len() >= most => Some(most),
             None => self.ended.then_some(waiting.len()),
         }
     }
 
     /// The next batch (the text of the one before let go); `None` at the end, `Some(None)`
     /// (said once) for a list that turns out not to be one JSON array.
-    fn next_batch(&mut self) -> Option<Option<Batch<'_>>> {
+    fn next_batch(&mut self, most: usize) -> Option<Option<Batch<'_>>> {
         self.held.drain(..self.lent_to.saturating_sub(self.held_from).min(self.held.len()));
         self.held_from = self.held_from.max(self.lent_to);
         let taken = loop {
-            if let Some(taken) = self.batch_ready() {
+            if let Some(taken) = self.batch_ready(most) {
                 break taken;
             }
             if self.ended {
@@ -458,7 +463,7 @@ impl<'p> ListElements<'p> {
     fn rest_parses(&mut self) -> bool {
         loop {
             let mut array = Vec::new();
-            match self.next_batch() {
+            match self.next_batch(PARSED_TOGETHER) {
                 None => return true,
                 Some(Some(batch)) => {
                     if batch.parse(&mut array).is_none() {
@@ -511,7 +516,7 @@ impl format::items::Stream for Elements<'_, '_> {
         }
         loop {
             let mut array = Vec::new();
-            let batch = match self.parsed.next_batch() {
+            let batch = match self.parsed.next_batch(PARSED_TOGETHER) {
                 None => break,
                 Some(None) => {
                     self.stop = Some(Ok(()));
