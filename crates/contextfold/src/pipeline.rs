@@ -181,7 +181,7 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         while !detector.settled() {
             // Small batches first, doubling: detection mostly settles within a few
             // messages, and the prefix is held with its own strings.
-            let most = prefix.len().max(DETECTED_FIRST).min(PARSED_TOGETHER);
+            let most = prefix.len().clamp(DETECTED_FIRST, PARSED_TOGETHER);
             let Some(batch) = parsed.next_batch(most) else { break };
             let mut array = Vec::new();
             let nodes = batch.and_then(|batch| batch.parse(&mut array))?;
