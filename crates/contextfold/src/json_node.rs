@@ -268,31 +268,6 @@ impl fmt::Display for Node<'_> {
     }
 }
 
-/// A key, borrowed from the text unless it has escapes.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string key")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
 /// Parsed as `serde_json` parses a `Value` (the same numbers, the same limits), but
 /// strings without escapes stay in the text.
 impl<'de> Deserialize<'de> for Node<'de> {
@@ -339,7 +314,12 @@ impl<'de> Deserialize<'de> for Node<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
                 let mut fields = Vec::new();
-                while let Some((Key(k), v)) = map.next_entry::<Key<'de>, Node<'de>>()? {
+                // A key is read as a node too: a JSON text's keys are strings, borrowed
+                // from the text unless they have escapes.
+                while let Some((key, v)) = map.next_entry::<Node<'de>, Node<'de>>()? {
+                    let Node::String(k) = key else {
+                        return Err(serde::de::Error::custom("an object key must be a string"));
+                    };
                     fields.push((k, v));
                 }
                 Ok(Node::Object(Object::from_fields(fields)))
