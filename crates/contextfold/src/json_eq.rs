@@ -208,10 +208,12 @@ impl Reader<'_> {
         })
     }
 
+    /// Four hex digits (`from_str_radix` would take a sign too: `\\u+abc` is not JSON).
     fn hex4(&mut self) -> Option<u32> {
         let end = self.at.saturating_add(4);
-        let digits = std::str::from_utf8(self.text.get(self.at..end)?).ok()?;
-        let n = u32::from_str_radix(digits, 16).ok()?;
+        let digits = self.text.get(self.at..end)?;
+        let n =
+            digits.iter().try_fold(0u32, |n, &d| Some(n.wrapping_mul(16).wrapping_add(char::from(d).to_digit(16)?)))?;
         self.at = end;
         Some(n)
     }
@@ -292,6 +294,12 @@ pub(crate) mod tests {
                 prop_assert_eq!(equals_text(&b_parsed, text.as_bytes()), parsed == b_parsed, "{}", text);
             }
         }
+    }
+
+    #[test]
+    fn a_signed_unicode_escape_is_not_json() {
+        assert!(!equals_text(&json!("\u{abc}"), br#""\u+abc""#));
+        assert!(equals_text(&json!("\u{abc}"), br#""\u0abc""#));
     }
 
     #[test]
