@@ -19,7 +19,7 @@ pub(crate) mod data_url;
 pub mod detect;
 mod fields;
 pub mod gemini;
-pub mod items;
+pub(crate) mod items;
 pub use items::Items;
 pub mod langchain;
 pub mod native;
