@@ -16,7 +16,7 @@ pub(crate) mod hashing;
 pub mod inspect;
 pub(crate) mod json_eq;
 pub(crate) mod json_map;
-pub mod json_node;
+pub(crate) mod json_node;
 pub mod json_span;
 pub mod locate;
 pub mod measure;
