@@ -449,7 +449,10 @@ impl<'p> ListElements<'p> {
         let (start, end) = (first.start, last.end);
         self.parsed = self.parsed.saturating_add(taken);
         self.lent_to = end;
-        let text = self.held.get(start.checked_sub(self.held_from)?..end.checked_sub(self.held_from)?);
+        // Text no longer held would be a fault: read as a list that does not parse (then
+        // parsed whole), never as its end.
+        let held = start.checked_sub(self.held_from).zip(end.checked_sub(self.held_from));
+        let text = held.and_then(|(from, to)| self.held.get(from..to));
         Some(text.map(|text| Batch { text, count: taken }))
     }
 
