@@ -260,14 +260,6 @@ impl Serialize for Node<'_> {
     }
 }
 
-impl fmt::Display for Node<'_> {
-    /// The node's JSON text (as `serde_json` writes its `Value`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = serde_json::to_string(self).map_err(|_| fmt::Error)?;
-        f.write_str(&text)
-    }
-}
-
 /// Parsed as `serde_json` parses a `Value` (the same numbers, the same limits), but
 /// strings without escapes stay in the text.
 impl<'de> Deserialize<'de> for Node<'de> {
@@ -403,7 +395,6 @@ mod tests {
             assert_eq!(v.map(Value::is_object), n.map(Node::is_object));
             assert_eq!(v.map(Value::is_string), n.map(Node::is_string));
         }
-        assert_eq!(node.to_string(), value.to_string());
         assert_eq!(serde_json::to_string(&node).unwrap(), serde_json::to_string(&value).unwrap());
         assert_eq!(Node::of(&json!([])).kind(), "an array");
     }
