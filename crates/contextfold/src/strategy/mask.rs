@@ -214,17 +214,17 @@ fn placeholder(tool: &str, call: Option<&ToolCallPart>, content: &[Part], bytes:
     out.push(')');
     // Only an object is read as JSON: the parse of every other result was wasted.
     let object = text.trim_start().starts_with('{');
-    match object.then(|| serde_json::from_str::<Value>(&text)).and_then(Result::ok) {
-        Some(Value::Object(map)) => {
+    match object.then(|| serde_json::from_str::<ObjectKeys>(&text)).and_then(Result::ok) {
+        Some(ObjectKeys(keys)) => {
             out.push_str(" was a JSON object with the fields ");
-            for (k, key) in map.keys().take(12).enumerate() {
+            for (k, key) in keys.iter().enumerate() {
                 if k > 0 {
                     out.push_str(", ");
                 }
                 out.push_str(key);
             }
         }
-        _ => {
+        None => {
             if let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) {
                 // Its first 120 characters, sliced (not pushed one at a time).
                 let end = first.char_indices().nth(120).map_or(first.len(), |(at, _)| at);
@@ -287,7 +287,7 @@ impl<'de> serde::Deserialize<'de> for TellingArguments {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TellingArguments, A::Error> {
                 let mut found: Vec<Option<String>> = vec![None; TELLING_KEYS.len()];
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     match TELLING_KEYS.iter().position(|k| *k == key).and_then(|at| found.get_mut(at)) {
                         Some(slot) => *slot = map.next_value::<Value>()?.as_str().map(str::to_string),
                         None => {
@@ -299,6 +299,62 @@ impl<'de> serde::Deserialize<'de> for TellingArguments {
             }
         }
         deserializer.deserialize_map(Visitor)
+    }
+}
+
+/// Fields a placeholder names of a result that is a JSON object.
+const LISTED_KEYS: usize = 12;
+
+/// Of a JSON object, its first [`LISTED_KEYS`] keys in the order a map keeps them (a
+/// repeated key where it first stood), the values skipped unread: a result's whole tree
+/// was built for its keys alone. The text must still be one whole JSON object.
+struct ObjectKeys<'de>(Vec<Cow<'de, str>>);
+
+impl<'de> serde::Deserialize<'de> for ObjectKeys<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ObjectKeys<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ObjectKeys<'de>, A::Error> {
+                let mut keys: Vec<Cow<'de, str>> = Vec::new();
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    if keys.len() < LISTED_KEYS && !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(ObjectKeys(keys))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+/// A key borrowed from the text when it holds no escape (serde's own `Cow` always copies).
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
     }
 }
 
@@ -544,6 +600,31 @@ mod tests {
                 let expected_cost = sum_costs(&after_mask(&costs, &expected, &expected_items, meter, unit));
                 prop_assert_eq!(oldest.cost(limit, meter, unit), expected_cost, "limit {}", limit);
             }
+        }
+
+        /// The fields a placeholder lists are the first keys of a whole parse's map (a
+        /// repeated key, written escaped or not, where it first stood); a text the key
+        /// reader rejects, a whole parse rejects too.
+        #[test]
+        fn listed_keys_are_a_whole_parse_s_first_keys(
+            fields in proptest::collection::vec(
+                (prop::sample::select(vec!["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "\\u0061", "\\\"q"]),
+                 prop_oneof![
+                     Just("\"x\\ny\"".to_string()), Just("-1.5e3".to_string()), Just("[1,{\"a\":[]}]".to_string()),
+                     Just("null".to_string()), Just("{\"b\":true}".to_string()), Just("tru".to_string()), Just("01".to_string()),
+                 ]),
+                0..16,
+            ),
+            tail in prop_oneof![Just(""), Just(" \n"), Just("x"), Just("}"), Just(",")],
+        ) {
+            let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            let text = format!("{{{}}}{tail}", body.join(","));
+            let whole = match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(map)) => Some(map.keys().take(LISTED_KEYS).cloned().collect::<Vec<_>>()),
+                _ => None,
+            };
+            let read = serde_json::from_str::<ObjectKeys>(&text).ok().map(|k| k.0.into_iter().map(Cow::into_owned).collect::<Vec<_>>());
+            prop_assert_eq!(read, whole, "{}", text);
         }
 
         /// The telling argument read field by field is the one a whole parse finds: the
