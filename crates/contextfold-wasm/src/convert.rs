@@ -184,9 +184,12 @@ pub fn describe(e: &serde_wasm_bindgen::Error) -> String {
     }
 }
 
-/// Plain JS objects (not `Map`s) for every map, as `JSON.parse` would give.
+/// `value` as JS: its JSON text, parsed by `JSON.parse`. One string crosses instead of a
+/// call into JS for every object, key and string (a compaction's new messages and report
+/// are thousands of them), and JS reads every number as it reads any JSON: an integer
+/// beyond 2^53 in a message is rounded as `JSON.parse` rounds it, not refused, and a
+/// `"__proto__"` key is the object's own field.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| BindingError::Internal(e.to_string()).into())
+    let text = serde_json::to_string(value).map_err(|e| BindingError::Internal(e.to_string()))?;
+    js_sys::JSON::parse(&text).map_err(|e| BindingError::Internal(crate::bridge::describe_js(&e)).into())
 }
