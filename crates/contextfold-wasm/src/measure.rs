@@ -1,7 +1,7 @@
 //! `estimateTokens` and `measureChain`: the built-in token estimate, exposed so that
 //! callers (and the accuracy benchmark) see exactly what the strategies count.
 
-use crate::convert::{format_option, messages_from_js, to_js};
+use crate::convert::{format_option, messages_from_js, to_js_objects};
 use crate::error::{BindingError, JsResult};
 use contextfold::measure::estimate_text_tokens;
 use tsify::Tsify;
@@ -59,5 +59,5 @@ pub fn measure_chain(
         return Err(crate::options::invalid("", "expected an object").into());
     };
     let value = messages_from_js(messages)?;
-    to_js(&contextfold::pipeline::measure_json(&value, format).map_err(BindingError::from)?)
+    to_js_objects(&contextfold::pipeline::measure_json(&value, format).map_err(BindingError::from)?)
 }
