@@ -9,7 +9,8 @@
 //   { job: "crossing", messages, iterations }              a chain into wasm: JSON text vs objects
 //   { job: "memory", input, contender, release }           peak memory of one compaction
 //   { job: "waveBudgets", input }                          most waves per strategy, budgets 50 tokens up
-// `input` is "synthetic:<messages>" (bench/generate.mjs, seed 42) or a file path.
+// `input` is "synthetic:<messages>" (bench/generate.mjs, seed 42), "synthetic-json:<messages>"
+// (the same with JSON tool outputs) or a file path.
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -29,6 +30,13 @@ export function loadInput(input) {
   if (input.startsWith("synthetic:")) {
     const n = Number(input.slice("synthetic:".length));
     return { name: `synthetic ${n.toLocaleString("en-US")}`, chain: openaiChain(n, SEED) };
+  }
+  if (input.startsWith("synthetic-json:")) {
+    const n = Number(input.slice("synthetic-json:".length));
+    return {
+      name: `synthetic ${n.toLocaleString("en-US")}, JSON tool outputs`,
+      chain: openaiChain(n, SEED, { jsonOutputs: true }),
+    };
   }
   return { name: basename(input).replace(/\.json$/, ""), chain: JSON.parse(readFileSync(input, "utf8")) };
 }

@@ -39,6 +39,30 @@ function words(next, n) {
   return out.join(" ");
 }
 
+/**
+ * What `search` and `list_dir` return when a chain's tools answer in JSON, as API tools
+ * do: an object of records (pretty-printed half the time), about the size of a text one.
+ */
+function jsonToolOutput(next, name) {
+  const count = 2 + Math.floor(next() * 12);
+  const records = [];
+  for (let i = 0; i < count; i++) {
+    records.push(
+      name === "search"
+        ? {
+            path: `src/${words(next, 1)}.rs`,
+            line: Math.floor(next() * 900),
+            text: words(next, 6),
+            score: Math.floor(next() * 1000) / 1000,
+          }
+        : { name: `${words(next, 1)}.rs`, type: next() < 0.8 ? "file" : "dir", size: Math.floor(next() * 90000) },
+    );
+  }
+  const value =
+    name === "search" ? { matches: records, total: count, truncated: false } : { path: "src", entries: records };
+  return next() < 0.5 ? JSON.stringify(value, null, 2) : JSON.stringify(value);
+}
+
 function toolOutput(next) {
   const lines = 2 + Math.floor(next() * 24);
   const out = [];
@@ -53,10 +77,11 @@ function toolOutput(next) {
 }
 
 /**
- * An OpenAI chain of exactly `count` messages (at least 3), seeded. Tool results always
+ * An OpenAI chain of exactly `count` messages (at least 3), seeded. With `jsonOutputs`,
+ * the `search` and `list_dir` tools (two in five calls) answer in JSON. Tool results always
  * follow their call; the chain ends with an assistant text, so it is valid for OpenAI.
  */
-export function openaiChain(count, seed = 1) {
+export function openaiChain(count, seed = 1, { jsonOutputs = false } = {}) {
   const next = rng(seed);
   const chain = [{ role: "system", content: `You are a coding agent. ${words(next, 30)}` }];
   let callId = 0;
@@ -85,7 +110,12 @@ export function openaiChain(count, seed = 1) {
       }
       chain.push({ role: "assistant", content: next() < 0.4 ? words(next, 10) : null, tool_calls: toolCalls });
       for (const call of toolCalls) {
-        chain.push({ role: "tool", tool_call_id: call.id, content: toolOutput(next) });
+        const json = jsonOutputs && (call.function.name === "search" || call.function.name === "list_dir");
+        chain.push({
+          role: "tool",
+          tool_call_id: call.id,
+          content: json ? jsonToolOutput(next, call.function.name) : toolOutput(next),
+        });
       }
     }
     chain.push({ role: "assistant", content: words(next, 20 + Math.floor(next() * 120)) });

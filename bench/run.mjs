@@ -89,6 +89,21 @@ for (const file of quick ? [demo] : [demo, ...realFiles]) {
   overhead.push(job({ job: "overhead", input: file, iterations: 7, langchainTrim: true }));
 }
 
+// The 10k chain again with two tools in five answering in JSON, as API tools do (the
+// synthetic chains' outputs are plain text): every strategy, no LangChain.
+const jsonOverhead = [];
+if (!quick) {
+  log("overhead: synthetic 10000, JSON tool outputs");
+  jsonOverhead.push(
+    job({
+      job: "overhead",
+      input: "synthetic-json:10000",
+      iterations: iterationsFor(10000),
+      langchainSummarize: false,
+    }),
+  );
+}
+
 const waves = [];
 const waveInputs = quick
   ? [demo]
@@ -298,7 +313,7 @@ md.push("Written by `npm run bench` (`node bench/run.mjs`); every figure below c
 md.push(...machine, "");
 for (const n of notices) md.push(`> notice: ${n}`, "");
 md.push(
-  "Inputs: synthetic OpenAI chains with tool calls (`bench/generate.mjs`, seed 42: 1-6 steps per user turn, 1-3 parallel calls per step, tool outputs of 60 B-2.5 KB), the shipped demo session and the real transcripts of `../shared/fixtures/real`. " +
+  "Inputs: synthetic OpenAI chains with tool calls (`bench/generate.mjs`, seed 42: 1-6 steps per user turn, 1-3 parallel calls per step, tool outputs of 60 B-2.5 KB; at 10k also with JSON tool outputs), the shipped demo session and the real transcripts of `../shared/fixtures/real`. " +
     "Every contender gets the same chain and the same budget: a quarter of the chain, at 4 bytes a token (`maxTokens` = JSON bytes / 16). " +
     "Summarizers are instant mocks unless stated (contextfold: an async function; LangChain: `FakeListChatModel`). " +
     "Times are medians over the iterations shown; each input runs in a fresh Node process.",
@@ -453,6 +468,29 @@ for (const [key, label] of [
   );
 }
 md.push("");
+
+if (jsonOverhead.length) {
+  md.push("## Tool outputs in JSON", "");
+  md.push(
+    "The synthetic 10,000 chain as above, and the same chain (seed 42) whose `search` and `list_dir` calls, two in five, answer with a JSON object (matches or directory entries, pretty-printed half the time) instead of text. " +
+      "Each compaction against its own chain's floor.",
+    "",
+  );
+  const plain = overhead.find((r) => r.input === "synthetic:10000");
+  const rows = [plain, ...jsonOverhead].filter(Boolean);
+  md.push(
+    `| contender | ${rows.map((r) => `${r.name} (${kb(r.bytes)})`).join(" | ")} |`,
+    `|---|${rows.map(() => "---:").join("|")}|`,
+  );
+  for (const [key, label] of [
+    ["floor", "floor (JSON round trip)"],
+    ...STRATEGIES.map((k) => [k, `compact \`${k}\``]),
+    ["autoBuiltin", "`auto`, built-in summarizer"],
+  ]) {
+    md.push(`| ${label} | ${rows.map((r) => (key === "floor" ? ms(r.medians.floor) : cell(r, key))).join(" | ")} |`);
+  }
+  md.push("");
+}
 
 md.push(`## Waves: summary calls with a ${LATENCY_MS} ms summarizer`, "");
 md.push(
