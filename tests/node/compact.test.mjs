@@ -402,6 +402,22 @@ describe("compact", () => {
     assert.equal(summarizer.calls.length, 0);
   });
 
+  it("says what whole number an option takes, not the Rust type it is read into", async () => {
+    for (const [options, path] of [
+      [{ maxTokens: 2 ** 32 }, "options.maxTokens"],
+      [{ maxTokens: 1.5 }, "options.maxTokens"],
+      [{ concurrency: -1 }, "options.concurrency"],
+      [{ strategy: { name: "tiers", recent: 2 ** 40 } }, "options.strategy.recent"],
+      [{ strategy: { name: "mask", minBytes: 0.5 } }, "options.strategy.minBytes"],
+    ]) {
+      const error = await rejection(compact(openaiSections(2), { summarizer: recording(), ...options }));
+      assert.equal(error.code, "invalid_option", error.message);
+      assert.equal(error.path, path, error.message);
+      assert.match(error.message, /expected a whole number from 0 to 4294967295$/, error.message);
+      assert.doesNotMatch(error.message, /usize|u32|u64/, error.message);
+    }
+  });
+
   // Issue 14: unknown keys were ignored (a misspelt `maxToken` silently meant no budget);
   // now they are invalid_option errors naming the nearest known key.
   it("rejects unknown keys and accepts strategy settings", async () => {

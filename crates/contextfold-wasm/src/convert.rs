@@ -178,10 +178,7 @@ impl Encoding {
 /// serde-wasm-bindgen errors print as `Error: ...`; the prefix adds nothing here.
 pub fn describe(e: &serde_wasm_bindgen::Error) -> String {
     let text = e.to_string();
-    match text.strip_prefix("Error: ") {
-        Some(rest) => rest.to_string(),
-        None => text,
-    }
+    contextfold::settings::plain_expectation(text.strip_prefix("Error: ").unwrap_or(&text))
 }
 
 /// `value` as JS: its JSON text, parsed by `JSON.parse`. One string crosses instead of a

@@ -58,6 +58,27 @@ pub struct OptionError {
     pub message: String,
 }
 
+/// serde's message about a value, its Rust integer types said as a caller reads them:
+/// "expected usize" means nothing to a JS caller passing `maxTokens: 2 ** 32`.
+pub fn plain_expectation(message: &str) -> String {
+    let range = |max: u64| format!("expected a whole number from 0 to {max}");
+    [
+        ("expected usize", range(usize::MAX as u64)),
+        ("expected u64", "expected a whole number, 0 or more".to_string()),
+        ("expected u32", range(u64::from(u32::MAX))),
+        ("expected u16", range(u64::from(u16::MAX))),
+        ("expected u8", range(u64::from(u8::MAX))),
+    ]
+    .iter()
+    .find_map(|(rust, plain)| {
+        let at = message.rfind(rust)?;
+        // The whole expectation only ("expected u8" is also the start of "expected u80").
+        message.get(at.saturating_add(rust.len())..).filter(|rest| rest.is_empty())?;
+        Some(format!("{}{plain}", message.get(..at).unwrap_or_default()))
+    })
+    .unwrap_or_else(|| message.to_string())
+}
+
 impl OptionError {
     pub fn new(path: &str, message: impl Into<String>) -> OptionError {
         OptionError { path: path.to_string(), message: message.into() }
@@ -66,5 +87,30 @@ impl OptionError {
     /// Stable machine-readable code.
     pub fn code(&self) -> &'static str {
         "invalid_option"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_expectation;
+
+    #[test]
+    fn rust_integer_types_are_said_plainly() {
+        assert_eq!(
+            plain_expectation("invalid value: integer `4294967296`, expected usize"),
+            format!("invalid value: integer `4294967296`, expected a whole number from 0 to {}", usize::MAX)
+        );
+        assert_eq!(
+            plain_expectation("invalid type: floating point `1.5`, expected u32"),
+            "invalid type: floating point `1.5`, expected a whole number from 0 to 4294967295"
+        );
+        assert_eq!(
+            plain_expectation("invalid type: string \"9\", expected u64"),
+            "invalid type: string \"9\", expected a whole number, 0 or more"
+        );
+        // Other expectations, and a type name that only starts like one, stay as they are.
+        for kept in ["invalid type: integer `1`, expected a string", "expected u80", "expected usize or a string"] {
+            assert_eq!(plain_expectation(kept), kept);
+        }
     }
 }

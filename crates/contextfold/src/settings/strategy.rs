@@ -207,7 +207,7 @@ pub(super) fn read<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, O
         let inner = e.path().to_string();
         let path =
             if inner == "." { ".strategy".to_string() } else { format!(".strategy.{}", inner.trim_start_matches('.')) };
-        OptionError::new(&path, e.inner().to_string())
+        OptionError::new(&path, super::plain_expectation(&e.inner().to_string()))
     })
 }
 
