@@ -402,6 +402,21 @@ describe("compact", () => {
     assert.equal(summarizer.calls.length, 0);
   });
 
+  it("says a chain nested past the deepest it reads is that, where, whatever form it came in", async () => {
+    let deep = "x";
+    for (let i = 0; i < 200; i++) deep = { a: deep };
+    const chain = [
+      { role: "user", content: "hi", extra: deep },
+      { role: "assistant", content: "ok" },
+    ];
+    for (const input of [chain, JSON.stringify(chain)]) {
+      const error = await rejection(compact(input, { summarizer: recording(), maxTokens: 10 }));
+      assert.equal(error.code, "invalid_json", error.message);
+      assert.match(error.path, /^\[0\]\.extra(\.a)+$/, error.path);
+      assert.match(error.message, /nested deeper than 127 levels, the most contextfold reads/, error.message);
+    }
+  });
+
   it("says what whole number an option takes, not the Rust type it is read into", async () => {
     for (const [options, path] of [
       [{ maxTokens: 2 ** 32 }, "options.maxTokens"],

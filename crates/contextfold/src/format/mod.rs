@@ -221,9 +221,19 @@ pub fn parse_json(text: &str) -> Result<serde_json::Value, FormatError> {
     };
     let (line, column) = (error.line(), error.column());
     let message = error.to_string();
-    let message = message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message).to_string();
+    let message = message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&message);
+    // serde_json's words for valid JSON nested past its limit, which a caller who passed
+    // objects (stringified here) would read as a fault of their syntax.
+    let message = match message {
+        "recursion limit exceeded" => format!("nested deeper than {JSON_DEPTH} levels, the most contextfold reads"),
+        other => other.to_string(),
+    };
     Err(FormatError::InvalidJson { line, column, offset: byte_offset(text, line, column), path, message })
 }
+
+/// How deep JSON may nest (arrays and objects within each other): serde_json's recursion
+/// limit, which keeps the parse of any text within the wasm stack.
+const JSON_DEPTH: usize = 127;
 
 /// The byte offset of a 1-based line and column (serde_json counts columns in bytes).
 fn byte_offset(text: &str, line: usize, column: usize) -> usize {
@@ -320,6 +330,19 @@ fn write_provider(messages: &[Message], format: Format) -> Result<serde_json::Va
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_nested_past_the_limit_says_so() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(parse_json(&nested(JSON_DEPTH)).is_ok());
+        match parse_json(&nested(JSON_DEPTH + 1)) {
+            Err(FormatError::InvalidJson { message, offset, .. }) => {
+                assert_eq!(message, "nested deeper than 127 levels, the most contextfold reads");
+                assert_eq!(offset, JSON_DEPTH);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn names_round_trip() {
