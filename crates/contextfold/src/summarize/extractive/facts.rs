@@ -4,12 +4,11 @@
 
 use super::idents;
 use super::tasks::{Task, Tasks};
-use super::text::{command_key, cut_words, first_line, is_error_line, sentences, split_names, Words};
+use super::text::{command_key, cut_words, error_lines, first_line, sentences, split_names, Words};
 use super::transcript::Item;
 use crate::hashing::{HashMap, HashSet};
-use crate::json_map::Fields;
+use crate::json_node::{Node, Object};
 use crate::schema::Section;
-use serde_json::{Map, Value};
 
 #[derive(Debug, Default)]
 pub(super) struct FileFacts {
@@ -82,34 +81,36 @@ const NEW_KEYS: [&str; 9] =
 const OLD_KEYS: [&str; 3] = ["old_string", "old_str", "old_text"];
 const COMMAND_KEYS: [&str; 3] = ["command", "cmd", "script"];
 
-fn string_at<'a>(map: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| map.field(k).and_then(Value::as_str)).filter(|s| !s.trim().is_empty())
+fn string_at<'a>(map: &'a Object<'_>, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| map.get(k).and_then(Node::as_str)).filter(|s| !s.trim().is_empty())
 }
 
 fn classify(name: &str, args: &str) -> Call {
-    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(args) else { return Call::Other };
-    if let Some(Value::Array(todos)) = map.field("todos") {
+    // A borrowing tree: the arguments' strings (often a whole file's content) are not
+    // copied to be read.
+    let Ok(Node::Object(map)) = serde_json::from_str::<Node<'_>>(args) else { return Call::Other };
+    if let Some(Node::Array(todos)) = map.get("todos") {
         let list = todos
             .iter()
             .filter_map(|t| {
-                let content = t.field("content").or_else(|| t.field("title")).and_then(Value::as_str)?;
-                let status = t.field("status").and_then(Value::as_str).unwrap_or("pending");
+                let content = t.get("content").or_else(|| t.get("title")).and_then(Node::as_str)?;
+                let status = t.get("status").and_then(Node::as_str).unwrap_or("pending");
                 Some((status.replace('_', " "), content.to_string()))
             })
             .collect();
         return Call::Todos(list);
     }
     if let Some(command) = string_at(&map, &COMMAND_KEYS).map(str::to_string).or_else(|| {
-        let parts = COMMAND_KEYS.iter().find_map(|k| map.field(k).and_then(Value::as_array))?;
-        Some(parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "))
+        let parts = COMMAND_KEYS.iter().find_map(|k| map.get(k).and_then(Node::as_array))?;
+        Some(parts.iter().filter_map(Node::as_str).collect::<Vec<_>>().join(" "))
     }) {
         return Call::Command(command.split_whitespace().collect::<Vec<_>>().join(" "));
     }
     let Some(path) = string_at(&map, &PATH_KEYS) else { return Call::Other };
     let mut new = string_at(&map, &NEW_KEYS).unwrap_or_default().to_string();
     let mut old = string_at(&map, &OLD_KEYS).unwrap_or_default().to_string();
-    if let Some(Value::Array(edits)) = map.field("edits") {
-        for e in edits.iter().filter_map(Value::as_object) {
+    if let Some(Node::Array(edits)) = map.get("edits") {
+        for e in edits.iter().filter_map(Node::as_object) {
             new.push_str(string_at(e, &NEW_KEYS).unwrap_or_default());
             new.push('\n');
             old.push_str(string_at(e, &OLD_KEYS).unwrap_or_default());
@@ -347,7 +348,7 @@ impl Facts {
         awaiting_fix: &mut Vec<usize>,
     ) {
         let is_command = matches!(call, Some(Call::Command(_)));
-        let lines: Vec<&str> = text.lines().filter(|l| is_error_line(l, is_command)).take(3).collect();
+        let lines = error_lines(text, is_command, 3);
         let failed = error || !lines.is_empty();
         for line in &lines {
             self.error(format!("{name}: {}", cut_words(line.trim(), 160)), awaiting_fix);

@@ -279,6 +279,23 @@ pub(super) fn is_error_line(line: &str, command: bool) -> bool {
     (strong || weak) && found & PASSING == 0 && !t.contains('✓')
 }
 
+/// Openings a command's failing line may have besides [`MARKERS`]' words (see
+/// [`is_error_line`]), looked for anywhere by [`error_lines`]' first pass.
+const FAIL_OPENINGS: Words = Words::new(&["fail", "✗", "×"]);
+
+/// The first `max` lines of a tool result that report a failure ([`is_error_line`]).
+/// One pass over the whole result first: every error line holds one of the markers (or,
+/// in a command's output, one of the openings), and most results hold none, so their
+/// lines are never split and trimmed one by one.
+pub(super) fn error_lines(text: &str, command: bool, max: usize) -> Vec<&str> {
+    let found = MARKERS.found(text);
+    let may = found & STRONG != 0 || command && (found & WEAK != 0 || FAIL_OPENINGS.in_text(text));
+    if !may {
+        return Vec::new();
+    }
+    text.lines().filter(|l| is_error_line(l, command)).take(max).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +369,15 @@ mod tests {
             command: bool,
         ) {
             prop_assert_eq!(is_error_line(&line, command), is_error_line_mark_first(&line, command));
+        }
+
+        #[test]
+        fn error_lines_are_those_read_line_by_line(
+            text in "(?s)([a-z0-9 :\t→✓✗×]{0,8}(error: |Failed|FAIL|fail|✓|not found| 0 failed|panicked|\n|)[a-z ✓]{0,8}\n?){0,6}",
+            command: bool,
+        ) {
+            let by_line: Vec<&str> = text.lines().filter(|l| is_error_line(l, command)).take(3).collect();
+            prop_assert_eq!(error_lines(&text, command, 3), by_line);
         }
 
         #[test]
