@@ -547,9 +547,17 @@ md.push(
 md.push("## Peak memory vs input size, per strategy", "");
 md.push(
   "One fresh process per input and contender: the chain is loaded (as JS objects), then one compaction at the budget (instant mock summarizer; `auto+builtin`: the built-in one). " +
-    "Wasm growth: the `memory.buffer` size after the call less before it (a high-water mark). Peak RSS growth: the process's peak (`maxRSS`) less its RSS with the chain loaded, which holds the JS heap, the JSON text and the wasm heap together. Both as a multiple of the input's JSON bytes.",
+    "Wasm growth: the `memory.buffer` size after the call less before it (a high-water mark). Peak RSS growth: the process's peak (`maxRSS`) less its RSS with the chain loaded, which holds the JS heap, the JSON text and the wasm heap together. Both as a multiple of the input's JSON bytes. " +
+    peakResetNote(memory),
   "",
 );
+/** How the peak was taken: reset to the RSS just before the call where the kernel allows. */
+function peakResetNote(runs) {
+  const reset = runs.filter((m) => m.peakReset).length;
+  if (reset === runs.length)
+    return "The peak was reset to the RSS just before each call (`/proc/self/clear_refs`), so it is the call's own, not that of loading or generating the chain.";
+  return `The peak could be reset just before the call in ${reset} of ${runs.length} runs (\`/proc/self/clear_refs\` is Linux's); in the others it may be that of loading or generating the chain.`;
+}
 const memoryInputs = [...new Set(memory.map((m) => m.name))];
 const memoryOf = (name, contender) => memory.find((m) => m.name === name && m.contender === contender);
 const growth = (m) => (m.error ? `error \`${m.error}\`` : ratio(m.wasmAfter - m.wasmBefore, m.bytes));
