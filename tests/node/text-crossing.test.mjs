@@ -64,6 +64,31 @@ describe("JSON text into wasm", () => {
     }
   });
 
+  it("hands a summarizer a transcript of many pieces whole, and the prompt made of it", async () => {
+    // The transcript leaves wasm in 64 KiB pieces joined in JS: a message of 1- to 4-byte
+    // characters must arrive whole wherever a piece ends, and `prompt` must read as the
+    // envelope and that very transcript.
+    const chain = [];
+    for (let i = 0; i < 60; i++) {
+      chain.push({ role: "user", content: `${i}: ${"é".repeat(i % 7)}${PATTERN.repeat(300 + i)}` });
+      chain.push({ role: "assistant", content: `${"😀".repeat(i % 3)} done ${i}` });
+    }
+    const requests = [];
+    const summarizer = async (request) => {
+      requests.push(request);
+      return "Summary: the work so far.";
+    };
+    const bytes = Buffer.byteLength(JSON.stringify(chain));
+    await compact(chain, { strategy: "auto", summarizer, maxTokens: Math.floor(bytes / 40) });
+    const [request] = requests;
+    assert.ok(request, "a summary was asked for");
+    assert.ok(Buffer.byteLength(request.transcript) > 4 * 65536, `${request.transcript.length} characters`);
+    assert.equal(request.prompt, `<instructions>${request.instructions}</instructions>\n\n${request.transcript}`);
+    assert.ok(!request.transcript.includes("\uFFFD"), "no character was cut");
+    const whole = chain.filter((m) => request.transcript.includes(m.content));
+    assert.ok(whole.length > chain.length / 2, `${whole.length} of ${chain.length} messages whole in the transcript`);
+  });
+
   it("reads an empty string as JSON text (and fails as JSON)", () => {
     assert.throws(() => measureChain(""), { code: "invalid_json" });
   });

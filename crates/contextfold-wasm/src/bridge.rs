@@ -66,15 +66,19 @@ fn js_request(request: &SummaryRequest) -> Result<JsValue, JsValue> {
 const TRANSCRIPT_PIECE: usize = 64 * 1024;
 
 /// [`js_request`] of a request whose messages are in `draft`: the transcript is written
-/// a piece at a time, each piece a JS string, joined in JS. Wasm never holds it whole
-/// (it was the largest memory of an `auto` or `tiers` call: most of the chain again).
+/// a piece at a time, each piece a JS string, concatenated in JS. Wasm never holds it
+/// whole (it was the largest memory of an `auto` or `tiers` call: most of the chain
+/// again). Concatenation makes a rope of the pieces, as `prompt` is one of the envelope
+/// and the transcript: the engine never copies the transcript as a whole; the runtime
+/// copies it once, when the summarizer first reads `prompt` (a `join` here made a flat
+/// copy, and reading `prompt` then copied that again).
 fn js_request_of_draft(request: &SummaryRequest, draft: &Draft<'_>) -> Result<JsValue, JsValue> {
     let object = to_js(request)?;
-    let pieces = js_sys::Array::new();
+    let mut transcript = JsString::from("");
     draft.render_pieces(TRANSCRIPT_PIECE, &mut |piece| {
-        pieces.push(&JsValue::from_str(piece));
+        transcript = transcript.concat(&JsValue::from_str(piece));
     });
-    Reflect::set(&object, &JsValue::from_str("transcript"), &pieces.join(""))?;
+    Reflect::set(&object, &JsValue::from_str("transcript"), &transcript)?;
     set_prompt(&object)?;
     Ok(object)
 }
