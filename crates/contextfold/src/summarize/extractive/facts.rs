@@ -233,6 +233,20 @@ const DONE_WORDS: [&str; 12] = [
     "extracted",
 ];
 
+/// Whether a sentence tells what was done ("Added `x` to `y`", or after a dash: "... —
+/// fixed `y`"), in the words of the one who did it.
+fn tells_what_was_done(sentence: &str) -> bool {
+    if !sentence.is_ascii() {
+        let l = sentence.to_lowercase();
+        let opening = l.split(" — ").last().unwrap_or(&l).trim_start_matches(['`', '*', ' ']);
+        return DONE_WORDS.iter().any(|w| opening.starts_with(w));
+    }
+    // ASCII has no dash: no lowercased copy and no substring searcher, built anew for
+    // each of thousands of sentences.
+    let opening = sentence.trim_start_matches(['`', '*', ' ']);
+    DONE_WORDS.iter().any(|w| opening.get(..w.len()).is_some_and(|p| p.eq_ignore_ascii_case(w)))
+}
+
 /// The call a result answers: the transcript names the tool, not the call, so the
 /// oldest pending call of that tool, else the oldest of all.
 fn take_call(pending: &mut Vec<(&str, Call)>, name: &str) -> Option<Call> {
@@ -325,10 +339,7 @@ impl Facts {
         for s in std::iter::once(first).chain(said) {
             let ticks = s.matches('`').count() / 2;
             if ticks > 0 || DECISION_WORDS.in_text(s) {
-                let l = s.to_lowercase();
-                // What was done ("Added `x` to `y`"), in the words of the one who did it.
-                let opening = l.split(" — ").last().unwrap_or(&l).trim_start_matches(['`', '*', ' ']);
-                let done = DONE_WORDS.iter().any(|w| opening.starts_with(w));
+                let done = tells_what_was_done(s);
                 let ticked = (ticks as u32).saturating_mul(4).min(20);
                 let score = 50u32.saturating_add(ticked).saturating_add(if done { 8 } else { 0 });
                 self.decisions.push((cut_words(s, 300), score));
@@ -551,6 +562,17 @@ mod tests {
         #[test]
         fn tags_are_found_as_by_substring_search(text in "[<>/a-cé ]{0,40}", tag in "<[/a-c]{0,3}>?") {
             prop_assert_eq!(find_tag(&text, &tag), text.find(&tag));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn what_was_done_is_told_as_by_the_lowercased_sentence(
+            sentence in "[`* ]{0,2}(Added|FIXED|fix|Moved|renamed|é|—| — |x|Removed `a`)[a-z `]{0,8}( — [`*]?(added|Fixed|cut))?",
+        ) {
+            let l = sentence.to_lowercase();
+            let opening = l.split(" — ").last().unwrap_or(&l).trim_start_matches(['`', '*', ' ']);
+            prop_assert_eq!(tells_what_was_done(&sentence), DONE_WORDS.iter().any(|w| opening.starts_with(w)));
         }
     }
 
