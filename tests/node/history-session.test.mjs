@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { convert, History, measureChain, needsCompaction } from "contextfold";
+import { convert, History, measureChain, needsCompaction, validateChain } from "contextfold";
 import { root } from "./helpers.mjs";
 
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
@@ -26,6 +26,16 @@ const strategies = [
   { strategy: { name: "window", window: 30 }, maxTokens: 30_000 },
   { strategy: { name: "tiers", auto: true, autoThreshold: 40 } },
 ];
+
+/** Whether an OpenAI chain's last assistant message has a call no later tool message answers. */
+function waitsForResults(chain) {
+  let at = chain.length - 1;
+  while (at >= 0 && chain[at].role === "tool") at--;
+  const turn = chain[at];
+  if (turn?.role !== "assistant" || !turn.tool_calls?.length) return false;
+  const answered = new Set(chain.slice(at + 1).map((m) => m.tool_call_id));
+  return turn.tool_calls.some((c) => !answered.has(c.id));
+}
 
 describe("History: the conversation held in wasm", () => {
   for (const format of ["openai", "anthropic", "openai-responses", "aisdk"]) {
@@ -70,14 +80,64 @@ describe("History: the conversation held in wasm", () => {
       return "## Summary\n- the work so far.";
     };
     const history = new History({ options: { maxTokens: 8000, summarizer } });
+    let waited = 0;
     for (const message of demo) {
-      const crossing = measureChain([...history.messages(), message], { format: "openai" }).total.tokens > 8000;
+      const chain = [...history.messages(), message];
+      // A turn whose calls wait for results compacts once the last has come.
+      const waits = waitsForResults(chain);
+      const crossing = measureChain(chain, { format: "openai" }).total.tokens > 8000 && !waits;
+      if (waits && measureChain(chain, { format: "openai" }).total.tokens > 8000) waited++;
       const result = await history.push(message);
       assert.equal(result !== null, crossing);
       assert.equal(history.needsCompaction(), needsCompaction(history.messages(), { maxTokens: 8000 }));
     }
     assert.ok(calls >= 1);
+    assert.ok(waited >= 1, "some push over the budget left a turn waiting");
   });
+
+  // (Anthropic sends all results of a turn in one user message: they come together.)
+  for (const format of ["openai", "openai-responses"]) {
+    it(`parallel tool results pushed one at a time never get a made-up answer (${format})`, async () => {
+      // A compaction between two results of one turn leaves the turn's other call open:
+      // its real result, pushed next, is then the only one.
+      const filler = (n) => "lorem ipsum dolor sit amet ".repeat(n);
+      const chat = [];
+      for (let t = 0; t < 6; t++) {
+        chat.push(
+          { role: "user", content: `q${t} ${filler(40)}` },
+          { role: "assistant", content: `a${t} ${filler(40)}` },
+        );
+      }
+      chat.push({ role: "user", content: "Read both files." });
+      chat.push({
+        role: "assistant",
+        content: null,
+        tool_calls: ["call_a", "call_b"].map((id) => ({
+          id,
+          type: "function",
+          function: { name: "read", arguments: "{}" },
+        })),
+      });
+      chat.push({ role: "tool", tool_call_id: "call_a", content: filler(60) });
+      chat.push({ role: "tool", tool_call_id: "call_b", content: filler(60) });
+      const messages = format === "openai" ? chat : convert(chat, { from: "openai", to: format }).messages;
+      const history = new History({ options: { maxTokens: 1500, format } });
+      let compactions = 0;
+      for (const [i, message] of messages.entries()) {
+        if ((await history.push(message)) !== null) compactions++;
+        // Right after the first result, the turn is in flight: no result for call_b yet.
+        if (i === messages.length - 2) {
+          const [last] = history.messages().slice(-1);
+          assert.doesNotMatch(JSON.stringify(history.messages()), /not handled/, "a made-up result");
+          assert.ok(JSON.stringify(last).includes("call_a"), "the first result is last");
+        }
+      }
+      assert.ok(compactions >= 1, "the budget was crossed");
+      assert.deepEqual(validateChain(history.messages(), { format }), []);
+      const text = JSON.stringify(history.messages());
+      assert.equal(text.split("call_b").length - 1, 2, "call_b: one call, one result");
+    });
+  }
 
   it("a History outlives a panic reset of the module: its session is read again", () => {
     const script = `

@@ -420,17 +420,20 @@ export const cases = [
       const options = { strategy: { name: "tiers", recent: 6, condensed: 10, autoThreshold: 30 }, summarizer: gated };
       const history = new History({ messages: chain.slice(0, 30), options });
       same([history.length, history.needsCompaction()], [30, false], "30 messages: no trigger");
-      // The 31st message fires the trigger; the compaction waits on the gate.
-      const running = history.push(chain[30]);
+      // The 31st message is over the threshold, but its tool call waits for its result:
+      // no request can be made before it comes, and the trigger waits too.
+      same([await history.push(chain[30]), history.needsCompaction()], [null, false], "a call waiting: no trigger");
+      // Its result fires the trigger; the compaction waits on the gate.
+      const running = history.push(chain[31]);
       await sleep(5);
-      history.push(chain[31]);
       history.push(chain[32]);
+      history.push(chain[33]);
       release();
       const result = await running;
       check(result && result.changed, "the push compacted");
       const messages = history.messages();
-      check(messages.length < 33, `fewer messages: ${messages.length}`);
-      same(messages.slice(-2), [chain[31], chain[32]], "messages pushed during the compaction are kept, in order");
+      check(messages.length < 34, `fewer messages: ${messages.length}`);
+      same(messages.slice(-2), [chain[32], chain[33]], "messages pushed during the compaction are kept, in order");
       // Storage round trip; functions are passed again.
       const stored = JSON.parse(JSON.stringify(history));
       same([stored.version, "summarizer" in stored.options], [1, false], "stored shape");

@@ -140,6 +140,9 @@ impl Session {
     /// [`run::needs_compaction`] on the whole chain answers it. A budget trigger is the
     /// running total; the other strategies' triggers read the held messages.
     pub fn needs_compaction(&self, meter: Meter<'_>) -> bool {
+        if run::waits_for_results(&self.messages) {
+            return false;
+        }
         match &self.strategy {
             StrategyConfig::Auto(c) => self.total > c.max.value(),
             StrategyConfig::Budget(c) => self.total > c.max.value(),

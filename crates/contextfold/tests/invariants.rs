@@ -13,7 +13,7 @@ use contextfold::format::{parse_json, read_auto, Format};
 use contextfold::measure::Meter;
 use contextfold::message::{Message, Part};
 use contextfold::repair::{validate, Provider, RepairOptions};
-use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+use contextfold::strategy::run::{compact, needs_compaction, CompactOptions, StrategyConfig};
 use contextfold::strategy::Action;
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use contextfold::summarize::mock::FnSummarizer;
@@ -286,5 +286,41 @@ fn a_turn_in_progress_comes_back_open_for_every_strategy() {
         assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
         assert!(out.changed && out.report.after.bytes < out.report.before.bytes, "{what}: nothing compacted");
         assert_eq!(out.report.before.messages, messages.len(), "{what}");
+    }
+    // Parallel calls answered one at a time: the turn and its results so far come back
+    // as they were, the call still open gets no made-up result.
+    let mut messages = demo;
+    messages.push(Message::text(Role::User, "Read both files."));
+    let mut turn = Message::text(Role::Assistant, "Reading.");
+    for id in ["call_a", "call_b"] {
+        turn.parts.push(Part::ToolCall(ToolCallPart {
+            id: id.into(),
+            name: "read".into(),
+            arguments: "{}".into(),
+            signature: None,
+            extra: Default::default(),
+        }));
+    }
+    let answered = Message::tool_result("call_a", "read", "the first file");
+    messages.push(turn.clone());
+    messages.push(answered.clone());
+    for strategy in folding_strategies() {
+        let what = strategy.name();
+        let options =
+            CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };
+        let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(out.messages[out.messages.len() - 2..], [turn.clone(), answered.clone()], "{what}");
+        assert!(out.messages.iter().all(|m| m.tool_results().all(|r| r.call_id != "call_b")), "{what}");
+        assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
+        assert!(out.changed && out.report.after.bytes < out.report.before.bytes, "{what}: nothing compacted");
+        // The trigger waits for the last result: no request can be made before it.
+        let over = StrategyConfig::Budget(contextfold::strategy::budget::BudgetConfig::new(
+            contextfold::measure::Amount::Tokens(100),
+        ));
+        assert!(!needs_compaction(&messages, &over, Meter::default()), "mid-turn");
+        let mut done = messages.clone();
+        done.push(Message::tool_result("call_b", "read", "the second file"));
+        assert!(needs_compaction(&done, &over, Meter::default()), "once the turn is answered");
     }
 }

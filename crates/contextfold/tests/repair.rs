@@ -292,9 +292,17 @@ fn a_turn_in_progress_keeps_its_calls_open() {
         check("in progress", &input, &opts(p), &input, &[]);
         assert_eq!(validate(&input, p), vec![], "{p:?}");
     }
+    // Parallel calls answered one at a time: the turn is in flight until the last result.
+    let partly = [input[0].clone(), input[1].clone(), tool("a", "read", "file a")];
+    for p in ALL {
+        check("answered in part", &partly, &opts(p), &partly, &[]);
+        assert_eq!(validate(&partly, p), vec![], "{p:?}");
+    }
     // Once anything follows, the same calls are pending and answered.
     let later = [input[0].clone(), input[1].clone(), user("well?")];
     assert_eq!(validate(&later, Provider::Generic).len(), 2);
+    let later = [partly[0].clone(), partly[1].clone(), partly[2].clone(), user("well?")];
+    assert_eq!(validate(&later, Provider::Generic).len(), 1);
 }
 
 // ---------------------------------------------------------------- roles
@@ -542,9 +550,16 @@ fn validate_reports_each_rule_with_code_and_path() {
         ("orphan", vec![user("q"), ai("a"), tool("x", "r", "1")], Generic, vec![("orphan_result", "[2].parts[0]")]),
         (
             "unanswered",
-            vec![user("q"), ai_calls("t", &[("a", "r"), ("b", "r")]), tool("a", "r", "1")],
+            vec![user("q"), ai_calls("t", &[("a", "r"), ("b", "r")]), tool("a", "r", "1"), user("u")],
             OpenAi,
             vec![("unanswered_call", "[1].parts[2]")],
+        ),
+        (
+            // The last turn, answered so far: `b`'s result comes next.
+            "in flight",
+            vec![user("q"), ai_calls("t", &[("a", "r"), ("b", "r")]), tool("a", "r", "1")],
+            OpenAi,
+            vec![],
         ),
         (
             "not after call",
@@ -837,10 +852,13 @@ proptest! {
             prop_assert_eq!(again.steps, vec![]);
             let starts_user = out.messages.iter().find(|m| m.role != Role::System).is_none_or(|m| m.role == Role::User);
             let no_user_pairs = !out.messages.windows(2).any(|w| w[0].role == Role::User && w[1].role == Role::User);
-            // A turn in progress stays open, which the strict parser (SEMANTICS §1) does
-            // not accept: the rest parses.
-            let settled = match out.messages.split_last() {
-                Some((last, rest)) if last.role == Role::Assistant && last.has_tool_calls() => rest,
+            // A turn in progress (the last assistant message and its results so far)
+            // stays open, which the strict parser (SEMANTICS §1) does not accept: the
+            // rest parses.
+            let settled = match out.messages.iter().rposition(|m| m.role != Role::Tool) {
+                Some(a) if out.messages[a].role == Role::Assistant && out.messages[a].has_tool_calls() => {
+                    &out.messages[..a]
+                }
                 _ => &out.messages[..],
             };
             if starts_user && no_user_pairs {

@@ -48,6 +48,7 @@ mod validate;
 pub(crate) use roles::merge_into;
 pub use step::RepairStep;
 pub use tool_media::MOVED_MEDIA_NOTE;
+pub(crate) use tool_pairing::in_flight;
 pub(crate) use validate::has_misplaced_results;
 pub use validate::{validate, Diagnostic};
 

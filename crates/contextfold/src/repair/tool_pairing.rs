@@ -14,10 +14,12 @@
 //!   assistant message right before its tool message; with no such assistant message
 //!   (the result follows a user message, or opens the chain) it is dropped anyway;
 //! - a call with no result gets a placeholder result ([`RepairOptions::pending_placeholder`]),
-//!   after its other results; except the calls of a chain's last message when it is an
-//!   assistant message: a turn in progress (a tool running, a call waiting for the
-//!   user's approval) whose results come next. A made-up result would end that turn in
-//!   the caller's app; [`crate::repair::validate`] does not report them either.
+//!   after its other results; except the calls of a turn in flight ([`in_flight`]: the
+//!   chain's last assistant message, with nothing but its results so far after it) whose
+//!   results come next: a tool running, a call waiting for the user's approval, parallel
+//!   calls answered one at a time. A made-up result would end that turn in the caller's
+//!   app, and the real one would then come twice; [`crate::repair::validate`] does not
+//!   report them either.
 
 use super::{Item, OrphanResults, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
 use crate::ast::FALLBACK_TOOL_ARGS;
@@ -87,6 +89,14 @@ fn valid_calls(m: &Message) -> Vec<(usize, &ToolCallPart)> {
         })
         .filter(|(_, c)| !ids.repeated(c.id.as_str()))
         .collect()
+}
+
+/// The index of the turn in flight: the chain's last assistant message when nothing but
+/// tool messages (the results come so far) follows it. Its calls without a result are
+/// not pending: their results come next.
+pub(crate) fn in_flight<M: std::borrow::Borrow<Message>>(messages: &[M]) -> Option<usize> {
+    let last = messages.iter().rposition(|m| m.borrow().role != Role::Tool)?;
+    (messages.get(last)?.borrow().role == Role::Assistant).then_some(last)
 }
 
 /// Whether every tool result answers a valid call of the assistant message its turn
@@ -163,11 +173,9 @@ pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pai
             }
         }
     }
-    // The calls of a last assistant message are in flight: nothing can follow them yet
-    // (tools running, or a call waiting for the user's approval).
-    let in_flight = messages.len().saturating_sub(1);
+    let in_flight = in_flight(messages);
     for (i, &m) in messages.iter().enumerate() {
-        if m.role != Role::Assistant || i == in_flight {
+        if m.role != Role::Assistant || Some(i) == in_flight {
             continue;
         }
         for (part, c) in valid_calls(m) {

@@ -126,10 +126,11 @@ pub enum NewSystem {
 /// repaired (every step listed in `report.provider_repairs`) when it does not, so the
 /// output is always valid for the provider.
 ///
-/// A turn in progress (the last message is an assistant message with tool calls: its
-/// tools running, or a call waiting for the user's approval) is set aside, the rest is
-/// compacted (with `budget`, within what the turn leaves), and it comes back as it was,
-/// its calls unanswered.
+/// A turn in progress (the last assistant message has tool calls, and only the results
+/// of some of them follow: its tools running, a call waiting for the user's approval,
+/// parallel calls answered one at a time) is set aside, the rest is compacted (with
+/// `budget`, within what the turn leaves), and it comes back as it was, its open calls
+/// unanswered.
 pub async fn compact<S: Summarizer + ?Sized>(
     messages: &[Message],
     options: &CompactOptions,
@@ -173,15 +174,19 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     let strategy = &options.strategy;
     let mut options = options.clone();
     if let Some(max) = options.strategy.hard_budget_mut() {
-        let own = meter.total(max.unit(), std::slice::from_ref(turn));
+        let own = meter.total(max.unit(), turn);
         if own >= max.value() {
-            let reason = format!("the turn in progress (the last message) alone is {}", max.with_value(own));
+            let what = match turn.len() {
+                1 => "the last message".to_string(),
+                n => format!("the last {n} messages"),
+            };
+            let reason = format!("the turn in progress ({what}) alone is {}", max.with_value(own));
             return Err(CompactError::Budget { max: *max, reason });
         }
         *max = max.with_value(max.value().saturating_sub(own));
     }
     let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
-    result.messages.push(turn.clone());
+    result.messages.extend_from_slice(turn);
     if !validate(&result.messages, options.repair.provider).is_empty() {
         // The turn itself may break a rule (a call id used twice, empty text); the repair
         // pass mends it and leaves its calls open.
@@ -196,14 +201,19 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
-/// `(turn, rest)` when the last message is an assistant message with tool calls after
-/// a user, tool or assistant message (one that follows an assistant message is a turn
-/// in progress too: its calls stay open).
-fn split_turn_in_progress(messages: &[Message]) -> Option<(&Message, &[Message])> {
-    let (turn, body) = messages.split_last()?;
-    let before = body.last()?;
-    let after = matches!(before.role, Role::User | Role::Tool | Role::Assistant);
-    (turn.role == Role::Assistant && turn.has_tool_calls() && after).then_some((turn, body))
+/// `(turn, rest)` when the turn in flight ([`crate::repair::in_flight`]: the last
+/// assistant message and the results after it) has a call with no result yet, and
+/// follows a user, tool or assistant message (one that follows an assistant message is a
+/// turn in progress too: its calls stay open). A turn whose calls are all answered is
+/// history like any other.
+fn split_turn_in_progress(messages: &[Message]) -> Option<(&[Message], &[Message])> {
+    let at = crate::repair::in_flight(messages)?;
+    let (body, turn) = messages.split_at(at);
+    let (call, results) = turn.split_first()?;
+    let answered = |id: &str| results.iter().flat_map(Message::tool_results).any(|r| r.call_id == id);
+    let open = call.tool_calls().any(|c| !answered(&c.id));
+    let after = matches!(body.last()?.role, Role::User | Role::Tool | Role::Assistant);
+    (open && after).then_some((turn, body))
 }
 
 /// [`compact`] of a chain with no turn in progress set aside; `as_user`: system messages
@@ -313,8 +323,21 @@ fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
     Some(out)
 }
 
-/// The cheap trigger check: whether `compact` with these settings would do anything.
+/// Whether the chain ends in a turn in progress (see [`compact`]): calls waiting for their
+/// results, before which no request can be made.
+pub fn waits_for_results(messages: &[Message]) -> bool {
+    split_turn_in_progress(messages).is_some()
+}
+
+/// The cheap trigger check: whether `compact` with these settings would do anything, and
+/// should now. Not while a turn waits for its results ([`waits_for_results`]): no request
+/// can be made before they come, and a compaction then would have to leave the turn's
+/// results so far whole (a history pushing a tool's results one at a time compacts once
+/// the last has come).
 pub fn needs_compaction(messages: &[Message], strategy: &StrategyConfig, meter: Meter<'_>) -> bool {
+    if waits_for_results(messages) {
+        return false;
+    }
     match strategy {
         StrategyConfig::Auto(c) => auto::needs_compaction(messages, c, meter),
         StrategyConfig::Mask(c) => mask::needs_compaction(messages, c, meter),
