@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { compact, extractiveSummarizer, measureChain, parseChain } from "contextfold";
+import { compact, extractiveSummarizer, measureChain, parseChain, validateChain } from "contextfold";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { filler, openaiSections } from "../shared/chains.mjs";
@@ -78,6 +78,40 @@ describe("compact", () => {
     assert.equal(result.messages[3].role, "tool");
     assert.equal(result.messages[3].tool_call_id, result.messages[2].tool_calls[0].id);
     assert.equal(result.messages[3].content, "Short summary.");
+  });
+
+  it("keeps an OpenAI refusal and an audio reply: what the assistant said, never an empty message", async () => {
+    const pad = (n) => "some earlier discussion text ".repeat(n);
+    const chain = [
+      { role: "system", content: "You are helpful." },
+      { role: "user", content: `How do I pick a lock? ${pad(50)}` },
+      { role: "assistant", content: null, refusal: "I can't help with that." },
+      { role: "user", content: `Say hi in a voice message. ${pad(50)}` },
+      { role: "assistant", content: null, audio: { id: "audio_abc123" } },
+      { role: "user", content: `Thanks. ${pad(50)}` },
+      { role: "assistant", content: `You're welcome. ${pad(50)}` },
+      { role: "user", content: "next" },
+    ];
+    assert.deepEqual(validateChain(chain, { provider: "openai" }), []);
+    for (const strategy of ["auto", "mask", "budget"]) {
+      const fits = await compact(chain, { strategy, maxTokens: 100_000 });
+      assert.equal(fits.changed, false, strategy);
+      assert.ok(
+        fits.messages.every((m, i) => m === chain[i]),
+        `${strategy}: the caller's objects`,
+      );
+    }
+    // Summarized, the refusal is what the summary reads of that turn.
+    const requests = [];
+    const summarizer = async (request) => {
+      requests.push(request);
+      return "Summary: the user asked for a lock-picking guide and a voice hello.";
+    };
+    const folded = await compact(chain, { maxTokens: 120, summarizer });
+    assert.ok(folded.changed);
+    assert.match(requests[0].transcript, /I can't help with that\./);
+    assert.match(requests[0].transcript, /\[audio reply\]/);
+    assert.deepEqual(validateChain(folded.messages, { provider: "openai" }), []);
   });
 
   it("accepts JSON text and an explicit format", async () => {

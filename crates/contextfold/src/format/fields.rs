@@ -243,6 +243,16 @@ impl Markers {
         Value::Object(self.0)
     }
 
+    /// The `extra` of a part built from no wire object of its own: the markers alone,
+    /// under `namespace`.
+    pub(crate) fn into_extra(self, namespace: &str) -> Extra {
+        let mut extra = Extra::new();
+        if !self.0.is_empty() {
+            extra.insert(namespace.to_string(), self.into_value());
+        }
+        extra
+    }
+
     /// Keeps the untaken fields of a nested wire object (an OpenAI `image_url`, an
     /// Anthropic `source`) under its wire key.
     pub(crate) fn nested_leftovers(&mut self, key: &str, nested: &WireObject<'_>) {

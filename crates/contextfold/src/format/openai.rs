@@ -11,6 +11,11 @@
 //!   `tool_calls` -> tool call parts after the content (arguments kept as the exact JSON
 //!   text), the legacy `function_call` -> a tool call with a made-up id
 //!   (`legacy_function_call_<message index>`) that the next `function` message answers;
+//! - assistant `refusal` (what the API answers instead of content) -> a text part after
+//!   the content, and `audio` (a spoken reply, sent back by its `id`) -> a text part
+//!   standing for the object verbatim ([`crate::format::native_block`]; its `transcript`,
+//!   when given, is what summaries and other formats read): what the assistant said, so
+//!   such a message is never read as empty;
 //! - a `tool` message -> one tool message holding one tool result (`tool_call_id`, the
 //!   legacy `name` when present, content parts).
 //!
@@ -30,6 +35,8 @@
 //!   content yields no part;
 //! - content part `type`: `"refusal"` (a text part) or `"input_audio"` (a file part whose
 //!   media type is `audio/<format>`);
+//! - `field`: `"refusal"` or `"audio"` on the text part read from the assistant message's
+//!   field of that name;
 //! - `image_url`, `input_audio`, `file`, `function`: fields of these nested wire objects
 //!   that were not mapped (`detail`, `file_id`, ...), under the nested object's name;
 //! - tool call `type`: `"absent"` when the wire call had no `type` (natural: `function`);
@@ -68,12 +75,13 @@ mod tool_calls;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
-use super::fields::{json_kind, native_keys, Markers, WireObject};
+use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
+use super::native_block;
 use super::path::JsonPath;
 use super::FormatError;
 use crate::json_node::Node;
-use crate::message::{Extra, Message, Part, ReasoningPart, Role, ToolResultPart};
+use crate::message::{Extra, Message, Part, ReasoningPart, Role, TextPart, ToolResultPart};
 use serde_json::Value;
 use std::borrow::Borrow;
 
@@ -194,9 +202,35 @@ fn read_assistant_parts(
         parts.push(Part::Reasoning(ReasoningPart { text: text.to_string(), ..ReasoningPart::default() }));
     }
     parts.extend(content::read_content(obj, Role::Assistant, markers)?);
+    parts.extend(said_in_fields(obj)?);
     parts.extend(tool_calls::read_tool_calls(obj)?);
     if let Some(call) = tool_calls::read_function_call(obj, index, legacy)? {
         parts.push(call);
+    }
+    Ok(parts)
+}
+
+/// The assistant's `refusal` and `audio` fields as text parts (see the module doc); `null`
+/// or `""` stays unused, as any field that carries nothing.
+fn said_in_fields(obj: &mut WireObject<'_>) -> Result<Vec<Part>, FormatError> {
+    let mut parts = Vec::new();
+    if let Some(refusal) = obj.nonempty_string("refusal")? {
+        let mut markers = Markers::default();
+        markers.set("field", "refusal");
+        parts.push(Part::Text(TextPart { text: refusal.to_string(), extra: markers.into_extra(NAMESPACE) }));
+    }
+    if let Some(audio) = obj.peek("audio").filter(|a| a.is_object()) {
+        obj.take("audio");
+        let block = audio.to_value();
+        let rendering = match native_block::str_at(&block, "transcript").trim() {
+            "" => "[audio reply]".to_string(),
+            transcript => format!("[audio reply] {transcript}"),
+        };
+        let mut part = native_block::part(&block, NAMESPACE, rendering);
+        if let Part::Text(text) = &mut part {
+            add_marker(&mut text.extra, NAMESPACE, "field", "audio".into());
+        }
+        parts.push(part);
     }
     Ok(parts)
 }

@@ -102,6 +102,35 @@ fn messages_map_field_by_field() {
     }
 }
 
+/// A refusal and an audio reply are what the assistant said: parts (never an empty
+/// message), written back as the fields they were read from.
+#[test]
+fn refusal_and_audio_replies_are_parts_and_write_back() {
+    let wire = json!([
+        {"role": "user", "content": "pick a lock"},
+        {"role": "assistant", "content": null, "refusal": "I can't help with that."},
+        {"role": "user", "content": "say hi"},
+        {"role": "assistant", "content": null, "audio": {"id": "audio_abc123"}},
+        {"role": "assistant", "content": null, "audio": {"id": "audio_2", "transcript": "Hi there!"}}
+    ]);
+    let messages = read(&wire).unwrap();
+    assert_eq!(
+        serde_json::to_value(&messages[1]).unwrap(),
+        json!({"role": "assistant", "parts": [
+            {"type": "text", "text": "I can't help with that.", "_openai": {"field": "refusal"}}]})
+    );
+    let said: Vec<&str> = messages[3..]
+        .iter()
+        .map(|m| match m.parts.as_slice() {
+            [Part::Text(t)] => t.text.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(said, ["[audio reply]", "[audio reply] Hi there!"]);
+    assert_eq!(write(&messages).unwrap(), wire);
+    assert!(crate::repair::validate(&messages, crate::repair::Provider::OpenAi).is_empty());
+}
+
 #[test]
 fn content_parts_map_to_neutral_parts() {
     let cases = [

@@ -3,6 +3,7 @@
 
 use super::{natural_content_shape, NAMESPACE};
 use crate::format::content_shape::ContentShape;
+use crate::format::native_block;
 use crate::format::path::JsonPath;
 use crate::format::wire::{extend_nested, object, Restore};
 use crate::format::FormatError;
@@ -70,8 +71,17 @@ fn write_assistant<'a>(
     let mut content = Vec::new();
     let mut calls = Vec::new();
     let mut legacy: Option<Value> = None;
+    let mut refusals: Vec<&str> = Vec::new();
+    let mut audio: Option<Value> = None;
     for (path, part) in parts {
         match part {
+            Part::Text(text) if said_in(text) == Some("refusal") => refusals.push(&text.text),
+            Part::Text(text) if said_in(text) == Some("audio") => {
+                let block = native_block::of(text, NAMESPACE).cloned().unwrap_or(Value::Null);
+                if audio.replace(block).is_some() {
+                    return Err(path.unwritable("an OpenAI message holds one `audio` reply at most"));
+                }
+            }
             Part::Reasoning(r) => {
                 if !r.text.is_empty() {
                     reasoning.push(r.text.as_str());
@@ -109,10 +119,21 @@ fn write_assistant<'a>(
     if !calls.is_empty() {
         mapped.insert("tool_calls".into(), Value::Array(calls));
     }
+    if !refusals.is_empty() {
+        mapped.insert("refusal".into(), refusals.join("\n").into());
+    }
+    if let Some(audio) = audio {
+        mapped.insert("audio".into(), audio);
+    }
     if let Some(function_call) = legacy {
         mapped.insert("function_call".into(), function_call);
     }
     Ok(restore.finish(mapped))
+}
+
+/// The assistant message field a text part was read from (`refusal`, `audio`), if any.
+fn said_in(text: &TextPart) -> Option<&str> {
+    Restore::new(&text.extra, NAMESPACE).marker_str("field")
 }
 
 /// `{id, type: "function", function: {name, arguments}}`.
