@@ -29,21 +29,38 @@ function textOf(value) {
 /** Fields in which a format puts file or image data, or the parts that hold them. */
 const HOLDING_KEYS = ["content", "parts", "data", "image", "url", "output", "value"];
 
+/** Levels a message's holding fields are searched to at most (a cycle ends the search sooner). */
+const MAX_DEPTH = 64;
+/** Levels searched without recording what was seen: a message's own parts and their outputs. */
+const SHALLOW = 8;
+
 /**
- * Whether a message holds a binary value where a format puts file or image data. Runs
- * on every message of every call: plain objects and arrays (nearly all it sees) skip
- * the `instanceof` tests.
+ * Whether a message holds a binary value where a format puts file or image data: in its
+ * parts, a tool result's output and that output's parts (an AI SDK screenshot tool's
+ * `output.value[0].data.data` is seven levels down), however deep. Runs on every message
+ * of every call: plain objects and arrays (nearly all it sees) skip the `instanceof`
+ * tests, and only below the first levels are the values seen recorded, so that a cycle
+ * or a graph sharing values ends the search.
+ * @param {unknown} value
+ * @param {number} [depth]
+ * @param {{ seen?: Set<object> }} [deep] what was seen below the first levels
+ * @returns {boolean}
  */
-function holdsBinary(value, depth = 0) {
-  if (value === null || typeof value !== "object" || depth > 6) return false;
+function holdsBinary(value, depth = 0, deep = {}) {
+  if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return false;
+  if (depth > SHALLOW) {
+    deep.seen ??= new Set();
+    if (deep.seen.has(value)) return false;
+    deep.seen.add(value);
+  }
   if (Array.isArray(value)) {
-    for (const item of value) if (holdsBinary(item, depth + 1)) return true;
+    for (const item of value) if (holdsBinary(item, depth + 1, deep)) return true;
     return false;
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null && textOf(value) !== undefined) return true;
   for (const key of HOLDING_KEYS) {
-    if (holdsBinary(value[key], depth + 1)) return true;
+    if (holdsBinary(value[key], depth + 1, deep)) return true;
   }
   return false;
 }

@@ -90,4 +90,52 @@ describe("binary data in AI SDK messages", () => {
     assert.equal(out[0].content[1].image, png);
     assert.equal(out[0].content[3].image, remote);
   });
+
+  it("convert to any other format writes them as the text that format holds", () => {
+    // Only the AI SDK's model messages take a Uint8Array or a URL object: elsewhere
+    // (Anthropic's and Gemini's base64, the UI messages' url) the caller's value would
+    // be sent as an object of indices.
+    for (const to of ["anthropic", "gemini", "openai", "openai-responses", "aisdk-ui", "langchain"]) {
+      const out = convert(conversation(1), { to }).messages;
+      const objects = [];
+      const walk = (v) => {
+        if (v instanceof Uint8Array || v instanceof ArrayBuffer || v instanceof URL) objects.push(v);
+        else if (v && typeof v === "object") Object.values(v).forEach(walk);
+      };
+      walk(out);
+      assert.deepEqual(objects, [], to);
+      assert.ok(JSON.stringify(out).includes(Buffer.from(png).toString("base64")), `${to}: the image's base64`);
+    }
+  });
+
+  it("is found however deep a tool result holds it (a screenshot tool's output)", async () => {
+    // output.value[0].data.data: seven levels below the message.
+    const shot = {
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "s1",
+          toolName: "screenshot",
+          output: {
+            type: "content",
+            value: [{ type: "file", data: { type: "data", data: png }, mediaType: "image/png" }],
+          },
+        },
+      ],
+    };
+    const messages = [
+      { role: "user", content: "Take a screenshot." },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "s1", toolName: "screenshot", input: {} }] },
+      shot,
+      { role: "assistant", content: "Done." },
+    ];
+    for (const m of messages) modelMessageSchema.parse(m);
+    assert.deepEqual(validateChain(messages), []);
+    assert.ok(measureChain(messages).total.tokens > 0);
+    const same = await compact(messages, { maxTokens: 100_000 });
+    assert.equal(same.messages[2], shot);
+    const copy = convert(messages, { to: "aisdk" }).messages;
+    assert.equal(copy[2].content[0].output.value[0].data.data, png, "the caller's very value");
+  });
 });
