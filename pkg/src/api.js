@@ -241,12 +241,18 @@ export function measureChain(messages, options) {
   return reading(messages, () => wasm.measureChain(crossing(messages), options));
 }
 
+/** The one format whose file and image fields take binary values (`Uint8Array`, `URL`). */
+const BINARY_FORMAT = "aisdk";
+
 /** @type {typeof import("./index.js").convert} */
 export function convert(messages, options) {
   // The declaration types the result by `options.to`, which the core's writer guarantees.
   const found = new Map();
   const result = /** @type {any} */ (reading(messages, () => wasm.convert(crossing(messages, found), options)));
-  restoreBinary(result.messages, found);
+  // The caller's binary values go back only where the target format takes them: the AI
+  // SDK's model messages. Every other format (the AI SDK's UI messages too) holds file
+  // and image data as base64 or URL text, which is what the core wrote.
+  if (result.to === BINARY_FORMAT) restoreBinary(result.messages, found);
   return result;
 }
 
