@@ -34,12 +34,22 @@ describe("Responses input items", () => {
     const { messages, report, changed } = await compact(items, { maxTokens: Math.floor(total / 2) });
     assert.ok(changed);
     assert.ok(report.after.tokens <= Math.floor(total / 2), `${report.after.tokens}`);
-    assert.deepEqual(responsesProblems(messages), []);
+    assert.deepEqual(responsesProblems(messages, items), []);
     opaqueKept(items, messages);
     assert.deepEqual(messages.slice(-10), items.slice(-10));
     // Folded turns are summarized, not dropped: the summary names their requests.
     assert.match(JSON.stringify(messages), /Task 1: why does build 1 fail\?/);
   });
+
+  for (const strategy of ["auto", "sections", "window", "tiers", "budget", "mask"]) {
+    it(`${strategy}: every reasoning item kept is followed by the item it came with`, async () => {
+      // A reasoning item is bound to its output (a function call, a message): placed
+      // before a summary's call, the API refuses it.
+      const total = measureChain(items).total.tokens;
+      const { messages } = await compact(items, { strategy, maxTokens: Math.floor(total / 4) });
+      assert.deepEqual(responsesProblems(messages, items), []);
+    });
+  }
 
   it("History takes items pushed one at a time and keeps them within budget and valid", async () => {
     const budget = Math.floor(measureChain(items).total.tokens / 2);

@@ -125,8 +125,14 @@ export function responsesItems(turns) {
  * answering no earlier call of its kind, a function or custom call left unanswered, a
  * content part that is an item, a reasoning item not followed by an item of its turn.
  */
-export function responsesProblems(items) {
+export function responsesProblems(items, before = undefined) {
   const problems = [];
+  // What followed each reasoning item in the input: the output it was produced with.
+  const follower = new Map();
+  const key = (item) => item?.id ?? item?.call_id;
+  before?.forEach((item, i) => {
+    if (item.type === "reasoning" && item.id) follower.set(item.id, key(before[i + 1]));
+  });
   const calls = new Map();
   const answered = new Set();
   const contentTypes = new Set(["input_text", "output_text", "refusal", "input_image", "input_file"]);
@@ -147,6 +153,9 @@ export function responsesProblems(items) {
       const next = items[i + 1];
       const userSide = next && typeof next.role === "string" && next.role !== "assistant";
       if (!next || (next.type ?? "").endsWith("_output") || userSide) problems.push(`[${i}]: reasoning left alone`);
+      else if (follower.has(item.id) && key(next) !== follower.get(item.id)) {
+        problems.push(`[${i}]: reasoning ${item.id} before ${key(next) ?? next.type}, not ${follower.get(item.id)}`);
+      }
     }
   });
   for (const [id, kind] of calls) {

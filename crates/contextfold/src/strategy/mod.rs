@@ -340,7 +340,13 @@ pub(crate) fn cut_by(text: &str, excess: usize) -> Option<String> {
 
 /// A summary pair replacing `replaced`: a summarization pair when any of them used
 /// tools (with the fake signature when their calls carried reasoning, and their first
-/// reasoning before the call), else a prefixed completion.
+/// movable reasoning before the call), else a prefixed completion.
+///
+/// Unlike upstream, only plain reasoning text moves before the summary call: a part with
+/// a signature, redacted data or provider fields (an OpenAI Responses reasoning item's
+/// id, the AI SDK's provider metadata) is bound to the output it was produced with, and
+/// the provider rejects it before any other (a Responses reasoning item without its
+/// following item); it goes with the messages summarized.
 pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair<'_>], template: &IdTemplate) -> BodyPair<'static> {
     if replaced.iter().all(|p| p.kind() == PairKind::Completion) {
         let part = crate::message::TextPart {
@@ -353,6 +359,11 @@ pub(crate) fn summary_pair_for(text: &str, replaced: &[BodyPair<'_>], template: 
         );
     }
     let messages = || replaced.iter().flat_map(BodyPair::message_refs);
-    let reasoning = extract_reasoning_message(messages());
+    let reasoning = extract_reasoning_message(messages()).and_then(|mut m| {
+        m.parts.retain(|p| {
+            matches!(p, Part::Reasoning(r) if r.signature.is_none() && r.redacted_data.is_none() && r.extra.is_empty())
+        });
+        (!m.parts.is_empty()).then_some(m)
+    });
     BodyPair::summarization_of(text, messages(), template, contains_tool_call_reasoning(messages()), reasoning.as_ref())
 }
