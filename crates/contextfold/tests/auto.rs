@@ -263,6 +263,42 @@ fn a_tight_budget_gets_a_brief_note_and_a_summary_sized_to_fit() {
     assert!(sealed.as_deref().and_then(restoration_snapshot).is_some_and(|s| !s.is_empty()));
 }
 
+/// A summarizer that overshoots its target is cut to what fits, not to its headings: a
+/// last line that is most of the room (one long paragraph) is cut after a word, and a
+/// summary in a script without spaces (or opening with a character of several bytes) is
+/// cut at a character.
+#[test]
+fn an_overlong_summary_is_cut_to_what_fits_whatever_its_script_and_lines() {
+    let chain = session(12);
+    let max = tokens(&chain) / 3;
+    let answers = [
+        format!(
+            "## User requests\n- refactor the modules\n## Current state\n{}",
+            "Module refactored and tests pass. ".repeat(1000)
+        ),
+        "モジュールをリファクタリングしました。".repeat(550),
+        format!("é{}", "Les modules ont été refactorisés à côté. ".repeat(1000)),
+    ];
+    for answer in answers {
+        let given = answer.clone();
+        let s = FnSummarizer(move |_| {
+            let a = given.clone();
+            async move { Ok(a) }
+        });
+        let out = run(&chain, config(max), &s).unwrap_or_else(|e| panic!("{e}: {}", &answer[..40]));
+        assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
+        let snapshot = restorations(&out.messages).into_iter().next().expect("a restoration");
+        let cut = out.report.sections.iter().flat_map(|s| &s.actions).find_map(|a| match a {
+            Action::Truncated { bytes_after, .. } => Some(*bytes_after),
+            _ => None,
+        });
+        let kept = cut.expect("the answer was cut");
+        // What fits is most of the room left, not a heading or two.
+        assert!(kept * 4 >= max, "{kept} bytes kept of about {} bytes of room:\n{snapshot}", max * 4);
+        assert!(snapshot.contains('…'), "a cut line ends with an ellipsis");
+    }
+}
+
 #[test]
 fn the_callers_focus_reaches_the_prompt() {
     let chain = session(12);

@@ -490,21 +490,16 @@ fn cut_summary(
             _ => None,
         })
     })?;
-    let cut_to = |excess: usize| {
-        let cut = cut_by(&snapshot, excess)?;
-        // Whole lines: a structured summary cut mid-bullet reads as a broken fact.
-        Some(match cut.rfind('\n') {
-            Some(nl) if nl > 0 => cut.get(..nl).unwrap_or(&cut).trim_end().to_string(),
-            _ => cut,
-        })
-    };
+    let cut_to = |excess: usize| cut_at_line(cut_by(&snapshot, excess)?);
     let with = |cut: &str| {
         let mut chain = out.clone();
         *chain.get_mut(at)?.parts.get_mut(pi)? = restoration_part_with(cut, note);
         meter.fits(max, &chain).then_some(chain)
     };
-    // The smallest cut that fits: fitting only grows with the cut.
-    let most = snapshot.len().saturating_sub(1);
+    // The smallest cut that fits: fitting only grows with the cut. The most a cut takes
+    // leaves the first character (one byte of it would leave nothing).
+    let first = snapshot.chars().next().map_or(1, char::len_utf8);
+    let most = snapshot.len().saturating_sub(first);
     with(&cut_to(most)?)?;
     let (mut lo, mut hi) = (1usize, most.max(1));
     while lo < hi {
@@ -518,6 +513,31 @@ fn cut_summary(
     out = with(&cut)?;
     run.record(0, Action::Truncated { message: None, bytes_before: snapshot.len(), bytes_after: cut.len() });
     Some(out)
+}
+
+/// A summary cut short (`cut`, ending with `…` when it ends mid-line) ended as a reader
+/// can take it: at the end of its last whole line (a structured summary cut mid-bullet
+/// reads as a broken fact), unless that line is most of what fits (a summary written as
+/// one long paragraph, which would go whole): then after its last whole word.
+fn cut_at_line(cut: String) -> Option<String> {
+    let body = cut.strip_suffix('…').unwrap_or(&cut);
+    let line_start = body.rfind('\n').map_or(0, |nl| nl.saturating_add(1));
+    if line_start > 0 && line_start.saturating_mul(2) >= body.len() {
+        return Some(body.get(..line_start)?.trim_end().to_string());
+    }
+    if body.len() == cut.len() {
+        return Some(cut); // not cut mid-line
+    }
+    // After a word, when the line has spaces not too far back (scripts without spaces
+    // are cut at a character).
+    let line = body.get(line_start..)?;
+    let head = match line.rfind(' ') {
+        Some(space) if space > 0 && line.len().saturating_sub(space) <= 64 => {
+            body.get(..line_start.saturating_add(space))?
+        }
+        _ => body,
+    };
+    Some(format!("{}…", head.trim_end()))
 }
 
 /// What one run did, by section of the (repaired) input.
