@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use contextfold::ast::{ChainAst, PairKind};
 use contextfold::measure::{message_tokens, Amount, EstimateCounter, Meter, TokenCounter};
-use contextfold::message::{Message, Role};
+use contextfold::message::{Message, Part, Role};
 use contextfold::repair::{validate, Provider, RepairOptions};
 use contextfold::strategy::budget::{compact, BudgetConfig, CONDENSED_PREFIX};
 use contextfold::strategy::run::{self, CompactOptions, StrategyConfig};
@@ -16,6 +16,7 @@ use contextfold::summarize::{Controls, SummarizeError, SummarizeErrorKind, Summa
 use contextfold::testing::{generate_chain, ChainConfig};
 use futures::executor::block_on;
 use proptest::prelude::*;
+use std::cell::RefCell;
 
 fn tokens(messages: &[Message]) -> usize {
     message_tokens(messages, &EstimateCounter).iter().sum()
@@ -65,6 +66,60 @@ fn older_sections_are_condensed_in_one_wave_and_the_result_fits() {
     // The most recent exchange is kept verbatim.
     assert_eq!(out.messages.last(), chain.last());
     assert!(out.report.sections.iter().any(|s| s.actions.iter().any(|a| matches!(a, Action::Condensed { .. }))));
+}
+
+/// Compacted run after run as it grows (a history), the condensed history stays one
+/// summary: each run's oldest chunk updates the summaries the run before left, and
+/// replaces them. They piled up before, one per run, until they alone were over the
+/// budget and every run failed.
+#[test]
+fn condensed_summaries_are_condensed_again_run_after_run() {
+    // As its own system messages, and as blocks of one system field (Anthropic, Gemini).
+    for one_system in [false, true] {
+        condensed_again(one_system);
+    }
+}
+
+fn condensed_again(one_system: bool) {
+    let all = session(40);
+    let max = 3000;
+    let config = BudgetConfig::new(Amount::Tokens(max));
+    let updated = RefCell::new(0usize);
+    let s = FnSummarizer(|r: SummaryRequest| {
+        if r.transcript.contains("<previous_summary>") {
+            *updated.borrow_mut() += 1;
+        }
+        async move { Ok(format!("Condensed: {} bytes of history.", r.transcript.len())) }
+    });
+    let mut held: Vec<Message> = Vec::new();
+    let mut runs = 0;
+    for m in all {
+        let ends_turn = m.role == Role::Assistant && !m.has_tool_calls();
+        held.push(m);
+        if !ends_turn {
+            continue;
+        }
+        if one_system {
+            let systems = held.iter().take_while(|m| m.role == Role::System).count();
+            let parts: Vec<_> = held.drain(..systems).flat_map(|m| m.parts).collect();
+            held.insert(0, Message::new(Role::System, parts));
+        }
+        let out = run(&held, &config, &s).unwrap_or_else(|e| panic!("after {} messages: {e}", held.len()));
+        assert!(tokens(&out.messages) <= max);
+        let condensed = out
+            .messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .filter(|p| matches!(p, Part::Text(t) if t.text.starts_with(CONDENSED_PREFIX)))
+            .count();
+        assert!(condensed <= 2, "{condensed} condensed summaries after {} messages", held.len());
+        if out.changed {
+            runs += 1;
+        }
+        held = out.messages;
+    }
+    assert!(runs >= 5, "{runs} compactions");
+    assert!(*updated.borrow() >= runs - 1, "the earlier summary was updated by {} of {runs}", updated.borrow());
 }
 
 #[test]

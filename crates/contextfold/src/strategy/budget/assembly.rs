@@ -1,7 +1,7 @@
 //! The result of `budget` in its parts, and the hard budget enforced on it.
 
 use super::chunks::{verbatim_sections, Plan};
-use super::{Answers, CONDENSED_PREFIX};
+use super::{condensed_text, Answers, CONDENSED_PREFIX};
 use crate::ast::{BodyPair, IdTemplate, Section};
 use crate::measure::{sum_costs, Amount, Meter, Unit};
 use crate::message::{Message, Role};
@@ -53,8 +53,17 @@ pub(super) fn assemble<'a>(
     template: &IdTemplate,
     actions: &mut [Vec<Action>],
 ) -> Assembly<'a> {
-    let systems: Vec<Message> =
+    // The earlier condensed summaries go when the oldest chunk's summary, which updated
+    // them, takes their place.
+    let replaced_earlier = plan.updates_earlier && answers.summaries.first().is_some_and(Option::is_some);
+    let mut systems: Vec<Message> =
         sections.first().map(|s| s.header().system().iter().map(|m| m.as_ref().clone()).collect()).unwrap_or_default();
+    if replaced_earlier {
+        for m in &mut systems {
+            m.parts.retain(|p| condensed_text(p).is_none());
+        }
+        systems.retain(|m| !m.parts.is_empty());
+    }
     let mut condensed: Vec<Message> = Vec::new();
     let mut in_section: Option<BodyPair> = None;
     for (chunk, summary) in plan.chunks.iter().zip(answers.summaries) {

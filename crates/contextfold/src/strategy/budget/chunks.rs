@@ -19,11 +19,21 @@ pub(super) struct Plan<'a> {
     /// Their prompts are made from the AST as the calls start.
     pub jobs: Vec<Job<'a>>,
     pub content_bytes: Vec<usize>,
+    /// The first chunk updates the condensed summaries an earlier run left: its summary
+    /// replaces them.
+    pub updates_earlier: bool,
 }
 
 /// Plans the kept window and the chunks before it, for a chain over the budget.
 /// `tokens`: the cost of each message of `ast`, in order, in `config.max`'s unit.
-pub(super) fn plan<'a>(ast: &'a ChainAst, config: &BudgetConfig, tokens: &[usize]) -> Plan<'a> {
+/// `earlier`: the condensed summaries an earlier run left, which the oldest chunk's
+/// summary updates (when there is such a chunk).
+pub(super) fn plan<'a>(
+    ast: &'a ChainAst,
+    config: &BudgetConfig,
+    tokens: &[usize],
+    earlier: Option<&'a str>,
+) -> Plan<'a> {
     let sections = ast.sections();
     let summary_share = config.summary_percent.min(100);
     let kept_budget = config.max.value().saturating_mul(100usize.saturating_sub(summary_share)) / 100;
@@ -54,15 +64,25 @@ pub(super) fn plan<'a>(ast: &'a ChainAst, config: &BudgetConfig, tokens: &[usize
     }
     let target = (summary_bytes / chunks.len().max(1)).max(64);
     let starts = ast.section_starts();
+    // The oldest chunk before the cut carries the earlier summaries (the cut section's
+    // older pairs are summarized in place, not into the condensed history).
+    let earlier = earlier.filter(|_| chunks.first().is_some_and(|c| !c.in_cut));
+    let mut content_bytes = Vec::with_capacity(chunks.len());
+    let mut updates_earlier = false;
     let (chunks, jobs): (Vec<Chunk>, Vec<Job>) = chunks
         .into_iter()
-        .filter_map(|c| {
-            let hint = crate::strategy::hint(target, chunk_bytes_of(sections, &c));
-            chunk_job(sections, &c, &starts, hint).map(|j| (c, j))
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let previous = earlier.filter(|_| i == 0);
+            let bytes = chunk_bytes_of(sections, &c).saturating_add(previous.map_or(0, str::len));
+            let hint = crate::strategy::hint(target, bytes);
+            let job = chunk_job(sections, &c, &starts, hint, previous)?;
+            updates_earlier |= previous.is_some();
+            content_bytes.push(bytes);
+            Some((c, job))
         })
         .unzip();
-    let content_bytes = chunks.iter().map(|c| chunk_bytes_of(sections, c)).collect();
-    Plan { cut_section, cut_pair, keep_before, chunks, jobs, content_bytes }
+    Plan { cut_section, cut_pair, keep_before, chunks, jobs, content_bytes, updates_earlier }
 }
 
 /// Pairs `pairs` of section `section`, with its user message when `with_human`.
@@ -244,7 +264,13 @@ fn plan_chunks(sections: &[Section], cut_section: usize, cut_pair: usize, chunk_
     chunks
 }
 
-fn chunk_job<'a>(sections: &'a [Section], c: &Chunk, starts: &[usize], target: usize) -> Option<Job<'a>> {
+fn chunk_job<'a>(
+    sections: &'a [Section],
+    c: &Chunk,
+    starts: &[usize],
+    target: usize,
+    previous: Option<&'a str>,
+) -> Option<Job<'a>> {
     let mut tasks: Vec<&Message> = Vec::new();
     let mut work: Vec<&Message> = Vec::new();
     for segment in &c.segments {
@@ -267,7 +293,7 @@ fn chunk_job<'a>(sections: &'a [Section], c: &Chunk, starts: &[usize], target: u
     Some(Job {
         kind,
         // Rendered where the messages lie when the call starts (or read there).
-        prompt: JobPrompt::Draft(Draft { tasks, work, ..Draft::default() }),
+        prompt: JobPrompt::Draft(Draft { previous, tasks, work, ..Draft::default() }),
         range: MessageRange { start, end },
         section: Some(first),
         target_bytes: target,

@@ -31,6 +31,12 @@
 //! under 512 bytes is never sent (no summary beats it): a lone such span before the cut
 //! is kept verbatim, a small chunk joins its neighbour.
 //! A cancelled compaction returns the original chain with `report.cancelled`.
+//!
+//! Condensed summaries an earlier run left (its `[CONDENSED CONTEXT]` system messages)
+//! are condensed again: they are the previous summary the oldest chunk's summary
+//! updates, and that summary replaces them. Run after run (a history compacted as it
+//! grows), the condensed history stays one summary instead of piling up until the
+//! summaries alone are over the budget.
 
 mod assembly;
 mod chunks;
@@ -117,7 +123,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
     if fits {
         return finish(&engine, None, Vec::new(), actions, Vec::new(), None);
     }
-    let mut plan = chunks::plan(&parsed.ast, config, &tokens);
+    let earlier = earlier_condensed(&parsed.ast);
+    let mut plan = chunks::plan(&parsed.ast, config, &tokens, earlier.as_deref());
     let results = engine.wave(summarizer, controls, std::mem::take(&mut plan.jobs)).await;
     let first_request = engine.calls.saturating_sub(results.len());
     let mut errors = Vec::new();
@@ -132,6 +139,23 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let may_drop = config.on_error == OnError::Partial;
     let cost = assembly::enforce(&mut out, config.max, meter, &mut actions, plan.cut_section, may_drop)?;
     finish(&engine, Some(out.messages()), errors, actions, parsed.repairs, estimated.then_some(cost))
+}
+
+/// The text of a `[CONDENSED CONTEXT]` part an earlier run left in a system message (a
+/// message of its own, or a block of the one system field Anthropic and Gemini have).
+pub(super) fn condensed_text(part: &crate::message::Part) -> Option<&str> {
+    match part {
+        crate::message::Part::Text(t) => t.text.strip_prefix(CONDENSED_PREFIX),
+        _ => None,
+    }
+}
+
+/// The condensed summaries earlier runs left in the leading system messages, oldest
+/// first, as one previous summary; `None` when there is none.
+fn earlier_condensed(ast: &crate::ast::ChainAst) -> Option<String> {
+    let system = ast.sections().first()?.header().system();
+    let texts: Vec<&str> = system.iter().flat_map(|m| m.parts.iter()).filter_map(condensed_text).collect();
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
 }
 
 /// What became of each chunk's call: the summary to use, or (`verbatim`) the content kept
