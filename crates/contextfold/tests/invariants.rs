@@ -256,6 +256,32 @@ fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     }
 }
 
+/// A system message after the start (a mid-chat instruction, the AI SDK's
+/// `allowSystemInMessages`) is made a user message in place, as `repairChain` does, and
+/// the chain compacts: it failed as `system_after_start` before.
+#[test]
+fn a_system_message_after_the_start_is_repaired_and_the_chain_compacts() {
+    use contextfold::message::Role;
+    use contextfold::repair::RepairStep;
+    let summarizer = ExtractiveSummarizer::default();
+    let (_, demo, format) = inputs().into_iter().next().unwrap();
+    let mut messages = demo.clone();
+    let late = messages.len() - 1;
+    messages.insert(late, Message::text(Role::System, "The user is now on the billing page."));
+    for strategy in folding_strategies() {
+        let what = strategy.name();
+        let options =
+            CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };
+        let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(out.report.provider_repairs.contains(&RepairStep::SystemToUser { index: late }), "{what}");
+        assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
+        let said =
+            out.messages.iter().filter(|m| m.role == Role::User).any(|m| m.joined_text().contains("billing page"));
+        assert!(said, "{what}: the instruction is kept, as a user message");
+    }
+}
+
 /// A turn in progress (the last message calls tools whose results have not come yet: a
 /// tool running, a call waiting for the user's approval) comes back as it was, its
 /// calls open, for every strategy; the history before it is compacted as usual.

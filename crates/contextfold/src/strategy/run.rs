@@ -138,12 +138,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    // One repair path: a chain whose tool results are out of place is first repaired
-    // exactly as `repairChain` does (a misplaced result moved, not replaced by a
-    // placeholder), and the strategy compacts that; the steps lead
-    // `report.provider_repairs`. Other broken rules keep their typed errors.
-    let misplaced = crate::repair::has_misplaced_results(messages);
-    let result = if misplaced {
+    // One repair path: a chain whose tool results are out of place, or with a system
+    // message after the start (the AI SDK's `allowSystemInMessages`, a mid-chat
+    // instruction), is first repaired exactly as `repairChain` does (a misplaced result
+    // moved, not replaced by a placeholder; the late system message a user message in
+    // place), and the strategy compacts that; the steps lead `report.provider_repairs`.
+    // Other broken rules keep their typed errors.
+    let repair_first = crate::repair::has_misplaced_results(messages) || system_after_start(messages);
+    let result = if repair_first {
         let repaired = repair(messages, &options.repair);
         let mut result = compact_valid(&repaired.messages, options, summarizer, controls, meter).await?;
         let mut steps = repaired.steps;
@@ -157,6 +159,12 @@ pub async fn compact<S: Summarizer + ?Sized>(
     };
     controls.report(Progress::Done { calls: result.report.calls, waves: result.report.waves });
     Ok(result)
+}
+
+/// Whether a system message comes after the leading run of them: the strategies read
+/// the system prompt at the start only.
+fn system_after_start(messages: &[Message]) -> bool {
+    messages.iter().skip_while(|m| m.role == Role::System).any(|m| m.role == Role::System)
 }
 
 /// [`compact`] of a chain the provider accepts.
