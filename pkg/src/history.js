@@ -36,6 +36,9 @@ export class History {
    */
   #session = null;
 
+  /** Whether a message was pushed while a compaction ran (its trigger is read again). */
+  #pushedWhileRunning = false;
+
   /**
    * @param {object} [init]
    * @param {M[]} [init.messages] starting messages (copied)
@@ -104,9 +107,21 @@ export class History {
   async push(message) {
     this.#messages.push(message);
     this.#follow(message);
-    if (!this.#auto || this.#running) return null;
+    if (!this.#auto) return null;
+    if (this.#running) {
+      // The run under way reads the trigger again when it is done.
+      this.#pushedWhileRunning = true;
+      return null;
+    }
     if (!this.needsCompaction()) return null;
-    return this.compact();
+    let result;
+    do {
+      this.#pushedWhileRunning = false;
+      result = await this.compact();
+      // Messages pushed while it ran may have crossed the budget again: compacted now,
+      // not at some later push (a chat UI sends the history in between).
+    } while (this.#pushedWhileRunning && result.changed && !this.#running && this.needsCompaction());
+    return result;
   }
 
   /**
@@ -117,15 +132,38 @@ export class History {
    */
   #follow(message) {
     try {
-      if (this.#session === null) {
-        this.#session = new __Session(this.#options);
-        this.#session.reset(stringifyChain(this.#messages, new Map()));
-      } else if (!this.#session.push(stringifyChain([message], new Map()))) {
-        this.#session.reset(stringifyChain(this.#messages, new Map()));
-      }
+      if (this.#session === null || !this.#session.push(stringifyChain([message], new Map()))) this.#readAll();
     } catch {
       this.#drop();
     }
+  }
+
+  /** Reads the whole chain into the session (a new one when there is none). */
+  #readAll() {
+    this.#session ??= new __Session(this.#options);
+    this.#session.reset(stringifyChain(this.#messages, new Map()));
+  }
+
+  /**
+   * The history's tokens as the compaction counts them: the session's total, read with
+   * the options' `tokenCounter` when there is one (the built-in estimate otherwise).
+   */
+  #tokens() {
+    if (this.#session === null) {
+      try {
+        this.#readAll();
+      } catch {
+        this.#drop();
+      }
+    }
+    if (this.#session) {
+      try {
+        return this.#session.total;
+      } catch {
+        this.#drop();
+      }
+    }
+    return measureChain(this.#messages, { format: this.#options.format }).total.tokens;
   }
 
   /**
@@ -151,7 +189,7 @@ export class History {
     }
     const max = this.#options.maxTokens;
     if (typeof max !== "number" || inputTokens <= max) return null;
-    const estimate = measureChain(this.#messages, { format: this.#options.format }).total.tokens;
+    const estimate = this.#tokens();
     const maxTokens = Math.max(1, Math.floor((max * Math.min(estimate, inputTokens)) / inputTokens));
     return this.compact({ maxTokens });
   }

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { convert, History, measureChain, needsCompaction, validateChain } from "contextfold";
+import { openaiSections } from "../shared/chains.mjs";
 import { root } from "./helpers.mjs";
 
 const demo = JSON.parse(readFileSync(join(root, "examples/demo-session.openai.json"), "utf8"));
@@ -138,6 +139,31 @@ describe("History: the conversation held in wasm", () => {
       assert.equal(text.split("call_b").length - 1, 2, "call_b: one call, one result");
     });
   }
+
+  it("messages pushed while a compaction runs are compacted once it is done, when over the budget", async () => {
+    // A slow summarizer, and the conversation going on meanwhile (results streaming in):
+    // the history must not be left over its budget until some later push.
+    const chain = openaiSections(40);
+    const maxTokens = Math.floor(measureChain(chain, { format: "openai" }).total.tokens / 6);
+    let calls = 0;
+    const summarizer = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return "## Summary\n- the work so far.";
+    };
+    const history = new History({ options: { maxTokens, summarizer } });
+    const pushes = [];
+    for (const message of chain) {
+      pushes.push(history.push(message));
+      // Messages keep coming while a compaction is under way.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(pushes);
+    assert.ok(calls >= 2, `${calls} summary calls`);
+    assert.equal(history.needsCompaction(), false, "within the budget once the pushes settled");
+    assert.equal(history.length <= chain.length, true);
+    assert.deepEqual(validateChain(history.messages(), { format: "openai" }), []);
+  });
 
   it("a History outlives a panic reset of the module: its session is read again", () => {
     const script = `

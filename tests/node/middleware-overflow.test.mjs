@@ -83,6 +83,32 @@ describe("History.reportUsage: the provider's count as the trigger", () => {
     assert.ok(after * 1.5 <= maxTokens, `${after} tokens, x1.5 by the provider's count, within ${maxTokens}`);
     await assert.rejects(h.reportUsage(-1), { code: "invalid_option", path: "inputTokens" });
   });
+
+  it("counts the history with the options' tokenCounter, as the compaction does", async () => {
+    // A counter counting more than the built-in estimate: the budget is scaled by the
+    // provider's count against the counter's, not against the estimate (which left about
+    // half the room unused).
+    const { History, compact, needsCompaction } = await import("contextfold");
+    const tokenCounter = (texts) => texts.map((t) => Math.ceil(t.length / 2.5));
+    const messages = openaiSections(12);
+    // The counter's total: the least budget the trigger finds the chain within.
+    let [lo, hi] = [0, 10 * measureChain(messages).total.tokens];
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (needsCompaction(messages, { strategy: "budget", maxTokens: mid, tokenCounter })) lo = mid + 1;
+      else hi = mid;
+    }
+    const counted = lo;
+    assert.ok(counted > measureChain(messages).total.tokens * 1.2, "the counter counts more than the estimate");
+    const maxTokens = Math.floor(counted * 0.8);
+    const history = new History({ messages, options: { maxTokens, tokenCounter } });
+    const provider = Math.ceil(counted * 1.25);
+    const reported = await history.reportUsage(provider);
+    assert.ok(reported?.changed);
+    const scaled = Math.max(1, Math.floor((maxTokens * counted) / provider));
+    const expected = await compact(messages, { maxTokens: scaled, tokenCounter });
+    assert.deepEqual(history.messages(), expected.messages);
+  });
 });
 
 describe("History.push: a cheap check, the same trigger", () => {
