@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // contextfold command line: `contextfold inspect|compact|validate <file|-> [options]`.
-// Exit codes: 0 ok, 2 bad input (a ContextfoldError or a usage error), 3 a chain that
-// breaks provider rules (validate), 1 anything else.
+// Exit codes: 0 ok, 2 bad input (a ContextfoldError, a usage error, a file that cannot be
+// read or written), 3 a chain that breaks provider rules (validate), 1 anything else.
 import { readFileSync } from "node:fs";
-import { DEFAULTS, FORMATS, STRATEGIES, UsageError } from "./cli/args.mjs";
+import { DEFAULTS, FORMATS, FileError, STRATEGIES, UsageError } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
 import { convertCommand } from "./cli/convert.mjs";
 import { inspect } from "./cli/inspect.mjs";
@@ -43,8 +43,9 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   convert          write the chain in another format (--to), following that provider's rules,
                    and list what had to change; to stdout unless --out
 
-exit codes: 0 ok, 2 bad input (the error's code and path are printed), 3 the chain breaks
-provider rules (validate), 1 anything else`;
+exit codes: 0 ok, 2 bad input (the error's code and path are printed; a file that cannot
+be read, an --out that cannot be written), 3 the chain breaks provider rules (validate),
+1 anything else`;
 
 async function main(argv) {
   const [command, ...rest] = argv;
@@ -67,7 +68,7 @@ async function main(argv) {
 // ---- errors and exit codes -----------------------------------------------------------
 
 function exitCodeOf(error) {
-  if (error instanceof UsageError) return 2;
+  if (error instanceof UsageError || error instanceof FileError) return 2;
   if (error?.name === "ContextfoldError") return error.code === "internal" ? 1 : 2;
   return 1;
 }
@@ -83,7 +84,7 @@ try {
 } catch (error) {
   if (error instanceof UsageError) {
     console.error(`error usage: ${error.message}\n\n${USAGE}`);
-  } else if (error?.name === "ContextfoldError" || error?.code === "read_failed") {
+  } else if (error?.name === "ContextfoldError" || error instanceof FileError) {
     const at = error.path ? ` at ${error.path}` : "";
     console.error(`error ${error.code}${at}: ${error.message}`);
   } else {

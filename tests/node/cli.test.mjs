@@ -16,6 +16,34 @@ function run(...args) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** `run`, without blocking this process: for the CLI to reach a mock server served here. */
+async function runAsync(args, env = {}) {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c) => (stdout += c));
+  child.stderr.on("data", (c) => (stderr += c));
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  return { code, stdout, stderr };
+}
+
+/** A mock OpenAI-compatible endpoint on loopback answering with `answer(req, res)`; counts requests. */
+async function mockEndpoint(answer) {
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      server.requests += 1;
+      answer(req, res);
+    });
+  });
+  server.requests = 0;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.baseURL = `http://127.0.0.1:${server.address().port}/v1`;
+  return server;
+}
+
 function scratchFile(name, content) {
   const file = join(scratch, name);
   writeFileSync(file, typeof content === "string" ? content : JSON.stringify(content));
@@ -78,10 +106,27 @@ describe("contextfold inspect", () => {
     assert.equal(run("frobnicate").code, 2);
   });
 
-  it("exits 1 when the file cannot be read", () => {
-    const { code, stderr } = run("inspect", join(scratch, "missing.json"));
-    assert.equal(code, 1);
-    assert.match(stderr, /^error read_failed: /m);
+  // A missing file or a directory is bad input (exit 2, as the README says), not exit 1.
+  it("exits 2 when the file cannot be read: missing, or a directory", () => {
+    const missing = run("inspect", join(scratch, "missing.json"));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^error read_failed: cannot read .*missing\.json: no such file$/m);
+    const directory = run("inspect", scratch);
+    assert.equal(directory.code, 2);
+    assert.match(directory.stderr, /^error read_failed: cannot read .*: it is a directory$/m);
+    for (const command of [["validate"], ["compact"], ["convert", "--to", "anthropic"]]) {
+      const r = run(command[0], join(scratch, "missing.json"), ...command.slice(1));
+      assert.equal(r.code, 2, `${command[0]}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /error internal|\n\s+at /);
+    }
+  });
+
+  it("skips a UTF-8 byte order mark at the start of the file", () => {
+    const file = scratchFile("bom.json", `\ufeff${JSON.stringify(openaiChain())}`);
+    const { code, stdout, stderr } = run("inspect", file, "--json");
+    assert.equal(code, 0, stderr);
+    assert.equal(JSON.parse(stdout).format, "openai");
+    assert.equal(run("validate", file).code, 0);
   });
 });
 
@@ -300,5 +345,64 @@ describe("contextfold compact --summarizer openai-compatible", () => {
     );
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /needs --base-url and --model/);
+  });
+});
+
+// Ordinary bad input ended as `error internal: TypeError ...` with a stack trace, or after
+// all the work (an --out in a missing directory).
+describe("contextfold bad input is a usage or input error (exit 2, no stack trace)", () => {
+  const demo = join(root, "examples/demo-session.openai.json");
+  const noStack = (r) => assert.doesNotMatch(r.stderr, /error internal|\n\s+at /, r.stderr);
+
+  it("--base-url that is not an http(s) URL", () => {
+    for (const url of ["notaurl", "localhost:11434/v1"]) {
+      const r = run("compact", demo, "--summarizer", "openai-compatible", "--base-url", url, "--model", "m");
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^error usage: --base-url must be an http\(s\) URL/m);
+      noStack(r);
+    }
+  });
+
+  it("an --out that cannot be written is found before any summary call", async () => {
+    const server = await mockEndpoint((req, res) => res.end("{}"));
+    try {
+      const out = join(scratch, "no-such-dir", "out.json");
+      const r = await runAsync([
+        "compact",
+        demo,
+        "--max-tokens",
+        "8000",
+        "--summarizer",
+        "openai-compatible",
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "m",
+        "--out",
+        out,
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /^error write_failed: cannot write .*out\.json: the directory .*no-such-dir does not exist$/m,
+      );
+      noStack(r);
+      assert.equal(server.requests, 0, "no summary call was made");
+    } finally {
+      server.close();
+    }
+    const intoDirectory = run("compact", demo, "--out", scratch);
+    assert.equal(intoDirectory.code, 2);
+    assert.match(intoDirectory.stderr, /^error write_failed: cannot write .*: it is a directory$/m);
+    const convert = run("convert", demo, "--to", "anthropic", "--out", join(scratch, "no-such-dir", "x.json"));
+    assert.equal(convert.code, 2);
+    assert.match(convert.stderr, /^error write_failed: /m);
+    noStack(convert);
+  });
+
+  it("--json together with --report json", () => {
+    const r = run("compact", demo, "--json", "--report", "json");
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^error usage: --json and --report json are alternatives/m);
   });
 });

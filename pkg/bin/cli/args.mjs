@@ -1,5 +1,6 @@
 // Argument parsing and input reading shared by the commands.
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultSettings, formats } from "../../dist/node.js";
 
@@ -11,6 +12,17 @@ export const DEFAULTS = defaultSettings();
 export const STRATEGIES = Object.keys(DEFAULTS);
 
 export class UsageError extends Error {}
+
+/**
+ * A file the command cannot read (`read_failed`) or write (`write_failed`): bad input,
+ * exit code 2, printed with its code and without a stack trace.
+ */
+export class FileError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
 
 /**
  * Parses a command's arguments: `--format` (checked) and `--help` for every command,
@@ -43,13 +55,51 @@ export function commandArgs(command, args, options, usage) {
   return { values, file: positionals[0] };
 }
 
+/**
+ * The text of `file` (`-`: stdin). A UTF-8 byte order mark at its start (Windows editors
+ * write one) is skipped: it is no part of the JSON.
+ */
 export function readInput(file) {
+  let text;
   try {
-    return readFileSync(file === "-" ? 0 : file, "utf8");
+    text = readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (e) {
-    const error = new Error(`cannot read ${file}: ${e.code ?? e.message}`);
-    error.code = "read_failed";
-    throw error;
+    const why =
+      e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "it is a directory" : (e.code ?? e.message);
+    throw new FileError("read_failed", `cannot read ${file}: ${why}`);
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Checks that `--out` can be written before any work is done: not a directory, in a
+ * directory that exists, writable. `undefined` (no `--out`) passes.
+ */
+export function checkOut(file) {
+  if (file === undefined) return;
+  if (file === "") throw new UsageError("--out needs a file name");
+  let stat;
+  try {
+    stat = statSync(file);
+  } catch (e) {
+    if (e.code !== "ENOENT") throw new FileError("write_failed", `cannot write ${file}: ${e.code ?? e.message}`);
+  }
+  if (stat?.isDirectory()) throw new FileError("write_failed", `cannot write ${file}: it is a directory`);
+  const target = stat === undefined ? dirname(resolve(file)) : file;
+  try {
+    accessSync(target, constants.W_OK);
+  } catch (e) {
+    const why = e.code === "ENOENT" ? `the directory ${target} does not exist` : (e.code ?? e.message);
+    throw new FileError("write_failed", `cannot write ${file}: ${why}`);
+  }
+}
+
+/** Writes `text` to `file`; a failure (checked for by `checkOut`, but the disk may fill) is a `FileError`. */
+export function writeOutput(file, text) {
+  try {
+    writeFileSync(file, text);
+  } catch (e) {
+    throw new FileError("write_failed", `cannot write ${file}: ${e.code ?? e.message}`);
   }
 }
 

@@ -1,8 +1,7 @@
 // `contextfold compact`: fold old content into summaries, offline by default.
-import { writeFileSync } from "node:fs";
 import { compact, extractiveSummarizer, parseChain } from "../../dist/node.js";
 import { openAICompatible } from "../../src/summarizers.js";
-import { STRATEGIES, UsageError, commandArgs, readInput, wholeNumber } from "./args.mjs";
+import { STRATEGIES, UsageError, checkOut, commandArgs, readInput, wholeNumber, writeOutput } from "./args.mjs";
 import { grouped, sectionTable } from "./tables.mjs";
 
 export async function compactCommand(args, usage) {
@@ -47,11 +46,16 @@ export async function compactCommand(args, usage) {
   if (pairBytes !== undefined) strategy.maxBpBytes = pairBytes;
   const summarizer = chooseSummarizer(values);
   const concurrency = wholeNumber("concurrency", values.concurrency);
-  const text = readInput(file);
-  const before = parseChain(text, { format: values.format, repair: true });
   if (values.report !== undefined && values.report !== "json") {
     throw new UsageError(`--report takes "json", not ${JSON.stringify(values.report)}`);
   }
+  if (values.report !== undefined && values.json) {
+    throw new UsageError("--json and --report json are alternatives: give one");
+  }
+  // Before any work: an --out that cannot be written fails now, not after the summary calls.
+  checkOut(values.out);
+  const text = readInput(file);
+  const before = parseChain(text, { format: values.format, repair: true });
   // A progress line on a terminal (stderr), never in pipes unless asked for.
   const progress = values.progress ?? Boolean(process.stderr.isTTY);
   const started = performance.now();
@@ -68,11 +72,11 @@ export async function compactCommand(args, usage) {
   if (progress) process.stderr.write("\n");
   if (values.report === "json") {
     // The report alone, for scripts; the messages go to --out.
-    if (values.out) writeFileSync(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
+    if (values.out) writeOutput(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
     console.log(JSON.stringify({ changed: result.changed, format: result.format, report: result.report }, null, 2));
     return 0;
   }
-  if (values.out) writeFileSync(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
+  if (values.out) writeOutput(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
     return 0;
@@ -102,9 +106,23 @@ function chooseSummarizer(values) {
   if (!values["base-url"] || !values.model) {
     throw new UsageError("--summarizer openai-compatible needs --base-url and --model");
   }
+  if (!isHttpUrl(values["base-url"])) {
+    throw new UsageError(
+      `--base-url must be an http(s) URL such as http://127.0.0.1:11434/v1, not ${JSON.stringify(values["base-url"])}`,
+    );
+  }
   const apiKey = process.env.CONTEXTFOLD_API_KEY ?? process.env.OPENAI_API_KEY;
   const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey });
   return { call, label: `openai-compatible ${values.model} at ${values["base-url"]}` };
+}
+
+function isHttpUrl(text) {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 function compactReport(file, before, after, result, ms, out, summarizer) {

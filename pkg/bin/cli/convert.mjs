@@ -1,8 +1,7 @@
 // `contextfold convert`: a chain from one provider's shape to another's, following the
 // target's rules (system placement, alternation, tool-call ids, signatures).
-import { writeFileSync } from "node:fs";
 import { convert } from "../../dist/node.js";
-import { FORMATS, UsageError, commandArgs, readInput } from "./args.mjs";
+import { FORMATS, UsageError, checkOut, commandArgs, readInput, writeOutput } from "./args.mjs";
 
 export function convertCommand(args, usage) {
   const parsed = commandArgs(
@@ -21,9 +20,10 @@ export function convertCommand(args, usage) {
   if (!values.to || !targets.includes(values.to)) {
     throw new UsageError(`--to must be one of ${targets.join(", ")}, not ${JSON.stringify(values.to)}`);
   }
+  checkOut(values.out);
   const result = convert(readInput(file), { from: values.format, to: values.to });
   const text = `${JSON.stringify(result.messages, null, 2)}\n`;
-  if (values.out) writeFileSync(values.out, text);
+  if (values.out) writeOutput(values.out, text);
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
   } else if (values.out) {
