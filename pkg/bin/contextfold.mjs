@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // contextfold command line: `contextfold inspect|compact|validate <file|-> [options]`.
 // Exit codes: 0 ok, 2 bad input (a ContextfoldError, a usage error, a file that cannot be
-// read or written), 3 a chain that breaks provider rules (validate), 1 anything else.
+// read or written), 3 a chain that breaks provider rules (validate), 1 anything else (a
+// compaction whose summary calls failed).
 import { readFileSync } from "node:fs";
 import { DEFAULTS, FORMATS, FileError, STRATEGIES, UsageError } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
@@ -45,7 +46,7 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
 
 exit codes: 0 ok, 2 bad input (the error's code and path are printed; a file that cannot
 be read, an --out that cannot be written), 3 the chain breaks provider rules (validate),
-1 anything else`;
+1 anything else (compact: a summary call failed and the compaction rolled back)`;
 
 async function main(argv) {
   const [command, ...rest] = argv;

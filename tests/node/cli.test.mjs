@@ -348,6 +348,90 @@ describe("contextfold compact --summarizer openai-compatible", () => {
   });
 });
 
+// A summarizer that fails rolled the compaction back, but the command exited 0, wrote the
+// original chain to --out and told only `errors: 1 (rolled back: true)`.
+describe("contextfold compact when the summarizer fails", () => {
+  const demo = join(root, "examples/demo-session.openai.json");
+  const KEY = "sk-cli-secret-4b1e9d";
+  const compactWith = (server, out, ...more) =>
+    runAsync(
+      [
+        "compact",
+        demo,
+        "--max-tokens",
+        "8000",
+        "--summarizer",
+        "openai-compatible",
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "mock-1",
+        "--out",
+        out,
+        ...more,
+      ],
+      { CONTEXTFOLD_API_KEY: KEY },
+    );
+
+  it("exits 1 with each error on stderr (no key), writes no --out, and says the work was rolled back", async () => {
+    // A 401 whose body echoes the key, as some gateways do.
+    const server = await mockEndpoint((req, res) => {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }));
+    });
+    try {
+      const out = join(scratch, "rolled-back.json");
+      const r = await compactWith(server, out);
+      assert.equal(r.code, 1, r.stderr);
+      assert.ok(server.requests > 0);
+      assert.match(r.stderr, /^error summarizer_failed: HTTP 401 .*Incorrect API key provided: \[redacted\]/m);
+      assert.match(r.stderr, /summary call\(s\) failed; the compaction rolled back/);
+      assert.ok(!r.stderr.includes(KEY) && !r.stdout.includes(KEY));
+      assert.equal(existsSync(out), false, "the original chain is not written as if compacted");
+      assert.match(r.stdout, /^rolled back: the result is the original chain/m);
+      for (const line of r.stdout.split("\n").filter((l) => /^ {2}section \d/.test(l))) {
+        assert.match(line, /^ {2}section \d+ \(rolled back\): /);
+      }
+      // The same for scripts: the report on stdout, the errors on stderr, exit 1.
+      const json = await compactWith(server, out, "--report", "json");
+      assert.equal(json.code, 1, json.stderr);
+      assert.equal(JSON.parse(json.stdout).report.rolledBack, true);
+      assert.match(json.stderr, /^error summarizer_failed: HTTP 401/m);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("exits 1 on an HTML page, an empty answer, or a refused connection", async () => {
+    let answer;
+    const server = await mockEndpoint((req, res) => answer(res));
+    try {
+      const out = join(scratch, "never.json");
+      answer = (res) => {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end("<html><body>Welcome to nginx!</body></html>");
+      };
+      const html = await compactWith(server, out);
+      assert.equal(html.code, 1, html.stderr);
+      assert.match(html.stderr, /^error summarizer_failed: .*not JSON: <html>/m);
+      answer = (res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "" } }] }));
+      };
+      const empty = await compactWith(server, out);
+      assert.equal(empty.code, 1, empty.stderr);
+      assert.match(empty.stderr, /^error summarizer_failed: .*empty summary/m);
+      assert.equal(existsSync(out), false);
+    } finally {
+      server.close();
+    }
+    // The port is closed now: every call is refused (retried, then failed).
+    const refused = await compactWith(server, join(scratch, "never.json"));
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /^error summarizer_failed: network error calling /m);
+  });
+});
+
 // Ordinary bad input ended as `error internal: TypeError ...` with a stack trace, or after
 // all the work (an --out in a missing directory).
 describe("contextfold bad input is a usage or input error (exit 2, no stack trace)", () => {

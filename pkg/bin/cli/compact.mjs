@@ -70,20 +70,43 @@ export async function compactCommand(args, usage) {
   });
   const ms = performance.now() - started;
   if (progress) process.stderr.write("\n");
+  const r = result.report;
+  // A run that rolled back (or where any summary call failed) is a failure: its result is
+  // the original chain (or not all of the work), so nothing is written and the exit code
+  // says so; each distinct error goes to stderr (the adapters' messages never hold a key).
+  const failed = r.rolledBack || r.cancelled || r.errors.length > 0;
+  if (failed) reportFailures(r);
+  if (values.out && !failed) writeOutput(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
   if (values.report === "json") {
     // The report alone, for scripts; the messages go to --out.
-    if (values.out) writeOutput(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
-    console.log(JSON.stringify({ changed: result.changed, format: result.format, report: result.report }, null, 2));
-    return 0;
-  }
-  if (values.out) writeOutput(values.out, `${JSON.stringify(result.messages, null, 2)}\n`);
-  if (values.json) {
+    console.log(JSON.stringify({ changed: result.changed, format: result.format, report: r }, null, 2));
+  } else if (values.json) {
     console.log(JSON.stringify(result, null, 2));
-    return 0;
+  } else {
+    const after = parseChain(result.messages, { format: result.format, repair: true });
+    const out = failed ? undefined : values.out;
+    console.log(compactReport(file, before, after, result, ms, out, summarizer.label));
   }
-  const after = parseChain(result.messages, { format: result.format, repair: true });
-  console.log(compactReport(file, before, after, result, ms, values.out, summarizer.label));
-  return 0;
+  return failed ? 1 : 0;
+}
+
+/** Each distinct summary error once on stderr (with how many calls it ended), then what happened. */
+function reportFailures(r) {
+  const counts = new Map();
+  for (const e of r.errors) {
+    // The bridge keeps the error's name (`SummarizerError: HTTP 401 ...`); the line says it already.
+    const message = e.message.replace(/^SummarizerError: /, "");
+    counts.set(message, (counts.get(message) ?? 0) + 1);
+  }
+  for (const [message, n] of counts) {
+    console.error(`error summarizer_failed: ${message}${n > 1 ? ` (${n} calls)` : ""}`);
+  }
+  const outcome = r.cancelled
+    ? "the compaction was cancelled"
+    : r.rolledBack
+      ? "the compaction rolled back: the result is the original chain and --out is not written"
+      : "the result lacks their summaries and --out is not written";
+  console.error(`compact: ${r.errors.length} summary call(s) failed; ${outcome}`);
 }
 
 /**
@@ -143,13 +166,15 @@ function compactReport(file, before, after, result, ms, out, summarizer) {
   lines.push(
     `${r.calls} summary calls in ${r.waves} wave(s), ${Math.round(ms)} ms; ${r.after.bytes < r.before.bytes ? "size" : "nothing"}${pct(r.after.bytes, r.before.bytes)}`,
   );
-  if (r.errors.length > 0) lines.push(`errors: ${r.errors.length} (rolled back: ${r.rolledBack})`);
+  if (r.errors.length > 0) lines.push(`errors: ${r.errors.length} summary call(s) failed (see above)`);
+  if (r.rolledBack) lines.push("rolled back: the result is the original chain; none of the actions below was applied");
+  const applied = r.rolledBack ? " (rolled back)" : "";
   for (const s of r.sections) {
     // "masked x17, snapshot": repeated actions counted, in the order first seen.
     const counts = new Map();
     for (const a of s.actions) counts.set(a.action, (counts.get(a.action) ?? 0) + 1);
     const actions = [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
-    lines.push(`  section ${s.section}: ${actions}`);
+    lines.push(`  section ${s.section}${applied}: ${actions}`);
   }
   lines.push("");
   lines.push("after:");
