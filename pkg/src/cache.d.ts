@@ -37,10 +37,15 @@ export declare function cachedSummarizer(summarizer: Summarizer, options: Cached
 /** The cache key of a summary request (64 hex digits). */
 export declare function summaryCacheKey(namespace: string, request: SummaryRequest): Promise<string>;
 
-/** An in-memory LRU of at most `maxEntries` summaries [1000]. */
-export declare function memoryCache(options?: {
+export interface MemoryCacheOptions {
+    /** Entries kept; the least recently used goes first [1000]. */
     maxEntries?: number;
-}): SummaryCache & { readonly size: number; clear(): void };
+}
+
+/** An in-memory LRU of at most `maxEntries` summaries [1000]. */
+export declare function memoryCache(
+    options?: MemoryCacheOptions,
+): SummaryCache & { readonly size: number; clear(): void };
 
 /** The part of a Workers KV namespace binding the cache uses. */
 export interface KVNamespaceLike {
@@ -48,11 +53,15 @@ export interface KVNamespaceLike {
     put(key: string, value: string, options?: { expirationTtl?: number }): Promise<void>;
 }
 
+export interface KVCacheOptions {
+    /** Entries expire after this long (KV's minimum, 60, at least) [never]. */
+    ttlSeconds?: number;
+    /** Prefix of every key [`"contextfold:summary:"`]. */
+    prefix?: string;
+}
+
 /** Workers KV: keys are `prefix` [`"contextfold:summary:"`] + hash; `ttlSeconds` at least 60. */
-export declare function kvCache(
-    namespace: KVNamespaceLike,
-    options?: { ttlSeconds?: number; prefix?: string },
-): SummaryCache;
+export declare function kvCache(namespace: KVNamespaceLike, options?: KVCacheOptions): SummaryCache;
 
 /** The part of a Cache API `Cache` the cache uses. */
 export interface CacheLike {
@@ -60,8 +69,12 @@ export interface CacheLike {
     put(request: string, response: Response): Promise<void>;
 }
 
+export interface CacheApiCacheOptions {
+    /** An absolute URL prefix of every key [`"https://contextfold.invalid/summary/"`]. */
+    prefix?: string;
+    /** Entries live this long [7 days]. */
+    ttlSeconds?: number;
+}
+
 /** The Cache API (`caches.default`, `await caches.open(name)`): keys are URLs `prefix` + hash. */
-export declare function cacheApiCache(
-    cache: CacheLike,
-    options?: { prefix?: string; ttlSeconds?: number },
-): SummaryCache;
+export declare function cacheApiCache(cache: CacheLike, options?: CacheApiCacheOptions): SummaryCache;

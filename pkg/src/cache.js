@@ -11,6 +11,9 @@
 // and the Cache API. A failing cache never fails a summary: a read error counts as a
 // miss, a write error is ignored (both are counted in `stats.errors`).
 
+import { contextfoldError } from "./errors.js";
+import { check, checkArgument, checkOptions, is, required } from "./options.js";
+
 const KEY_VERSION = "contextfold-summary-v2";
 
 function hex(buffer) {
@@ -39,11 +42,20 @@ function hasMethods(value, ...names) {
   return value !== null && typeof value === "object" && names.every((name) => typeof value[name] === "function");
 }
 
-function checkCache(cache, where) {
-  if (!hasMethods(cache, "get", "put")) {
-    throw new TypeError(`${where}: the cache must have get(key) and put(key, value) methods`);
-  }
-}
+/** A summary store: an object with get(key) and put(key, value). */
+const isCache = check((v) => hasMethods(v, "get", "put"), "a cache with get(key) and put(key, value) methods");
+
+// The options of each constructor, the one list of its keys (`checkOptions` rejects any
+// other, naming the nearest); the type check fails when a list and cache.d.ts disagree.
+
+/** @type {import("./options.js").Spec<import("./cache.js").CachedSummarizerOptions>} */
+const CACHED_SUMMARIZER_OPTIONS = { cache: required(isCache), namespace: is.string };
+/** @type {import("./options.js").Spec<import("./cache.js").MemoryCacheOptions>} */
+const MEMORY_CACHE_OPTIONS = { maxEntries: is.wholeNumber };
+/** @type {import("./options.js").Spec<import("./cache.js").KVCacheOptions>} */
+const KV_CACHE_OPTIONS = { ttlSeconds: is.positive, prefix: is.string };
+/** @type {import("./options.js").Spec<import("./cache.js").CacheApiCacheOptions>} */
+const CACHE_API_CACHE_OPTIONS = { prefix: is.url, ttlSeconds: is.positive };
 
 /** Summaries being made right now, per cache: concurrent identical requests share one call. */
 const inFlight = new WeakMap();
@@ -70,15 +82,14 @@ function usable(value) {
  * failed).
  * @type {typeof import("./cache.js").cachedSummarizer}
  */
-export function cachedSummarizer(summarizer, options = /** @type {any} */ ({})) {
-  if (typeof summarizer !== "function") throw new TypeError("cachedSummarizer: the summarizer must be a function");
-  const { cache } = options;
-  checkCache(cache, "cachedSummarizer");
-  const namespace = options.namespace ?? /** @type {any} */ (summarizer).identity;
+export function cachedSummarizer(summarizer, options) {
+  const where = "cachedSummarizer";
+  checkArgument(where, summarizer, is.function, "summarizer");
+  const { cache, namespace: given } = checkOptions(where, options, CACHED_SUMMARIZER_OPTIONS);
+  const namespace = given ?? /** @type {any} */ (summarizer).identity;
   if (typeof namespace !== "string" || namespace === "") {
-    throw new TypeError(
-      "cachedSummarizer: options.namespace (the summarizer's identity, e.g. its model name) is required",
-    );
+    const message = "the summarizer's identity (e.g. its model name) is required: the summarizer has none";
+    throw contextfoldError("invalid_option", `${where}: options.namespace: ${message}`, "options.namespace");
   }
   const stats = { hits: 0, misses: 0, errors: 0 };
   const pending = inFlightOf(cache);
@@ -134,10 +145,8 @@ export function cachedSummarizer(summarizer, options = /** @type {any} */ ({})) 
  * An in-memory LRU cache of at most `maxEntries` summaries (per isolate / process).
  * @type {typeof import("./cache.js").memoryCache}
  */
-export function memoryCache({ maxEntries = 1000 } = {}) {
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new TypeError("memoryCache: options.maxEntries must be an integer >= 1");
-  }
+export function memoryCache(options) {
+  const maxEntries = checkOptions("memoryCache", options, MEMORY_CACHE_OPTIONS).maxEntries ?? 1000;
   const entries = new Map();
   return {
     async get(key) {
@@ -166,13 +175,14 @@ export function memoryCache({ maxEntries = 1000 } = {}) {
  * expire (KV's minimum is 60 s); keys are `prefix` + the hash.
  * @type {typeof import("./cache.js").kvCache}
  */
-export function kvCache(namespace, { ttlSeconds, prefix = "contextfold:summary:" } = {}) {
-  if (!hasMethods(namespace, "get", "put")) {
-    throw new TypeError("kvCache: expected a Workers KV namespace binding");
-  }
-  if (ttlSeconds !== undefined && (typeof ttlSeconds !== "number" || !(ttlSeconds > 0))) {
-    throw new TypeError("kvCache: options.ttlSeconds must be a positive number");
-  }
+export function kvCache(namespace, options) {
+  checkArgument(
+    "kvCache",
+    namespace,
+    check((v) => hasMethods(v, "get", "put"), "a Workers KV namespace binding"),
+    "namespace",
+  );
+  const { ttlSeconds, prefix = "contextfold:summary:" } = checkOptions("kvCache", options, KV_CACHE_OPTIONS);
   const putOptions = ttlSeconds === undefined ? undefined : { expirationTtl: Math.max(60, Math.ceil(ttlSeconds)) };
   return {
     async get(key) {
@@ -190,19 +200,17 @@ export function kvCache(namespace, { ttlSeconds, prefix = "contextfold:summary:"
  * `Cache`). Entries live `ttlSeconds` [7 days]; keys are URLs: `prefix` + the hash.
  * @type {typeof import("./cache.js").cacheApiCache}
  */
-export function cacheApiCache(cache, options = {}) {
-  const { prefix = "https://contextfold.invalid/summary/", ttlSeconds = 7 * 24 * 3600 } = options;
-  if (!hasMethods(cache, "match", "put")) {
-    throw new TypeError("cacheApiCache: expected a Cache (caches.default or await caches.open(name))");
-  }
-  try {
-    new URL(prefix);
-  } catch {
-    throw new TypeError("cacheApiCache: options.prefix must be an absolute URL prefix");
-  }
-  if (typeof ttlSeconds !== "number" || !(ttlSeconds > 0)) {
-    throw new TypeError("cacheApiCache: options.ttlSeconds must be a positive number");
-  }
+export function cacheApiCache(cache, options) {
+  const where = "cacheApiCache";
+  checkArgument(
+    where,
+    cache,
+    check((v) => hasMethods(v, "match", "put"), "a Cache (caches.default or await caches.open(name))"),
+    "cache",
+  );
+  const o = checkOptions(where, options, CACHE_API_CACHE_OPTIONS);
+  const prefix = o.prefix ?? "https://contextfold.invalid/summary/";
+  const ttlSeconds = o.ttlSeconds ?? 7 * 24 * 3600;
   return {
     async get(key) {
       const response = await cache.match(prefix + key);

@@ -11,6 +11,8 @@
 // retried. The API key is never part of an error message: any echo of it in an error
 // body is redacted.
 
+import { check, checkOptions, is, required } from "./options.js";
+
 const DEFAULT_RETRIES = 2;
 const DEFAULT_RETRY_DELAY_MS = 500;
 const DEFAULT_MAX_RETRY_DELAY_MS = 20_000;
@@ -40,31 +42,12 @@ export class SummarizerError extends Error {
 // ---------------------------------------------------------------------------------------
 // Shared machinery
 
-function requireString(value, name, adapter) {
-  if (typeof value !== "string" || value.trim() === "") {
-    throw new TypeError(`${adapter}: options.${name} must be a non-empty string`);
-  }
-  return value;
-}
-
-function optionalNumber(value, name, adapter, { min = 0, integer = false } = {}) {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new TypeError(`${adapter}: options.${name} must be ${integer ? "an integer" : "a number"} >= ${min}`);
-  }
-  return value;
-}
-
-/** An output token limit: a positive integer, `undefined` (default) or `null` (send none). */
-function tokenLimit(value, name, adapter) {
-  return value === null ? null : optionalNumber(value, name, adapter, { min: 1, integer: true });
-}
-
-function retrySettings(options, adapter) {
+/** The retry settings, with their defaults (checked by `checkOptions`). */
+function retrySettings(options) {
   return {
-    retries: optionalNumber(options.retries, "retries", adapter, { integer: true }) ?? DEFAULT_RETRIES,
-    retryDelayMs: optionalNumber(options.retryDelayMs, "retryDelayMs", adapter) ?? DEFAULT_RETRY_DELAY_MS,
-    maxRetryDelayMs: optionalNumber(options.maxRetryDelayMs, "maxRetryDelayMs", adapter) ?? DEFAULT_MAX_RETRY_DELAY_MS,
+    retries: options.retries ?? DEFAULT_RETRIES,
+    retryDelayMs: options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
   };
 }
 
@@ -337,18 +320,13 @@ function contentText(content) {
   return undefined;
 }
 
-function resolveFetch(option, adapter) {
-  if (option !== undefined && typeof option !== "function") {
-    throw new TypeError(`${adapter}: options.fetch must be a function`);
-  }
+function resolveFetch(option) {
   // Called through a wrapper so that a global fetch replaced later (tests, polyfills) is used.
   return option ?? ((url, init) => globalThis.fetch(url, init));
 }
 
-function headerObject(extra, adapter) {
-  if (extra === undefined || extra === null) return {};
-  if (typeof extra !== "object") throw new TypeError(`${adapter}: options.headers must be an object`);
-  return Object.fromEntries(new Headers(extra).entries());
+function headerObject(extra) {
+  return extra === undefined || extra === null ? {} : Object.fromEntries(new Headers(extra).entries());
 }
 
 /** What error messages must never contain: the key, and header values long enough to be credentials. */
@@ -391,26 +369,77 @@ function outputTokens(option, request) {
   return option ?? defaultMaxTokens(request);
 }
 
-function trimmedBase(url, adapter) {
-  requireString(url, "baseURL", adapter);
-  try {
-    new URL(url);
-  } catch {
-    throw new TypeError(`${adapter}: options.baseURL is not a URL`);
-  }
+function trimmedBase(url) {
   return url.replace(/\/+$/, "");
 }
 
 // ---------------------------------------------------------------------------------------
 // Adapters
 
-/** The settings every HTTP adapter reads the same way, checked with `adapter` in errors. */
-function httpSettings(options, adapter, provider, model, apiKey) {
-  const extraHeaders = headerObject(options.headers, adapter);
+// The options of each adapter, the one list of its keys: `checkOptions` rejects any other
+// key (naming the nearest known one) and values of the wrong kind, and the type check
+// fails when a list and its declaration in summarizers.d.ts disagree.
+
+/** @type {import("./options.js").Spec<import("./summarizers.js").RetryOptions>} */
+const RETRY_OPTIONS = { retries: is.count, retryDelayMs: is.number, maxRetryDelayMs: is.number };
+
+/** @type {import("./options.js").Spec<import("./summarizers.js").HttpAdapterOptions>} */
+const HTTP_OPTIONS = {
+  ...RETRY_OPTIONS,
+  model: required(is.string),
+  headers: is.object,
+  maxTokens: is.wholeNumber,
+  temperature: is.number,
+  body: is.object,
+  fetch: is.function,
+};
+
+/** @type {import("./options.js").Spec<import("./summarizers.js").OpenAICompatibleOptions>} */
+const OPENAI_COMPATIBLE_OPTIONS = {
+  ...HTTP_OPTIONS,
+  baseURL: required(is.url),
+  apiKey: check((v) => typeof v === "string", "a string"),
+  maxTokensField: is.string,
+};
+
+/** @type {import("./options.js").Spec<import("./summarizers.js").AnthropicOptions>} */
+const ANTHROPIC_OPTIONS = { ...HTTP_OPTIONS, apiKey: required(is.string), baseURL: is.url, version: is.string };
+
+/** @type {import("./options.js").Spec<import("./summarizers.js").WorkersAIOptions>} */
+const WORKERS_AI_OPTIONS = {
+  ...RETRY_OPTIONS,
+  binding: required(
+    check((v) => v !== null && typeof v === "object" && typeof v.run === "function", "the Workers AI binding (env.AI)"),
+  ),
+  model: required(is.string),
+  maxTokens: is.wholeNumber,
+  temperature: is.number,
+  runOptions: is.object,
+};
+
+/** @type {import("./options.js").Spec<import("./summarizers.js").AiSdkOptions>} */
+const AI_SDK_OPTIONS = {
+  model: required(
+    check(
+      (v) => (typeof v === "string" && v.trim() !== "") || (v !== null && typeof v === "object" && !Array.isArray(v)),
+      "an AI SDK LanguageModel (or a model id string)",
+    ),
+  ),
+  generateText: is.function,
+  retries: is.count,
+  maxOutputTokens: is.wholeNumber,
+  maxTokens: is.wholeNumber,
+  temperature: is.number,
+  providerOptions: is.object,
+};
+
+/** The settings every HTTP adapter reads the same way (checked by `checkOptions`). */
+function httpSettings(options, provider, model, apiKey) {
+  const extraHeaders = headerObject(options.headers);
   return {
-    temperature: optionalNumber(options.temperature, "temperature", adapter),
-    settings: retrySettings(options, adapter),
-    fetchImpl: resolveFetch(options.fetch, adapter),
+    temperature: options.temperature ?? undefined,
+    settings: retrySettings(options),
+    fetchImpl: resolveFetch(options.fetch),
     extraHeaders,
     extraBody: options.body ?? {},
     secrets: secretsOf(apiKey, extraHeaders),
@@ -423,21 +452,19 @@ function httpSettings(options, adapter, provider, model, apiKey) {
  * Groq, Together, vLLM, Ollama, llama.cpp...): POST `${baseURL}/chat/completions`.
  * @type {typeof import("./summarizers.js").openAICompatible}
  */
-export function openAICompatible(options = /** @type {any} */ ({})) {
+export function openAICompatible(options) {
   const adapter = "openAICompatible";
-  const base = trimmedBase(options.baseURL, adapter);
+  const o = checkOptions(adapter, options, OPENAI_COMPATIBLE_OPTIONS);
+  const base = trimmedBase(o.baseURL);
   const url = /\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`;
-  const model = requireString(options.model, "model", adapter);
-  const apiKey = options.apiKey;
-  if (apiKey !== undefined && apiKey !== null && typeof apiKey !== "string") {
-    throw new TypeError(`${adapter}: options.apiKey must be a string`);
-  }
-  const maxTokens = tokenLimit(options.maxTokens, "maxTokens", adapter);
-  const maxTokensField = options.maxTokensField ?? "max_tokens";
+  const model = o.model;
+  const apiKey = o.apiKey ?? undefined;
+  // `null`: send no output limit.
+  const maxTokens = o.maxTokens;
+  const maxTokensField = o.maxTokensField ?? "max_tokens";
   const provider = "openai-compatible";
   const { temperature, settings, fetchImpl, extraHeaders, extraBody, secrets, where } = httpSettings(
-    options,
-    adapter,
+    o,
     provider,
     model,
     apiKey,
@@ -496,18 +523,17 @@ export function openAICompatible(options = /** @type {any} */ ({})) {
  * Anthropic's Messages API: POST `${baseURL}/v1/messages`.
  * @type {typeof import("./summarizers.js").anthropic}
  */
-export function anthropic(options = /** @type {any} */ ({})) {
-  const adapter = "anthropic";
-  const apiKey = requireString(options.apiKey, "apiKey", adapter);
-  const model = requireString(options.model, "model", adapter);
-  const base = trimmedBase(options.baseURL ?? "https://api.anthropic.com", adapter);
+export function anthropic(options) {
+  const o = checkOptions("anthropic", options, ANTHROPIC_OPTIONS);
+  const apiKey = o.apiKey;
+  const model = o.model;
+  const base = trimmedBase(o.baseURL ?? "https://api.anthropic.com");
   const url = /\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
-  const version = options.version ?? "2023-06-01";
-  const maxTokens = optionalNumber(options.maxTokens, "maxTokens", adapter, { min: 1, integer: true });
+  const version = o.version ?? "2023-06-01";
+  const maxTokens = o.maxTokens ?? undefined;
   const provider = "anthropic";
   const { temperature, settings, fetchImpl, extraHeaders, extraBody, secrets, where } = httpSettings(
-    options,
-    adapter,
+    o,
     provider,
     model,
     apiKey,
@@ -621,17 +647,15 @@ function workersAIText(answer) {
  * Cloudflare Workers AI through its binding (`env.AI`), for text generation models.
  * @type {typeof import("./summarizers.js").workersAI}
  */
-export function workersAI(options = /** @type {any} */ ({})) {
-  const adapter = "workersAI";
-  const binding = options.binding;
-  if (binding === null || typeof binding !== "object" || typeof binding.run !== "function") {
-    throw new TypeError(`${adapter}: options.binding must be the Workers AI binding (env.AI)`);
-  }
-  const model = requireString(options.model, "model", adapter);
-  const maxTokens = tokenLimit(options.maxTokens, "maxTokens", adapter);
-  const temperature = optionalNumber(options.temperature, "temperature", adapter);
-  const settings = retrySettings(options, adapter);
-  const runOptions = options.runOptions ?? {};
+export function workersAI(options) {
+  const o = checkOptions("workersAI", options, WORKERS_AI_OPTIONS);
+  const binding = o.binding;
+  const model = o.model;
+  // `null`: send no output limit.
+  const maxTokens = o.maxTokens;
+  const temperature = o.temperature ?? undefined;
+  const settings = retrySettings(o);
+  const runOptions = o.runOptions ?? {};
   const provider = "workers-ai";
   const where = `${provider} summarizer (model "${model}")`;
 
@@ -693,24 +717,19 @@ const aiModule = "ai";
  * SDK retries transient failures itself: `retries` is its `maxRetries`.
  * @type {typeof import("./summarizers.js").aiSdk}
  */
-export function aiSdk(options = /** @type {any} */ ({})) {
+export function aiSdk(options) {
   const adapter = "aiSdk";
-  const model = options.model;
-  if (model === undefined || model === null || (typeof model !== "object" && typeof model !== "string")) {
-    throw new TypeError(`${adapter}: options.model must be an AI SDK LanguageModel (or a model id string)`);
-  }
-  if (options.generateText !== undefined && typeof options.generateText !== "function") {
-    throw new TypeError(`${adapter}: options.generateText must be a function`);
-  }
-  const maxOutputTokens = tokenLimit(options.maxOutputTokens ?? options.maxTokens, "maxOutputTokens", adapter);
-  const temperature = optionalNumber(options.temperature, "temperature", adapter);
-  const retries = optionalNumber(options.retries, "retries", adapter, { integer: true }) ?? DEFAULT_RETRIES;
-  const providerOptions = options.providerOptions;
+  const o = checkOptions(adapter, options, AI_SDK_OPTIONS);
+  const model = o.model;
+  const maxOutputTokens = o.maxOutputTokens ?? o.maxTokens;
+  const temperature = o.temperature ?? undefined;
+  const retries = o.retries ?? DEFAULT_RETRIES;
+  const providerOptions = o.providerOptions ?? undefined;
   const modelId = typeof model === "string" ? model : (model.modelId ?? "unknown");
   const providerName = typeof model === "string" ? "gateway" : (model.provider ?? "unknown");
   const provider = "ai-sdk";
   const where = `${provider} summarizer (model "${providerName}:${modelId}")`;
-  let generateText = options.generateText;
+  let generateText = o.generateText ?? undefined;
 
   return withIdentity(
     async function aiSdkSummarizer(request, context = {}) {

@@ -25,6 +25,7 @@ import { __checkOptionKeys, __requestBodySpans } from "./glue.js"; // internal: 
 import { cachedSummarizer } from "./cache.js";
 import { prefixCache } from "./prefix-cache.js";
 import { contextfoldError } from "./errors.js";
+import { check, checkArgument, checkOptions, is, required } from "./options.js";
 
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";
 
@@ -430,13 +431,16 @@ function middlewareOf(options, api) {
   };
 }
 
+/** What the middleware wraps. */
+const IS_HANDLER = check(
+  (v) => typeof v === "function" || (v !== null && typeof v === "object" && typeof v.fetch === "function"),
+  "a fetch handler: a function (request, env, ctx) => Response, or an object with a fetch method",
+);
+
 /** The handler as a `fetch(request, env, ctx)` function. */
 function fetchOf(handler) {
-  if (typeof handler === "function") return handler;
-  if (handler !== null && typeof handler === "object" && typeof handler.fetch === "function") {
-    return (request, env, ctx) => handler.fetch(request, env, ctx);
-  }
-  throw new TypeError("compactionMiddleware: the handler must be a function or have a fetch method");
+  checkArgument("compactionMiddleware", handler, IS_HANDLER, "handler");
+  return typeof handler === "function" ? handler : (request, env, ctx) => handler.fetch(request, env, ctx);
 }
 
 /** The request fields of a format's request object (the core's `formats()` names them). */
@@ -742,6 +746,17 @@ function withHeaders(response, figures) {
   return out;
 }
 
+/**
+ * The options of `proxy`, the one list of its keys (`checkOptions` rejects any other,
+ * naming the nearest); the type check fails when it and worker.d.ts disagree.
+ * @type {import("./options.js").Spec<import("./worker.js").ProxyOptions>}
+ */
+const PROXY_OPTIONS = {
+  upstream: required(is.oneOf(is.url, is.function)),
+  headers: is.oneOf(is.object, is.function),
+  fetch: is.function,
+};
+
 const DROPPED_HEADERS = new Set([
   "host",
   "content-length",
@@ -764,21 +779,8 @@ const DROPPED_HEADERS = new Set([
  * comes back as is.
  * @type {typeof import("./worker.js").proxy}
  */
-export function proxy(options = /** @type {any} */ ({})) {
-  const { upstream, headers: extra, fetch: fetchOption } = options;
-  if (typeof upstream !== "string" && typeof upstream !== "function") {
-    throw new TypeError("proxy: options.upstream must be a base URL or a function (env) => base URL");
-  }
-  if (typeof upstream === "string") {
-    try {
-      new URL(upstream);
-    } catch {
-      throw new TypeError("proxy: options.upstream is not a URL");
-    }
-  }
-  if (extra !== undefined && typeof extra !== "function" && !isPlainObject(extra)) {
-    throw new TypeError("proxy: options.headers must be an object or a function (env, request) => object");
-  }
+export function proxy(options) {
+  const { upstream, headers: extra, fetch: fetchOption } = checkOptions("proxy", options, PROXY_OPTIONS);
   const send = fetchOption ?? ((input, init) => globalThis.fetch(input, init));
 
   // `env` is undefined when the handler is called with a request only; the functions get it as is.

@@ -18,10 +18,22 @@ import {
   retryAfterMs,
   workersAI,
 } from "contextfold/summarizers";
-import { compactionMiddleware, proxy } from "contextfold/worker";
+import { cacheApiCache, compactionMiddleware, kvCache, proxy } from "contextfold/worker";
+import * as internal from "../../pkg/dist/internal.node.js"; // the core's key check, not part of the API
+import { nearest } from "../../pkg/src/options.js";
 import { openaiSections } from "../shared/chains.mjs";
 
 const KEY = "sk-test-7f3a9c2e1b8d4f60a5e2";
+
+/** A `ContextfoldError` with code `invalid_option` at `path`, whose message matches `message`. */
+const invalidOption =
+  (path, message = /./) =>
+  (e) =>
+    e instanceof Error &&
+    e.name === "ContextfoldError" &&
+    e.code === "invalid_option" &&
+    e.path === path &&
+    message.test(e.message);
 
 /** A summary request as contextfold makes them. */
 const request = (overrides = {}) => ({
@@ -301,10 +313,10 @@ describe("openAICompatible", () => {
   });
 
   it("rejects bad options when created", () => {
-    assert.throws(() => openAICompatible({ apiKey: KEY, model: "m" }), TypeError);
-    assert.throws(() => openAICompatible({ baseURL: "not a url", model: "m" }), TypeError);
-    assert.throws(() => openAICompatible({ baseURL: base, apiKey: KEY }), TypeError);
-    assert.throws(() => openAICompatible({ baseURL: base, model: "m", retries: -1 }), TypeError);
+    assert.throws(() => openAICompatible({ apiKey: KEY, model: "m" }), invalidOption("options.baseURL", /required/));
+    assert.throws(() => openAICompatible({ baseURL: "not a url", model: "m" }), invalidOption("options.baseURL"));
+    assert.throws(() => openAICompatible({ baseURL: base, apiKey: KEY }), invalidOption("options.model"));
+    assert.throws(() => openAICompatible({ baseURL: base, model: "m", retries: -1 }), invalidOption("options.retries"));
   });
 
   it("compacts a chain through compact()", async () => {
@@ -582,8 +594,11 @@ describe("cachedSummarizer", () => {
   it("uses the adapter's identity as namespace and requires one otherwise", async () => {
     const summarize = openAICompatible({ baseURL: `${base}/v1`, model: "m" });
     assert.equal(cachedSummarizer(summarize, { cache: memoryCache() }).identity, summarize.identity);
-    assert.throws(() => cachedSummarizer(async () => "x", { cache: memoryCache() }), TypeError);
-    assert.throws(() => cachedSummarizer(async () => "x", { namespace: "n" }), TypeError);
+    assert.throws(
+      () => cachedSummarizer(async () => "x", { cache: memoryCache() }),
+      invalidOption("options.namespace"),
+    );
+    assert.throws(() => cachedSummarizer(async () => "x", { namespace: "n" }), invalidOption("options.cache"));
   });
 
   // Issue 14: the identity ignored baseURL and generation parameters, so a summary made
@@ -712,8 +727,8 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
       () => compactionMiddleware({ maxTokens: 100, cache: memoryCache(), summarizer: async () => "x" }),
       /namespace/,
     );
-    assert.throws(() => compactionMiddleware({ maxTokens: 100 })(42), TypeError);
-    assert.throws(() => proxy({ upstream: "nope" }), TypeError);
+    assert.throws(() => compactionMiddleware({ maxTokens: 100 })(42), invalidOption("handler", /fetch handler/));
+    assert.throws(() => proxy({ upstream: "nope" }), invalidOption("options.upstream"));
   });
 
   // Issue 14: an unknown option was silently ignored (a misspelt maxTokens meant no budget).
@@ -778,5 +793,105 @@ describe("contextfold/worker in Node (a fetch-style server)", () => {
     assert.equal(r.headers["x-forwarded-for"], undefined);
     assert.equal(r.headers.host, `127.0.0.1:${server.address().port}`);
     assert.deepEqual(r.body, { model: "m", messages: [] });
+  });
+});
+
+// Issue: the JS-only constructors threw bare TypeErrors (no code, no path) and ignored
+// unknown keys: `openAICompatible({ apikey })` sent no key, `maxRetries: 0` was ignored.
+describe("options of the JS-only constructors", () => {
+  const binding = { run: async () => ({ response: "ok" }) };
+  const kv = { get: async () => null, put: async () => {} };
+  const cacheApi = { match: async () => undefined, put: async () => {} };
+  const constructors = {
+    openAICompatible: (o) => openAICompatible({ baseURL: "https://api.example/v1", model: "m", ...o }),
+    anthropic: (o) => anthropic({ apiKey: KEY, model: "m", ...o }),
+    workersAI: (o) => workersAI({ binding, model: "m", ...o }),
+    aiSdk: (o) => aiSdk({ model: "gateway/model", ...o }),
+    cachedSummarizer: (o) => cachedSummarizer(async () => "x", { cache: memoryCache(), namespace: "n", ...o }),
+    memoryCache: (o) => memoryCache(o),
+    kvCache: (o) => kvCache(kv, o),
+    cacheApiCache: (o) => cacheApiCache(cacheApi, o),
+    proxy: (o) => proxy({ upstream: "https://api.example", ...o }),
+  };
+
+  it("an unknown key is an invalid_option at its path, naming the nearest known one", () => {
+    const typos = [
+      ["openAICompatible", { apikey: "sk-1" }, "options.apikey", /did you mean apiKey\?/],
+      ["openAICompatible", { maxRetries: 0 }, "options.maxRetries", /did you mean retries\?/],
+      ["anthropic", { temprature: 0 }, "options.temprature", /did you mean temperature\?/],
+      ["workersAI", { maxToken: 10 }, "options.maxToken", /did you mean maxTokens\?/],
+      ["aiSdk", { maxRetries: 1 }, "options.maxRetries", /did you mean retries\?/],
+      ["cachedSummarizer", { namspace: "x" }, "options.namspace", /did you mean namespace\?/],
+      ["memoryCache", { maxEntry: 10 }, "options.maxEntry", /known options: maxEntries/],
+      ["kvCache", { ttl: 60 }, "options.ttl", /known options: ttlSeconds, prefix/],
+      ["cacheApiCache", { prefx: "https://x.example/" }, "options.prefx", /did you mean prefix\?/],
+      ["proxy", { header: { a: "b" } }, "options.header", /did you mean headers\?/],
+    ];
+    for (const [name, options, path, message] of typos) {
+      assert.throws(() => constructors[name](options), invalidOption(path, message), `${name} ${path}`);
+      assert.throws(
+        () => constructors[name](options),
+        new RegExp(`^ContextfoldError: ${name}: ${path.replace(".", "\\.")}: `),
+      );
+    }
+    // Every constructor takes its declared options, and no options at all where they are optional.
+    for (const make of Object.values(constructors)) make({});
+    memoryCache();
+    kvCache(kv);
+    cacheApiCache(cacheApi);
+  });
+
+  it("a value of the wrong kind, or a missing required one, is an invalid_option at its path", () => {
+    const wrong = [
+      ["openAICompatible", { temperature: "hot" }, "options.temperature", /must be a number >= 0, not a string/],
+      ["openAICompatible", { fetch: 1 }, "options.fetch", /must be a function/],
+      ["anthropic", { baseURL: "ftp://x" }, "options.baseURL", /http\(s\) URL/],
+      ["workersAI", { binding: {} }, "options.binding", /Workers AI binding/],
+      ["aiSdk", { generateText: "no" }, "options.generateText", /function/],
+      ["memoryCache", { maxEntries: 0 }, "options.maxEntries", /integer >= 1/],
+      ["kvCache", { ttlSeconds: -5 }, "options.ttlSeconds", /positive number/],
+      ["proxy", { fetch: "x" }, "options.fetch", /function/],
+    ];
+    for (const [name, options, path, message] of wrong) {
+      assert.throws(() => constructors[name](options), invalidOption(path, message), `${name} ${path}`);
+    }
+    // Never a text value in the message: it may be a key.
+    assert.throws(
+      () => anthropic({ apiKey: KEY, model: "m", headers: KEY }),
+      (e) => invalidOption("options.headers", /must be an object, not a string/)(e) && !e.message.includes(KEY),
+    );
+    assert.throws(() => openAICompatible("https://api.example/v1"), invalidOption("options", /expected an object/));
+    assert.throws(() => anthropic({ model: "m" }), invalidOption("options.apiKey", /required/));
+    assert.throws(() => kvCache(null), invalidOption("namespace", /KV namespace/));
+    assert.throws(() => cacheApiCache({}), invalidOption("cache"));
+    assert.throws(() => cachedSummarizer("x", { cache: memoryCache(), namespace: "n" }), invalidOption("summarizer"));
+    assert.throws(() => proxy(), invalidOption("options.upstream", /required/));
+    assert.throws(() => compactionMiddleware({ maxTokens: 100 })({ fetsh() {} }), invalidOption("handler"));
+    // `null` counts as absent, as in the core's options (maxTokens: null sends no limit).
+    openAICompatible({ baseURL: "https://api.example/v1", model: "m", maxTokens: null, temperature: null });
+  });
+
+  it("suggests the same names as the core's check", () => {
+    const known = ["apiKey", "baseURL", "model", "maxTokens", "maxTokensField", "retries", "temperature", "__reuse"];
+    for (const typo of [
+      "apikey",
+      "APIKEY",
+      "baseUrl",
+      "modle",
+      "maxToken",
+      "maxTokensFeild",
+      "retry",
+      "reuse",
+      "x",
+      "tmp",
+    ]) {
+      let core;
+      try {
+        internal.__checkOptionKeys([typo], known);
+      } catch (e) {
+        core = /did you mean (\w+)\?/.exec(e.message)?.[1];
+      }
+      assert.equal(nearest(typo, known), core, typo);
+    }
   });
 });
