@@ -350,29 +350,30 @@ describe("contextfold compact --summarizer openai-compatible", () => {
 
 // A summarizer that fails rolled the compaction back, but the command exited 0, wrote the
 // original chain to --out and told only `errors: 1 (rolled back: true)`.
-describe("contextfold compact when the summarizer fails", () => {
-  const demo = join(root, "examples/demo-session.openai.json");
-  const KEY = "sk-cli-secret-4b1e9d";
-  const compactWith = (server, out, ...more) =>
-    runAsync(
-      [
-        "compact",
-        demo,
-        "--max-tokens",
-        "8000",
-        "--summarizer",
-        "openai-compatible",
-        "--base-url",
-        server.baseURL,
-        "--model",
-        "mock-1",
-        "--out",
-        out,
-        ...more,
-      ],
-      { CONTEXTFOLD_API_KEY: KEY },
-    );
+const demoSession = join(root, "examples/demo-session.openai.json");
+const KEY = "sk-cli-secret-4b1e9d";
+/** `compact` of the demo session with the OpenAI-compatible summarizer at `server`. */
+const compactWith = (server, out, ...more) =>
+  runAsync(
+    [
+      "compact",
+      demoSession,
+      "--max-tokens",
+      "8000",
+      "--summarizer",
+      "openai-compatible",
+      "--base-url",
+      server.baseURL,
+      "--model",
+      "mock-1",
+      "--out",
+      out,
+      ...more,
+    ],
+    { CONTEXTFOLD_API_KEY: KEY },
+  );
 
+describe("contextfold compact when the summarizer fails", () => {
   it("exits 1 with each error on stderr (no key), writes no --out, and says the work was rolled back", async () => {
     // A 401 whose body echoes the key, as some gateways do.
     const server = await mockEndpoint((req, res) => {
@@ -451,20 +452,7 @@ describe("contextfold bad input is a usage or input error (exit 2, no stack trac
     const server = await mockEndpoint((req, res) => res.end("{}"));
     try {
       const out = join(scratch, "no-such-dir", "out.json");
-      const r = await runAsync([
-        "compact",
-        demo,
-        "--max-tokens",
-        "8000",
-        "--summarizer",
-        "openai-compatible",
-        "--base-url",
-        server.baseURL,
-        "--model",
-        "m",
-        "--out",
-        out,
-      ]);
+      const r = await compactWith(server, out);
       assert.equal(r.code, 2, r.stderr);
       assert.match(
         r.stderr,

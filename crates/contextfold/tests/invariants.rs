@@ -27,6 +27,29 @@ fn provider(format: Format) -> Provider {
     contextfold::convert::provider_of(format)
 }
 
+/// `messages` compacted by every folding strategy under `format`'s provider rules, each
+/// result with the strategy's name.
+fn by_every_strategy(
+    messages: &[Message],
+    format: Format,
+    summarizer: &ExtractiveSummarizer,
+) -> Vec<(&'static str, contextfold::strategy::CompactResult)> {
+    folding_strategies()
+        .into_iter()
+        .map(|strategy| {
+            let what = strategy.name();
+            let options = CompactOptions {
+                strategy,
+                repair: RepairOptions::for_provider(provider(format)),
+                ..Default::default()
+            };
+            let out = block_on(compact(messages, &options, summarizer, &Controls::default(), Meter::default()))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            (what, out)
+        })
+        .collect()
+}
+
 fn inputs() -> Vec<(String, Vec<Message>, Format)> {
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-session.openai.json");
     let mut files = vec![demo];
@@ -268,12 +291,7 @@ fn a_system_message_after_the_start_is_repaired_and_the_chain_compacts() {
     let mut messages = demo.clone();
     let late = messages.len() - 1;
     messages.insert(late, Message::text(Role::System, "The user is now on the billing page."));
-    for strategy in folding_strategies() {
-        let what = strategy.name();
-        let options =
-            CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };
-        let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    for (what, out) in by_every_strategy(&messages, format, &summarizer) {
         assert!(out.report.provider_repairs.contains(&RepairStep::SystemToUser { index: late }), "{what}");
         assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
         let said =
@@ -301,12 +319,7 @@ fn a_turn_in_progress_comes_back_open_for_every_strategy() {
         extra: Default::default(),
     }));
     messages.push(turn.clone());
-    for strategy in folding_strategies() {
-        let what = strategy.name();
-        let options =
-            CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };
-        let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    for (what, out) in by_every_strategy(&messages, format, &summarizer) {
         assert_eq!(out.messages.last(), Some(&turn), "{what}: the turn in progress changed");
         assert!(out.messages.iter().all(|m| m.tool_results().all(|r| r.call_id != "call_confirm")), "{what}");
         assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
@@ -330,12 +343,7 @@ fn a_turn_in_progress_comes_back_open_for_every_strategy() {
     let answered = Message::tool_result("call_a", "read", "the first file");
     messages.push(turn.clone());
     messages.push(answered.clone());
-    for strategy in folding_strategies() {
-        let what = strategy.name();
-        let options =
-            CompactOptions { strategy, repair: RepairOptions::for_provider(provider(format)), ..Default::default() };
-        let out = block_on(compact(&messages, &options, &summarizer, &Controls::default(), Meter::default()))
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    for (what, out) in by_every_strategy(&messages, format, &summarizer) {
         assert_eq!(out.messages[out.messages.len() - 2..], [turn.clone(), answered.clone()], "{what}");
         assert!(out.messages.iter().all(|m| m.tool_results().all(|r| r.call_id != "call_b")), "{what}");
         assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
