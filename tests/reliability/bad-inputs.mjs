@@ -402,7 +402,8 @@ export function cases() {
   add(
     "system message in the middle",
     () => [user(), { role: "system", content: "late" }, assistant()],
-    structural("system_after_start", "system_not_first", { compact: "system_after_start" }),
+    // compact repairs it first (a user message in place), as it does a misplaced result.
+    structural("system_after_start", "system_not_first", { compact: "changed" }),
   );
   // Valid for OpenAI (validateChain agrees), yet compact refuses it: see the report.
   add(
