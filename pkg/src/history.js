@@ -10,12 +10,23 @@ import { compact, measureChain, needsCompaction, parseChain } from "./api.js";
 import { stringifyChain } from "./binary.js";
 import { contextfoldError } from "./errors.js";
 import { __Session } from "./glue.js";
+import { check, checkOptions, is } from "./options.js";
 import { assertReady } from "./ready.js";
 
 /** @type {1} */
 const VERSION = 1;
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * What `new History()` takes: its keys once, checked against the declaration.
+ * @type {import("./options.js").Spec<NonNullable<ConstructorParameters<typeof import("./index.js").History>[0]>>}
+ */
+const INIT_OPTIONS = {
+  messages: check(Array.isArray, "an array of messages"),
+  auto: check((v) => typeof v === "boolean", "true or false"),
+  options: is.object,
+};
 
 /** @template [M=unknown] */
 export class History {
@@ -47,20 +58,8 @@ export class History {
    */
   constructor(init = {}) {
     assertReady("new History()");
-    if (!isObject(init)) {
-      throw contextfoldError("invalid_option", "options: expected an object { messages, auto, options }", "options");
-    }
-    const { messages = [], auto = true, options = {} } = init;
-    if (!Array.isArray(messages)) {
-      throw contextfoldError("invalid_option", "options.messages: expected an array of messages", "options.messages");
-    }
-    if (!isObject(options)) {
-      throw contextfoldError(
-        "invalid_option",
-        "options.options: expected the options object of compact",
-        "options.options",
-      );
-    }
+    // A misspelt key (`message`) would start an empty history: an error, as in compact.
+    const { messages = [], auto = true, options = {} } = checkOptions("new History()", init, INIT_OPTIONS);
     // The options are checked now (by the same reader compact uses: unknown keys, wrong
     // values), not at the first push.
     try {
@@ -252,6 +251,14 @@ export class History {
     }
     if (value.options !== undefined && value.options !== null && !isObject(value.options)) {
       throw contextfoldError("invalid_history", "options: the stored options are not an object", "options");
+    }
+    if (value.auto !== undefined && typeof value.auto !== "boolean") {
+      throw contextfoldError("invalid_history", "auto: the stored auto is not true or false", "auto");
+    }
+    const notMessage = value.messages.findIndex((m) => !isObject(m));
+    if (notMessage >= 0) {
+      const at = `messages[${notMessage}]`;
+      throw contextfoldError("invalid_history", `${at}: not a message (an object)`, at);
     }
     return new History({
       messages: value.messages,

@@ -163,10 +163,22 @@ describe("bad arguments are ContextfoldErrors with a code and a path", () => {
     );
     assert.equal(new History().length, 0);
     assert.equal(new History(undefined).length, 0);
+    // A misspelt key would start an empty history, the saved one silently gone.
+    throwsContextfold(
+      () => new History({ message: chain }),
+      "invalid_option",
+      "options.message",
+      /did you mean messages\?/,
+    );
+    throwsContextfold(() => new History({ auto: "no" }), "invalid_option", "options.auto");
+    throwsContextfold(() => new History({ messages: "abc" }), "invalid_option", "options.messages");
   });
 
   it("History.fromJSON with options 5 or 'abc' (the argument, or stored)", () => {
     const stored = { version: 1, auto: true, options: {}, messages: chain };
+    // A stored `auto` that is not a boolean, or a message that is no object, is no history.
+    throwsContextfold(() => History.fromJSON({ ...stored, auto: "no" }), "invalid_history", "auto");
+    throwsContextfold(() => History.fromJSON({ ...stored, messages: [42, "x"] }), "invalid_history", "messages[0]");
     for (const options of [5, "abc", null, true]) {
       throwsContextfold(() => History.fromJSON(stored, options), "invalid_option", "options");
     }
