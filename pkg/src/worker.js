@@ -508,22 +508,31 @@ async function handle(middleware, next, request, env, ctx) {
   const model = typeof body.model === "string" ? body.model : undefined;
   const headers = new Headers(request.headers);
   headers.delete("content-length");
-  /** Compacts at `scale` of the budget, reports, and forwards (the original when nothing changed). */
-  const attempt = async (scale) => {
+  /** Compacts at `scale` of the budget and reports it: the body to send (`null`: the original). */
+  const prepare = async (scale) => {
     const { figures, outgoing, info } = await compactBody(middleware, format, body, bytes, request, env, scale);
     middleware.report(reportOf(format, model, figures, outgoing !== null, info));
-    const response =
-      outgoing === null
-        ? await forwardOriginal()
-        : await next(new Request(request, { body: outgoing, headers }), env, ctx);
-    return { response, figures };
+    return { figures, outgoing };
   };
-  const first = await attempt(1);
+  /** Forwards the body prepared (the original when nothing changed). */
+  const send = (outgoing) =>
+    outgoing === null ? forwardOriginal() : next(new Request(request, { body: outgoing, headers }), env, ctx);
+  const first = await prepare(1);
+  const response = await send(first.outgoing);
   // Upstream counts tokens its own way: a context-overflow answer gets one retry, compacted
-  // harder.
-  if (!(await isOverflow(first.response))) return withHeaders(first.response, first.figures);
-  const second = await attempt(OVERFLOW_RETRY_SCALE);
-  return withHeaders(second.response, { ...second.figures, retried: "context_overflow" });
+  // harder; not when compacting harder changes nothing (a chain already far under the
+  // budget): the same body would get the same answer.
+  if (!(await isOverflow(response))) return withHeaders(response, first.figures);
+  const second = await prepare(OVERFLOW_RETRY_SCALE);
+  if (sameBody(first.outgoing, second.outgoing)) return withHeaders(response, first.figures);
+  return withHeaders(await send(second.outgoing), { ...second.figures, retried: "context_overflow" });
+}
+
+/** Whether two prepared bodies (`null`: the original) are the same bytes. */
+function sameBody(a, b) {
+  if (a === null || b === null) return a === b;
+  const [x, y] = [a, b].map((v) => (typeof v === "string" ? new TextEncoder().encode(v) : new Uint8Array(v)));
+  return x.length === y.length && x.every((byte, i) => byte === y[i]);
 }
 
 /** The share of the budget a retry after a context-overflow answer compacts to. */

@@ -65,6 +65,17 @@ describe("a context-overflow answer from upstream", () => {
     assert.equal(always.seen.length, 2, "retried once, not more");
     assert.equal(again.headers.get("x-contextfold-retried"), "context_overflow");
   });
+
+  it("is not sent again when compacting harder changes nothing", async () => {
+    // The chain is far under the budget (under the retry's share of it): a retry would
+    // send the same bytes for the same answer.
+    const always = upstream(0, () => ({ error: { code: "context_length_exceeded" } }));
+    const roomy = compactionMiddleware({ maxTokens: total * 2, namespace: "t" })(always.fetch);
+    const response = await roomy(post({ model: "m", messages }));
+    assert.equal(response.status, 400);
+    assert.equal(always.seen.length, 1, "sent once");
+    assert.equal(response.headers.get("x-contextfold-retried"), null);
+  });
 });
 
 describe("History.reportUsage: the provider's count as the trigger", () => {
