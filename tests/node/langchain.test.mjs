@@ -55,6 +55,39 @@ describe("contextfold/langchain: the createAgent middleware", () => {
     assert.equal(result.messages.at(-1).content, "On it.");
   });
 
+  it("reads the blocks provider integrations return: ChatAnthropic's tool_use, redacted thinking", async () => {
+    // @langchain/anthropic returns a tool call as a `tool_use` block beside `tool_calls`:
+    // every function rejected it (invalid_shape), so an Anthropic agent failed at step 2.
+    const anthropicTurn = (i) =>
+      new AIMessage({
+        content: [
+          { type: "redacted_thinking", data: `EmwKAhgB${i}` },
+          { type: "text", text: `Reading src/m${i}.py.` },
+          { type: "tool_use", id: `toolu_${i}`, name: "read_file", input: { path: `src/m${i}.py` } },
+        ],
+        tool_calls: [{ id: `toolu_${i}`, name: "read_file", args: { path: `src/m${i}.py` } }],
+      });
+    const messages = [new HumanMessage("Port every module to Rust.")];
+    for (let i = 0; i < 12; i++) {
+      messages.push(
+        anthropicTurn(i),
+        new ToolMessage({ content: `def m${i}():\n${"    pass  # code\n".repeat(120)}`, tool_call_id: `toolu_${i}` }),
+        new AIMessage(`Ported src/m${i}.py.`),
+        new HumanMessage(`Next: module ${i + 1}.`),
+      );
+    }
+    const { validateChain, compact } = await import("contextfold");
+    assert.deepEqual(validateChain(messages, { format: "langchain" }), []);
+    const roomy = await compact(messages, { maxTokens: 1_000_000, format: "langchain" });
+    assert.equal(roomy.changed, false);
+    const maxTokens = Math.floor(tokensOf(messages) / 3);
+    const tight = await compact(messages, { maxTokens, format: "langchain" });
+    assert.ok(tight.changed && tokensOf(tight.messages) <= maxTokens);
+    assert.deepEqual(validateChain(tight.messages, { format: "langchain" }), []);
+    // What is kept is the caller's own.
+    assert.ok(tight.messages.slice(-2).every((m, i) => m === messages[messages.length - 2 + i]));
+  });
+
   it("a thread within the budget is left as it is", async () => {
     const agent = createAgent({
       model: new FakeListChatModel({ responses: ["ok"] }),

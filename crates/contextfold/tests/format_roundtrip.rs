@@ -459,6 +459,24 @@ fn langchain_features_round_trip_exactly() {
                 {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ToolMessage"],
                  "kwargs": {"content": "boom", "tool_call_id": "t1", "status": "error"}}]),
         ),
+        (
+            // What @langchain/anthropic returns for a tool call: its tool_use block beside
+            // the message's tool_calls; redacted thinking; v1 standard and unknown blocks.
+            "provider blocks kept verbatim",
+            json!([
+                {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "HumanMessage"],
+                 "kwargs": {"content": "read a.rs"}},
+                {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"],
+                 "kwargs": {"content": [
+                    {"type": "redacted_thinking", "data": "EmwKAhgB"},
+                    {"type": "text", "text": "Reading."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.rs"}},
+                    {"type": "reasoning", "reasoning": "the file first"},
+                    {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"q": "x"}}],
+                  "tool_calls": [{"name": "read", "args": {"path": "a.rs"}, "id": "toolu_1", "type": "tool_call"}]}},
+                {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ToolMessage"],
+                 "kwargs": {"content": [{"type": "text", "text": "fn main() {}"}], "tool_call_id": "toolu_1"}}]),
+        ),
     ];
     for (name, wire) in cases {
         assert_same(&wire, &round_trip(&wire, Format::LangChain), name);

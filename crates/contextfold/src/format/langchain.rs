@@ -9,8 +9,12 @@
 //!   `AIMessage`, `ToolMessage`, `SystemMessage` (and their `Chunk`s).
 //!
 //! Mapping of `data` / `kwargs`: `content` (a string, or blocks `text`, `image_url`
-//! (`{url}` or a string), `thinking` with its `signature`) -> text, image and reasoning
-//! parts; an AI message's `tool_calls` (`{id, name, args}`) -> tool calls after the
+//! (`{url}` or a string), `thinking` with its `signature`, `redacted_thinking` with its
+//! `data`) -> text, image and reasoning parts; any other block (what a provider
+//! integration returns as it came, as `@langchain/anthropic` does its `tool_use` beside the
+//! message's `tool_calls`, or LangChain v1's standard `tool_call` and `reasoning` blocks)
+//! is kept verbatim ([`crate::format::native_block`]: a text part carrying it, whose text
+//! is a short rendering, written back unchanged); an AI message's `tool_calls` (`{id, name, args}`) -> tool calls after the
 //! content, arguments being `args` as compact JSON; a tool message -> one tool result
 //! (`tool_call_id`, `name`, the content, `status: "error"` as the error flag). Every
 //! other field (`additional_kwargs`, `response_metadata`, `id`, `usage_metadata`,
@@ -29,8 +33,9 @@
 //! one when any message was read in it, as `load` wants one form throughout), else the
 //! Python `toDict` form, with only the fields they have: `{type, data: {content, tool_calls?, tool_call_id?, name?,
 //! status?}}`. A tool message holding several results becomes one message each.
-//! Reasoning is written as a `thinking` block (with its signature), which LangChain's
-//! Anthropic integration sends back; redacted data and tool call signatures are dropped.
+//! Reasoning is written as a `thinking` block (with its signature), or a
+//! `redacted_thinking` block (with its data), which LangChain's Anthropic integration sends
+//! back; tool call signatures are dropped.
 //! Errors ([`FormatError::Unwritable`]): arguments that are not a JSON object, a file
 //! part (LangChain has no common file block), media without a URL or data, parts outside
 //! the role that takes them.
@@ -40,6 +45,7 @@ mod writer;
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
+use super::native_block;
 use super::path::JsonPath;
 use super::FormatError;
 use crate::json_node::Node;
@@ -215,8 +221,31 @@ fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
                 extra: obj.into_extra(native_keys::IMAGE, NAMESPACE, markers),
             }))
         }
-        other => Err(obj.field_path("type").shape_error(format!("unsupported LangChain content block type `{other}`"))),
+        "redacted_thinking" => {
+            let data = obj.required_string("data")?.to_string();
+            let mut part = obj.into_reasoning(String::new(), None, NAMESPACE, markers);
+            if let Part::Reasoning(r) = &mut part {
+                r.redacted_data = Some(data);
+            }
+            Ok(part)
+        }
+        other => Ok(verbatim(block, other)),
     }
+}
+
+/// A block of any other type, kept verbatim: its rendering is its text-like fields, or
+/// its type and name.
+fn verbatim(block: &Node<'_>, block_type: &str) -> Part {
+    let value = block.to_value();
+    let mut texts = Vec::new();
+    native_block::texts(&value, &["text", "thinking", "reasoning", "content"], &mut texts);
+    let said = native_block::short(&texts.join(" "), 600);
+    let rendering = match native_block::str_at(&value, "name") {
+        "" if said.is_empty() => format!("[{block_type}]"),
+        "" => format!("[{block_type}] {said}"),
+        name => format!("[{block_type} {name}] {said}").trim_end().to_string(),
+    };
+    native_block::part(&value, NAMESPACE, rendering)
 }
 
 fn read_tool_call(call: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {

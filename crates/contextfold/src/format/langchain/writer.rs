@@ -2,6 +2,7 @@
 
 use super::{natural_shape, NAMESPACE};
 use crate::format::content_shape::ContentShape;
+use crate::format::native_block;
 use crate::format::path::JsonPath;
 use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
@@ -60,7 +61,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
                         message.role.as_str()
                     )))
                 }
-                Part::Reasoning(r) if r.text.is_empty() && r.signature.is_none() => {}
+                Part::Reasoning(r) if r.text.is_empty() && r.signature.is_none() && r.redacted_data.is_none() => {}
                 other => content.push(other),
             }
         }
@@ -125,8 +126,16 @@ fn content_value(parts: &[&Part], restore: &Restore<'_>, path: &JsonPath) -> Res
 
 fn write_block(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
     match part {
-        Part::Text(text) => Ok(Restore::new(&text.extra, NAMESPACE)
-            .finish(object([("type", "text".into()), ("text", text.text.as_str().into())]))),
+        Part::Text(text) => match native_block::of(text, NAMESPACE) {
+            Some(block) => Ok(block.clone()),
+            None => Ok(Restore::new(&text.extra, NAMESPACE)
+                .finish(object([("type", "text".into()), ("text", text.text.as_str().into())]))),
+        },
+        Part::Reasoning(reasoning) if reasoning.redacted_data.is_some() => {
+            let data = reasoning.redacted_data.as_deref().unwrap_or_default();
+            let restore = Restore::new(&reasoning.extra, NAMESPACE);
+            Ok(restore.finish(object([("type", "redacted_thinking".into()), ("data", data.into())])))
+        }
         Part::Reasoning(reasoning) => {
             let restore = Restore::new(&reasoning.extra, NAMESPACE);
             let mut mapped = object([("type", "thinking".into()), ("thinking", reasoning.text.as_str().into())]);
