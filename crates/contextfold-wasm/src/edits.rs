@@ -105,7 +105,16 @@ pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) ->
     let (messages, format) = read_messages(value, format)?;
     let mut ast =
         ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
-    let renamed = ast.normalize_tool_call_ids(&template)?;
+    // An id the reader made up (a Gemini call without one) is never written: its rename
+    // is nothing the caller would see.
+    let made_up: std::collections::HashSet<&str> = messages
+        .iter()
+        .flat_map(Message::tool_calls)
+        .filter(|c| contextfold::format::gemini::id_made_up(c))
+        .map(|c| c.id.as_str())
+        .collect();
+    let mut renamed = ast.normalize_tool_call_ids(&template)?;
+    renamed.retain(|r| !made_up.contains(r.old.as_str()));
     let changed = !renamed.is_empty();
     Ok(NormalizeResult {
         messages: written(value, changed, &ast.messages(), format)?,
@@ -140,7 +149,15 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
         ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
     let removed = ast.clear_reasoning();
     let changed = removed > 0;
-    Ok(ClearReasoningResult { messages: written(value, changed, &ast.messages(), format)?, changed, format, removed })
+    let mut cleared = ast.messages();
+    if cleared.iter().any(|m| m.parts.is_empty()) {
+        // A message that held only reasoning is left with nothing, which providers reject:
+        // the provider repair pass removes it (and merges what that leaves side by side
+        // where roles must alternate).
+        let options = contextfold::repair::RepairOptions::for_provider(contextfold::convert::provider_of(format));
+        cleared = contextfold::repair::repair(&cleared, &options).messages;
+    }
+    Ok(ClearReasoningResult { messages: written(value, changed, &cleared, format)?, changed, format, removed })
 }
 
 /// The edited messages in `format`, or the input as it came when nothing changed.
@@ -164,6 +181,40 @@ mod tests {
             { "role": "tool", "tool_call_id": "call_abcdefghijklmnopqrstuvwx", "content": "fn main() {}" },
             { "role": "assistant", "content": "done" }
         ])
+    }
+
+    #[test]
+    fn ids_a_reader_made_up_are_not_renamed() {
+        // Gemini calls without ids: the ids read are made up and never written.
+        let chain = json!([
+            { "role": "user", "parts": [{ "text": "weather?" }] },
+            { "role": "model", "parts": [{ "functionCall": { "name": "weather", "args": { "city": "Oslo" } } }] },
+            { "role": "user", "parts": [{ "functionResponse": { "name": "weather", "response": { "t": 3 } } }] },
+            { "role": "model", "parts": [{ "text": "3 degrees" }] }
+        ]);
+        let out = normalize_value(&chain, "toolu_{r:24:b}", None).unwrap();
+        assert!(!out.changed && out.renamed.is_empty(), "{:?}", out.renamed);
+        assert_eq!(out.messages, chain);
+    }
+
+    #[test]
+    fn a_message_that_held_only_reasoning_goes_with_it() {
+        // Its turn left empty would be rejected (validateChain: empty_message); Anthropic
+        // then wants the two user messages it parted merged.
+        let chain = json!({ "messages": [
+            { "role": "user", "content": "think first" },
+            { "role": "assistant", "content": [{ "type": "thinking", "thinking": "hmm", "signature": "sig" }] },
+            { "role": "user", "content": "now answer" },
+            { "role": "assistant", "content": [{ "type": "thinking", "thinking": "so", "signature": "s2" },
+                                               { "type": "text", "text": "42" }] }
+        ] });
+        let out = clear_reasoning_value(&chain, None).unwrap();
+        assert_eq!(out.removed, 2);
+        let (messages, format) = read_messages(&out.messages, None).unwrap();
+        let provider = contextfold::convert::provider_of(format);
+        assert!(contextfold::repair::validate(&messages, provider).is_empty(), "{}", out.messages);
+        assert!(messages.iter().all(|m| !m.parts.is_empty()));
+        assert_eq!(messages.len(), 2, "{}", out.messages);
     }
 
     #[test]

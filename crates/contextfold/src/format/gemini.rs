@@ -94,6 +94,12 @@ pub const NAMESPACE: &str = crate::message::marker_namespace::GEMINI;
 /// Template of the ids made up for function calls that have none.
 pub const ID_TEMPLATE: &str = "call_{r:24:x}";
 
+/// Whether a tool call's id was made up by the reader (the wire call had none): it is
+/// never written, so renaming it changes nothing the caller holds.
+pub fn id_made_up(call: &crate::message::ToolCallPart) -> bool {
+    call.extra.get(NAMESPACE).and_then(|m| m.get("idGenerated")).and_then(Value::as_bool) == Some(true)
+}
+
 /// Reads a Gemini `contents` array or a request object `{systemInstruction, contents}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)
