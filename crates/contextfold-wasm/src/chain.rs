@@ -14,7 +14,8 @@ use serde_json::Value;
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-/// Options of `parseChain`. Unknown keys are ignored, so one options object can serve every function.
+/// Options of `parseChain`. The other functions' options are ignored, so one options object
+/// can serve every function; a key no function takes is an `invalid_option` error.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ParseChainOptions {
