@@ -132,7 +132,11 @@ export interface AiSdkTextPart {
 }
 export interface AiSdkFilePart {
     type: "file";
-    data: string | { type: "data"; data: string } | { type: "text"; text: string };
+    data:
+        | string
+        | { type: "data"; data: string }
+        | { type: "text"; text: string }
+        | { type: "reference"; reference: Record<string, string> };
     mediaType: string;
     filename?: string;
     providerOptions?: ProviderOptions;
@@ -158,7 +162,7 @@ export interface AiSdkToolResultPart {
     output:
         | { type: "text" | "error-text"; value: string }
         | { type: "json" | "error-json"; value: JsonValue }
-        | { type: "execution-denied"; reason?: string }
+        | { type: "execution-denied"; reason?: string; providerOptions?: ProviderOptions }
         | {
               type: "content";
               value: Array<
@@ -167,6 +171,24 @@ export interface AiSdkToolResultPart {
               >;
           };
     providerOptions?: ProviderOptions;
+}
+/** A call of a tool with `needsApproval`, waiting for the user's answer (kept verbatim). */
+export interface AiSdkToolApprovalRequest {
+    type: "tool-approval-request";
+    approvalId: string;
+    toolCallId: string;
+    reason?: string;
+    isAutomatic?: boolean;
+    signature?: string;
+    inputSchemaInput?: unknown;
+}
+/** The user's answer to an approval request, in a tool message (kept verbatim). */
+export interface AiSdkToolApprovalResponse {
+    type: "tool-approval-response";
+    approvalId: string;
+    approved: boolean;
+    reason?: string;
+    providerExecuted?: boolean;
 }
 /** A Vercel AI SDK `ModelMessage` (what `generateText({ messages })` takes). */
 export type AiSdkModelMessage =
@@ -186,10 +208,22 @@ export type AiSdkModelMessage =
                     | { type: "reasoning"; text: string; providerOptions?: ProviderOptions }
                     | AiSdkToolCallPart
                     | AiSdkToolResultPart
+                    | AiSdkToolApprovalRequest
+                    | {
+                          type: "reasoning-file";
+                          data: string | { type: "data"; data: string };
+                          mediaType: string;
+                          providerOptions?: ProviderOptions;
+                      }
+                    | { type: "custom"; kind: `${string}.${string}`; providerOptions?: ProviderOptions }
                 >;
           providerOptions?: ProviderOptions;
       }
-    | { role: "tool"; content: AiSdkToolResultPart[]; providerOptions?: ProviderOptions };
+    | {
+          role: "tool";
+          content: Array<AiSdkToolResultPart | AiSdkToolApprovalResponse>;
+          providerOptions?: ProviderOptions;
+      };
 
 /** A part of a Vercel AI SDK `UIMessage`. */
 export type AiSdkUIPart =

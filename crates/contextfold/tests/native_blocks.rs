@@ -129,3 +129,102 @@ fn gemini_code_execution_parts_are_kept_byte_for_byte() {
         "{text}"
     );
 }
+
+/// An AI SDK agent's turns as `ai` writes them: a call waiting for approval, the user's
+/// answer (a yes, then a no with its reason), the result or the refusal, and a web
+/// search the provider ran (its call and result in the assistant message).
+fn aisdk_turns() -> Value {
+    json!([
+        { "role": "user", "content": "rm /tmp/a" },
+        { "role": "assistant", "content": [
+            { "type": "tool-call", "toolCallId": "call_1", "toolName": "rm", "input": { "path": "/tmp/a" } },
+            { "type": "tool-approval-request", "approvalId": "ap_1", "toolCallId": "call_1" }
+        ]},
+        { "role": "tool", "content": [{ "type": "tool-approval-response", "approvalId": "ap_1", "approved": true }] },
+        { "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "call_1", "toolName": "rm", "output": { "type": "text", "value": "removed" } }] },
+        { "role": "user", "content": "rm /tmp/b" },
+        { "role": "assistant", "content": [
+            { "type": "tool-call", "toolCallId": "call_2", "toolName": "rm", "input": { "path": "/tmp/b" } },
+            { "type": "tool-approval-request", "approvalId": "ap_2", "toolCallId": "call_2" }
+        ]},
+        { "role": "tool", "content": [{ "type": "tool-approval-response", "approvalId": "ap_2", "approved": false, "reason": "keep it" }] },
+        { "role": "tool", "content": [
+            { "type": "tool-result", "toolCallId": "call_2", "toolName": "rm", "output": { "type": "execution-denied", "reason": "keep it" } }
+        ]},
+        { "role": "user", "content": "and /tmp/c?" },
+        { "role": "assistant", "content": [
+            { "type": "tool-call", "toolCallId": "call_3", "toolName": "rm", "input": { "path": "/tmp/c" } }
+        ]},
+        { "role": "tool", "content": [
+            { "type": "tool-result", "toolCallId": "call_3", "toolName": "rm", "output": { "type": "execution-denied" } }
+        ]},
+        { "role": "user", "content": "search the docs" },
+        { "role": "assistant", "content": [
+            { "type": "tool-call", "toolCallId": "srv_1", "toolName": "web_search", "input": { "query": "docs" }, "providerExecuted": true },
+            { "type": "tool-result", "toolCallId": "srv_1", "toolName": "web_search", "output": { "type": "json", "value": [{ "url": "https://example.com" }] } },
+            { "type": "reasoning-file", "data": { "type": "url", "url": "https://example.com/r.png" }, "mediaType": "image/png" },
+            { "type": "custom", "kind": "openai.compaction" },
+            { "type": "text", "text": "Found the docs." }
+        ]}
+    ])
+}
+
+#[test]
+fn aisdk_approvals_and_provider_parts_are_read_and_written_back() {
+    let value = aisdk_turns();
+    let messages = format::read(&value, Format::AiSdk).unwrap();
+    assert_eq!(format::read_auto(&value).unwrap().1, Format::AiSdk);
+    assert!(validate(&messages, Provider::Generic).is_empty(), "{:?}", validate(&messages, Provider::Generic));
+    assert_eq!(format::write(&messages, Format::AiSdk).unwrap(), value);
+    // A refusal reads as what the model is told; the provider's call is not one to answer.
+    let refusals: Vec<String> = messages
+        .iter()
+        .flat_map(|m| m.tool_results())
+        .filter(|r| r.call_id != "call_1")
+        .map(|r| {
+            contextfold::Message { role: contextfold::Role::Tool, parts: r.content.clone(), extra: Default::default() }
+                .joined_text()
+        })
+        .collect();
+    assert_eq!(refusals, ["keep it", "Tool execution denied."]);
+    let text: String = messages.iter().map(contextfold::Message::joined_text).collect();
+    assert!(text.contains("[provider tool call web_search: {\"query\":\"docs\"}]"), "{text}");
+    assert!(text.contains("[tool call denied: keep it]") && text.contains("[approval asked for tool call call_1]"));
+}
+
+#[test]
+fn repair_keeps_an_approval_response_beside_the_results_it_moves() {
+    // The second call's result comes late: repair moves it up, the answer stays.
+    let mut value = aisdk_turns();
+    let list = value.as_array_mut().unwrap();
+    let late = list.remove(7);
+    list.insert(9, late);
+    let messages = format::read(&value, Format::AiSdk).unwrap();
+    let repaired = contextfold::repair::repair(&messages, &contextfold::repair::RepairOptions::default());
+    assert!(!repaired.is_unchanged());
+    let written = format::write(&repaired.messages, Format::AiSdk).unwrap().to_string();
+    for id in ["ap_1", "ap_2"] {
+        assert_eq!(written.matches(&format!("\"approvalId\":\"{id}\"")).count(), 2, "{written}");
+    }
+}
+
+#[test]
+fn aisdk_turns_compact_with_their_approvals() {
+    let mut list = Vec::new();
+    for _ in 0..6 {
+        list.extend(aisdk_turns().as_array().unwrap().iter().cloned());
+    }
+    let value = Value::Array(list);
+    let messages = format::read(&value, Format::AiSdk).unwrap();
+    let out = common::compact_auto(&messages, 300, Provider::Generic);
+    assert!(out.changed);
+    assert!(validate(&out.messages, Provider::Generic).is_empty());
+    let written = format::write(&out.messages, Format::AiSdk).unwrap();
+    // Each approval request left sits beside its call.
+    for m in written.as_array().unwrap() {
+        let parts = m["content"].as_array().cloned().unwrap_or_default();
+        for asked in parts.iter().filter(|p| p["type"] == "tool-approval-request") {
+            assert!(parts.iter().any(|p| p["type"] == "tool-call" && p["toolCallId"] == asked["toolCallId"]));
+        }
+    }
+}

@@ -383,6 +383,8 @@ fn check_parts(index: usize, m: &Message) -> Result<(), AstError> {
                     }
                 }
             }
+            // A provider-native part of a tool message (an AI SDK approval response).
+            Part::Text(t) if m.role == Role::Tool && t.native_block().is_some() => {}
             _ if m.role == Role::Tool => return err(part, PartRule::NonResultInToolMessage),
             Part::Image(_) | Part::File(_) if !media_has_source(p) => return err(part, PartRule::MediaWithoutSource),
             _ => {}

@@ -13,7 +13,10 @@
 //!   result: output `text` / `error-text` give their text (the latter with the error
 //!   flag), `json` / `error-json` the compact JSON of their value, `content` its text and
 //!   media items, as both majors write them (`ai` 6's `media`, `image-data` / `file-data`,
-//!   `image-url` / `file-url`, `ai` 7's `file` with tagged data);
+//!   `image-url` / `file-url`, `ai` 7's `file` with tagged data), `execution-denied` (a
+//!   call the user refused) its reason, or the sentence the SDK tells the model;
+//! - kept verbatim ([`native`]): approval requests and responses, a provider-executed
+//!   call and its result, `reasoning-file`, `custom`, files by provider reference;
 //! - `providerOptions` and every other unknown field stay verbatim in the `extra` of the
 //!   message or part they were found on (signatures the SDK keeps there, such as
 //!   `providerOptions.anthropic.signature`, included).
@@ -21,9 +24,9 @@
 //! Restoration markers, under `"_aisdk"`: message `content` (`"string"` / `"array"`)
 //! when it is not the natural shape (a string for one plain text part, an array
 //! otherwise); tool call `input` (the original, when its compact JSON does not read back
-//! the same); tool result `output` (`"json"`, `"error-json"` or `"content"`: the output
-//! type when a writer would not pick it) and `value` (the original JSON value, as for
-//! `input`); file `data: "tagged"` (`ai` 7's tagged data); output media `item` (`media`,
+//! the same); tool result `output` (`"json"`, `"error-json"`, `"content"` or
+//! `"execution-denied"`: the output type when a writer would not pick it), `value` (the
+//! original JSON value, as for `input`) and `reason: false` (a refusal given no reason); file `data: "tagged"` (`ai` 7's tagged data); output media `item` (`media`,
 //! `file`: the item type when it is not `image-data` / `file-data` / `image-url` /
 //! `file-url`, which both majors read and writers pick by themselves); `shadowed` as in
 //! every format.
@@ -39,6 +42,7 @@
 //! arguments that are not JSON, media without URL or data, a non-text system part, a
 //! result whose tool name is unknown, parts outside the role that takes them.
 
+mod native;
 pub mod ui;
 mod writer;
 
@@ -143,6 +147,9 @@ fn allowed(role: Role, part_type: &str) -> bool {
 fn read_part(item: &Node<'_>, path: JsonPath, role: Role) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content part")?;
     let part_type = obj.required_string("type")?;
+    if native::is_native(role, part_type, item) {
+        return Ok(native::read(item, part_type));
+    }
     if !allowed(role, part_type) {
         const KNOWN: &[&str] = &["text", "image", "file", "reasoning", "tool-call", "tool-result"];
         let why = if KNOWN.contains(&part_type) {
@@ -266,9 +273,25 @@ fn compact_json(value: &Node<'_>, markers: &mut Markers, key: &str) -> String {
     text
 }
 
+/// What the SDK tells the model of a denied call given no reason.
+const DENIED_WITHOUT_REASON: &str = "Tool execution denied.";
+
 /// `{type, value}` -> content parts and the error flag.
 fn read_output(output: &mut WireObject<'_>, markers: &mut Markers) -> Result<(Vec<Part>, bool), FormatError> {
     let output_type = output.required_string("type")?;
+    if output_type == "execution-denied" {
+        // The user said no to the call: its text is the reason, or what the SDK tells the
+        // model when there is none (marked, to be written back without one).
+        markers.set("output", output_type);
+        let reason = match output.string("reason")? {
+            Some(reason) => reason.to_string(),
+            None => {
+                markers.set("reason", false);
+                DENIED_WITHOUT_REASON.to_string()
+            }
+        };
+        return Ok((vec![Part::text(reason)], false));
+    }
     let value_path = output.field_path("value");
     let value = output.take("value").ok_or_else(|| value_path.shape_error("missing field `value`"))?;
     match (output_type, value) {

@@ -276,8 +276,15 @@ const RESPONSES_PARTS: &[&str] = &["input_text", "output_text", "input_image", "
 const OPENAI_PARTS: &[&str] = &["image_url", "input_audio"];
 
 /// AI SDK `ModelMessage` part types (besides `text`, `image` and `file`).
-const AISDK_PARTS: &[&str] =
-    &["reasoning", "tool-call", "tool-result", "tool-approval-request", "tool-approval-response"];
+const AISDK_PARTS: &[&str] = &[
+    "reasoning",
+    "reasoning-file",
+    "custom",
+    "tool-call",
+    "tool-result",
+    "tool-approval-request",
+    "tool-approval-response",
+];
 
 /// Native part types.
 const NATIVE_PARTS: &[&str] = &["text", "reasoning", "image", "file", "toolCall", "toolResult"];

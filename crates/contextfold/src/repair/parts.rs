@@ -46,6 +46,8 @@ pub(crate) fn check(role: Role, part: &Part) -> Verdict {
                 Verdict::BadContent(bad)
             }
         }
+        // A provider-native part of a tool message (an AI SDK approval response).
+        Part::Text(t) if role == Role::Tool && t.native_block().is_some() => Verdict::Fine,
         _ if role == Role::Tool => Verdict::Invalid(PartRule::NonResultInToolMessage),
         Part::Image(_) | Part::File(_) if !has_source(part) => Verdict::Invalid(PartRule::MediaWithoutSource),
         _ => Verdict::Fine,

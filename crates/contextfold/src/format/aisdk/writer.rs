@@ -64,6 +64,12 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
 }
 
 fn write_part(path: &JsonPath, part: &Part, role: Role, names: &CallNames<'_>) -> Result<Option<Value>, FormatError> {
+    if let Part::Text(text) = part {
+        // A part kept verbatim goes back as it came, where it came from.
+        if let Some(kept) = super::native::part_of(text) {
+            return Ok(Some(kept.clone()));
+        }
+    }
     let part_type = match part {
         Part::Text(_) => "text",
         Part::Reasoning(_) => "reasoning",
@@ -173,6 +179,14 @@ fn write_result(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>)
     let marked = restore.marker_str("output");
     let json_ok = |v: &Value| serde_json::to_string(v).ok().as_deref() == Some(text.as_str());
     let output = match marked {
+        Some(kind @ "execution-denied") if !result.is_error && texts.len() == result.content.len() => {
+            let mut denied = object([("type", kind.into())]);
+            let without = restore.marker("reason") == Some(&Value::Bool(false)) && text == super::DENIED_WITHOUT_REASON;
+            if !without {
+                denied.insert("reason".into(), text.as_str().into());
+            }
+            Some(denied)
+        }
         Some(kind @ ("json" | "error-json")) if (kind == "error-json") == result.is_error => {
             let value = match restore.marker("value").filter(|v| json_ok(v)) {
                 Some(kept) => Some(kept.clone()),
