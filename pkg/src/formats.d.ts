@@ -23,11 +23,10 @@ export type OpenAIUserPart =
     | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
     | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } }
     | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } };
-export interface OpenAIToolCall {
-    id: string;
-    type: "function";
-    function: { name: string; arguments: string };
-}
+export type OpenAIToolCall =
+    | { id: string; type: "function"; function: { name: string; arguments: string } }
+    /** A custom tool's call: its free-text `input` is the call's arguments. */
+    | { id: string; type: "custom"; custom: { name: string; input: string } };
 /** An OpenAI Chat Completions message (`ChatCompletionMessageParam`). */
 export type OpenAIChatMessage =
     | { role: "system" | "developer"; content: string | OpenAITextPart[]; name?: string }

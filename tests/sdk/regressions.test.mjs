@@ -197,4 +197,99 @@ describe("issue 14 §3 regressions", () => {
     assert.deepEqual([repaired[1].content].flat(), ["a"], "the text stays, the thinking goes");
     assert.deepEqual(anthropicRules(repaired), []);
   });
+
+  it("files the provider stores (OpenAI file_id, Anthropic file source) are kept, not refused as sourceless", async () => {
+    const log = (i) => `step ${i}: ${"the report says the same thing again ".repeat(60)}`;
+    const anthropic = [
+      {
+        role: "user",
+        content: [
+          { type: "document", source: { type: "file", file_id: "file_011CNha8iCJcU1wXNR6q4V8w" } },
+          { type: "text", text: `read the spec. ${log(0)}` },
+        ],
+      },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "shot", input: {} }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: [{ type: "image", source: { type: "file", file_id: "file_2" } }],
+          },
+        ],
+      },
+      { role: "assistant", content: log(1) },
+      {
+        role: "user",
+        content: [
+          { type: "image", source: { type: "file", file_id: "file_3" } },
+          { type: "text", text: "and this one?" },
+        ],
+      },
+    ];
+    assert.deepEqual(validateChain(anthropic, { provider: "anthropic" }), []);
+    const a = await compact(anthropic, { maxTokens: 300, summarizer: same });
+    assert.ok(a.changed);
+    assert.deepEqual(a.messages.at(-1).content.slice(-2), anthropic.at(-1).content, "the last file stays, by its id");
+    assert.deepEqual(anthropicRules(a.messages), []);
+    const openai = [
+      {
+        role: "user",
+        content: [
+          { type: "file", file: { file_id: "file-abc" } },
+          { type: "text", text: log(0) },
+        ],
+      },
+      { role: "assistant", content: log(1) },
+      {
+        role: "user",
+        content: [
+          { type: "file", file: { file_id: "file-def", filename: "b.pdf" } },
+          { type: "text", text: "q" },
+        ],
+      },
+    ];
+    const o = await compact(openai, { maxTokens: 300, summarizer: same });
+    assert.ok(o.changed);
+    assert.deepEqual(o.messages.at(-1).content.slice(-2), openai.at(-1).content);
+    const types = new TypeCollector("sdk-regressions-files");
+    types.add("openai", "file by id", o.messages);
+    types.add("anthropic", "files by id", a.messages);
+    assert.deepEqual(types.check(), []);
+    // Another provider cannot read the id: conversion drops the file and says so.
+    const converted = convert(openai, { to: "anthropic" });
+    assert.ok(converted.changes.some((c) => c.step === "droppedInvalidPart" && c.rule === "mediaWithoutSource"));
+  });
+
+  it("OpenAI custom tools: a call with free-text input is read and written back as the SDK types it", async () => {
+    const chain = [];
+    for (let i = 0; i < 6; i++) {
+      chain.push({ role: "user", content: `count the rows of t${i}` });
+      chain.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `call_${i}`, type: "custom", custom: { name: "sql", input: `SELECT count(*) FROM t${i}` } }],
+      });
+      chain.push({ role: "tool", tool_call_id: `call_${i}`, content: `${i}\n${long(i)}` });
+      chain.push({ role: "assistant", content: `t${i} has ${i} rows.` });
+    }
+    assert.deepEqual(validateChain(chain), []);
+    for (const strategy of ["auto", "mask", "tiers"]) {
+      const { messages, changed } = await compact(chain, { strategy, maxTokens: 800, summarizer: same });
+      assert.ok(changed, strategy);
+      const calls = messages.flatMap((m) => m.tool_calls ?? []);
+      if (strategy === "mask") assert.equal(calls.length, 6);
+      for (const call of calls) {
+        assert.deepEqual(
+          call,
+          chain.flatMap((m) => m.tool_calls ?? []).find((c) => c.id === call.id),
+          strategy,
+        );
+      }
+      const types = new TypeCollector(`sdk-regressions-custom-${strategy}`);
+      types.add("openai", strategy, messages);
+      assert.deepEqual(types.check(), []);
+    }
+  });
 });

@@ -312,6 +312,17 @@ impl Part {
             Part::ToolResult(_) => "toolResult",
         }
     }
+
+    /// Whether a media part can be sent: it has a URL or data, or refers to a file its
+    /// provider stores (a file id its reader kept for its writer). Other parts need none.
+    pub fn has_media_source(&self) -> bool {
+        let (url, data, extra) = match self {
+            Part::Image(i) => (&i.url, &i.data, &i.extra),
+            Part::File(f) => (&f.url, &f.data, &f.extra),
+            _ => return true,
+        };
+        url.is_some() || data.is_some() || crate::format::refers_to_stored_file(extra)
+    }
 }
 
 fn opt_len(s: &Option<String>) -> usize {

@@ -128,6 +128,14 @@ fn openai_features_round_trip_exactly() {
                 {"type": "file", "file": {"file_data": "JVBERi0=", "filename": "b.pdf"}}]}]),
         ),
         (
+            "a custom tool's call (free-text input) and its result",
+            json!([
+                {"role": "user", "content": "count them"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_1", "type": "custom", "custom": {"name": "sql", "input": "SELECT count(*) FROM t"}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "42"}]),
+        ),
+        (
             "refusal part, refusal field",
             json!([{"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}], "refusal": "no"}]),
         ),

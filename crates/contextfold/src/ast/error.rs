@@ -33,7 +33,7 @@ impl PartRule {
             PartRule::NonResultInToolMessage => "a tool message may only hold tool results",
             PartRule::EmptyToolMessage => "a tool message must hold at least one tool result",
             PartRule::NestedPartInToolResult => "a tool result's content may only hold text, image and file parts",
-            PartRule::MediaWithoutSource => "an image or file part needs a url or data",
+            PartRule::MediaWithoutSource => "an image or file part needs a url, data or a file id its provider stores",
             PartRule::EmptyToolCallId => "a tool call id must not be empty",
         }
     }

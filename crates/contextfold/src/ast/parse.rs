@@ -375,7 +375,7 @@ fn check_parts(index: usize, m: &Message) -> Result<(), AstError> {
                 for c in &r.content {
                     match c {
                         Part::Text(_) => {}
-                        Part::Image(_) | Part::File(_) if !media_has_source(c) => {
+                        Part::Image(_) | Part::File(_) if !c.has_media_source() => {
                             return err(part, PartRule::MediaWithoutSource)
                         }
                         Part::Image(_) | Part::File(_) => {}
@@ -386,19 +386,11 @@ fn check_parts(index: usize, m: &Message) -> Result<(), AstError> {
             // A provider-native part of a tool message (an AI SDK approval response).
             Part::Text(t) if m.role == Role::Tool && t.native_block().is_some() => {}
             _ if m.role == Role::Tool => return err(part, PartRule::NonResultInToolMessage),
-            Part::Image(_) | Part::File(_) if !media_has_source(p) => return err(part, PartRule::MediaWithoutSource),
+            Part::Image(_) | Part::File(_) if !p.has_media_source() => return err(part, PartRule::MediaWithoutSource),
             _ => {}
         }
     }
     Ok(())
-}
-
-fn media_has_source(p: &Part) -> bool {
-    match p {
-        Part::Image(i) => i.url.is_some() || i.data.is_some(),
-        Part::File(f) => f.url.is_some() || f.data.is_some(),
-        _ => true,
-    }
 }
 
 #[cfg(test)]

@@ -198,6 +198,17 @@ fn at_path(path: &str) -> String {
     }
 }
 
+/// Whether a media part's `extra` holds its provider's reference to a file the provider
+/// stores, as that provider's reader keeps it: OpenAI's `file.file_id`, an Anthropic
+/// `source` of type `file`. Another format's writer cannot send it (conversion drops
+/// those markers, then the part, as it has no source).
+pub(crate) fn refers_to_stored_file(extra: &crate::message::Extra) -> bool {
+    let file_id = |namespace: &str, field: &str| {
+        extra.get(namespace).and_then(|m| m.get(field)).and_then(|f| f.get("file_id")).is_some_and(|id| id.is_string())
+    };
+    file_id(openai::NAMESPACE, "file") || file_id(anthropic::NAMESPACE, "source")
+}
+
 /// Parses JSON text into a value; on failure, where: line, column, byte offset, and the
 /// path of the value being read (`[2].content`).
 pub fn parse_json(text: &str) -> Result<serde_json::Value, FormatError> {

@@ -35,7 +35,7 @@ pub(crate) fn check(role: Role, part: &Part) -> Verdict {
                 .enumerate()
                 .filter_map(|(i, c)| match c {
                     Part::Text(_) => None,
-                    Part::Image(_) | Part::File(_) if !has_source(c) => Some((i, PartRule::MediaWithoutSource)),
+                    Part::Image(_) | Part::File(_) if !c.has_media_source() => Some((i, PartRule::MediaWithoutSource)),
                     Part::Image(_) | Part::File(_) => None,
                     _ => Some((i, PartRule::NestedPartInToolResult)),
                 })
@@ -49,7 +49,7 @@ pub(crate) fn check(role: Role, part: &Part) -> Verdict {
         // A provider-native part of a tool message (an AI SDK approval response).
         Part::Text(t) if role == Role::Tool && t.native_block().is_some() => Verdict::Fine,
         _ if role == Role::Tool => Verdict::Invalid(PartRule::NonResultInToolMessage),
-        Part::Image(_) | Part::File(_) if !has_source(part) => Verdict::Invalid(PartRule::MediaWithoutSource),
+        Part::Image(_) | Part::File(_) if !part.has_media_source() => Verdict::Invalid(PartRule::MediaWithoutSource),
         _ => Verdict::Fine,
     }
 }
@@ -101,14 +101,6 @@ pub(crate) fn duplicate_calls<'p>(role: Role, parts: impl Iterator<Item = (usize
         }
     }
     out
-}
-
-fn has_source(p: &Part) -> bool {
-    match p {
-        Part::Image(i) => i.url.is_some() || i.data.is_some(),
-        Part::File(f) => f.url.is_some() || f.data.is_some(),
-        _ => true,
-    }
 }
 
 /// Drops invalid parts, invalid content of tool results and duplicate calls.

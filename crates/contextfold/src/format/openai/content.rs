@@ -100,8 +100,9 @@ fn audio_part(mut obj: WireObject<'_>, mut markers: Markers) -> Result<Part, For
     }))
 }
 
-/// `{type: "file", file: {file_data?, file_id?, filename?}}`. A part holding only a
-/// `file_id` has no source the neutral model can carry; the chain parser reports it.
+/// `{type: "file", file: {file_data?, file_id?, filename?}}`. A `file_id` (a file OpenAI
+/// stores) is kept in the marker, and counts as the part's source
+/// ([`crate::message::Part::has_media_source`]).
 fn file_part(mut obj: WireObject<'_>, mut markers: Markers) -> Result<Part, FormatError> {
     let mut file = obj.required_object("file", "a file object")?;
     let mut part = FilePart { name: file.string("filename")?.map(str::to_string), ..FilePart::default() };

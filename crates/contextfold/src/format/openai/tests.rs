@@ -218,7 +218,11 @@ fn errors_name_the_culprit() {
             "[0].tool_calls[0].id",
         ),
         (
-            json!([{"role": "assistant", "tool_calls": [{"id": "c", "type": "custom", "custom": {}}]}]),
+            json!([{"role": "assistant", "tool_calls": [{"id": "c", "type": "custom", "custom": {"name": "a"}}]}]),
+            "[0].tool_calls[0].custom.input",
+        ),
+        (
+            json!([{"role": "assistant", "tool_calls": [{"id": "c", "type": "allowed", "function": {}}]}]),
             "[0].tool_calls[0].type",
         ),
         (

@@ -33,18 +33,28 @@ pub(super) fn read_tool_calls(obj: &mut WireObject<'_>) -> Result<Vec<Part>, For
     calls.iter().enumerate().map(|(j, call)| read_tool_call(call, path.index(j))).collect()
 }
 
-/// `{id, type: "function", function: {name, arguments}}`.
+/// `{id, type: "function", function: {name, arguments}}`, or a custom tool's call
+/// `{id, type: "custom", custom: {name, input}}` (marked `custom`), whose free-text
+/// `input` is its arguments.
 fn read_tool_call(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut call = WireObject::new(item, path, "a tool call")?;
     let mut markers = Markers::default();
     let id = call.required_string("id")?.to_string();
     match call.string("type")? {
         Some("function") => {}
+        Some("custom") => {
+            let mut custom = call.required_object("custom", "a custom tool call object")?;
+            let name = custom.required_string("name")?.to_string();
+            let input = custom.required_string("input")?.to_string();
+            markers.set("custom", true);
+            markers.nested_leftovers("customFields", &custom);
+            return Ok(call.into_tool_call(id, name, input, NAMESPACE, markers));
+        }
         None if call.peek("type").is_none() => markers.set("type", "absent"),
         _ => {
             return Err(call
                 .field_path("type")
-                .shape_error("unsupported tool call type (only `function` calls are read)"))
+                .shape_error("unsupported tool call type (`function` and `custom` calls are read)"))
         }
     }
     let mut function = call.required_object("function", "a function object")?;

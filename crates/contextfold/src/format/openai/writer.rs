@@ -136,8 +136,20 @@ fn said_in(text: &TextPart) -> Option<&str> {
     Restore::new(&text.extra, NAMESPACE).marker_str("field")
 }
 
-/// `{id, type: "function", function: {name, arguments}}`.
+/// `{id, type: "function", function: {name, arguments}}`, or a custom tool's
+/// `{id, type: "custom", custom: {name, input}}` when it was read so.
 fn write_tool_call(call: &ToolCallPart, restore: Restore<'_>) -> Value {
+    if restore.marker_flag("custom") {
+        let mut custom =
+            object([("name", Value::from(call.name.as_str())), ("input", Value::from(call.arguments.as_str()))]);
+        extend_nested(&mut custom, restore.marker_object("customFields"));
+        let mapped = object([
+            ("id", Value::from(call.id.as_str())),
+            ("type", "custom".into()),
+            ("custom", Value::Object(custom)),
+        ]);
+        return restore.finish(mapped);
+    }
     let mut function =
         object([("name", Value::from(call.name.as_str())), ("arguments", Value::from(call.arguments.as_str()))]);
     extend_nested(&mut function, restore.marker_object("function"));
