@@ -313,15 +313,16 @@ impl Part {
         }
     }
 
-    /// Whether a media part can be sent: it has a URL or data, or refers to a file its
-    /// provider stores (a file id its reader kept for its writer). Other parts need none.
+    /// Whether a media part can be sent: it has a URL or data, or a source its provider's
+    /// reader kept for its writer (a file the provider stores, an Anthropic document given
+    /// as blocks). Other parts need none.
     pub fn has_media_source(&self) -> bool {
         let (url, data, extra) = match self {
             Part::Image(i) => (&i.url, &i.data, &i.extra),
             Part::File(f) => (&f.url, &f.data, &f.extra),
             _ => return true,
         };
-        url.is_some() || data.is_some() || crate::format::refers_to_stored_file(extra)
+        url.is_some() || data.is_some() || crate::format::keeps_provider_source(extra)
     }
 }
 

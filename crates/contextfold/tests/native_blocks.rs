@@ -228,3 +228,37 @@ fn aisdk_turns_compact_with_their_approvals() {
         }
     }
 }
+
+#[test]
+fn anthropic_tool_references_and_documents_by_file_or_blocks_are_kept() {
+    let value = json!([
+        { "role": "user", "content": [
+            { "type": "document", "source": { "type": "content", "content": [{ "type": "text", "text": "Chunk one." }] }, "title": "Notes", "citations": { "enabled": true } },
+            { "type": "document", "source": { "type": "file", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w" } },
+            { "type": "image", "source": { "type": "file", "file_id": "file_2" } },
+            { "type": "text", "text": "Which tool fits?" }
+        ]},
+        { "role": "assistant", "content": [{ "type": "tool_use", "id": "toolu_1", "name": "find_tools", "input": { "query": "weather" } }] },
+        { "role": "user", "content": [
+            { "type": "tool_result", "tool_use_id": "toolu_1", "content": [{ "type": "tool_reference", "tool_name": "get_weather" }] },
+            { "type": "tool_addition", "tool": { "type": "tool_reference", "tool_name": "get_weather" } }
+        ]},
+        { "role": "assistant", "content": "get_weather fits." }
+    ]);
+    let messages = format::read(&value, Format::Anthropic).unwrap();
+    assert_eq!(format::read_auto(&value).unwrap().1, Format::Anthropic);
+    assert!(validate(&messages, Provider::Anthropic).is_empty(), "{:?}", validate(&messages, Provider::Anthropic));
+    assert_eq!(format::write(&messages, Format::Anthropic).unwrap(), value);
+    let text = serde_json::to_string(&messages).unwrap();
+    assert!(text.contains("[tool reference get_weather]"), "{text}");
+    // Another provider has no such file or blocks: conversion drops the three media.
+    let converted = contextfold::convert::convert(&value, Some(Format::Anthropic), Format::OpenAi).unwrap();
+    let dropped = converted
+        .changes
+        .iter()
+        .filter(|c| ["DroppedMedia", "MediaWithoutSource"].iter().any(|k| format!("{c:?}").contains(k)))
+        .count();
+    assert_eq!(dropped, 3, "{:?}", converted.changes);
+    let written = converted.value.to_string();
+    assert!(!written.contains("file_") && !written.contains("image_url"), "{written}");
+}

@@ -198,15 +198,17 @@ fn at_path(path: &str) -> String {
     }
 }
 
-/// Whether a media part's `extra` holds its provider's reference to a file the provider
-/// stores, as that provider's reader keeps it: OpenAI's `file.file_id`, an Anthropic
-/// `source` of type `file`. Another format's writer cannot send it (conversion drops
-/// those markers, then the part, as it has no source).
-pub(crate) fn refers_to_stored_file(extra: &crate::message::Extra) -> bool {
-    let file_id = |namespace: &str, field: &str| {
-        extra.get(namespace).and_then(|m| m.get(field)).and_then(|f| f.get("file_id")).is_some_and(|id| id.is_string())
-    };
-    file_id(openai::NAMESPACE, "file") || file_id(anthropic::NAMESPACE, "source")
+/// Whether a media part's `extra` holds a source its provider's reader kept for its
+/// writer, that no other format has: a file the provider stores (OpenAI's `file.file_id`,
+/// an Anthropic `file` source) or an Anthropic `content` source (a document given as
+/// blocks). Conversion drops those markers, then the part, as it has no source left.
+pub(crate) fn keeps_provider_source(extra: &crate::message::Extra) -> bool {
+    let kept = |namespace: &str, field: &str| extra.get(namespace).and_then(|m| m.get(field));
+    let file_id = kept(openai::NAMESPACE, "file").and_then(|f| f.get("file_id")).is_some_and(|id| id.is_string());
+    let source = kept(anthropic::NAMESPACE, "source");
+    file_id
+        || source.and_then(|s| s.get("file_id")).is_some_and(|id| id.is_string())
+        || source.and_then(|s| s.get("content")).is_some_and(|c| c.is_array() || c.is_string())
 }
 
 /// Parses JSON text into a value; on failure, where: line, column, byte offset, and the

@@ -1,6 +1,8 @@
 //! Anthropic's server-side and native blocks (`server_tool_use` and the results of web
 //! search, web fetch and code execution, MCP tool use and results, `search_result`,
-//! `container_upload`, `compaction`), kept verbatim.
+//! `container_upload`, `compaction`, and the beta blocks: `tool_reference` in a tool
+//! result, tool listings, additions and removals, advisor results, browser state,
+//! `fallback`), kept verbatim.
 //!
 //! Each becomes a text part whose text is a short rendering (what summarizers read, what
 //! the token estimate counts, what other formats get on conversion) and which carries the
@@ -27,6 +29,13 @@ pub(crate) const NATIVE_BLOCKS: &[&str] = &[
     "search_result",
     "container_upload",
     "compaction",
+    "tool_reference",
+    "mcp_tool_listing",
+    "advisor_tool_result",
+    "browser_state",
+    "tool_addition",
+    "tool_removal",
+    "fallback",
 ];
 
 /// Longest rendering of one block's content, in characters.
@@ -93,6 +102,8 @@ fn render(block: &Value, block_type: &str) -> String {
             )
         }
         "container_upload" => format!("[container upload {}]", str_at(block, "file_id")),
+        "tool_reference" => format!("[tool reference {}]", str_at(block, "tool_name")),
+        "mcp_tool_listing" => format!("[tools of MCP server {}]", str_at(block, "mcp_server_name")),
         "compaction" => {
             let mut found = Vec::new();
             texts(block.get("content").unwrap_or(&Value::Null), &mut found);
@@ -102,7 +113,11 @@ fn render(block: &Value, block_type: &str) -> String {
             let mut found = Vec::new();
             texts(block.get("content").unwrap_or(&Value::Null), &mut found);
             let body = if found.is_empty() {
-                block.get("content").map(Value::to_string).unwrap_or_default()
+                // No text to show: the block's own fields (a tool added, a model fallen back to).
+                let mut fields = block.as_object().cloned().unwrap_or_default();
+                fields.remove("type");
+                fields.remove("cache_control");
+                Value::Object(fields).to_string()
             } else {
                 found.join(" ")
             };
