@@ -262,3 +262,23 @@ fn anthropic_tool_references_and_documents_by_file_or_blocks_are_kept() {
     let written = converted.value.to_string();
     assert!(!written.contains("file_") && !written.contains("image_url"), "{written}");
 }
+
+#[test]
+fn gemini_parts_of_other_kinds_are_kept_and_an_empty_part_is_still_an_error() {
+    let value = json!([
+        { "role": "user", "parts": [
+            { "audioTranscription": { "text": "turn the lights off" } },
+            { "imageGenerationRequest": { "prompt": "a lamp" }, "partMetadata": { "k": 1 } },
+            { "text": "as I said" }
+        ]},
+        { "role": "model", "parts": [{ "text": "Done." }] }
+    ]);
+    let messages = format::read(&value, Format::Gemini).unwrap();
+    assert!(validate(&messages, Provider::Gemini).is_empty());
+    assert_eq!(format::write(&messages, Format::Gemini).unwrap(), value);
+    let text = serde_json::to_string(&messages).unwrap();
+    assert!(text.contains("[audio transcription: turn the lights off]"), "{text}");
+    let empty = json!([{ "role": "user", "parts": [{}] }]);
+    let err = format::read(&empty, Format::Gemini).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[0].parts[0].text")), "{err}");
+}

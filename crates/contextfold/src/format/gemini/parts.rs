@@ -12,7 +12,18 @@ use serde_json::Value;
 const DATA_FIELDS: &[&str] = &["text", "inlineData", "fileData", "functionCall", "functionResponse"];
 /// Gemini's server-side parts (code execution, built-in tool calls), kept verbatim as
 /// native blocks ([`crate::format::native_block`]).
-const NATIVE: &[&str] = &["executableCode", "codeExecutionResult", "toolCall", "toolResponse"];
+const NATIVE: &[&str] = &["executableCode", "codeExecutionResult", "toolCall", "toolResponse", "audioTranscription"];
+/// Fields that say how to read a part, not what it holds. A part with any other field
+/// unknown here holds something of a kind added later: kept verbatim too.
+const METADATA_FIELDS: &[&str] = &[
+    "thought",
+    "thoughtSignature",
+    "partMetadata",
+    "videoMetadata",
+    "mediaResolution",
+    "mediaProcessing",
+    "speechMetadata",
+];
 
 /// What a summarizer reads of a native part.
 fn render(kind: &str, value: &Value) -> String {
@@ -23,6 +34,9 @@ fn render(kind: &str, value: &Value) -> String {
         }
         "codeExecutionResult" => {
             format!("[code result ({}): {}]", s("outcome"), crate::format::native_block::short(s("output"), 600))
+        }
+        "audioTranscription" => {
+            format!("[audio transcription: {}]", crate::format::native_block::short(s("text"), 600))
         }
         _ => format!("[{kind}: {}]", crate::format::native_block::short(&value.to_string(), 600)),
     };
@@ -91,7 +105,8 @@ pub(super) fn read_part(
             function_response(obj, ids, position, markers)
         }
         None => {
-            if let Some(kind) = NATIVE.iter().find(|k| obj.peek(k).is_some()) {
+            let other = || item.as_object()?.iter().map(|(k, _)| k).find(|k| !METADATA_FIELDS.contains(k));
+            if let Some(kind) = NATIVE.iter().copied().find(|k| obj.peek(k).is_some()).or_else(other) {
                 let inner = obj.peek(kind).map(Node::to_value).unwrap_or_default();
                 return Ok(crate::format::native_block::part(&item.to_value(), NAMESPACE, render(kind, &inner)));
             }
