@@ -167,7 +167,9 @@ impl<'a> WireObject<'a> {
     }
 
     fn all_taken(&self) -> bool {
-        self.map.iter().all(|(k, _)| self.used.contains(&k))
+        // `used` holds distinct keys of the map: as many as the map has fields means all
+        // of them (a map with a key twice never gets there, and is compared key by key).
+        self.used.len() == self.map.len() || self.map.iter().all(|(k, _)| self.used.contains(&k))
     }
 
     /// The fields not taken, in input order.
