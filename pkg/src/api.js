@@ -10,6 +10,7 @@
 import { restoreBinary, stringifyChain } from "./binary.js";
 import * as wasm from "./glue.js"; // guarded: not_initialized before the wasm exists
 import { contextfoldError } from "./errors.js";
+import { instanceReviver } from "./instances.js";
 import { assertReady, isReady, whenStarted } from "./ready.js";
 
 // A panic aborts the wasm call; inside an async export its Promise would never settle.
@@ -211,11 +212,15 @@ export async function compact(messages, options) {
     // a bare list (null shell) or a request object whose list is to be filled.
     const field = listField(result.format);
     const input = Array.isArray(messages) ? messages : (messages[field] ?? []);
-    const list = result.reuse.map((item) => (typeof item === "number" ? input[item] : restoreBinary(item, found)));
+    const revive = instanceReviver(input) ?? ((m) => m);
+    const list = result.reuse.map((item) =>
+      typeof item === "number" ? input[item] : revive(restoreBinary(item, found)),
+    );
     const shell = restoreBinary(result.messages, found);
     result.messages = shell === null ? list : { ...shell, [field]: list };
   } else {
     restoreBinary(result.messages, found);
+    result.messages = asInstances(messages, result.messages);
   }
   delete result.reuse;
   return result;
@@ -253,11 +258,25 @@ export function convert(messages, options) {
   // SDK's model messages. Every other format (the AI SDK's UI messages too) holds file
   // and image data as base64 or URL text, which is what the core wrote.
   if (result.to === BINARY_FORMAT) restoreBinary(result.messages, found);
+  if (result.to === "langchain") result.messages = asInstances(messages, result.messages);
   return result;
 }
 
 /**
- * An unchanged result holds the caller's own chain, not a copy.
+ * `written`, a list the core wrote, with its serialized LangChain messages made instances
+ * of the classes of the caller's instances in `given` (`written` as it is when `given`
+ * holds none).
+ * @param {unknown} given
+ * @param {unknown} written
+ */
+function asInstances(given, written) {
+  const revive = instanceReviver(given);
+  return revive !== null && Array.isArray(written) ? written.map(revive) : written;
+}
+
+/**
+ * An unchanged result holds the caller's own chain, not a copy; a changed one holds
+ * LangChain instances where the caller gave them.
  * @template {{ changed: boolean, messages: unknown }} R
  * @param {unknown} messages
  * @param {R} result
@@ -265,6 +284,7 @@ export function convert(messages, options) {
  */
 function unchangedAsGiven(messages, result) {
   if (!result.changed && messages !== null && typeof messages === "object") result.messages = messages;
+  else result.messages = /** @type {R["messages"]} */ (asInstances(messages, result.messages));
   return result;
 }
 
