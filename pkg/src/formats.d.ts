@@ -39,6 +39,14 @@ export type OpenAIChatMessage =
           tool_calls?: OpenAIToolCall[];
       }
     | { role: "tool"; content: string | OpenAITextPart[]; tool_call_id: string };
+/**
+ * An OpenAI Chat Completions request body (`ChatCompletionCreateParams`): its system
+ * messages are in `messages`; its other fields (`model`, `tools`, ...) are kept as they came.
+ */
+export interface OpenAIChatRequest {
+    messages: OpenAIChatMessage[];
+    [key: string]: unknown;
+}
 
 // ---- Anthropic Messages -----------------------------------------------------------
 
@@ -310,7 +318,7 @@ export interface OpenAIResponsesRequest {
 /** A chain in each format, in every container it comes in. */
 export interface ChainOfFormat {
     native: NativeMessage[];
-    openai: OpenAIChatMessage[];
+    openai: OpenAIChatMessage[] | OpenAIChatRequest;
     "openai-responses": OpenAIResponsesItem[] | OpenAIResponsesRequest;
     anthropic: AnthropicMessage[] | AnthropicRequest;
     gemini: GeminiContent[] | GeminiRequest;
@@ -318,6 +326,8 @@ export interface ChainOfFormat {
     "aisdk-ui": AiSdkUIMessage[];
     langchain: LangChainMessage[];
 }
+/** What `convert` writes in each format: OpenAI Chat as a list (a list has its system messages). */
+export type ConvertedOfFormat = Omit<ChainOfFormat, "openai"> & { openai: OpenAIChatMessage[] };
 /** A chain in `F` (every format for `"auto"`). */
 export type ChainOf<F extends ChainFormat | "auto" | undefined> = F extends ChainFormat
     ? ChainOfFormat[F]
@@ -387,4 +397,4 @@ export declare function clearReasoning<T>(messages: T, options?: EditOptions): C
 export declare function convert<To extends ChainFormat>(
     messages: unknown,
     options: ConvertOptions & { to: To },
-): ConvertResult<ChainOfFormat[To]>;
+): ConvertResult<ConvertedOfFormat[To]>;

@@ -244,8 +244,9 @@ export const isLangchainJs = (messages) =>
 const TYPES = {
   openai: {
     import:
-      'import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam, ChatCompletionAssistantMessageParam } from "openai/resources/chat/completions";',
+      'import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam, ChatCompletionAssistantMessageParam, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";',
     array: "ChatCompletionMessageParam[]",
+    object: "ChatCompletionCreateParamsNonStreaming",
   },
   anthropic: {
     import: 'import type { MessageParam, MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";',
@@ -278,7 +279,7 @@ export class TypeCollector {
     const types = TYPES[format];
     if (types === undefined) return;
     let type = Array.isArray(value) ? types.array : types.object;
-    if (format === "openai") {
+    if (format === "openai" && Array.isArray(value)) {
       const has = (role, key) => Array.isArray(reference) && reference.some((m) => m.role === role && key in m);
       const extra = [
         has("tool", "name") ? "(ChatCompletionToolMessageParam & { name?: string })" : null,

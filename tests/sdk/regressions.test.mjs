@@ -292,4 +292,40 @@ describe("issue 14 §3 regressions", () => {
       assert.deepEqual(types.check(), []);
     }
   });
+
+  it("OpenAI Chat request bodies ({model, messages, tools}) are compacted in place, as OpenAI bodies", async () => {
+    const messages = [{ role: "system", content: "You are terse." }];
+    for (let i = 0; i < 6; i++) {
+      messages.push({ role: "user", content: `check build ${i}` });
+      messages.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "read_log", arguments: `{"n":${i}}` } }],
+      });
+      messages.push({ role: "tool", tool_call_id: `call_${i}`, content: long(i) });
+      messages.push({ role: "assistant", content: `build ${i} is green.` });
+    }
+    messages.push({ role: "user", content: "and now?" });
+    const tools = [{ type: "function", function: { name: "read_log", parameters: { type: "object" } } }];
+    const types = new TypeCollector("sdk-regressions-openai-bodies");
+    for (const [label, body] of [
+      ["with a system message", { model: "gpt-4o", temperature: 0, tools, messages }],
+      ["without one", { model: "gpt-4o-mini", max_tokens: 256, tools, messages: messages.slice(1) }],
+    ]) {
+      for (const strategy of ["auto", "sections", "tiers", "budget", "mask"]) {
+        const result = await compact(body, { strategy, maxTokens: 900, summarizer: same });
+        assert.equal(result.report.format, "openai", `${label}, ${strategy}`);
+        assert.ok(result.changed, `${label}, ${strategy}`);
+        // The body's own fields stay, and nothing OpenAI does not take is added (no `system`).
+        assert.deepEqual(Object.keys(result.messages).sort(), Object.keys(body).sort(), `${label}, ${strategy}`);
+        assert.deepEqual(result.messages.tools, tools);
+        assert.deepEqual(validateChain(result.messages), [], `${label}, ${strategy}`);
+        types.add("openai", `${label}, ${strategy}`, result.messages);
+      }
+    }
+    assert.deepEqual(types.check(), []);
+    // An Anthropic body stays one: its model (or a field only Anthropic has) tells.
+    const anthropic = { model: "claude-sonnet-4-5", max_tokens: 256, messages: anthropicSections(4) };
+    assert.equal((await compact(anthropic, { strategy: "sections", summarizer: same })).report.format, "anthropic");
+  });
 });

@@ -4,7 +4,10 @@
 // request is sent. Every `@ts-expect-error` must be an error (tsc fails on an unused
 // one): the results are typed, not `any`.
 import OpenAI from "openai";
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam } from "@anthropic-ai/sdk/resources/messages";
@@ -25,6 +28,7 @@ import {
   type Chain,
   type GeminiContent,
   type OpenAIChatMessage,
+  type OpenAIChatRequest,
   type OpenAIResponsesItem,
   type OpenAIResponsesRequest,
 } from "contextfold";
@@ -139,8 +143,17 @@ void notUI;
 
 // JSON text comes back parsed, typed by the `format` option.
 const fromText = await compact(JSON.stringify(openaiMessages), { format: "openai" });
-expectType<Equal<typeof fromText.messages, OpenAIChatMessage[]>>();
-await openai.chat.completions.create({ model: "gpt-4o", messages: fromText.messages });
+expectType<Equal<typeof fromText.messages, OpenAIChatMessage[] | OpenAIChatRequest>>();
+if (Array.isArray(fromText.messages)) {
+  await openai.chat.completions.create({ model: "gpt-4o", messages: fromText.messages });
+}
+// A request body stays a body: its messages go back where they came from.
+{
+  const body: ChatCompletionCreateParamsNonStreaming = { model: "gpt-4o", messages: openaiMessages, temperature: 0 };
+  const { messages: compacted } = await compact(body, { maxTokens: 8000 });
+  expectType<Equal<typeof compacted, ChatCompletionCreateParamsNonStreaming>>();
+  await openai.chat.completions.create(compacted);
+}
 const autoText = await compact("[]");
 expectType<Equal<typeof autoText.messages, Chain<string>>>();
 // @ts-expect-error: an auto-detected chain could be any format

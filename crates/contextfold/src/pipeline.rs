@@ -281,14 +281,13 @@ fn request_list(input: &InputText<'_>, format: Option<Format>) -> Option<List> {
     drop(pieces);
     let (object, firsts) = scan.finish()?;
     let count = |key: &str| object.fields.iter().filter(|(k, _)| k == key).count();
-    let (format, key, detector) = match format {
-        Some(format) => (format, format.request_fields()?.messages, None),
+    let key = match format {
+        Some(format) => format.request_fields()?.messages,
         None => {
             // The first byte of the last `input` field's value (the one `JSON.parse` keeps).
             let last_input = object.fields.iter().rposition(|(k, _)| k == "input");
             let input_is_string = last_input.and_then(|i| firsts.get(i)).is_some_and(|b| *b == b'"');
-            let (format, key) = format::detect::request_list(|key| count(key) > 0, input_is_string)?;
-            (format, key, Some(format::detect::ListDetector::request(format, key)))
+            format::detect::request_list(|key| count(key) > 0, input_is_string)?
         }
     };
     let list = object.field(key).filter(|_| count(key) == 1)?;
@@ -301,7 +300,15 @@ fn request_list(input: &InputText<'_>, format: Option<Format>) -> Option<List> {
     if !(head && tail) {
         return None;
     }
-    let shell = serde_json::from_slice(&shell_text).ok()?;
+    let shell: Value = serde_json::from_slice(&shell_text).ok()?;
+    let (format, detector) = match format {
+        Some(format) => (format, None),
+        None => {
+            let model = shell.get("model").and_then(Value::as_str);
+            let prefer = format::detect::request_format(key, |key| count(key) > 0, model);
+            (prefer, Some(format::detect::ListDetector::request(prefer, key)))
+        }
+    };
     Some(List { region: list, shell, detector, format: Some(format) })
 }
 

@@ -1,8 +1,9 @@
 //! The container a chain comes in, and writing back into the same one.
 //!
-//! Anthropic and Gemini chains come as a bare list (`messages`, `contents`) or as a
-//! request object (`{system, messages, ...}`, `{systemInstruction, contents, ...}`); the
-//! other formats as a list. Whatever a pipeline does, its output has the input's
+//! OpenAI Chat, Anthropic and Gemini chains come as a bare list (`messages`, `contents`)
+//! or as a request object (`{model, messages, ...}`, `{system, messages, ...}`,
+//! `{systemInstruction, contents, ...}`), Responses ones as `input` or `{instructions,
+//! input}`; the other formats as a list. Whatever a pipeline does, its output has the input's
 //! container (an array stays an array, a request stays a request, typed as the input in
 //! TypeScript), so the caller can pass it where the input came from:
 //! - [`holds_new_system`] says whether the container can take a system prompt the input
@@ -46,21 +47,27 @@ pub fn write_like(messages: &[Message], format: Format, input: &Value) -> Result
     let (Some(fields), Value::Object(request)) = (format.request_fields(), input) else {
         return Ok(written);
     };
-    let (system_key, list_key) = (fields.system, fields.messages);
+    let list_key = fields.messages;
     let mut out: Map<String, Value> = request.clone();
-    match written {
-        Value::Array(list) => {
+    match (written, fields.system) {
+        // A format without a system field (OpenAI Chat) keeps its system messages in the list.
+        (Value::Array(list), None) => {
+            out.insert(list_key.to_string(), Value::Array(list));
+        }
+        (Value::Array(list), Some(system_key)) => {
             out.shift_remove(system_key);
             out.insert(list_key.to_string(), Value::Array(list));
         }
-        Value::Object(mut fresh) => {
-            match fresh.remove(system_key) {
-                Some(system) => out.insert(system_key.to_string(), system),
-                None => out.shift_remove(system_key),
-            };
+        (Value::Object(mut fresh), system_key) => {
+            if let Some(system_key) = system_key {
+                match fresh.remove(system_key) {
+                    Some(system) => out.insert(system_key.to_string(), system),
+                    None => out.shift_remove(system_key),
+                };
+            }
             out.insert(list_key.to_string(), fresh.remove(list_key).unwrap_or(Value::Array(Vec::new())));
         }
-        other => return Ok(other),
+        (other, _) => return Ok(other),
     }
     Ok(Value::Object(out))
 }

@@ -34,13 +34,14 @@
 //! markers would differ), so the choice merely decides which format a writer answers in,
 //! and OpenAI's is the shape most text chats come in. An empty array is OpenAI for the
 //! same reason; `UIMessage`s (which have ids) win over native messages, and native over
-//! Gemini (`{role: "user", parts: []}` fits both). An object is an Anthropic request
-//! `{system, messages}`, a Gemini request `{systemInstruction, contents}` or a Responses
-//! request `{instructions, input}`.
+//! Gemini (`{role: "user", parts: []}` fits both). An object is a request: `{messages}`
+//! an OpenAI Chat or an Anthropic one, as its messages tell, else its fields and model
+//! ([`request_format`]); `{systemInstruction, contents}` a Gemini one, `{instructions,
+//! input}` a Responses one.
 
 use super::fields::json_kind;
 use super::path::JsonPath;
-use super::{Format, FormatError};
+use super::{Format, FormatError, RequestFields};
 use crate::json_node::{Node, Object};
 use serde_json::{Map, Value};
 
@@ -56,10 +57,13 @@ pub fn detect(value: &Value) -> Result<Format, FormatError> {
         }
         Value::Object(request) => {
             let input_is_string = request.get("input").is_some_and(Value::is_string);
-            match request_list(|key| request.contains_key(key), input_is_string) {
-                Some((format, key)) => {
-                    request_fits(request, key, &root, fits_of(format))?;
-                    Ok(format)
+            let has = |key: &str| request.contains_key(key);
+            match request_list(has, input_is_string) {
+                Some(key) => {
+                    let model = request.get("model").and_then(Value::as_str);
+                    let prefer = request_format(key, has, model);
+                    let fits = request_fits(request, key, &root, request_fits_of(key, prefer))?;
+                    Ok(fits.pick_preferring(prefer))
                 }
                 None if input_is_string => Ok(Format::OpenAiResponses),
                 None => Err(no_chain(value)),
@@ -71,7 +75,7 @@ pub fn detect(value: &Value) -> Result<Format, FormatError> {
 
 fn no_chain(value: &Value) -> FormatError {
     JsonPath::root().unknown_format(format!(
-        "expected an array of messages (or a request object: Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}, OpenAI Responses {{instructions, input}}), found {}",
+        "expected an array of messages (or a request object: OpenAI Chat {{model, messages}}, Anthropic {{system, messages}}, Gemini {{systemInstruction, contents}}, OpenAI Responses {{instructions, input}}), found {}",
         json_kind(value)
     ))
 }
@@ -81,12 +85,22 @@ fn fits_of(format: Format) -> Fits {
     ORDER.iter().find(|(_, f, _)| *f == format).map_or(Fits::NONE, |(bit, _, _)| *bit)
 }
 
-fn request_fits(request: &Map<String, Value>, key: &str, root: &JsonPath, fits: Fits) -> Result<(), FormatError> {
+fn request_fits(request: &Map<String, Value>, key: &str, root: &JsonPath, fits: Fits) -> Result<Fits, FormatError> {
     let path = root.key(key);
     let Some(Value::Array(items)) = request.get(key) else {
         return Err(path.unknown_format(format!("`{key}` of a request object must be an array")));
     };
-    common_fits(items, &path, fits).map(|_| ())
+    common_fits(items, &path, fits)
+}
+
+/// The formats the list under `key` of a request object may be in: a `messages` list is
+/// OpenAI Chat's or Anthropic's (its messages tell which, or else `prefer`).
+fn request_fits_of(key: &str, prefer: Format) -> Fits {
+    if key == RequestFields::OPENAI.messages {
+        Fits::OPENAI.or(Fits::ANTHROPIC)
+    } else {
+        fits_of(prefer)
+    }
 }
 
 /// The formats a message may belong to, one bit each.
@@ -106,6 +120,15 @@ const ORDER: [(Fits, Format, &str); 8] = [
 ];
 
 impl Fits {
+    /// `prefer` when it is among these, else [`Fits::pick`]'s (OpenAI when none).
+    fn pick_preferring(self, prefer: Format) -> Format {
+        if !self.and(fits_of(prefer)).is_empty() {
+            prefer
+        } else {
+            self.pick().unwrap_or(Format::OpenAi)
+        }
+    }
+
     const NONE: Fits = Fits(0);
     const NATIVE: Fits = Fits(1);
     const OPENAI: Fits = Fits(2);
@@ -184,18 +207,21 @@ pub struct ListDetector {
     start: Fits,
     /// The list's path: the root, or a request's list field.
     path: JsonPath,
+    /// A request's format when its messages fit more than one.
+    prefer: Option<Format>,
 }
 
 impl ListDetector {
     /// For a bare message array.
     pub fn array() -> ListDetector {
-        ListDetector { common: Fits::ALL, start: Fits::ALL, path: JsonPath::root() }
+        ListDetector { common: Fits::ALL, start: Fits::ALL, path: JsonPath::root(), prefer: None }
     }
 
-    /// For the list of a request object in `format`, under `key` (see [`request_list`]).
-    pub fn request(format: Format, key: &str) -> ListDetector {
-        let start = fits_of(format);
-        ListDetector { common: start, start, path: JsonPath::root().key(key) }
+    /// For the list of a request object under `key`, in `prefer` when its messages fit
+    /// more than one format (see [`request_list`] and [`request_format`]).
+    pub fn request(prefer: Format, key: &str) -> ListDetector {
+        let start = request_fits_of(key, prefer);
+        ListDetector { common: start, start, path: JsonPath::root().key(key), prefer: Some(prefer) }
     }
 
     /// Narrows to the formats the element at `index` fits too.
@@ -206,7 +232,10 @@ impl ListDetector {
 
     /// The format picked for the elements so far.
     pub fn format(&self) -> Format {
-        self.common.pick().unwrap_or(Format::OpenAi)
+        match self.prefer {
+            Some(prefer) => self.common.pick_preferring(prefer),
+            None => self.common.pick().unwrap_or(Format::OpenAi),
+        }
     }
 
     /// Whether one format alone is left: later elements can then only fit it or fail.
@@ -216,17 +245,70 @@ impl ListDetector {
 }
 
 /// What [`detect`] tells of a request object from its keys alone (`has`), and whether its
-/// `input` is a string: its format and the key of its message list. `None` when it holds
-/// no list (an `input` string, or no request at all).
-pub fn request_list(has: impl Fn(&str) -> bool, input_is_string: bool) -> Option<(Format, &'static str)> {
-    if has("messages") {
-        Some((Format::Anthropic, "messages"))
-    } else if has("contents") {
-        Some((Format::Gemini, "contents"))
-    } else if has("input") && !input_is_string {
-        Some((Format::OpenAiResponses, "input"))
-    } else {
-        None
+/// `input` is a string: the key of its message list. `None` when it holds no list (an
+/// `input` string, or no request at all).
+pub fn request_list(has: impl Fn(&str) -> bool, input_is_string: bool) -> Option<&'static str> {
+    [RequestFields::OPENAI.messages, RequestFields::GEMINI.messages, RequestFields::RESPONSES.messages]
+        .into_iter()
+        .find(|key| has(key) && !(*key == RequestFields::RESPONSES.messages && input_is_string))
+}
+
+/// Fields only an Anthropic Messages request has.
+const ANTHROPIC_REQUEST_FIELDS: &[&str] = &[
+    "system",
+    "stop_sequences",
+    "top_k",
+    "thinking",
+    "anthropic_version",
+    "container",
+    "mcp_servers",
+    "context_management",
+];
+/// Fields only an OpenAI Chat Completions request has (OpenAI-compatible APIs take them too).
+const OPENAI_REQUEST_FIELDS: &[&str] = &[
+    "max_completion_tokens",
+    "n",
+    "response_format",
+    "frequency_penalty",
+    "presence_penalty",
+    "logprobs",
+    "top_logprobs",
+    "logit_bias",
+    "seed",
+    "stream_options",
+    "reasoning_effort",
+    "modalities",
+    "audio",
+    "store",
+    "parallel_tool_calls",
+    "prediction",
+    "web_search_options",
+    "verbosity",
+    "functions",
+    "function_call",
+    "user",
+];
+
+/// The format of a request object's list under `key` when its messages fit more than one:
+/// for `messages`, Anthropic when a field only Anthropic has or a `claude` model says so
+/// (or when nothing tells, as a request without a model), else OpenAI Chat, whose shape
+/// most APIs take (`anthropic/claude-...` through such an API included).
+pub fn request_format(key: &str, has: impl Fn(&str) -> bool, model: Option<&str>) -> Format {
+    if key == RequestFields::GEMINI.messages {
+        return Format::Gemini;
+    }
+    if key == RequestFields::RESPONSES.messages {
+        return Format::OpenAiResponses;
+    }
+    if ANTHROPIC_REQUEST_FIELDS.iter().any(|k| has(k)) {
+        return Format::Anthropic;
+    }
+    if OPENAI_REQUEST_FIELDS.iter().any(|k| has(k)) {
+        return Format::OpenAi;
+    }
+    match model {
+        Some(model) if !model.starts_with("claude") => Format::OpenAi,
+        _ => Format::Anthropic,
     }
 }
 
@@ -545,6 +627,38 @@ mod tests {
     }
 
     #[test]
+    fn a_messages_request_is_openai_or_anthropic_by_its_messages_then_its_fields_and_model() {
+        let text = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]);
+        let calls = json!([{"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c", "content": "r"}]);
+        let blocks =
+            json!([{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]);
+        let cases = [
+            (json!({"model": "claude-sonnet-4-5", "messages": calls}), Format::OpenAi),
+            (json!({"model": "gpt-4o", "messages": blocks}), Format::Anthropic),
+            (json!({"model": "gpt-4o", "max_tokens": 9, "messages": text}), Format::OpenAi),
+            (json!({"model": "anthropic/claude-sonnet-4", "messages": text}), Format::OpenAi),
+            (json!({"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": text}), Format::Anthropic),
+            (json!({"system": "s", "messages": text}), Format::Anthropic),
+            (json!({"model": "claude-x", "response_format": {"type": "text"}, "messages": text}), Format::OpenAi),
+            (json!({"messages": text}), Format::Anthropic),
+        ];
+        for (value, format) in cases {
+            assert_eq!(detect(&value).unwrap(), format, "{value}");
+            // The streaming reader's detector settles the same.
+            let mut detector = ListDetector::request(
+                request_format("messages", |k| value.get(k).is_some(), value["model"].as_str()),
+                "messages",
+            );
+            for (i, item) in value["messages"].as_array().unwrap().iter().enumerate() {
+                detector.push(i, &Node::of(item)).unwrap();
+            }
+            assert_eq!(detector.format(), format, "{value}");
+        }
+    }
+
+    #[test]
     fn unknown_shapes_name_the_first_message_that_fits_none() {
         let cases = [
             ("not an array", json!("hi"), ""),
@@ -566,8 +680,8 @@ mod tests {
                 "[2]",
             ),
             (
-                "openai messages in a request object",
-                json!({"messages": [{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "c", "content": "s"}]}),
+                "openai and anthropic messages in one request object",
+                json!({"messages": [{"role": "assistant", "content": [{"type": "tool_use"}]}, {"role": "tool", "tool_call_id": "c", "content": "s"}]}),
                 "messages[1]",
             ),
             ("messages not an array", json!({"messages": {}}), "messages"),

@@ -127,7 +127,8 @@ impl Format {
             Format::Anthropic => Some(RequestFields::ANTHROPIC),
             Format::Gemini => Some(RequestFields::GEMINI),
             Format::OpenAiResponses => Some(RequestFields::RESPONSES),
-            Format::Native | Format::OpenAi | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
+            Format::OpenAi => Some(RequestFields::OPENAI),
+            Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
         }
     }
 
@@ -139,17 +140,20 @@ impl Format {
     }
 }
 
-/// The fields of a request object holding a chain: its system prompt and its message list.
+/// The fields of a request object holding a chain: its system prompt (none for OpenAI
+/// Chat, whose system messages are in the list) and its message list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RequestFields {
-    pub system: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<&'static str>,
     pub messages: &'static str,
 }
 
 impl RequestFields {
-    pub const ANTHROPIC: RequestFields = RequestFields { system: "system", messages: "messages" };
-    pub const GEMINI: RequestFields = RequestFields { system: "systemInstruction", messages: "contents" };
-    pub const RESPONSES: RequestFields = RequestFields { system: "instructions", messages: "input" };
+    pub const OPENAI: RequestFields = RequestFields { system: None, messages: "messages" };
+    pub const ANTHROPIC: RequestFields = RequestFields { system: Some("system"), messages: "messages" };
+    pub const GEMINI: RequestFields = RequestFields { system: Some("systemInstruction"), messages: "contents" };
+    pub const RESPONSES: RequestFields = RequestFields { system: Some("instructions"), messages: "input" };
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -282,7 +286,7 @@ pub fn read_taken(value: &serde_json::Value, items: Items<'_>, format: Format) -
             })?;
             native::read(&serde_json::Value::Array(list))
         }
-        Format::OpenAi => openai::read_list(items),
+        Format::OpenAi => openai::read_list(items, &openai::list_path(value)),
         Format::OpenAiResponses => responses::read_taken(&crate::json_node::Node::of(value), items),
         Format::Anthropic => anthropic::SHAPE.read_taken(&crate::json_node::Node::of(value), Some(items)),
         Format::Gemini => gemini::SHAPE.read_taken(&crate::json_node::Node::of(value), Some(items)),

@@ -93,19 +93,38 @@ pub const NAMESPACE: &str = crate::message::marker_namespace::OPENAI;
 
 /// Reads an OpenAI Chat Completions `messages` array.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
-    let root = JsonPath::root();
-    let Value::Array(items) = value else {
-        return Err(root.shape_error(format!("expected an array of OpenAI chat messages, found {}", json_kind(value))));
-    };
-    read_list(Items::Borrowed(items))
+    let path = list_path(value);
+    match value {
+        Value::Array(items) => read_list(Items::Borrowed(items), &path),
+        Value::Object(request) if request.contains_key(super::RequestFields::OPENAI.messages) => {
+            match request.get(super::RequestFields::OPENAI.messages) {
+                Some(Value::Array(items)) => read_list(Items::Borrowed(items), &path),
+                other => Err(path.shape_error(format!(
+                    "`messages` must be an array, found {}",
+                    other.map_or("nothing", |v| json_kind(v))
+                ))),
+            }
+        }
+        other => Err(JsonPath::root().shape_error(format!(
+            "expected an array of OpenAI chat messages or a request object {{messages}}, found {}",
+            json_kind(other)
+        ))),
+    }
 }
 
-/// Reads the elements of an OpenAI `messages` array.
-pub(crate) fn read_list(items: Items<'_>) -> Result<Vec<Message>, FormatError> {
-    let root = JsonPath::root();
+/// Where the message list of `value` is: the value itself, or a request's `messages`.
+pub(crate) fn list_path(value: &Value) -> JsonPath {
+    match value {
+        Value::Object(_) => JsonPath::root().key(super::RequestFields::OPENAI.messages),
+        _ => JsonPath::root(),
+    }
+}
+
+/// Reads the elements of an OpenAI `messages` array found at `path`.
+pub(crate) fn read_list(items: Items<'_>, path: &JsonPath) -> Result<Vec<Message>, FormatError> {
     let mut legacy = tool_calls::LegacyCalls::default();
     items.read_all(Vec::new(), |index, item, out| {
-        out.push(read_message(item, index, root.index(index), &mut legacy)?);
+        out.push(read_message(item, index, path.index(index), &mut legacy)?);
         Ok(())
     })
 }

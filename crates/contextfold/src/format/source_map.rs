@@ -20,8 +20,8 @@ pub fn message_paths(value: &Value, format: Format, total: usize) -> Option<Vec<
     let (items, list_path) = match (value, format.request_fields()) {
         (Value::Array(items), _) => (items, root),
         (Value::Object(request), Some(fields)) => {
-            let (system_field, list_field) = (fields.system, fields.messages);
-            if let Some(system) = request.get(system_field) {
+            let list_field = fields.messages;
+            if let Some((system_field, system)) = fields.system.and_then(|k| Some((k, request.get(k)?))) {
                 let alone: Map<String, Value> =
                     [(system_field.to_string(), system.clone()), (list_field.to_string(), Value::Array(Vec::new()))]
                         .into_iter()

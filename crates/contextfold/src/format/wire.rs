@@ -141,9 +141,11 @@ impl RequestShape {
             Node::Object(_) => {
                 let mut request = WireObject::new(value, root, "a request")?;
                 let mut out = Vec::new();
-                let system_path = request.field_path(self.fields.system);
-                if let Some(system) = (self.read_system)(request.take(self.fields.system), &system_path)? {
-                    out.push(system);
+                if let Some(field) = self.fields.system {
+                    let system_path = request.field_path(field);
+                    if let Some(system) = (self.read_system)(request.take(field), &system_path)? {
+                        out.push(system);
+                    }
                 }
                 let path = request.field_path(self.fields.messages);
                 match request.take(self.fields.messages) {
@@ -157,9 +159,9 @@ impl RequestShape {
                 }
             }
             other => Err(root.shape_error(format!(
-                "expected an array of {} or a request object {{{}, {}}}, found {}",
+                "expected an array of {} or a request object {{{}{}}}, found {}",
                 self.list_name,
-                self.fields.system,
+                self.fields.system.map(|k| format!("{k}, ")).unwrap_or_default(),
                 self.fields.messages,
                 json_kind(other)
             ))),
