@@ -291,6 +291,10 @@ describe("issue 14 §3 regressions", () => {
       types.add("openai", strategy, messages);
       assert.deepEqual(types.check(), []);
     }
+    // An API that takes arguments as a JSON object gets the free text as `input`, not `{}`.
+    const anthropic = convert(chain, { to: "anthropic" });
+    assert.deepEqual(anthropic.messages[1].content[0].input, { input: "SELECT count(*) FROM t0" });
+    assert.deepEqual(anthropicRules(anthropic.messages), []);
   });
 
   it("OpenAI Chat request bodies ({model, messages, tools}) are compacted in place, as OpenAI bodies", async () => {

@@ -31,8 +31,10 @@
 //!    target (Anthropic signatures are not valid for Gemini and vice versa). Signatures
 //!    read from native, AI SDK or LangChain input have no known owner and are kept;
 //! 3. tool call arguments are made valid JSON for targets that take them as JSON
-//!    (everything but OpenAI and native; raw control characters escaped, else `{}`),
-//!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain);
+//!    (everything but OpenAI and native; raw control characters escaped, else the text
+//!    as `{"input": text}`: a custom tool's free-text input, a model's broken JSON),
+//!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
+//!    another JSON value as `{"input": value}`);
 //! 4. media the target cannot carry are dropped: a file by URL for OpenAI, inline data
 //!    without a media type for Gemini and in an AI SDK tool output, any media
 //!    in an AI SDK UIMessage tool output, files for LangChain;
@@ -144,7 +146,7 @@ pub enum Change {
     /// Media the target cannot carry was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedMedia { index: usize, part: usize, reason: String },
-    /// Tool call arguments were made valid JSON (`replaced`: by `{}`).
+    /// Tool call arguments were made valid JSON (`replaced`: wrapped as `{"input": ...}`).
     #[serde(rename_all = "camelCase")]
     SanitizedArguments { index: usize, part: usize, replaced: bool },
     /// A tool-call id that did not fit the target's template was renamed, and the
@@ -342,18 +344,35 @@ fn sanitize_call(index: usize, part: usize, arguments: &mut String, to: Format, 
             changed = true;
         }
         SanitizeOutcome::Replaced => {
-            *arguments = "{}".to_string();
+            // Not JSON: the text itself, as the one field of an object (never lost).
+            *arguments = wrapped(Value::String(std::mem::take(arguments)));
             replaced = true;
         }
     }
     let needs_object = matches!(to, Format::Anthropic | Format::Gemini | Format::LangChain);
-    if needs_object && !matches!(serde_json::from_str::<Value>(arguments), Ok(Value::Object(_))) {
-        *arguments = "{}".to_string();
-        replaced = true;
+    if needs_object {
+        match serde_json::from_str::<Value>(arguments) {
+            Ok(Value::Object(_)) => {}
+            Ok(other) => {
+                *arguments = wrapped(other);
+                replaced = true;
+            }
+            Err(_) => {
+                *arguments = wrapped(Value::String(std::mem::take(arguments)));
+                replaced = true;
+            }
+        }
     }
     if changed || replaced {
         changes.push(Change::SanitizedArguments { index, part, replaced });
     }
+}
+
+/// `{"input": value}` as JSON text: arguments a target takes as an object.
+fn wrapped(value: Value) -> String {
+    let mut object = serde_json::Map::new();
+    object.insert("input".to_string(), value);
+    Value::Object(object).to_string()
 }
 
 /// The first function call of each model message without a signature gets the

@@ -229,7 +229,7 @@ fn openai_to_aisdk_ui_to_anthropic_validates_clean() {
     assert_eq!(types, ["step-start", "reasoning", "tool-ls", "tool-cat"]);
     assert_eq!(parts[2]["state"], "output-available");
     assert_eq!(parts[2]["output"], "a.rs");
-    assert_eq!(parts[3]["input"], json!({}), "arguments that were not JSON are sanitized");
+    assert_eq!(parts[3]["input"], json!({"input": "not json"}), "arguments that were not JSON are wrapped, not lost");
     assert!(ui.as_array().unwrap().iter().all(|m| m["id"].is_string()));
     assert_eq!(messages.iter().flat_map(Message::tool_results).count(), 2);
     let (value, anthropic, _) = check_conversion(&ui, Format::AiSdkUi, Format::Anthropic, "o->ui->a");
