@@ -485,10 +485,31 @@ fn langchain_features_round_trip_exactly() {
                 {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ToolMessage"],
                  "kwargs": {"content": [{"type": "text", "text": "fn main() {}"}], "tool_call_id": "toolu_1"}}]),
         ),
+        (
+            "ChatMessage: a role of its own (JS form)",
+            json!([
+                {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ChatMessage"],
+                 "kwargs": {"content": "be brief", "role": "system"}},
+                {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ChatMessage"],
+                 "kwargs": {"content": "too long", "role": "critic"}},
+                {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ChatMessage"],
+                 "kwargs": {"content": "shorter, then", "role": "assistant"}}]),
+        ),
+        (
+            "chat: a role of its own (Python form)",
+            json!([
+                {"type": "chat", "data": {"content": "too long", "role": "critic"}},
+                {"type": "ai", "data": {"content": "shorter, then"}}]),
+        ),
     ];
     for (name, wire) in cases {
         assert_same(&wire, &round_trip(&wire, Format::LangChain), name);
         assert_eq!(format::detect(&wire).unwrap(), Format::LangChain, "{name}");
+        if name.starts_with("ChatMessage") {
+            use contextfold::Role;
+            let roles: Vec<Role> = format::read(&wire, Format::LangChain).unwrap().iter().map(|m| m.role).collect();
+            assert_eq!(roles, [Role::System, Role::User, Role::Assistant], "a standard role is read as one");
+        }
     }
 }
 

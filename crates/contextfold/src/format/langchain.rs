@@ -6,7 +6,10 @@
 //!   `type` `human`, `ai`, `tool`, `system` (or `developer`);
 //! - JS `toJSON()`: `{lc: 1, type: "constructor", id: ["langchain_core", "messages",
 //!   "HumanMessage"], kwargs: {content, ...}}` with the classes `HumanMessage`,
-//!   `AIMessage`, `ToolMessage`, `SystemMessage` (and their `Chunk`s).
+//!   `AIMessage`, `ToolMessage`, `SystemMessage` (and their `Chunk`s);
+//! - a `ChatMessage` (Python `chat`) has a `role` of its own: an assistant's or a
+//!   system's (`developer` too) is read as one, any other as a user's; written back as
+//!   it came.
 //!
 //! Mapping of `data` / `kwargs`: `content` (a string, or blocks `text`, `image_url`
 //! (`{url}` or a string), `thinking` with its `signature`, `redacted_thinking` with its
@@ -96,6 +99,17 @@ fn role_of_class(class: &str) -> Option<Role> {
     }
 }
 
+/// The role of a `ChatMessage` (a message with a role of its own), from the `role` of its
+/// `inner` body: a standard one's, else a user's (a participant's words to the model).
+/// The field stays in the body, written back as it came.
+fn chat_role(outer: &WireObject<'_>, inner: &str) -> Role {
+    match outer.peek(inner).and_then(|b| b.get("role")).and_then(Node::as_str) {
+        Some("assistant" | "ai") => Role::Assistant,
+        Some("system" | "developer") => Role::System,
+        _ => Role::User,
+    }
+}
+
 fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError> {
     let mut outer = WireObject::new(item, path, "a message")?;
     let mut markers = Markers::default();
@@ -108,19 +122,26 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
         let id_path = outer.field_path("id");
         let id = outer.take("id").map(Node::to_value).unwrap_or_default();
         let class = id.as_array().and_then(|a| a.last()).and_then(Value::as_str).unwrap_or_default();
-        let role = role_of_class(class)
-            .ok_or_else(|| id_path.shape_error(format!("unknown LangChain message class `{class}`")))?;
+        let role = match role_of_class(class) {
+            Some(role) => role,
+            None if class.strip_suffix("Chunk").unwrap_or(class) == "ChatMessage" => chat_role(&outer, "kwargs"),
+            None => return Err(id_path.shape_error(format!("unknown LangChain message class `{class}`"))),
+        };
         markers.set("form", "constructor");
         markers.set("lc", lc);
         markers.set("id", id);
         (role, "kwargs", None)
     } else {
         let kind = outer.required_string("type")?;
-        let role = role_of_type(kind).ok_or_else(|| {
-            outer
-                .field_path("type")
-                .shape_error(format!("unknown LangChain message type `{kind}` (expected human, ai, tool or system)"))
-        })?;
+        let role = match role_of_type(kind) {
+            Some(role) => role,
+            None if matches!(kind, "chat" | "ChatMessageChunk") => chat_role(&outer, "data"),
+            None => {
+                return Err(outer.field_path("type").shape_error(format!(
+                    "unknown LangChain message type `{kind}` (expected human, ai, tool, system or chat)"
+                )))
+            }
+        };
         (role, "data", Some(kind))
     };
     if let Some(kind) = wire_type.filter(|k| !matches!(*k, "human" | "ai" | "tool" | "system")) {
