@@ -313,6 +313,13 @@ impl Part {
         }
     }
 
+    /// Whether the part stands for a provider-native block (see [`TextPart::native_block`]):
+    /// the one kind of part besides results a tool message may hold (an AI SDK approval
+    /// response), kept beside them whatever repair does to them.
+    pub fn is_native_block(&self) -> bool {
+        matches!(self, Part::Text(t) if t.native_block().is_some())
+    }
+
     /// Whether a media part can be sent: it has a URL or data, or a source its provider's
     /// reader kept for its writer (a file the provider stores, an Anthropic document given
     /// as blocks). Other parts need none.

@@ -383,8 +383,7 @@ fn check_parts(index: usize, m: &Message) -> Result<(), AstError> {
                     }
                 }
             }
-            // A provider-native part of a tool message (an AI SDK approval response).
-            Part::Text(t) if m.role == Role::Tool && t.native_block().is_some() => {}
+            _ if m.role == Role::Tool && p.is_native_block() => {}
             _ if m.role == Role::Tool => return err(part, PartRule::NonResultInToolMessage),
             Part::Image(_) | Part::File(_) if !p.has_media_source() => return err(part, PartRule::MediaWithoutSource),
             _ => {}

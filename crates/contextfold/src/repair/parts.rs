@@ -46,8 +46,7 @@ pub(crate) fn check(role: Role, part: &Part) -> Verdict {
                 Verdict::BadContent(bad)
             }
         }
-        // A provider-native part of a tool message (an AI SDK approval response).
-        Part::Text(t) if role == Role::Tool && t.native_block().is_some() => Verdict::Fine,
+        _ if role == Role::Tool && part.is_native_block() => Verdict::Fine,
         _ if role == Role::Tool => Verdict::Invalid(PartRule::NonResultInToolMessage),
         Part::Image(_) | Part::File(_) if !part.has_media_source() => Verdict::Invalid(PartRule::MediaWithoutSource),
         _ => Verdict::Fine,

@@ -272,10 +272,7 @@ fn rebuild(items: &[Item], plan: &Plan, options: &RepairOptions) -> Vec<Item> {
                 // Its results that stay, and the native parts beside them (an AI SDK
                 // approval response): pairing is not theirs to undo.
                 let mut kept = plan.in_place.get(&i).cloned().unwrap_or_default();
-                kept.extend(item.msg.parts.iter().enumerate().filter_map(|(k, p)| match p {
-                    Part::Text(t) if t.native_block().is_some() => Some(k),
-                    _ => None,
-                }));
+                kept.extend(item.msg.parts.iter().enumerate().filter(|(_, p)| p.is_native_block()).map(|(k, _)| k));
                 kept.sort_unstable();
                 if !kept.is_empty() {
                     out.push(Item { msg: with_parts(&item.msg, &kept), origin: item.origin });
