@@ -8,7 +8,9 @@
 //! parts. When the source and the target are the same format, only the repair pass runs
 //! (a provider's own ids, signatures and fields are valid for it). Otherwise, in order:
 //!
-//! 1. restoration markers of other formats are dropped (they only serve lossless round
+//! 1. parts only the source SDK reads are dropped (the AI SDK's tool approval requests
+//!    and responses: it never sends them to a model), and native blocks become their
+//!    rendering as text; restoration markers of other formats are dropped (they only serve lossless round
 //!    trips of the format that wrote them), and, unless the target is native, so are the
 //!    provider fields read from the source's wire (`cache_control`, `annotations`, ...):
 //!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
@@ -146,6 +148,10 @@ pub enum Change {
     /// Media the target cannot carry was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedMedia { index: usize, part: usize, reason: String },
+    /// A part only its source SDK reads was dropped (`kind`: the AI SDK's
+    /// `tool-approval-request` or `tool-approval-response`, which it never sends a model).
+    #[serde(rename_all = "camelCase")]
+    DroppedSdkPart { index: usize, part: usize, kind: String },
     /// Tool call arguments were made valid JSON (`replaced`: wrapped as `{"input": ...}`).
     #[serde(rename_all = "camelCase")]
     SanitizedArguments { index: usize, part: usize, replaced: bool },
@@ -212,6 +218,19 @@ fn signature_owner(format: Format) -> Option<Provider> {
     }
 }
 
+/// A native block is its source format's own part, verbatim: another format, even one
+/// sharing its marker namespace (the AI SDK's two), gets the part's rendering as text.
+fn forget_native_block(text: &mut crate::message::TextPart) {
+    text.extra.retain(|key, markers| {
+        if let Value::Object(markers) = markers {
+            if marker_namespace::contains(key) && markers.shift_remove(crate::message::NATIVE_BLOCK).is_some() {
+                return !markers.is_empty();
+            }
+        }
+        true
+    });
+}
+
 /// Drops the markers and fields of other formats from an `extra`; `keep_fields` keeps
 /// plain fields. Returns the names of the dropped plain fields.
 fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> {
@@ -245,7 +264,14 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
     };
     let parts = std::mem::take(&mut message.parts);
     for (part_index, mut part) in parts.into_iter().enumerate() {
+        if let Some(kind) = crate::format::aisdk::bookkeeping_part(&part) {
+            changes.push(Change::DroppedSdkPart { index, part: part_index, kind: kind.to_string() });
+            continue;
+        }
         let fields = clean_extra(part.extra_mut(), to, keep_fields);
+        if let Part::Text(text) = &mut part {
+            forget_native_block(text);
+        }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
                 clean_extra(inner.extra_mut(), to, keep_fields);

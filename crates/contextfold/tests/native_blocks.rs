@@ -282,3 +282,19 @@ fn gemini_parts_of_other_kinds_are_kept_and_an_empty_part_is_still_an_error() {
     let err = format::read(&empty, Format::Gemini).unwrap_err();
     assert_eq!((err.code(), err.path()), ("invalid_shape", Some("[0].parts[0].text")), "{err}");
 }
+
+#[test]
+fn conversion_drops_ai_sdk_approvals_and_renders_the_other_native_parts() {
+    use contextfold::convert::{convert, Change};
+    let value = aisdk_turns();
+    for to in [Format::OpenAi, Format::Anthropic, Format::Gemini, Format::AiSdkUi, Format::LangChain] {
+        let converted = convert(&value, Some(Format::AiSdk), to).unwrap();
+        let dropped = converted.changes.iter().filter(|c| matches!(c, Change::DroppedSdkPart { .. })).count();
+        assert_eq!(dropped, 4, "{to:?}: two requests, two responses");
+        let text = converted.value.to_string();
+        assert!(!text.contains("approval"), "{to:?}: {text}");
+        assert!(text.contains("[provider tool call web_search"), "{to:?}: the rendering stands for the call");
+        let provider = contextfold::convert::provider_of(to);
+        assert!(validate(&converted.messages, provider).is_empty(), "{to:?}");
+    }
+}

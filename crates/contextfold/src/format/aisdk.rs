@@ -44,6 +44,8 @@
 
 mod native;
 pub mod ui;
+
+pub(crate) use native::bookkeeping_part;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};

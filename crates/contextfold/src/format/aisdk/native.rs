@@ -45,6 +45,14 @@ pub(super) fn read(item: &Node<'_>, part_type: &str) -> Part {
     native_block::part(&block, NAMESPACE, rendering)
 }
 
+/// The type of the AI SDK part `part` stands for when the SDK keeps it for itself and never
+/// sends it to a model (an approval request or response): conversion drops those.
+pub(crate) fn bookkeeping_part(part: &Part) -> Option<&str> {
+    let Part::Text(text) = part else { return None };
+    let kind = part_of(text)?.get("type")?.as_str()?;
+    matches!(kind, "tool-approval-request" | "tool-approval-response").then_some(kind)
+}
+
 /// The AI SDK part a text part stands for, when it is one.
 pub(super) fn part_of(part: &TextPart) -> Option<&Value> {
     native_block::of(part, NAMESPACE)
