@@ -3,11 +3,11 @@
 // compacted, then judged and carried on by `ai` itself.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, needsCompaction } from "contextfold";
+import { compact, convert, needsCompaction } from "contextfold";
 import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { aiSdkModel } from "./judges.mjs";
+import { aiSdkModel, aiSdkUi } from "./judges.mjs";
 
 const usage = { inputTokens: { total: 1 }, outputTokens: { total: 1 } };
 const STRATEGIES = ["auto", "sections", "window", "tiers", "budget", "mask"];
@@ -144,6 +144,11 @@ describe("AI SDK tool approvals and provider-executed tools (made by `ai`, judge
     assert.deepEqual(await aiSdkModel(history, { systemInInput: false }), []);
     assert.equal(needsCompaction(history, { maxTokens: 1_000_000 }), false);
     assert.equal(needsCompaction(history, { maxTokens: 500 }), true);
+    // As UIMessages (what useChat holds): the approvals, which the SDK never sends a
+    // model, are dropped and listed; the rest passes `ai`'s own UIMessage checks.
+    const ui = convert(history, { from: "aisdk", to: "aisdk-ui" });
+    assert.ok(ui.changes.some((c) => c.change === "droppedSdkPart" && c.kind === "tool-approval-request"));
+    assert.deepEqual(await aiSdkUi(ui.messages, { systemInInput: false }), []);
   });
 
   for (const strategy of STRATEGIES) {
