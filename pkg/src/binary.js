@@ -18,7 +18,7 @@ function base64(bytes) {
 }
 
 /** The JSON text a binary value stands as, or `undefined` when `value` is not binary. */
-function textOf(value) {
+export function textOf(value) {
   if (value instanceof Uint8Array) return base64(value);
   if (value instanceof ArrayBuffer) return base64(new Uint8Array(value));
   if (ArrayBuffer.isView(value)) return base64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));

@@ -7,6 +7,7 @@
 // back. Items the core cannot read as Responses items (hosted tool calls, images by file
 // id, kinds added later) travel as opaque items that are kept, or summarized, whole.
 import { compact, needsCompaction } from "./api.js";
+import { textOf } from "./binary.js";
 import { contextfoldError } from "./errors.js";
 
 /** Built-in tool calls and their results: the protocol type and the Responses one. */
@@ -25,6 +26,13 @@ function outputText(output) {
   if (Array.isArray(output)) return output.map(outputText).join("\n");
   if (output && typeof output === "object" && typeof output.text === "string") return output.text;
   return JSON.stringify(output ?? null);
+}
+
+/** A data URL of `data` (base64 text or bytes), or `undefined`. */
+function dataUrl(data, mediaType) {
+  const text = typeof data === "string" ? data : textOf(data);
+  if (text === undefined) return undefined;
+  return text.startsWith("data:") ? text : `data:${mediaType ?? "application/octet-stream"};base64,${text}`;
 }
 
 /** The translation of one history: items and content parts by index, both ways. */
@@ -51,18 +59,67 @@ class Translation {
     return { type: "agents_part", part: this.parts.length - 1 };
   }
 
+  /**
+   * A tool output: text as text; images and files as the Responses parts they are, so
+   * they are measured as media (not as their base64 text) and summarized as such.
+   */
+  output(output) {
+    if (typeof output === "string") return output;
+    const list = Array.isArray(output) ? output : [output];
+    if (list.every((p) => typeof p === "string" || typeof p?.text === "string")) return outputText(output);
+    return list.map((p) => this.outputPart(p));
+  }
+
+  /** A part of a tool output: `{type: "text" | "image" | "file"}` alone, `input_*` in a list. */
+  outputPart(part) {
+    if (typeof part === "string") return { type: "input_text", text: part };
+    const type = part?.type;
+    if ((type === "text" || type === "input_text") && typeof part.text === "string") {
+      return { type: "input_text", text: part.text };
+    }
+    const detail = { detail: part?.detail ?? "auto" };
+    if (type === "image" || type === "input_image") {
+      const { image } = part;
+      const url = typeof image === "string" ? image : (image?.url ?? dataUrl(image?.data, image?.mediaType));
+      if (typeof url === "string") return { type: "input_image", image_url: url, ...detail };
+      const id = image?.fileId ?? image?.id;
+      if (typeof id === "string") return { type: "input_image", file_id: id, ...detail };
+    }
+    if (type === "file" || type === "input_file") {
+      const { file } = part;
+      const filename = file?.filename ?? part.filename;
+      const named = typeof filename === "string" ? { filename } : {};
+      if (typeof file === "string") {
+        const key = /^https?:/.test(file) ? "file_url" : "file_data";
+        return { type: "input_file", [key]: file, ...named };
+      }
+      const data = dataUrl(file?.data, file?.mediaType);
+      // An image sent as a file is billed as an image.
+      if (data !== undefined && file.mediaType?.startsWith("image/")) {
+        return { type: "input_image", image_url: data, detail: "auto" };
+      }
+      if (data !== undefined) return { type: "input_file", file_data: data, ...named };
+      if (typeof file?.url === "string") return { type: "input_file", file_url: file.url, ...named };
+      if (typeof file?.id === "string") return { type: "input_file", file_id: file.id, ...named };
+    }
+    this.parts.push(part);
+    return { type: "agents_part", part: this.parts.length - 1 };
+  }
+
   toResponses(item, i) {
     const type = item?.type ?? "message";
     if (type === "message" && typeof item.role === "string") {
       const content = typeof item.content === "string" ? item.content : (item.content ?? []).map((p) => this.part(p));
-      return { role: item.role, content };
+      // Its index: two messages alike (the same text said twice) stay two items, so a kept
+      // one goes back as its own object, not as the other.
+      return { role: item.role, content, contextfold_item: i };
     }
     if (type === "function_call") {
       this.calls.set(item.callId, item);
       return { type, call_id: item.callId, name: item.name, arguments: item.arguments };
     }
     if (type === "function_call_result") {
-      return { type: "function_call_output", call_id: item.callId, output: outputText(item.output) };
+      return { type: "function_call_output", call_id: item.callId, output: this.output(item.output) };
     }
     if (type === "reasoning") {
       // Its text is what summaries may say of it; the item itself is never rewritten.
@@ -92,7 +149,9 @@ class Translation {
         name: call?.name ?? "tool",
         callId: out.call_id,
         status: "completed",
-        output: { type: "text", text: outputText(out.output) },
+        output: Array.isArray(out.output)
+          ? out.output.map((p) => this.outputPartBack(p))
+          : { type: "text", text: outputText(out.output) },
       };
     }
     if (type === "function_call") {
@@ -113,6 +172,20 @@ class Translation {
       return { type: "message", role: "system", content: text };
     }
     return { type: "message", role: "user", content: parts ?? out.content };
+  }
+
+  /** A part of a tool output list compaction wrote, as the SDK's list part. */
+  outputPartBack(part) {
+    if (part.type === "agents_part") return this.parts[part.part];
+    const detail = part.detail ? { detail: part.detail } : {};
+    if (part.type === "input_image")
+      return { type: "input_image", image: part.image_url ?? { id: part.file_id }, ...detail };
+    if (part.type === "input_file") {
+      const named = part.filename ? { filename: part.filename } : {};
+      const file = part.file_data ?? (part.file_url ? { url: part.file_url } : { id: part.file_id });
+      return { type: "input_file", file, ...named };
+    }
+    return { type: "input_text", text: part.text ?? "" };
   }
 
   partBack(part) {

@@ -145,13 +145,26 @@ fn leading_system_run_is_kept_in_the_first_header() {
 // ---- errors, strict and repair ------------------------------------------------------
 
 #[test]
-fn first_message_must_be_system_or_user_even_in_repair() {
-    for first in [ai("hi"), tool("c", "t", "r")] {
-        let role = first.role;
-        let chain = [first, user("q")];
-        let want = AstError::InvalidStart { index: 0, role };
-        assert_eq!(ChainAst::parse(&chain).unwrap_err(), want);
-        assert_eq!(ChainAst::parse_repair(&chain).unwrap_err(), want);
+fn a_tool_message_cannot_open_the_chain_even_in_repair() {
+    let chain = [tool("c", "t", "r"), user("q")];
+    let want = AstError::InvalidStart { index: 0, role: Role::Tool };
+    assert_eq!(ChainAst::parse(&chain).unwrap_err(), want);
+    assert_eq!(ChainAst::parse_repair(&chain).unwrap_err(), want);
+}
+
+#[test]
+fn an_assistant_greeting_opens_a_section_without_a_user_message() {
+    // A chat UI's opening message: the chain keeps its order, in both modes.
+    for chain in [vec![ai("hi, how can I help?"), user("q"), ai("a")], vec![sys("s"), ai("hi"), user("q"), ai("a")]] {
+        let ast = strict_roundtrip(&chain);
+        assert_eq!(ast.sections().len(), 2);
+        assert!(ast.sections()[0].header().human().is_none());
+        assert_eq!(ast.sections()[0].body().len(), 1);
+        assert!(ast.sections()[1].header().human().is_some());
+        let parsed = ChainAst::parse_repair(&chain).unwrap();
+        assert!(parsed.repairs.is_empty());
+        assert_eq!(parsed.ast.messages(), chain);
+        assert_sizes_consistent(&parsed.ast);
     }
 }
 
@@ -193,15 +206,13 @@ fn human_after_replies_opens_a_new_section() {
 
 #[test]
 fn human_after_replies_in_system_only_section() {
+    // Upstream moves the user message into the header, before the reply; ours keeps the
+    // order: the reply is a section of its own.
     let chain = [sys("s"), ai("unprompted"), user("q")];
-    assert_eq!(ChainAst::parse(&chain).unwrap_err(), AstError::HumanAfterAssistant { index: 2 });
-    let parsed = ChainAst::parse_repair(&chain).unwrap();
-    assert_eq!(parsed.repairs, vec![RepairAction::MovedHumanIntoHeader { index: 2 }]);
-    assert_eq!(parsed.ast.sections().len(), 1);
-    assert!(parsed.ast.sections()[0].header().human().is_some());
-    // The header renders before the body: the user message moves before the reply.
-    assert_eq!(parsed.ast.messages(), vec![sys("s"), user("q"), ai("unprompted")]);
-    assert_sizes_consistent(&parsed.ast);
+    let ast = strict_roundtrip(&chain);
+    assert_eq!(ast.sections().len(), 2);
+    assert_eq!(ast.messages(), chain.to_vec());
+    assert_sizes_consistent(&ast);
 }
 
 #[test]
@@ -361,7 +372,7 @@ fn repairs_keep_sizes_right() {
         tool("late", "t", "x"),
     ];
     let parsed = ChainAst::parse_repair(&chain).unwrap();
-    assert_eq!(parsed.repairs.len(), 6, "{:?}", parsed.repairs);
+    assert_eq!(parsed.repairs.len(), 5, "{:?}", parsed.repairs);
     assert_sizes_consistent(&parsed.ast);
     ChainAst::parse(&parsed.ast.messages()).unwrap();
 }
@@ -394,8 +405,8 @@ fn errors_have_stable_codes_and_messages() {
     let err = ChainAst::parse(&[user("q"), ai_calls("", &[("a", "f")]), user("next")]).unwrap_err();
     assert_eq!(err.code(), "missing_tool_result");
     assert_eq!(err.to_string(), "message 1: tool calls [a] have no result");
-    let err = ChainAst::parse(&[ai("x")]).unwrap_err();
-    assert_eq!(err.to_string(), "message 0: a chain must start with a system or user message, not assistant");
+    let err = ChainAst::parse(&[tool("c", "f", "r")]).unwrap_err();
+    assert_eq!(err.to_string(), "message 0: a chain cannot start with a tool message");
 }
 
 /// The chain borrows the input's messages: only a message a repair changed (or added) is

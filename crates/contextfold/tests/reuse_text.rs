@@ -145,10 +145,9 @@ fn the_plan_from_the_text_is_the_plan_from_the_tree() {
 
 #[test]
 fn errors_point_at_the_same_place() {
-    // An assistant message first: the strategies' read rejects it, at [0].
+    // One call id twice in an assistant message: the strategies' read rejects it, at [2].
     let mut chain = session(3);
-    chain.remove(0);
-    chain.remove(0);
+    chain[2] = ai_calls("Reading twice.", &[("c0", "read_file"), ("c0", "read_file")]);
     for format in [Format::OpenAi, Format::Anthropic] {
         let value = write(&chain, format).unwrap();
         let settings = CompactSettings { format: Some(format), reuse: true, ..Default::default() };

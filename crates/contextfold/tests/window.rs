@@ -661,7 +661,7 @@ fn a_summarizer_that_never_answers_is_ended_by_cancellation() {
 
 #[test]
 fn invalid_input_is_an_error_not_a_panic() {
-    let chain = vec![ai("I speak first")];
+    let chain = vec![tool("c", "f", "a result answering nothing"), user("q")];
     let err = try_run(&chain, &WindowConfig::default(), &FixedSummarizer::new("S")).unwrap_err();
     assert!(matches!(err, CompactError::Input(_)));
     assert!(!err.code().is_empty());

@@ -42,14 +42,12 @@ impl PartRule {
 /// Errors of parsing, constructing and editing a chain.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AstError {
-    #[error("message {index}: a chain must start with a system or user message, not {role}", role = role.as_str())]
+    #[error("message {index}: a chain cannot start with a {role} message", role = role.as_str())]
     InvalidStart { index: usize, role: Role },
     #[error("message {index}: a system message may only appear at the start of the chain")]
     SystemAfterStart { index: usize },
     #[error("message {index}: two user messages in a row (the first one has no reply)")]
     ConsecutiveHuman { index: usize },
-    #[error("message {index}: user message after assistant replies in a section that has no user message")]
-    HumanAfterAssistant { index: usize },
     #[error("message {index}: tool message without a preceding assistant tool call")]
     UnexpectedTool { index: usize },
     #[error("message {index}: tool calls [{}] have no result", ids.join(", "))]
@@ -83,7 +81,6 @@ impl AstError {
             AstError::InvalidStart { .. } => "invalid_start",
             AstError::SystemAfterStart { .. } => "system_after_start",
             AstError::ConsecutiveHuman { .. } => "consecutive_human",
-            AstError::HumanAfterAssistant { .. } => "human_after_assistant",
             AstError::UnexpectedTool { .. } => "unexpected_tool",
             AstError::MissingToolResult { .. } => "missing_tool_result",
             AstError::UnmatchedToolResult { .. } => "unmatched_tool_result",
@@ -105,7 +102,6 @@ impl AstError {
             AstError::InvalidStart { index, .. }
             | AstError::SystemAfterStart { index }
             | AstError::ConsecutiveHuman { index }
-            | AstError::HumanAfterAssistant { index }
             | AstError::UnexpectedTool { index }
             | AstError::MissingToolResult { index, .. }
             | AstError::UnmatchedToolResult { index, .. }

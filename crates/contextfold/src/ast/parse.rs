@@ -1,13 +1,16 @@
 //! Strict and repair parsing of a message list into a [`ChainAst`].
 //!
 //! Rules (index = position in the input):
-//! - the first message must be system or user (an error in both modes);
+//! - the first message must not be a tool message (an error in both modes); an assistant
+//!   message opening the chain (a chat UI's greeting) opens a section without a user
+//!   message (upstream refuses it);
 //! - system messages may only form the leading run of the chain (upstream allowed one;
 //!   real transcripts carry several, so the whole leading run goes into the first header);
 //!   a later one is an error in both modes;
 //! - a user message opens a new section once the current one has replies; a second user
 //!   message before any reply is an error (repair: merged into the first); a user message
-//!   after replies in a section without one is an error (repair: put into its header);
+//!   after replies in a section without one opens a new section too (upstream: an error,
+//!   repaired by moving it into the header, before the replies, which reorders the chat);
 //! - every assistant message opens its own body pair; tool messages join the open pair;
 //!   a tool message with no open pair, or after a completion, is an error (repair: dropped);
 //! - every tool call needs exactly one result and every result a call: missing results
@@ -55,9 +58,6 @@ pub enum RepairAction {
     /// A user message with no reply before it was merged into the previous user message.
     #[serde(rename_all = "camelCase")]
     MergedConsecutiveHuman { index: usize },
-    /// A user message after assistant replies was put into its section's header.
-    #[serde(rename_all = "camelCase")]
-    MovedHumanIntoHeader { index: usize },
     /// A tool message that answers no open tool call was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedToolMessage { index: usize },
@@ -153,8 +153,10 @@ impl<'a> Parser<'a> {
     /// repair mode).
     fn run(messages: &'a [Message], mode: ParseMode) -> Result<Parser<'a>, AstError> {
         let mut p = Parser { mode, sections: Vec::new(), open: None, repairs: Vec::new() };
+        // An assistant message may open the chain (a chat UI's greeting): it opens a
+        // section without a user message. A tool result cannot answer anything there.
         if let Some(first) = messages.first() {
-            if !matches!(first.role, Role::System | Role::User) {
+            if first.role == Role::Tool {
                 return Err(AstError::InvalidStart { index: 0, role: first.role });
             }
         }
@@ -212,21 +214,26 @@ impl<'a> Parser<'a> {
                 merge_into(existing.to_mut(), m);
                 self.repairs.push(RepairAction::MergedConsecutiveHuman { index });
             }
-            (None, body_empty) => {
-                if !body_empty {
-                    if !repair {
-                        return Err(AstError::HumanAfterAssistant { index });
-                    }
-                    self.repairs.push(RepairAction::MovedHumanIntoHeader { index });
-                }
-                last.human = Some(Cow::Borrowed(m));
+            // After replies that no user message prompted (a greeting opening the chain):
+            // a new section, the conversation's order kept. (Upstream moves the user
+            // message into the header, before the replies: that reorders the chat.)
+            (None, false) => {
+                self.sections.push(SectionBuilder {
+                    system: Vec::new(),
+                    human: Some(Cow::Borrowed(m)),
+                    body: Vec::new(),
+                });
             }
+            (None, true) => last.human = Some(Cow::Borrowed(m)),
         }
         Ok(())
     }
 
     fn assistant(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         self.close_pair()?;
+        if self.sections.is_empty() {
+            self.sections.push(SectionBuilder { system: Vec::new(), human: None, body: Vec::new() });
+        }
         let mut calls = HashSet::default();
         for call in m.tool_calls() {
             if !calls.insert(call.id.as_str()) {
@@ -331,7 +338,7 @@ impl<'a> Parser<'a> {
                 self.repairs.push(RepairAction::AddedMissingResult { index: pair.ai_index, call_id, name });
             }
         }
-        // A section always exists here: the first message is system or user.
+        // A section always exists here: an assistant message opens one if need be.
         if let Some(last) = self.sections.last_mut() {
             last.body.push((pair.ai, pair.tools));
         }

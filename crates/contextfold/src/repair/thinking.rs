@@ -30,7 +30,7 @@ impl StaleThinking {
         if !options.provider.drops_stale_thinking() {
             return none;
         }
-        let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
+        let Some(last_user) = current_cycle_start(messages) else {
             return none;
         };
         let stale = messages
@@ -58,6 +58,21 @@ impl StaleThinking {
             }
             !reasoning
         });
+    }
+}
+
+/// The last real user message: one right after tool results is the rest of their turn
+/// (Anthropic sends text after the `tool_result` blocks in the same user message, and the
+/// assistant message whose calls they answer must keep its thinking), not a new request.
+fn current_cycle_start(messages: &[Message]) -> Option<usize> {
+    let mut end = messages.len();
+    loop {
+        let at = messages.get(..end)?.iter().rposition(|m| m.role == Role::User)?;
+        let after_results = at.checked_sub(1).and_then(|i| messages.get(i)).is_some_and(|m| m.role == Role::Tool);
+        if !after_results {
+            return Some(at);
+        }
+        end = at;
     }
 }
 

@@ -1,0 +1,155 @@
+// Conversations SDK users really hold that contextfold refused or mangled, each found by
+// running the real package on them and judged here by that package (or the provider's
+// written rules in judges.mjs).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compact, convert, repairChain, validateChain } from "contextfold";
+import { compactAgentItems } from "contextfold/openai-agents";
+import { protocol } from "@openai/agents-core";
+import { anthropicRules, geminiRules, TypeCollector } from "./judges.mjs";
+
+const STRATEGIES = ["auto", "sections", "window", "tiers", "budget", "mask"];
+const same = async () => "Summary: the earlier questions were answered.";
+const filler = (i) => `answer ${i}: ${"the details of the answer go on for a while ".repeat(12)}`;
+
+/** Whether `part` is a subsequence of `whole` (by deep equality): kept messages in order. */
+function inOrder(part, whole) {
+  let at = 0;
+  for (const m of part) {
+    const found = whole.findIndex((w, i) => i >= at && JSON.stringify(w) === JSON.stringify(m));
+    if (found >= 0) at = found + 1;
+  }
+  return at;
+}
+
+describe("a chat that opens with the assistant's greeting", () => {
+  const openai = [{ role: "assistant", content: "Hi! How can I help you today?" }];
+  for (let i = 0; i < 12; i++)
+    openai.push({ role: "user", content: `question ${i}` }, { role: "assistant", content: filler(i) });
+
+  it("compacts with every strategy in every format, the greeting before the first question", async () => {
+    const types = new TypeCollector("sdk-greeting");
+    for (const format of ["openai", "openai-responses", "anthropic", "gemini"]) {
+      const chain = format === "openai" ? openai : convert(openai, { to: format }).messages;
+      // Under budget: nothing to do, the chain as it came.
+      const kept = await compact(chain, { format, maxTokens: 100_000 });
+      assert.equal(kept.changed, false, format);
+      for (const strategy of STRATEGIES) {
+        const label = `${format} ${strategy}`;
+        const result = await compact(chain, { format, strategy, maxTokens: 700, summarizer: same });
+        assert.deepEqual(validateChain(result.messages, { format }), [], label);
+        if (format === "anthropic") assert.deepEqual(anthropicRules(result.messages), [], label);
+        if (format === "gemini") assert.deepEqual(geminiRules(result.messages), [], label);
+        types.add(format, label, result.messages);
+        const texts = JSON.stringify(result.messages);
+        // Never reordered: where the greeting is kept, it is before the first question kept.
+        const greeting = texts.indexOf("How can I help");
+        const question = texts.search(/question \d+/);
+        if (greeting >= 0 && question >= 0) assert.ok(greeting < question, label);
+        if (strategy !== "mask") assert.ok(result.changed, label);
+      }
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});
+
+describe("Anthropic: the last user turn holds tool results and text", () => {
+  // Extended thinking with tools: the assistant message whose calls the last user turn
+  // answers must keep its signed thinking, even when the user wrote text after the results.
+  const chain = [{ role: "user", content: "Fix the failing test." }];
+  for (let i = 0; i < 6; i++) {
+    chain.push({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: `I should look at file ${i}.`, signature: `SIG_${i}` },
+        { type: "tool_use", id: `toolu_0${i}`, name: "bash", input: { cmd: `cat f${i}` } },
+      ],
+    });
+    const result = { type: "tool_result", tool_use_id: `toolu_0${i}`, content: filler(i).repeat(3) };
+    chain.push({
+      role: "user",
+      content: i === 5 ? [result, { type: "text", text: "Also check the tests." }] : [result],
+    });
+  }
+
+  it("keeps the thinking of that assistant message with every strategy", async () => {
+    const last = chain.at(-2);
+    for (const strategy of ["auto", "window", "tiers", "budget", "mask"]) {
+      const result = await compact(chain, { strategy, maxTokens: 1500, summarizer: same });
+      assert.deepEqual(anthropicRules(result.messages), [], strategy);
+      // Kept (window may fold the whole tool cycle into its summary), then as it was.
+      const kept = result.messages.find((m) => JSON.stringify(m).includes('"toolu_05"') && m.role === "assistant");
+      if (strategy !== "window") assert.ok(kept, strategy);
+      if (kept) assert.deepEqual(kept, last, strategy);
+    }
+  });
+});
+
+describe("OpenAI Agents SDK items", () => {
+  const message = (id, turn, text) => ({
+    type: "message",
+    id,
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text }],
+    providerData: { turn },
+  });
+  it("gives back each kept item as its own object when two say the same", async () => {
+    const items = [
+      { role: "user", content: `first request ${"context ".repeat(300)}` },
+      message("msg_OLD", "old", "OK"),
+    ];
+    for (let i = 0; i < 6; i++)
+      items.push({ role: "user", content: `step ${i} ${"more ".repeat(80)}` }, message(`m${i}`, i, filler(i)));
+    items.push({ role: "user", content: "go on" }, message("msg_NEW", "new", "OK"), {
+      role: "user",
+      content: "and now?",
+    });
+    for (const strategy of ["auto", "window", "sections", "budget"]) {
+      const { items: out, changed } = await compactAgentItems(items, { strategy, maxTokens: 800, summarizer: same });
+      assert.ok(changed, strategy);
+      assert.ok(!out.includes(items[1]), `${strategy}: the folded early item is not given back`);
+      assert.ok(out.includes(items.at(-2)), `${strategy}: the kept one is`);
+      for (const item of out) protocol.ModelItem.parse(item);
+      assert.ok(
+        inOrder(
+          out.filter((o) => items.includes(o)),
+          items,
+        ) > 0,
+      );
+    }
+  });
+
+  it("measures images and files in tool outputs as media, not as their base64 text", async () => {
+    const png = `data:image/png;base64,${"iVBORw0KGgo".repeat(20_000)}`;
+    const items = [{ role: "system", content: "You test web pages." }];
+    for (let i = 0; i < 5; i++) {
+      const output =
+        i % 2 === 0
+          ? { type: "image", image: png }
+          : [
+              { type: "input_text", text: "the page" },
+              { type: "input_image", image: png },
+              { type: "input_file", file: `data:application/pdf;base64,${"JVBERi0x".repeat(100)}`, filename: "p.pdf" },
+            ];
+      items.push(
+        { role: "user", content: `take screenshot ${i}` },
+        { type: "function_call", callId: `call_${i}`, name: "screenshot", arguments: "{}", status: "completed" },
+        { type: "function_call_result", callId: `call_${i}`, name: "screenshot", status: "completed", output },
+        {
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: "I see it." }],
+        },
+      );
+    }
+    for (const item of items) protocol.ModelItem.parse(item);
+    const fits = await compactAgentItems(items, { maxTokens: 20_000 });
+    assert.equal(fits.changed, false);
+    assert.equal(fits.items, items);
+    // Masked, an output goes back as the SDK's own output type.
+    const masked = await compactAgentItems(items, { strategy: "mask", maxTokens: 200, summarizer: same });
+    for (const item of masked.items) protocol.ModelItem.parse(item);
+  });
+});
