@@ -5,7 +5,19 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact, convert, repairChain, validateChain } from "contextfold";
 import { compactAgentItems } from "contextfold/openai-agents";
+import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
 import { protocol } from "@openai/agents-core";
+import {
+  convertToModelMessages,
+  generateText,
+  jsonSchema,
+  modelMessageSchema,
+  stepCountIs,
+  tool,
+  validateUIMessages,
+  wrapLanguageModel,
+} from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 import { anthropicRules, geminiRules, TypeCollector } from "./judges.mjs";
 
 const STRATEGIES = ["auto", "sections", "window", "tiers", "budget", "mask"];
@@ -151,5 +163,144 @@ describe("OpenAI Agents SDK items", () => {
     // Masked, an output goes back as the SDK's own output type.
     const masked = await compactAgentItems(items, { strategy: "mask", maxTokens: 200, summarizer: same });
     for (const item of masked.items) protocol.ModelItem.parse(item);
+  });
+});
+
+describe("AI SDK: files the provider stores, and ai 7's new parts", () => {
+  const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };
+  /** A model calling `screenshot` `calls` times, then answering; every prompt it got recorded. */
+  const scripted = (calls, prompts) => {
+    let n = 0;
+    return new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        prompts.push(prompt);
+        n += 1;
+        const content =
+          n <= calls
+            ? [{ type: "tool-call", toolCallId: `c${n}`, toolName: "screenshot", input: "{}" }]
+            : [{ type: "text", text: "I see the page." }];
+        return { content, finishReason: { unified: n <= calls ? "tool-calls" : "stop" }, usage, warnings: [] };
+      },
+    });
+  };
+  // Each `toModelOutput` shape ai 7 writes into the history as it is.
+  const items = [
+    (id) => ({ type: "file", mediaType: "image/png", data: { type: "reference", reference: { openai: id } } }),
+    (id) => ({ type: "image-file-id", fileId: id }),
+    (id) => ({ type: "file-id", fileId: { openai: id } }),
+    (id) => ({ type: "image-file-reference", providerReference: { openai: id } }),
+    (id) => ({ type: "file-reference", providerReference: { openai: id } }),
+    () => ({ type: "custom", providerOptions: { openai: { kind: "x" } } }),
+  ];
+  const screenshot = tool({
+    inputSchema: jsonSchema({ type: "object" }),
+    execute: async () => ({ at: Date.now() }),
+    toModelOutput: ({ toolCallId }) => ({
+      type: "content",
+      value: [
+        { type: "text", text: `Screenshot ${toolCallId} uploaded. ${"The page shows a long table. ".repeat(30)}` },
+        items[Number(toolCallId.slice(1)) % items.length](`file-${toolCallId}`),
+      ],
+    }),
+  });
+
+  it("runs an agent loop with compactStep and the middleware over tool outputs that reference files", async () => {
+    for (const how of ["compactStep", "middleware"]) {
+      const prompts = [];
+      const model = scripted(8, prompts);
+      const options = { maxTokens: 900, summarizer: same };
+      const run = await generateText({
+        model: how === "middleware" ? wrapLanguageModel({ model, middleware: contextfoldMiddleware(options) }) : model,
+        tools: { screenshot },
+        messages: [{ role: "user", content: "Check every page." }],
+        stopWhen: stepCountIs(10),
+        ...(how === "compactStep" ? { prepareStep: compactStep(options) } : {}),
+      });
+      assert.equal(run.text, "I see the page.", how);
+      // The loop compacted (the last prompt is shorter than the history) and each item the
+      // model was last sent is one the tool wrote, as it wrote it.
+      const history = run.response.messages;
+      for (const m of history) modelMessageSchema.parse(m);
+      const tools = (list) => list.filter((m) => m.role === "tool").length;
+      assert.ok(tools(prompts.at(-1)) < 8, `${how}: the loop compacted (8 tool results made)`);
+      assert.ok(JSON.stringify(prompts.at(-1)).includes("file-c8"), `${how}: the latest output is sent as it was`);
+    }
+  });
+
+  it("compacts histories holding bare provider references and every stored-file item", async () => {
+    const history = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Read these." },
+          { type: "file", data: { openai: "file-pdf" }, mediaType: "application/pdf" },
+          { type: "image", image: { openai: "file-img" } },
+        ],
+      },
+    ];
+    for (let i = 0; i < items.length; i++) {
+      history.push(
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: "screenshot", input: {} }] },
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: `c${i}`,
+              toolName: "screenshot",
+              output: { type: "content", value: [{ type: "text", text: filler(i) }, items[i](`file-${i}`)] },
+            },
+          ],
+        },
+        { role: "assistant", content: filler(i) },
+        { role: "user", content: `next ${i}` },
+      );
+    }
+    for (const m of history) modelMessageSchema.parse(m);
+    for (const strategy of STRATEGIES) {
+      const result = await compact(history, { strategy, maxTokens: 600, summarizer: same });
+      for (const m of result.messages) modelMessageSchema.parse(m);
+      // Whatever is kept of a tool output is kept whole.
+      const ours = (m) => m.role === "tool" && m.content.some((p) => /^c\d$/.test(p.toolCallId));
+      for (const m of result.messages.filter(ours)) {
+        assert.ok(history.some((h) => JSON.stringify(h) === JSON.stringify(m)) || strategy === "mask", strategy);
+      }
+    }
+    const fits = await compact(history, { maxTokens: 100_000 });
+    assert.equal(fits.changed, false);
+  });
+
+  it("reads UIMessages with reasoning-file, custom and steering-message parts", async () => {
+    const ui = [{ id: "u1", role: "user", parts: [{ type: "text", text: "Plan the trip." }] }];
+    for (let i = 0; i < 6; i++) {
+      ui.push(
+        {
+          id: `a${i}`,
+          role: "assistant",
+          parts: [
+            { type: "step-start" },
+            { type: "reasoning", text: `thinking ${i}`, state: "done" },
+            { type: "reasoning-file", mediaType: "image/png", url: "data:image/png;base64,iVBORw0KGgo=" },
+            { type: "custom", kind: "openai.compaction", providerMetadata: { openai: { enc: `x${i}` } } },
+            { type: "text", text: filler(i), state: "done" },
+          ],
+        },
+        {
+          id: `u${i + 2}`,
+          role: "user",
+          parts: [
+            { type: "steering-message", id: `s${i}`, parts: [{ type: "text", text: `and day ${i}` }] },
+            { type: "text", text: `day ${i}?` },
+          ],
+        },
+      );
+    }
+    await validateUIMessages({ messages: ui });
+    for (const strategy of STRATEGIES) {
+      const result = await compact(ui, { strategy, maxTokens: 500, summarizer: same });
+      await validateUIMessages({ messages: result.messages });
+      await convertToModelMessages(result.messages);
+      assert.deepEqual(result.messages.at(-1), ui.at(-1), strategy);
+    }
   });
 });

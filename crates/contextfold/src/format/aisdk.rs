@@ -333,6 +333,9 @@ fn read_output(output: &mut WireObject<'_>, markers: &mut Markers) -> Result<(Ve
 fn read_output_item(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a content item")?;
     let item_type = obj.required_string("type")?;
+    if native::is_native_output_item(item_type, item) {
+        return Ok(native::read(item, item_type));
+    }
     let mut markers = Markers::default();
     let (url, data, media_type, name) = match item_type {
         "text" => {

@@ -372,7 +372,19 @@ const AISDK_PARTS: &[&str] = &[
 const NATIVE_PARTS: &[&str] = &["text", "reasoning", "image", "file", "toolCall", "toolResult"];
 
 /// AI SDK `UIMessage` part types (besides `tool-<name>` and `data-<name>`).
-const UI_PARTS: &[&str] = &["text", "reasoning", "file", "step-start", "dynamic-tool", "source-url", "source-document"];
+const UI_PARTS: &[&str] = &[
+    "text",
+    "reasoning",
+    "file",
+    "step-start",
+    "dynamic-tool",
+    "source-url",
+    "source-document",
+    // `ai` 7: kept verbatim by the reader, as every part it does not map.
+    "reasoning-file",
+    "custom",
+    "steering-message",
+];
 
 /// LangChain `toDict` message types.
 const LANGCHAIN_TYPES: &[&str] = &[

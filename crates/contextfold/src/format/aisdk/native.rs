@@ -8,7 +8,11 @@
 //! - a provider-executed `tool-call` (`providerExecuted: true`) and the `tool-result`
 //!   the provider wrote in the same assistant message (web search, code execution);
 //! - `reasoning-file` and `custom` (provider content of a kind the SDK does not know);
-//! - a `file` whose tagged data is a provider `reference` or inline `text`.
+//! - a `file` whose tagged data is a provider `reference` or inline `text`, or whose `data`
+//!   (an `image`'s `image`) is a bare provider reference (`{openai: "file-..."}`);
+//! - in a tool's `content` output, items of files the provider stores (`file-id`,
+//!   `file-reference`, `image-file-id`, `image-file-reference`, a `file` by reference) and
+//!   `custom` items.
 //!
 //! Each becomes a text part whose text is a short rendering (what summarizers read and
 //! the estimate counts) carrying the part itself (see [`crate::format::native_block`]):
@@ -30,10 +34,30 @@ pub(super) fn is_native(role: Role, part_type: &str, item: &Node<'_>) -> bool {
         (Role::Assistant, "tool-approval-request" | "tool-result" | "reasoning-file" | "custom") => true,
         (Role::Assistant, "tool-call") => item.get("providerExecuted").and_then(Node::as_bool) == Some(true),
         (Role::Tool, "tool-approval-response") => true,
-        (Role::User | Role::Assistant, "file") => {
-            let tagged = item.get("data").and_then(|d| d.get("type")).and_then(Node::as_str);
-            matches!(tagged, Some("reference" | "text"))
-        }
+        (Role::User | Role::Assistant, "file") => by_reference(item.get("data"), true),
+        (Role::User, "image") => by_reference(item.get("image"), false),
+        _ => false,
+    }
+}
+
+/// Whether file data is held by the provider: tagged `{type: "reference"}` (or, for a
+/// `file` part, inline `{type: "text"}`), or a bare `ProviderReference` record (an object
+/// without `type`: `{openai: "file-..."}`), which the SDK reads as a reference.
+fn by_reference(data: Option<&Node<'_>>, text_too: bool) -> bool {
+    let Some(Node::Object(data)) = data else { return false };
+    match data.get("type").and_then(Node::as_str) {
+        None => true,
+        Some("reference") => true,
+        Some("text") => text_too,
+        Some(_) => false,
+    }
+}
+
+/// Whether the item `item` of type `item_type` of a tool's `content` output is kept verbatim.
+pub(super) fn is_native_output_item(item_type: &str, item: &Node<'_>) -> bool {
+    match item_type {
+        "file-id" | "file-reference" | "image-file-id" | "image-file-reference" | "custom" => true,
+        "file" => by_reference(item.get("data"), false),
         _ => false,
     }
 }
@@ -92,13 +116,21 @@ fn render(part: &Value, part_type: &str) -> String {
             format!("[provider tool result {}: {}]", str_at(part, "toolName"), short(&body))
         }
         "reasoning-file" => format!("[reasoning file {}]", str_at(part, "mediaType")),
-        "custom" => format!("[{}]", str_at(part, "kind")),
+        "custom" => match str_at(part, "kind") {
+            "" => "[provider content]".to_string(),
+            kind => format!("[{kind}]"),
+        },
+        "image" | "image-file-id" | "image-file-reference" => "[image stored by the provider]".to_string(),
+        "file-id" | "file-reference" => "[file stored by the provider]".to_string(),
         _ => {
             let name = match str_at(part, "filename") {
                 "" => str_at(part, "mediaType"),
                 name => name,
             };
-            format!("[file {name}]")
+            match name {
+                "" => "[file]".to_string(),
+                name => format!("[file {name}]"),
+            }
         }
     }
 }

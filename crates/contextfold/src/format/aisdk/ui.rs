@@ -23,7 +23,8 @@
 //!   `approval-responded` -> a pending call
 //!   (no result). Every other field of the tool part (`providerExecuted`,
 //!   `callProviderMetadata`, `preliminary`, ...) stays in the call's `extra`;
-//! - `step-start`, `source-url`, `source-document`, `data-*` and any other part type are
+//! - `step-start`, `source-url`, `source-document`, `data-*`, `ai` 7's `reasoning-file`,
+//!   `custom` and `steering-message`, and any other part type are
 //!   kept verbatim (see the `uiParts` marker);
 //! - `id`, `metadata` and every other message field stay in the `extra` of the first
 //!   native message made from the `UIMessage`.

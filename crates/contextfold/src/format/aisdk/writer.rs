@@ -232,6 +232,10 @@ fn write_result(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>)
 /// one (see [`read_output_item`]).
 fn write_output_item(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
     let (extra, url, data, media_type, name, image) = match part {
+        // An item kept verbatim (a file by provider id or reference, `custom`).
+        Part::Text(text) if super::native::part_of(text).is_some() => {
+            return Ok(super::native::part_of(text).cloned().unwrap_or_default())
+        }
         Part::Text(text) => {
             return Ok(Restore::new(&text.extra, NAMESPACE)
                 .finish(object([("type", "text".into()), ("text", text.text.as_str().into())])))
