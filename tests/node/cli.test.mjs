@@ -203,10 +203,12 @@ describe("contextfold compact", () => {
       result.report.providerRepairs.some((s) => s.step === "droppedOrphanResult"),
       orphan.stdout,
     );
+    const call = { id: "c1", type: "function", function: { name: "f", arguments: "{}" } };
     const late = [
       { role: "user", content: "q" },
-      { role: "assistant", content: "a" },
+      { role: "assistant", content: null, tool_calls: [call] },
       { role: "system", content: "late" },
+      { role: "tool", tool_call_id: "c1", content: "r" },
     ];
     const { code, stderr } = run("compact", scratchFile("late-system.json", late));
     assert.equal(code, 2);

@@ -354,9 +354,15 @@ export function cases() {
   );
   add(
     "anthropic: system role after the conversation started",
+    // A `SystemMessageParam`: kept where it is.
     () => ({ system: "s", messages: [user(), { role: "system", content: "x" }, assistant()] }),
-    ERR.shape,
-    { path: "messages[1].role" },
+    {
+      default: "ok",
+      compact: "unchanged",
+      validateChain: "diag:0",
+      repairChain: "unchanged",
+      needsCompaction: "false",
+    },
   );
   add(
     "anthropic: unknown top-level keys kept",
@@ -402,8 +408,21 @@ export function cases() {
   add(
     "system message in the middle",
     () => [user(), { role: "system", content: "late" }, assistant()],
-    // compact repairs it first (a user message in place), as it does a misplaced result.
-    structural("system_after_start", "system_not_first", { compact: "changed" }),
+    // OpenAI takes a system (or developer) message anywhere: kept where it is.
+    {
+      default: "ok",
+      compact: "unchanged",
+      validateChain: "diag:0",
+      repairChain: "unchanged",
+      needsCompaction: "false",
+    },
+  );
+  add(
+    "system message between a call and its result",
+    () => [user(), call(), { role: "system", content: "late" }, result()],
+    // compact and repairChain move the result to its call; the AST reads no such chain.
+    structural("system_after_start", "result_not_after_call"),
+    { path: "[2]" },
   );
   // Valid for OpenAI (a chat UI's greeting): read, kept as it is.
   add("starts with an assistant", () => [assistant(), user(), assistant()], {

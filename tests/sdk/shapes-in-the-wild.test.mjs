@@ -304,3 +304,74 @@ describe("AI SDK: files the provider stores, and ai 7's new parts", () => {
     }
   });
 });
+
+describe("a system or developer message in the middle of the chat", () => {
+  const openai = [{ role: "system", content: "Be brief." }];
+  for (let i = 0; i < 12; i++) {
+    openai.push({ role: "user", content: `question ${i}` }, { role: "assistant", content: filler(i) });
+    if (i === 3) openai.push({ role: "developer", content: "Answer in French now." });
+    if (i === 9) openai.push({ role: "system", content: "Now be verbose." });
+  }
+  const instructions = ["Answer in French now.", "Now be verbose."];
+
+  it("stays where it was said (OpenAI, Responses, Anthropic), kept or summarized, never lost", async () => {
+    const types = new TypeCollector("sdk-mid-system");
+    for (const format of ["openai", "openai-responses", "anthropic"]) {
+      const chain = format === "openai" ? openai : convert(openai, { to: format }).messages;
+      assert.equal((await compact(chain, { format, maxTokens: 100_000 })).changed, false, format);
+      assert.equal(repairChain(chain, { format }).changed, false, format);
+      for (const strategy of STRATEGIES) {
+        for (const maxTokens of [600, 1200, 2500]) {
+          const label = `${format} ${strategy} ${maxTokens}`;
+          const asked = [];
+          const summarizer = async (request) => {
+            asked.push(JSON.stringify(request));
+            return "Summary: the earlier questions were answered.";
+          };
+          const result = await compact(chain, { format, strategy, maxTokens, summarizer });
+          assert.deepEqual(validateChain(result.messages, { format }), [], label);
+          if (format === "anthropic") assert.deepEqual(anthropicRules(result.messages), [], label);
+          types.add(format, label, result.messages);
+          const out = JSON.stringify(result.messages);
+          for (const text of instructions) {
+            // Kept as the system message it was, or sent to be summarized.
+            const kept = new RegExp(`"role":"(system|developer)","content":"${text}"`).test(out);
+            assert.ok(kept || asked.some((a) => a.includes(text)), `${label}: ${text}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(types.check(), []);
+  });
+
+  it("reads Anthropic's SystemMessageParam with clear_at in a request and writes it back", async () => {
+    const mid = {
+      role: "system",
+      content: "Be terse from now on.",
+      clear_at: "next_user_message",
+      output_config: { effort: "low" },
+    };
+    const request = {
+      model: "claude-opus-4-5",
+      max_tokens: 512,
+      system: "sys",
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "hello" },
+        mid,
+        { role: "user", content: "go on" },
+      ],
+    };
+    const kept = await compact(request, { maxTokens: 100_000 });
+    assert.equal(kept.changed, false);
+    assert.deepEqual(repairChain(request).messages, request);
+    const long = structuredClone(request);
+    for (let i = 0; i < 10; i++)
+      long.messages.push({ role: "assistant", content: filler(i) }, { role: "user", content: `more ${i}` });
+    long.messages.splice(2, 1);
+    long.messages.splice(-1, 0, mid);
+    const result = await compact(long, { maxTokens: 600, summarizer: same });
+    assert.ok(result.changed);
+    assert.ok(result.messages.messages.some((m) => JSON.stringify(m) === JSON.stringify(mid)));
+  });
+});

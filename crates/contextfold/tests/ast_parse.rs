@@ -169,19 +169,29 @@ fn an_assistant_greeting_opens_a_section_without_a_user_message() {
 }
 
 #[test]
-fn system_after_start_is_an_error_even_in_repair() {
-    for chain in [
-        vec![user("q"), sys("late")],
-        vec![sys("s"), user("q"), ai("a"), sys("late")],
-        vec![sys("s"), ai("a"), sys("x")],
+fn a_system_message_mid_chain_opens_a_section() {
+    // A developer's instruction mid-chat (OpenAI, Anthropic): the header of the section
+    // it opens, with the user message after it if one follows.
+    for (chain, sections) in [
+        (vec![user("q"), sys("late")], 2),
+        (vec![sys("s"), user("q"), ai("a"), sys("late"), sys("later"), user("q2"), ai("a2")], 2),
+        (vec![sys("s"), ai("a"), sys("x")], 2),
     ] {
-        let index = chain.len() - 1;
-        let err = ChainAst::parse(&chain).unwrap_err();
-        assert_eq!(err, AstError::SystemAfterStart { index });
-        assert_eq!(err.code(), "system_after_start");
-        assert_eq!(err.path().as_deref(), Some(format!("[{index}]").as_str()));
-        assert_eq!(ChainAst::parse_repair(&chain).unwrap_err(), AstError::SystemAfterStart { index });
+        let ast = strict_roundtrip(&chain);
+        assert_eq!(ast.sections().len(), sections, "{chain:?}");
+        assert!(ast.sections().last().is_some_and(|s| !s.header().system().is_empty()));
+        assert!(ChainAst::parse_repair(&chain).unwrap().repairs.is_empty());
     }
+}
+
+#[test]
+fn a_system_message_between_calls_and_results_is_an_error_even_in_repair() {
+    let chain = [user("q"), ai_calls("", &[("a", "f")]), sys("late"), tool("a", "f", "r")];
+    let err = ChainAst::parse(&chain).unwrap_err();
+    assert_eq!(err, AstError::SystemAfterStart { index: 2 });
+    assert_eq!(err.code(), "system_after_start");
+    assert_eq!(err.path().as_deref(), Some("[2]"));
+    assert_eq!(ChainAst::parse_repair(&chain).unwrap_err(), AstError::SystemAfterStart { index: 2 });
 }
 
 #[test]

@@ -252,7 +252,13 @@ fn what_a_format_cannot_express_is_an_error_with_a_path() {
         (vec![Message::new(Role::Assistant, vec![reasoning("text", None, Some("data"))])], "[0].parts[0]"),
         (vec![Message::new(Role::User, vec![result("c", "r", false)])], "[0].parts[0]"),
         (vec![Message::new(Role::Tool, vec![])], "[0]"),
-        (vec![Message::text(Role::User, "x"), Message::text(Role::System, "late")], "[1]"),
+        (
+            vec![
+                Message::text(Role::User, "x"),
+                Message::new(Role::System, vec![Part::text("late"), Part::Image(ImagePart::default())]),
+            ],
+            "[1].parts[1]",
+        ),
     ];
     for (messages, path) in anthropic_cases {
         let err = anthropic::write_request(&messages).unwrap_err();

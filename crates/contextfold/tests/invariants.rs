@@ -280,23 +280,29 @@ fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
 }
 
 /// A system message after the start (a mid-chat instruction, the AI SDK's
-/// `allowSystemInMessages`) is made a user message in place, as `repairChain` does, and
-/// the chain compacts: it failed as `system_after_start` before.
+/// `allowSystemInMessages`) stays a system message where the provider takes one there
+/// (OpenAI, Anthropic), and is made a user message in place where it does not (Gemini,
+/// the generic rules), as `repairChain` does; either way the chain compacts (it failed as
+/// `system_after_start` before) and the instruction is kept or summarized.
 #[test]
-fn a_system_message_after_the_start_is_repaired_and_the_chain_compacts() {
+fn a_system_message_after_the_start_stays_or_is_repaired_and_the_chain_compacts() {
     use contextfold::message::Role;
     use contextfold::repair::RepairStep;
     let summarizer = ExtractiveSummarizer::default();
-    let (_, demo, format) = inputs().into_iter().next().unwrap();
+    let (_, demo, _) = inputs().into_iter().next().unwrap();
     let mut messages = demo.clone();
     let late = messages.len() - 1;
     messages.insert(late, Message::text(Role::System, "The user is now on the billing page."));
-    for (what, out) in by_every_strategy(&messages, format, &summarizer) {
-        assert!(out.report.provider_repairs.contains(&RepairStep::SystemToUser { index: late }), "{what}");
-        assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
-        let said =
-            out.messages.iter().filter(|m| m.role == Role::User).any(|m| m.joined_text().contains("billing page"));
-        assert!(said, "{what}: the instruction is kept, as a user message");
+    for format in [Format::OpenAi, Format::Anthropic, Format::Gemini] {
+        let anywhere = provider(format).system_anywhere();
+        for (what, out) in by_every_strategy(&messages, format, &summarizer) {
+            let lowered = out.report.provider_repairs.contains(&RepairStep::SystemToUser { index: late });
+            assert_eq!(lowered, !anywhere, "{format:?} {what}");
+            assert!(validate(&out.messages, provider(format)).is_empty(), "{format:?} {what}");
+            let role = if anywhere { Role::System } else { Role::User };
+            let said = out.messages.iter().filter(|m| m.role == role).any(|m| m.joined_text().contains("billing page"));
+            assert!(said, "{format:?} {what}: the instruction is kept, as a {} message", role.as_str());
+        }
     }
 }
 

@@ -358,20 +358,24 @@ fn system_after_the_start_becomes_a_user_message_in_place() {
         &[SystemToUser { index: 3 }],
     );
     check(
-        "late system anthropic",
+        "late system gemini",
         &input,
-        &opts(Provider::Anthropic),
+        &opts(Provider::Gemini),
         &[sys("s"), user("q"), ai("a"), msg(Role::User, vec![Part::text("note"), Part::text("next")]), ai("b")],
         &[SystemToUser { index: 3 }, MergedSameRole { index: 4, into: 3, role: Role::User }],
     );
+    // OpenAI Chat, the Responses API and Anthropic take a system message there.
+    for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic] {
+        check("late system kept", &input, &opts(provider), &input, &[]);
+    }
     // A system message between a call and its result: the result moves up before it.
     let input = [user("q"), ai_calls("x", &[("a", "read")]), sys("note"), tool("a", "read", "1")];
     check(
         "system inside a tool cycle",
         &input,
         &opts(Provider::OpenAi),
-        &[input[0].clone(), input[1].clone(), input[3].clone(), user("note")],
-        &[SystemToUser { index: 2 }, MovedResult { index: 3, call_id: "a".into(), assistant: 1 }],
+        &[input[0].clone(), input[1].clone(), input[3].clone(), input[2].clone()],
+        &[MovedResult { index: 3, call_id: "a".into(), assistant: 1 }],
     );
 }
 
@@ -588,7 +592,8 @@ fn validate_reports_each_rule_with_code_and_path() {
             vec![("empty_text", "[1].parts[0]"), ("empty_text", "[1].parts[1]")],
         ),
         ("empty message", vec![user("q"), msg(Role::Assistant, vec![])], Generic, vec![("empty_message", "[1]")]),
-        ("system not first", vec![user("q"), sys("s"), ai("a")], OpenAi, vec![("system_not_first", "[1]")]),
+        ("system not first", vec![user("q"), sys("s"), ai("a")], Gemini, vec![("system_not_first", "[1]")]),
+        ("system not first ok for openai", vec![user("q"), sys("s"), ai("a")], OpenAi, vec![]),
         ("multiple system", vec![sys("a"), sys("b"), user("q")], Gemini, vec![("multiple_system", "[1]")]),
         ("multiple system ok for openai", vec![sys("a"), sys("b"), user("q")], OpenAi, vec![]),
         (

@@ -44,7 +44,7 @@ impl PartRule {
 pub enum AstError {
     #[error("message {index}: a chain cannot start with a {role} message", role = role.as_str())]
     InvalidStart { index: usize, role: Role },
-    #[error("message {index}: a system message may only appear at the start of the chain")]
+    #[error("message {index}: a system message between tool calls and their results")]
     SystemAfterStart { index: usize },
     #[error("message {index}: two user messages in a row (the first one has no reply)")]
     ConsecutiveHuman { index: usize },

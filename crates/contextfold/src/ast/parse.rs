@@ -4,9 +4,10 @@
 //! - the first message must not be a tool message (an error in both modes); an assistant
 //!   message opening the chain (a chat UI's greeting) opens a section without a user
 //!   message (upstream refuses it);
-//! - system messages may only form the leading run of the chain (upstream allowed one;
-//!   real transcripts carry several, so the whole leading run goes into the first header);
-//!   a later one is an error in both modes;
+//! - system messages open a section's header (upstream allowed one, at the start; real
+//!   transcripts carry several, and OpenAI and Anthropic take them mid-chain too: a
+//!   developer's instruction, so a run of them goes into the header of the section they
+//!   open); one between tool calls and their results is an error in both modes;
 //! - a user message opens a new section once the current one has replies; a second user
 //!   message before any reply is an error (repair: merged into the first); a user message
 //!   after replies in a section without one opens a new section too (upstream: an error,
@@ -177,19 +178,18 @@ impl<'a> Parser<'a> {
         self.mode == ParseMode::Repair
     }
 
+    /// A system message: in the header of the section it opens (or of the one it
+    /// starts with other system messages). Not between calls and their results.
     fn system(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
-        let open = self.open.is_some();
-        match self.sections.as_mut_slice() {
-            [] => {
-                self.sections.push(SectionBuilder { system: vec![Cow::Borrowed(m)], human: None, body: Vec::new() });
-                Ok(())
-            }
-            [only] if only.human.is_none() && only.body.is_empty() && !open => {
-                only.system.push(Cow::Borrowed(m));
-                Ok(())
-            }
-            _ => Err(AstError::SystemAfterStart { index }),
+        if self.open.as_ref().is_some_and(|pair| pair.ai.tool_calls().any(|c| !pair.answered.contains(c.id.as_str()))) {
+            return Err(AstError::SystemAfterStart { index });
         }
+        self.close_pair()?;
+        match self.sections.last_mut() {
+            Some(last) if last.human.is_none() && last.body.is_empty() => last.system.push(Cow::Borrowed(m)),
+            _ => self.sections.push(SectionBuilder { system: vec![Cow::Borrowed(m)], human: None, body: Vec::new() }),
+        }
+        Ok(())
     }
 
     fn human(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {

@@ -6,7 +6,8 @@
 //! `{"role": "system"}` messages inside `messages` (as many SDK wrappers and proxies
 //! send the system prompt) are read as system messages too, marked `inMessages` so they
 //! are written back where they were; a system message after the first user or
-//! assistant message is an error.
+//! assistant message (`SystemMessageParam`: a mid-conversation instruction, with its
+//! `clear_at` and `output_config`) is a system message written back in `messages`.
 //!
 //! Mapping:
 //! - `content` as a string or blocks; `text` -> text, `image` / `document` -> image /
@@ -159,12 +160,8 @@ fn read_message(item: &Node<'_>, path: JsonPath, leading: bool) -> Result<Vec<Me
     let (role, context) = match role_name {
         "user" => (Role::User, BlockContext::User),
         "assistant" => (Role::Assistant, BlockContext::Assistant),
-        "system" if leading => (Role::System, BlockContext::System),
-        "system" => {
-            return Err(obj.field_path("role").shape_error(
-                "a system message after the first user or assistant message: Anthropic takes the system prompt only before all messages (or in the request's `system` field)",
-            ))
-        }
+        // Leading: the system prompt, as SDK wrappers send it; later: a `SystemMessageParam`.
+        "system" => (Role::System, BlockContext::System),
         other => {
             return Err(obj.field_path("role").shape_error(format!(
                 "unknown Anthropic role `{other}` (expected user or assistant; a system prompt goes in the request's `system` field)"
@@ -189,7 +186,7 @@ fn read_message(item: &Node<'_>, path: JsonPath, leading: bool) -> Result<Vec<Me
     if shape != natural_content_shape(&parts) {
         markers.set("content", shape);
     }
-    if role == Role::System {
+    if role == Role::System && leading {
         markers.set("inMessages", true);
     }
     Ok(vec![Message { role, parts, extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers) }])

@@ -304,9 +304,9 @@ pub fn read_auto(value: &serde_json::Value) -> Result<(Vec<Message>, Format), Fo
 
 /// Writes messages in `format`. For Anthropic this is the inverse of [`read`]: a
 /// `messages` array ([`anthropic::write`]), or the request form `{system, messages}`
-/// ([`anthropic::write_request`]) when the messages hold a system message, since
+/// ([`anthropic::write_request`]) when the messages open with a system message, since
 /// Anthropic keeps the system prompt out of `messages`, unless it was read from inside
-/// `messages` (then it goes back there).
+/// `messages` (then it goes back there); later system messages are `messages` of their own.
 pub fn write(messages: &[Message], format: Format) -> Result<serde_json::Value, FormatError> {
     if format != Format::Native && messages.iter().any(|m| crate::message::has_tier_metadata(&m.extra)) {
         let stripped: Vec<Message> = messages.iter().map(without_tier_metadata).collect();
@@ -330,7 +330,8 @@ fn write_provider(messages: &[Message], format: Format) -> Result<serde_json::Va
         Format::OpenAi => openai::write(messages),
         Format::OpenAiResponses => responses::write(messages),
         Format::Anthropic
-            if messages.iter().any(|m| m.role == Role::System) && !anthropic::systems_in_messages(messages) =>
+            if messages.first().is_some_and(|m| m.role == Role::System)
+                && !anthropic::systems_in_messages(messages) =>
         {
             anthropic::write_request(messages)
         }

@@ -72,8 +72,8 @@ pub enum Provider {
     /// provider needs it, and Anthropic rejects it).
     #[default]
     Generic,
-    /// OpenAI Chat Completions (and compatible APIs): several leading system messages and
-    /// consecutive same-role messages are accepted.
+    /// OpenAI Chat Completions (and compatible APIs): several system messages, anywhere,
+    /// and consecutive same-role messages are accepted.
     #[serde(rename = "openai")]
     OpenAi,
     /// OpenAI Responses API: system and developer messages anywhere, consecutive same-role
@@ -81,8 +81,9 @@ pub enum Provider {
     /// to (it is kept in the same assistant message).
     #[serde(rename = "openai-responses")]
     OpenAiResponses,
-    /// Anthropic Messages: one top-level system prompt, alternating user/assistant turns
-    /// starting with user, thinking signed against the history before it.
+    /// Anthropic Messages: one top-level system prompt (and system messages in `messages`),
+    /// alternating user/assistant turns starting with user, thinking signed against the
+    /// history before it.
     Anthropic,
     /// Gemini: one `systemInstruction`, alternating `user` / `model` turns starting with
     /// user; thought signatures stay on their part.
@@ -126,6 +127,14 @@ impl Provider {
     /// a leading run of system messages must become one.
     pub fn single_system(self) -> bool {
         matches!(self, Provider::Anthropic | Provider::Gemini)
+    }
+
+    /// System messages may stand anywhere in the chain: OpenAI Chat (`system` and
+    /// `developer`), the Responses API, and Anthropic (`role: "system"` in `messages`,
+    /// `SystemMessageParam`). Gemini has no system role in `contents`; the generic rules
+    /// keep the one place every provider accepts, the start.
+    pub fn system_anywhere(self) -> bool {
+        matches!(self, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic)
     }
 
     /// The first turn after the system prompt must be the user's.
@@ -325,6 +334,13 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     }
     let items = roles::place_system(items, options.provider, &mut steps);
     let items = tool_pairing::repair(items, options, &mut steps);
+    // A system message kept mid-chain may join the leading run once pairing dropped what
+    // stood before it (an orphan result): the one-field system prompt takes it then.
+    let items = if options.provider.single_system() && options.provider.system_anywhere() {
+        roles::place_system(items, options.provider, &mut steps)
+    } else {
+        items
+    };
     // After pairing (which pairs reused ids by position, and may add calls for orphans).
     let items = if options.provider.unique_call_ids() { call_ids::rename_reused(items, &mut steps) } else { items };
     let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };

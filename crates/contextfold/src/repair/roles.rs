@@ -1,8 +1,10 @@
 //! Role rules: one system prompt first, alternation where required, a user turn first.
 //!
-//! System placement. A system message after the first non-system message breaks "one
-//! system prompt at the start" (every provider; a second system message mid-chain breaks
-//! Gemini and Qwen outright). Such a message is turned into a user message IN PLACE, parts
+//! System placement. A system message after the first non-system message is kept where
+//! the provider takes one (OpenAI Chat and Responses, Anthropic's `role: "system"`
+//! messages); elsewhere it breaks "one system prompt at the start" (Gemini has no system
+//! role in `contents`; Qwen's template refuses one mid-chain), and such a message is
+//! turned into a user message IN PLACE, parts
 //! unchanged: it is context that belongs where it was said (compaction puts summaries
 //! there), while moving it into the leading system prompt would reorder the conversation
 //! and rewrite the system prompt (and with it every provider's prompt cache). A leading
@@ -20,7 +22,8 @@
 use super::{Item, Provider, RepairOptions, RepairStep};
 use crate::message::{Message, Role};
 
-/// Turns late system messages into user messages and, for single-system providers,
+/// Turns late system messages into user messages where the provider takes none and, for
+/// single-system providers,
 /// merges the leading run of system messages.
 pub(crate) fn place_system(items: Vec<Item>, provider: Provider, steps: &mut Vec<RepairStep>) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::with_capacity(items.len());
@@ -29,8 +32,11 @@ pub(crate) fn place_system(items: Vec<Item>, provider: Provider, steps: &mut Vec
         if item.msg.role != Role::System {
             started = true;
         } else if started {
-            item.msg.role = Role::User;
-            steps.push(RepairStep::SystemToUser { index: item.origin });
+            // Kept where the provider takes one (see `Provider::system_anywhere`).
+            if !provider.system_anywhere() {
+                item.msg.role = Role::User;
+                steps.push(RepairStep::SystemToUser { index: item.origin });
+            }
         } else if provider.single_system() {
             if let Some(first) = out.first_mut() {
                 steps.push(RepairStep::MergedSystem { index: item.origin, into: first.origin });

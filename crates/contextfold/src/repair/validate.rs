@@ -156,7 +156,7 @@ fn system_rules(messages: &[Message], provider: Provider, out: &mut Vec<Diagnost
         }
     }
     for (index, m) in messages.iter().enumerate().skip(lead) {
-        if m.role == Role::System {
+        if m.role == Role::System && !provider.system_anywhere() {
             out.push(Diagnostic::message(
                 "system_not_first",
                 index,

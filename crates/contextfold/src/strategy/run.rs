@@ -140,11 +140,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
 ) -> Result<CompactResult, CompactError> {
     // One repair path: a chain whose tool results are out of place, or with a system
     // message after the start (the AI SDK's `allowSystemInMessages`, a mid-chat
-    // instruction), is first repaired exactly as `repairChain` does (a misplaced result
-    // moved, not replaced by a placeholder; the late system message a user message in
-    // place), and the strategy compacts that; the steps lead `report.provider_repairs`.
+    // instruction) where the provider takes none there, is first repaired exactly as
+    // `repairChain` does (a misplaced result moved, not replaced by a placeholder; the
+    // late system message a user message in place), and the strategy compacts that; the
+    // steps lead `report.provider_repairs`. Where the provider takes it, a late system
+    // message opens a section of the chain, kept or summarized with it.
     // Other broken rules keep their typed errors.
-    let repair_first = crate::repair::has_misplaced_results(messages) || system_after_start(messages);
+    let late_system = system_after_start(messages) && !options.repair.provider.system_anywhere();
+    let repair_first = crate::repair::has_misplaced_results(messages) || late_system;
     let result = if repair_first {
         let repaired = repair(messages, &options.repair);
         let mut result = compact_valid(&repaired.messages, options, summarizer, controls, meter).await?;
@@ -161,8 +164,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
-/// Whether a system message comes after the leading run of them: the strategies read
-/// the system prompt at the start only.
+/// Whether a system message comes after the leading run of them (kept where the provider
+/// takes one, made a user message in place where it does not).
 fn system_after_start(messages: &[Message]) -> bool {
     messages.iter().skip_while(|m| m.role == Role::System).any(|m| m.role == Role::System)
 }

@@ -162,7 +162,7 @@ fn tool_use_input_is_compact_json_in_key_order() {
 fn errors_name_the_culprit() {
     let cases = [
         (json!("x"), ""),
-        (json!([{"role": "user", "content": "q"}, {"role": "system", "content": "x"}]), "[1].role"),
+        (json!([{"role": "user", "content": "q"}, {"role": "developer", "content": "x"}]), "[1].role"),
         (json!([{"role": "user"}]), "[0].content"),
         (json!([{"role": "user", "content": null}]), "[0].content"),
         (
@@ -206,4 +206,22 @@ fn errors_name_the_culprit() {
         let err = read(&wire).expect_err(&wire.to_string());
         assert_eq!((err.code(), err.path()), ("invalid_shape", Some(path)), "{wire}: {err}");
     }
+}
+
+#[test]
+fn a_system_message_mid_conversation_stays_one() {
+    // `SystemMessageParam` (and the beta's `clear_at`, `output_config`): read as a system
+    // message, written back in `messages` as it came, in the list and the request form.
+    let mid = json!({"role": "system", "content": "Be terse from now on.", "clear_at": "next_user_message",
+        "output_config": {"effort": "low"}});
+    let turns = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}, mid,
+        {"role": "user", "content": "go on"}]);
+    let messages = read(&turns).unwrap();
+    assert_eq!(messages[2].role, Role::System);
+    assert_eq!(writer::write(&messages).unwrap(), turns);
+    let request = json!({"model": "claude-opus-4-5", "system": "sys", "messages": turns.clone()});
+    let messages = read(&request).unwrap();
+    assert_eq!(messages[0].role, Role::System);
+    assert_eq!(messages[3].role, Role::System);
+    assert_eq!(writer::write_request(&messages).unwrap(), json!({"system": "sys", "messages": turns}));
 }

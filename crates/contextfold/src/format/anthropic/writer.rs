@@ -11,28 +11,26 @@ use crate::format::FormatError;
 use crate::message::{Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
 
-/// Writes messages as an Anthropic `messages` array. A system message cannot be in it
-/// (Anthropic takes the system prompt in the request's `system` field): use
-/// [`write_request`] for those, or [`crate::format::write`], which picks the form.
+/// Writes messages as an Anthropic `messages` array. A system prompt (the leading system
+/// messages) cannot be in it unless it was read from there (Anthropic takes it in the
+/// request's `system` field): use [`write_request`] for those, or
+/// [`crate::format::write`], which picks the form. System messages after the first turn
+/// are `role: "system"` messages (`SystemMessageParam`).
 pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
+    let lead = messages.iter().take_while(|m| m.role == Role::System).count();
     // System messages read from inside `messages` go back there: the whole leading run.
-    let lead = if super::systems_in_messages(messages) {
-        messages.iter().take_while(|m| m.role == Role::System).count()
-    } else {
-        0
-    };
-    if let Some(i) = messages.iter().skip(lead).position(|m| m.role == Role::System).map(|i| i.saturating_add(lead)) {
-        return Err(root.index(i).unwritable(
-            "a system message cannot be written in Anthropic `messages`: the system prompt is the request's top-level `system` (write the request form {system, messages} instead)",
+    if lead > 0 && !super::systems_in_messages(messages) {
+        return Err(root.index(0).unwritable(
+            "a system prompt cannot be written in Anthropic `messages`: it is the request's top-level `system` (write the request form {system, messages} instead)",
         ));
     }
     write_messages(messages.iter().enumerate(), &root).map(Value::Array)
 }
 
 /// Writes messages as an Anthropic request object `{system, messages}`: the leading
-/// system messages become `system` (left out when there is none), the rest `messages`.
-/// A system message after the start cannot be written.
+/// system messages become `system` (left out when there is none), the rest `messages`
+/// (a later system message a `role: "system"` message there).
 pub fn write_request(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
     let lead = messages.iter().take_while(|m| m.role == Role::System).count();
@@ -41,11 +39,6 @@ pub fn write_request(messages: &[Message]) -> Result<Value, FormatError> {
         request.insert("system".into(), system);
     }
     let rest = messages.iter().enumerate().skip(lead);
-    if let Some((i, _)) = rest.clone().find(|(_, m)| m.role == Role::System) {
-        return Err(root.index(i).unwritable(
-            "a system message after the start cannot be written to Anthropic: its only system prompt is the request's `system`, before all messages",
-        ));
-    }
     request.insert("messages".into(), Value::Array(write_messages(rest, &root)?));
     Ok(Value::Object(request))
 }
@@ -132,7 +125,7 @@ fn write_messages<'a>(
                 let blocks = write_blocks(message, &path, context)?;
                 push_turn(&mut out, message, blocks, restore);
             }
-            // Only the leading run reaches here, when it was read from `messages` (see `write`).
+            // The leading run when it was read from `messages` (see `write`), and any later one.
             Role::System => {
                 let blocks = write_blocks(message, &path, BlockContext::System)?;
                 out.push(WireMessage::own("system", message, blocks, restore));

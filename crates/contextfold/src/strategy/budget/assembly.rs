@@ -96,7 +96,9 @@ pub(super) fn assemble<'a>(
     for chunk in verbatim().filter(|c| !c.in_cut) {
         before.extend(verbatim_sections(sections, chunk));
     }
-    if let Some(first) = before.first_mut() {
+    // The first section's system messages are the prompt, in `systems`; a later section's
+    // (a mid-chat instruction) stay with it.
+    if let Some(first) = before.first_mut().filter(|_| plan.keep_before) {
         first.set_header(first.header().without_system());
     }
     Assembly { systems, condensed, before, in_section, kept }

@@ -85,12 +85,25 @@ pub(super) fn plan<'a>(
     Plan { cut_section, cut_pair, keep_before, chunks, jobs, content_bytes, updates_earlier }
 }
 
-/// Pairs `pairs` of section `section`, with its user message when `with_human`.
+/// Pairs `pairs` of section `section`, with its user message when `with_human`, and
+/// from its start when `with_header` (a section after the first may open with system
+/// messages, a mid-chat instruction: condensed or kept with it).
 #[derive(Debug, Clone)]
 pub(super) struct Segment {
     pub section: usize,
     pub pairs: std::ops::Range<usize>,
     with_human: bool,
+    with_header: bool,
+}
+
+/// The system messages a segment carries: those of a later section's header, from its
+/// start (the first section's are the system prompt, kept apart).
+fn segment_systems<'s, 'a>(s: &'s Section<'a>, seg: &Segment) -> &'s [std::borrow::Cow<'a, Message>] {
+    if seg.with_header && seg.section > 0 {
+        s.header().system()
+    } else {
+        &[]
+    }
 }
 
 /// One summary call's worth of history: consecutive segments, possibly spanning
@@ -154,7 +167,8 @@ pub(super) fn verbatim_sections<'a>(sections: &[Section<'a>], chunk: &Chunk) -> 
         .filter_map(|seg| {
             let s = sections.get(seg.section)?;
             let body = s.body().get(seg.pairs.clone())?.to_vec();
-            Some(Section::new(s.header().without_system(), body))
+            let header = if seg.section == 0 { s.header().without_system() } else { s.header().clone() };
+            Some(Section::new(header, body))
         })
         .collect()
 }
@@ -168,8 +182,9 @@ fn chunk_bytes_of(sections: &[Section], chunk: &Chunk) -> usize {
         .filter_map(|seg| {
             let s = sections.get(seg.section)?;
             let human = if seg.with_human { s.header().human().map_or(0, Message::size) } else { 0 };
+            let systems: usize = segment_systems(s, seg).iter().map(|m| m.size()).sum();
             let pairs: usize = s.body().get(seg.pairs.clone())?.iter().map(BodyPair::size).sum();
-            Some(human.saturating_add(pairs))
+            Some(human.saturating_add(systems).saturating_add(pairs))
         })
         .sum()
 }
@@ -186,15 +201,17 @@ fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, tokens: &[usize]) -
     let mut starts: Vec<(usize, usize, usize, Option<usize>)> = Vec::new();
     let mut at = 0usize;
     for (si, s) in ast.sections().iter().enumerate() {
+        // A later section's own system messages are kept (and counted) with it.
+        let section_start = if si == 0 { at.saturating_add(s.header().system().len()) } else { at };
         let header_start = at.saturating_add(s.header().system().len());
         let human = s.header().human().map(|_| header_start);
         at = header_start.saturating_add(usize::from(human.is_some()));
         if human.is_some() {
-            starts.push((si, 0, header_start, None));
+            starts.push((si, 0, section_start, None));
         }
         for (pj, p) in s.body().iter().enumerate() {
             if pj > 0 || human.is_none() {
-                starts.push((si, pj, at, human));
+                starts.push((si, pj, if pj == 0 { section_start } else { at }, human));
             }
             at = at.saturating_add(p.tools().len().saturating_add(1));
         }
@@ -234,23 +251,25 @@ fn plan_chunks(sections: &[Section], cut_section: usize, cut_pair: usize, chunk_
     let mut current: Vec<Segment> = Vec::new();
     let mut bytes = 0usize;
     for (si, s) in sections.iter().enumerate().take(cut_section) {
+        let mut segment =
+            Segment { section: si, pairs: 0..0, with_human: s.header().human().is_some(), with_header: true };
+        let systems: usize = segment_systems(s, &segment).iter().map(|m| m.size()).sum();
         let human = s.header().human().map_or(0, Message::size);
-        let mut segment = Segment { section: si, pairs: 0..0, with_human: s.header().human().is_some() };
-        bytes = bytes.saturating_add(human);
+        bytes = bytes.saturating_add(human).saturating_add(systems);
         for (pj, p) in s.body().iter().enumerate() {
             let open = segment.with_human || !segment.pairs.is_empty() || !current.is_empty();
             if open && bytes.saturating_add(p.size()) > chunk_bytes {
-                if segment.with_human || !segment.pairs.is_empty() {
+                if segment.with_human || !segment.pairs.is_empty() || systems > 0 {
                     current.push(segment);
                 }
                 chunks.push(Chunk { segments: std::mem::take(&mut current), in_cut: false });
                 bytes = 0;
-                segment = Segment { section: si, pairs: pj..pj, with_human: false };
+                segment = Segment { section: si, pairs: pj..pj, with_human: false, with_header: false };
             }
             segment.pairs.end = pj.saturating_add(1);
             bytes = bytes.saturating_add(p.size());
         }
-        if segment.with_human || !segment.pairs.is_empty() {
+        if segment.with_human || !segment.pairs.is_empty() || (segment.with_header && systems > 0) {
             current.push(segment);
         }
     }
@@ -258,7 +277,7 @@ fn plan_chunks(sections: &[Section], cut_section: usize, cut_pair: usize, chunk_
         chunks.push(Chunk { segments: current, in_cut: false });
     }
     if cut_pair > 0 {
-        let segment = Segment { section: cut_section, pairs: 0..cut_pair, with_human: false };
+        let segment = Segment { section: cut_section, pairs: 0..cut_pair, with_human: false, with_header: false };
         chunks.push(Chunk { segments: vec![segment], in_cut: true });
     }
     chunks
@@ -280,6 +299,7 @@ fn chunk_job<'a>(
         if segment.with_human || c.in_cut {
             tasks.extend(s.header().human());
         }
+        work.extend(segment_systems(s, segment).iter().map(|m| &**m));
         work.extend(s.body().get(segment.pairs.clone())?.iter().flat_map(BodyPair::message_refs));
     }
     if tasks.is_empty() && work.is_empty() {

@@ -117,7 +117,9 @@ impl<'m> Run<'_, 'm> {
                 .get(fold..)
                 .unwrap_or_default()
                 .iter()
-                .map(|s| Section::new(s.header().without_system(), s.body().to_vec())),
+                // Sections after the first hold no system prompt; a system message of
+                // theirs (a mid-chat instruction) stays where it was said.
+                .cloned(),
         );
         *self.ast.sections_mut() = sections;
     }
@@ -154,7 +156,17 @@ impl<'m> Run<'_, 'm> {
         Some(QaFold {
             fold,
             humans,
-            work: folded.iter().flat_map(|s| s.body().iter().flat_map(BodyPair::message_cows)).cloned().collect(),
+            // A later folded section's system messages (mid-chat instructions) are
+            // summarized with the work they came with.
+            work: folded
+                .iter()
+                .enumerate()
+                .flat_map(|(k, s)| {
+                    let systems = if k > 0 { s.header().system() } else { &[] };
+                    systems.iter().chain(s.body().iter().flat_map(BodyPair::message_cows))
+                })
+                .cloned()
+                .collect(),
             replaced,
             bytes_before,
             system,
