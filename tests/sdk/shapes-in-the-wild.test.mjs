@@ -375,3 +375,47 @@ describe("a system or developer message in the middle of the chat", () => {
     assert.ok(result.messages.messages.some((m) => JSON.stringify(m) === JSON.stringify(mid)));
   });
 });
+
+describe("AI SDK UIMessages: a tool approval left unanswered, then a new user message", () => {
+  it("keeps the waiting call as the SDK holds it, with every strategy", async () => {
+    const pending = (i, state) => ({
+      id: `a${i}`,
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        {
+          type: "tool-dropDb",
+          toolCallId: `t${i}`,
+          state,
+          input: { db: `staging${i}` },
+          ...(state === "approval-requested" ? { approval: { id: `ap${i}` } } : {}),
+        },
+      ],
+    });
+    const ui = [{ id: "u0", role: "user", parts: [{ type: "text", text: "Drop the staging databases." }] }];
+    for (let i = 0; i < 6; i++) {
+      ui.push(pending(i, i % 2 ? "input-available" : "approval-requested"));
+      ui.push({ id: `u${i + 1}`, role: "user", parts: [{ type: "text", text: `Never mind. ${filler(i)}` }] });
+    }
+    await validateUIMessages({ messages: ui });
+    const repaired = repairChain(ui);
+    await validateUIMessages({ messages: repaired.messages });
+    assert.deepEqual(
+      repaired.messages.filter((m) => m.id === "a0"),
+      [ui[1]],
+    );
+    for (const strategy of STRATEGIES) {
+      const result = await compact(ui, { strategy, maxTokens: 400, summarizer: same });
+      await validateUIMessages({ messages: result.messages });
+      await convertToModelMessages(result.messages);
+      for (const m of result.messages.filter((m) => /^a\d$/.test(m.id))) {
+        // A kept call is the part it was: no output the tool never gave, no approval claimed.
+        assert.deepEqual(
+          m,
+          ui.find((u) => u.id === m.id),
+          strategy,
+        );
+      }
+    }
+  });
+});

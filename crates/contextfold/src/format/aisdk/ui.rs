@@ -377,7 +377,9 @@ fn read_tool(item: &Node<'_>, path: JsonPath, part_type: &str) -> Result<(Part, 
         _ => None,
     });
     match state {
-        Some(state) if state == natural => {}
+        // A call with no outcome keeps its state recorded, natural or not: the writer
+        // tells by it a result the repair pass added (see `writer::write_tool`).
+        Some(state) if state == natural && result.is_some() => {}
         Some(state) => markers.set("state", state),
         None => markers.set("state", Value::Null),
     }

@@ -277,6 +277,15 @@ fn write_tool(
         object([("type", format!("tool-{}", call.name).into())])
     };
     mapped.insert("toolCallId".into(), call.id.as_str().into());
+    // A call read with no outcome (waiting for its input, or for the user's approval)
+    // that has a result now got it from the repair pass, because a user message came
+    // after it: the part stays as the SDK holds it (`convertToModelMessages` leaves such a
+    // call out). As `output-available`, its `approval` would claim a yes never given.
+    let pending = matches!(
+        restore.marker_str("state"),
+        Some("input-streaming" | "input-available" | "approval-requested" | "approval-responded")
+    );
+    let result = result.filter(|_| !pending);
     let natural = natural_state(result.map(|(r, _)| r));
     match restore.marker("state") {
         Some(Value::Null) => {}
