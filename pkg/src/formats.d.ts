@@ -120,12 +120,16 @@ export interface GeminiContent {
     role?: "user" | "model";
     parts?: GeminiPart[];
 }
+type GeminiSystemInstruction = string | { role?: string; parts?: Array<{ text?: string }> };
 /**
- * A Gemini request (REST form): the system prompt in `systemInstruction`. Fields that
- * are not contents (`generationConfig`, `tools`, ...) are kept as they came.
+ * A Gemini request: the REST form, the system prompt in `systemInstruction`, or the
+ * `@google/genai` SDK's `GenerateContentParameters`, the system prompt in
+ * `config.systemInstruction` (where it stays). Fields that are not contents
+ * (`generationConfig`, `tools`, `config`'s others, ...) are kept as they came.
  */
 export interface GeminiRequest {
-    systemInstruction?: string | { role?: string; parts?: Array<{ text?: string }> };
+    systemInstruction?: GeminiSystemInstruction;
+    config?: { systemInstruction?: GeminiSystemInstruction };
     contents: GeminiContent[];
 }
 

@@ -3,7 +3,7 @@
 // written rules in judges.mjs).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, convert, repairChain, validateChain } from "contextfold";
+import { compact, convert, needsCompaction, repairChain, validateChain } from "contextfold";
 import { compactAgentItems } from "contextfold/openai-agents";
 import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
 import { protocol } from "@openai/agents-core";
@@ -18,7 +18,7 @@ import {
   wrapLanguageModel,
 } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { anthropicRules, geminiRules, TypeCollector } from "./judges.mjs";
+import { anthropicRules, geminiRules, geminiSdk, TypeCollector } from "./judges.mjs";
 
 const STRATEGIES = ["auto", "sections", "window", "tiers", "budget", "mask"];
 const same = async () => "Summary: the earlier questions were answered.";
@@ -413,6 +413,42 @@ describe("AI SDK UIMessages: a tool approval left unanswered, then a new user me
         assert.deepEqual(
           m,
           ui.find((u) => u.id === m.id),
+          strategy,
+        );
+      }
+    }
+  });
+});
+
+describe("@google/genai: GenerateContentParameters keep the system prompt in config", () => {
+  const contents = [];
+  for (let i = 0; i < 8; i++) {
+    contents.push(
+      { role: "user", parts: [{ text: `question ${i}` }] },
+      { role: "model", parts: [{ text: filler(i) }] },
+    );
+  }
+  contents.push({ role: "user", parts: [{ text: "and now?" }] });
+  const long = "You are a careful coding assistant. ".repeat(200);
+
+  it("counts it, keeps it there, and the SDK sends it", async () => {
+    for (const systemInstruction of [long, { parts: [{ text: long }] }]) {
+      const request = { model: "gemini-2.5-flash", contents, config: { temperature: 0, systemInstruction } };
+      // The budget counts it: 1,800 tokens of system prompt do not fit 1,000.
+      assert.equal(needsCompaction(request, { maxTokens: 1000 }), true);
+      await assert.rejects(compact(request, { maxTokens: 1000, summarizer: same }), { code: "budget_exceeded" });
+      for (const strategy of STRATEGIES) {
+        const result = await compact(request, { strategy, maxTokens: 2400, summarizer: same });
+        assert.deepEqual(Object.keys(result.messages).sort(), ["config", "contents", "model"], strategy);
+        assert.equal(result.messages.config.temperature, 0);
+        assert.ok(JSON.stringify(result.messages.config.systemInstruction).includes("careful coding"), strategy);
+        assert.deepEqual(geminiRules(result.messages.contents), [], strategy);
+        assert.deepEqual(
+          await geminiSdk({
+            contents: result.messages.contents,
+            systemInstruction: result.messages.config.systemInstruction,
+          }),
+          [],
           strategy,
         );
       }

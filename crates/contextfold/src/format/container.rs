@@ -49,6 +49,24 @@ pub fn write_like(messages: &[Message], format: Format, input: &Value) -> Result
     };
     let list_key = fields.messages;
     let mut out: Map<String, Value> = request.clone();
+    // The genai SDK's request keeps its system prompt in `config`: it stays there.
+    let has_top = fields.system.is_some_and(|k| request.contains_key(k));
+    let nested = fields.system_in.is_some_and(|k| request.get(k).is_some_and(Value::is_object));
+    if let Some((Some(object), system_key)) = fields.system_place(has_top, nested) {
+        let (system, list) = match written {
+            Value::Object(mut fresh) => (fresh.remove(system_key), fresh.remove(list_key)),
+            list @ Value::Array(_) => (None, Some(list)),
+            other => return Ok(other),
+        };
+        if let Some(Value::Object(config)) = out.get_mut(object) {
+            match system {
+                Some(system) => config.insert(system_key.to_string(), system),
+                None => config.shift_remove(system_key),
+            };
+        }
+        out.insert(list_key.to_string(), list.unwrap_or(Value::Array(Vec::new())));
+        return Ok(Value::Object(out));
+    }
     match (written, fields.system) {
         // A format without a system field (OpenAI Chat) keeps its system messages in the list.
         (Value::Array(list), None) => {
@@ -106,6 +124,24 @@ mod tests {
             json!({ "generationConfig": { "temperature": 0 },
             "contents": [ { "role": "user", "parts": [ { "text": "hi" } ] } ] })
         );
+    }
+
+    #[test]
+    fn the_genai_sdk_request_keeps_its_system_instruction_in_config() {
+        // `GenerateContentParameters`: `{model, contents, config: {systemInstruction}}`.
+        let input = json!({ "model": "gemini-2.5-flash", "config": { "temperature": 0, "systemInstruction": "be brief" },
+            "contents": [ { "role": "user", "parts": [ { "text": "hi" } ] } ] });
+        let messages = read(&input, Format::Gemini).unwrap();
+        assert_eq!(messages.first().map(|m| m.role), Some(Role::System));
+        assert_eq!(write_like(&messages, Format::Gemini, &input).unwrap(), input);
+        // Without it (dropped), and gaining one where the request had none: in `config`.
+        let without: Vec<Message> = messages.iter().filter(|m| m.role != Role::System).cloned().collect();
+        let out = write_like(&without, Format::Gemini, &input).unwrap();
+        assert_eq!(out["config"], json!({ "temperature": 0 }));
+        let bare = json!({ "model": "m", "config": {}, "contents": [] });
+        let out = write_like(&[Message::text(Role::System, "summary")], Format::Gemini, &bare).unwrap();
+        assert_eq!(out["config"]["systemInstruction"]["parts"][0]["text"], json!("summary"));
+        assert!(out.get("systemInstruction").is_none());
     }
 
     #[test]

@@ -147,13 +147,32 @@ pub struct RequestFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system: Option<&'static str>,
     pub messages: &'static str,
+    /// An object field the system prompt may be in instead, when the request has no
+    /// top-level one: the `@google/genai` SDK's `{model, contents, config:
+    /// {systemInstruction}}` (`GenerateContentParameters`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_in: Option<&'static str>,
 }
 
 impl RequestFields {
-    pub const OPENAI: RequestFields = RequestFields { system: None, messages: "messages" };
-    pub const ANTHROPIC: RequestFields = RequestFields { system: Some("system"), messages: "messages" };
-    pub const GEMINI: RequestFields = RequestFields { system: Some("systemInstruction"), messages: "contents" };
-    pub const RESPONSES: RequestFields = RequestFields { system: Some("instructions"), messages: "input" };
+    pub const OPENAI: RequestFields = RequestFields { system: None, messages: "messages", system_in: None };
+    pub const ANTHROPIC: RequestFields =
+        RequestFields { system: Some("system"), messages: "messages", system_in: None };
+    pub const GEMINI: RequestFields =
+        RequestFields { system: Some("systemInstruction"), messages: "contents", system_in: Some("config") };
+    pub const RESPONSES: RequestFields =
+        RequestFields { system: Some("instructions"), messages: "input", system_in: None };
+
+    /// Where `request` keeps its system prompt: `(Some(object), key)` when it is in the
+    /// object field [`Self::system_in`] (there is no top-level one and that object is
+    /// there), `(None, key)` at the top level; `None` for a format without a system field.
+    pub fn system_place(&self, has_top: bool, has_nested_object: bool) -> Option<(Option<&'static str>, &'static str)> {
+        let key = self.system?;
+        match self.system_in {
+            Some(object) if !has_top && has_nested_object => Some((Some(object), key)),
+            _ => Some((None, key)),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

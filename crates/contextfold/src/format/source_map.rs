@@ -28,6 +28,11 @@ pub fn message_paths(value: &Value, format: Format, total: usize) -> Option<Vec<
                         .collect();
                 let count = read(&Value::Object(alone), format).ok()?.len();
                 paths.extend(std::iter::repeat_n(root.key(system_field).to_string(), count));
+            } else if let Some((object, field)) = fields.system_in.zip(fields.system) {
+                // The genai SDK's `config.systemInstruction`: one system message.
+                if request.get(object).and_then(|c| c.get(field)).is_some_and(|v| !v.is_null()) {
+                    paths.push(root.key(object).key(field).to_string());
+                }
             }
             (request.get(list_field)?.as_array()?, root.key(list_field))
         }

@@ -141,11 +141,23 @@ impl RequestShape {
             Node::Object(_) => {
                 let mut request = WireObject::new(value, root, "a request")?;
                 let mut out = Vec::new();
-                if let Some(field) = self.fields.system {
-                    let system_path = request.field_path(field);
-                    if let Some(system) = (self.read_system)(request.take(field), &system_path)? {
-                        out.push(system);
+                let nested = self.fields.system_in.and_then(|k| request.peek(k)).filter(|v| v.is_object());
+                let has_top = self.fields.system.is_some_and(|k| request.peek(k).is_some());
+                match self.fields.system_place(has_top, nested.is_some()) {
+                    Some((None, field)) => {
+                        let system_path = request.field_path(field);
+                        if let Some(system) = (self.read_system)(request.take(field), &system_path)? {
+                            out.push(system);
+                        }
                     }
+                    Some((Some(object), field)) => {
+                        let system_path = request.field_path(object).key(field);
+                        let value = nested.and_then(|n| n.get(field));
+                        if let Some(system) = (self.read_system)(value, &system_path)? {
+                            out.push(system);
+                        }
+                    }
+                    None => {}
                 }
                 let path = request.field_path(self.fields.messages);
                 match request.take(self.fields.messages) {
