@@ -7,6 +7,7 @@ import { compact, convert, needsCompaction, repairChain, validateChain } from "c
 import { compactAgentItems } from "contextfold/openai-agents";
 import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
 import { protocol } from "@openai/agents-core";
+import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import {
   convertToModelMessages,
   generateText,
@@ -451,6 +452,34 @@ describe("@google/genai: GenerateContentParameters keep the system prompt in con
           [],
           strategy,
         );
+      }
+    }
+  });
+});
+
+describe("LangChain messages alike but for a number", () => {
+  it("come back as the caller's own objects when kept, with every strategy", async () => {
+    // "Continue 1" / id h1 and "Continue 2" / id h2: their fingerprints once collided, and
+    // the whole result came back as copies.
+    const history = [new SystemMessage({ content: "You are careful.", id: "sys1" })];
+    for (let t = 0; t < 6; t++) {
+      history.push(
+        new HumanMessage({ id: `h${t}`, content: `Continue ${t}` }),
+        new AIMessage({ id: `a${t}`, content: filler(t) }),
+      );
+    }
+    for (const form of ["instances", "toJSON"]) {
+      const input = form === "instances" ? history : history.map((m) => m.toJSON());
+      for (const strategy of ["auto", "budget", "sections", "window"]) {
+        const result = await compact(input, { strategy, maxTokens: 400, summarizer: same });
+        assert.ok(result.changed, `${form} ${strategy}`);
+        const kept = result.messages.filter((m) => input.includes(m));
+        // Whatever equals an input message is that very object.
+        const copies = result.messages.filter(
+          (m) => !input.includes(m) && input.some((i) => JSON.stringify(i) === JSON.stringify(m)),
+        );
+        assert.deepEqual(copies, [], `${form} ${strategy}`);
+        assert.ok(kept.length > 0, `${form} ${strategy}`);
       }
     }
   });

@@ -292,7 +292,7 @@ fn hash_tree<T: Tree>(value: &T, h: &mut Fx) {
     }
 }
 
-/// FxHash (rustc's): one multiply per 8 bytes, several times faster than SipHash on the
+/// FxHash (rustc's), finalized: one multiply per 8 bytes, several times faster than SipHash on the
 /// whole chain's text. It has no defence against crafted collisions, which here can
 /// only cost the plan: every match is confirmed against the input, and one that is not
 /// the input message sends the output whole (never a wrong message).
@@ -316,8 +316,16 @@ impl Hasher for Fx {
         self.add(tail ^ ((rest.len() as u64) << 56));
     }
 
+    /// Finalized (murmur3's fmix64): object entries are summed, and without it entries
+    /// that differ alike (`"Continue 1"`/`"h1"` and `"Continue 2"`/`"h2"`, a digit at the
+    /// same place of each) summed to the same fingerprint, and the plan was given up.
     fn finish(&self) -> u64 {
-        self.0
+        let mut x = self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^ (x >> 33)
     }
 }
 
@@ -325,6 +333,20 @@ impl Hasher for Fx {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn messages_that_differ_alike_have_other_fingerprints() {
+        // Entries differing the same way (a digit at the same place of each string) once
+        // summed to one fingerprint: the plan matched h2 to h1 and was given up.
+        let message = |i: usize| json!({"kwargs": {"id": format!("h{i}"), "content": format!("Continue {i}")}});
+        let prints: std::collections::HashSet<u64> = (0..200).map(|i| fingerprint(&message(i))).collect();
+        assert_eq!(prints.len(), 200);
+        let input = json!((0..6).map(message).collect::<Vec<_>>());
+        let output = json!([message(0), {"summary": "s"}, message(4), message(5)]);
+        let (_, plan) = plan(&input, output, Format::LangChain);
+        let kept: Vec<ReuseItem> = plan.unwrap().into_iter().filter(|i| matches!(i, ReuseItem::Keep(_))).collect();
+        assert_eq!(kept, vec![ReuseItem::Keep(0), ReuseItem::Keep(4), ReuseItem::Keep(5)]);
+    }
 
     #[test]
     fn kept_messages_become_indices_in_order_and_new_ones_stay() {
