@@ -484,3 +484,36 @@ describe("LangChain messages alike but for a number", () => {
     }
   });
 });
+
+describe("UIMessages: the last step of an agent turn kept without its first", () => {
+  it("keeps the UIMessage's id and metadata", async () => {
+    const big = "line of code ".repeat(400);
+    const turn = (n, file) => ({
+      id: `msg-${n}`,
+      role: "assistant",
+      metadata: { model: "gpt-x", createdAt: n },
+      parts: [
+        { type: "step-start" },
+        { type: "tool-read", toolCallId: `r${n}`, state: "output-available", input: { path: file }, output: big },
+        { type: "step-start" },
+        { type: "text", text: `Fixed ${file}.`, state: "done" },
+      ],
+    });
+    const ui = [
+      { id: "msg-0", role: "user", parts: [{ type: "text", text: "Fix the bug." }] },
+      turn(1, "a.ts"),
+      { id: "msg-2", role: "user", parts: [{ type: "text", text: "Now b.ts." }] },
+      turn(3, "b.ts"),
+      { id: "msg-4", role: "user", parts: [{ type: "text", text: "Thanks, and c.ts?" }] },
+    ];
+    for (const strategy of ["auto", "window"]) {
+      const result = await compact(ui, { strategy, maxTokens: 600, summarizer: same });
+      await validateUIMessages({ messages: result.messages });
+      const ids = result.messages.map((m) => m.id);
+      assert.equal(new Set(ids).size, ids.length, `${strategy}: ids unique`);
+      const fixed = result.messages.find((m) => JSON.stringify(m).includes("Fixed b.ts."));
+      assert.equal(fixed.id, "msg-3", strategy);
+      assert.deepEqual(fixed.metadata, { model: "gpt-x", createdAt: 3 }, strategy);
+    }
+  });
+});

@@ -37,7 +37,8 @@
 //!   that opens a `UIMessage` where the writer would continue the previous one (it follows
 //!   that one's results), `"step"` on one that continues a `UIMessage` where the writer
 //!   would open one (the step before had no results); `noId` when the message had no
-//!   `id`;
+//!   `id`; `of` on a later step: the `UIMessage`'s own fields (`id`, `metadata`), which a
+//!   step kept without the first takes when it opens a `UIMessage`;
 //! - tool call `dynamic` (a `dynamic-tool` part), `state` (the state when not the natural
 //!   one, `null` when absent), `noInput` (no `input` field), `input` (the original input
 //!   when its compact JSON does not read back the same);
@@ -222,6 +223,9 @@ fn push_steps(steps: Vec<Step>, role: Role, first: (WireObject<'_>, Markers), ou
         Vec::new()
     };
     let mut first = Some(first);
+    // The `UIMessage`'s own fields (`id`, `metadata`, ...), for a later step kept without
+    // the first: it opens a `UIMessage` then, which they still describe.
+    let mut own_fields: Option<Value> = None;
     for (k, step) in steps.into_iter().enumerate() {
         let (obj, mut markers) = match first.take() {
             Some((obj, markers)) => (Some(obj), markers),
@@ -238,8 +242,16 @@ fn push_steps(steps: Vec<Step>, role: Role, first: (WireObject<'_>, Markers), ou
                 markers.set("turn", "step");
             }
         }
+        if let Some(fields) = own_fields.as_ref().filter(|f| f.as_object().is_some_and(|f| !f.is_empty())) {
+            markers.set("of", fields.clone());
+        }
         let extra = match obj {
-            Some(obj) => obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
+            Some(obj) => {
+                let extra = obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers);
+                let fields = extra.iter().filter(|(k, _)| k.as_str() != NAMESPACE);
+                own_fields = Some(Value::Object(fields.map(|(k, v)| (k.clone(), v.clone())).collect()));
+                extra
+            }
             None => marker_extra(markers),
         };
         out.push(Message { role, parts: step.parts, extra });

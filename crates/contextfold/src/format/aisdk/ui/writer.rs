@@ -105,7 +105,21 @@ impl<'a> UiWriter<'a> {
         };
         let no_id = restore.marker_flag("noId");
         let verbatim = restore.marker("uiParts").cloned();
-        let fields = restore.into_fields();
+        let of = restore.marker_object("of").cloned();
+        let mut fields = restore.into_fields();
+        if !continues && !fields.contains_key("id") {
+            // A later step of a `UIMessage` whose first step is gone: its id (unless a
+            // message written or kept has it) and its other fields.
+            for (k, v) in of.into_iter().flatten() {
+                let free = |id: &Value| {
+                    id.as_str().is_some_and(|id| !self.taken.contains(id))
+                        && !self.out.iter().any(|ui| ui.id.as_ref() == Some(id))
+                };
+                if k != "id" || free(&v) {
+                    fields.entry(k).or_insert(v);
+                }
+            }
+        }
         if let Some(ui) = self.out.get_mut(index) {
             if !continues {
                 ui.id = match fields.get("id") {
