@@ -179,7 +179,7 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
     let as_user = options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System);
-    let Some((turn, body)) = split_turn_in_progress(messages) else {
+    let Some((turn, body)) = split_turn_in_progress(messages).or_else(|| split_thinking_cycle(messages)) else {
         return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
     let strategy = &options.strategy;
@@ -225,6 +225,29 @@ fn split_turn_in_progress(messages: &[Message]) -> Option<(&[Message], &[Message
     let open = call.tool_calls().any(|c| !answered(&c.id));
     let after = matches!(body.last()?.role, Role::User | Role::Tool | Role::Assistant);
     (open && after).then_some((turn, body))
+}
+
+/// `(cycle, rest)` when the chain ends with a tool cycle whose assistant message thinks
+/// (reasoning parts) and calls tools, its results, and then the user's text: on the wire
+/// (Anthropic) the text rides in the user turn with the results, and the assistant
+/// message they answer must keep its signed thinking (a final assistant message must
+/// start with a thinking block when thinking is on). Folded or summarized, it would lose
+/// it: the cycle is set aside like a turn in progress.
+fn split_thinking_cycle(messages: &[Message]) -> Option<(&[Message], &[Message])> {
+    let (last, rest) = messages.split_last()?;
+    if last.role != Role::User {
+        return None;
+    }
+    let results = rest.iter().rev().take_while(|m| m.role == Role::Tool).count();
+    let at = rest.len().checked_sub(results.checked_add(1)?)?;
+    let call = rest.get(at)?;
+    let thinks = call.parts.iter().any(|p| matches!(p, crate::message::Part::Reasoning(_)));
+    let cycle = results > 0 && call.role == Role::Assistant && call.tool_calls().next().is_some() && thinks;
+    let after = at > 0;
+    (cycle && after).then(|| {
+        let (body, turn) = messages.split_at(at);
+        (turn, body)
+    })
 }
 
 /// [`compact`] of a chain with no turn in progress set aside; `as_user`: system messages
