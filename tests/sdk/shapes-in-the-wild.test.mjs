@@ -517,3 +517,27 @@ describe("UIMessages: the last step of an agent turn kept without its first", ()
     }
   });
 });
+
+describe("Responses: a request continuing a stored response (previous_response_id)", () => {
+  const output = { type: "function_call_output", call_id: "call_abc", output: "Sunny, 21C" };
+  it("keeps the results it opens with, which answer calls the provider stores", async () => {
+    const short = { model: "gpt-5", previous_response_id: "resp_123", input: [output] };
+    assert.deepEqual(validateChain(short), []);
+    const repaired = repairChain(short);
+    assert.equal(repaired.changed, false);
+    assert.equal((await compact(short, { maxTokens: 100_000 })).changed, false);
+    // A long input after them compacts; the results stay first, as they were.
+    const long = { model: "gpt-5", conversation: "conv_1", input: [output] };
+    for (let i = 0; i < 10; i++) {
+      long.input.push({ role: "user", content: `question ${i}` }, { role: "assistant", content: filler(i) });
+    }
+    for (const strategy of STRATEGIES) {
+      const result = await compact(long, { strategy, maxTokens: 700, summarizer: same });
+      assert.equal(result.messages.input[0], output, strategy);
+      assert.equal(result.messages.conversation, "conv_1");
+      assert.deepEqual(validateChain(result.messages), [], strategy);
+    }
+    // Without previous_response_id or conversation a leading result answers nothing.
+    assert.equal(repairChain({ model: "gpt-5", input: [output, { role: "user", content: "hi" }] }).changed, true);
+  });
+});

@@ -607,18 +607,22 @@ async fn compact_read<S: Summarizer + ?Sized>(
         None => controls,
     };
     let count = messages.len();
-    let result = run::compact(&messages, &options, summarizer, controls, meter).await.map_err(|error| {
-        let input_path = match (&error, &caller) {
-            (CompactError::Input(e), Caller::Tree(value)) => crate::locate::error_path(e, value, format, count),
-            // The tree is read again, for the error only.
-            (CompactError::Input(e), Caller::Text { text, .. }) => text
-                .whole()
-                .and_then(|text| format::parse_json(&text).ok())
-                .and_then(|value| crate::locate::error_path(e, &value, format, count)),
-            _ => None,
-        };
-        JsonError { error, input_path }
-    })?;
+    let stored = stored_results(caller.container(), format, &messages);
+    let result =
+        run::compact_after_stored(&messages, stored, &options, summarizer, controls, meter).await.map_err(|error| {
+            let input_path = match (&error, &caller) {
+                // Positions in the chain after the results set aside: no path rather than a wrong one.
+                (CompactError::Input(_), _) if stored > 0 => None,
+                (CompactError::Input(e), Caller::Tree(value)) => crate::locate::error_path(e, value, format, count),
+                // The tree is read again, for the error only.
+                (CompactError::Input(e), Caller::Text { text, .. }) => text
+                    .whole()
+                    .and_then(|text| format::parse_json(&text).ok())
+                    .and_then(|value| crate::locate::error_path(e, &value, format, count)),
+                _ => None,
+            };
+            JsonError { error, input_path }
+        })?;
     // The input's messages are done with: let them go before the output is written (its
     // tree and the reuse plan are the last peak of a call).
     drop(messages);
@@ -650,6 +654,22 @@ async fn compact_read<S: Summarizer + ?Sized>(
     Ok(JsonOutput { messages, changed, format, report, reuse })
 }
 
+/// How many messages `container`'s chain opens with that answer calls the provider
+/// stores: a Responses request continuing a stored conversation (`previous_response_id`,
+/// `conversation`) sends the results of the calls its last response made, which are not
+/// in `input`. Compaction and repair leave them as they are (they are no orphans).
+fn stored_results(container: &Value, format: Format, messages: &[Message]) -> usize {
+    let continues = format == Format::OpenAiResponses
+        && container.as_object().is_some_and(|request| {
+            ["previous_response_id", "conversation"].iter().any(|k| request.get(*k).is_some_and(|v| !v.is_null()))
+        });
+    if continues {
+        messages.iter().take_while(|m| m.role == crate::message::Role::Tool).count()
+    } else {
+        0
+    }
+}
+
 /// Bytes and estimated tokens of every message of the chain `value` holds, in `format`
 /// (detected when `None`).
 pub fn measure_json(value: &Value, format: Option<Format>) -> Result<crate::inspect::ChainMeasure, FormatError> {
@@ -677,7 +697,12 @@ pub fn validate_json(
     provider: Option<Provider>,
 ) -> Result<(Vec<Diagnostic>, Format), FormatError> {
     let (messages, format) = read_json(value, format)?;
-    let found = crate::repair::validate(&messages, provider.unwrap_or_else(|| crate::convert::provider_of(format)));
+    let stored = stored_results(value, format, &messages);
+    let provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
+    let mut found = crate::repair::validate(messages.get(stored..).unwrap_or_default(), provider);
+    for d in &mut found {
+        d.index = d.index.saturating_add(stored);
+    }
     // Paths into the caller's JSON, not the chain as read (whose indices shift where a
     // wire message became several).
     Ok((crate::locate::locate(found, value, format, messages.len()), format))
@@ -709,9 +734,17 @@ pub fn repair_json(
     provider: Option<Provider>,
     mut options: RepairOptions,
 ) -> Result<RepairedJson, FormatError> {
-    let (messages, format) = read_json(value, format)?;
+    let (mut messages, format) = read_json(value, format)?;
     options.provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
-    let repaired = crate::repair::repair_owned(messages, &options);
+    // Results answering stored calls stay first, as they are; the rest is repaired.
+    let stored = stored_results(value, format, &messages);
+    let rest = messages.split_off(stored);
+    let mut repaired = crate::repair::repair_owned(rest, &options);
+    for step in &mut repaired.steps {
+        step.shift_index(stored);
+    }
+    messages.append(&mut repaired.messages);
+    repaired.messages = messages;
     let changed = !repaired.steps.is_empty();
     let messages = written_like(value, changed, &repaired.messages, format)?;
     Ok(RepairedJson { messages, changed, format, provider: options.provider, steps: repaired.steps })

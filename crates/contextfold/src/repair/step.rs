@@ -76,6 +76,36 @@ pub enum RepairStep {
 }
 
 impl RepairStep {
+    /// The step with every message position moved `by` on: a repair of the chain after
+    /// `by` messages left as they were.
+    pub fn shift_index(&mut self, by: usize) {
+        match self {
+            RepairStep::MergedSystem { index, into } | RepairStep::MergedSameRole { index, into, .. } => {
+                *index = index.saturating_add(by);
+                *into = into.saturating_add(by);
+            }
+            RepairStep::AnsweredOrphanResult { index, assistant, .. }
+            | RepairStep::MovedResult { index, assistant, .. } => {
+                *index = index.saturating_add(by);
+                *assistant = assistant.saturating_add(by);
+            }
+            RepairStep::DroppedThinking { index, .. }
+            | RepairStep::DroppedInvalidPart { index, .. }
+            | RepairStep::DroppedDuplicateCall { index, .. }
+            | RepairStep::RenamedReusedCallId { index, .. }
+            | RepairStep::DroppedUnsignedThinking { index, .. }
+            | RepairStep::MovedToolMedia { index, .. }
+            | RepairStep::RemovedEmptyText { index, .. }
+            | RepairStep::RemovedEmptyMessage { index }
+            | RepairStep::SystemToUser { index }
+            | RepairStep::DroppedLeadingResult { index, .. }
+            | RepairStep::DroppedOrphanResult { index, .. }
+            | RepairStep::DroppedDuplicateResult { index, .. }
+            | RepairStep::AnsweredPendingCall { index, .. }
+            | RepairStep::AddedLeadingUser { index } => *index = index.saturating_add(by),
+        }
+    }
+
     /// The input message this step concerns.
     pub fn index(&self) -> usize {
         match self {

@@ -164,6 +164,42 @@ pub async fn compact<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
+/// [`compact`] of a chain whose first `stored` messages are results answering calls the
+/// provider stores, not the chain (a Responses request continuing a stored conversation
+/// with `previous_response_id` or `conversation`): they stay as they are, first, and the
+/// rest is compacted within what they leave of the budget.
+pub async fn compact_after_stored<S: Summarizer + ?Sized>(
+    messages: &[Message],
+    stored: usize,
+    options: &CompactOptions,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+) -> Result<CompactResult, CompactError> {
+    let (head, rest) = messages.split_at(stored.min(messages.len()));
+    if head.is_empty() {
+        return compact(messages, options, summarizer, controls, meter).await;
+    }
+    let mut options = options.clone();
+    if let Some(max) = options.strategy.hard_budget_mut() {
+        let own = meter.total(max.unit(), head);
+        if own >= max.value() {
+            let reason = format!("the results the request opens with alone are {}", max.with_value(own));
+            return Err(CompactError::Budget { max: *max, reason });
+        }
+        *max = max.with_value(max.value().saturating_sub(own));
+    }
+    let mut result = compact(rest, &options, summarizer, controls, meter).await?;
+    for step in &mut result.report.provider_repairs {
+        step.shift_index(head.len());
+    }
+    result.messages =
+        if result.changed { head.iter().chain(&result.messages).cloned().collect() } else { messages.to_vec() };
+    result.report.before = Totals::of(messages);
+    result.report.after = Totals::of(&result.messages);
+    Ok(result)
+}
+
 /// Whether a system message comes after the leading run of them (kept where the provider
 /// takes one, made a user message in place where it does not).
 fn system_after_start(messages: &[Message]) -> bool {
