@@ -541,3 +541,25 @@ describe("Responses: a request continuing a stored response (previous_response_i
     assert.equal(repairChain({ model: "gpt-5", input: [output, { role: "user", content: "hi" }] }).changed, true);
   });
 });
+
+describe("Anthropic plain-text documents across formats", () => {
+  it("go to others as base64 of their text and come back as a PlainTextSource", () => {
+    const doc = {
+      type: "document",
+      source: { type: "text", media_type: "text/plain", data: "hello world é" },
+      title: "notes",
+    };
+    const chain = [{ role: "user", content: [doc, { type: "text", text: "Summarize it." }] }];
+    const base64 = Buffer.from("hello world é").toString("base64");
+    const types = new TypeCollector("sdk-text-documents");
+    for (const via of ["native", "openai", "openai-responses", "aisdk", "gemini"]) {
+      const there = convert(chain, { from: "anthropic", to: via }).messages;
+      if (via !== "native") assert.ok(JSON.stringify(there).includes(base64), via);
+      const back = convert(there, { from: via, to: "anthropic" }).messages;
+      const block = back[0].content.find((b) => b.type === "document");
+      assert.deepEqual(block.source, doc.source, via);
+      types.add("anthropic", via, back);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});

@@ -12,6 +12,7 @@
 
 pub mod aisdk;
 pub mod anthropic;
+pub(crate) mod base64;
 mod call_names;
 pub mod container;
 mod content_shape;

@@ -90,15 +90,17 @@ struct Source {
 fn read_source(obj: &mut WireObject<'_>, markers: &mut Markers) -> Result<Source, FormatError> {
     let mut source = obj.required_object("source", "a source object")?;
     // `base64` and `url` follow from which of data and url is set; other types are kept.
-    if !matches!(source.string("type")?, Some("base64" | "url")) {
+    let source_type = source.string("type")?;
+    if !matches!(source_type, Some("base64" | "url")) {
         source.untake("type");
     }
     let owned = |s: Option<&str>| s.map(str::to_string);
-    let read = Source {
-        data: owned(source.string("data")?),
-        media_type: owned(source.string("media_type")?),
-        url: owned(source.string("url")?),
+    // A plain-text document's data is its text: file data is base64 everywhere else.
+    let data = match (source_type, source.string("data")?) {
+        (Some("text"), Some(text)) => Some(crate::format::base64::encode(text.as_bytes())),
+        (_, data) => owned(data),
     };
+    let read = Source { data, media_type: owned(source.string("media_type")?), url: owned(source.string("url")?) };
     markers.nested_leftovers("source", &source);
     Ok(read)
 }

@@ -109,7 +109,8 @@ fn sources_map_to_media_parts() {
         ),
         (
             json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "plain"}}),
-            json!({"type": "file", "data": "plain", "mediaType": "text/plain", "_anthropic": {"source": {"type": "text"}}}),
+            // Its text as base64, as file data is everywhere else.
+            json!({"type": "file", "data": "cGxhaW4=", "mediaType": "text/plain", "_anthropic": {"source": {"type": "text"}}}),
         ),
         (
             json!({"type": "image", "source": {"type": "file", "file_id": "file_1"}}),

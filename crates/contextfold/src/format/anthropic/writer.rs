@@ -315,6 +315,23 @@ fn write_source(
 ) -> Result<Value, FormatError> {
     let kept = restore.marker_object("source");
     let kept_type = kept.and_then(|k| k.get("type"));
+    // Plain text goes as a `text` source (`PlainTextSource`): Anthropic takes base64
+    // for PDFs only. Its data is the text, read back from base64.
+    let plain = |data: &Option<String>| {
+        let bytes = crate::format::base64::decode(data.as_deref()?)?;
+        String::from_utf8(bytes).ok()
+    };
+    let is_text = kept_type.and_then(Value::as_str) == Some("text")
+        || (kept_type.is_none() && url.is_none() && media_type.as_deref() == Some("text/plain"));
+    if let Some(text) = plain(data).filter(|_| is_text) {
+        let mut source = object([
+            ("type", "text".into()),
+            ("media_type", media_type.as_deref().unwrap_or("text/plain").into()),
+            ("data", text.into()),
+        ]);
+        extend_nested(&mut source, kept);
+        return Ok(Value::Object(source));
+    }
     let source_type = match (kept_type, data, url) {
         (Some(kept), _, _) => kept.clone(),
         (None, Some(_), _) => "base64".into(),
