@@ -35,20 +35,58 @@ describe("budget condenses before it drops anything (issue 14)", () => {
   });
 
   it("a result that does not fit fails with budget_exceeded unless onError is partial", async () => {
-    // Summaries far larger than asked: the result cannot fit without dropping.
+    // Summaries far larger than asked: cut to a third of themselves (reported as
+    // truncated), the result still cannot fit without dropping.
     const chain = [{ role: "system", content: "s" }];
     for (let i = 0; i < 6; i++) {
       chain.push({ role: "user", content: `question ${i} ` + "ask ".repeat(300) });
       chain.push({ role: "assistant", content: `answer ${i} ` + "word ".repeat(600) });
     }
     const big = counting((r) => "x".repeat(Math.min(r.transcript.length - 1, 3000)));
-    await assert.rejects(compact(chain, { strategy: "budget", maxTokens: 1500, summarizer: big }), (e) => {
+    await assert.rejects(compact(chain, { strategy: "budget", maxTokens: 1200, summarizer: big }), (e) => {
       assert.equal(e.code, "budget_exceeded");
       assert.match(e.message, /partial/);
       return true;
     });
-    const partial = await compact(chain, { strategy: "budget", maxTokens: 1500, summarizer: big, onError: "partial" });
+    const partial = await compact(chain, { strategy: "budget", maxTokens: 1200, summarizer: big, onError: "partial" });
     assert.ok(partial.report.sections.some((s) => s.actions.some((a) => a.action === "trimmed")));
+    // With a little more room, cutting the summaries is enough: nothing is dropped.
+    const cut = await compact(chain, { strategy: "budget", maxTokens: 1500, summarizer: big });
+    const actions = cut.report.sections.flatMap((s) => s.actions);
+    assert.ok(cut.report.after.tokens <= 1500);
+    assert.ok(actions.some((a) => a.action === "truncated") && !actions.some((a) => a.action === "trimmed"));
+  });
+
+  it("with the built-in summarizer, every budget that a smaller one met is met too", async () => {
+    // A summary's target is in bytes; a bullet list costs more tokens a byte than the
+    // text it replaces, so summaries came back a few tokens over their share, and budget
+    // failed at 300 and 3,000 tokens where it met 200 and 400.
+    const say = (s, n) => `${s} `.repeat(n);
+    const chain = [{ role: "developer", content: "You are a helpful agent." }];
+    for (let i = 0; i < 30; i++) {
+      const call = {
+        id: `call_${i}`,
+        type: "function",
+        function: { name: "read_file", arguments: `{"path":"src/f${i}.ts"}` },
+      };
+      chain.push(
+        { role: "user", content: `Request ${i}: ${say("please do the thing with files", 20)}` },
+        { role: "assistant", content: null, tool_calls: [call] },
+        { role: "tool", tool_call_id: `call_${i}`, content: say("content of file line", 200) },
+        { role: "assistant", content: `Done ${i}${say(" ok", 30)}` },
+      );
+    }
+    chain.push({ role: "user", content: "final" });
+    let met = false;
+    for (const maxTokens of [200, 300, 400, 600, 1000, 1500, 2000, 3000, 5000, 8000]) {
+      const result = await compact(chain, { strategy: "budget", maxTokens }).catch((e) => e);
+      if (met) assert.ok(!(result instanceof Error), `${maxTokens}: ${result.message}`);
+      if (!(result instanceof Error)) {
+        met = true;
+        assert.ok(result.report.after.tokens <= maxTokens, `${maxTokens}`);
+      }
+    }
+    assert.ok(met);
   });
 
   it("the Worker middleware (default budget) sends the question's summary upstream, not 'next' alone", async () => {

@@ -95,7 +95,8 @@ pub enum Action {
     MessageSummarized { message: usize, bytes_before: usize, bytes_after: usize },
     /// Content was cut to fit because summarizing it failed or recursed too deep (window),
     /// or a summary larger than what it replaces was cut to fit (`message: None`, sizes of
-    /// the summary text; every strategy but budget); never silent.
+    /// the summary text; budget: a condensed summary cut for the result to fit); never
+    /// silent.
     #[serde(rename_all = "camelCase")]
     Truncated { message: Option<usize>, bytes_before: usize, bytes_after: usize },
     /// Older messages became one state snapshot; `updated` when an earlier snapshot was

@@ -104,6 +104,63 @@ pub(super) fn assemble<'a>(
     Assembly { systems, condensed, before, in_section, kept }
 }
 
+/// The condensed summaries, longest first, cut at a line end until the result fits: a
+/// summary's target is in bytes, and a summarizer that keeps to it may still write more
+/// tokens than its share (lists and numbers cost more tokens a byte). Each cut is
+/// reported; a summary is never cut below a third of its cost. Returns the new cost.
+fn shorten_summaries(
+    out: &mut Assembly<'_>,
+    budget: Amount,
+    meter: Meter<'_>,
+    actions: &mut [Vec<Action>],
+    mut cost: usize,
+) -> usize {
+    let (unit, max) = (budget.unit(), budget.value());
+    let mut order: Vec<(usize, usize)> = out.condensed.iter().enumerate().map(|(k, m)| (m.size(), k)).collect();
+    order.sort_unstable_by(|a, b| b.cmp(a));
+    for (_, k) in order {
+        if cost <= max {
+            break;
+        }
+        let Some(message) = out.condensed.get_mut(k) else { continue };
+        let Some(crate::message::Part::Text(part)) = message.parts.first_mut() else { continue };
+        let own = sum_costs(&meter.costs_of(unit, &[&*message_of(&part.text)]));
+        // Its share of the excess, or as much as it can give: the next ones give the rest.
+        let goal = own.saturating_sub(cost.saturating_sub(max)).max(own / 3);
+        let text = part.text.clone();
+        let floor = text.len() / 5;
+        let mut room = text.len().saturating_mul(goal) / own.max(1);
+        let mut cut = None;
+        while room > floor {
+            let end = (0..=room.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let head = text.get(..end).unwrap_or_default();
+            // At a line end when one is near (a bullet cut in half reads as a broken fact).
+            let candidate = match head.rfind('\n').and_then(|nl| head.get(..nl)).filter(|h| h.len() > floor) {
+                Some(lines) => lines.to_string(),
+                None => format!("{head}…"),
+            };
+            if candidate.len() > floor && sum_costs(&meter.costs_of(unit, &[&*message_of(&candidate)])) <= goal {
+                cut = Some(candidate);
+                break;
+            }
+            room = room.saturating_mul(9) / 10;
+        }
+        let Some(cut) = cut else { continue };
+        let shortened = sum_costs(&meter.costs_of(unit, &[&*message_of(&cut)]));
+        if let Some(list) = actions.get_mut(0) {
+            list.push(Action::Truncated { message: None, bytes_before: text.len(), bytes_after: cut.len() });
+        }
+        part.text = cut;
+        cost = cost.saturating_sub(own.saturating_sub(shortened));
+    }
+    cost
+}
+
+/// A system message holding `text`, to measure a summary as it stands.
+fn message_of(text: &str) -> std::borrow::Cow<'static, Message> {
+    std::borrow::Cow::Owned(Message::text(Role::System, text))
+}
+
 /// Drops summaries, then old kept content, until the result fits; fails with the reason
 /// when the system prompt or the latest exchange alone is over the budget. Content is
 /// dropped only when `may_drop` (`onError: "partial"`); otherwise a result that does not
@@ -120,6 +177,9 @@ pub(super) fn enforce(
     // Counted once: a message's cost does not depend on its neighbours, so each drop
     // takes off what it dropped.
     let mut cost = out.cost(meter, unit);
+    if cost > max {
+        cost = shorten_summaries(out, budget, meter, actions, cost);
+    }
     if !may_drop && cost > max {
         let mut probe = out.clone();
         enforce(&mut probe, budget, meter, &mut [], cut_section, true)?;
