@@ -563,3 +563,69 @@ describe("Anthropic plain-text documents across formats", () => {
     assert.deepEqual(types.check(), []);
   });
 });
+
+describe("convert between the two OpenAI APIs", () => {
+  it("keeps what both carry: custom tool calls, developer messages, image detail", () => {
+    const chat = [
+      { role: "developer", content: "Be brief." },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "see" },
+          { type: "image_url", image_url: { url: "https://e.com/a.png", detail: "high" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_abcdefghijklmnopqrstuvwx", type: "custom", custom: { name: "sql", input: "SELECT 1" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_abcdefghijklmnopqrstuvwx", content: "1 row" },
+      { role: "assistant", content: "One row." },
+    ];
+    const responses = convert(chat, { from: "openai", to: "openai-responses" });
+    assert.deepEqual(responses.changes, []);
+    const items = responses.messages;
+    assert.equal(items[0].role, "developer");
+    assert.equal(items[1].content[1].detail, "high");
+    assert.deepEqual(items[2], {
+      type: "custom_tool_call",
+      call_id: "call_abcdefghijklmnopqrstuvwx",
+      name: "sql",
+      input: "SELECT 1",
+    });
+    assert.equal(items[3].type, "custom_tool_call_output");
+    const back = convert(items, { from: "openai-responses", to: "openai" });
+    assert.deepEqual(back.changes, []);
+    assert.deepEqual(back.messages, chat);
+    const types = new TypeCollector("sdk-openai-convert");
+    types.add("openai", "back", back.messages);
+    assert.deepEqual(types.check(), []);
+  });
+
+  it("drops a model-made image from an assistant turn, and says so", () => {
+    // `generateText`'s response messages when the model returned a file.
+    const history = [
+      { role: "user", content: "Draw a logo." },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Here is the logo." },
+          { type: "file", data: "iVBORw0KGgo=", mediaType: "image/png" },
+        ],
+      },
+      { role: "user", content: "Make it blue." },
+    ];
+    for (const to of ["openai", "openai-responses"]) {
+      const out = convert(history, { from: "aisdk", to });
+      assert.ok(
+        out.changes.some((c) => c.change === "droppedMedia" && c.index === 1),
+        to,
+      );
+      assert.deepEqual(validateChain(out.messages, { format: to }), [], to);
+      assert.ok(!JSON.stringify(out.messages).includes("iVBORw0KGgo="), to);
+    }
+  });
+});

@@ -231,6 +231,25 @@ fn forget_native_block(text: &mut crate::message::TextPart) {
     });
 }
 
+/// The formats of the two OpenAI APIs, which mark the same facts alike: a custom
+/// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`)
+/// and a developer message (`role: "developer"`).
+fn is_openai(format: Format) -> bool {
+    matches!(format, Format::OpenAi | Format::OpenAiResponses)
+}
+
+/// The marker `key` of an `extra` read from `from`, one of the OpenAI formats.
+fn openai_marker<'e>(extra: &'e Extra, from: Format, key: &str) -> Option<&'e Value> {
+    extra.get(from.namespace().filter(|_| is_openai(from))?)?.get(key)
+}
+
+/// Marks `extra` with `key` for `to` when it is an OpenAI format.
+fn carry_openai_marker(extra: &mut Extra, to: Format, key: &str, value: Value) {
+    if let Some(namespace) = to.namespace().filter(|_| is_openai(to)) {
+        crate::format::fields::add_marker(extra, namespace, key, value);
+    }
+}
+
 /// Drops the markers and fields of other formats from an `extra`; `keep_fields` keeps
 /// plain fields. Returns the names of the dropped plain fields.
 fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> {
@@ -251,7 +270,12 @@ fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> 
 /// Steps 1 to 4 of the module doc on one message.
 fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, changes: &mut Vec<Change>) {
     let keep_fields = from == Format::Native || to == Format::Native;
+    // A developer message is one in both OpenAI APIs: the mark goes over.
+    let developer = openai_marker(&message.extra, from, "role").and_then(Value::as_str) == Some("developer");
     let fields = clean_extra(&mut message.extra, to, keep_fields);
+    if developer {
+        carry_openai_marker(&mut message.extra, to, "role", Value::from("developer"));
+    }
     if !fields.is_empty() {
         changes.push(Change::DroppedFields { index, part: None, fields });
     }
@@ -268,7 +292,34 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             changes.push(Change::DroppedSdkPart { index, part: part_index, kind: kind.to_string() });
             continue;
         }
+        // A custom (free-text) tool call is one in both OpenAI APIs: the mark goes over.
+        let custom = matches!(part, Part::ToolCall(_))
+            && openai_marker(part.extra_mut(), from, "custom").and_then(Value::as_bool) == Some(true);
+        // An image's `detail`: a field of Chat's `image_url`, of Responses' `input_image`.
+        let detail = match (&part, from) {
+            (Part::Image(image), Format::OpenAi) => {
+                openai_marker(&image.extra, from, "image_url").and_then(|u| u.get("detail")).cloned()
+            }
+            (Part::Image(image), Format::OpenAiResponses) => image.extra.get("detail").cloned(),
+            _ => None,
+        };
+        if let (Some(_), Format::OpenAiResponses, Format::OpenAi) = (&detail, from, to) {
+            part.extra_mut().shift_remove("detail");
+        }
         let fields = clean_extra(part.extra_mut(), to, keep_fields);
+        match (detail, to) {
+            (Some(detail), Format::OpenAiResponses) if from == Format::OpenAi => {
+                part.extra_mut().insert("detail".into(), detail);
+            }
+            (Some(detail), Format::OpenAi) if from == Format::OpenAiResponses => {
+                let nested = Value::Object([("detail".to_string(), detail)].into_iter().collect());
+                carry_openai_marker(part.extra_mut(), to, "image_url", nested);
+            }
+            _ => {}
+        }
+        if custom {
+            carry_openai_marker(part.extra_mut(), to, "custom", Value::Bool(true));
+        }
         if let Part::Text(text) = &mut part {
             forget_native_block(text);
         }
@@ -312,8 +363,21 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                 if foreign(owner) && call.signature.take().is_some() {
                     changes.push(Change::DroppedSignature { index, part: part_index });
                 }
-                sanitize_call(index, part_index, &mut call.arguments, to, changes);
+                // A custom call's input is free text, not JSON, in both OpenAI APIs.
+                if !(custom && is_openai(to)) {
+                    sanitize_call(index, part_index, &mut call.arguments, to, changes);
+                }
                 true
+            }
+            // OpenAI assistant turns hold text only (Chat: text and refusal parts; the
+            // Responses API: output text): a model-made image or file cannot go there.
+            Part::Image(_) | Part::File(_)
+                if message.role == crate::message::Role::Assistant
+                    && matches!(to, Format::OpenAi | Format::OpenAiResponses) =>
+            {
+                let reason = format!("{} assistant messages hold text only", to.as_str());
+                changes.push(Change::DroppedMedia { index, part: part_index, reason });
+                false
             }
             media @ (Part::Image(_) | Part::File(_)) => match unsupported_media(to, media, false) {
                 Some(reason) => {

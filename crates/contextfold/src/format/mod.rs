@@ -18,7 +18,7 @@ pub mod container;
 mod content_shape;
 pub(crate) mod data_url;
 pub mod detect;
-mod fields;
+pub(crate) mod fields;
 pub mod gemini;
 pub(crate) mod items;
 pub use items::Items;

@@ -19,8 +19,8 @@
 //!   assistant message items (their content parts), `reasoning` -> a reasoning part (the
 //!   `summary` texts as its text, `encrypted_content` as its signature, so it goes back
 //!   byte for byte), `function_call` -> a tool call (`call_id`, `name`, `arguments` as
-//!   sent), `custom_tool_call` -> a tool call whose arguments are its free-text `input` as
-//!   a JSON string, and the server-side items (`web_search_call`, `file_search_call`,
+//!   sent), `custom_tool_call` -> a tool call whose arguments are its free-text `input` (as
+//!   Chat's custom calls are read), and the server-side items (`web_search_call`, `file_search_call`,
 //!   `code_interpreter_call`, `image_generation_call`, `mcp_*`, `local_shell_*`,
 //!   `tool_search_*`, `item_reference`, types added later) as native blocks ([`native`]).
 //!   A reasoning item thus stays with the item that follows it, as the API requires;
@@ -335,7 +335,7 @@ fn read_function_call(item: &Node<'_>, path: JsonPath, custom: bool) -> Result<P
     let mut markers = Markers::default();
     let arguments = if custom {
         markers.set("custom", true);
-        Value::from(obj.required_string("input")?).to_string()
+        obj.required_string("input")?.to_string()
     } else {
         obj.required_string("arguments")?.to_string()
     };

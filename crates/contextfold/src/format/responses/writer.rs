@@ -244,16 +244,12 @@ impl Writer {
         let restore = Restore::new(&call.extra, NAMESPACE);
         let mapped = if restore.marker_flag("custom") {
             self.custom_calls.insert(call.id.clone());
-            // The free-text input, which the reader stored as a JSON string.
-            let input = match serde_json::from_str::<Value>(&call.arguments) {
-                Ok(Value::String(input)) => input,
-                _ => call.arguments.clone(),
-            };
+            // The free-text input is the arguments.
             object([
                 ("type", "custom_tool_call".into()),
                 ("call_id", call.id.as_str().into()),
                 ("name", call.name.as_str().into()),
-                ("input", input.into()),
+                ("input", call.arguments.as_str().into()),
             ])
         } else {
             object([
