@@ -629,3 +629,32 @@ describe("convert between the two OpenAI APIs", () => {
     }
   });
 });
+
+describe("Responses: tool outputs after an item_reference", () => {
+  it("answer the stored item it stands for: kept with it, no call made up", async () => {
+    const short = [
+      { role: "user", content: "weather?" },
+      { type: "item_reference", id: "fc_1" },
+      { type: "function_call_output", call_id: "call_abc", output: "Sunny" },
+    ];
+    assert.deepEqual(validateChain(short), []);
+    assert.equal(repairChain(short).changed, false);
+    assert.equal((await compact(short, { maxTokens: 100_000 })).changed, false);
+    const long = [{ role: "user", content: "start" }];
+    for (let i = 0; i < 8; i++) {
+      long.push(
+        { role: "user", content: `q${i} ${"more ".repeat(100)}` },
+        { type: "item_reference", id: `fc_${i}` },
+        { type: "function_call_output", call_id: `call_${i}`, output: "result ".repeat(150) },
+        { role: "assistant", content: filler(i) },
+      );
+    }
+    for (const strategy of STRATEGIES) {
+      const result = await compact(long, { strategy, maxTokens: 600, summarizer: same });
+      assert.deepEqual(validateChain(result.messages), [], strategy);
+      const count = (type) => result.messages.filter((m) => m.type === type).length;
+      assert.equal(count("function_call"), 0, strategy);
+      assert.equal(count("item_reference"), count("function_call_output"), strategy);
+    }
+  });
+});

@@ -253,7 +253,12 @@ impl<'a> Parser<'a> {
     fn tool(&mut self, index: usize, m: &'a Message) -> Result<(), AstError> {
         let repair = self.repair();
         let pair = match self.open.as_mut() {
-            Some(pair) if PairKind::detect(&pair.ai) != PairKind::Completion => pair,
+            Some(pair)
+                if PairKind::detect(&pair.ai) != PairKind::Completion
+                    || crate::format::responses::native::refers_to_stored_item(&pair.ai) =>
+            {
+                pair
+            }
             _ => {
                 if !repair {
                     return Err(AstError::UnexpectedTool { index });
@@ -262,8 +267,13 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
         };
-        let unmatched: Vec<String> =
-            m.tool_results().filter(|r| !pair.calls.contains(r.call_id.as_str())).map(|r| r.call_id.clone()).collect();
+        // Results after an `item_reference` answer the stored item it stands for.
+        let stored = crate::format::responses::native::refers_to_stored_item(&pair.ai);
+        let unmatched: Vec<String> = m
+            .tool_results()
+            .filter(|r| !stored && !pair.calls.contains(r.call_id.as_str()))
+            .map(|r| r.call_id.clone())
+            .collect();
         if !unmatched.is_empty() && !repair {
             return Err(AstError::UnmatchedToolResult { index, ids: unmatched });
         }
@@ -274,6 +284,9 @@ impl<'a> Parser<'a> {
                 kept.push(at);
                 continue;
             };
+            if stored {
+                pair.calls.insert(result.call_id.as_str());
+            }
             if !pair.calls.contains(result.call_id.as_str()) {
                 // Repair: give the orphan result a call (never twice for one id: the id
                 // joins `calls`, so a later duplicate result is caught below).

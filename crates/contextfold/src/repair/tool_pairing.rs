@@ -23,6 +23,7 @@
 
 use super::{Item, OrphanResults, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
 use crate::ast::FALLBACK_TOOL_ARGS;
+use crate::format::responses::native::refers_to_stored_item;
 use crate::message::{Extra, Message, Part, Role, ToolCallPart};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -154,6 +155,11 @@ pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pai
                         Some(a) if owner == Some(a) => Fate::InPlace { assistant: a },
                         Some(a) => Fate::Moved { assistant: a },
                         None => match owner {
+                            // The call is the stored item a reference stands for.
+                            Some(a) if messages.get(a).is_some_and(|m| refers_to_stored_item(m)) => {
+                                answered.insert((a, &r.call_id));
+                                Fate::InPlace { assistant: a }
+                            }
                             Some(a) if answer_orphans => {
                                 latest.insert(&r.call_id, a);
                                 answered.insert((a, &r.call_id));

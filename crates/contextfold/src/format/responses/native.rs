@@ -100,6 +100,17 @@ pub fn block_of(extra: &Extra) -> Option<&Value> {
     extra.get(NAMESPACE)?.get(NATIVE_BLOCK)
 }
 
+/// Whether `message` holds an `item_reference`: an item the provider stores (a call of an
+/// earlier response, say), whose results may follow it without the call in the chain.
+pub fn refers_to_stored_item(message: &crate::message::Message) -> bool {
+    message.parts.iter().any(|p| match p {
+        crate::message::Part::Text(t) => {
+            item_of(t).and_then(|item| item.get("type")).and_then(Value::as_str) == Some("item_reference")
+        }
+        _ => false,
+    })
+}
+
 /// The tool call part standing for a built-in client tool call.
 pub(super) fn call_part(item: &Value, call_id: &str, name: &str, field: &str) -> Part {
     let arguments = item.get(field).map_or_else(|| "{}".to_string(), Value::to_string);
