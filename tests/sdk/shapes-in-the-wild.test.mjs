@@ -605,6 +605,24 @@ describe("convert between the two OpenAI APIs", () => {
     assert.deepEqual(types.check(), []);
   });
 
+  it("keeps a Responses refusal a refusal in Chat", () => {
+    const items = [
+      { role: "user", content: "q" },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "refusal", refusal: "No." }],
+      },
+    ];
+    const chat = convert(items, { from: "openai-responses", to: "openai" }).messages;
+    assert.deepEqual(chat[1].content, [{ type: "refusal", refusal: "No." }]);
+    const types = new TypeCollector("sdk-openai-refusal");
+    types.add("openai", "refusal", chat);
+    assert.deepEqual(types.check(), []);
+  });
+
   it("drops a model-made image from an assistant turn, and says so", () => {
     // `generateText`'s response messages when the model returned a file.
     const history = [

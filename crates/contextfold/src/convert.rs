@@ -232,8 +232,9 @@ fn forget_native_block(text: &mut crate::message::TextPart) {
 }
 
 /// The formats of the two OpenAI APIs, which mark the same facts alike: a custom
-/// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`)
-/// and a developer message (`role: "developer"`).
+/// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`),
+/// a developer message (`role: "developer"`) and a refusal (`type: "refusal"`, which
+/// goes over to Chat only).
 fn is_openai(format: Format) -> bool {
     matches!(format, Format::OpenAi | Format::OpenAiResponses)
 }
@@ -295,6 +296,11 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         // A custom (free-text) tool call is one in both OpenAI APIs: the mark goes over.
         let custom = matches!(part, Part::ToolCall(_))
             && openai_marker(part.extra_mut(), from, "custom").and_then(Value::as_bool) == Some(true);
+        // A refusal (Chat's part or field, Responses' part).
+        let refusal = matches!(part, Part::Text(_))
+            && ["type", "field"]
+                .iter()
+                .any(|k| openai_marker(part.extra_mut(), from, k).and_then(Value::as_str) == Some("refusal"));
         // An image's `detail`: a field of Chat's `image_url`, of Responses' `input_image`.
         let detail = match (&part, from) {
             (Part::Image(image), Format::OpenAi) => {
@@ -319,6 +325,11 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         }
         if custom {
             carry_openai_marker(part.extra_mut(), to, "custom", Value::Bool(true));
+        }
+        // To Chat only: a Responses message without the id and status of an output
+        // message takes no refusal part (EasyInputMessage), so there it is the text.
+        if refusal && to == Format::OpenAi {
+            carry_openai_marker(part.extra_mut(), to, "type", Value::from("refusal"));
         }
         if let Part::Text(text) = &mut part {
             forget_native_block(text);
