@@ -76,19 +76,15 @@ pub enum RepairStep {
 }
 
 impl RepairStep {
-    /// The step with every message position moved `by` on: a repair of the chain after
-    /// `by` messages left as they were.
-    pub fn shift_index(&mut self, by: usize) {
+    /// The step's positions: the input message it concerns, and the other message it
+    /// names (`into`, `assistant`) when it names one.
+    fn positions_mut(&mut self) -> (&mut usize, Option<&mut usize>) {
         match self {
             RepairStep::MergedSystem { index, into } | RepairStep::MergedSameRole { index, into, .. } => {
-                *index = index.saturating_add(by);
-                *into = into.saturating_add(by);
+                (index, Some(into))
             }
             RepairStep::AnsweredOrphanResult { index, assistant, .. }
-            | RepairStep::MovedResult { index, assistant, .. } => {
-                *index = index.saturating_add(by);
-                *assistant = assistant.saturating_add(by);
-            }
+            | RepairStep::MovedResult { index, assistant, .. } => (index, Some(assistant)),
             RepairStep::DroppedThinking { index, .. }
             | RepairStep::DroppedInvalidPart { index, .. }
             | RepairStep::DroppedDuplicateCall { index, .. }
@@ -102,31 +98,22 @@ impl RepairStep {
             | RepairStep::DroppedOrphanResult { index, .. }
             | RepairStep::DroppedDuplicateResult { index, .. }
             | RepairStep::AnsweredPendingCall { index, .. }
-            | RepairStep::AddedLeadingUser { index } => *index = index.saturating_add(by),
+            | RepairStep::AddedLeadingUser { index } => (index, None),
+        }
+    }
+
+    /// The step with every message position moved `by` on: a repair of the chain after
+    /// `by` messages left as they were.
+    pub fn shift_index(&mut self, by: usize) {
+        let (index, other) = self.positions_mut();
+        *index = index.saturating_add(by);
+        if let Some(other) = other {
+            *other = other.saturating_add(by);
         }
     }
 
     /// The input message this step concerns.
     pub fn index(&self) -> usize {
-        match self {
-            RepairStep::DroppedThinking { index, .. }
-            | RepairStep::DroppedInvalidPart { index, .. }
-            | RepairStep::DroppedDuplicateCall { index, .. }
-            | RepairStep::RenamedReusedCallId { index, .. }
-            | RepairStep::DroppedUnsignedThinking { index, .. }
-            | RepairStep::MovedToolMedia { index, .. }
-            | RepairStep::RemovedEmptyText { index, .. }
-            | RepairStep::RemovedEmptyMessage { index }
-            | RepairStep::SystemToUser { index }
-            | RepairStep::MergedSystem { index, .. }
-            | RepairStep::DroppedLeadingResult { index, .. }
-            | RepairStep::DroppedOrphanResult { index, .. }
-            | RepairStep::AnsweredOrphanResult { index, .. }
-            | RepairStep::DroppedDuplicateResult { index, .. }
-            | RepairStep::MovedResult { index, .. }
-            | RepairStep::AnsweredPendingCall { index, .. }
-            | RepairStep::MergedSameRole { index, .. }
-            | RepairStep::AddedLeadingUser { index } => *index,
-        }
+        *self.clone().positions_mut().0
     }
 }

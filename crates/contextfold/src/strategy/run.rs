@@ -164,6 +164,26 @@ pub async fn compact<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
+/// `options` for the rest of a chain once `set_aside` (kept as it is) is taken out: a
+/// hard budget lowered by what it costs; an error when it alone (`what`) reaches it.
+fn without(
+    options: &CompactOptions,
+    set_aside: &[Message],
+    meter: Meter<'_>,
+    what: &str,
+) -> Result<CompactOptions, CompactError> {
+    let mut options = options.clone();
+    if let Some(max) = options.strategy.hard_budget_mut() {
+        let own = meter.total(max.unit(), set_aside);
+        if own >= max.value() {
+            let reason = format!("{what} alone is {}", max.with_value(own));
+            return Err(CompactError::Budget { max: *max, reason });
+        }
+        *max = max.with_value(max.value().saturating_sub(own));
+    }
+    Ok(options)
+}
+
 /// [`compact`] of a chain whose first `stored` messages are results answering calls the
 /// provider stores, not the chain (a Responses request continuing a stored conversation
 /// with `previous_response_id` or `conversation`): they stay as they are, first, and the
@@ -180,15 +200,7 @@ pub async fn compact_after_stored<S: Summarizer + ?Sized>(
     if head.is_empty() {
         return compact(messages, options, summarizer, controls, meter).await;
     }
-    let mut options = options.clone();
-    if let Some(max) = options.strategy.hard_budget_mut() {
-        let own = meter.total(max.unit(), head);
-        if own >= max.value() {
-            let reason = format!("the results the request opens with alone are {}", max.with_value(own));
-            return Err(CompactError::Budget { max: *max, reason });
-        }
-        *max = max.with_value(max.value().saturating_sub(own));
-    }
+    let options = without(options, head, meter, "the results the request opens with")?;
     let mut result = compact(rest, &options, summarizer, controls, meter).await?;
     for step in &mut result.report.provider_repairs {
         step.shift_index(head.len());
@@ -219,19 +231,11 @@ async fn compact_valid<S: Summarizer + ?Sized>(
         return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
     let strategy = &options.strategy;
-    let mut options = options.clone();
-    if let Some(max) = options.strategy.hard_budget_mut() {
-        let own = meter.total(max.unit(), turn);
-        if own >= max.value() {
-            let what = match turn.len() {
-                1 => "the last message".to_string(),
-                n => format!("the last {n} messages"),
-            };
-            let reason = format!("the turn in progress ({what}) alone is {}", max.with_value(own));
-            return Err(CompactError::Budget { max: *max, reason });
-        }
-        *max = max.with_value(max.value().saturating_sub(own));
-    }
+    let what = match turn.len() {
+        1 => "the last message".to_string(),
+        n => format!("the last {n} messages"),
+    };
+    let options = without(options, turn, meter, &format!("the turn in progress ({what})"))?;
     let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
     result.messages.extend_from_slice(turn);
     if !validate(&result.messages, options.repair.provider).is_empty() {
