@@ -676,3 +676,19 @@ describe("Responses: tool outputs after an item_reference", () => {
     }
   });
 });
+
+describe("@google/genai: contents as one content, one part or a string", () => {
+  it("is read as the SDK reads it (ContentListUnion), and anything else is a typed error", async () => {
+    for (const contents of ["hello", { role: "user", parts: [{ text: "hi" }] }, { text: "a part" }]) {
+      const request = { model: "gemini-2.5-flash", contents, config: { systemInstruction: "be brief" } };
+      assert.deepEqual(validateChain(request), [], JSON.stringify(contents));
+      assert.equal(repairChain(request).changed, false);
+      const kept = await compact(request, { maxTokens: 100_000 });
+      assert.equal(kept.changed, false);
+      assert.equal(kept.messages, request);
+      // Counted: the system prompt and the content.
+      assert.equal(needsCompaction(request, { maxTokens: 3 }), true);
+    }
+    assert.throws(() => validateChain({ model: "m", contents: 5 }), { code: "unknown_format", path: "contents" });
+  });
+});

@@ -291,6 +291,11 @@ fn request_list(input: &InputText<'_>, format: Option<Format>) -> Option<List> {
         }
     };
     let list = object.field(key).filter(|_| count(key) == 1)?;
+    // A list that is no array (the genai SDK's single content) is read from the tree.
+    let at = object.fields.iter().position(|(k, _)| k == key)?;
+    if firsts.get(at) != Some(&b'[') {
+        return None;
+    }
     let mut again = input.pieces()?;
     let mut around = RangeReader::with_marks(&mut *again, &marks);
     let mut shell_text = Vec::new();

@@ -105,6 +105,21 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)
 }
 
+/// The contents a request's `contents` that is not an array stands for, as the genai SDK
+/// reads them: a content (it has `parts` or `role`) alone, or a part or a string as the
+/// one part of a user content. `None` for anything else.
+pub(crate) fn contents_of(single: &Node<'_>) -> Option<Value> {
+    let part = match single {
+        Node::String(text) => serde_json::json!({ "text": text.as_ref() }),
+        Node::Object(object) if object.contains_key("parts") || object.contains_key("role") => {
+            return Some(Value::Array(vec![single.to_value()]))
+        }
+        Node::Object(_) => single.to_value(),
+        _ => return None,
+    };
+    Some(serde_json::json!([{ "role": "user", "parts": [part] }]))
+}
+
 /// How the chain comes (see [`super::read_taken`] for a list taken out of it).
 pub(crate) const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
     list_name: "Gemini contents",

@@ -162,6 +162,17 @@ impl RequestShape {
                 let path = request.field_path(self.fields.messages);
                 match request.take(self.fields.messages) {
                     Some(Node::Array(list)) => read_list(list, &path, out),
+                    // One content, one part or a string (the genai SDK's `ContentListUnion`).
+                    Some(single) if self.fields.messages == super::RequestFields::GEMINI.messages => {
+                        let Some(list) = super::gemini::contents_of(single) else {
+                            return Err(path.shape_error(format!(
+                                "`contents` must be an array, a content, a part or a string, found {}",
+                                json_kind(single)
+                            )));
+                        };
+                        let nodes = Node::of(&list);
+                        read_list(nodes.as_array().unwrap_or_default(), &path, out)
+                    }
                     Some(other) => Err(path.shape_error(format!(
                         "`{}` must be an array, found {}",
                         self.fields.messages,
