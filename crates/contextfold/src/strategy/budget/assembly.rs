@@ -124,7 +124,7 @@ fn shorten_summaries(
         }
         let Some(message) = out.condensed.get_mut(k) else { continue };
         let Some(crate::message::Part::Text(part)) = message.parts.first_mut() else { continue };
-        let own = sum_costs(&meter.costs_of(unit, &[&*message_of(&part.text)]));
+        let own = summary_cost(meter, unit, &part.text);
         // Its share of the excess, or as much as it can give: the next ones give the rest.
         let goal = own.saturating_sub(cost.saturating_sub(max)).max(own / 3);
         let text = part.text.clone();
@@ -139,14 +139,14 @@ fn shorten_summaries(
                 Some(lines) => lines.to_string(),
                 None => format!("{head}…"),
             };
-            if candidate.len() > floor && sum_costs(&meter.costs_of(unit, &[&*message_of(&candidate)])) <= goal {
+            if candidate.len() > floor && summary_cost(meter, unit, &candidate) <= goal {
                 cut = Some(candidate);
                 break;
             }
             room = room.saturating_mul(9) / 10;
         }
         let Some(cut) = cut else { continue };
-        let shortened = sum_costs(&meter.costs_of(unit, &[&*message_of(&cut)]));
+        let shortened = summary_cost(meter, unit, &cut);
         if let Some(list) = actions.get_mut(0) {
             list.push(Action::Truncated { message: None, bytes_before: text.len(), bytes_after: cut.len() });
         }
@@ -156,9 +156,9 @@ fn shorten_summaries(
     cost
 }
 
-/// A system message holding `text`, to measure a summary as it stands.
-fn message_of(text: &str) -> std::borrow::Cow<'static, Message> {
-    std::borrow::Cow::Owned(Message::text(Role::System, text))
+/// The cost of a condensed summary (a system message) holding `text`.
+fn summary_cost(meter: Meter<'_>, unit: Unit, text: &str) -> usize {
+    sum_costs(&meter.costs_of(unit, &[&Message::text(Role::System, text)]))
 }
 
 /// Drops summaries, then old kept content, until the result fits; fails with the reason
