@@ -130,7 +130,12 @@ type GeminiSystemInstruction = string | { role?: string; parts?: Array<{ text?: 
 export interface GeminiRequest {
     systemInstruction?: GeminiSystemInstruction;
     config?: { systemInstruction?: GeminiSystemInstruction };
-    contents: GeminiContent[];
+    /**
+     * The contents, or as `@google/genai` also takes them (`ContentListUnion`): one
+     * content, or one part, a string or a list of parts and strings, which stand for one
+     * user content. The other forms come back as an array when the chain changes.
+     */
+    contents: GeminiContent[] | GeminiContent | GeminiPart | string | Array<GeminiPart | string>;
 }
 
 // ---- Vercel AI SDK ----------------------------------------------------------------
@@ -331,7 +336,10 @@ export interface ChainOfFormat {
     langchain: LangChainMessage[];
 }
 /** What `convert` writes in each format: OpenAI Chat as a list (a list has its system messages). */
-export type ConvertedOfFormat = Omit<ChainOfFormat, "openai"> & { openai: OpenAIChatMessage[] };
+export type ConvertedOfFormat = Omit<ChainOfFormat, "openai" | "gemini"> & {
+    openai: OpenAIChatMessage[];
+    gemini: GeminiContent[] | (GeminiRequest & { contents: GeminiContent[] });
+};
 /** A chain in `F` (every format for `"auto"`). */
 export type ChainOf<F extends ChainFormat | "auto" | undefined> = F extends ChainFormat
     ? ChainOfFormat[F]

@@ -691,4 +691,37 @@ describe("@google/genai: contents as one content, one part or a string", () => {
     }
     assert.throws(() => validateChain({ model: "m", contents: 5 }), { code: "unknown_format", path: "contents" });
   });
+
+  it("reads a list of parts and strings as the one user content the SDK sends, and refuses what the SDK refuses", async () => {
+    const image = { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } };
+    for (const contents of [["hello"], [{ text: "a part" }], ["look at this", image, { text: "and this" }]]) {
+      const request = { model: "gemini-2.5-flash", contents, config: { systemInstruction: "be brief" } };
+      const label = JSON.stringify(contents);
+      assert.deepEqual(validateChain(request), [], label);
+      assert.equal(repairChain(request).changed, false, label);
+      const kept = await compact(request, { maxTokens: 100_000 });
+      assert.equal(kept.changed, false, label);
+      assert.equal(kept.messages, request, label);
+      // The parts are one user message: converted, the SDK's own reading of the request.
+      const { messages } = convert(request, { to: "gemini" });
+      const parts = contents.map((p) => (typeof p === "string" ? { text: p } : p));
+      assert.deepEqual(messages.contents, [{ role: "user", parts }], label);
+      assert.deepEqual(await geminiSdk(messages), [], label);
+    }
+    // Counted in full: a list of large parts is over a small budget, and read in one pass
+    // or from the tree alike (JSON text goes the streaming way).
+    const big = ["first " + "word ".repeat(400), { text: "second " + "word ".repeat(400) }];
+    const request = { model: "gemini-2.5-flash", contents: big };
+    assert.equal(needsCompaction(request, { maxTokens: 500 }), true);
+    assert.equal(needsCompaction(JSON.stringify(request), { maxTokens: 500 }), true);
+    assert.equal((await compact(JSON.stringify(request), { maxTokens: 100_000 })).changed, false);
+    // Where the SDK throws (contents and parts mixed, a function call outside a content),
+    // a typed error at `contents`.
+    const call = { functionCall: { name: "f", args: {} } };
+    for (const contents of [["hi", { role: "user", parts: [{ text: "x" }] }], ["hi", call], [call]]) {
+      for (const input of [{ model: "m", contents }, JSON.stringify({ model: "m", contents })]) {
+        await assert.rejects(compact(input, { maxTokens: 100_000 }), { code: "invalid_shape", path: "contents" });
+      }
+    }
+  });
 });

@@ -171,28 +171,32 @@ pub async fn compact_text<S: Summarizer + ?Sized>(
         b'[' => List::array(settings.format),
         _ => request_list(&input, settings.format)?,
     };
+    // A Gemini request's list may be parts (the genai SDK's form for one user content),
+    // told by its first element: read from the tree.
+    let parts_first = known == Some(Format::Gemini) && shell.is_object();
     let mut pieces = input.pieces()?;
     let mut parsed = ListElements::new(&mut *pieces, region);
     let mut prints: Vec<u64> = Vec::new();
     // 1. The format: given, or settled by the shortest prefix of whole batches (held
     // with their own strings until the read).
     let mut prefix: Vec<Node<'static>> = Vec::new();
-    if let Some(detector) = detector.as_mut() {
-        while !detector.settled() {
-            // Small batches first, doubling: detection mostly settles within a few
-            // messages, and the prefix is held with its own strings.
-            let most = prefix.len().clamp(DETECTED_FIRST, PARSED_TOGETHER);
-            let Some(batch) = parsed.next_batch(most) else { break };
-            let mut array = Vec::new();
-            let nodes = batch.and_then(|batch| batch.parse(&mut array))?;
-            for node in nodes {
-                if let Err(e) = detector.push(prefix.len(), &node) {
-                    // A text that does not parse reports that first, as a whole parse would.
-                    return parsed.rest_parses().then(|| Err(e.into()));
-                }
-                prints.push(reuse::fingerprint_node(&node));
-                prefix.push(node.into_owned());
+    while detector.as_ref().is_some_and(|d| !d.settled()) || (parts_first && prefix.is_empty()) {
+        // Small batches first, doubling: detection mostly settles within a few
+        // messages, and the prefix is held with its own strings.
+        let most = prefix.len().clamp(DETECTED_FIRST, PARSED_TOGETHER);
+        let Some(batch) = parsed.next_batch(most) else { break };
+        let mut array = Vec::new();
+        let nodes = batch.and_then(|batch| batch.parse(&mut array))?;
+        for node in nodes {
+            if parts_first && prefix.is_empty() && !format::gemini::is_content_like(&node) {
+                return None;
             }
+            if let Some(Err(e)) = detector.as_mut().map(|d| d.push(prefix.len(), &node)) {
+                // A text that does not parse reports that first, as a whole parse would.
+                return parsed.rest_parses().then(|| Err(e.into()));
+            }
+            prints.push(reuse::fingerprint_node(&node));
+            prefix.push(node.into_owned());
         }
     }
     let format = known.or(detector.as_ref().map(format::detect::ListDetector::format)).unwrap_or(Format::OpenAi);

@@ -25,7 +25,11 @@ pub enum ReuseItem {
 /// The key of a request object's message array in `format`: Anthropic `{ system, messages }`,
 /// Gemini `{ systemInstruction, contents }`; `None` for a format read from lists only.
 fn list_key(map: &serde_json::Map<String, Value>, format: Format) -> Option<&'static str> {
-    format.request_fields().map(|fields| fields.messages).filter(|k| map.get(*k).is_some_and(Value::is_array))
+    let is_list = |list: &Vec<Value>| !(format == Format::Gemini && crate::format::gemini::holds_parts(list));
+    format
+        .request_fields()
+        .map(|fields| fields.messages)
+        .filter(|k| map.get(*k).and_then(Value::as_array).is_some_and(is_list))
 }
 
 /// The message array of a chain value: the value itself, or a request's list.

@@ -87,10 +87,12 @@ fn fits_of(format: Format) -> Fits {
 
 fn request_fits(request: &Map<String, Value>, key: &str, root: &JsonPath, fits: Fits) -> Result<Fits, FormatError> {
     let path = root.key(key);
+    let gemini = key == RequestFields::GEMINI.messages;
     let items = match request.get(key) {
-        Some(Value::Array(items)) => items,
-        // The genai SDK's `contents` may be one content, one part or a string.
-        Some(Value::String(_) | Value::Object(_)) if key == RequestFields::GEMINI.messages => return Ok(Fits::GEMINI),
+        Some(Value::Array(items)) if !(gemini && super::gemini::holds_parts(items)) => items,
+        // The genai SDK's `contents` may be one content, one part, a string or a list of
+        // parts (the reader checks them).
+        Some(Value::String(_) | Value::Object(_) | Value::Array(_)) if gemini => return Ok(Fits::GEMINI),
         _ => return Err(path.unknown_format(format!("`{key}` of a request object must be an array"))),
     };
     common_fits(items, &path, fits)

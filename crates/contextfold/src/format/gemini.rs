@@ -105,19 +105,54 @@ pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)
 }
 
-/// The contents a request's `contents` that is not an array stands for, as the genai SDK
-/// reads them: a content (it has `parts` or `role`) alone, or a part or a string as the
-/// one part of a user content. `None` for anything else.
+/// Whether a `contents` element is a content (an object with a `parts` array), as the
+/// genai SDK tells contents from parts.
+pub(crate) fn is_content(item: &Node<'_>) -> bool {
+    matches!(item, Node::Object(object) if matches!(object.get("parts"), Some(Node::Array(_))))
+}
+
+/// Whether a `contents` array opening with `first` is a list of contents: [`is_content`],
+/// or an element with a `role` (ill-formed, or in another format: an OpenAI message),
+/// never taken for a part. The tree's twin is [`holds_parts`].
+pub(crate) fn is_content_like(first: &Node<'_>) -> bool {
+    is_content(first) || matches!(first, Node::Object(object) if object.contains_key("role"))
+}
+
+/// [`is_content`] of an element held as a tree.
+pub(crate) fn value_is_content(item: &Value) -> bool {
+    item.get("parts").is_some_and(Value::is_array)
+}
+
+/// Whether a request's `contents` array is a list of parts (its first element is no
+/// content), which the genai SDK sends as one user content. An element with a `role` is
+/// taken for a content, ill-formed or in another format (an OpenAI message), never a part.
+pub(crate) fn holds_parts(list: &[Value]) -> bool {
+    list.first().is_some_and(|first| !value_is_content(first) && first.get("role").is_none())
+}
+
+/// The contents array that a request's `contents` in another of the genai SDK's forms
+/// (`ContentListUnion`) stands for, as the SDK reads it: a content (it has `parts` or
+/// `role`) alone, or a part, a string, or an array of parts and strings as the parts of
+/// one user content. `None` for anything else, and where the SDK throws: contents and
+/// parts mixed in one array, a function call or response outside a content.
 pub(crate) fn contents_of(single: &Node<'_>) -> Option<Value> {
-    let part = match single {
-        Node::String(text) => serde_json::json!({ "text": text.as_ref() }),
+    let as_part = |item: &Node<'_>| match item {
+        Node::String(text) => Some(serde_json::json!({ "text": text.as_ref() })),
+        Node::Object(object)
+            if !["parts", "role", "functionCall", "functionResponse"].iter().any(|k| object.contains_key(k)) =>
+        {
+            Some(item.to_value())
+        }
+        _ => None,
+    };
+    let parts = match single {
         Node::Object(object) if object.contains_key("parts") || object.contains_key("role") => {
             return Some(Value::Array(vec![single.to_value()]))
         }
-        Node::Object(_) => single.to_value(),
-        _ => return None,
+        Node::Array(items) => items.iter().map(as_part).collect::<Option<Vec<Value>>>()?,
+        _ => vec![as_part(single)?],
     };
-    Some(serde_json::json!([{ "role": "user", "parts": [part] }]))
+    Some(serde_json::json!([{ "role": "user", "parts": parts }]))
 }
 
 /// How the chain comes (see [`super::read_taken`] for a list taken out of it).

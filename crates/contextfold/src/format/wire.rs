@@ -160,15 +160,22 @@ impl RequestShape {
                     None => {}
                 }
                 let path = request.field_path(self.fields.messages);
+                let gemini = self.fields.messages == super::RequestFields::GEMINI.messages;
                 match request.take(self.fields.messages) {
-                    Some(Node::Array(list)) => read_list(list, &path, out),
-                    // One content, one part or a string (the genai SDK's `ContentListUnion`).
-                    Some(single) if self.fields.messages == super::RequestFields::GEMINI.messages => {
+                    Some(Node::Array(list)) if !gemini || list.first().is_none_or(super::gemini::is_content_like) => {
+                        read_list(list, &path, out)
+                    }
+                    // One content, one part, a string or a list of parts (the genai SDK's
+                    // `ContentListUnion`).
+                    Some(single) if gemini => {
                         let Some(list) = super::gemini::contents_of(single) else {
-                            return Err(path.shape_error(format!(
-                                "`contents` must be an array, a content, a part or a string, found {}",
-                                json_kind(single)
-                            )));
+                            return Err(path.shape_error(match single {
+                                Node::Array(_) => "`contents` that opens with a part must hold parts and strings only (the genai SDK sends them as one user content): no content, and no function call or response, which go in a content with its role".to_string(),
+                                _ => format!(
+                                    "`contents` must be an array, a content, a part (no function call or response outside a content) or a string, found {}",
+                                    json_kind(single)
+                                ),
+                            }));
                         };
                         let nodes = Node::of(&list);
                         read_list(nodes.as_array().unwrap_or_default(), &path, out)
