@@ -292,7 +292,8 @@ async fn fold<S: Summarizer + ?Sized>(
         let bytes_after = restoration_text_with(&body, note).len();
         let updated = previous.is_some();
         run.record(0, Action::Snapshot { messages: span.len(), updated, bytes_before, bytes_after });
-        merge_alternating(restored(shape, &at, &body, note))
+        let (folded, seam) = restored(shape, &at, &body, note);
+        merge_alternating(folded, seam)
     };
     // 3. The hard budget.
     let alone = || {
@@ -383,8 +384,9 @@ fn plan_span<'a>(
 }
 
 /// The chain after a fold: the head, the restoration message (opened by `note`) with the
-/// summary `body`, the pinned request, and everything from the split on.
-fn restored<'a>(shape: Layout<'a>, at: &Fold, summary: &str, note: Note) -> Vec<Cow<'a, Message>> {
+/// summary `body`, the pinned request, and everything from the split on; and where that
+/// last run (neighbours in the input) starts.
+fn restored<'a>(shape: Layout<'a>, at: &Fold, summary: &str, note: Note) -> (Vec<Cow<'a, Message>>, usize) {
     let Layout { head: mut folded, body, .. } = shape;
     folded.push(Cow::Owned(Message::new(Role::User, vec![restoration_part_with(summary, note)])));
     let pinned = at.pinned.filter(|&p| p < at.split);
@@ -396,8 +398,9 @@ fn restored<'a>(shape: Layout<'a>, at: &Fold, summary: &str, note: Note) -> Vec<
             kept.push(m);
         }
     }
+    let seam = folded.len();
     folded.append(&mut kept);
-    folded
+    (folded, seam)
 }
 
 /// Step 3, the hard budget: the kept exchanges masked too, then the summary cut; else

@@ -158,8 +158,9 @@ impl Run<'_> {
         let Layout { head: mut out, body, .. } = layout;
         out.push(Cow::Owned(Message::new(Role::User, vec![restoration_part(&body_text)])));
         let pinned = pinned.filter(|&p| p < s);
+        let seam = out.len().saturating_add(usize::from(pinned.is_some()));
         out.extend(body.into_iter().enumerate().filter(|(i, _)| Some(*i) == pinned || *i >= s).map(|(_, m)| m));
-        Ok(merge_alternating(out))
+        Ok(merge_alternating(out, seam))
     }
 
     /// Summarizes `body[..s]` (updating the earlier snapshot, if any) into one text.

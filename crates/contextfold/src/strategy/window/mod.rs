@@ -21,8 +21,9 @@
 //! 6. The result: system messages, the first user message (verbatim), the restoration
 //!    message ("Automated Context Restoration" + the snapshot, user role), the latest
 //!    user message (verbatim, when the split fell after it), the kept messages;
-//!    consecutive user (or assistant) messages merged, parts in order, byte for byte
-//!    ([`snapshot`]).
+//!    consecutive user (or assistant) messages the fold brought together merged, parts
+//!    in order, byte for byte ([`snapshot`]); kept messages that were neighbours in the
+//!    input stay as they came (upstream merged them too).
 //!
 //! Over upstream: the first user message and the latest user message are never
 //! summarized; truncation is never silent (an [`Action::Truncated`]); an earlier

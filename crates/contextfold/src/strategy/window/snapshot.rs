@@ -266,15 +266,18 @@ impl LayoutCosts {
     }
 }
 
-/// Joins consecutive user messages, and consecutive assistant messages, into one:
-/// parts in order, byte for byte; fields of the first win, the others' are added.
-/// System and tool messages are left as they are (each tool message answers its call).
-/// The result owns its messages: a borrowed one is copied here, as it leaves.
-pub(crate) fn merge_alternating(messages: Vec<Cow<'_, Message>>) -> Vec<Message> {
+/// Joins consecutive user messages, and consecutive assistant messages, that the fold
+/// brought together into one: parts in order, byte for byte; fields of the first win,
+/// the others' are added. Messages after `seam` (the first kept one) were neighbours in
+/// the input and stay as they came: the caller's own, even two assistant messages in a
+/// row (upstream merged those too, changing messages it kept). System and tool messages
+/// are left as they are (each tool message answers its call). The result owns its
+/// messages: a borrowed one is copied here, as it leaves.
+pub(crate) fn merge_alternating(messages: Vec<Cow<'_, Message>>, seam: usize) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
-    for m in messages.into_iter().map(Cow::into_owned) {
+    for (i, m) in messages.into_iter().map(Cow::into_owned).enumerate() {
         match out.last_mut() {
-            Some(last) if last.role == m.role && matches!(m.role, Role::User | Role::Assistant) => {
+            Some(last) if i <= seam && last.role == m.role && matches!(m.role, Role::User | Role::Assistant) => {
                 last.parts.extend(m.parts);
                 for (k, v) in m.extra {
                     last.extra.entry(k).or_insert(v);
@@ -361,7 +364,8 @@ mod tests {
         b.extra.insert("k".into(), serde_json::json!(2));
         b.extra.insert("j".into(), serde_json::json!(3));
         let tool = Message::tool_result("c", "f", "r");
-        let merged = merge_alternating([a, b, tool.clone(), tool.clone()].into_iter().map(Cow::Owned).collect());
+        let merged =
+            merge_alternating([a, b, tool.clone(), tool.clone()].into_iter().map(Cow::Owned).collect(), usize::MAX);
         assert_eq!(merged.len(), 3);
         assert_eq!(merged[0].parts, vec![Part::text("1"), Part::text("2")]);
         assert_eq!(merged[0].extra.get("k"), Some(&serde_json::json!(1)));
