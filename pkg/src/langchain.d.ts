@@ -6,6 +6,7 @@ import type { CompactOptions } from "./index.js";
  * A LangChain v1 agent middleware (`createAgent({ model, tools, middleware: [...] })`):
  * before each model call, when the agent's messages are over the budget (`maxTokens` or
  * `maxBytes`, required), they are compacted with `compact`'s options (strategy `"auto"`
- * by default) and the agent's state is replaced by the result.
+ * by default) and the agent's state is replaced by the result. The agent's system prompt,
+ * as it reaches this middleware's `wrapModelCall`, counts in the budget.
  */
 export declare function contextfoldMiddleware(options: Omit<CompactOptions, "format">): AgentMiddleware;

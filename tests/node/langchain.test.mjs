@@ -3,7 +3,14 @@
 // result, and the model is called with it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { AIMessage, HumanMessage, ToolMessage, isBaseMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  ChatMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  isBaseMessage,
+} from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { measureChain } from "contextfold";
 import { contextfoldMiddleware } from "contextfold/langchain";
@@ -86,6 +93,69 @@ describe("contextfold/langchain: the createAgent middleware", () => {
     assert.deepEqual(validateChain(tight.messages, { format: "langchain" }), []);
     // What is kept is the caller's own.
     assert.ok(tight.messages.slice(-2).every((m, i) => m === messages[messages.length - 2 + i]));
+  });
+
+  it("counts the agent's system prompt in the budget, from the first call on", async () => {
+    const maxTokens = 4000;
+    const systemPrompt = `You port Python to Rust. House rules:\n${"- keep every public name as it is\n".repeat(330)}`;
+    const system = tokensOf([new SystemMessage(systemPrompt)]);
+    assert.ok(system > 2900, `${system} tokens of system prompt`);
+    const seen = [];
+    const spy = createMiddleware({
+      name: "Spy",
+      wrapModelCall: async (request, handler) => {
+        seen.push(tokensOf([request.systemMessage, ...request.messages]));
+        return handler(request);
+      },
+    });
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["On it."] }),
+      tools: [],
+      systemPrompt,
+      middleware: [contextfoldMiddleware({ maxTokens }), spy],
+    });
+    const first = await agent.invoke({ messages: thread(20) });
+    // The second run of the thread: the state compaction counts the prompt too.
+    const second = await agent.invoke({ messages: [...first.messages, new HumanMessage("And the tests?")] });
+    assert.equal(seen.length, 2);
+    for (const tokens of seen) assert.ok(tokens <= maxTokens, `the model got ${tokens} tokens with the system prompt`);
+    assert.ok(AIMessage.isInstance(second.messages.at(-1)));
+    // The prompt is the agent's: never in the state.
+    assert.ok(second.messages.every((m) => !SystemMessage.isInstance(m)));
+  });
+
+  it("kept neighbours of one role stay the caller's own messages after a fold", async () => {
+    // A ChatMessage with role assistant then an AIMessage: `window` and `auto` merged the
+    // two into one ChatMessage when both were kept (the AIMessage, its id, gone).
+    const filler = (i) => `answer ${i}: ${"the details of the answer go on for a while ".repeat(12)}`;
+    const messages = [];
+    for (let i = 0; i < 10; i++) {
+      messages.push(
+        new HumanMessage(`question ${i}`),
+        new ChatMessage({ role: "assistant", content: filler(i) }),
+        new AIMessage({ content: `more ${i}`, id: `ai-${i}` }),
+      );
+    }
+    const { compact } = await import("contextfold");
+    for (const strategy of ["window", "auto", "sections", "budget", "tiers"]) {
+      const result = await compact(messages, {
+        format: "langchain",
+        maxTokens: 700,
+        strategy,
+        summarizer: async () => "S",
+      });
+      assert.ok(result.changed, strategy);
+      const last = result.messages.at(-1);
+      assert.equal(last, messages.at(-1), `${strategy}: the last AIMessage is the caller's`);
+      // Every message that holds a kept answer is the caller's instance, in order.
+      const kept = result.messages.filter((m) => messages.includes(m));
+      assert.deepEqual(
+        kept.map((m) => messages.indexOf(m)),
+        kept.map((m) => messages.indexOf(m)).sort((a, b) => a - b),
+        strategy,
+      );
+      assert.ok(!JSON.stringify(result.messages.filter((m) => !messages.includes(m))).includes("more 9"), strategy);
+    }
   });
 
   it("a thread within the budget is left as it is", async () => {
