@@ -1,12 +1,23 @@
 // Types of `contextfold/ai-sdk`.
 import type { LanguageModelMiddleware, ModelMessage } from "ai";
+import type { SummaryCache } from "./cache.js";
 import type { CompactOptions } from "./index.js";
 
 /**
  * The options of `compact` (a budget, `maxTokens` or `maxBytes`, is required); the
  * messages are the AI SDK's. The strategy defaults to `{ name: "auto", stable: true }`.
  */
-export type AiSdkCompactOptions = Omit<CompactOptions, "format">;
+export type AiSdkCompactOptions = Omit<CompactOptions, "format"> & {
+    /**
+     * Where the summaries of a JS `summarizer` are kept, so that the folds of a
+     * conversation are summarized once, not on every call (each call compacts the whole
+     * conversation again); `false`: none. Default: an in-memory LRU of this middleware's
+     * own. A store given here may be shared: it takes `namespace`.
+     */
+    cache?: SummaryCache | false;
+    /** The summarizer's identity in a `cache` given (default: its `identity`). */
+    namespace?: string;
+};
 
 /**
  * A language model middleware for `wrapLanguageModel`: before every call, generate or

@@ -3,6 +3,7 @@
 // and stream alike); `compactStep` does the same as an agent's `prepareStep`. Binary data
 // of every kind the SDK accepts goes through as the caller's own values (./binary.js).
 import { compact, needsCompaction } from "./api.js";
+import { cachedSummarizer, memoryCache } from "./cache.js";
 import { contextfoldError } from "./errors.js";
 
 /**
@@ -20,10 +21,47 @@ function settingsOf(options, who) {
   if (o.maxTokens === undefined && o.maxBytes === undefined) {
     throw contextfoldError("invalid_option", `${who}: options.maxTokens: the budget is required`, "options.maxTokens");
   }
-  const settings = { strategy: { name: "auto", stable: true }, ...o, format: "aisdk" };
+  const { cache, namespace, ...rest } = o;
+  const settings = { strategy: { name: "auto", stable: true }, ...rest, format: "aisdk" };
   // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
   needsCompaction([], settings);
-  return settings;
+  return withCache(settings, cache, namespace, who);
+}
+
+/**
+ * `settings` with its summarizer behind a summary cache. Every call gets the whole
+ * conversation again and compacts it again: without a cache each fold of the
+ * conversation so far was summarized again on every call (calls growing with the
+ * conversation), and an LLM never answers twice byte for byte, so the prefix the model
+ * saw changed on every call. The default is a memory cache of this middleware's own
+ * (any namespace will do: no other summarizer uses it); a store given (`cache`) may be
+ * shared, so it takes the summarizer's identity. `cache: false` turns it off; the
+ * built-in summarizer answers alike every time and is not cached.
+ */
+function withCache(settings, cache, namespace, who) {
+  const { summarizer } = settings;
+  if (cache === false || typeof summarizer !== "function") return settings;
+  if (cache === undefined) {
+    const own = summarizer.identity ?? "contextfold/ai-sdk";
+    return { ...settings, summarizer: cachedSummarizer(summarizer, { cache: memoryCache(), namespace: own }) };
+  }
+  if (
+    cache === null ||
+    typeof cache !== "object" ||
+    typeof cache.get !== "function" ||
+    typeof cache.put !== "function"
+  ) {
+    throw contextfoldError(
+      "invalid_option",
+      `${who}: options.cache: must be a cache ({ get, put }) or false`,
+      "options.cache",
+    );
+  }
+  try {
+    return { ...settings, summarizer: cachedSummarizer(summarizer, { cache, namespace }) };
+  } catch (error) {
+    throw contextfoldError("invalid_option", `${who}: ${error.message.replace(/^cachedSummarizer: /, "")}`, error.path);
+  }
 }
 
 /** The compacted messages, or `messages` itself when nothing was to be done. */

@@ -116,7 +116,68 @@ describe("contextfold/ai-sdk: the wrapLanguageModel middleware", () => {
     assert.deepEqual(plain, seen);
   });
 
+  it("a growing chat summarizes each fold once and keeps the prefix between folds", async () => {
+    // Every call compacts the whole conversation again: without a summary cache each fold
+    // was summarized again on every call, and an LLM (here: a new text every call) then
+    // changed the prefix the model saw on every call.
+    const filler = (n) => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n);
+    const run = async (options) => {
+      let calls = 0;
+      const summarizer = async () => `## User requests\nsummary written by call ${++calls}`;
+      let prompt;
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV4({
+          doGenerate: async (o) => {
+            prompt = o.prompt;
+            return generated;
+          },
+        }),
+        middleware: contextfoldMiddleware({ maxTokens: 3000, summarizer, ...options }),
+      });
+      const chat = [];
+      let before;
+      let changed = 0;
+      let folds = 0;
+      for (let i = 0; i < 30; i++) {
+        chat.push({ role: "user", content: `Request ${i}: ${filler(400)}` });
+        const made = calls;
+        await generateText({ model, messages: chat });
+        assert.ok(tokensOf(prompt) <= 3000, `${tokensOf(prompt)} tokens`);
+        const text = JSON.stringify(prompt);
+        // A new summary (a fold) may change the prefix; nothing else may.
+        if (calls > made) folds++;
+        else if (before && !text.startsWith(before.slice(0, -1))) changed++;
+        before = text;
+        chat.push({ role: "assistant", content: `Answer ${i}: ${filler(1200)}` });
+      }
+      return { calls, changed, folds };
+    };
+    const cached = await run({});
+    assert.ok(cached.calls > 0 && cached.calls === cached.folds, JSON.stringify(cached));
+    assert.ok(cached.calls <= 12, `${cached.calls} summarizer calls for 30 requests`);
+    assert.equal(cached.changed, 0, "the prefix changed without a fold");
+    // A store of the caller's own is used the same way; false turns the cache off.
+    const store = new Map();
+    const shared = { get: async (k) => store.get(k), put: async (k, v) => void store.set(k, v) };
+    const own = await run({ cache: shared, namespace: "test-model" });
+    assert.equal(own.calls, cached.calls);
+    assert.equal(store.size, own.calls);
+    const off = await run({ cache: false });
+    assert.ok(off.calls > 3 * cached.calls, `${off.calls} calls without a cache`);
+  });
+
   it("bad options are typed errors with their path, when the middleware is made", () => {
+    const summarizer = async () => "S";
+    assert.throws(() => contextfoldMiddleware({ maxTokens: 1000, summarizer, cache: 5 }), {
+      code: "invalid_option",
+      path: "options.cache",
+    });
+    // A store given may be shared: it needs the summarizer's identity.
+    const store = { get: async () => undefined, put: async () => {} };
+    assert.throws(() => compactStep({ maxTokens: 1000, summarizer, cache: store }), {
+      code: "invalid_option",
+      path: "options.namespace",
+    });
     assert.throws(() => contextfoldMiddleware({}), { code: "invalid_option", path: "options.maxTokens" });
     assert.throws(() => contextfoldMiddleware({ maxTokens: 1000, maxToken: 5 }), {
       code: "invalid_option",
