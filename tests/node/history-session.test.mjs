@@ -140,6 +140,39 @@ describe("History: the conversation held in wasm", () => {
     });
   }
 
+  it("a summary longer than asked still brings the chain to the fold target, so turns only append", async () => {
+    // LLMs overshoot byte targets: an answer twice as long was cut to the whole budget, the
+    // chain stayed at it and the next push folded again (41 compactions in 60 pushes).
+    const filler = (n) => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n);
+    const maxTokens = 3000;
+    for (const overshoot of [1, 2, 4]) {
+      let calls = 0;
+      const summarizer = async (r) => {
+        calls++;
+        return `## User requests\n${"word ".repeat(Math.ceil((overshoot * r.targetBytes) / 5))}`;
+      };
+      const history = new History({ options: { maxTokens, summarizer } });
+      const after = [];
+      const cuts = [];
+      for (let i = 0; i < 30; i++) {
+        for (const m of [
+          { role: "user", content: `Request ${i}: ${filler(400)}` },
+          { role: "assistant", content: `Answer ${i}: ${filler(1200)}` },
+        ]) {
+          const r = await history.push(m);
+          if (!r?.changed) continue;
+          after.push(r.report.after.tokens);
+          cuts.push(r.report.sections.flatMap((s) => s.actions).some((a) => a.action === "truncated"));
+        }
+      }
+      assert.ok(after.length > 0 && after.length <= 8, `${overshoot}x: ${after.length} compactions in 60 pushes`);
+      assert.equal(calls, after.length, `${overshoot}x: one summarizer call per compaction`);
+      for (const tokens of after) assert.ok(tokens <= maxTokens * 0.7, `${overshoot}x: ${tokens} tokens after a fold`);
+      // Cut (and said so) where it came back too long.
+      if (overshoot > 1) assert.ok(cuts.every(Boolean), `${overshoot}x: the cut is reported`);
+    }
+  });
+
   it("messages pushed while a compaction runs are compacted once it is done, when over the budget", async () => {
     // A slow summarizer, and the conversation going on meanwhile (results streaming in):
     // the history must not be left over its budget until some later push.

@@ -15,6 +15,8 @@
 //!    the last exchange).
 //!    With `summarizer_max_tokens`, a span too long for one request is summarized in
 //!    parts, each updating the summary the one before gave ([`span`]).
+//!    A summary over its share (past the target) is cut at a line end to the target,
+//!    reported as `truncated`, so that the turns that follow have their room.
 //! 3. **The hard budget last**: a result still over `max` has its kept exchanges masked
 //!    too, then its summary cut. A budget with no room for the restoration's whole note
 //!    gets a brief one. When the system prompt, the first request and the last
@@ -285,6 +287,7 @@ async fn fold<S: Summarizer + ?Sized>(
                 m.parts = Vec::new();
             }
         }
+        let asked = request.target_bytes;
         let Some(body) = span::summarize_span(request, summarizer, controls, meter, run).await else {
             // Partial keeps what masking did; the others end in `conclude`.
             return Ok(Some(remask()));
@@ -293,7 +296,7 @@ async fn fold<S: Summarizer + ?Sized>(
         let updated = previous.is_some();
         run.record(0, Action::Snapshot { messages: span.len(), updated, bytes_before, bytes_after });
         let (folded, seam) = restored(shape, &at, &body, note);
-        merge_alternating(folded, seam)
+        to_target(merge_alternating(folded, seam), asked, target, meter, run, note)
     };
     // 3. The hard budget.
     let alone = || {
@@ -403,6 +406,26 @@ fn restored<'a>(shape: Layout<'a>, at: &Fold, summary: &str, note: Note) -> (Vec
     (folded, seam)
 }
 
+/// A fold whose summary came back over its share (summarizers overshoot the bytes asked
+/// for, and a summary takes more tokens per byte than the span it stands for): the
+/// summary cut at a line end to bring the chain to the fold target. Left over it, the
+/// chain sat at `max` and the next turn folded again (a summarizer call and a new prefix
+/// on nearly every turn). The cut never leaves less than the `asked` bytes: a chain it
+/// cannot bring to the target so is left whole.
+fn to_target(
+    out: Vec<Message>,
+    asked: usize,
+    target: Amount,
+    meter: Meter<'_>,
+    run: &mut Run,
+    note: Note,
+) -> Vec<Message> {
+    if meter.fits(target, &out) {
+        return out;
+    }
+    cut_summary(out.clone(), asked, target, meter, run, note).unwrap_or(out)
+}
+
 /// Step 3, the hard budget: the kept exchanges masked too, then the summary cut; else
 /// the call fails, saying what `alone` is too large.
 fn enforce(
@@ -424,7 +447,7 @@ fn enforce(
     if meter.fits(max, &out) {
         return Ok(out);
     }
-    cut_summary(out, max, meter, run, note).ok_or_else(|| CompactError::Budget { max, reason: alone() })
+    cut_summary(out, 0, max, meter, run, note).ok_or_else(|| CompactError::Budget { max, reason: alone() })
 }
 
 /// The fold that keeps the most recent messages costing at most `keep` (at least the last
@@ -477,9 +500,11 @@ fn unpin_first_request(shape: &mut Layout<'_>, costs: &mut LayoutCosts) {
 }
 
 /// `out` with its summary cut so the chain fits `max` (as little as needed, at the end
-/// of a whole line when one is left); `None` when it cannot.
+/// of a whole line when one is left), at least `keep` bytes of it left; `None` when it
+/// cannot.
 fn cut_summary(
     mut out: Vec<Message>,
+    keep: usize,
     max: Amount,
     meter: Meter<'_>,
     run: &mut Run,
@@ -502,7 +527,7 @@ fn cut_summary(
     // The smallest cut that fits: fitting only grows with the cut. The most a cut takes
     // leaves the first character (one byte of it would leave nothing).
     let first = snapshot.chars().next().map_or(1, char::len_utf8);
-    let most = snapshot.len().saturating_sub(first);
+    let most = snapshot.len().saturating_sub(first.max(keep));
     with(&cut_to(most)?)?;
     let (mut lo, mut hi) = (1usize, most.max(1));
     while lo < hi {
