@@ -51,6 +51,15 @@ export class History {
   #pushedWhileRunning = false;
 
   /**
+   * The last message pushed and its text as the session read it. A chat UI pushes the
+   * assistant's message as its stream starts and fills it in place: the session, read at
+   * the push, would count it empty and the trigger would never fire (every later request
+   * over the budget). So the last message is read again when its text changed.
+   * @type {{ message: M, text: string } | null}
+   */
+  #last = null;
+
+  /**
    * @param {object} [init]
    * @param {M[]} [init.messages] starting messages (copied)
    * @param {boolean} [init.auto] compact automatically on push [true]
@@ -85,6 +94,7 @@ export class History {
 
   /** Whether the strategy's trigger fires now. */
   needsCompaction() {
+    this.#followChanges();
     if (this.#session) {
       try {
         return this.#session.needsCompaction();
@@ -104,6 +114,7 @@ export class History {
    */
   /** @param {M} message */
   async push(message) {
+    this.#followChanges();
     this.#messages.push(message);
     this.#follow(message);
     if (!this.#auto) return null;
@@ -131,7 +142,23 @@ export class History {
    */
   #follow(message) {
     try {
-      if (this.#session === null || !this.#session.push(stringifyChain([message], new Map()))) this.#readAll();
+      const text = stringifyChain([message], new Map());
+      this.#last = { message, text };
+      if (this.#session === null || !this.#session.push(text)) this.#readAll();
+    } catch {
+      this.#drop();
+    }
+  }
+
+  /** Reads the chain again when the last message pushed was changed in place since. */
+  #followChanges() {
+    const last = this.#last;
+    if (this.#session === null || last === null || this.#messages.at(-1) !== last.message) return;
+    try {
+      const text = stringifyChain([last.message], new Map());
+      if (text === last.text) return;
+      last.text = text;
+      this.#readAll();
     } catch {
       this.#drop();
     }
@@ -148,6 +175,7 @@ export class History {
    * the options' `tokenCounter` when there is one (the built-in estimate otherwise).
    */
   #tokens() {
+    this.#followChanges();
     if (this.#session === null) {
       try {
         this.#readAll();
@@ -172,6 +200,7 @@ export class History {
    */
   #drop() {
     this.#session = null;
+    this.#last = null;
   }
 
   /**

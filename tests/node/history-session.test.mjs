@@ -173,6 +173,39 @@ describe("History: the conversation held in wasm", () => {
     }
   });
 
+  it("a message filled in after its push (a streamed answer) is counted as it is now", async () => {
+    // The session read the answer when it was pushed, empty: the trigger never fired and
+    // every later request went over the budget.
+    for (const format of ["openai", "aisdk-ui"]) {
+      const maxTokens = 3000;
+      const history = new History({ options: { maxTokens, summarizer: async () => "## User requests\nsummary" } });
+      const said = (role, text, i) =>
+        format === "openai" ? { role, content: text } : { id: `m${i}`, role, parts: [{ type: "text", text }] };
+      let n = 0;
+      for (let i = 0; i < 3; i++) {
+        await history.push(said("user", `question ${i} ${"lorem ipsum ".repeat(60)}`, n++));
+        await history.push(said("assistant", `answer ${i} ${"dolor sit ".repeat(60)}`, n++));
+      }
+      await history.push(said("user", "Write the whole module.", n++));
+      const streaming = said("assistant", "", n++);
+      await history.push(streaming);
+      const grow = (text) => {
+        if (format === "openai") streaming.content += text;
+        else streaming.parts[0].text += text;
+      };
+      for (let k = 0; k < 1500; k++) grow("code code ");
+      const sent = () => measureChain(history.messages()).total.tokens;
+      assert.ok(sent() > maxTokens, format);
+      assert.equal(history.needsCompaction(), true, `${format}: the trigger sees the answer as it is now`);
+      // The next push compacts: every request after it is within the budget.
+      for (let i = 0; i < 3; i++) {
+        await history.push(said("user", `follow-up ${i}`, n++));
+        assert.ok(sent() <= maxTokens, `${format}: ${sent()} tokens after follow-up ${i}`);
+        await history.push(said("assistant", "ok", n++));
+      }
+    }
+  });
+
   it("messages pushed while a compaction runs are compacted once it is done, when over the budget", async () => {
     // A slow summarizer, and the conversation going on meanwhile (results streaming in):
     // the history must not be left over its budget until some later push.
