@@ -246,3 +246,77 @@ describe("the middleware's prefix cache (a cache store and the stable default)",
     assert.equal(sent[2][0].content, "You are a different assistant.");
   });
 });
+
+describe("stable mode with Anthropic thinking: the prefix holds between folds", () => {
+  // A fold rewrote history, so the provider pass dropped the thinking of every turn before
+  // the current tool cycle, including the one the previous request had just sent with it:
+  // the prefix changed on nearly every request (12 of 40 with no new fold), and the
+  // middleware's prefix cache (which keeps what it sent) answered 22 requests with bodies
+  // other than compacting them again gives. Thinking the provider saw after the same
+  // prefix now stays.
+  const filler = (n) => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n);
+  const turn = (i) => {
+    const id = `toolu_${String(i).padStart(24, "0")}`;
+    return [
+      { role: "user", content: `Request ${i}: ${filler(300)}` },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: `thinking ${i} ${filler(200)}`, signature: `sig${i}AAAAAAAAAAAAAAAA==` },
+          { type: "tool_use", id, name: "read_file", input: { path: `f${i}.rs` } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: `out ${i} ${filler(1500)}` }] },
+      { role: "assistant", content: [{ type: "text", text: `done ${i}` }] },
+    ];
+  };
+  const raw = Array.from({ length: 20 }, (_, i) => turn(i)).flat();
+  // The requests of the conversation: the history before each assistant message.
+  const requests = raw.flatMap((m, i) => (m.role === "assistant" ? [raw.slice(0, i)] : []));
+  const summarizer = async (r) => `## User requests\n(${r.range.start}-${r.range.end})`;
+  const postAnthropic = (messages) =>
+    new Request("https://gateway.test/v1/messages", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "claude-sonnet-4", max_tokens: 1000, messages }),
+    });
+
+  async function through(options) {
+    const sent = [];
+    const gateway = compactionMiddleware({ maxTokens: 3000, summarizer, namespace: "t", ...options })(
+      async (request) => {
+        sent.push((await request.json()).messages);
+        return Response.json({ ok: true });
+      },
+    );
+    for (const messages of requests) await gateway(postAnthropic(messages));
+    return { sent };
+  }
+
+  it("keeps each request's prefix, fresh or from the prefix cache alike, within the rules", async () => {
+    const { memoryCache } = await import("contextfold/worker");
+    const { validateChain } = await import("contextfold");
+    const fresh = await through({});
+    const cached = await through({ cache: memoryCache() });
+    assert.deepEqual(cached.sent, fresh.sent, "the prefix cache changed what goes upstream");
+    let breaks = 0;
+    let compacted = 0;
+    for (let i = 1; i < fresh.sent.length; i++) {
+      const [before, now] = [fresh.sent[i - 1], fresh.sent[i]];
+      if (now.length < requests[i].length) compacted++;
+      const kept = JSON.stringify(now.slice(0, before.length)) === JSON.stringify(before);
+      if (!kept && now.length >= before.length) breaks++;
+    }
+    assert.ok(compacted > 10, `${compacted} compacted requests`);
+    assert.equal(breaks, 0, "the prefix changed without a fold");
+    for (const [i, messages] of fresh.sent.entries()) {
+      assert.deepEqual(validateChain(messages, { format: "anthropic" }), [], `request ${i}`);
+      assert.ok(measureChain(messages, { format: "anthropic" }).total.tokens <= 3000, `request ${i}`);
+      // The current tool cycle keeps its signed thinking.
+      const last = messages.at(-1);
+      if (Array.isArray(last.content) && last.content[0]?.type === "tool_result") {
+        assert.equal(messages.at(-2).content[0].type, "thinking", `request ${i}`);
+      }
+    }
+  });
+});

@@ -635,7 +635,7 @@ async fn compact_read<S: Summarizer + ?Sized>(
     // The input's messages are done with: let them go before the output is written (its
     // tree and the reuse plan are the last peak of a call).
     drop(messages);
-    let crate::strategy::CompactResult { messages: compacted, changed, report } = result;
+    let crate::strategy::CompactResult { messages: compacted, changed, report, .. } = result;
     // Unchanged (nothing to do, or a rollback): the caller's own JSON goes back as it came.
     let (messages, reuse) = match (changed, &caller) {
         (true, Caller::Tree(value)) => {

@@ -47,6 +47,7 @@ mod validate;
 
 pub(crate) use roles::merge_into;
 pub use step::RepairStep;
+pub(crate) use thinking::current_cycle_start;
 pub use tool_media::MOVED_MEDIA_NOTE;
 pub(crate) use tool_pairing::in_flight;
 pub(crate) use validate::has_misplaced_results;
@@ -201,6 +202,12 @@ pub struct RepairOptions {
     /// providers that sign it. `None` = the history is as the provider saw it (standalone
     /// repair). [`repair_compacted`] sets it from the original chain.
     pub history_changed_from: Option<usize>,
+    /// How many messages at the end keep their reasoning whatever the thinking rule says
+    /// of the current tool cycle: a stable compaction's last fold settled which thinking
+    /// its request sent, and the requests after it append to that prefix (dropping more
+    /// of it later would change a prefix the provider has cached). `None`: the current
+    /// tool cycle alone.
+    pub thinking_kept_last: Option<usize>,
 }
 
 impl Default for RepairOptions {
@@ -218,6 +225,7 @@ impl RepairOptions {
             merge_same_role: None,
             leading_user_placeholder: DEFAULT_LEADING_USER_PLACEHOLDER.to_string(),
             history_changed_from: None,
+            thinking_kept_last: None,
         }
     }
 

@@ -30,9 +30,11 @@ impl StaleThinking {
         if !options.provider.drops_stale_thinking() {
             return none;
         }
-        let Some(last_user) = current_cycle_start(messages) else {
+        let Some(cycle) = current_cycle_start(messages) else {
             return none;
         };
+        let kept_from = options.thinking_kept_last.map(|n| messages.len().saturating_sub(n));
+        let last_user = kept_from.map_or(cycle, |from| from.min(cycle));
         let stale = messages
             .iter()
             .enumerate()
@@ -64,7 +66,7 @@ impl StaleThinking {
 /// The last real user message: one right after tool results is the rest of their turn
 /// (Anthropic sends text after the `tool_result` blocks in the same user message, and the
 /// assistant message whose calls they answer must keep its thinking), not a new request.
-fn current_cycle_start(messages: &[Message]) -> Option<usize> {
+pub(crate) fn current_cycle_start(messages: &[Message]) -> Option<usize> {
     let mut end = messages.len();
     loop {
         let at = messages.get(..end)?.iter().rposition(|m| m.role == Role::User)?;

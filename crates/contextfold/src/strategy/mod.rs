@@ -178,6 +178,10 @@ pub struct CompactResult {
     pub messages: Vec<Message>,
     pub changed: bool,
     pub report: Report,
+    /// How many messages at the end of `messages` keep their reasoning through the
+    /// provider pass ([`crate::repair::RepairOptions::thinking_kept_last`]): set by a
+    /// stable compaction, `None` otherwise.
+    pub thinking_kept_last: Option<usize>,
 }
 
 /// Why a compaction returned no chain.
@@ -304,7 +308,7 @@ pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
         rolled_back,
         cancelled: o.cancelled,
     };
-    Ok(CompactResult { changed: messages != o.original, messages, report })
+    Ok(CompactResult { changed: messages != o.original, messages, report, thinking_kept_last: None })
 }
 
 /// The sections that have actions, with their index.

@@ -323,7 +323,8 @@ async fn compact_whole<S: Summarizer + ?Sized>(
     }
     let repaired = if result.changed {
         // The result is taken over, and given back (repaired or as it was).
-        repair_compacted(messages, std::mem::take(&mut result.messages), &options.repair)
+        let repair = RepairOptions { thinking_kept_last: result.thinking_kept_last, ..options.repair.clone() };
+        repair_compacted(messages, std::mem::take(&mut result.messages), &repair)
     } else if validate(messages, options.repair.provider).is_empty() {
         return Ok(result);
     } else {

@@ -140,12 +140,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
             after_tokens: None,
         })
     };
-    let result = if config.stable {
+    let (result, thinking_kept_last) = if config.stable {
         replay(chain, &costs, config, summarizer, controls, meter, &mut run).await?
     } else {
-        fold(chain, &costs, config, summarizer, controls, meter, &mut run).await?
+        (fold(chain, &costs, config, summarizer, controls, meter, &mut run).await?, None)
     };
-    finish(run, result, repairs)
+    let mut out = finish(run, result, repairs)?;
+    out.thinking_kept_last = thinking_kept_last.filter(|_| out.changed);
+    Ok(out)
 }
 
 /// Stable mode: the chain compacted as if each request of the conversation had been (a
@@ -155,7 +157,10 @@ pub async fn compact<S: Summarizer + ?Sized>(
 /// longer history gets the same compacted prefix, and with a summary cache no call is
 /// repeated. Folds at earlier requests that could not fit are skipped (that request would
 /// have failed then); only the last one's error counts. Action indices are those of the
-/// chain each fold saw.
+/// chain each fold saw. With the chain, how many messages at its end keep their thinking
+/// (the current tool cycle of the last fold's request, and all that came after it: the
+/// provider saw them after the same prefix).
+#[allow(clippy::type_complexity)]
 async fn replay<S: Summarizer + ?Sized>(
     chain: &[Message],
     costs: &[usize],
@@ -164,7 +169,7 @@ async fn replay<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
     run: &mut Run,
-) -> Result<Option<Vec<Message>>, CompactError> {
+) -> Result<(Option<Vec<Message>>, Option<usize>), CompactError> {
     let max = config.max;
     let points: Vec<usize> = chain
         .iter()
@@ -192,7 +197,7 @@ async fn replay<S: Summarizer + ?Sized>(
             Err(e) => return Err(e),
         };
         if controls.cancel.is_cancelled() || (!run.errors.is_empty() && config.on_error != OnError::Partial) {
-            return Ok(None);
+            return Ok((None, None));
         }
         if let Some(next) = next {
             state_costs = meter.costs(max.unit(), &next);
@@ -203,10 +208,12 @@ async fn replay<S: Summarizer + ?Sized>(
         }
     }
     if !folded {
-        return Ok(None);
+        return Ok((None, None));
     }
-    state.extend_from_slice(chain.get(covered..).unwrap_or_default());
-    Ok(Some(state))
+    let settled = crate::repair::current_cycle_start(&state).map(|cycle| state.len().saturating_sub(cycle));
+    let appended = chain.get(covered..).unwrap_or_default();
+    state.extend_from_slice(appended);
+    Ok((Some(state), settled.map(|kept| kept.saturating_add(appended.len()))))
 }
 
 /// One compaction of `chain` at its end (see the module documentation); `None` when it
