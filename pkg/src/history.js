@@ -60,6 +60,16 @@ export class History {
   #last = null;
 
   /**
+   * How much the provider's count exceeded contextfold's estimate at the last
+   * `reportUsage` (1 at most once under it): every later trigger and compaction takes
+   * `maxTokens` scaled down by it, not just the one that report started (after it, the
+   * chain grew back to `maxTokens` by the estimate, over it by the provider's count).
+   * `null` until the provider counted more.
+   * @type {{ provider: number, counted: number } | null}
+   */
+  #scale = null;
+
+  /**
    * @param {object} [init]
    * @param {M[]} [init.messages] starting messages (copied)
    * @param {boolean} [init.auto] compact automatically on push [true]
@@ -104,7 +114,7 @@ export class History {
         this.#drop();
       }
     }
-    return needsCompaction(this.#messages, this.#options);
+    return needsCompaction(this.#messages, this.#settings());
   }
 
   /**
@@ -166,7 +176,7 @@ export class History {
 
   /** Reads the whole chain into the session (a new one when there is none). */
   #readAll() {
-    this.#session ??= new __Session(this.#options);
+    this.#session ??= new __Session(this.#settings());
     this.#session.reset(stringifyChain(this.#messages, new Map()));
   }
 
@@ -206,9 +216,10 @@ export class History {
   /**
    * The input tokens the provider reported for the last call (`usage.prompt_tokens`,
    * `usage.input_tokens`, ...), as the trigger: providers count their own way, so when
-   * that is over `maxTokens`, the history compacts now, to `maxTokens` scaled by how much
-   * the provider's count exceeds contextfold's estimate. Resolves to the result when it
-   * compacted, `null` otherwise (under the budget, or no `maxTokens` in the options).
+   * that is over `maxTokens`, the history compacts now; from then on every trigger and
+   * compaction takes `maxTokens` scaled by how much the provider's count exceeds
+   * contextfold's (`#scale`). Resolves to the result when it compacted, `null` otherwise
+   * (under the budget, or no `maxTokens` in the options).
    * @param {number} inputTokens
    */
   async reportUsage(inputTokens) {
@@ -216,18 +227,37 @@ export class History {
       throw contextfoldError("invalid_option", "inputTokens: expected a whole number of tokens", "inputTokens");
     }
     const max = this.#options.maxTokens;
-    if (typeof max !== "number" || inputTokens <= max) return null;
-    const estimate = this.#tokens();
-    const maxTokens = Math.max(1, Math.floor((max * Math.min(estimate, inputTokens)) / inputTokens));
-    return this.compact({ maxTokens });
+    if (typeof max !== "number") return null;
+    const counted = this.#tokens();
+    const scale = counted > 0 && inputTokens > counted ? { provider: inputTokens, counted } : null;
+    if (scale?.provider !== this.#scale?.provider || scale?.counted !== this.#scale?.counted) {
+      this.#scale = scale;
+      // The trigger reads the scaled budget from now on.
+      this.#drop();
+    }
+    if (inputTokens <= max) return null;
+    return this.compact();
+  }
+
+  /** The options of every trigger and compaction: `maxTokens` scaled by `#scale`. */
+  #settings() {
+    const max = this.#options.maxTokens;
+    if (typeof max !== "number" || this.#scale === null) return this.#options;
+    const { provider, counted } = this.#scale;
+    return { ...this.#options, maxTokens: Math.max(1, Math.floor((max * counted) / provider)) };
   }
 
   /**
-   * Compacts now. Concurrent calls share one run. Resolves to the `CompactResult`; the
-   * history takes its messages only when the result changed something.
+   * Compacts now. Concurrent calls share one run; one with its own settings runs after the
+   * run under way (on what it left), never folded into it. Resolves to the
+   * `CompactResult`; the history takes its messages only when the result changed something.
    * @param {{ maxTokens?: number }} [override] settings of this run only
    */
   compact(override = undefined) {
+    if (this.#running && override !== undefined) {
+      const after = () => this.compact(override);
+      return this.#running.then(after, after);
+    }
     if (!this.#running) {
       this.#running = this.#run(override).finally(() => {
         this.#running = null;
@@ -239,7 +269,7 @@ export class History {
   /** @param {{ maxTokens?: number }} [override] */
   async #run(override) {
     const snapshot = this.#messages.slice();
-    const result = await compact(snapshot, override ? { ...this.#options, ...override } : this.#options);
+    const result = await compact(snapshot, override ? { ...this.#settings(), ...override } : this.#settings());
     if (result.changed) {
       if (!Array.isArray(result.messages)) {
         throw contextfoldError(

@@ -144,12 +144,16 @@ export declare class History<M = unknown> {
     push(message: M): Promise<CompactResult<M[]> | null>;
     /**
      * The input tokens the provider reported for the last call (`usage.prompt_tokens`,
-     * `usage.input_tokens`), as the trigger: over `maxTokens`, the history compacts now, to
-     * `maxTokens` scaled by how much the provider's count exceeds contextfold's estimate.
+     * `usage.input_tokens`), as the trigger: over `maxTokens`, the history compacts now;
+     * from then on every trigger and compaction takes `maxTokens` scaled by how much the
+     * provider's count exceeds contextfold's (report before pushing the call's answer).
      * Resolves to the result when it compacted, else `null`.
      */
     reportUsage(inputTokens: number): Promise<CompactResult<M[]> | null>;
-    /** Compacts now; `override.maxTokens` for this run only. */
+    /**
+     * Compacts now; `override.maxTokens` for this run only. Concurrent calls share one run;
+     * one with an override runs after the run under way.
+     */
     compact(override?: { maxTokens?: number }): Promise<CompactResult<M[]>>;
     toJSON(): StoredHistory<M>;
     /** Functions and signals are not stored: pass them again in `options`. */

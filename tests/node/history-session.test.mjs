@@ -206,6 +206,32 @@ describe("History: the conversation held in wasm", () => {
     }
   });
 
+  it("a compaction with its own budget asked for while one runs runs after it, with that budget", async () => {
+    // It was handed the run under way, its override silently dropped.
+    const filler = (n) => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n);
+    let release;
+    const gate = new Promise((r) => {
+      release = r;
+    });
+    const summarizer = async () => {
+      await gate;
+      return "## User requests\n- asked";
+    };
+    const messages = [];
+    for (let i = 0; i < 12; i++)
+      messages.push({ role: "user", content: `q${i} ${filler(300)}` }, { role: "assistant", content: filler(900) });
+    const history = new History({ messages, auto: false, options: { maxTokens: 3000, summarizer } });
+    const first = history.compact();
+    const second = history.compact({ maxTokens: 1200 });
+    const shared = history.compact();
+    release();
+    const [a, b, c] = await Promise.all([first, second, shared]);
+    assert.equal(c, a, "calls without settings share the run");
+    assert.ok(a.report.after.tokens <= 3000);
+    assert.ok(b.report.after.tokens <= 1200, `${b.report.after.tokens} tokens for the 1200 asked for`);
+    assert.ok(measureChain(history.messages()).total.tokens <= 1200);
+  });
+
   it("messages pushed while a compaction runs are compacted once it is done, when over the budget", async () => {
     // A slow summarizer, and the conversation going on meanwhile (results streaming in):
     // the history must not be left over its budget until some later push.

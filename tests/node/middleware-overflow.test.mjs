@@ -95,6 +95,27 @@ describe("History.reportUsage: the provider's count as the trigger", () => {
     await assert.rejects(h.reportUsage(-1), { code: "invalid_option", path: "inputTokens" });
   });
 
+  it("keeps the provider's count within the budget on the pushes that follow, not just once", async () => {
+    // The scaled budget served one compaction: the chain then grew back to maxTokens by the
+    // estimate, over it by the provider's count, until the next report.
+    const { History } = await import("contextfold");
+    const maxTokens = 3000;
+    const provider = (messages) => Math.ceil(measureChain(messages, { format: "openai" }).total.tokens * 1.3);
+    const history = new History({ options: { maxTokens, summarizer: async () => "## User requests\n- asked" } });
+    const filler = (n) => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n);
+    let over = 0;
+    for (let i = 0; i < 40; i++) {
+      await history.push({ role: "user", content: `Request ${i}: ${filler(300)}` });
+      const sent = history.messages();
+      if (provider(sent) > maxTokens) over++;
+      // The answer's usage: the input tokens of the call.
+      await history.reportUsage(provider(sent));
+      await history.push({ role: "assistant", content: `Answer ${i}: ${filler(900)}` });
+    }
+    // At most the first crossing, before any report told the provider's way of counting.
+    assert.ok(over <= 1, `${over} of 40 requests over the budget by the provider's count`);
+  });
+
   it("counts the history with the options' tokenCounter, as the compaction does", async () => {
     // A counter counting more than the built-in estimate: the budget is scaled by the
     // provider's count against the counter's, not against the estimate (which left about
