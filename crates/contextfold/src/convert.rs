@@ -27,17 +27,22 @@
 //!      for it (`reasoning_content`, which DeepSeek-style APIs use, stays in chains read
 //!      from OpenAI, where the caller put it);
 //!    - native, AI SDK, LangChain: carriers, not APIs: reasoning and signatures stay for
-//!      the writer (the AI SDK writers keep what their wire can hold).
+//!      the writer; for the AI SDK, a provider's signature goes where that provider's
+//!      package keeps it (`providerOptions` / `providerMetadata`, see
+//!      [`crate::format::aisdk::signatures`]), and one it has no place for is dropped
+//!      and listed.
 //!
 //!    A signature counts as foreign when the source is a provider format other than the
-//!    target (Anthropic signatures are not valid for Gemini and vice versa). Signatures
-//!    read from native, AI SDK or LangChain input have no known owner and are kept;
+//!    target (Anthropic signatures are not valid for Gemini and vice versa); one read
+//!    from the AI SDK belongs to the provider whose entry held it. Signatures read from
+//!    native or LangChain input have no known owner and are kept;
 //! 3. tool call arguments are made valid JSON for targets that take them as JSON
 //!    (everything but OpenAI and native; raw control characters escaped, else the text
 //!    as `{"input": text}`: a custom tool's free-text input, a model's broken JSON),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
 //!    another JSON value as `{"input": value}`);
-//! 4. media the target cannot carry are dropped: a file by URL for OpenAI, inline data
+//! 4. a file holding an image is an image for OpenAI (its file inputs are documents);
+//!    media the target cannot carry are dropped: a file by URL for OpenAI, inline data
 //!    without a media type for Gemini and in an AI SDK tool output, any media
 //!    in an AI SDK UIMessage tool output, files for LangChain;
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
@@ -235,6 +240,23 @@ fn forget_native_block(text: &mut crate::message::TextPart) {
 /// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`),
 /// a developer message (`role: "developer"`) and a refusal (`type: "refusal"`, which
 /// goes over to Chat only).
+/// A file holding an image (the AI SDK's file parts, a native file) as the image it is:
+/// OpenAI takes images as `image_url` / `input_image` only (its file inputs are
+/// documents), as `@ai-sdk/openai` sends them.
+fn image_file_as_image(part: Part) -> Part {
+    match part {
+        Part::File(file) if file.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) => {
+            let crate::message::FilePart { url, data, media_type, extra, .. } = file;
+            Part::Image(crate::message::ImagePart { url, data, media_type, extra })
+        }
+        other => other,
+    }
+}
+
+fn is_aisdk(format: Format) -> bool {
+    matches!(format, Format::AiSdk | Format::AiSdkUi)
+}
+
 fn is_openai(format: Format) -> bool {
     matches!(format, Format::OpenAi | Format::OpenAiResponses)
 }
@@ -312,7 +334,24 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         if let (Some(_), Format::OpenAiResponses, Format::OpenAi) = (&detail, from, to) {
             part.extra_mut().shift_remove("detail");
         }
-        let fields = clean_extra(part.extra_mut(), to, keep_fields);
+        // Whose signature a reasoning part holds: the source's, or for the AI SDK the
+        // provider entry it was read from; and a Responses reasoning item's id, which the
+        // AI SDK's OpenAI package sends it back by.
+        let part_owner = match &part {
+            Part::Reasoning(r) if is_aisdk(from) => {
+                crate::format::aisdk::signatures::owner(&r.extra, marker_namespace::AISDK)
+            }
+            _ => owner,
+        };
+        let item_id = match (&part, from) {
+            (Part::Reasoning(r), Format::OpenAiResponses) if is_aisdk(to) => r.extra.get("id").cloned(),
+            _ => None,
+        };
+        let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
+        if item_id.is_some() {
+            // Carried below, as the AI SDK's `itemId`.
+            fields.retain(|f| f != "id");
+        }
         match (detail, to) {
             (Some(detail), Format::OpenAiResponses) if from == Format::OpenAi => {
                 part.extra_mut().insert("detail".into(), detail);
@@ -334,6 +373,9 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         if let Part::Text(text) = &mut part {
             forget_native_block(text);
         }
+        if is_openai(to) {
+            part = image_file_as_image(part);
+        }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
                 clean_extra(inner.extra_mut(), to, keep_fields);
@@ -350,9 +392,30 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         }
         let keep = match &mut part {
             Part::Reasoning(reasoning) => {
-                if foreign(owner) && (reasoning.signature.is_some() || reasoning.redacted_data.is_some()) {
+                if foreign(part_owner) && (reasoning.signature.is_some() || reasoning.redacted_data.is_some()) {
                     reasoning.signature = None;
                     reasoning.redacted_data = None;
+                    changes.push(Change::DroppedSignature { index, part: part_index });
+                }
+                // To the AI SDK: where the provider's package reads it back.
+                if let (true, Some(provider)) = (is_aisdk(to) && !is_aisdk(from), part_owner) {
+                    let field = if to == Format::AiSdk { "providerOptions" } else { "providerMetadata" };
+                    let (signature, redacted) = (reasoning.signature.take(), reasoning.redacted_data.take());
+                    let carried = crate::format::aisdk::signatures::carry(
+                        &mut reasoning.extra,
+                        field,
+                        provider,
+                        signature.clone(),
+                        redacted.clone(),
+                        item_id.clone(),
+                    );
+                    if !carried {
+                        (reasoning.signature, reasoning.redacted_data) = (signature, redacted);
+                    }
+                }
+                // Whatever is left the AI SDK's writer cannot hold (no provider entry).
+                let unheld = is_aisdk(to) && !is_aisdk(from) && !matches!(from, Format::Native);
+                if unheld && (reasoning.signature.take().is_some() | reasoning.redacted_data.take().is_some()) {
                     changes.push(Change::DroppedSignature { index, part: part_index });
                 }
                 let rejected = match to {

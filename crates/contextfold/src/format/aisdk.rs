@@ -36,13 +36,16 @@
 //! [`write()`] reverses the mapping: natural shapes for unmarked messages, tool results
 //! as `text` (or `error-text`) outputs for a single text, `content` outputs otherwise,
 //! and `toolName` from the result's name or its call's. A system message's text parts
-//! are joined by a newline. What the wire cannot carry: reasoning signatures and
-//! redacted data (the SDK keeps them in `providerOptions`, which is written verbatim when
-//! it was read), a tool call's signature; errors ([`FormatError::Unwritable`]) for
+//! are joined by a newline. A reasoning part's signature and redacted data are read from
+//! the provider entry of `providerOptions` its provider package keeps them in
+//! ([`signatures`]), which is written verbatim when it was read (`convert` puts another
+//! format's there); a `data:` URL is inline data (written back as that URL). What the
+//! wire cannot carry: a tool call's signature; errors ([`FormatError::Unwritable`]) for
 //! arguments that are not JSON, media without URL or data, a non-text system part, a
 //! result whose tool name is unknown, parts outside the role that takes them.
 
 mod native;
+pub(crate) mod signatures;
 pub mod ui;
 
 pub(crate) use native::bookkeeping_part;
@@ -169,15 +172,17 @@ fn read_part(item: &Node<'_>, path: JsonPath, role: Role) -> Result<Part, Format
             if part_type == "text" {
                 return Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, markers) }));
             }
+            let (signature, redacted_data) = signatures::read(obj.peek("providerOptions"), &mut markers);
             Ok(Part::Reasoning(ReasoningPart {
                 text,
+                signature,
+                redacted_data,
                 extra: obj.into_extra(native_keys::REASONING, NAMESPACE, markers),
-                ..ReasoningPart::default()
             }))
         }
         "image" => {
             let (url, data) = url_or_data(obj.required_string("image")?);
-            let media_type = owned(obj.string("mediaType")?);
+            let (url, data, media_type) = inline_data_url(url, data, owned(obj.string("mediaType")?), &mut markers);
             Ok(Part::Image(ImagePart {
                 url,
                 data,
@@ -187,7 +192,7 @@ fn read_part(item: &Node<'_>, path: JsonPath, role: Role) -> Result<Part, Format
         }
         "file" => {
             let (url, data) = read_file_data(&mut obj, &mut markers)?;
-            let media_type = owned(obj.string("mediaType")?);
+            let (url, data, media_type) = inline_data_url(url, data, owned(obj.string("mediaType")?), &mut markers);
             let name = owned(obj.string("filename")?);
             Ok(Part::File(FilePart {
                 url,
@@ -254,6 +259,33 @@ fn read_tagged(value: &Node<'_>, path: JsonPath) -> Result<(Option<String>, Opti
             .field_path("type")
             .shape_error(format!("unsupported file data type `{other}` (contextfold reads inline `data` and `url`)"))),
     }
+}
+
+/// A `data:<media type>;base64,` URL as the inline data it is (`ai` 7's
+/// `convertToModelMessages` gives a `useChat` upload as `{type: "url", url: "data:..."}`):
+/// every other format then gets inline data, not a link no provider fetches. Marked
+/// `dataUrl` (and `mediaTypeFromUrl` when the part had none) to be written back as the
+/// same URL. A data URL whose media type differs from the part's stays a URL.
+#[allow(clippy::type_complexity)]
+fn inline_data_url(
+    url: Option<String>,
+    data: Option<String>,
+    media_type: Option<String>,
+    markers: &mut Markers,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let Some(split) = url.as_deref().and_then(super::data_url::split) else {
+        return (url, data, media_type);
+    };
+    if media_type.as_deref().is_some_and(|m| !m.eq_ignore_ascii_case(split.media_type)) {
+        return (url, data, media_type);
+    }
+    let inline = (Some(split.data.to_string()), media_type.is_none().then(|| split.media_type.to_string()));
+    markers.set("dataUrl", true);
+    if inline.1.is_some() {
+        markers.set("mediaTypeFromUrl", true);
+    }
+    let (data, from_url) = inline;
+    (None, data, media_type.or(from_url))
 }
 
 fn url_or_data(text: &str) -> (Option<String>, Option<String>) {

@@ -60,8 +60,9 @@
 //! ([`FormatError::Unwritable`]): a tool result answering no call written before, media
 //! in a tool result (a `UIMessage` tool output is JSON), tool calls outside an assistant
 //! message, tool results outside a tool message, arguments that are not JSON, media
-//! without URL or data. Reasoning signatures and redacted reasoning have no field (the
-//! AI SDK keeps them in `providerMetadata`, written verbatim when it was read).
+//! without URL or data. Reasoning signatures and redacted reasoning have no field of
+//! their own: they are read from the provider entry of `providerMetadata` (see
+//! [`super::signatures`]), written verbatim when it was read.
 
 mod writer;
 
@@ -279,8 +280,11 @@ fn read_text(item: &Node<'_>, path: JsonPath, reasoning: bool) -> Result<Part, F
     obj.take("type");
     let text = obj.required_string("text")?.to_string();
     if reasoning {
-        let extra = obj.into_extra(native_keys::REASONING, NAMESPACE, Markers::default());
-        return Ok(Part::Reasoning(ReasoningPart { text, extra, ..ReasoningPart::default() }));
+        let mut markers = Markers::default();
+        let (signature, redacted_data) =
+            crate::format::aisdk::signatures::read(obj.peek("providerMetadata"), &mut markers);
+        let extra = obj.into_extra(native_keys::REASONING, NAMESPACE, markers);
+        return Ok(Part::Reasoning(ReasoningPart { text, signature, redacted_data, extra }));
     }
     Ok(Part::Text(TextPart { text, extra: obj.into_extra(native_keys::TEXT, NAMESPACE, Markers::default()) }))
 }

@@ -94,9 +94,9 @@ fn write_part(path: &JsonPath, part: &Part, role: Role, names: &CallNames<'_>) -
         },
         Part::Image(image) if part_type == "image" => {
             let restore = Restore::new(&image.extra, NAMESPACE);
-            let mut mapped =
-                object([("type", "image".into()), ("image", media_source(path, &image.url, &image.data)?)]);
-            if let Some(media_type) = &image.media_type {
+            let (url, data) = as_read(&restore, &image.url, &image.data, &image.media_type);
+            let mut mapped = object([("type", "image".into()), ("image", media_source(path, &url, &data)?)]);
+            if let Some(media_type) = image.media_type.as_ref().filter(|_| !restore.marker_flag("mediaTypeFromUrl")) {
                 mapped.insert("mediaType".into(), media_type.as_str().into());
             }
             restore.finish(mapped)
@@ -128,6 +128,21 @@ fn write_part(path: &JsonPath, part: &Part, role: Role, names: &CallNames<'_>) -
     Ok(Some(written))
 }
 
+/// A source read from a `data:` URL (marked `dataUrl`), as that very URL again.
+fn as_read(
+    restore: &Restore<'_>,
+    url: &Option<String>,
+    data: &Option<String>,
+    media_type: &Option<String>,
+) -> (Option<String>, Option<String>) {
+    match (url, data, media_type) {
+        (None, Some(data), Some(media_type)) if restore.marker_flag("dataUrl") => {
+            (Some(format!("data:{media_type};base64,{data}")), None)
+        }
+        _ => (url.clone(), data.clone()),
+    }
+}
+
 /// The URL or the data of a media part.
 fn media_source(path: &JsonPath, url: &Option<String>, data: &Option<String>) -> Result<Value, FormatError> {
     match (url, data) {
@@ -146,6 +161,7 @@ fn write_file(
     name: &Option<String>,
 ) -> Result<Value, FormatError> {
     let restore = Restore::new(extra, NAMESPACE);
+    let (url, data) = &as_read(&restore, url, data, media_type);
     let source = if restore.marker_str("data") == Some("tagged") {
         match (url, data) {
             (Some(url), None) => Value::Object(object([("type", "url".into()), ("url", url.as_str().into())])),
@@ -296,7 +312,10 @@ pub(in crate::format::aisdk) fn text_value(text: &TextPart) -> Value {
 /// A reasoning part, written the same way in both; `None` when it has no text to write
 /// (redacted data only).
 pub(in crate::format::aisdk) fn reasoning_value(reasoning: &ReasoningPart) -> Option<Value> {
-    if reasoning.text.is_empty() && reasoning.redacted_data.is_some() {
+    // Redacted data goes where a provider package keeps it (see `super::signatures`);
+    // with no such field, the part would be empty text.
+    let carried = ["providerOptions", "providerMetadata"].iter().any(|k| reasoning.extra.contains_key(*k));
+    if reasoning.text.is_empty() && reasoning.redacted_data.is_some() && !carried {
         return None;
     }
     Some(

@@ -304,8 +304,9 @@ fn write_block(path: &JsonPath, part: &Part, context: BlockContext) -> Result<Va
     }
 }
 
-/// `{type: "base64", media_type, data}` or `{type: "url", url}`, plus the source fields
-/// the reader kept (another source `type`, a `file_id`, ...).
+/// `{type: "base64", media_type, data}` or `{type: "url", url}` (the media type of a URL
+/// goes: Anthropic's URL sources have none), plus the source fields the reader kept
+/// (another source `type`, a `file_id`, ...).
 fn write_source(
     path: &JsonPath,
     restore: &Restore<'_>,
@@ -343,11 +344,13 @@ fn write_source(
             ))
         }
     };
+    // A URL source is `{type: "url", url}` alone: Anthropic rejects other fields.
+    let by_url = source_type.as_str() == Some("url");
     let mut source = Map::new();
     if !source_type.is_null() {
         source.insert("type".into(), source_type);
     }
-    if let Some(media_type) = media_type {
+    if let Some(media_type) = media_type.as_ref().filter(|_| !by_url) {
         source.insert("media_type".into(), media_type.as_str().into());
     }
     if let Some(data) = data {
