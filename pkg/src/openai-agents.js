@@ -130,7 +130,12 @@ class Translation {
       const { action, operation, output } = item;
       return { type: BUILT_IN[type], call_id: item.callId, action, operation, output, item: i };
     }
-    // Hosted tool calls, compaction items, kinds added later: opaque, with their text.
+    // The provider's compaction of the earlier conversation: the Responses item it is, so
+    // that it is kept first as it is (encrypted, no summarizer could read it).
+    if (type === "compaction" && typeof item.encrypted_content === "string") {
+      return { type, encrypted_content: item.encrypted_content, item: i };
+    }
+    // Hosted tool calls, kinds added later: opaque, with their text.
     const { name, arguments: args, output } = item ?? {};
     return { type: `agents_${type}`, item: i, name, arguments: args, output };
   }
@@ -156,7 +161,10 @@ class Translation {
     }
     if (type === "function_call") {
       const call = this.calls.get(out.call_id);
-      return { ...call, type, callId: out.call_id, name: out.name, arguments: out.arguments };
+      const back = { ...call, type, callId: out.call_id, name: out.name, arguments: out.arguments };
+      // A call compaction made (a summary's): the result after it is named by it.
+      if (call === undefined) this.calls.set(out.call_id, back);
+      return back;
     }
     throw contextfoldError("internal", `openai-agents: compaction gave an item it cannot translate back: ${type}`);
   }

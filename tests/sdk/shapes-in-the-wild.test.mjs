@@ -540,6 +540,76 @@ describe("Responses: a request continuing a stored response (previous_response_i
     // Without previous_response_id or conversation a leading result answers nothing.
     assert.equal(repairChain({ model: "gpt-5", input: [output, { role: "user", content: "hi" }] }).changed, true);
   });
+
+  it("keeps them after the request's instructions too", async () => {
+    // With `instructions` (read as a system message first) they were orphans: repairChain
+    // dropped them and compact changed the request under its budget.
+    const request = {
+      model: "gpt-5",
+      previous_response_id: "resp_1",
+      instructions: "be brief",
+      input: [output, { role: "user", content: "hi" }],
+    };
+    assert.deepEqual(validateChain(request), []);
+    assert.equal(repairChain(request).changed, false);
+    assert.equal((await compact(request, { maxTokens: 100_000 })).changed, false);
+  });
+});
+
+describe("Responses: the provider's compaction item", () => {
+  // The earlier conversation, encrypted by responses.compact: folded, it was gone (budget
+  // in the Responses format, auto and budget through compactAgentItems), and no summarizer
+  // could read it.
+  const filler = (t) => `${t} ${"lorem ipsum dolor sit amet ".repeat(80)}`;
+  const compaction = { type: "compaction", id: "cmp_1", encrypted_content: "OLD_HISTORY_ENC" };
+  const responses = [compaction];
+  const agents = [{ type: "compaction", id: "cmp_1", encrypted_content: "OLD_HISTORY_ENC" }];
+  for (let t = 1; t < 5; t++) {
+    responses.push(
+      { role: "user", content: `q${t}` },
+      { type: "function_call", call_id: `c${t}`, name: "read", arguments: "{}" },
+      { type: "function_call_output", call_id: `c${t}`, output: filler(`o${t}`) },
+      { role: "assistant", content: [{ type: "output_text", text: `a${t}` }] },
+    );
+    agents.push(
+      { type: "message", role: "user", content: `q${t}` },
+      { type: "function_call", callId: `c${t}`, name: "read", arguments: "{}", status: "completed" },
+      { type: "function_call_result", callId: `c${t}`, name: "read", status: "completed", output: filler(`o${t}`) },
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: `a${t}` }] },
+    );
+  }
+
+  it("stays first, as it is, with every strategy", async () => {
+    for (const strategy of STRATEGIES) {
+      const result = await compact(responses, {
+        format: "openai-responses",
+        strategy,
+        maxTokens: 400,
+        summarizer: same,
+      });
+      // tiers counts messages: these are few.
+      assert.equal(result.changed, strategy !== "tiers", strategy);
+      assert.deepEqual(result.messages[0], compaction, strategy);
+      assert.deepEqual(validateChain(result.messages, { format: "openai-responses" }), [], strategy);
+      const viaAgents = await compactAgentItems(agents, { strategy, maxTokens: 400, summarizer: same });
+      assert.equal(viaAgents.items[0], agents[0], `${strategy}: the agents item itself`);
+      for (const item of viaAgents.items) protocol.ModelItem.parse(item);
+      // A result compaction made is named by its own call.
+      const names = new Map(viaAgents.items.filter((i) => i.type === "function_call").map((i) => [i.callId, i.name]));
+      for (const item of viaAgents.items.filter((i) => i.type === "function_call_result")) {
+        assert.equal(item.name, names.get(item.callId), `${strategy}: ${item.callId}`);
+      }
+    }
+    // It counts in the budget: alone over it, a typed error.
+    await assert.rejects(
+      compact([{ ...compaction, encrypted_content: "x".repeat(4000) }, ...responses.slice(1)], {
+        format: "openai-responses",
+        maxTokens: 300,
+        summarizer: same,
+      }),
+      { code: "budget_exceeded" },
+    );
+  });
 });
 
 describe("Anthropic plain-text documents across formats", () => {
@@ -723,5 +793,193 @@ describe("@google/genai: contents as one content, one part or a string", () => {
         await assert.rejects(compact(input, { maxTokens: 100_000 }), { code: "invalid_shape", path: "contents" });
       }
     }
+  });
+});
+
+describe("AI SDK uploads as data URLs, and media sources by URL for Anthropic", () => {
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const PDF = Buffer.from("%PDF-1.4 a small document").toString("base64");
+
+  it("are inline data in every other format, and the same URLs again in the AI SDK's", async () => {
+    // convertToModelMessages gives a useChat upload as {type: "url", url: "data:..."}: it
+    // was taken for a link (an Anthropic url source no provider fetches, dropped for
+    // OpenAI Chat, an input_file by URL for Responses).
+    const ui = [
+      {
+        id: "u1",
+        role: "user",
+        parts: [
+          { type: "text", text: "see" },
+          { type: "file", mediaType: "image/png", url: `data:image/png;base64,${PNG}` },
+          { type: "file", mediaType: "application/pdf", filename: "a.pdf", url: `data:application/pdf;base64,${PDF}` },
+        ],
+      },
+      { id: "a1", role: "assistant", parts: [{ type: "text", text: "ok" }] },
+    ];
+    const legacy = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "see" },
+          { type: "image", image: `data:image/png;base64,${PNG}` },
+        ],
+      },
+      { role: "assistant", content: "ok" },
+    ];
+    const types = new TypeCollector("sdk-data-urls");
+    // As the route handler holds them (JSON: no `filename: undefined`).
+    const model = JSON.parse(JSON.stringify(await convertToModelMessages(ui)));
+    for (const [label, messages] of [
+      ["convertToModelMessages", model],
+      ["legacy", legacy],
+    ]) {
+      modelMessageSchema.array().parse(messages);
+      // The AI SDK's own again, byte for byte.
+      assert.deepEqual(convert(messages, { from: "aisdk", to: "aisdk" }).messages, messages, label);
+      assert.equal((await compact(messages, { maxTokens: 100_000 })).messages, messages, label);
+      const anthropic = convert(messages, { from: "aisdk", to: "anthropic" });
+      const blocks = anthropic.messages[0].content.slice(1);
+      assert.ok(
+        blocks.length > 0 && blocks.every((b) => b.source.type === "base64" && b.source.data.length > 0),
+        label,
+      );
+      assert.deepEqual(anthropicRules(anthropic.messages), [], label);
+      types.add("anthropic", `${label} anthropic`, anthropic.messages);
+      const openai = convert(messages, { from: "aisdk", to: "openai" });
+      assert.deepEqual(openai.changes, [], `${label}: nothing dropped for OpenAI`);
+      assert.ok(openai.messages[0].content[1].image_url.url.startsWith("data:image/png;base64,"), label);
+      types.add("openai", `${label} openai`, openai.messages);
+      const responses = convert(messages, { from: "aisdk", to: "openai-responses" });
+      assert.equal(responses.messages[0].content[1].type, "input_image", label);
+      const gemini = convert(messages, { from: "aisdk", to: "gemini" });
+      assert.equal(gemini.messages[0].parts[1].inlineData.data, PNG, label);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+
+  it("a URL source for Anthropic is {type: url, url} alone", () => {
+    const cases = {
+      gemini: {
+        contents: [
+          {
+            role: "user",
+            parts: [
+              { text: "read" },
+              { fileData: { mimeType: "application/pdf", fileUri: "https://example.com/spec.pdf" } },
+              { fileData: { mimeType: "image/png", fileUri: "https://example.com/a.png" } },
+            ],
+          },
+          { role: "model", parts: [{ text: "ok" }] },
+        ],
+      },
+      aisdk: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "see" },
+            { type: "image", image: "https://example.com/a.png", mediaType: "image/png" },
+            { type: "file", data: "https://example.com/spec.pdf", mediaType: "application/pdf" },
+          ],
+        },
+        { role: "assistant", content: "ok" },
+      ],
+    };
+    const types = new TypeCollector("sdk-url-sources");
+    for (const [from, chain] of Object.entries(cases)) {
+      const { messages } = convert(chain, { from, to: "anthropic" });
+      const list = Array.isArray(messages) ? messages : messages.messages;
+      const sources = list[0].content.slice(1).map((b) => b.source);
+      assert.deepEqual(
+        sources.map((s) => Object.keys(s).sort()),
+        sources.map(() => ["type", "url"]),
+        from,
+      );
+      types.add("anthropic", from, messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});
+
+describe("reasoning signatures in the AI SDK's provider fields", () => {
+  const id = "toolu_01A09q90qw90lq917835lqAB";
+  const anthropic = {
+    system: "sys",
+    messages: [
+      { role: "user", content: "q" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "THINK1", signature: "SIG_ONE" },
+          { type: "redacted_thinking", data: "REDACTED_BLOB" },
+          { type: "tool_use", id, name: "f", input: {} },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "r" }] },
+    ],
+  };
+
+  it("go where @ai-sdk/anthropic, google and openai keep them, and come back from there", async () => {
+    // They were dropped with no change listed, so anthropic -> aisdk -> anthropic lost
+    // the thinking; and a reasoning part signed as @ai-sdk/anthropic gives it was
+    // dropped as unsigned on the way to Anthropic.
+    const model = convert(anthropic, { from: "anthropic", to: "aisdk" });
+    modelMessageSchema.array().parse(model.messages);
+    const parts = model.messages.find((m) => m.role === "assistant").content;
+    assert.deepEqual(parts[0].providerOptions, { anthropic: { signature: "SIG_ONE" } });
+    assert.deepEqual(parts[1].providerOptions, { anthropic: { redactedData: "REDACTED_BLOB" } });
+    const back = convert(model.messages, { from: "aisdk", to: "anthropic" });
+    assert.deepEqual(back.messages.messages[1].content, anthropic.messages[1].content);
+    assert.ok(!back.changes.some((c) => /Signature|Reasoning/.test(c.change)), JSON.stringify(back.changes));
+    // As a UIMessage: providerMetadata.
+    const ui = convert(anthropic, { from: "anthropic", to: "aisdk-ui" });
+    await validateUIMessages({ messages: ui.messages });
+    const reasoning = ui.messages.find((m) => m.role === "assistant").parts.filter((p) => p.type === "reasoning");
+    assert.deepEqual(reasoning[0].providerMetadata, { anthropic: { signature: "SIG_ONE" } });
+    assert.deepEqual(
+      convert(ui.messages, { from: "aisdk-ui", to: "anthropic" }).messages.messages[1].content.slice(0, 2),
+      anthropic.messages[1].content.slice(0, 2),
+    );
+    // Gemini's thought signature, a Responses reasoning item's id and encrypted content.
+    const gemini = convert(
+      {
+        contents: [
+          { role: "user", parts: [{ text: "q" }] },
+          { role: "model", parts: [{ text: "GTHINK", thought: true, thoughtSignature: "GSIG" }, { text: "a" }] },
+        ],
+      },
+      { from: "gemini", to: "aisdk" },
+    );
+    assert.deepEqual(gemini.messages[1].content[0].providerOptions, { google: { thoughtSignature: "GSIG" } });
+    const responses = convert(
+      [
+        { role: "user", content: "q" },
+        { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "R" }], encrypted_content: "ENC" },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "a" }] },
+      ],
+      { from: "openai-responses", to: "aisdk" },
+    );
+    modelMessageSchema.array().parse(responses.messages);
+    assert.deepEqual(responses.messages[1].content[0].providerOptions, {
+      openai: { itemId: "rs_1", reasoningEncryptedContent: "ENC" },
+    });
+    // Signed by @ai-sdk/anthropic: thinking for Anthropic; never a Gemini signature.
+    const signed = [
+      { role: "user", content: "q" },
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "AITHINK", providerOptions: { anthropic: { signature: "SIG_AI" } } },
+          { type: "text", text: "a" },
+        ],
+      },
+    ];
+    assert.deepEqual(convert(signed, { from: "aisdk", to: "anthropic" }).messages[1].content[0], {
+      type: "thinking",
+      thinking: "AITHINK",
+      signature: "SIG_AI",
+    });
+    const toGemini = convert(signed, { from: "aisdk", to: "gemini" });
+    assert.ok(!JSON.stringify(toGemini.messages).includes("SIG_AI"));
+    assert.ok(toGemini.changes.some((c) => c.change === "droppedSignature"));
   });
 });

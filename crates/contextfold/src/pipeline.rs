@@ -616,12 +616,12 @@ async fn compact_read<S: Summarizer + ?Sized>(
         None => controls,
     };
     let count = messages.len();
-    let stored = stored_results(caller.container(), format, &messages);
+    let kept = kept_first(caller.container(), format, &messages);
     let result =
-        run::compact_after_stored(&messages, stored, &options, summarizer, controls, meter).await.map_err(|error| {
+        run::compact_after_kept(&messages, kept, &options, summarizer, controls, meter).await.map_err(|error| {
             let input_path = match (&error, &caller) {
                 // Positions in the chain after the results set aside: no path rather than a wrong one.
-                (CompactError::Input(_), _) if stored > 0 => None,
+                (CompactError::Input(_), _) if kept > 0 => None,
                 (CompactError::Input(e), Caller::Tree(value)) => crate::locate::error_path(e, value, format, count),
                 // The tree is read again, for the error only.
                 (CompactError::Input(e), Caller::Text { text, .. }) => text
@@ -663,19 +663,29 @@ async fn compact_read<S: Summarizer + ?Sized>(
     Ok(JsonOutput { messages, changed, format, report, reuse })
 }
 
-/// How many messages `container`'s chain opens with that answer calls the provider
-/// stores: a Responses request continuing a stored conversation (`previous_response_id`,
-/// `conversation`) sends the results of the calls its last response made, which are not
-/// in `input`. Compaction and repair leave them as they are (they are no orphans).
-fn stored_results(container: &Value, format: Format, messages: &[Message]) -> usize {
-    let continues = format == Format::OpenAiResponses
-        && container.as_object().is_some_and(|request| {
-            ["previous_response_id", "conversation"].iter().any(|k| request.get(*k).is_some_and(|v| !v.is_null()))
-        });
-    if continues {
-        messages.iter().take_while(|m| m.role == crate::message::Role::Tool).count()
-    } else {
+/// How many messages `container`'s chain opens with that stay first, as they are, in a
+/// Responses chain: the provider's compaction items (the earlier conversation, encrypted:
+/// no summarizer can read it, and folded it would be gone), and in a request continuing a
+/// stored conversation (`previous_response_id`, `conversation`) the results of the calls
+/// its last response made, which are not in `input` (no orphans); with the system prompt
+/// (`instructions`) before them. Compaction and repair leave them as they are.
+fn kept_first(container: &Value, format: Format, messages: &[Message]) -> usize {
+    if format != Format::OpenAiResponses {
+        return 0;
+    }
+    let continues = container.as_object().is_some_and(|request| {
+        ["previous_response_id", "conversation"].iter().any(|k| request.get(*k).is_some_and(|v| !v.is_null()))
+    });
+    let systems = messages.iter().take_while(|m| m.role == crate::message::Role::System).count();
+    let opening = messages
+        .iter()
+        .skip(systems)
+        .take_while(|m| (continues && m.role == crate::message::Role::Tool) || format::responses::is_compaction(m))
+        .count();
+    if opening == 0 {
         0
+    } else {
+        systems.saturating_add(opening)
     }
 }
 
@@ -706,11 +716,11 @@ pub fn validate_json(
     provider: Option<Provider>,
 ) -> Result<(Vec<Diagnostic>, Format), FormatError> {
     let (messages, format) = read_json(value, format)?;
-    let stored = stored_results(value, format, &messages);
+    let kept = kept_first(value, format, &messages);
     let provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
-    let mut found = crate::repair::validate(messages.get(stored..).unwrap_or_default(), provider);
+    let mut found = crate::repair::validate(messages.get(kept..).unwrap_or_default(), provider);
     for d in &mut found {
-        d.index = d.index.saturating_add(stored);
+        d.index = d.index.saturating_add(kept);
     }
     // Paths into the caller's JSON, not the chain as read (whose indices shift where a
     // wire message became several).
@@ -745,12 +755,12 @@ pub fn repair_json(
 ) -> Result<RepairedJson, FormatError> {
     let (mut messages, format) = read_json(value, format)?;
     options.provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
-    // Results answering stored calls stay first, as they are; the rest is repaired.
-    let stored = stored_results(value, format, &messages);
-    let rest = messages.split_off(stored);
+    // What the chain opens with that stays (see `kept_first`) stays first, as it is; the rest is repaired.
+    let kept = kept_first(value, format, &messages);
+    let rest = messages.split_off(kept);
     let mut repaired = crate::repair::repair_owned(rest, &options);
     for step in &mut repaired.steps {
-        step.shift_index(stored);
+        step.shift_index(kept);
     }
     messages.append(&mut repaired.messages);
     repaired.messages = messages;

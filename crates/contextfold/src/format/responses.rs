@@ -84,6 +84,7 @@ use crate::message::{Extra, Message, Part, Role, ToolResultPart};
 use content::Side;
 use serde_json::Value;
 
+pub use native::is_compaction;
 pub use writer::write;
 
 /// The `extra` key holding Responses restoration markers.

@@ -184,23 +184,23 @@ fn without(
     Ok(options)
 }
 
-/// [`compact`] of a chain whose first `stored` messages are results answering calls the
-/// provider stores, not the chain (a Responses request continuing a stored conversation
-/// with `previous_response_id` or `conversation`): they stay as they are, first, and the
-/// rest is compacted within what they leave of the budget.
-pub async fn compact_after_stored<S: Summarizer + ?Sized>(
+/// [`compact`] of a chain whose first `kept` messages stay as they are, first (in a
+/// Responses chain: results answering calls the provider stores, a provider compaction
+/// item; see the pipeline's `kept_first`): the rest is compacted within what they leave
+/// of the budget.
+pub async fn compact_after_kept<S: Summarizer + ?Sized>(
     messages: &[Message],
-    stored: usize,
+    kept: usize,
     options: &CompactOptions,
     summarizer: &S,
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let (head, rest) = messages.split_at(stored.min(messages.len()));
+    let (head, rest) = messages.split_at(kept.min(messages.len()));
     if head.is_empty() {
         return compact(messages, options, summarizer, controls, meter).await;
     }
-    let options = without(options, head, meter, "the results the request opens with")?;
+    let options = without(options, head, meter, "what the chain opens with (stored results, compaction items)")?;
     let mut result = compact(rest, &options, summarizer, controls, meter).await?;
     for step in &mut result.report.provider_repairs {
         step.shift_index(head.len());

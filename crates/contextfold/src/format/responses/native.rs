@@ -200,6 +200,13 @@ fn render(item: &Value, item_type: &str) -> String {
     }
 }
 
+/// Whether `message` is a provider compaction item as read (the earlier conversation,
+/// encrypted by the provider: `{type: "compaction", encrypted_content}`).
+pub fn is_compaction(message: &crate::message::Message) -> bool {
+    matches!(message.parts.as_slice(), [Part::Text(text)]
+        if native_block::of(text, NAMESPACE).and_then(|item| item.get("type")).and_then(Value::as_str) == Some("compaction"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
