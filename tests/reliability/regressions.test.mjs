@@ -167,4 +167,40 @@ describe("regressions", () => {
     for (const r of summarizer.requests)
       assert.ok(r.transcript.length >= 512, `a ${r.transcript.length}-byte transcript was sent`);
   });
+
+  it("auto: a budget larger than one it met failed (the first request kept, no room left for the summary)", async () => {
+    const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const image = { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } };
+    const chains = [
+      [
+        { role: "system", content: "be brief" },
+        { role: "user", content: [{ type: "text", text: "look at this" }, image] },
+        { role: "assistant", content: `ok ${"details ".repeat(40)}` },
+        { role: "user", content: "second" },
+        { role: "assistant", content: `fine ${"more ".repeat(40)}` },
+        { role: "user", content: "third" },
+        { role: "assistant", content: "done" },
+      ],
+      [
+        { role: "user", content: `first request ${"context ".repeat(30)}` },
+        ...Array.from({ length: 6 }, (_, i) => [
+          { role: "assistant", content: `answer ${i} ${"words ".repeat(50)}` },
+          { role: "user", content: `question ${i + 1}` },
+        ]).flat(),
+      ],
+    ];
+    for (const [c, chain] of chains.entries()) {
+      let met;
+      for (let maxTokens = 40; maxTokens <= 600; maxTokens += 5) {
+        try {
+          const result = await compact(chain, { maxTokens, summarizer: async () => "S" });
+          assert.ok(result.report.after.tokens <= maxTokens);
+          met ??= maxTokens;
+        } catch (error) {
+          assert.equal(error.code, "budget_exceeded");
+          assert.equal(met, undefined, `chain ${c}: ${maxTokens} failed, ${met} was met: ${error.message}`);
+        }
+      }
+    }
+  });
 });

@@ -228,6 +228,32 @@ async fn fold<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
     run: &mut Run,
 ) -> Result<Option<Vec<Message>>, CompactError> {
+    let actions = run.actions.clone();
+    match fold_once(chain, costs, config, summarizer, controls, meter, run, false).await {
+        // The first request and the last exchange kept verbatim can leave the summary too
+        // little room, just under the budget (a budget a smaller one was met at, folding
+        // them too, failed): folded with them, as a smaller budget is.
+        Err(CompactError::Budget { .. }) if !controls.cancel.is_cancelled() => {
+            run.actions = actions;
+            fold_once(chain, costs, config, summarizer, controls, meter, run, true).await
+        }
+        other => other,
+    }
+}
+
+/// [`fold`], the first request and the answer before a closing user message summarized
+/// too when `tight` (else only when they alone leave no room).
+#[allow(clippy::too_many_arguments)]
+async fn fold_once<S: Summarizer + ?Sized>(
+    chain: &[Message],
+    costs: &[usize],
+    config: &AutoConfig,
+    summarizer: &S,
+    controls: &Controls,
+    meter: Meter<'_>,
+    run: &mut Run,
+    force_tight: bool,
+) -> Result<Option<Vec<Message>>, CompactError> {
     let max = config.max;
     if sum(costs) <= max.value() {
         return Ok(None);
@@ -255,12 +281,12 @@ async fn fold<S: Summarizer + ?Sized>(
     };
     // A budget with no room for the whole note gets the brief one.
     let note = if fixed(&shape, &shape_costs, false, Note::Whole) > max.value() { Note::Brief } else { Note::Whole };
-    if fixed(&shape, &shape_costs, false, note) > max.value() {
+    if force_tight || fixed(&shape, &shape_costs, false, note) > max.value() {
         unpin_first_request(&mut shape, &mut shape_costs);
         unmasked.unpin();
     }
     // Still no room: the answer before a closing user message is summarized too.
-    let tight = fixed(&shape, &shape_costs, false, note) > max.value();
+    let tight = force_tight || fixed(&shape, &shape_costs, false, note) > max.value();
     let SpanPlan { at, span, span_cost, allowance } =
         plan_span(&shape, &shape_costs, &unmasked, target, config, note_cost(note), tight);
     let span_bytes: usize = span.iter().map(|m| m.size()).sum();
