@@ -55,6 +55,22 @@ class Translation {
     if (part?.type === "input_image" && typeof part.image === "string") {
       return { type: "input_image", image_url: part.image, detail: part.detail ?? "auto" };
     }
+    // Files, and images by file id: the Responses part they are (a summarizer reads what
+    // they are, a file's name), back as the caller's own part.
+    const kept = { contextfold_part: this.parts.length };
+    const id = part?.image?.id ?? part?.image?.fileId;
+    if (part?.type === "input_image" && typeof id === "string") {
+      this.parts.push(part);
+      return { type: "input_image", file_id: id, detail: part.detail ?? "auto", ...kept };
+    }
+    if (part?.type === "input_file") {
+      const out = this.outputPart(part);
+      if (out.type !== "agents_part") {
+        this.parts.push(part);
+        return { ...out, ...kept };
+      }
+      return out;
+    }
     this.parts.push(part);
     return { type: "agents_part", part: this.parts.length - 1 };
   }
@@ -198,6 +214,9 @@ class Translation {
 
   partBack(part) {
     if (part.type === "agents_part") return this.parts[part.part];
+    if (typeof part.contextfold_part === "number" && this.parts[part.contextfold_part] !== undefined) {
+      return this.parts[part.contextfold_part];
+    }
     if (part.type === "input_image") return { type: "input_image", image: part.image_url, detail: part.detail };
     if (part.type === "refusal") return { type: "refusal", refusal: part.refusal };
     return { type: part.type, text: part.text };
@@ -260,25 +279,44 @@ export function contextfoldSession(session, options) {
       throw contextfoldError("invalid_option", `contextfoldSession: session.${method} is not a function`, "session");
     }
   }
-  return {
+  // The run context goes on to a session that takes it (`acceptsRunContext`).
+  const wrapped = {
     getSessionId: () => session.getSessionId(),
-    getItems: (limit) => session.getItems(limit),
-    popItem: () => session.popItem(),
-    clearSession: () => session.clearSession(),
-    async addItems(items) {
-      await session.addItems(items);
-      const history = await session.getItems();
+    getItems: (limit, context) => session.getItems(limit, context),
+    popItem: (context) => session.popItem(context),
+    clearSession: (context) => session.clearSession(context),
+    async addItems(items, context) {
+      await session.addItems(items, context);
+      const history = await session.getItems(undefined, context);
       const { items: compacted, changed } = await compactWith(history, settings);
       if (!changed) return;
       // The history is rewritten whole; if writing fails, the original goes back.
-      await session.clearSession();
+      await session.clearSession(context);
       try {
-        await session.addItems(compacted);
+        await session.addItems(compacted, context);
       } catch (error) {
-        await session.clearSession();
-        await session.addItems(history);
+        await session.clearSession(context);
+        await session.addItems(history, context);
         throw error;
       }
     },
   };
+  if (session.acceptsRunContext === true) wrapped.acceptsRunContext = true;
+  // What the session does to items on their way to the model or to its store, and its
+  // own handling of a server-side compaction, stay its own (the runner calls them when
+  // present). Atomic transactions (`applyHistoryTransaction`, `applyHistoryMutations`)
+  // are not offered: the runner then appends through `addItems`, which compacts.
+  for (const method of OPTIONAL_SESSION_METHODS) {
+    if (typeof session[method] === "function") wrapped[method] = (...args) => session[method](...args);
+  }
+  return wrapped;
 }
+
+/** The optional `Session` methods the wrapper passes on as they are. */
+const OPTIONAL_SESSION_METHODS = [
+  "prepareHistoryItemForModelInput",
+  "prepareHistoryItemsForPersistenceComparison",
+  "preserveReasoningItemIdsForPersistence",
+  "replaceHistoryWithCompaction",
+  "runCompaction",
+];

@@ -128,6 +128,36 @@ describe("contextfold/openai-agents with @openai/agents-core", () => {
     assert.deepEqual(problems(folded.items), []);
   });
 
+  it("passes the session's own optional methods and the run context on", async () => {
+    // The wrapper hid them: the runner then skipped the session's rewriting of items
+    // for the model (provider replay metadata sent back) and its run context.
+    class StoreSession extends MemorySession {
+      acceptsRunContext = true;
+      prepared = 0;
+      contexts = 0;
+      prepareHistoryItemForModelInput(item) {
+        this.prepared++;
+        return item;
+      }
+      async getItems(limit, context) {
+        if (context !== undefined) this.contexts++;
+        return super.getItems(limit);
+      }
+    }
+    const inner = new StoreSession();
+    const session = contextfoldSession(inner, { maxTokens: 3000 });
+    assert.equal(session.acceptsRunContext, true);
+    const agent = new Agent({ name: "builder", model: scriptedModel(), tools: [readLog] });
+    for (let turn = 0; turn < 3; turn++) await run(agent, `Task ${turn}`, { session });
+    assert.ok(inner.prepared > 0, "prepareHistoryItemForModelInput was called");
+    assert.ok(inner.contexts > 0, "the run context reached the session");
+    // A session without them is offered none.
+    assert.equal(
+      "prepareHistoryItemForModelInput" in contextfoldSession(new MemorySession(), { maxTokens: 3000 }),
+      false,
+    );
+  });
+
   it("rejects options without a budget and sessions without the interface", () => {
     assert.throws(() => contextfoldSession(new MemorySession(), {}), { code: "invalid_option" });
     assert.throws(() => contextfoldSession({}, { maxTokens: 100 }), { code: "invalid_option", path: "session" });

@@ -165,6 +165,61 @@ describe("OpenAI Agents SDK items", () => {
     const masked = await compactAgentItems(items, { strategy: "mask", maxTokens: 200, summarizer: same });
     for (const item of masked.items) protocol.ModelItem.parse(item);
   });
+
+  it("shows the summarizer an attachment's name and a hosted call's query, and keeps the parts as given", async () => {
+    // They went as opaque placeholders ("[agents_part]", "[agents_hosted_tool_call: ...]"):
+    // after a fold the file's name and the search were gone.
+    const big = (t) => `${t} ${"lorem ipsum dolor sit amet ".repeat(80)}`;
+    const file = { type: "input_file", file: { id: "file-123" }, filename: "Q3_REVENUE_REPORT.pdf" };
+    const image = { type: "input_image", image: { id: "file-456" }, detail: "high" };
+    const ask = {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "Summarize these" }, file, image],
+    };
+    const items = [
+      { type: "message", role: "user", content: "hello" },
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "hi" }] },
+      ask,
+      {
+        type: "hosted_tool_call",
+        id: "ws_1",
+        name: "web_search_call",
+        status: "completed",
+        arguments: JSON.stringify({ query: "ACME_Q3_GUIDANCE" }),
+        output: "found 3 pages",
+      },
+      { type: "function_call", callId: "c1", name: "read", arguments: "{}", status: "completed" },
+      {
+        type: "function_call_result",
+        callId: "c1",
+        name: "read",
+        status: "completed",
+        output: { type: "text", text: big("d") },
+      },
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] },
+      { type: "message", role: "user", content: "next question" },
+      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok" }] },
+    ];
+    for (const item of items) protocol.ModelItem.parse(item);
+    const prompts = [];
+    const summarizer = async (r) => {
+      prompts.push(r.prompt);
+      return "S";
+    };
+    const folded = await compactAgentItems(items, { maxTokens: 200, summarizer });
+    const seen = prompts.join("\n");
+    for (const said of ["Q3_REVENUE_REPORT.pdf", "web_search_call", "ACME_Q3_GUIDANCE"])
+      assert.ok(seen.includes(said), said);
+    assert.ok(!seen.includes("agents_part"));
+    for (const item of folded.items) protocol.ModelItem.parse(item);
+    // Kept, the message is the caller's, parts and all; under the budget, everything is.
+    const roomy = await compactAgentItems(items, { maxTokens: 100_000 });
+    assert.equal(roomy.changed, false);
+    const masked = await compactAgentItems(items, { strategy: "mask", maxTokens: 300, summarizer });
+    const kept = masked.items.find((i) => i.content?.[1]?.type === "input_file");
+    assert.equal(kept, ask);
+  });
 });
 
 describe("AI SDK: files the provider stores, and ai 7's new parts", () => {

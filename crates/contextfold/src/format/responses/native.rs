@@ -159,7 +159,7 @@ fn short(text: &str) -> String {
 /// The fields whose strings a rendering shows.
 const TEXT_KEYS: &[&str] = &[
     "text", "output", "outputs", "stdout", "stderr", "logs", "result", "query", "queries", "error", "title", "url",
-    "code",
+    "code", "filename",
 ];
 
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -190,11 +190,18 @@ fn render(item: &Value, item_type: &str) -> String {
         "item_reference" => format!("[earlier item {}]", str_at(item, "id")),
         "computer_call_output" => "[computer screenshot]".to_string(),
         _ => {
+            // A call's name and arguments (a hosted tool's query) say what it was for.
+            let (name, arguments) = (str_at(item, "name"), str_at(item, "arguments"));
+            let head = match (name, arguments) {
+                ("", "") => item_type.to_string(),
+                (name, "") => format!("{item_type} {name}"),
+                (name, arguments) => format!("{item_type} {name}({})", short(arguments)),
+            };
             let body = found_texts(item);
             if body.is_empty() {
-                format!("[{item_type}]")
+                format!("[{head}]")
             } else {
-                format!("[{item_type}: {}]", short(&body))
+                format!("[{head}: {}]", short(&body))
             }
         }
     }
@@ -221,5 +228,7 @@ mod tests {
             {"stdout": "ok\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]});
         assert_eq!(render(&shell, "shell_call_output"), "[shell_call_output: ok]");
         assert_eq!(render(&json!({"type": "compaction_trigger"}), "compaction_trigger"), "[compaction_trigger]");
+        let hosted = json!({"type": "hosted", "name": "web_search_call", "arguments": "{\"query\":\"q3\"}", "output": "3 pages"});
+        assert_eq!(render(&hosted, "hosted"), "[hosted web_search_call({\"query\":\"q3\"}): 3 pages]");
     }
 }
