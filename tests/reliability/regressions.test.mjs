@@ -189,9 +189,26 @@ describe("regressions", () => {
         ]).flat(),
       ],
     ];
+    // A Gemini agent loop whose only request is the first, with an image: kept verbatim as
+    // the latest request, it made 800 fail where 711 tokens were enough.
+    const contents = [
+      { role: "user", parts: [{ text: "port the module" }, { inlineData: { mimeType: "image/png", data: PNG } }] },
+    ];
+    for (let s = 0; s < 8; s++) {
+      contents.push(
+        { role: "model", parts: [{ functionCall: { id: `a${s}`, name: "read_file", args: { path: `f${s}.py` } } }] },
+        {
+          role: "user",
+          parts: [
+            { functionResponse: { id: `a${s}`, name: "read_file", response: { output: `line ${s}\n`.repeat(90) } } },
+          ],
+        },
+      );
+    }
+    chains.push({ model: "gemini-2.5-flash", contents, config: { systemInstruction: "sys" } });
     for (const [c, chain] of chains.entries()) {
       let met;
-      for (let maxTokens = 40; maxTokens <= 600; maxTokens += 5) {
+      for (let maxTokens = 40; maxTokens <= 1000; maxTokens += 10) {
         try {
           const result = await compact(chain, { maxTokens, summarizer: async () => "S" });
           assert.ok(result.report.after.tokens <= maxTokens);

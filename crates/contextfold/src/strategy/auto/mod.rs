@@ -333,12 +333,19 @@ async fn fold_once<S: Summarizer + ?Sized>(
     };
     // 3. The hard budget.
     let alone = || {
-        format!(
+        let kept = format!(
             "the system prompt{}, the latest message{} and the summary's own note alone are {}",
             if head_has_user { ", the first request" } else { "" },
             if tight { "" } else { "s from the last assistant message" },
             max.with_value(fixed_cost)
-        )
+        );
+        // Under the budget, what they leave is too little for any summary.
+        match max.value().checked_sub(fixed_cost).filter(|left| *left > 0) {
+            Some(left) => {
+                format!("{kept}, which leaves {} for the summary, too little even cut short", max.with_value(left))
+            }
+            None => kept,
+        }
     };
     enforce(out, config, meter, run, note, alone).map(Some)
 }
@@ -489,8 +496,10 @@ fn enforce(
 /// no call is parted from its result.
 fn plan(body: &[Cow<'_, Message>], costs: &[usize], keep: usize, tight: bool) -> Fold {
     let limit = last_exchange(body, tight);
-    // The latest request stays verbatim, unless it alone is over what is kept.
-    let pinned = body.iter().rposition(|m| m.role == Role::User).filter(|&p| costs.get(p).is_some_and(|&c| c <= keep));
+    // The latest request stays verbatim, unless it alone is over what is kept, or the
+    // budget is so tight that the first request is summarized too (it may be that request).
+    let pinned =
+        body.iter().rposition(|m| m.role == Role::User).filter(|&p| !tight && costs.get(p).is_some_and(|&c| c <= keep));
     let mut split = limit;
     let mut kept: usize = costs.get(limit..).map_or(0, |c| c.iter().fold(0usize, |a, b| a.saturating_add(*b)));
     let pinned_cost = |s: usize| pinned.filter(|&p| p < s).and_then(|p| costs.get(p)).copied().unwrap_or(0);
