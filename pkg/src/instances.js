@@ -39,6 +39,20 @@ export function instanceReviver(list) {
     const m = /** @type {Record<string, unknown>} */ (message);
     if (m.lc !== 1 || m.type !== "constructor" || !Array.isArray(m.id)) return message;
     const Class = found.get(m.id.join("/"));
-    return Class === undefined ? message : new Class(m.kwargs);
+    return Class === undefined ? message : new Class(constructorFields(m.kwargs));
   };
+}
+
+/**
+ * A message's serialized fields as its constructor takes them: `toJSON()` writes the
+ * blocks of a message built with `contentBlocks` as `content_blocks`, which the
+ * constructor reads only as `contentBlocks` (`load()` maps it so too).
+ * @param {unknown} kwargs
+ */
+function constructorFields(kwargs) {
+  if (kwargs === null || typeof kwargs !== "object" || !("content_blocks" in kwargs) || "content" in kwargs) {
+    return kwargs;
+  }
+  const { content_blocks, ...rest } = /** @type {Record<string, unknown>} */ (kwargs);
+  return { ...rest, contentBlocks: content_blocks };
 }

@@ -25,9 +25,18 @@ export function contextfoldMiddleware(options) {
   // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
   needsCompaction([], settings);
   // The agent's system prompt (`createAgent`'s `systemPrompt`, or what a middleware made
-  // of it) goes to the model beside the state's messages, and only `wrapModelCall` sees
-  // it: the last one seen is counted in the budget of the next state compaction.
-  let system;
+  // of it: one per user, say) goes to the model beside the state's messages, and only
+  // `wrapModelCall` sees it: the last one seen in a conversation is counted in the budget
+  // of its next state compaction. A conversation is its thread (`thread_id`), or without
+  // a checkpointer its first message's id (the same through one run's steps).
+  const prompts = new Map();
+  const conversation = (runtime, messages) => runtime?.configurable?.thread_id ?? messages?.[0]?.id;
+  const remember = (key, prompt) => {
+    if (key === undefined) return;
+    prompts.delete(key);
+    prompts.set(key, prompt);
+    if (prompts.size > MAX_CONVERSATIONS) prompts.delete(prompts.keys().next().value);
+  };
   /** `messages` compacted with `prompt` counted (kept first by every strategy, then taken off). */
   const fit = async (messages, prompt) => {
     const chain = prompt ? [prompt, ...messages] : messages;
@@ -37,26 +46,35 @@ export function contextfoldMiddleware(options) {
     // Kept messages are the agent's own objects; new ones (summaries) come as LangChain's
     // serialized form, revived here.
     const revived = await Promise.all(result.messages.map((m) => (isBaseMessage(m) ? m : load(JSON.stringify(m)))));
-    return revived.filter((m) => m !== prompt);
+    // The prompt leads the result, as it came or repaired (an empty text block dropped):
+    // either way it is the agent's, never the state's.
+    const [first, ...rest] = revived;
+    const isPrompt =
+      prompt !== undefined && (first === prompt || (SystemMessage.isInstance(first) && !messages.includes(first)));
+    return isPrompt ? rest : revived;
   };
   return createMiddleware({
     name: "ContextfoldMiddleware",
-    beforeModel: async (state) => {
+    beforeModel: async (state, runtime) => {
       const { messages } = state;
       if (!Array.isArray(messages)) return undefined;
-      const compacted = await fit(messages, system);
+      const compacted = await fit(messages, prompts.get(conversation(runtime, messages)));
       if (!compacted) return undefined;
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted] };
     },
     // The first call, or a system prompt grown since: this call's messages fit with it
     // (the state is compacted with it counted at the next call).
     wrapModelCall: async (request, handler) => {
-      system = promptOf(request);
-      const compacted = system && Array.isArray(request.messages) ? await fit(request.messages, system) : undefined;
+      const prompt = promptOf(request);
+      remember(conversation(request.runtime, request.state?.messages ?? request.messages), prompt);
+      const compacted = prompt && Array.isArray(request.messages) ? await fit(request.messages, prompt) : undefined;
       return handler(compacted ? { ...request, messages: compacted } : request);
     },
   });
 }
+
+/** Conversations whose last system prompt is remembered (the least recent goes first). */
+const MAX_CONVERSATIONS = 1000;
 
 /** The system message a model request carries; `undefined` when it is empty. */
 function promptOf(request) {

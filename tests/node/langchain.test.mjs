@@ -14,7 +14,8 @@ import {
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { measureChain } from "contextfold";
 import { contextfoldMiddleware } from "contextfold/langchain";
-import { createAgent, createMiddleware } from "langchain";
+import { createAgent, createMiddleware, dynamicSystemPromptMiddleware } from "langchain";
+import { MemorySaver } from "@langchain/langgraph";
 
 /** A long thread of tool work, as LangChain messages. */
 function thread(turns) {
@@ -155,6 +156,108 @@ describe("contextfold/langchain: the createAgent middleware", () => {
         strategy,
       );
       assert.ok(!JSON.stringify(result.messages.filter((m) => !messages.includes(m))).includes("more 9"), strategy);
+    }
+  });
+
+  it("counts each conversation's own system prompt, and never puts a prompt in the state", async () => {
+    // The last prompt seen was one for every thread: a user's small thread was folded, or
+    // refused (budget_exceeded), after another user's run with a large prompt; and a
+    // prompt the compaction repaired (an empty text block dropped) was copied into the state.
+    const big = "Customer profile and the long policy document of this account. ".repeat(450);
+    let summaries = 0;
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["Sure: the order ships tomorrow, tracked. ".repeat(8)] }),
+      tools: [],
+      middleware: [
+        dynamicSystemPromptMiddleware((_state, runtime) =>
+          runtime.context?.user === "A"
+            ? big
+            : new SystemMessage({
+                content: [
+                  { type: "text", text: "Short." },
+                  { type: "text", text: "" },
+                ],
+              }),
+        ),
+        contextfoldMiddleware({
+          maxTokens: 5000,
+          summarizer: async () => {
+            summaries++;
+            return "Summary.";
+          },
+        }),
+      ],
+      checkpointer: new MemorySaver(),
+    });
+    const ask = (user, text) =>
+      agent.invoke({ messages: [new HumanMessage(text)] }, { configurable: { thread_id: user }, context: { user } });
+    let b;
+    for (let i = 0; i < 6; i++) b = await ask("B", `Question ${i} about my order.`);
+    await ask("A", "Hello");
+    const before = summaries;
+    b = await ask("B", "Question 6 about my order.");
+    assert.equal(summaries, before, "thread B, far under the budget, was not folded");
+    assert.equal(b.messages.length, 14);
+    assert.ok(
+      b.messages.every((m) => !SystemMessage.isInstance(m)),
+      "no prompt in the state",
+    );
+  });
+
+  it("reads messages built with contentBlocks, and a system message made a user one is a HumanMessage", async () => {
+    const { compact, needsCompaction, repairChain, validateChain } = await import("contextfold");
+    // toJSON() writes them as content_blocks, with no content: every function refused them.
+    const picture = new HumanMessage({
+      contentBlocks: [
+        { type: "text", text: "What is in this picture?" },
+        { type: "image", url: "https://example.com/cat.png" },
+      ],
+    });
+    assert.deepEqual(validateChain([picture]), []);
+    assert.equal(needsCompaction([picture], { maxTokens: 100_000 }), false);
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["A cat."] }),
+      tools: [],
+      middleware: [contextfoldMiddleware({ maxTokens: 100_000 })],
+    });
+    assert.equal((await agent.invoke({ messages: [picture] })).messages.at(-1).content, "A cat.");
+    // Rewritten (merged with the summary), still the blocks it held.
+    const filler = (i) => `answer ${i}: ${"the details of the answer go on for a while ".repeat(12)}`;
+    const chain = [];
+    for (let i = 0; i < 8; i++) {
+      chain.push(
+        new HumanMessage({
+          contentBlocks: [
+            { type: "text", text: `question ${i}` },
+            { type: "image", url: "https://x/c.png" },
+          ],
+        }),
+        new AIMessage(filler(i)),
+      );
+    }
+    const folded = await compact(chain, {
+      format: "langchain",
+      strategy: "window",
+      maxTokens: 700,
+      summarizer: async () => "S",
+    });
+    assert.match(
+      JSON.stringify(folded.messages[0].content),
+      /question 0.*https:\/\/x\/c\.png.*Automated Context Restoration/,
+    );
+    // A system message in the middle, made a user message by the repair: a HumanMessage.
+    const messages = [
+      new SystemMessage("Be helpful."),
+      new HumanMessage("q1"),
+      new AIMessage("a1"),
+      new SystemMessage("Now premium."),
+    ];
+    messages.push(new HumanMessage("q2"));
+    for (const input of [messages, JSON.parse(JSON.stringify(messages))]) {
+      const repaired = repairChain(input);
+      assert.deepEqual(validateChain(repaired.messages), []);
+      const third = repaired.messages[3];
+      assert.ok(HumanMessage.isInstance(third) || third.id?.at(-1) === "HumanMessage", JSON.stringify(third));
     }
   });
 

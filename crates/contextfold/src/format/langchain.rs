@@ -61,6 +61,10 @@ pub use writer::write;
 /// The `extra` key holding LangChain restoration markers.
 pub const NAMESPACE: &str = crate::message::marker_namespace::LANGCHAIN;
 
+/// The marker naming the field a message's content came in (`content_blocks`), when it
+/// is not `content`.
+pub(crate) const CONTENT_KEY: &str = "contentKey";
+
 /// Reads an array of serialized LangChain messages.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     let root = JsonPath::root();
@@ -152,8 +156,16 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
     if !rest.is_empty() {
         markers.set("outer", Value::Object(rest));
     }
-    let content_path = inner.field_path("content");
-    let (mut parts, shape) = match inner.take("content") {
+    // A message built with `contentBlocks` (LangChain v1) serializes them as
+    // `content_blocks`, with no `content`: read as its content, written back so.
+    let key = if inner.peek("content").is_none() && inner.peek("content_blocks").is_some() {
+        markers.set(CONTENT_KEY, "content_blocks");
+        "content_blocks"
+    } else {
+        "content"
+    };
+    let content_path = inner.field_path(key);
+    let (mut parts, shape) = match inner.take(key) {
         Some(Node::String(text)) => {
             (if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] }, ContentShape::String)
         }
@@ -169,7 +181,7 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
             return Err(content_path
                 .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))
         }
-        None => return Err(content_path.shape_error("missing field `content`")),
+        None => return Err(content_path.shape_error("missing field `content` (or `content_blocks`)")),
     };
     if shape != natural_shape(&parts) {
         markers.set("content", shape);

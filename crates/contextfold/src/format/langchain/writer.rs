@@ -34,7 +34,7 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
                 let content_path = parts_path.index(j).key("content");
                 let refs: Vec<&Part> = result.content.iter().collect();
                 let mut mapped = Map::new();
-                mapped.insert("content".into(), content_value(&refs, &restore, &content_path)?);
+                mapped.insert(content_key(&restore).into(), content_value(&refs, &restore, &content_path)?);
                 mapped.insert("tool_call_id".into(), result.call_id.as_str().into());
                 if let Some(name) = &result.name {
                     mapped.insert("name".into(), name.as_str().into());
@@ -66,13 +66,18 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
             }
         }
         let mut mapped = Map::new();
-        mapped.insert("content".into(), content_value(&content, &restore, &parts_path)?);
+        mapped.insert(content_key(&restore).into(), content_value(&content, &restore, &parts_path)?);
         if !calls.is_empty() {
             mapped.insert("tool_calls".into(), Value::Array(calls));
         }
         out.push(envelope(message.role, restore, mapped, js));
     }
     Ok(Value::Array(out))
+}
+
+/// The field the content goes in: `content`, or the one it was read from.
+fn content_key<'r>(restore: &Restore<'r>) -> &'r str {
+    restore.marker_str(super::CONTENT_KEY).unwrap_or("content")
 }
 
 /// `{type, data}` or, marked (or unmarked in a chain of the JS form, `js`), `{lc, type:
@@ -91,7 +96,15 @@ fn envelope(role: Role, restore: Restore<'_>, mapped: Map<String, Value>, js: bo
             Role::Assistant => "AIMessage",
             Role::Tool => "ToolMessage",
         };
-        let id = id.unwrap_or_else(|| Value::from(vec!["langchain_core", "messages", class]));
+        // The class read, unless it is another role's (a system message the repair made a
+        // user message is a HumanMessage now).
+        let other_role = |id: &Value| {
+            let read = id.as_array().and_then(|path| path.last()).and_then(Value::as_str).unwrap_or_default();
+            let read = read.strip_suffix("Chunk").unwrap_or(read);
+            ["SystemMessage", "HumanMessage", "AIMessage", "ToolMessage"].contains(&read) && read != class
+        };
+        let id =
+            id.filter(|id| !other_role(id)).unwrap_or_else(|| Value::from(vec!["langchain_core", "messages", class]));
         object([("lc", lc.unwrap_or(Value::from(1))), ("type", "constructor".into()), ("id", id), ("kwargs", inner)])
     } else {
         let natural = match role {
