@@ -3,7 +3,7 @@
 // written rules in judges.mjs).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, convert, needsCompaction, repairChain, validateChain } from "contextfold";
+import { compact, convert, measureChain, needsCompaction, repairChain, validateChain } from "contextfold";
 import { compactAgentItems } from "contextfold/openai-agents";
 import { compactStep, contextfoldMiddleware } from "contextfold/ai-sdk";
 import { protocol } from "@openai/agents-core";
@@ -1036,5 +1036,55 @@ describe("reasoning signatures in the AI SDK's provider fields", () => {
     const toGemini = convert(signed, { from: "aisdk", to: "gemini" });
     assert.ok(!JSON.stringify(toGemini.messages).includes("SIG_AI"));
     assert.ok(toGemini.changes.some((c) => c.change === "droppedSignature"));
+  });
+});
+
+describe("images and documents counted as providers bill them", () => {
+  /** A PNG's bytes up to its header: what the size is read from. */
+  const png = (w, h) => {
+    const head = Buffer.alloc(33);
+    Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").copy(head);
+    head.writeUInt32BE(w, 16);
+    head.writeUInt32BE(h, 20);
+    return head.toString("base64");
+  };
+
+  it("a screenshot by its area, a PDF by its pages", async () => {
+    // An image was 85 tokens whatever its size (a screenshot agent went over the window
+    // unseen); a file was its base64 text over 4 (a 0.7 MB PDF: 240k tokens, folded away
+    // whole under any budget, the question about it left without it).
+    const image = (data) => [
+      { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data } }] },
+    ];
+    const tokens = (chain) => measureChain(chain, { format: "anthropic" }).total.tokens;
+    const shot = tokens(image(png(1280, 800)));
+    assert.ok(shot > 1300 && shot < 1450, `${shot} tokens for 1280x800 (Anthropic bills 1366)`);
+    assert.ok(tokens(image(png(4000, 3000))) <= 1700, "scaled down as the provider does");
+    assert.ok(tokens(image(png(16, 16))) < 100);
+    const pages = (n) => {
+      const objects = Array.from({ length: n }, (_, i) => `${i + 3} 0 obj << /Type /Page /Parent 2 0 R >> endobj`);
+      return Buffer.from(
+        `%PDF-1.7\n2 0 obj << /Type /Pages /Count ${n} >> endobj\n${objects.join("\n")}\n%%EOF`,
+      ).toString("base64");
+    };
+    const doc = (data) => [
+      {
+        role: "user",
+        content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data } }],
+      },
+    ];
+    const ten = tokens(doc(pages(10)));
+    assert.ok(ten >= 15_000 && ten < 16_000, `${ten} tokens for 10 pages`);
+    // Filler bytes do not make pages.
+    const padded = Buffer.concat([Buffer.from(pages(3), "base64"), Buffer.alloc(700 * 1024, 0x41)]).toString("base64");
+    assert.ok(tokens(doc(padded)) < 5000);
+    // The document stays with its question when the chat goes on, far under the window.
+    const chain = [
+      { role: "user", content: [doc(padded)[0].content[0], { type: "text", text: "What is the termination clause?" }] },
+      { role: "assistant", content: "Either party may terminate with 30 days notice." },
+      { role: "user", content: "And for the supplier?" },
+    ];
+    const result = await compact(chain, { format: "anthropic", maxTokens: 192_000 });
+    assert.equal(result.changed, false);
   });
 });

@@ -17,6 +17,7 @@
 //! Callers who need exact counts pass their tokenizer as a [`TokenCounter`].
 
 mod estimate;
+mod media;
 
 pub use estimate::estimate_text_tokens;
 
@@ -36,9 +37,9 @@ fn part_tokens(p: &Part) -> usize {
     match p {
         Part::Text(t) => estimate_text_tokens(&t.text).saturating_add(native_tokens(t)),
         Part::Reasoning(r) => estimate_text_tokens(&r.text),
-        // Providers bill images by area, not by URL or data length; a flat figure.
-        Part::Image(_) => 85,
-        Part::File(f) => f.data.as_deref().map_or(85, |d| d.len() / 4),
+        // Providers bill images by area and documents by page, not by their encoding.
+        Part::Image(image) => media::image_tokens(image),
+        Part::File(file) => media::file_tokens(file),
         Part::ToolCall(c) => {
             estimate_text_tokens(&c.name).saturating_add(estimate_text_tokens(&c.arguments)).saturating_add(3)
         }
