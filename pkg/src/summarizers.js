@@ -285,7 +285,8 @@ async function httpFailure({ where, provider, secrets }, response, n) {
     // the status says enough
   }
   const detail = redact(oneLine(errorDetail(text)), secrets);
-  const statusText = response.statusText ? ` ${oneLine(response.statusText, 60)}` : "";
+  // A gateway may echo the key in its status text too.
+  const statusText = response.statusText ? ` ${redact(oneLine(response.statusText, 60), secrets)}` : "";
   const retryable = isRetryableStatus(response.status);
   const error = new SummarizerError(
     `HTTP ${response.status}${statusText} from ${where}${detail ? `: ${detail}` : ""}`,
@@ -303,6 +304,25 @@ async function httpFailure({ where, provider, secrets }, response, n) {
 
 function emptyError(where, provider) {
   return new SummarizerError(`${where} returned an empty summary`, { code: "empty", provider });
+}
+
+/**
+ * An answer the model did not finish (its output limit) or would not give (a refusal,
+ * a content filter): what text it has is no summary, and taken for one it would replace
+ * the history with half a sentence. `undefined` for a finished answer.
+ * @param {string} where @param {string} provider @param {unknown} reason
+ */
+function unfinished(where, provider, reason) {
+  const stopped = [
+    "length",
+    "max_tokens",
+    "model_context_window_exceeded",
+    "content_filter",
+    "content-filter",
+    "refusal",
+  ];
+  if (typeof reason !== "string" || !stopped.includes(reason)) return undefined;
+  return new SummarizerError(`${where} stopped before the summary was done (${reason})`, { code: "model", provider });
 }
 
 function invalidAnswer(where, provider, what) {
@@ -371,6 +391,17 @@ function outputTokens(option, request) {
 
 function trimmedBase(url) {
   return url.replace(/\/+$/, "");
+}
+
+/**
+ * `base` with `path` added unless its path already ends with it (`tail`), before its
+ * query (an Azure deployment URL's `?api-version=`).
+ * @param {string} base @param {RegExp} tail @param {string} path
+ */
+function endpoint(base, tail, path) {
+  const at = base.indexOf("?");
+  const [head, query] = at < 0 ? [base, ""] : [trimmedBase(base.slice(0, at)), base.slice(at)];
+  return `${tail.test(head) ? head : `${head}${path}`}${query}`;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -456,7 +487,7 @@ export function openAICompatible(options) {
   const adapter = "openAICompatible";
   const o = checkOptions(adapter, options, OPENAI_COMPATIBLE_OPTIONS);
   const base = trimmedBase(o.baseURL);
-  const url = /\/chat\/completions$/.test(base) ? base : `${base}/chat/completions`;
+  const url = endpoint(base, /\/chat\/completions$/, "/chat/completions");
   const model = o.model;
   const apiKey = o.apiKey ?? undefined;
   // `null`: send no output limit.
@@ -510,6 +541,8 @@ export function openAICompatible(options) {
           });
         }
         if (text === undefined || text.trim() === "") throw emptyError(where, provider);
+        const stopped = unfinished(where, provider, choice?.finish_reason);
+        if (stopped) throw stopped;
         return text;
       } finally {
         scope.done();
@@ -528,7 +561,7 @@ export function anthropic(options) {
   const apiKey = o.apiKey;
   const model = o.model;
   const base = trimmedBase(o.baseURL ?? "https://api.anthropic.com");
-  const url = /\/messages$/.test(base) ? base : /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
+  const url = endpoint(base, /\/messages$/, /\/v1$/.test(base.split("?")[0]) ? "/messages" : "/v1/messages");
   const version = o.version ?? "2023-06-01";
   const maxTokens = o.maxTokens ?? undefined;
   const provider = "anthropic";
@@ -577,6 +610,8 @@ export function anthropic(options) {
           .map((block) => block.text)
           .join("");
         if (text.trim() === "") throw emptyError(where, provider);
+        const stopped = unfinished(where, provider, answer.stop_reason);
+        if (stopped) throw stopped;
         return text;
       } finally {
         scope.done();
@@ -773,6 +808,9 @@ export function aiSdk(options) {
         const text = result?.text;
         if (typeof text !== "string") throw invalidAnswer(where, provider, "text");
         if (text.trim() === "") throw emptyError(where, provider);
+        const reason = typeof result?.finishReason === "string" ? result.finishReason : result?.finishReason?.unified;
+        const stopped = unfinished(where, provider, reason);
+        if (stopped) throw stopped;
         return text;
       } finally {
         scope.done();

@@ -312,6 +312,45 @@ describe("openAICompatible", () => {
     assert.equal((await rejection(summarize(request(), {}))).code, "invalid_response");
   });
 
+  it("an answer the model did not finish or refused is an error, never a summary", async () => {
+    // Taken for a summary, half a sentence replaced the history it stood for.
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    for (const finish_reason of ["length", "content_filter"]) {
+      script = [
+        reply(200, { choices: [{ index: 0, message: { role: "assistant", content: "## User requ" }, finish_reason }] }),
+      ];
+      const error = await rejection(summarize(request(), {}));
+      assert.equal(error.code, "model", finish_reason);
+      assert.match(error.message, new RegExp(finish_reason));
+    }
+    script = [
+      reply(200, { choices: [{ index: 0, message: { role: "assistant", content: "Done." }, finish_reason: "stop" }] }),
+    ];
+    assert.equal(await summarize(request(), {}), "Done.");
+  });
+
+  it("keeps the key out of the status text, and a base URL's query after the path", async () => {
+    script = [
+      (req, res) => {
+        res.writeHead(401, `Invalid key ${KEY}`, { "content-type": "application/json" });
+        res.end("{}");
+      },
+    ];
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const error = await rejection(summarize(request(), {}));
+    assert.equal(error.status, 401);
+    assertNoKey(error);
+    // An Azure deployment: /chat/completions before ?api-version=.
+    script = [openAIAnswer("A summary.")];
+    const azure = openAICompatible({
+      baseURL: `${base}/openai/deployments/gpt?api-version=2024-10-21`,
+      apiKey: KEY,
+      model: "m",
+    });
+    assert.equal(await azure(request(), {}), "A summary.");
+    assert.equal(received.at(-1).url, "/openai/deployments/gpt/chat/completions?api-version=2024-10-21");
+  });
+
   it("rejects bad options when created", () => {
     assert.throws(() => openAICompatible({ apiKey: KEY, model: "m" }), invalidOption("options.baseURL", /required/));
     assert.throws(() => openAICompatible({ baseURL: "not a url", model: "m" }), invalidOption("options.baseURL"));
@@ -389,6 +428,21 @@ describe("anthropic", () => {
     script = [anthropicAnswer([])];
     const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
     assert.equal((await rejection(summarize(request(), {}))).code, "empty");
+  });
+
+  it("an answer cut at max_tokens or refused is an error", async () => {
+    const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
+    for (const stop_reason of ["max_tokens", "refusal"]) {
+      script = [
+        reply(200, {
+          role: "assistant",
+          content: [{ type: "text", text: "## User requ" }],
+          stop_reason,
+          type: "message",
+        }),
+      ];
+      assert.equal((await rejection(summarize(request(), {}))).code, "model", stop_reason);
+    }
   });
 });
 
