@@ -220,4 +220,45 @@ describe("regressions", () => {
       }
     }
   });
+
+  it("built-in summary: a masked command output's seal was given as the command's outcome", async () => {
+    const filler = (i) =>
+      `o step ${i}: ${"the build log shows the compiler resolving modules and linking objects; ".repeat(12)}`;
+    const input = [{ role: "user", content: "build the project" }];
+    for (let i = 0; i < 46; i++) {
+      input.push(
+        {
+          type: "reasoning",
+          id: `rs_${i}`,
+          summary: [{ type: "summary_text", text: `thinking ${i}` }],
+          encrypted_content: "gAAAA".padEnd(300, "x"),
+        },
+        {
+          type: "function_call",
+          id: `fc_${i}`,
+          call_id: `call_${i}`,
+          name: "run",
+          arguments: `{"cmd":"make step${i}"}`,
+          status: "completed",
+        },
+        { type: "function_call_output", call_id: `call_${i}`, output: filler(i) },
+        {
+          type: "message",
+          id: `msg_${i}`,
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: `done ${i}`, annotations: [] }],
+        },
+        { role: "user", content: `next ${i}` },
+      );
+    }
+    const result = await compact(input, {
+      format: "openai-responses",
+      strategy: { name: "auto", stable: true },
+      maxTokens: 5000,
+    });
+    const summary = JSON.stringify(result.messages).match(/<state_snapshot>.*?<\/state_snapshot>/)?.[0] ?? "";
+    assert.match(summary, /## Commands/);
+    assert.doesNotMatch(summary, /→ \[cf:[0-9a-f]{8}\]/);
+  });
 });

@@ -59,7 +59,12 @@ const ARGUMENT_PREFIX: &str = "[masked:";
 
 /// Whether `text` is a placeholder this module wrote.
 pub fn is_masked(text: &str) -> bool {
-    crate::ast::unseal(text, MASK_MARK).is_some_and(|t| t.starts_with(MASK_PREFIX))
+    masked_body(text).is_some()
+}
+
+/// What a placeholder this module wrote says, without its seal.
+pub fn masked_body(text: &str) -> Option<&str> {
+    crate::ast::unseal(text, MASK_MARK).filter(|t| t.starts_with(MASK_PREFIX))
 }
 
 /// One masked result or argument value.
