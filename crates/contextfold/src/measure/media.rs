@@ -21,8 +21,10 @@ const LONG_EDGE: u64 = 1568;
 const PIXELS_PER_TOKEN: u64 = 750;
 /// The most a scaled image costs.
 const MOST: usize = 1600;
-/// Base64 digits of an image read for its header (a JPEG's size may follow its EXIF).
-const HEAD_DIGITS: usize = 256 * 1024;
+/// Base64 digits of an image read for its header: enough for PNG, GIF and WebP; a JPEG's
+/// size may follow its EXIF, read up to [`JPEG_DIGITS`].
+const HEAD_DIGITS: usize = 64;
+const JPEG_DIGITS: usize = 256 * 1024;
 /// Tokens a PDF page costs (Anthropic's lower figure).
 const PAGE: usize = 1500;
 /// Bytes a page takes where a PDF's pages cannot be counted (compressed page objects).
@@ -33,10 +35,17 @@ pub(crate) fn image_tokens(image: &ImagePart) -> usize {
     let Some(data) = inline(image.data.as_deref(), image.url.as_deref()) else {
         return FLAT;
     };
-    let Some(head) = base64::decode_head(data, HEAD_DIGITS) else {
-        return FLAT;
-    };
-    size(&head).map_or(FLAT, |(w, h)| area_tokens(w, h))
+    head_size(data).map_or(FLAT, |(w, h)| area_tokens(w, h))
+}
+
+/// The size an image's base64 `data` gives in its header: its first digits read, more
+/// only for a JPEG (every image of a chain is measured on each call).
+fn head_size(data: &str) -> Option<(u64, u64)> {
+    let head = base64::decode_head(data, HEAD_DIGITS)?;
+    match size(&head) {
+        None if head.starts_with(&[0xff, 0xd8]) => size(&base64::decode_head(data, JPEG_DIGITS)?),
+        found => found,
+    }
 }
 
 /// Tokens of a file: an image's, a PDF's pages, a text's, or its bytes over 4.
@@ -46,8 +55,7 @@ pub(crate) fn file_tokens(file: &FilePart) -> usize {
         return FLAT;
     };
     if media.starts_with("image/") {
-        let head = base64::decode_head(data, HEAD_DIGITS).unwrap_or_default();
-        return size(&head).map_or(FLAT, |(w, h)| area_tokens(w, h));
+        return head_size(data).map_or(FLAT, |(w, h)| area_tokens(w, h));
     }
     let Some(bytes) = base64::decode(data) else {
         // Not base64: the text it is.
@@ -181,6 +189,10 @@ mod tests {
         assert_eq!(size(&base64::decode(&gif).unwrap_or_default()), Some((1024, 768)));
         let jpeg = [&[0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xc0, 0, 17, 8, 3, 0x20, 5, 0][..]].concat();
         assert_eq!(size(&jpeg), Some((1280, 800)));
+        // A JPEG whose frame header lies past the first digits read (after its EXIF).
+        let exif =
+            [&[0xff, 0xd8, 0xff, 0xe1, 0x01, 0x02][..], &[0u8; 256][..], &[0xff, 0xc0, 0, 17, 8, 3, 0x20, 5, 0][..]];
+        assert_eq!(head_size(&base64::encode(&exif.concat())), Some((1280, 800)));
         let mut webp = b"RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0\0\0\0\0".to_vec();
         webp.extend([0xff, 0x04, 0x00, 0x1f, 0x03, 0x00]);
         assert_eq!(size(&webp), Some((1280, 800)));
