@@ -101,6 +101,22 @@ pub fn needs_compaction(messages: &[Message], config: &AutoConfig, meter: Meter<
     !meter.fits(config.max, messages)
 }
 
+/// What every fold of one `compact` call is given.
+struct Call<'a, S: ?Sized> {
+    config: &'a AutoConfig,
+    summarizer: &'a S,
+    controls: &'a Controls,
+    meter: Meter<'a>,
+}
+
+// By hand: a derive would ask `S: Copy`, and only references are copied.
+impl<S: ?Sized> Clone for Call<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: ?Sized> Copy for Call<'_, S> {}
+
 /// Where the chain folds.
 struct Fold {
     /// `body[..split]` is summarized (but `pinned`), the rest kept.
@@ -140,10 +156,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
             after_tokens: None,
         })
     };
+    let call = Call { config, summarizer, controls, meter };
     let (result, thinking_kept_last) = if config.stable {
-        replay(chain, &costs, config, summarizer, controls, meter, &mut run).await?
+        replay(chain, &costs, call, &mut run).await?
     } else {
-        (fold(chain, &costs, config, summarizer, controls, meter, &mut run).await?, None)
+        (fold(chain, &costs, call, &mut run).await?, None)
     };
     let mut out = finish(run, result, repairs)?;
     out.thinking_kept_last = thinking_kept_last.filter(|_| out.changed);
@@ -164,12 +181,10 @@ pub async fn compact<S: Summarizer + ?Sized>(
 async fn replay<S: Summarizer + ?Sized>(
     chain: &[Message],
     costs: &[usize],
-    config: &AutoConfig,
-    summarizer: &S,
-    controls: &Controls,
-    meter: Meter<'_>,
+    call: Call<'_, S>,
     run: &mut Run,
 ) -> Result<(Option<Vec<Message>>, Option<usize>), CompactError> {
+    let Call { config, controls, meter, .. } = call;
     let max = config.max;
     let points: Vec<usize> = chain
         .iter()
@@ -191,7 +206,7 @@ async fn replay<S: Summarizer + ?Sized>(
         current.extend_from_slice(chain.get(covered..p).unwrap_or_default());
         let mut current_costs = state_costs.clone();
         current_costs.extend_from_slice(costs.get(covered..p).unwrap_or_default());
-        let next = match fold(&current, &current_costs, config, summarizer, controls, meter, run).await {
+        let next = match fold(&current, &current_costs, call, run).await {
             Ok(next) => next,
             Err(CompactError::Budget { .. }) if n.saturating_add(1) < points.len() => None,
             Err(e) => return Err(e),
@@ -222,20 +237,17 @@ async fn replay<S: Summarizer + ?Sized>(
 async fn fold<S: Summarizer + ?Sized>(
     chain: &[Message],
     costs: &[usize],
-    config: &AutoConfig,
-    summarizer: &S,
-    controls: &Controls,
-    meter: Meter<'_>,
+    call: Call<'_, S>,
     run: &mut Run,
 ) -> Result<Option<Vec<Message>>, CompactError> {
     let actions = run.actions.clone();
-    match fold_once(chain, costs, config, summarizer, controls, meter, run, false).await {
+    match fold_once(chain, costs, call, run, false).await {
         // The first request and the last exchange kept verbatim can leave the summary too
         // little room, just under the budget (a budget a smaller one was met at, folding
         // them too, failed): folded with them, as a smaller budget is.
-        Err(CompactError::Budget { .. }) if !controls.cancel.is_cancelled() => {
+        Err(CompactError::Budget { .. }) if !call.controls.cancel.is_cancelled() => {
             run.actions = actions;
-            fold_once(chain, costs, config, summarizer, controls, meter, run, true).await
+            fold_once(chain, costs, call, run, true).await
         }
         other => other,
     }
@@ -243,17 +255,14 @@ async fn fold<S: Summarizer + ?Sized>(
 
 /// [`fold`], the first request and the answer before a closing user message summarized
 /// too when `tight` (else only when they alone leave no room).
-#[allow(clippy::too_many_arguments)]
 async fn fold_once<S: Summarizer + ?Sized>(
     chain: &[Message],
     costs: &[usize],
-    config: &AutoConfig,
-    summarizer: &S,
-    controls: &Controls,
-    meter: Meter<'_>,
+    call: Call<'_, S>,
     run: &mut Run,
     force_tight: bool,
 ) -> Result<Option<Vec<Message>>, CompactError> {
+    let Call { config, summarizer, controls, meter } = call;
     let max = config.max;
     if sum(costs) <= max.value() {
         return Ok(None);
