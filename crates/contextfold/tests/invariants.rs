@@ -274,8 +274,15 @@ fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
             );
             continue;
         }
-        assert_eq!(out.messages, messages, "{what}");
-        assert!(!out.changed, "{what}");
+        // The original, with the provider repairs it needs (an Anthropic assistant
+        // message's whitespace-only text beside its tool use, say).
+        let expected = if validate(&messages, options.repair.provider).is_empty() {
+            messages.clone()
+        } else {
+            contextfold::repair::repair(&messages, &options.repair).messages
+        };
+        assert_eq!(out.messages, expected, "{what}");
+        assert_eq!(out.changed, expected != messages, "{what}");
     }
 }
 

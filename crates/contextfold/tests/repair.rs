@@ -456,15 +456,28 @@ fn assistant_with_tool_calls_stays_when_its_text_goes() {
 
 #[test]
 fn whitespace_text_beside_other_assistant_content_is_kept() {
-    // As Claude returns it and real transcripts send it back.
+    // As Claude streams it (real transcripts hold it).
     let input = [
         user("q"),
         ai_parts(vec![Part::text("\n\n"), reasoning("hmm", Some("sig")), call("a", "read", "{}")]),
         tool("a", "read", "1"),
     ];
-    for p in ALL {
+    for p in ALL.into_iter().filter(|p| *p != Provider::Anthropic) {
         check("blank beside content", &input, &opts(p), &input, &[]);
     }
+    // Anthropic rejects it beside thinking and tool use alone ("text content blocks must
+    // contain non-whitespace text"), and takes it beside a text with something in it.
+    let repaired =
+        [user("q"), ai_parts(vec![reasoning("hmm", Some("sig")), call("a", "read", "{}")]), tool("a", "read", "1")];
+    check(
+        "blank beside tool use",
+        &input,
+        &opts(Provider::Anthropic),
+        &repaired,
+        &[RemovedEmptyText { index: 1, part: 0 }],
+    );
+    let beside_text = [user("q"), ai_parts(vec![Part::text(" "), Part::text("real")]), user("again")];
+    check("blank beside text", &beside_text, &opts(Provider::Anthropic), &beside_text, &[]);
     // Alone it is empty content.
     let input = [user("q"), ai("\n\n"), user("again")];
     check(
@@ -683,7 +696,7 @@ fn thinking_chain() -> Vec<Message> {
         user("task one"),
         ai_parts(vec![reasoning("plan one", Some("sig-1")), call("a", "read", "{}")]),
         tool("a", "read", "1"),
-        ai_parts(vec![Part::text("\n\n"), reasoning("only thinking", Some("sig-2"))]),
+        ai_parts(vec![reasoning("only thinking", Some("sig-2"))]),
         user("task two"),
         ai_parts(vec![redacted("redacted-3"), call("b", "read", "{}")]),
         tool("b", "read", "2"),
@@ -707,8 +720,7 @@ fn rewritten_history_drops_older_thinking_and_keeps_the_current_cycle() {
         out.steps,
         vec![
             DroppedThinking { index: 2, part: 0 },
-            DroppedThinking { index: 4, part: 1 },
-            RemovedEmptyText { index: 4, part: 0 },
+            DroppedThinking { index: 4, part: 0 },
             RemovedEmptyMessage { index: 4 },
             DroppedThinking { index: 6, part: 0 },
         ]
@@ -791,10 +803,27 @@ fn real_transcripts_validate_clean_and_repair_is_a_no_op() {
         let text = std::fs::read_to_string(&file).unwrap();
         let (messages, _) = format::read_auto(&format::parse_json(&text).unwrap()).unwrap();
         let name = file.display();
-        assert_eq!(validate(&messages, provider), vec![], "{name}");
+        // Claude Code keeps the `"\n\n"` blocks Claude streams beside tool use; Anthropic
+        // rejects them sent back, so those, and only those, are flagged and removed.
+        let blank = |index: usize, part: usize| {
+            let text = messages.get(index).and_then(|m| m.parts.get(part));
+            matches!(text, Some(Part::Text(t)) if t.text.trim().is_empty())
+        };
+        for d in validate(&messages, provider) {
+            assert!(provider == Provider::Anthropic && d.code == "empty_text", "{name}: {d:?}");
+        }
         let out = repair(&messages, &opts(provider));
-        assert!(out.steps.is_empty(), "{name}: {:?}", out.steps);
-        assert_eq!(out.messages, messages, "{name}");
+        for step in &out.steps {
+            match step {
+                RemovedEmptyText { index, part } if provider == Provider::Anthropic => {
+                    assert!(blank(*index, *part), "{name}: {step:?}")
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        if out.steps.is_empty() {
+            assert_eq!(out.messages, messages, "{name}");
+        }
         checked += 1;
     }
     assert!(checked > 0);
@@ -903,4 +932,68 @@ fn unsigned_thinking_is_flagged_in_any_message_where_the_repair_drops_it() {
             assert_eq!(validate(&fixed.messages, provider), vec![], "{provider:?}");
         }
     }
+}
+
+#[test]
+fn anthropic_turns_hold_their_tool_results_first() {
+    // A user turn with its text before the result, as some clients write it: Anthropic
+    // rejects it ("Did not find 1 `tool_result` block(s) at the beginning").
+    let wire = serde_json::json!([
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "text", "text": "Here:"},
+            {"type": "tool_result", "tool_use_id": "t1", "content": "15C"},
+            {"type": "text", "text": "thanks"}
+        ]}
+    ]);
+    let messages = format::read(&wire, format::Format::Anthropic).unwrap();
+    let codes: Vec<&str> = validate(&messages, Provider::Anthropic).iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["results_not_first"]);
+    // Only Anthropic has the rule.
+    assert_eq!(validate(&messages, Provider::Generic), vec![]);
+    let out = repair(&messages, &opts(Provider::Anthropic));
+    assert_eq!(out.steps, vec![MovedResultsFirst { index: 3 }]);
+    assert_clean("results first", &out.messages, &opts(Provider::Anthropic));
+    let written = format::write(&out.messages, format::Format::Anthropic).unwrap();
+    let blocks: Vec<&str> =
+        written[2]["content"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(blocks, ["tool_result", "text", "text"]);
+    assert_eq!(written[2]["content"][1]["text"], "Here:");
+}
+
+#[test]
+fn open_responses_client_calls_are_answered_by_their_own_output_items() {
+    let input = |call: serde_json::Value| {
+        serde_json::json!([
+            {"role": "user", "content": "do it"},
+            call,
+            {"role": "user", "content": "never mind"},
+        ])
+    };
+    let answer = |call: serde_json::Value| {
+        let messages = format::read(&input(call), format::Format::OpenAiResponses).unwrap();
+        let out = repair(&messages, &opts(Provider::OpenAiResponses));
+        assert_clean("client call", &out.messages, &opts(Provider::OpenAiResponses));
+        (out.steps, format::write(&out.messages, format::Format::OpenAiResponses).unwrap())
+    };
+    let shell = serde_json::json!({"type": "shell_call", "id": "sh_1", "call_id": "c_sh", "status": "completed", "action": {"commands": ["ls"]}});
+    let (_, written) = answer(shell);
+    assert_eq!(written[2]["type"], "shell_call_output");
+    assert_eq!(written[2]["call_id"], "c_sh");
+    assert_eq!(written[2]["output"][0]["outcome"]["type"], "exit");
+    let patch = serde_json::json!({"type": "apply_patch_call", "id": "ap_1", "call_id": "c_ap", "status": "completed", "operation": {"type": "create_file", "path": "a", "diff": "+a"}});
+    let (_, written) = answer(patch);
+    assert_eq!(
+        (written[2]["type"].as_str(), written[2]["status"].as_str()),
+        (Some("apply_patch_call_output"), Some("failed"))
+    );
+    // A screenshot cannot be made up: the open computer call goes.
+    let computer = serde_json::json!({"type": "computer_call", "id": "cu_1", "call_id": "c_cu", "status": "completed", "action": {"type": "screenshot"}, "pending_safety_checks": []});
+    let (steps, written) = answer(computer);
+    assert_eq!(
+        steps,
+        vec![DroppedUnansweredCall { index: 1, part: 0, call_id: "c_cu".into(), name: "computer".into() }]
+    );
+    assert_eq!(written.as_array().unwrap().len(), 2, "{written}");
 }

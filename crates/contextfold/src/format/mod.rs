@@ -29,7 +29,7 @@ pub mod openai;
 mod path;
 pub mod responses;
 pub mod source_map;
-mod tool_turns;
+pub(crate) mod tool_turns;
 mod wire;
 
 pub use container::{holds_new_system, may_gain_system, write_like};

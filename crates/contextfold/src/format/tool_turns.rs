@@ -54,3 +54,23 @@ pub(super) fn interleave(results: Vec<Value>, others: Vec<Value>, positions: &Va
     let mut others = others.into_iter();
     (0..total).filter_map(|k| if positions.contains(&k) { others.next() } else { results.next() }).collect()
 }
+
+/// Where `user`'s blocks stood in the wire turn it was split off (marker
+/// `mergeWithPrevious` in `namespace`), when it was.
+fn split_positions<'a>(user: &'a Message, namespace: &str) -> Option<&'a Vec<Value>> {
+    user.extra.get(namespace)?.get("mergeWithPrevious")?.as_array()
+}
+
+/// Whether `user`, split off the turn of the `results` tool results before it, had a block
+/// before one of them there.
+pub(crate) fn others_before_results(results: usize, user: &Message, namespace: &str) -> bool {
+    split_positions(user, namespace)
+        .is_some_and(|p| p.iter().any(|at| at.as_u64().is_none_or(|at| at < results as u64)))
+}
+
+/// `user`'s blocks put after the `results` tool results of their turn, in their order.
+pub(crate) fn put_after_results(results: usize, user: &mut Message, namespace: &str) {
+    let Some(count) = split_positions(user, namespace).map(Vec::len) else { return };
+    let positions: Vec<Value> = (results..results.saturating_add(count)).map(Value::from).collect();
+    add_marker(&mut user.extra, namespace, "mergeWithPrevious", Value::from(positions));
+}

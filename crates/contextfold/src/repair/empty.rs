@@ -1,25 +1,26 @@
 //! Empty content: no empty text parts, no whitespace-only text, no message without parts.
 //!
-//! One exception, taken from real transcripts: Claude returns assistant turns holding a
-//! `"\n\n"` text block next to its thinking and tool use, and clients send them back
-//! unchanged (the API accepts them). So whitespace-only text is allowed in an assistant
-//! message that holds other content; an empty text is never allowed, and whitespace-only
-//! text in a user or system message, or alone in an assistant message, is not either.
+//! One exception: whitespace-only text is allowed in an assistant message that holds other
+//! content (Claude streams `"\n\n"` blocks beside its thinking and tool use). Anthropic
+//! takes it only beside a text with something in it (`[" ", "real"]`): beside thinking or
+//! tool use alone it fails with "text content blocks must contain non-whitespace text"
+//! (LibreChat-AI/agents#124 measured the API; aaif-goose/goose#7343 hit it beside tool
+//! use). An empty text is never allowed, and whitespace-only text in a user or system
+//! message, or alone in an assistant message, is not either.
 //! A message left with no part is removed (an assistant message with tool calls always
 //! keeps them, so it stays).
 
-use super::{Draft, RepairStep};
+use super::{Draft, Provider, RepairStep};
 use crate::message::{Part, Role};
-
-fn is_blank_text(p: &Part) -> bool {
-    matches!(p, Part::Text(t) if t.text.trim().is_empty())
-}
 
 /// Positions of the text parts among `parts` (the valid parts of a message with `role`)
 /// that a provider rejects as empty.
-pub(crate) fn empty_texts(role: Role, parts: &[(usize, &Part)]) -> Vec<usize> {
-    let has_content = parts.iter().any(|(_, p)| !is_blank_text(p));
-    let blank_allowed = role == Role::Assistant && has_content;
+pub(crate) fn empty_texts(role: Role, parts: &[(usize, &Part)], provider: Provider) -> Vec<usize> {
+    let beside = |p: &Part| match p {
+        Part::Text(t) => !t.text.trim().is_empty(),
+        _ => !provider.blank_text_needs_text(),
+    };
+    let blank_allowed = role == Role::Assistant && parts.iter().any(|(_, p)| beside(p));
     parts
         .iter()
         .filter(|(_, p)| match p {
@@ -31,9 +32,9 @@ pub(crate) fn empty_texts(role: Role, parts: &[(usize, &Part)]) -> Vec<usize> {
 }
 
 /// Drops the empty text parts of `draft` (its parts are valid by now).
-pub(crate) fn drop_blank_text(draft: &mut Draft<'_>, steps: &mut Vec<RepairStep>) {
+pub(crate) fn drop_blank_text(draft: &mut Draft<'_>, provider: Provider, steps: &mut Vec<RepairStep>) {
     let parts: Vec<(usize, &Part)> = draft.parts.iter().map(|(i, p)| (*i, p.as_ref())).collect();
-    let empty = empty_texts(draft.source.role, &parts);
+    let empty = empty_texts(draft.source.role, &parts, provider);
     if empty.is_empty() {
         return;
     }

@@ -38,6 +38,7 @@
 mod call_ids;
 mod empty;
 mod parts;
+mod result_order;
 mod roles;
 mod step;
 mod thinking;
@@ -128,6 +129,17 @@ impl Provider {
     /// a leading run of system messages must become one.
     pub fn single_system(self) -> bool {
         matches!(self, Provider::Anthropic | Provider::Gemini)
+    }
+
+    /// The tool results of a user turn come before its other blocks.
+    pub fn results_first(self) -> bool {
+        self == Provider::Anthropic
+    }
+
+    /// A whitespace-only text in an assistant message needs a text with something in it
+    /// beside it: thinking or tool use is not enough (see [`empty`]).
+    pub fn blank_text_needs_text(self) -> bool {
+        self == Provider::Anthropic
     }
 
     /// System messages may stand anywhere in the chain: OpenAI Chat (`system` and
@@ -333,7 +345,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
         stale.drop_parts(&mut draft, &mut steps);
         thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
         parts::clean(&mut draft, &mut steps);
-        empty::drop_blank_text(&mut draft, &mut steps);
+        empty::drop_blank_text(&mut draft, options.provider, &mut steps);
         match draft.finish() {
             Some(Drafted::Unchanged) => items.push(Item { msg: message.into_owned(), origin: index }),
             Some(Drafted::Changed(msg)) => items.push(Item { msg, origin: index }),
@@ -354,6 +366,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
+    let items = if options.provider.results_first() { result_order::results_first(items, &mut steps) } else { items };
     Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }
 }
 

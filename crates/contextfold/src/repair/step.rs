@@ -62,6 +62,10 @@ pub enum RepairStep {
     /// its call's assistant message `assistant`.
     #[serde(rename_all = "camelCase")]
     MovedResult { index: usize, call_id: String, assistant: usize },
+    /// A call of assistant message `index` that had no result and that no placeholder can
+    /// answer was dropped (a Responses `computer_call`, whose output is a screenshot).
+    #[serde(rename_all = "camelCase")]
+    DroppedUnansweredCall { index: usize, part: usize, call_id: String, name: String },
     /// A call of assistant message `index` that had no result got a placeholder result.
     #[serde(rename_all = "camelCase")]
     AnsweredPendingCall { index: usize, call_id: String, name: String },
@@ -73,6 +77,10 @@ pub enum RepairStep {
     /// otherwise open the conversation.
     #[serde(rename_all = "camelCase")]
     AddedLeadingUser { index: usize },
+    /// The blocks of user message `index`, which stood before tool results of the same
+    /// turn, were put after them (Anthropic wants the results first).
+    #[serde(rename_all = "camelCase")]
+    MovedResultsFirst { index: usize },
 }
 
 impl RepairStep {
@@ -98,7 +106,9 @@ impl RepairStep {
             | RepairStep::DroppedOrphanResult { index, .. }
             | RepairStep::DroppedDuplicateResult { index, .. }
             | RepairStep::AnsweredPendingCall { index, .. }
-            | RepairStep::AddedLeadingUser { index } => (index, None),
+            | RepairStep::DroppedUnansweredCall { index, .. }
+            | RepairStep::AddedLeadingUser { index }
+            | RepairStep::MovedResultsFirst { index } => (index, None),
         }
     }
 

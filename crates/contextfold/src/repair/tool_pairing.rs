@@ -21,9 +21,9 @@
 //!   app, and the real one would then come twice; [`crate::repair::validate`] does not
 //!   report them either.
 
-use super::{Item, OrphanResults, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
+use super::{Item, OrphanResults, Provider, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
 use crate::ast::FALLBACK_TOOL_ARGS;
-use crate::format::responses::native::refers_to_stored_item;
+use crate::format::responses::native::{answered_by_item_only, refers_to_stored_item};
 use crate::message::{Extra, Message, Part, Role, ToolCallPart};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -204,6 +204,8 @@ struct Plan {
     added_calls: HashMap<usize, Vec<Part>>,
     /// Assistant message -> calls to answer with a placeholder: (id, name).
     pending: HashMap<usize, Vec<(String, String)>>,
+    /// Assistant message -> positions of open calls no placeholder can answer.
+    dropped_calls: HashMap<usize, Vec<usize>>,
 }
 
 pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<RepairStep>) -> Vec<Item> {
@@ -241,6 +243,19 @@ pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<
         }
     }
     for p in pairing.pending {
+        let call = items.get(p.message).and_then(|item| item.msg.parts.get(p.part));
+        if let (Provider::OpenAiResponses, Some(Part::ToolCall(call))) = (options.provider, call) {
+            if answered_by_item_only(call) {
+                steps.push(RepairStep::DroppedUnansweredCall {
+                    index: origin(p.message),
+                    part: p.part,
+                    call_id: p.call_id.to_string(),
+                    name: p.name.to_string(),
+                });
+                plan.dropped_calls.entry(p.message).or_default().push(p.part);
+                continue;
+            }
+        }
         steps.push(RepairStep::AnsweredPendingCall {
             index: origin(p.message),
             call_id: p.call_id.to_string(),
@@ -268,11 +283,20 @@ fn rebuild(items: &[Item], plan: &Plan, options: &RepairOptions) -> Vec<Item> {
         match item.msg.role {
             Role::Assistant => {
                 open = Some(i);
-                let mut msg = item.msg.clone();
+                let mut msg = match plan.dropped_calls.get(&i) {
+                    Some(dropped) => {
+                        let kept: Vec<usize> = (0..item.msg.parts.len()).filter(|k| !dropped.contains(k)).collect();
+                        with_parts(&item.msg, &kept)
+                    }
+                    None => item.msg.clone(),
+                };
                 if let Some(calls) = plan.added_calls.get(&i) {
                     msg.parts.extend(calls.iter().cloned());
                 }
-                out.push(Item { msg, origin: item.origin });
+                // A message of dropped calls alone goes with them.
+                if !msg.parts.is_empty() {
+                    out.push(Item { msg, origin: item.origin });
+                }
             }
             Role::Tool => {
                 // Its results that stay, and the native parts beside them (an AI SDK

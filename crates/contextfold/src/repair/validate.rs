@@ -27,7 +27,8 @@ pub struct Diagnostic {
         feature = "tsify",
         tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
         | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
-        | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | (string & {})")
+        | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | \"results_not_first\" \
+        | (string & {})")
     )]
     pub code: &'static str,
     /// The offending message's position in the chain as read (a provider message may be
@@ -57,7 +58,7 @@ impl Diagnostic {
 pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (index, m) in messages.iter().enumerate() {
-        part_rules(index, m, &mut out);
+        part_rules(index, m, provider, &mut out);
     }
     system_rules(messages, provider, &mut out);
     first_turn(messages, provider, &mut out);
@@ -104,11 +105,24 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     if provider.requires_alternation() {
         alternation(messages, &mut out);
     }
+    if provider.results_first() {
+        for (index, pair) in messages.windows(2).enumerate() {
+            if let [tool, user] = pair {
+                if super::result_order::misplaced(tool, user).is_some() {
+                    out.push(Diagnostic::message(
+                        "results_not_first",
+                        index.saturating_add(1),
+                        format!("{} wants a turn's tool results before its other blocks", provider.as_str()),
+                    ));
+                }
+            }
+        }
+    }
     out.sort_by_key(|d| d.index);
     out
 }
 
-fn part_rules(index: usize, m: &Message, out: &mut Vec<Diagnostic>) {
+fn part_rules(index: usize, m: &Message, provider: Provider, out: &mut Vec<Diagnostic>) {
     if m.parts.is_empty() {
         out.push(Diagnostic::message("empty_message", index, format!("{} message without any part", m.role.as_str())));
         return;
@@ -139,7 +153,7 @@ fn part_rules(index: usize, m: &Message, out: &mut Vec<Diagnostic>) {
             format!("tool call id {id} is used twice in one assistant message"),
         ));
     }
-    for part in super::empty::empty_texts(m.role, &valid) {
+    for part in super::empty::empty_texts(m.role, &valid, provider) {
         out.push(Diagnostic::part("empty_text", index, part, "empty or whitespace-only text".into()));
     }
 }

@@ -335,8 +335,9 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         result.report.after = Totals::of(&result.messages);
         result.report.provider_repairs = repaired.steps;
         result.changed = result.messages != messages;
-        // A placeholder answer, say, may not fit.
-        if result.changed && !result.report.cancelled {
+        // A placeholder answer, say, may not fit. A chain given back after a failed
+        // summary (or a cancel) is over the budget anyway: the report says why.
+        if result.changed && !result.report.cancelled && !result.report.rolled_back {
             let what = format!("the provider repair pass ({} step(s))", result.report.provider_repairs.len());
             options.strategy.check_hard_budget(meter, &result.messages, &what)?;
         }

@@ -135,6 +135,41 @@ pub(super) fn output_part(item: &Value, call_id: &str, item_type: &str) -> Part 
     })
 }
 
+/// Built-in client calls no text can answer: a computer call wants a screenshot, a
+/// program's output an item id. Left open, they are dropped rather than answered.
+const TEXTLESS_OUTPUTS: &[&str] = &["computer_call", "program"];
+
+/// The item type of the built-in client call `call` stands for, if it stands for one.
+pub(super) fn client_call_type(call: &ToolCallPart) -> Option<&str> {
+    let item_type = block_of(&call.extra)?.get("type")?.as_str()?;
+    CLIENT_CALLS.iter().any(|(t, _, _)| *t == item_type).then_some(item_type)
+}
+
+/// Whether `call` is a built-in client call that only its own output item can answer.
+pub fn answered_by_item_only(call: &ToolCallPart) -> bool {
+    client_call_type(call).is_some_and(|t| TEXTLESS_OUTPUTS.contains(&t))
+}
+
+/// The output item answering a built-in client call of `call_type` with `text` (a
+/// result the item did not come with: the repair's placeholder); `None` for the calls
+/// of [`TEXTLESS_OUTPUTS`].
+pub(super) fn text_output(call_type: &str, call_id: &str, text: &str) -> Option<Value> {
+    match call_type {
+        "shell_call" => Some(serde_json::json!({
+            "type": "shell_call_output",
+            "call_id": call_id,
+            "output": [{"stdout": "", "stderr": text, "outcome": {"type": "exit", "exit_code": 1}}],
+        })),
+        "apply_patch_call" => Some(serde_json::json!({
+            "type": "apply_patch_call_output",
+            "call_id": call_id,
+            "status": "failed",
+            "output": text,
+        })),
+        _ => None,
+    }
+}
+
 /// The output item a tool result stands for, when it stands for one.
 pub fn output_item(result: &ToolResultPart) -> Option<&Value> {
     match result.content.as_slice() {

@@ -8,7 +8,7 @@ use crate::format::native_block;
 use crate::format::path::JsonPath;
 use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
-use crate::hashing::HashSet;
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Message, Part, ReasoningPart, Role, TextPart, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
 
@@ -22,7 +22,11 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
     let instructions = super::from_instructions(messages);
     let skip = usize::from(instructions);
-    let mut writer = Writer { out: Vec::with_capacity(messages.len()), custom_calls: HashSet::default() };
+    let mut writer = Writer {
+        out: Vec::with_capacity(messages.len()),
+        custom_calls: HashSet::default(),
+        client_calls: HashMap::default(),
+    };
     for (i, message) in messages.iter().enumerate().skip(skip) {
         writer.message(message, &root.index(i))?;
     }
@@ -109,6 +113,9 @@ struct Writer {
     out: Vec<Value>,
     /// Calls written as `custom_tool_call`: their outputs are `custom_tool_call_output`.
     custom_calls: HashSet<String>,
+    /// Ids of the built-in client calls written, and their item types: a result that did
+    /// not come as their output item is written as one.
+    client_calls: HashMap<String, String>,
 }
 
 /// An assistant message item being gathered from consecutive text parts.
@@ -239,6 +246,9 @@ impl Writer {
 
     fn call_item(&mut self, call: &ToolCallPart) -> Value {
         if let Some(item) = native::block_of(&call.extra) {
+            if let Some(call_type) = native::client_call_type(call) {
+                self.client_calls.insert(call.id.clone(), call_type.to_string());
+            }
             return item.clone();
         }
         let restore = Restore::new(&call.extra, NAMESPACE);
@@ -265,6 +275,17 @@ impl Writer {
     fn tool_output(&self, result: &ToolResultPart, message: &Message, path: &JsonPath) -> Result<Value, FormatError> {
         if let Some(item) = native::output_item(result) {
             return Ok(item.clone());
+        }
+        if let Some(call_type) = self.client_calls.get(&result.call_id) {
+            let texts: Vec<&str> = result
+                .content
+                .iter()
+                .filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None })
+                .collect();
+            let text = texts.join("\n");
+            if let Some(item) = native::text_output(call_type, &result.call_id, &text) {
+                return Ok(item);
+            }
         }
         let mut restore = Restore::new(&message.extra, NAMESPACE);
         restore.absorb(Restore::new(&result.extra, NAMESPACE).into_fields());
