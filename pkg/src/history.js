@@ -319,11 +319,13 @@ export class History {
       const at = `messages[${notMessage}]`;
       throw contextfoldError("invalid_history", `${at}: not a message (an object)`, at);
     }
-    return new History({
-      messages: value.messages,
-      auto: value.auto,
-      options: { ...(value.options ?? {}), ...options },
-    });
+    const merged = { ...(value.options ?? {}), ...options };
+    // Checked here, as the constructor does, but with the path a culprit has both in the
+    // stored data and in `options` (`options.maxTokens`); the constructor's paths are of
+    // its init (`options.options.maxTokens`).
+    assertReady("History.fromJSON()");
+    needsCompaction([], merged);
+    return new History({ messages: value.messages, auto: value.auto, options: merged });
   }
 }
 
