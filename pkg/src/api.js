@@ -7,7 +7,7 @@
 // output message that equals an input message comes back as that input's index, and
 // the very same object is put in its place; an unchanged chain comes back as the same
 // array. Only new messages (summaries) are converted from Rust.
-import { restoreBinary, stringifyChain } from "./binary.js";
+import { BinaryValues, restoreBinary, stringifyChain } from "./binary.js";
 import * as wasm from "./glue.js"; // guarded: not_initialized before the wasm exists
 import { contextfoldError } from "./errors.js";
 import { instanceReviver } from "./instances.js";
@@ -86,11 +86,11 @@ const describe = (e) => (e instanceof Error ? e.message : String(e));
 
 /**
  * JSON text for object input; anything else goes to wasm as it is (and fails there).
- * Binary values become text the core reads, recorded in `found` to be put back.
+ * Binary values become text the core reads, recorded in `found` (when given) to be put back.
  * @param {unknown} messages
- * @param {Map<string, unknown>} [found]
+ * @param {BinaryValues} [found]
  */
-function crossing(messages, found = new Map()) {
+function crossing(messages, found) {
   if (messages === null || typeof messages !== "object") return messages;
   try {
     return stringifyChain(messages, found);
@@ -199,7 +199,7 @@ export async function compact(messages, options) {
   });
   /** @type {any} the result with its internal `reuse` plan, made the caller's below */
   let result;
-  const found = new Map();
+  const found = new BinaryValues();
   try {
     result = await guarded(wasm.compact(crossing(messages, found), settings));
   } catch (e) {
@@ -213,9 +213,12 @@ export async function compact(messages, options) {
     const field = listField(result.format);
     const input = Array.isArray(messages) ? messages : (messages[field] ?? []);
     const revive = instanceReviver(input) ?? ((m) => m);
-    const list = result.reuse.map((item) =>
-      typeof item === "number" ? input[item] : revive(restoreBinary(item, found)),
-    );
+    // In output order: a kept message tells `found` which occurrences are past.
+    const list = result.reuse.map((item) => {
+      if (typeof item !== "number") return revive(restoreBinary(item, found));
+      found.keep(item);
+      return input[item];
+    });
     const shell = restoreBinary(result.messages, found);
     result.messages = shell === null ? list : { ...shell, [field]: list };
   } else {
@@ -252,7 +255,7 @@ const BINARY_FORMAT = "aisdk";
 /** @type {typeof import("./index.js").convert} */
 export function convert(messages, options) {
   // The declaration types the result by `options.to`, which the core's writer guarantees.
-  const found = new Map();
+  const found = new BinaryValues();
   const result = /** @type {any} */ (reading(messages, () => wasm.convert(crossing(messages, found), options)));
   // The caller's binary values go back only where the target format takes them: the AI
   // SDK's model messages. Every other format (the AI SDK's UI messages too) holds file

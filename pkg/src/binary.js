@@ -66,46 +66,128 @@ function holdsBinary(value, depth = 0, deep = {}) {
 }
 
 /**
- * JSON text of `messages` with binary values as base64 / href text; `found` maps each
- * such text back to its value. Plain `JSON.stringify` when there is none (the usual case:
- * a replacer slows every value down).
+ * The binary values of an input chain, to be put back where the core's output holds
+ * their text. Each text keeps its occurrences at binary keys in input order, the
+ * caller's own strings among them: the same bytes may stand as a `Uint8Array`, an
+ * `ArrayBuffer` and a base64 string the caller gave, and each must come back as what it
+ * was. The core needs the real text (it reads image headers and file bytes from it), so
+ * occurrences are told apart by order: an output's n-th occurrence of a text takes the
+ * n-th, counted after the input messages the output keeps as they were (the core keeps
+ * the order of what it does not drop). A text with one value takes it wherever it is.
+ */
+export class BinaryValues {
+  /** @type {Map<string, { message: number, value: unknown }[]>} text → its occurrences */
+  #texts = new Map();
+  /** @type {Map<string, unknown>} text → its only value */
+  #only = new Map();
+  /** @type {Map<string, number>} text → its next occurrence */
+  #next = new Map();
+  /** The last input message the output kept as it was (-1: none yet). */
+  #kept = -1;
+
+  /**
+   * @param {string} text
+   * @param {unknown} value the binary value, or the caller's own string
+   * @param {number} message its message's index in the input list (-1: unknown)
+   */
+  record(text, value, message) {
+    const occurrences = this.#texts.get(text);
+    if (occurrences === undefined) this.#texts.set(text, [{ message, value }]);
+    else occurrences.push({ message, value });
+  }
+
+  /** Drops the texts no binary value stands as; a text with one value needs no order. */
+  settle() {
+    for (const [text, occurrences] of this.#texts) {
+      if (occurrences.every((o) => typeof o.value === "string")) {
+        this.#texts.delete(text);
+      } else if (occurrences.every((o) => o.value === occurrences[0].value)) {
+        this.#only.set(text, occurrences[0].value);
+        this.#texts.delete(text);
+      }
+    }
+  }
+
+  get size() {
+    return this.#texts.size + this.#only.size;
+  }
+
+  /** The output holds the input's message `index` as it was: the occurrences up to it are past. */
+  keep(index) {
+    this.#kept = Math.max(this.#kept, index);
+  }
+
+  /**
+   * What the output's next occurrence of `text` stands for: a binary value, the caller's
+   * own string, or `undefined` when `text` is no binary value's.
+   * @param {string} text
+   */
+  take(text) {
+    if (this.#only.has(text)) return this.#only.get(text);
+    const occurrences = this.#texts.get(text);
+    if (occurrences === undefined) return undefined;
+    let next = this.#next.get(text) ?? 0;
+    while (next < occurrences.length - 1 && occurrences[next].message >= 0 && occurrences[next].message <= this.#kept)
+      next += 1;
+    this.#next.set(text, next + 1);
+    return occurrences[Math.min(next, occurrences.length - 1)].value;
+  }
+}
+
+/**
+ * JSON text of `messages` with binary values as base64 / href text, recorded in `found`
+ * (when given) to be put back. Plain `JSON.stringify` when there is none (the usual
+ * case: a replacer slows every value down).
  * @param {unknown} messages
- * @param {Map<string, unknown>} found
+ * @param {BinaryValues} [found]
  */
 export function stringifyChain(messages, found) {
   const list = Array.isArray(messages) ? messages : Object.values(/** @type {object} */ (messages));
   if (!list.some((m) => holdsBinary(m))) return JSON.stringify(messages);
-  return JSON.stringify(messages, function (key, value) {
+  let message = -1; // the index of the message being written, in a bare list
+  const text = JSON.stringify(messages, function (key, value) {
+    if (this === messages && Array.isArray(messages)) message = Number(key);
+    if (!BINARY_KEYS.has(key)) return value;
     // `this[key]` is the value before `toJSON` (a URL's would already be a string).
-    const text = BINARY_KEYS.has(key) ? textOf(this[key]) : undefined;
-    if (text === undefined) return value;
-    found.set(text, this[key]);
-    return text;
+    const binary = textOf(this[key]);
+    if (binary !== undefined) found?.record(binary, this[key], message);
+    else if (typeof value === "string") found?.record(value, value, message);
+    return binary ?? value;
   });
+  found?.settle();
+  return text;
 }
 
 /**
- * `value` (an output chain, or part of one) with every text `found` maps back replaced,
- * in place, by the caller's binary value. Returns `value`.
+ * `value` (an output chain, or part of one: call it on the output's messages in order)
+ * with every text that `found` has a binary value for replaced, in place, by the
+ * caller's value. Returns `value`.
  * @template T
  * @param {T} value
- * @param {Map<string, unknown>} found
+ * @param {BinaryValues} found
  * @returns {T}
  */
 export function restoreBinary(value, found) {
   if (found.size === 0 || value === null || typeof value !== "object") return value;
-  const stack = [value];
+  // Depth first in key order, the order JSON.stringify wrote them in: occurrences are
+  // told apart by their order.
+  /** @type {[any, string][]} */
+  const stack = Object.keys(value)
+    .reverse()
+    .map((key) => [value, key]);
   const seen = new Set();
   while (stack.length > 0) {
-    const node = /** @type {any} */ (stack.pop());
-    if (seen.has(node)) continue;
-    seen.add(node);
-    for (const [key, item] of Object.entries(node)) {
-      if (typeof item === "string") {
-        if (BINARY_KEYS.has(key) && found.has(item)) node[key] = found.get(item);
-      } else if (item !== null && typeof item === "object" && textOf(item) === undefined) {
-        stack.push(item);
+    const [node, key] = /** @type {[any, string]} */ (stack.pop());
+    const item = node[key];
+    if (typeof item === "string") {
+      if (BINARY_KEYS.has(key)) {
+        const original = found.take(item);
+        if (original !== undefined) node[key] = original;
       }
+    } else if (item !== null && typeof item === "object" && !seen.has(item)) {
+      seen.add(item);
+      const keys = Object.keys(item);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push([item, keys[i]]);
     }
   }
   return value;

@@ -152,7 +152,7 @@ export class History {
    */
   #follow(message) {
     try {
-      const text = stringifyChain([message], new Map());
+      const text = stringifyChain([message]);
       this.#last = { message, text };
       if (this.#session === null || !this.#session.push(text)) this.#readAll();
     } catch {
@@ -165,7 +165,7 @@ export class History {
     const last = this.#last;
     if (this.#session === null || last === null || this.#messages.at(-1) !== last.message) return;
     try {
-      const text = stringifyChain([last.message], new Map());
+      const text = stringifyChain([last.message]);
       if (text === last.text) return;
       last.text = text;
       this.#readAll();
@@ -177,7 +177,7 @@ export class History {
   /** Reads the whole chain into the session (a new one when there is none). */
   #readAll() {
     this.#session ??= new __Session(this.#settings());
-    this.#session.reset(stringifyChain(this.#messages, new Map()));
+    this.#session.reset(stringifyChain(this.#messages));
   }
 
   /**
@@ -319,11 +319,13 @@ export class History {
       const at = `messages[${notMessage}]`;
       throw contextfoldError("invalid_history", `${at}: not a message (an object)`, at);
     }
-    return new History({
-      messages: value.messages,
-      auto: value.auto,
-      options: { ...(value.options ?? {}), ...options },
-    });
+    const merged = { ...(value.options ?? {}), ...options };
+    // Checked here, as the constructor does, but with the path a culprit has both in the
+    // stored data and in `options` (`options.maxTokens`); the constructor's paths are of
+    // its init (`options.options.maxTokens`).
+    assertReady("History.fromJSON()");
+    needsCompaction([], merged);
+    return new History({ messages: value.messages, auto: value.auto, options: merged });
   }
 }
 

@@ -108,6 +108,53 @@ describe("binary data in AI SDK messages", () => {
     }
   });
 
+  // Values were mapped back by their base64 text alone: the same bytes as a Uint8Array,
+  // a base64 string and an ArrayBuffer all came back as the last one, and the caller's
+  // string became a binary object.
+  it("the same bytes held as different values come back as each one's own", async () => {
+    // A 1×1 PNG's header: the images cost little, and the first request stays.
+    const dot = new Uint8Array([
+      137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
+    ]);
+    const bytes = dot.slice(); // another Uint8Array
+    const buffer = dot.slice().buffer;
+    const text = Buffer.from(dot).toString("base64");
+    const media = (m) =>
+      (Array.isArray(m.content) ? m.content : [])
+        .filter((p) => p.type === "image" || p.type === "file")
+        .map((p) => p.image ?? p.data);
+    const first = {
+      role: "user",
+      content: [
+        { type: "text", text: "Compare these." },
+        { type: "image", image: dot, mediaType: "image/png" },
+        { type: "image", image: text, mediaType: "image/png" },
+        { type: "file", data: buffer, mediaType: "image/png" },
+        { type: "image", image: bytes, mediaType: "image/png" },
+        { type: "image", image: dot, mediaType: "image/png" },
+      ],
+    };
+    const filler = "lorem ipsum dolor sit amet ".repeat(40);
+    const messages = [{ role: "system", content: "You are helpful." }, first];
+    for (let i = 0; i < 6; i++) {
+      messages.push({ role: "assistant", content: `answer ${i} ${filler}` });
+      messages.push({ role: "user", content: `question ${i + 1} ${filler}` });
+    }
+    const expected = [dot, text, buffer, bytes, dot];
+    // `auto` keeps the first request, rewritten (a snapshot of what follows appended).
+    const result = await compact(messages, { maxTokens: 1500, summarizer: async () => "summary" });
+    assert.equal(result.changed, true);
+    assert.notEqual(result.messages[1], first, "rewritten");
+    const got = media(result.messages[1]);
+    assert.equal(got.length, expected.length);
+    for (const [i, value] of expected.entries()) assert.equal(got[i], value, `part ${i}`);
+    const converted = convert([first, { role: "user", content: [{ type: "image", image: text }] }], { to: "aisdk" });
+    assert.deepEqual(
+      converted.messages.flatMap(media).map((v, i) => v === [...expected, text][i]),
+      Array(expected.length + 1).fill(true),
+    );
+  });
+
   it("is found however deep a tool result holds it (a screenshot tool's output)", async () => {
     // output.value[0].data.data: seven levels below the message.
     const shot = {

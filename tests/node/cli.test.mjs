@@ -128,6 +128,40 @@ describe("contextfold inspect", () => {
     assert.equal(JSON.parse(stdout).format, "openai");
     assert.equal(run("validate", file).code, 0);
   });
+
+  // Read with replacement, a Latin-1 "é" (0xe9) became U+FFFD and `convert --out` wrote
+  // the changed text with exit code 0.
+  it("exits 2 with invalid_text and the byte offset on bytes that are not UTF-8", () => {
+    const bytes = (...pieces) => Buffer.concat(pieces.map((p) => Buffer.from(p)));
+    const bytesFile = (name, content) => {
+      writeFileSync(join(scratch, name), content);
+      return join(scratch, name);
+    };
+    const out = join(scratch, "latin1.out.json");
+    const latin1 = bytesFile("latin1.json", bytes('[{"role":"user","content":"caf', [0xe9], '"}]'));
+    const r = run("convert", latin1, "--to", "openai", "--out", out);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error invalid_text: .*latin1\.json is not UTF-8 text: byte 0xe9 at byte offset 30$/m);
+    assert.equal(existsSync(out), false);
+    // The offset is where the bad sequence starts: a stray continuation byte, a truncated
+    // sequence at the end, an encoded surrogate after a byte order mark (counted).
+    const cases = [
+      [bytes([0x80], "[]"), 0],
+      [bytes("[]", [0xf0, 0x9f, 0x98]), 2],
+      [bytes([0xef, 0xbb, 0xbf], '["', [0xed, 0xa0, 0x80], '"]'), 5],
+    ];
+    for (const [i, [content, at]] of cases.entries()) {
+      const file = bytesFile(`bad-${i}.json`, content);
+      for (const command of ["inspect", "validate", "compact"]) {
+        const { code, stderr } = run(command, file);
+        assert.equal(code, 2, `${command} case ${i}: ${stderr}`);
+        assert.match(stderr, new RegExp(`^error invalid_text: .* at byte offset ${at}$`, "m"), `${command} case ${i}`);
+      }
+    }
+    const stdin = spawnSync(process.execPath, [cli, "inspect", "-"], { input: bytes("[", [0xc3]) });
+    assert.equal(stdin.status, 2);
+    assert.match(String(stdin.stderr), /^error invalid_text: stdin is not UTF-8 text: byte 0xc3 at byte offset 1$/m);
+  });
 });
 
 describe("contextfold compact", () => {

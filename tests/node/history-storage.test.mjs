@@ -81,6 +81,34 @@ describe("History storage", () => {
     }
   });
 
+  // fromJSON went through the constructor, whose option paths are of its init
+  // (`options.options.maxTokens`): a path in neither the stored data nor fromJSON's options.
+  it("a bad option, stored or given, is invalid_option at options.<key>", () => {
+    const stored = { version: 1, auto: true, options: { maxTokens: "8000" }, messages: [] };
+    const cases = [
+      [() => History.fromJSON(JSON.stringify(stored)), "options.maxTokens"],
+      [() => History.fromJSON(stored), "options.maxTokens"],
+      [() => History.fromJSON({ version: 1, messages: [] }, { maxToken: 8000 }), "options.maxToken"],
+      [() => History.fromJSON({ version: 1, options: { strategy: "nope" }, messages: [] }), "options.strategy"],
+    ];
+    for (const [restore, path] of cases) {
+      assert.throws(
+        restore,
+        (e) =>
+          e.name === "ContextfoldError" &&
+          e.code === "invalid_option" &&
+          e.path === path &&
+          e.message.startsWith(`${path}:`),
+        path,
+      );
+    }
+    // The constructor's own paths are of its init.
+    assert.throws(
+      () => new History({ options: { maxTokens: "8000" } }),
+      (e) => e.code === "invalid_option" && e.path === "options.options.maxTokens",
+    );
+  });
+
   describe("StoredHistory's type", () => {
     const scratch = mkdtempSync(join(tmpdir(), "contextfold-history-types-"));
     after(() => rmSync(scratch, { recursive: true, force: true }));

@@ -14,8 +14,9 @@ export const STRATEGIES = Object.keys(DEFAULTS);
 export class UsageError extends Error {}
 
 /**
- * A file the command cannot read (`read_failed`) or write (`write_failed`): bad input,
- * exit code 2, printed with its code and without a stack trace.
+ * A file the command cannot read (`read_failed`), whose bytes are not UTF-8 text
+ * (`invalid_text`) or that it cannot write (`write_failed`): bad input, exit code 2,
+ * printed with its code and without a stack trace.
  */
 export class FileError extends Error {
   constructor(code, message) {
@@ -57,18 +58,58 @@ export function commandArgs(command, args, options, usage) {
 
 /**
  * The text of `file` (`-`: stdin). A UTF-8 byte order mark at its start (Windows editors
- * write one) is skipped: it is no part of the JSON.
+ * write one) is skipped: it is no part of the JSON. Bytes that are not UTF-8 are an
+ * `invalid_text` error: read with replacement, they would come out as other text.
  */
 export function readInput(file) {
-  let text;
+  let bytes;
   try {
-    text = readFileSync(file === "-" ? 0 : file, "utf8");
+    bytes = readFileSync(file === "-" ? 0 : file);
   } catch (e) {
     const why =
       e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "it is a directory" : (e.code ?? e.message);
     throw new FileError("read_failed", `cannot read ${file}: ${why}`);
   }
+  let text;
+  try {
+    // `ignoreBOM`: the mark is kept, and skipped below, as before.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    const at = firstInvalidByte(bytes);
+    const byte = bytes[at].toString(16).padStart(2, "0");
+    const name = file === "-" ? "stdin" : file;
+    throw new FileError("invalid_text", `${name} is not UTF-8 text: byte 0x${byte} at byte offset ${at}`);
+  }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Where the first byte sequence of `bytes` that is not UTF-8 starts (`bytes` holds one).
+ * The longest prefix that decodes as the start of a stream is found by bisection (the
+ * decoder does not say where it failed): the bad sequence is the incomplete one it ends
+ * with, or else the byte after it.
+ * @param {Uint8Array} bytes
+ */
+function firstInvalidByte(bytes) {
+  const decodes = (end, stream) => {
+    try {
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, end), { stream });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // `low` decodes as the start of a stream, `high` does not (past the end: nothing does).
+  let [low, high] = [0, bytes.length + 1];
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1;
+    if (decodes(middle, true)) low = middle;
+    else high = middle;
+  }
+  if (decodes(low, false)) return low;
+  let start = low - 1;
+  while (start > 0 && low - start < 4 && (bytes[start] & 0xc0) === 0x80) start -= 1;
+  return start;
 }
 
 /**
