@@ -18,13 +18,14 @@ function settingsOf(options, who) {
     throw contextfoldError("invalid_option", `${who}: options: expected an object`, "options");
   }
   const o = /** @type {Record<string, unknown>} */ (options);
+  const { cache, namespace, ...rest } = o;
+  const settings = { strategy: { name: "auto", stable: true }, ...rest, format: "aisdk" };
+  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first
+  // call; first, so that a misspelt budget is named as such.
+  needsCompaction([], settings);
   if (o.maxTokens === undefined && o.maxBytes === undefined) {
     throw contextfoldError("invalid_option", `${who}: options.maxTokens: the budget is required`, "options.maxTokens");
   }
-  const { cache, namespace, ...rest } = o;
-  const settings = { strategy: { name: "auto", stable: true }, ...rest, format: "aisdk" };
-  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
-  needsCompaction([], settings);
   return withCache(settings, cache, namespace, who);
 }
 
@@ -71,6 +72,19 @@ async function compacted(messages, settings) {
   return result.changed ? result.messages : messages;
 }
 
+/**
+ * `messages` as a language model prompt: a user, assistant or tool message's content is
+ * an array of parts there (`LanguageModelV4Prompt`), where a `ModelMessage`, which the
+ * core writes, may hold a lone text as a string (a summary, or a message left with one
+ * text); providers read the string as parts and fail or send nothing.
+ * @param {any[]} messages
+ */
+function asPrompt(messages) {
+  return messages.map((m) =>
+    m.role !== "system" && typeof m.content === "string" ? { ...m, content: [{ type: "text", text: m.content }] } : m,
+  );
+}
+
 /** @type {typeof import("./ai-sdk.js").contextfoldMiddleware} */
 export function contextfoldMiddleware(options) {
   const settings = settingsOf(options, "contextfoldMiddleware");
@@ -78,7 +92,7 @@ export function contextfoldMiddleware(options) {
     specificationVersion: "v4",
     transformParams: async ({ params }) => {
       const prompt = await compacted(params.prompt, settings);
-      return prompt === params.prompt ? params : { ...params, prompt };
+      return prompt === params.prompt ? params : { ...params, prompt: asPrompt(prompt) };
     },
   };
 }

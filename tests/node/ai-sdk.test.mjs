@@ -98,6 +98,54 @@ describe("contextfold/ai-sdk: the wrapLanguageModel middleware", () => {
     assert.ok(tokensOf(seen) <= maxTokens, `${tokensOf(seen)} tokens`);
   });
 
+  it("every user, assistant and tool message of the prompt holds an array of parts", async () => {
+    // LanguageModelV4Prompt has no string content: @ai-sdk/anthropic threw
+    // `message.content.filter is not a function` on a summary or on an answer left with one
+    // text once its reasoning was dropped; @ai-sdk/openai sent it without that text.
+    const chat = [{ role: "assistant", content: [{ type: "text", text: "Hello! How can I help?" }] }];
+    for (let i = 0; i < 12; i++) {
+      chat.push({ role: "user", content: [{ type: "text", text: `Question ${i}: ${"why ".repeat(120)}` }] });
+      chat.push({
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: `thinking ${i}`, providerOptions: { anthropic: { signature: `sig${i}` } } },
+          { type: "text", text: `Answer ${i}. ${"because ".repeat(100)}` },
+        ],
+      });
+    }
+    chat.push({ role: "user", content: [{ type: "text", text: "And now?" }] });
+    for (const strategy of [undefined, "sections", "window", "budget"]) {
+      let seen;
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV4({
+          doGenerate: async (options) => {
+            seen = options.prompt;
+            return generated;
+          },
+        }),
+        middleware: contextfoldMiddleware({ maxTokens: 1500, ...(strategy ? { strategy } : {}) }),
+      });
+      await generateText({ model, messages: chat });
+      assert.ok(tokensOf(seen) < measureChain(chat, { format: "aisdk" }).total.tokens, `${strategy}: compacted`);
+      for (const [i, m] of seen.entries()) {
+        if (m.role !== "system") assert.ok(Array.isArray(m.content), `${strategy}: prompt[${i}] ${JSON.stringify(m)}`);
+      }
+    }
+  });
+
+  it("a misspelt budget is named as such", () => {
+    for (const make of [contextfoldMiddleware, compactStep]) {
+      assert.throws(
+        () => make({ maxToken: 1000 }),
+        (e) => e.code === "invalid_option" && e.path === "options.maxToken" && /did you mean maxTokens/.test(e.message),
+      );
+      assert.throws(
+        () => make({}),
+        (e) => e.code === "invalid_option" && e.path === "options.maxTokens",
+      );
+    }
+  });
+
   it("a prompt within the budget goes on as it was", async () => {
     let seen;
     const inner = new MockLanguageModelV4({

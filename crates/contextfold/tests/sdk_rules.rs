@@ -278,3 +278,55 @@ fn langchain_js_chains_get_their_summaries_in_the_js_form() {
     assert_eq!(written[2]["id"], json!(["langchain_core", "messages", "ToolMessage"]));
     assert_eq!(written[2]["kwargs"]["content"], "earlier");
 }
+
+/// With thinking on, Anthropic wants the assistant message whose results ride in the
+/// user's turn to start with thinking: a summary pair right before the latest user message
+/// would be that message, so its summary goes to the user's turn as text instead.
+#[test]
+fn with_thinking_on_a_summary_pair_never_ends_before_the_user_turn_for_anthropic() {
+    let long = "function foo(x) { return x * 2; } // read and checked ".repeat(30);
+    let signed = |n: usize| {
+        Part::Reasoning(ReasoningPart {
+            text: format!("thinking {n}"),
+            signature: Some(format!("sig{n}")),
+            ..Default::default()
+        })
+    };
+    let mut chain = vec![Message::text(Role::User, "Review src/ and report bugs.")];
+    for i in 0..4 {
+        chain.push(Message::new(Role::Assistant, vec![signed(i), tool_call(&format!("toolu_{i}"), "read", "f")]));
+        chain.push(Message::tool_result(format!("toolu_{i}"), "read", long.clone()));
+    }
+    chain.push(Message::new(Role::Assistant, vec![signed(9), Part::text("Found two bugs.")]));
+    chain.push(Message::text(Role::User, "Turn 1: keep going."));
+    let summarizer = FixedSummarizer::new("Two bugs found in src/.");
+    for provider in [Provider::Anthropic, Provider::OpenAi] {
+        let options = CompactOptions {
+            strategy: StrategyConfig::Sections(SectionsConfig { last_sec_bytes: 200, ..SectionsConfig::default() }),
+            repair: RepairOptions::for_provider(provider),
+            ..Default::default()
+        };
+        let out = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+        assert!(out.changed, "{provider:?}");
+        let last = out.messages.last().unwrap();
+        assert_eq!(last.role, Role::User);
+        let pair_last = out
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .is_some_and(|m| m.tool_calls().any(|c| c.name == contextfold::ast::SUMMARIZATION_TOOL_NAME));
+        if provider == Provider::Anthropic {
+            assert!(!pair_last, "{:#?}", out.messages);
+            let text = |p: Option<&Part>| match p {
+                Some(Part::Text(t)) => t.text.clone(),
+                other => panic!("{other:?}"),
+            };
+            assert!(last.parts.iter().any(|p| text(Some(p)).contains("Two bugs found in src/.")), "{last:?}");
+            assert_eq!(text(last.parts.last()), "Turn 1: keep going.");
+        } else {
+            assert!(pair_last, "OpenAI keeps the pair: {:#?}", out.messages);
+        }
+        assert_eq!(validate(&out.messages, provider), vec![]);
+    }
+}
