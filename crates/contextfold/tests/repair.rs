@@ -997,3 +997,34 @@ fn open_responses_client_calls_are_answered_by_their_own_output_items() {
     );
     assert_eq!(written.as_array().unwrap().len(), 2, "{written}");
 }
+
+#[test]
+fn a_result_stored_before_its_call_is_moved_after_it() {
+    // Items written out of order (a session saved concurrently): the real output answers
+    // the call, rather than being dropped while the call gets a placeholder.
+    let input =
+        [user("weather?"), tool("c1", "weather", "15C"), ai_parts(vec![call("c1", "weather", "{}")]), user("thanks")];
+    for p in ALL {
+        check(
+            "early result",
+            &input,
+            &opts(p),
+            &[
+                user("weather?"),
+                ai_parts(vec![call("c1", "weather", "{}")]),
+                tool("c1", "weather", "15C"),
+                user("thanks"),
+            ],
+            &[MovedResult { index: 1, call_id: "c1".into(), assistant: 2 }],
+        );
+    }
+    // A call answered after it keeps its own result: the early one is the orphan.
+    let answered = [
+        user("weather?"),
+        tool("c1", "weather", "stale"),
+        ai_parts(vec![call("c1", "weather", "{}")]),
+        tool("c1", "weather", "15C"),
+    ];
+    let out = repair(&answered, &opts(Provider::OpenAi));
+    assert_eq!(out.messages, vec![user("weather?"), answered[2].clone(), answered[3].clone()]);
+}

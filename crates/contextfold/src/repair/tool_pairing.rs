@@ -179,6 +179,7 @@ pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pai
             }
         }
     }
+    answer_early(messages, &mut pairing, &mut answered);
     let in_flight = in_flight(messages);
     for (i, &m) in messages.iter().enumerate() {
         if m.role != Role::Assistant || Some(i) == in_flight {
@@ -191,6 +192,35 @@ pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pai
         }
     }
     pairing
+}
+
+/// A result stored before its call in the same turn (a session written out of order)
+/// answers the first later call with its id that nothing after it answers: it is moved
+/// there, as a late one is, rather than dropped while the call gets a placeholder.
+fn answer_early<'a>(messages: &[&'a Message], pairing: &mut Pairing<'a>, answered: &mut HashSet<(usize, &'a str)>) {
+    let early = |r: &ResultFate<'_>| matches!(r.fate, Fate::Orphan { .. });
+    if !pairing.results.iter().any(early) {
+        return;
+    }
+    for r in pairing.results.iter_mut().filter(|r| early(r)) {
+        let call_id = r.call_id;
+        // Within the turn: a result before the user's message that led to its call is
+        // not that call's.
+        let later = messages
+            .iter()
+            .enumerate()
+            .skip(r.message.saturating_add(1))
+            .take_while(|(_, m)| !matches!(m.role, Role::User | Role::System))
+            .find(|(a, m)| {
+                m.role == Role::Assistant
+                    && valid_calls(m).iter().any(|(_, c)| c.id == call_id)
+                    && !answered.contains(&(*a, call_id))
+            });
+        if let Some((a, _)) = later {
+            answered.insert((a, call_id));
+            r.fate = Fate::Moved { assistant: a };
+        }
+    }
 }
 
 /// What the rebuild does to each message.
