@@ -502,6 +502,20 @@ describe("compact", () => {
     assert.equal(json.name, "ContextfoldError");
   });
 
+  it('"budget" with a keepRecent beyond the chain still condenses what does not fit', async () => {
+    // Kept everything once (no summary call), then failed or dropped messages unsummarized.
+    const chain = openaiSections(6);
+    chain.push({ role: "user", content: "Now what?" });
+    for (const keepRecent of [2, 50]) {
+      const summarizer = recording({ text: "summary" });
+      const strategy = { name: "budget", keepRecent };
+      const result = await compact(chain, { maxTokens: 1000, strategy, summarizer });
+      assert.ok(summarizer.calls.length > 0, `keepRecent ${keepRecent}: nothing condensed`);
+      assert.ok(result.report.after.tokens <= 1000, `keepRecent ${keepRecent}: ${result.report.after.tokens} tokens`);
+      assert.deepEqual(result.messages.at(-1), chain.at(-1));
+    }
+  });
+
   it("compacts a 10,000-message chain", async () => {
     const chain = [];
     for (let i = 0; i < 5000; i++) {
