@@ -112,3 +112,26 @@ describe("the output keeps the input's container, every strategy x every format"
     assert.ok(Array.isArray(messages));
   });
 });
+
+describe("Gemini requests: the summaries go where Gemini and the genai SDK take them", () => {
+  const contents = to(withoutSystem, "gemini");
+  const folding = [{ name: "budget" }, { name: "tiers", recent: 8, condensed: 12 }];
+
+  it("a request with a context cache gains no systemInstruction (Gemini refuses one beside it)", async () => {
+    const cachedContent = "cachedContents/abc123";
+    const requests = [
+      ["REST body", { cachedContent, contents }],
+      ["genai SDK parameters", { model: "gemini-2.5-pro", contents, config: { cachedContent } }],
+    ];
+    for (const [name, input] of requests) {
+      for (const strategy of folding) {
+        const what = `${name} / ${strategy.name}`;
+        const { messages: out, changed } = await compact(input, { strategy, maxTokens: MAX_TOKENS[strategy.name] });
+        assert.equal(changed, true, what);
+        assert.ok(!("systemInstruction" in out) && !("systemInstruction" in (out.config ?? {})), what);
+        assert.deepEqual(requestFields(out), requestFields(input), what);
+        assert.ok(JSON.stringify(out.contents).includes("CONDENSED CONTEXT") || strategy.name !== "budget", what);
+      }
+    }
+  });
+});

@@ -63,6 +63,21 @@ fn inputs() -> Vec<(&'static str, Format, Value)> {
             request(&with_system, Format::Gemini, json!({ "generationConfig": { "temperature": 0 } })),
         ),
         ("gemini object without system", Format::Gemini, request(&without, Format::Gemini, json!({}))),
+        // A context cache: Gemini refuses a system instruction beside one.
+        (
+            "gemini object with a context cache",
+            Format::Gemini,
+            request(&without, Format::Gemini, json!({ "cachedContent": "cachedContents/abc" })),
+        ),
+        (
+            "genai SDK parameters with a context cache",
+            Format::Gemini,
+            request(
+                &without,
+                Format::Gemini,
+                json!({ "model": "m", "config": { "cachedContent": "cachedContents/abc" } }),
+            ),
+        ),
         ("aisdk", Format::AiSdk, written(&without, Format::AiSdk)),
         ("aisdk-ui", Format::AiSdkUi, written(&without, Format::AiSdkUi)),
         ("langchain", Format::LangChain, written(&with_system, Format::LangChain)),

@@ -15,7 +15,7 @@
 //!   field that is not a message (`model`, `max_tokens`, `tools`, `generationConfig`, ...)
 //!   as it came.
 
-use super::{write, Format, FormatError};
+use super::{write, Format, FormatError, RequestFields};
 use crate::message::{Message, Role};
 use serde_json::{Map, Value};
 
@@ -27,9 +27,19 @@ use serde_json::{Map, Value};
 pub fn holds_new_system(input: &Value, format: Format) -> bool {
     match format {
         Format::Native | Format::OpenAi | Format::OpenAiResponses | Format::LangChain => true,
-        Format::Anthropic | Format::Gemini => input.is_object(),
+        Format::Anthropic => input.is_object(),
+        Format::Gemini => input.as_object().is_some_and(|r| !uses_context_cache(r)),
         Format::AiSdk | Format::AiSdkUi => false,
     }
+}
+
+/// Whether a Gemini request uses a context cache (`cachedContent` in a REST body, or in
+/// the genai SDK's `config`): Gemini refuses a system instruction beside one (400
+/// "CachedContent can not be used with GenerateContent request setting
+/// system_instruction"), so a summary goes in a user message instead.
+fn uses_context_cache(request: &Map<String, Value>) -> bool {
+    let config = RequestFields::GEMINI.system_in.and_then(|k| request.get(k)).and_then(Value::as_object);
+    [Some(request), config].into_iter().flatten().any(|o| o.contains_key("cachedContent"))
 }
 
 /// Whether `messages` may gain system messages, read from `input` in `format`: the
@@ -142,6 +152,17 @@ mod tests {
         let out = write_like(&[Message::text(Role::System, "summary")], Format::Gemini, &bare).unwrap();
         assert_eq!(out["config"]["systemInstruction"]["parts"][0]["text"], json!("summary"));
         assert!(out.get("systemInstruction").is_none());
+    }
+
+    #[test]
+    fn a_gemini_request_with_a_context_cache_holds_no_new_system_prompt() {
+        // Gemini refuses `systemInstruction` beside `cachedContent`: summaries go in user messages.
+        let rest = json!({ "cachedContent": "cachedContents/abc", "contents": [] });
+        let sdk = json!({ "model": "m", "config": { "cachedContent": "cachedContents/abc" }, "contents": [] });
+        assert!(!holds_new_system(&rest, Format::Gemini));
+        assert!(!holds_new_system(&sdk, Format::Gemini));
+        assert!(holds_new_system(&json!({ "contents": [] }), Format::Gemini));
+        assert!(holds_new_system(&json!({ "model": "m", "config": {}, "contents": [] }), Format::Gemini));
     }
 
     #[test]
