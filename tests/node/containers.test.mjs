@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { GoogleGenAI } from "@google/genai";
 import { convertToModelMessages, generateText, validateUIMessages } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { compact, convert, extractiveSummarizer, parseChain, validateChain } from "contextfold";
@@ -133,5 +134,23 @@ describe("Gemini requests: the summaries go where Gemini and the genai SDK take 
         assert.ok(JSON.stringify(out.contents).includes("CONDENSED CONTEXT") || strategy.name !== "budget", what);
       }
     }
+  });
+
+  it("genai SDK parameters without config gain config.systemInstruction, which the SDK sends", async (t) => {
+    const input = { model: "gemini-2.5-pro", contents };
+    const { messages: params } = await compact(input, { strategy: "budget", maxTokens: MAX_TOKENS.budget });
+    assert.deepEqual(Object.keys(params).sort(), ["config", "contents", "model"]);
+    let sent;
+    t.mock.method(globalThis, "fetch", async (_url, init) => {
+      sent = JSON.parse(init.body);
+      const content = { role: "model", parts: [{ text: "hi" }] };
+      return Response.json({ candidates: [{ content, finishReason: "STOP" }] });
+    });
+    await new GoogleGenAI({ apiKey: "test" }).models.generateContent(params);
+    assert.ok(JSON.stringify(sent.systemInstruction).includes("CONDENSED CONTEXT"), "the SDK sent no summary");
+    // A REST body keeps it at the top level.
+    const { messages: rest } = await compact({ contents }, { strategy: "budget", maxTokens: MAX_TOKENS.budget });
+    assert.ok(JSON.stringify(rest.systemInstruction).includes("CONDENSED CONTEXT"));
+    assert.ok(!("config" in rest));
   });
 });

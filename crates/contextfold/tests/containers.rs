@@ -165,6 +165,24 @@ fn system_summaries_kept_as_system_would_change_the_container() {
     }
 }
 
+/// The genai SDK's `GenerateContentParameters` without `config` (`{model, contents}`):
+/// the system summaries of `tiers` and `budget` go in a new `config.systemInstruction`,
+/// the only place the SDK sends (it drops a top-level `systemInstruction`).
+#[test]
+fn genai_sdk_parameters_gain_their_system_summary_in_config() {
+    let without: Vec<Message> = demo().into_iter().filter(|m| m.role != Role::System).collect();
+    let (converted, _) = contextfold::convert::convert_messages(&without, Format::OpenAi, Format::Gemini);
+    let input = json!({ "model": "gemini-2.5-pro", "contents": format::write(&converted, Format::Gemini).unwrap() });
+    for strategy in folding_strategies().into_iter().filter(|s| matches!(s.name(), "tiers" | "budget")) {
+        let what = strategy.name();
+        let output = compact_value(&input, Format::Gemini, strategy, None);
+        assert!(output.get("systemInstruction").is_none(), "{what}: top-level systemInstruction");
+        assert!(output["config"]["systemInstruction"].is_object(), "{what}: {output:#}");
+        let messages = read(&output, Format::Gemini).unwrap();
+        assert_eq!(messages.first().map(|m| m.role), Some(Role::System), "{what}: read back");
+    }
+}
+
 /// Summaries written as user messages are still recognized as summaries: compacting the
 /// output again with nothing new asks for no summary and changes nothing (invariant 5).
 #[test]

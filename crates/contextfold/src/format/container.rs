@@ -42,6 +42,23 @@ fn uses_context_cache(request: &Map<String, Value>) -> bool {
     [Some(request), config].into_iter().flatten().any(|o| o.contains_key("cachedContent"))
 }
 
+/// Fields a Gemini REST body has at its top level and the genai SDK's
+/// `GenerateContentParameters` keeps in `config`.
+const REST_ONLY: [&str; 6] =
+    ["systemInstruction", "generationConfig", "safetySettings", "tools", "toolConfig", "cachedContent"];
+
+/// Whether a request keeps its system prompt in the object field `config`: one it has
+/// (the genai SDK's `GenerateContentParameters`), or would have, being one of those
+/// parameters (`{model, contents}`: a REST body names its model in the URL, and holds
+/// none of its own top-level fields). The SDK drops any field but `model`, `contents`
+/// and `config`: a system prompt anywhere else would never reach the model.
+fn system_in_config(request: &Map<String, Value>, config: &str) -> bool {
+    match request.get(config) {
+        Some(object) => object.is_object(),
+        None => request.contains_key("model") && !REST_ONLY.iter().any(|k| request.contains_key(*k)),
+    }
+}
+
 /// Whether `messages` may gain system messages, read from `input` in `format`: the
 /// container holds a new system prompt, or the chain already had one there.
 pub fn may_gain_system(input: &Value, format: Format, messages: &[Message]) -> bool {
@@ -59,20 +76,27 @@ pub fn write_like(messages: &[Message], format: Format, input: &Value) -> Result
     };
     let list_key = fields.messages;
     let mut out: Map<String, Value> = request.clone();
-    // The genai SDK's request keeps its system prompt in `config`: it stays there.
+    // The genai SDK's request keeps its system prompt in `config`: it stays there, and
+    // one it gains goes there (`config` made if need be).
     let has_top = fields.system.is_some_and(|k| request.contains_key(k));
-    let nested = fields.system_in.is_some_and(|k| request.get(k).is_some_and(Value::is_object));
+    let nested = fields.system_in.is_some_and(|k| system_in_config(request, k));
     if let Some((Some(object), system_key)) = fields.system_place(has_top, nested) {
         let (system, list) = match written {
             Value::Object(mut fresh) => (fresh.remove(system_key), fresh.remove(list_key)),
             list @ Value::Array(_) => (None, Some(list)),
             other => return Ok(other),
         };
-        if let Some(Value::Object(config)) = out.get_mut(object) {
-            match system {
-                Some(system) => config.insert(system_key.to_string(), system),
-                None => config.shift_remove(system_key),
-            };
+        match (out.get_mut(object), system) {
+            (Some(Value::Object(config)), Some(system)) => {
+                config.insert(system_key.to_string(), system);
+            }
+            (Some(Value::Object(config)), None) => {
+                config.shift_remove(system_key);
+            }
+            (None, Some(system)) => {
+                out.insert(object.to_string(), Value::Object(Map::from_iter([(system_key.to_string(), system)])));
+            }
+            _ => {}
         }
         out.insert(list_key.to_string(), list.unwrap_or(Value::Array(Vec::new())));
         return Ok(Value::Object(out));
@@ -152,6 +176,28 @@ mod tests {
         let out = write_like(&[Message::text(Role::System, "summary")], Format::Gemini, &bare).unwrap();
         assert_eq!(out["config"]["systemInstruction"]["parts"][0]["text"], json!("summary"));
         assert!(out.get("systemInstruction").is_none());
+    }
+
+    #[test]
+    fn the_genai_sdk_parameters_without_config_gain_a_system_prompt_in_a_new_config() {
+        // `GenerateContentParameters` has no top-level `systemInstruction`: the SDK drops it.
+        let summary = [Message::text(Role::System, "summary"), Message::text(Role::User, "hi")];
+        let sdk = json!({ "model": "gemini-2.5-flash", "contents": [] });
+        let out = write_like(&summary, Format::Gemini, &sdk).unwrap();
+        assert_eq!(out["config"]["systemInstruction"]["parts"][0]["text"], json!("summary"));
+        assert!(out.get("systemInstruction").is_none());
+        // No system prompt to write: no `config` either.
+        let out = write_like(&summary[1..], Format::Gemini, &sdk).unwrap();
+        assert_eq!(
+            out,
+            json!({ "model": "gemini-2.5-flash", "contents": [ { "role": "user", "parts": [ { "text": "hi" } ] } ] })
+        );
+        // A REST body (no `model`, or its own top-level fields) keeps it at the top level.
+        for rest in [json!({ "contents": [] }), json!({ "model": "m", "generationConfig": {}, "contents": [] })] {
+            let out = write_like(&summary, Format::Gemini, &rest).unwrap();
+            assert_eq!(out["systemInstruction"]["parts"][0]["text"], json!("summary"), "{rest}");
+            assert!(out.get("config").is_none(), "{rest}");
+        }
     }
 
     #[test]
