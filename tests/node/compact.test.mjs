@@ -502,6 +502,47 @@ describe("compact", () => {
     assert.equal(json.name, "ContextfoldError");
   });
 
+  it('"budget" with a keepRecent beyond the chain still condenses what does not fit', async () => {
+    // Kept everything once (no summary call), then failed or dropped messages unsummarized.
+    const chain = openaiSections(6);
+    chain.push({ role: "user", content: "Now what?" });
+    for (const keepRecent of [2, 50]) {
+      const summarizer = recording({ text: "summary" });
+      const strategy = { name: "budget", keepRecent };
+      const result = await compact(chain, { maxTokens: 1000, strategy, summarizer });
+      assert.ok(summarizer.calls.length > 0, `keepRecent ${keepRecent}: nothing condensed`);
+      assert.ok(result.report.after.tokens <= 1000, `keepRecent ${keepRecent}: ${result.report.after.tokens} tokens`);
+      assert.deepEqual(result.messages.at(-1), chain.at(-1));
+    }
+  });
+
+  it("never joins one participant's request to another's message (OpenAI `name`)", async () => {
+    // `window` merged bob's latest request into alice's first message: sent as hers.
+    const messages = [
+      { role: "system", content: "Group chat assistant." },
+      { role: "user", name: "alice", content: `Hi, I'm alice. ${filler(0)}` },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: filler(1).repeat(20) },
+      { role: "assistant", content: `ok ${filler(2)}` },
+      { role: "user", name: "bob", content: "bob here: delete my account" },
+    ];
+    for (const strategy of ["window", "auto"]) {
+      const { messages: out, changed } = await compact(messages, { strategy, maxTokens: 300 });
+      assert.equal(changed, true, strategy);
+      assert.deepEqual(out.at(-1), messages.at(-1), `${strategy}: bob's request as it came`);
+      const first = (m) => (typeof m.content === "string" ? m.content : m.content?.[0]?.text);
+      const hers = out.filter((m) => first(m) === messages[1].content);
+      assert.ok(
+        hers.every((m) => m.name === "alice"),
+        `${strategy}: alice's words sent as someone else's`,
+      );
+    }
+  });
+
   it("compacts a 10,000-message chain", async () => {
     const chain = [];
     for (let i = 0; i < 5000; i++) {

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { GoogleGenAI } from "@google/genai";
 import { convertToModelMessages, generateText, validateUIMessages } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { compact, convert, extractiveSummarizer, parseChain, validateChain } from "contextfold";
@@ -110,5 +111,46 @@ describe("the output keeps the input's container, every strategy x every format"
     const { messages, format } = await compact(text, { strategy: "tiers" });
     assert.equal(format, "anthropic");
     assert.ok(Array.isArray(messages));
+  });
+});
+
+describe("Gemini requests: the summaries go where Gemini and the genai SDK take them", () => {
+  const contents = to(withoutSystem, "gemini");
+  const folding = [{ name: "budget" }, { name: "tiers", recent: 8, condensed: 12 }];
+
+  it("a request with a context cache gains no systemInstruction (Gemini refuses one beside it)", async () => {
+    const cachedContent = "cachedContents/abc123";
+    const requests = [
+      ["REST body", { cachedContent, contents }],
+      ["genai SDK parameters", { model: "gemini-2.5-pro", contents, config: { cachedContent } }],
+    ];
+    for (const [name, input] of requests) {
+      for (const strategy of folding) {
+        const what = `${name} / ${strategy.name}`;
+        const { messages: out, changed } = await compact(input, { strategy, maxTokens: MAX_TOKENS[strategy.name] });
+        assert.equal(changed, true, what);
+        assert.ok(!("systemInstruction" in out) && !("systemInstruction" in (out.config ?? {})), what);
+        assert.deepEqual(requestFields(out), requestFields(input), what);
+        assert.ok(JSON.stringify(out.contents).includes("CONDENSED CONTEXT") || strategy.name !== "budget", what);
+      }
+    }
+  });
+
+  it("genai SDK parameters without config gain config.systemInstruction, which the SDK sends", async (t) => {
+    const input = { model: "gemini-2.5-pro", contents };
+    const { messages: params } = await compact(input, { strategy: "budget", maxTokens: MAX_TOKENS.budget });
+    assert.deepEqual(Object.keys(params).sort(), ["config", "contents", "model"]);
+    let sent;
+    t.mock.method(globalThis, "fetch", async (_url, init) => {
+      sent = JSON.parse(init.body);
+      const content = { role: "model", parts: [{ text: "hi" }] };
+      return Response.json({ candidates: [{ content, finishReason: "STOP" }] });
+    });
+    await new GoogleGenAI({ apiKey: "test" }).models.generateContent(params);
+    assert.ok(JSON.stringify(sent.systemInstruction).includes("CONDENSED CONTEXT"), "the SDK sent no summary");
+    // A REST body keeps it at the top level.
+    const { messages: rest } = await compact({ contents }, { strategy: "budget", maxTokens: MAX_TOKENS.budget });
+    assert.ok(JSON.stringify(rest.systemInstruction).includes("CONDENSED CONTEXT"));
+    assert.ok(!("config" in rest));
   });
 });

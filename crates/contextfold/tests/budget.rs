@@ -148,6 +148,30 @@ fn a_cut_inside_a_section_keeps_its_user_message_and_whole_exchanges() {
     assert!(tokens(&out.messages) <= 1200);
 }
 
+/// A `keep_recent` beyond the chain's length asks to keep everything: when that does not
+/// fit, the kept window shrinks down to the latest exchange and the rest is condensed,
+/// as with a smaller one. It once kept every message (no start was at or before the
+/// chain's start, the system prompt taking it), so nothing was condensed.
+#[test]
+fn a_keep_recent_beyond_the_chain_still_condenses_what_does_not_fit() {
+    let mut chain = session(6);
+    chain.push(user("now what?"));
+    let max = 1000;
+    for keep in [2, chain.len(), 50] {
+        let s = FixedSummarizer::new("earlier: files were inspected and looked fine");
+        let config = BudgetConfig { keep_recent: keep, ..BudgetConfig::new(Amount::Tokens(max)) };
+        let out = run(&chain, &config, &s).unwrap_or_else(|e| panic!("keep_recent {keep}: {e}"));
+        assert!(s.calls() > 0, "keep_recent {keep}: nothing condensed");
+        assert!(tokens(&out.messages) <= max, "keep_recent {keep}: {} > {max}", tokens(&out.messages));
+        assert_eq!(out.messages.last(), chain.last());
+    }
+    // Everything kept when everything fits, whatever `keep_recent` asks.
+    let s = FixedSummarizer::new("S");
+    let config = BudgetConfig { keep_recent: 50, ..BudgetConfig::new(Amount::Tokens(100_000)) };
+    let out = run(&chain, &config, &s).unwrap();
+    assert_eq!((out.changed, s.calls()), (false, 0));
+}
+
 #[test]
 fn summaries_too_large_are_dropped_oldest_first_under_partial() {
     // Each summary is smaller than its chunk (else it would not be used), but together

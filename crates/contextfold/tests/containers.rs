@@ -63,6 +63,21 @@ fn inputs() -> Vec<(&'static str, Format, Value)> {
             request(&with_system, Format::Gemini, json!({ "generationConfig": { "temperature": 0 } })),
         ),
         ("gemini object without system", Format::Gemini, request(&without, Format::Gemini, json!({}))),
+        // A context cache: Gemini refuses a system instruction beside one.
+        (
+            "gemini object with a context cache",
+            Format::Gemini,
+            request(&without, Format::Gemini, json!({ "cachedContent": "cachedContents/abc" })),
+        ),
+        (
+            "genai SDK parameters with a context cache",
+            Format::Gemini,
+            request(
+                &without,
+                Format::Gemini,
+                json!({ "model": "m", "config": { "cachedContent": "cachedContents/abc" } }),
+            ),
+        ),
         ("aisdk", Format::AiSdk, written(&without, Format::AiSdk)),
         ("aisdk-ui", Format::AiSdkUi, written(&without, Format::AiSdkUi)),
         ("langchain", Format::LangChain, written(&with_system, Format::LangChain)),
@@ -147,6 +162,24 @@ fn system_summaries_kept_as_system_would_change_the_container() {
             let broken = !output.is_array() || messages.iter().any(|m| m.role == Role::System);
             assert!(broken, "{what}: the old behaviour is no longer shown by this test");
         }
+    }
+}
+
+/// The genai SDK's `GenerateContentParameters` without `config` (`{model, contents}`):
+/// the system summaries of `tiers` and `budget` go in a new `config.systemInstruction`,
+/// the only place the SDK sends (it drops a top-level `systemInstruction`).
+#[test]
+fn genai_sdk_parameters_gain_their_system_summary_in_config() {
+    let without: Vec<Message> = demo().into_iter().filter(|m| m.role != Role::System).collect();
+    let (converted, _) = contextfold::convert::convert_messages(&without, Format::OpenAi, Format::Gemini);
+    let input = json!({ "model": "gemini-2.5-pro", "contents": format::write(&converted, Format::Gemini).unwrap() });
+    for strategy in folding_strategies().into_iter().filter(|s| matches!(s.name(), "tiers" | "budget")) {
+        let what = strategy.name();
+        let output = compact_value(&input, Format::Gemini, strategy, None);
+        assert!(output.get("systemInstruction").is_none(), "{what}: top-level systemInstruction");
+        assert!(output["config"]["systemInstruction"].is_object(), "{what}: {output:#}");
+        let messages = read(&output, Format::Gemini).unwrap();
+        assert_eq!(messages.first().map(|m| m.role), Some(Role::System), "{what}: read back");
     }
 }
 

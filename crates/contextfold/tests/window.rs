@@ -844,3 +844,30 @@ fn at_most_three_waves_at_any_budget() {
         strict(&out.messages);
     }
 }
+
+/// Messages of several participants (OpenAI `name`): the fold never joins one's request to
+/// another's message (bob's latest request was sent as alice's), and a second run still
+/// finds the snapshot in the first user message.
+#[test]
+fn participants_requests_are_never_joined() {
+    let named = |name: &str, text: &str| {
+        let mut m = user(text);
+        m.extra.insert("name".into(), serde_json::json!(name));
+        m
+    };
+    let mut chain = vec![sys("Group chat assistant."), named("alice", "Hi, I'm alice.")];
+    for i in 0..6 {
+        chain.extend(turn(i).into_iter().skip(1));
+    }
+    chain.push(named("bob", "bob here: delete my account"));
+    let out = run(&chain, &bytes_config(4, 1200), &labelled());
+    assert!(snapshot_action(&out.report).is_some(), "{:?}", out.report);
+    let firsts: Vec<&Message> = out.messages.iter().filter(|m| m.role == Role::User).collect();
+    assert_eq!(firsts.len(), 2, "{:?}", out.messages);
+    assert_eq!(firsts[0].extra.get("name"), Some(&serde_json::json!("alice")));
+    assert_eq!(restorations(&[firsts[0].clone()]).len(), 1, "the snapshot is in alice's first message");
+    assert_eq!(firsts[1], chain.last().unwrap(), "bob's request as it came");
+    // Found again: a second run with nothing new changes nothing.
+    let again = run(&out.messages, &bytes_config(4, 1200), &labelled());
+    assert_eq!(restorations(&again.messages), restorations(&out.messages));
+}

@@ -15,7 +15,7 @@
 //!   field that is not a message (`model`, `max_tokens`, `tools`, `generationConfig`, ...)
 //!   as it came.
 
-use super::{write, Format, FormatError};
+use super::{write, Format, FormatError, RequestFields};
 use crate::message::{Message, Role};
 use serde_json::{Map, Value};
 
@@ -27,8 +27,35 @@ use serde_json::{Map, Value};
 pub fn holds_new_system(input: &Value, format: Format) -> bool {
     match format {
         Format::Native | Format::OpenAi | Format::OpenAiResponses | Format::LangChain => true,
-        Format::Anthropic | Format::Gemini => input.is_object(),
+        Format::Anthropic => input.is_object(),
+        Format::Gemini => input.as_object().is_some_and(|r| !uses_context_cache(r)),
         Format::AiSdk | Format::AiSdkUi => false,
+    }
+}
+
+/// Whether a Gemini request uses a context cache (`cachedContent` in a REST body, or in
+/// the genai SDK's `config`): Gemini refuses a system instruction beside one (400
+/// "CachedContent can not be used with GenerateContent request setting
+/// system_instruction"), so a summary goes in a user message instead.
+fn uses_context_cache(request: &Map<String, Value>) -> bool {
+    let config = RequestFields::GEMINI.system_in.and_then(|k| request.get(k)).and_then(Value::as_object);
+    [Some(request), config].into_iter().flatten().any(|o| o.contains_key("cachedContent"))
+}
+
+/// Fields a Gemini REST body has at its top level and the genai SDK's
+/// `GenerateContentParameters` keeps in `config`.
+const REST_ONLY: [&str; 6] =
+    ["systemInstruction", "generationConfig", "safetySettings", "tools", "toolConfig", "cachedContent"];
+
+/// Whether a request keeps its system prompt in the object field `config`: one it has
+/// (the genai SDK's `GenerateContentParameters`), or would have, being one of those
+/// parameters (`{model, contents}`: a REST body names its model in the URL, and holds
+/// none of its own top-level fields). The SDK drops any field but `model`, `contents`
+/// and `config`: a system prompt anywhere else would never reach the model.
+fn system_in_config(request: &Map<String, Value>, config: &str) -> bool {
+    match request.get(config) {
+        Some(object) => object.is_object(),
+        None => request.contains_key("model") && !REST_ONLY.iter().any(|k| request.contains_key(*k)),
     }
 }
 
@@ -49,20 +76,27 @@ pub fn write_like(messages: &[Message], format: Format, input: &Value) -> Result
     };
     let list_key = fields.messages;
     let mut out: Map<String, Value> = request.clone();
-    // The genai SDK's request keeps its system prompt in `config`: it stays there.
+    // The genai SDK's request keeps its system prompt in `config`: it stays there, and
+    // one it gains goes there (`config` made if need be).
     let has_top = fields.system.is_some_and(|k| request.contains_key(k));
-    let nested = fields.system_in.is_some_and(|k| request.get(k).is_some_and(Value::is_object));
+    let nested = fields.system_in.is_some_and(|k| system_in_config(request, k));
     if let Some((Some(object), system_key)) = fields.system_place(has_top, nested) {
         let (system, list) = match written {
             Value::Object(mut fresh) => (fresh.remove(system_key), fresh.remove(list_key)),
             list @ Value::Array(_) => (None, Some(list)),
             other => return Ok(other),
         };
-        if let Some(Value::Object(config)) = out.get_mut(object) {
-            match system {
-                Some(system) => config.insert(system_key.to_string(), system),
-                None => config.shift_remove(system_key),
-            };
+        match (out.get_mut(object), system) {
+            (Some(Value::Object(config)), Some(system)) => {
+                config.insert(system_key.to_string(), system);
+            }
+            (Some(Value::Object(config)), None) => {
+                config.shift_remove(system_key);
+            }
+            (None, Some(system)) => {
+                out.insert(object.to_string(), Value::Object(Map::from_iter([(system_key.to_string(), system)])));
+            }
+            _ => {}
         }
         out.insert(list_key.to_string(), list.unwrap_or(Value::Array(Vec::new())));
         return Ok(Value::Object(out));
@@ -142,6 +176,39 @@ mod tests {
         let out = write_like(&[Message::text(Role::System, "summary")], Format::Gemini, &bare).unwrap();
         assert_eq!(out["config"]["systemInstruction"]["parts"][0]["text"], json!("summary"));
         assert!(out.get("systemInstruction").is_none());
+    }
+
+    #[test]
+    fn the_genai_sdk_parameters_without_config_gain_a_system_prompt_in_a_new_config() {
+        // `GenerateContentParameters` has no top-level `systemInstruction`: the SDK drops it.
+        let summary = [Message::text(Role::System, "summary"), Message::text(Role::User, "hi")];
+        let sdk = json!({ "model": "gemini-2.5-flash", "contents": [] });
+        let out = write_like(&summary, Format::Gemini, &sdk).unwrap();
+        assert_eq!(out["config"]["systemInstruction"]["parts"][0]["text"], json!("summary"));
+        assert!(out.get("systemInstruction").is_none());
+        // No system prompt to write: no `config` either.
+        let out = write_like(&summary[1..], Format::Gemini, &sdk).unwrap();
+        assert_eq!(
+            out,
+            json!({ "model": "gemini-2.5-flash", "contents": [ { "role": "user", "parts": [ { "text": "hi" } ] } ] })
+        );
+        // A REST body (no `model`, or its own top-level fields) keeps it at the top level.
+        for rest in [json!({ "contents": [] }), json!({ "model": "m", "generationConfig": {}, "contents": [] })] {
+            let out = write_like(&summary, Format::Gemini, &rest).unwrap();
+            assert_eq!(out["systemInstruction"]["parts"][0]["text"], json!("summary"), "{rest}");
+            assert!(out.get("config").is_none(), "{rest}");
+        }
+    }
+
+    #[test]
+    fn a_gemini_request_with_a_context_cache_holds_no_new_system_prompt() {
+        // Gemini refuses `systemInstruction` beside `cachedContent`: summaries go in user messages.
+        let rest = json!({ "cachedContent": "cachedContents/abc", "contents": [] });
+        let sdk = json!({ "model": "m", "config": { "cachedContent": "cachedContents/abc" }, "contents": [] });
+        assert!(!holds_new_system(&rest, Format::Gemini));
+        assert!(!holds_new_system(&sdk, Format::Gemini));
+        assert!(holds_new_system(&json!({ "contents": [] }), Format::Gemini));
+        assert!(holds_new_system(&json!({ "model": "m", "config": {}, "contents": [] }), Format::Gemini));
     }
 
     #[test]

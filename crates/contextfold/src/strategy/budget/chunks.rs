@@ -223,10 +223,12 @@ fn find_cut(ast: &ChainAst, keep: usize, kept_budget: usize, tokens: &[usize]) -
         let kept = sum(first.max(systems)..total).saturating_add(human.map_or(0, |h| sum(h..h.saturating_add(1))));
         system_tokens.saturating_add(kept) <= kept_budget
     };
-    // The latest start that keeps at least `keep` messages, then earlier ones while they fit.
+    // The latest start that keeps at least `keep` messages, then earlier ones while they
+    // fit. A `keep` beyond the chain asks for every start: the earliest, then shrunk
+    // like any other when it does not fit.
     let mut candidates = starts.iter().rev().skip_while(|s| s.2 > keep_from);
-    let Some(mut chosen) = candidates.next() else {
-        return starts.first().map_or((0, 0), |s| (s.0, s.1));
+    let Some(mut chosen) = candidates.next().or_else(|| starts.first()) else {
+        return (0, 0);
     };
     if !fits(chosen) {
         // Even `keep` messages do not fit: condense more rather than drop anything

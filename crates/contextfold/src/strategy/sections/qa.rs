@@ -199,11 +199,40 @@ impl<'m> Run<'_, 'm> {
     }
 }
 
+/// The user messages of the folded sections as one: their parts in order, the first's
+/// fields, but for a participant's `name` they do not all share (several participants'
+/// requests are no one's: the first's name would give them all to it).
 fn merge_humans<M: std::ops::Deref<Target = Message>>(humans: &[M]) -> Option<Message> {
     let first = humans.first()?;
     let mut merged = Message::clone(first);
     for h in humans.iter().skip(1) {
         merged.parts.extend(h.parts.iter().cloned());
+        if !crate::strategy::same_participant(&merged, h) {
+            for k in crate::strategy::PARTICIPANT_FIELDS {
+                merged.extra.shift_remove(k);
+            }
+        }
     }
     Some(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+
+    #[test]
+    fn merged_requests_of_several_participants_are_no_one_s() {
+        let named = |name: &str, text: &str| {
+            let mut m = Message::text(Role::User, text);
+            m.extra.insert("name".into(), serde_json::json!(name));
+            m.extra.insert("id".into(), serde_json::json!(text));
+            m
+        };
+        let merged = merge_humans(&[&named("alice", "a"), &named("bob", "b")]).unwrap();
+        assert_eq!(merged.joined_text(), "a\nb");
+        assert_eq!((merged.extra.get("name"), merged.extra.get("id")), (None, Some(&serde_json::json!("a"))));
+        let merged = merge_humans(&[&named("bob", "a"), &named("bob", "b")]).unwrap();
+        assert_eq!(merged.extra.get("name"), Some(&serde_json::json!("bob")));
+    }
 }

@@ -8,7 +8,8 @@
 //! as `<previous_summary>` beside the new messages, to be updated.
 //!
 //! The result is `head`, the restoration message, the latest user message when the split
-//! fell after it, then the kept messages; consecutive same-role messages are merged.
+//! fell after it, then the kept messages; consecutive same-role messages of one
+//! participant are merged.
 
 use super::chunk::{message_text, plan_chunks, run_items, split_text, ChunkPlan, Item, Outcome, Piece, Source};
 use super::run::Run;

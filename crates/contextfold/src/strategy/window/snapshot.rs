@@ -11,8 +11,8 @@
 //! ```
 //! In the result it sits right after the system messages and the verbatim first user
 //! message, and the role-alternation merge joins it with that message (and with the user
-//! message that follows, if any) into one user message: `[first user parts...,
-//! restoration, next user parts...]`. The restoration part is the divider, so a later
+//! message that follows, if any and from the same participant) into one user message:
+//! `[first user parts..., restoration, next user parts...]`. The restoration part is the divider, so a later
 //! run takes the parts before it as the first user message, its snapshot as the earlier
 //! summary to update, and the parts after it as an ordinary user message.
 
@@ -267,17 +267,21 @@ impl LayoutCosts {
 }
 
 /// Joins consecutive user messages, and consecutive assistant messages, that the fold
-/// brought together into one: parts in order, byte for byte; fields of the first win,
-/// the others' are added. Messages after `seam` (the first kept one) were neighbours in
-/// the input and stay as they came: the caller's own, even two assistant messages in a
-/// row (upstream merged those too, changing messages it kept). System and tool messages
-/// are left as they are (each tool message answers its call). The result owns its
+/// brought together into one: parts in order, byte for byte. Messages after `seam` (the
+/// first kept one) were neighbours in the input and stay as they came: the caller's own,
+/// even two assistant messages in a row (upstream merged those too, changing messages it
+/// kept). System and tool messages are left as they are (each tool message answers its
+/// call). Only messages of one participant are joined (fields of the first win, the
+/// others' are added): the same `name` ([`crate::strategy::same_participant`]), or one of
+/// them the restoration alone, which speaks for no one; a request of `bob` joined to
+/// `alice`'s first message would be sent as hers. Providers that alternate roles get
+/// those joined by the repair pass, OpenAI takes them as they are. The result owns its
 /// messages: a borrowed one is copied here, as it leaves.
 pub(crate) fn merge_alternating(messages: Vec<Cow<'_, Message>>, seam: usize) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
     for (i, m) in messages.into_iter().map(Cow::into_owned).enumerate() {
         match out.last_mut() {
-            Some(last) if i <= seam && last.role == m.role && matches!(m.role, Role::User | Role::Assistant) => {
+            Some(last) if i <= seam && joins(last, &m) => {
                 last.parts.extend(m.parts);
                 for (k, v) in m.extra {
                     last.extra.entry(k).or_insert(v);
@@ -287,6 +291,20 @@ pub(crate) fn merge_alternating(messages: Vec<Cow<'_, Message>>, seam: usize) ->
         }
     }
     out
+}
+
+/// Whether `m` joins `last` (see [`merge_alternating`]).
+fn joins(last: &Message, m: &Message) -> bool {
+    last.role == m.role
+        && matches!(m.role, Role::User | Role::Assistant)
+        && (crate::strategy::same_participant(last, m) || only_restoration(last) || only_restoration(m))
+}
+
+/// A message the fold made to carry the restoration: that part alone, no fields.
+fn only_restoration(m: &Message) -> bool {
+    m.extra.is_empty()
+        && !m.parts.is_empty()
+        && m.parts.iter().all(|p| matches!(p, Part::Text(t) if crate::ast::unseal(&t.text, RESTORATION_MARK).is_some()))
 }
 
 #[cfg(test)]
@@ -371,5 +389,29 @@ mod tests {
         assert_eq!(merged[0].extra.get("k"), Some(&serde_json::json!(1)));
         assert_eq!(merged[0].extra.get("j"), Some(&serde_json::json!(3)));
         assert_eq!(&merged[1..], &[tool.clone(), tool]);
+    }
+
+    #[test]
+    fn merging_keeps_participants_apart_and_the_restoration_takes_a_neighbour_s_fields() {
+        let named = |name: &str, text: &str| {
+            let mut m = Message::text(Role::User, text);
+            m.extra.insert("name".into(), serde_json::json!(name));
+            m
+        };
+        let restoration = Message::new(Role::User, vec![restoration_part("S")]);
+        let merge = |ms: Vec<Message>| merge_alternating(ms.into_iter().map(Cow::Owned).collect(), usize::MAX);
+        // alice's first message carries the restoration; bob's request stays his own.
+        let merged = merge(vec![named("alice", "hi"), restoration.clone(), named("bob", "delete my account")]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].parts, vec![Part::text("hi"), restoration_part("S")]);
+        assert_eq!(merged[0].extra.get("name"), Some(&serde_json::json!("alice")));
+        assert_eq!(merged[1], named("bob", "delete my account"));
+        // Opening the body, the restoration joins the request after it, which keeps its name.
+        let merged = merge(vec![restoration.clone(), named("bob", "go")]);
+        assert_eq!(merged.len(), 1);
+        assert_eq!(merged[0].extra.get("name"), Some(&serde_json::json!("bob")));
+        // No name and a name are two participants too; one participant's messages join.
+        assert_eq!(merge(vec![Message::text(Role::User, "a"), restoration, named("bob", "b")]).len(), 2);
+        assert_eq!(merge(vec![named("bob", "a"), named("bob", "b")]).len(), 1);
     }
 }
