@@ -43,8 +43,10 @@
 //!    another JSON value as `{"input": value}`);
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents);
 //!    media the target cannot carry are dropped: a file by URL for OpenAI, inline data
-//!    without a media type for Gemini and in an AI SDK tool output, any media
-//!    in an AI SDK UIMessage tool output, files for LangChain;
+//!    without a media type for Gemini and in an AI SDK tool output, any media in an AI
+//!    SDK UIMessage tool output, files for LangChain, inline data Anthropic takes no
+//!    source for (images other than JPEG, PNG, GIF and WebP, documents other than PDF
+//!    and UTF-8 text: see [`crate::format::anthropic::media`]);
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
 //!    and so are the results answering them; for every target but OpenAI, so is an id an
@@ -55,6 +57,8 @@
 //!
 //! A summarization pair needs nothing special: it is a tool call and its result, and the
 //! writer gives it the target's native shape.
+
+mod media;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
@@ -236,27 +240,14 @@ fn forget_native_block(text: &mut crate::message::TextPart) {
     });
 }
 
-/// The formats of the two OpenAI APIs, which mark the same facts alike: a custom
-/// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`),
-/// a developer message (`role: "developer"`) and a refusal (`type: "refusal"`, which
-/// goes over to Chat only).
-/// A file holding an image (the AI SDK's file parts, a native file) as the image it is:
-/// OpenAI takes images as `image_url` / `input_image` only (its file inputs are
-/// documents), as `@ai-sdk/openai` sends them.
-fn image_file_as_image(part: Part) -> Part {
-    match part {
-        Part::File(file) if file.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) => {
-            let crate::message::FilePart { url, data, media_type, extra, .. } = file;
-            Part::Image(crate::message::ImagePart { url, data, media_type, extra })
-        }
-        other => other,
-    }
-}
-
 fn is_aisdk(format: Format) -> bool {
     matches!(format, Format::AiSdk | Format::AiSdkUi)
 }
 
+/// The formats of the two OpenAI APIs, which mark the same facts alike: a custom
+/// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`),
+/// a developer message (`role: "developer"`) and a refusal (`type: "refusal"`, which
+/// goes over to Chat only).
 fn is_openai(format: Format) -> bool {
     matches!(format, Format::OpenAi | Format::OpenAiResponses)
 }
@@ -374,14 +365,14 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             forget_native_block(text);
         }
         if is_openai(to) {
-            part = image_file_as_image(part);
+            part = media::image_file_as_image(part);
         }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
                 clean_extra(inner.extra_mut(), to, keep_fields);
             }
             let before = result.content.len();
-            result.content.retain(|inner| unsupported_media(to, inner, true).is_none());
+            result.content.retain(|inner| media::unsupported(to, inner, true).is_none());
             if result.content.len() != before {
                 let reason = format!("{} cannot carry this media in a tool result", to.as_str());
                 changes.push(Change::DroppedMedia { index, part: part_index, reason });
@@ -453,7 +444,7 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                 changes.push(Change::DroppedMedia { index, part: part_index, reason });
                 false
             }
-            media @ (Part::Image(_) | Part::File(_)) => match unsupported_media(to, media, false) {
+            media_part @ (Part::Image(_) | Part::File(_)) => match media::unsupported(to, media_part, false) {
                 Some(reason) => {
                     changes.push(Change::DroppedMedia { index, part: part_index, reason: reason.to_string() });
                     false
@@ -465,32 +456,6 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         if keep {
             message.parts.push(part);
         }
-    }
-}
-
-/// Why the target cannot carry this media part (`nested`: in a tool result), if it
-/// cannot.
-fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
-    let (url, data, media_type, is_file) = match part {
-        Part::Image(i) => (&i.url, &i.data, &i.media_type, false),
-        Part::File(f) => (&f.url, &f.data, &f.media_type, true),
-        _ => return None,
-    };
-    match to {
-        Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
-        Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
-        Format::OpenAiResponses if data.is_some() && media_type.is_none() => {
-            Some("the Responses API takes inline media as data: URLs, with a media type")
-        }
-        Format::AiSdk if nested && data.is_some() && media_type.is_none() => {
-            Some("AI SDK tool outputs take inline media with a media type")
-        }
-        Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
-        Format::LangChain if is_file => Some("LangChain has no common file block"),
-        Format::LangChain if url.is_none() && media_type.is_none() => {
-            Some("LangChain images need a URL or a media type")
-        }
-        _ => None,
     }
 }
 

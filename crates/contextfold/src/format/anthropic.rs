@@ -83,6 +83,7 @@
 //!   messages), a tool message without a result.
 
 mod blocks;
+pub(crate) mod media;
 mod native;
 
 pub(crate) use native::NATIVE_BLOCKS;

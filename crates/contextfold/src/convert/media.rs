@@ -1,0 +1,46 @@
+//! Step 4 of the module doc of [`super`]: media as the target takes them, or dropped.
+
+use crate::format::{anthropic, Format};
+use crate::message::Part;
+
+/// A file holding an image (the AI SDK's file parts, a native file) as the image it is:
+/// OpenAI takes images as `image_url` / `input_image` only (its file inputs are
+/// documents), as `@ai-sdk/openai` sends them.
+pub(super) fn image_file_as_image(part: Part) -> Part {
+    match part {
+        Part::File(file) if file.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) => {
+            let crate::message::FilePart { url, data, media_type, extra, .. } = file;
+            Part::Image(crate::message::ImagePart { url, data, media_type, extra })
+        }
+        other => other,
+    }
+}
+
+/// Why the target cannot carry this media part (`nested`: in a tool result), if it
+/// cannot.
+pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
+    let (url, data, media_type, is_file) = match part {
+        Part::Image(i) => (&i.url, &i.data, &i.media_type, false),
+        Part::File(f) => (&f.url, &f.data, &f.media_type, true),
+        _ => return None,
+    };
+    match to {
+        Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
+        Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
+        Format::OpenAiResponses if data.is_some() && media_type.is_none() => {
+            Some("the Responses API takes inline media as data: URLs, with a media type")
+        }
+        Format::AiSdk if nested && data.is_some() && media_type.is_none() => {
+            Some("AI SDK tool outputs take inline media with a media type")
+        }
+        Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
+        Format::LangChain if is_file => Some("LangChain has no common file block"),
+        Format::LangChain if url.is_none() && media_type.is_none() => {
+            Some("LangChain images need a URL or a media type")
+        }
+        Format::Anthropic => {
+            data.as_deref().and_then(|data| anthropic::media::rejects_inline(media_type.as_deref(), data))
+        }
+        _ => None,
+    }
+}

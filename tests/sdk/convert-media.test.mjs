@@ -1,0 +1,49 @@
+// convert: media each provider takes, in the shape its SDK types (checked by tsc) accept;
+// what it cannot take is dropped and listed in `changes`.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { convert } from "contextfold";
+import { TypeCollector } from "./judges.mjs";
+
+const b64 = (s) => Buffer.from(s).toString("base64");
+const gemini = (mimeType, data) => ({
+  contents: [{ role: "user", parts: [{ text: "look" }, { inlineData: { mimeType, data } }] }],
+});
+const blocksOf = (messages) => messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+
+describe("convert to Anthropic: base64 sources it takes", () => {
+  it("text as a plain-text source; audio, HEIC, non-UTF-8 text dropped and listed", () => {
+    const types = new TypeCollector("sdk-convert-anthropic-media");
+    const csv = convert(gemini("text/csv", b64("a,b\n1,2\n")), { to: "anthropic" });
+    assert.deepEqual(csv.changes, []);
+    assert.deepEqual(blocksOf(csv.messages)[1].source, { type: "text", media_type: "text/plain", data: "a,b\n1,2\n" });
+    types.add("anthropic", "text/csv", csv.messages);
+    const json = convert(gemini("application/json", b64('{"a":1}')), { to: "anthropic" });
+    assert.equal(blocksOf(json.messages)[1].source.data, '{"a":1}');
+    types.add("anthropic", "application/json", json.messages);
+    const dropped = {
+      "openai input_audio": [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "transcribe" },
+            { type: "input_audio", input_audio: { data: b64("RIFF....WAVE"), format: "wav" } },
+          ],
+        },
+      ],
+      "audio/mpeg": gemini("audio/mpeg", b64("ID3...")),
+      "image/heic": gemini("image/heic", b64("heic")),
+      "text/csv, not UTF-8": gemini("text/csv", Buffer.from([0xff, 0xfe, 0]).toString("base64")),
+    };
+    for (const [label, chain] of Object.entries(dropped)) {
+      const out = convert(chain, { to: "anthropic" });
+      assert.ok(
+        out.changes.some((c) => c.change === "droppedMedia" && c.index === 0),
+        `${label}: ${JSON.stringify(out.changes)}`,
+      );
+      assert.deepEqual(blocksOf(out.messages), [], label);
+      types.add("anthropic", label, out.messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});
