@@ -47,3 +47,41 @@ describe("convert to Anthropic: base64 sources it takes", () => {
     assert.deepEqual(types.check(), []);
   });
 });
+
+describe("convert to OpenAI Chat: audio as input_audio", () => {
+  it("WAV and MP3 go as input_audio, from any format; other audio is dropped and listed", () => {
+    const wav = b64("RIFF\x24\x00\x00\x00WAVEfmt ");
+    const chat = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "transcribe this" },
+          { type: "input_audio", input_audio: { data: wav, format: "wav" } },
+        ],
+      },
+    ];
+    const types = new TypeCollector("sdk-convert-openai-audio");
+    const viaGemini = convert(convert(chat, { to: "gemini" }).messages, { from: "gemini", to: "openai" });
+    assert.deepEqual(viaGemini.messages, chat);
+    types.add("openai", "openai -> gemini -> openai", viaGemini.messages);
+    const mp3 = convert(gemini("audio/mpeg", wav), { to: "openai" }).messages;
+    assert.deepEqual(mp3[0].content[1], { type: "input_audio", input_audio: { data: wav, format: "mp3" } });
+    types.add("openai", "gemini audio/mpeg", mp3);
+    const aisdk = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "x" },
+          { type: "file", data: wav, mediaType: "audio/wav" },
+        ],
+      },
+    ];
+    const fromAiSdk = convert(aisdk, { from: "aisdk", to: "openai" }).messages;
+    assert.equal(fromAiSdk[0].content[1].input_audio.format, "wav");
+    types.add("openai", "aisdk audio/wav", fromAiSdk);
+    const ogg = convert(gemini("audio/ogg", wav), { to: "openai" });
+    assert.ok(ogg.changes.some((c) => c.change === "droppedMedia" && c.index === 0));
+    assert.equal(ogg.messages[0].content, "look");
+    assert.deepEqual(types.check(), []);
+  });
+});

@@ -41,12 +41,13 @@
 //!    as `{"input": text}`: a custom tool's free-text input, a model's broken JSON),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
 //!    another JSON value as `{"input": value}`);
-//! 4. a file holding an image is an image for OpenAI (its file inputs are documents);
-//!    media the target cannot carry are dropped: a file by URL for OpenAI, inline data
-//!    without a media type for Gemini and in an AI SDK tool output, any media in an AI
-//!    SDK UIMessage tool output, files for LangChain, inline data Anthropic takes no
-//!    source for (images other than JPEG, PNG, GIF and WebP, documents other than PDF
-//!    and UTF-8 text: see [`crate::format::anthropic::media`]);
+//! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
+//!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes);
+//!    media the target cannot carry are dropped: a file by URL for OpenAI, other audio
+//!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
+//!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
+//!    data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
+//!    documents other than PDF and UTF-8 text: see [`crate::format::anthropic::media`]);
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
 //!    and so are the results answering them; for every target but OpenAI, so is an id an
@@ -367,9 +368,15 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         if is_openai(to) {
             part = media::image_file_as_image(part);
         }
+        if to == Format::OpenAi && media::audio_as_input_audio(&mut part) {
+            fields.push("filename".to_string());
+        }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
                 clean_extra(inner.extra_mut(), to, keep_fields);
+                if to == Format::OpenAi {
+                    media::audio_as_input_audio(inner);
+                }
             }
             let before = result.content.len();
             result.content.retain(|inner| media::unsupported(to, inner, true).is_none());

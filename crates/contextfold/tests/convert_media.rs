@@ -53,3 +53,33 @@ fn anthropic_gets_text_documents_as_plain_text_and_drops_media_it_has_no_source_
         assert!(changes.is_empty(), "{mime_type}: {changes:?}");
     }
 }
+
+#[test]
+fn openai_chat_gets_wav_and_mp3_as_input_audio_and_drops_other_audio() {
+    let wav = "UklGRi4uLi5XQVZF";
+    let chat = json!([{"role": "user", "content": [
+        {"type": "text", "text": "transcribe"},
+        {"type": "input_audio", "input_audio": {"data": wav, "format": "wav"}}]}]);
+    // There and back keeps Chat's own part.
+    let (there, _) = converted(&chat, Format::OpenAi, Format::Gemini);
+    let (back, changes) = converted(&there, Format::Gemini, Format::OpenAi);
+    assert_eq!(back, chat, "{changes:?}");
+    let (value, changes) = converted(&gemini_inline("audio/mpeg", wav), Format::Gemini, Format::OpenAi);
+    assert_eq!(value[0]["content"][1], json!({"type": "input_audio", "input_audio": {"data": wav, "format": "mp3"}}));
+    assert!(changes.is_empty(), "{changes:?}");
+    // `input_audio` has no name: it goes, and is listed.
+    let aisdk = json!([{"role": "user", "content": [
+        {"type": "text", "text": "x"}, {"type": "file", "data": wav, "mediaType": "audio/wav", "filename": "a.wav"}]}]);
+    let (value, changes) = converted(&aisdk, Format::AiSdk, Format::OpenAi);
+    assert_eq!(value[0]["content"][1]["input_audio"]["format"], "wav");
+    assert!(
+        changes
+            .iter()
+            .any(|c| matches!(c, Change::DroppedFields { index: 0, part: Some(1), fields } if fields == &["filename"])),
+        "{changes:?}"
+    );
+    // Other audio Chat does not take, not even as a file.
+    let (value, changes) = converted(&gemini_inline("audio/ogg", wav), Format::Gemini, Format::OpenAi);
+    assert_eq!(value[0]["content"], "look");
+    assert!(dropped_media(&changes, 0), "{changes:?}");
+}

@@ -1,7 +1,8 @@
 //! Step 4 of the module doc of [`super`]: media as the target takes them, or dropped.
 
-use crate::format::{anthropic, Format};
+use crate::format::{anthropic, openai, Format};
 use crate::message::Part;
+use serde_json::Value;
 
 /// A file holding an image (the AI SDK's file parts, a native file) as the image it is:
 /// OpenAI takes images as `image_url` / `input_image` only (its file inputs are
@@ -26,6 +27,9 @@ pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'sta
     };
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
+        Format::OpenAi if is_file && is_audio(media_type.as_deref()) && !is_input_audio(part) => {
+            Some("OpenAI Chat takes audio as WAV or MP3 only")
+        }
         Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
         Format::OpenAiResponses if data.is_some() && media_type.is_none() => {
             Some("the Responses API takes inline media as data: URLs, with a media type")
@@ -43,4 +47,27 @@ pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'sta
         }
         _ => None,
     }
+}
+
+fn is_audio(media_type: Option<&str>) -> bool {
+    media_type.is_some_and(|m| m.starts_with("audio/"))
+}
+
+/// Whether a part is marked to be written as OpenAI Chat's `input_audio`.
+fn is_input_audio(part: &Part) -> bool {
+    matches!(part, Part::File(file)
+        if super::openai_marker(&file.extra, Format::OpenAi, "type").and_then(Value::as_str) == Some("input_audio"))
+}
+
+/// Inline WAV or MP3 audio for OpenAI Chat, which takes audio as `input_audio` only (its
+/// `file` parts are documents): the file is marked to be written so. `input_audio` has
+/// no name: returns whether one was dropped.
+pub(super) fn audio_as_input_audio(part: &mut Part) -> bool {
+    let Part::File(file) = part else { return false };
+    let format = file.media_type.as_deref().and_then(openai::audio_format);
+    if format.is_none() || file.data.is_none() || file.url.is_some() {
+        return false;
+    }
+    super::carry_openai_marker(&mut file.extra, Format::OpenAi, "type", Value::from("input_audio"));
+    file.name.take().is_some()
 }
