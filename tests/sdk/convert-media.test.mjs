@@ -85,3 +85,38 @@ describe("convert to OpenAI Chat: audio as input_audio", () => {
     assert.deepEqual(types.check(), []);
   });
 });
+
+describe("convert to OpenAI: inline files have a filename", () => {
+  it("an Anthropic document's title is the filename; without one, a placeholder", () => {
+    const pdf = b64("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF");
+    const anthropic = (title) => ({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf }, ...title },
+            { type: "text", text: "Summarize this report." },
+          ],
+        },
+      ],
+    });
+    const types = new TypeCollector("sdk-convert-filenames");
+    for (const [title, filename] of [
+      [{ title: "report.pdf" }, "report.pdf"],
+      [{}, "document.pdf"],
+    ]) {
+      const chat = convert(anthropic(title), { to: "openai" });
+      assert.deepEqual(chat.changes, []);
+      assert.deepEqual(chat.messages[0].content[0].file, { file_data: `data:application/pdf;base64,${pdf}`, filename });
+      types.add("openai", `chat ${filename}`, chat.messages);
+      const responses = convert(anthropic(title), { to: "openai-responses" }).messages;
+      assert.equal(responses[0].content[0].filename, filename);
+    }
+    const back = convert(convert(anthropic({ title: "report.pdf" }), { to: "openai" }).messages, {
+      from: "openai",
+      to: "anthropic",
+    });
+    assert.deepEqual(back.messages, anthropic({ title: "report.pdf" }).messages);
+    assert.deepEqual(types.check(), []);
+  });
+});

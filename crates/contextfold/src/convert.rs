@@ -42,7 +42,8 @@
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
 //!    another JSON value as `{"input": value}`);
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
-//!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes);
+//!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
+//!    inline file without a name gets a placeholder for OpenAI (which requires one);
 //!    media the target cannot carry are dropped: a file by URL for OpenAI, other audio
 //!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
 //!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
@@ -371,11 +372,17 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         if to == Format::OpenAi && media::audio_as_input_audio(&mut part) {
             fields.push("filename".to_string());
         }
+        if is_openai(to) {
+            media::name_inline_file(&mut part);
+        }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
                 clean_extra(inner.extra_mut(), to, keep_fields);
                 if to == Format::OpenAi {
                     media::audio_as_input_audio(inner);
+                }
+                if is_openai(to) {
+                    media::name_inline_file(inner);
                 }
             }
             let before = result.content.len();

@@ -83,3 +83,27 @@ fn openai_chat_gets_wav_and_mp3_as_input_audio_and_drops_other_audio() {
     assert_eq!(value[0]["content"], "look");
     assert!(dropped_media(&changes, 0), "{changes:?}");
 }
+
+#[test]
+fn openai_gets_inline_files_with_a_filename() {
+    let pdf = "JVBERi0xLjQK";
+    let document = |title: Option<&str>| {
+        let mut block =
+            json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}});
+        if let Some(title) = title {
+            block["title"] = json!(title);
+        }
+        json!([{"role": "user", "content": [block, {"type": "text", "text": "Summarize this report."}]}])
+    };
+    for (title, filename) in [(Some("report.pdf"), "report.pdf"), (None, "document.pdf")] {
+        let (chat, changes) = converted(&document(title), Format::Anthropic, Format::OpenAi);
+        assert_eq!(chat[0]["content"][0]["file"]["filename"], filename, "{changes:?}");
+        assert!(changes.is_empty(), "{changes:?}");
+        let (responses, _) = converted(&document(title), Format::Anthropic, Format::OpenAiResponses);
+        assert_eq!(responses[0]["content"][0]["filename"], filename);
+    }
+    // And back: the name is the title again.
+    let (chat, _) = converted(&document(Some("report.pdf")), Format::Anthropic, Format::OpenAi);
+    let (back, _) = converted(&chat, Format::OpenAi, Format::Anthropic);
+    assert_eq!(back, document(Some("report.pdf")));
+}

@@ -71,3 +71,29 @@ pub(super) fn audio_as_input_audio(part: &mut Part) -> bool {
     super::carry_openai_marker(&mut file.extra, Format::OpenAi, "type", Value::from("input_audio"));
     file.name.take().is_some()
 }
+
+/// OpenAI takes inline file data with a filename only (Chat's `file.filename`, Responses'
+/// `input_file.filename`): an inline file without one gets a placeholder named after its
+/// media type.
+pub(super) fn name_inline_file(part: &mut Part) {
+    let audio = is_input_audio(part);
+    if let Part::File(file) = part {
+        if file.data.is_some() && file.name.is_none() && !audio {
+            file.name = Some(placeholder_name(file.media_type.as_deref()));
+        }
+    }
+}
+
+/// `document.<extension>` for the common document types, else `document`.
+fn placeholder_name(media_type: Option<&str>) -> String {
+    let extension = match media_type.unwrap_or_default() {
+        "application/pdf" => "pdf",
+        "text/plain" => "txt",
+        "text/markdown" => "md",
+        "text/csv" => "csv",
+        "text/html" => "html",
+        "application/json" => "json",
+        _ => return "document".to_string(),
+    };
+    format!("document.{extension}")
+}
