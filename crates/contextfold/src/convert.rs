@@ -10,7 +10,9 @@
 //!
 //! 1. parts only the source SDK reads are dropped (the AI SDK's tool approval requests
 //!    and responses: it never sends them to a model), and native blocks become their
-//!    rendering as text; restoration markers of other formats are dropped (they only serve lossless round
+//!    rendering (text; a plain tool call or result for a Responses built-in tool), listed
+//!    as [`Change::ReplacedNativeBlock`]; OpenAI's tool results lose the error flag
+//!    (listed as a dropped field, `is_error`); restoration markers of other formats are dropped (they only serve lossless round
 //!    trips of the format that wrote them), and, unless the target is native, so are the
 //!    provider fields read from the source's wire (`cache_control`, `annotations`, ...):
 //!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
@@ -61,6 +63,7 @@
 //! writer gives it the target's native shape.
 
 mod media;
+mod native_blocks;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
@@ -159,6 +162,12 @@ pub enum Change {
     /// Media the target cannot carry was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedMedia { index: usize, part: usize, reason: String },
+    /// A provider's own block or item, which only its format writes back (`kind`: its
+    /// type, e.g. `web_search_tool_result`, `image_generation_call`), was replaced by its
+    /// rendering: text, or for a Responses built-in tool call or output, a plain tool
+    /// call or result.
+    #[serde(rename_all = "camelCase")]
+    ReplacedNativeBlock { index: usize, part: usize, kind: String },
     /// A part only its source SDK reads was dropped (`kind`: the AI SDK's
     /// `tool-approval-request` or `tool-approval-response`, which it never sends a model).
     #[serde(rename_all = "camelCase")]
@@ -227,19 +236,6 @@ fn signature_owner(format: Format) -> Option<Provider> {
         Format::OpenAi | Format::OpenAiResponses | Format::Anthropic | Format::Gemini => Some(provider_of(format)),
         Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => None,
     }
-}
-
-/// A native block is its source format's own part, verbatim: another format, even one
-/// sharing its marker namespace (the AI SDK's two), gets the part's rendering as text.
-fn forget_native_block(text: &mut crate::message::TextPart) {
-    text.extra.retain(|key, markers| {
-        if let Value::Object(markers) = markers {
-            if marker_namespace::contains(key) && markers.shift_remove(crate::message::NATIVE_BLOCK).is_some() {
-                return !markers.is_empty();
-            }
-        }
-        true
-    });
 }
 
 fn is_aisdk(format: Format) -> bool {
@@ -340,6 +336,7 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             (Part::Reasoning(r), Format::OpenAiResponses) if is_aisdk(to) => r.extra.get("id").cloned(),
             _ => None,
         };
+        let native = native_blocks::kind(part.extra_mut());
         let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
         if item_id.is_some() {
             // Carried below, as the AI SDK's `itemId`.
@@ -364,7 +361,10 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             carry_openai_marker(part.extra_mut(), to, "type", Value::from("refusal"));
         }
         if let Part::Text(text) = &mut part {
-            forget_native_block(text);
+            native_blocks::forget(text);
+        }
+        if let Some(kind) = native.filter(|_| native_blocks::kind(part.extra_mut()).is_none()) {
+            changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
         }
         if is_openai(to) {
             part = media::image_file_as_image(part);
@@ -377,13 +377,24 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
+                // A Responses built-in tool's output item, say.
+                if let Some(kind) = native_blocks::kind(inner.extra_mut()) {
+                    changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
+                }
                 clean_extra(inner.extra_mut(), to, keep_fields);
+                if let Part::Text(text) = inner {
+                    native_blocks::forget(text);
+                }
                 if to == Format::OpenAi {
                     media::audio_as_input_audio(inner);
                 }
                 if is_openai(to) {
                     media::name_inline_file(inner);
                 }
+            }
+            // OpenAI has no error flag on a tool result.
+            if is_openai(to) && std::mem::take(&mut result.is_error) {
+                fields.push("is_error".to_string());
             }
             let before = result.content.len();
             result.content.retain(|inner| media::unsupported(to, inner, true).is_none());
