@@ -118,4 +118,51 @@ describe("convert", () => {
     assert.equal(error.code, "unknown_format");
     assert.equal(error.path, "[1]");
   });
+
+  it("lists what the target cannot carry: a result's error flag, native blocks", () => {
+    const failed = {
+      messages: [
+        { role: "user", content: "run ls" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "sh", input: { cmd: "ls" } }] },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: "permission denied" }],
+        },
+        { role: "assistant", content: "It failed." },
+      ],
+    };
+    for (const to of ["openai", "openai-responses"]) {
+      const { changes } = convert(failed, { to });
+      assert.ok(
+        changes.some((c) => c.change === "droppedFields" && c.index === 2 && c.fields.includes("is_error")),
+        `${to}: ${JSON.stringify(changes)}`,
+      );
+    }
+    const search = [
+      { role: "user", content: "search" },
+      {
+        role: "assistant",
+        content: [
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x" } },
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+          { type: "text", text: "Found A" },
+        ],
+      },
+    ];
+    const kinds = convert(search, { from: "anthropic", to: "openai" })
+      .changes.filter((c) => c.change === "replacedNativeBlock")
+      .map((c) => [c.index, c.part, c.kind]);
+    assert.deepEqual(kinds, [
+      [1, 0, "server_tool_use"],
+      [1, 1, "web_search_tool_result"],
+    ]);
+    const generated = [
+      { role: "user", content: "draw a cat" },
+      { type: "image_generation_call", id: "ig_1", status: "completed", result: "iVBORw0KGgo=" },
+    ];
+    const { changes } = convert(generated, { from: "openai-responses", to: "openai" });
+    assert.ok(
+      changes.some((c) => c.change === "replacedNativeBlock" && c.index === 1 && c.kind === "image_generation_call"),
+    );
+  });
 });

@@ -10,7 +10,9 @@
 //!
 //! 1. parts only the source SDK reads are dropped (the AI SDK's tool approval requests
 //!    and responses: it never sends them to a model), and native blocks become their
-//!    rendering as text; restoration markers of other formats are dropped (they only serve lossless round
+//!    rendering (text; a plain tool call or result for a Responses built-in tool), listed
+//!    as [`Change::ReplacedNativeBlock`]; OpenAI's tool results lose the error flag
+//!    (listed as a dropped field, `is_error`); restoration markers of other formats are dropped (they only serve lossless round
 //!    trips of the format that wrote them), and, unless the target is native, so are the
 //!    provider fields read from the source's wire (`cache_control`, `annotations`, ...):
 //!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
@@ -41,10 +43,14 @@
 //!    as `{"input": text}`: a custom tool's free-text input, a model's broken JSON),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
 //!    another JSON value as `{"input": value}`);
-//! 4. a file holding an image is an image for OpenAI (its file inputs are documents);
-//!    media the target cannot carry are dropped: a file by URL for OpenAI, inline data
-//!    without a media type for Gemini and in an AI SDK tool output, any media
-//!    in an AI SDK UIMessage tool output, files for LangChain;
+//! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
+//!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
+//!    inline file without a name gets a placeholder for OpenAI (which requires one);
+//!    media the target cannot carry are dropped: a file by URL for OpenAI, other audio
+//!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
+//!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
+//!    data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
+//!    documents other than PDF and UTF-8 text: see [`crate::format::anthropic::media`]);
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
 //!    and so are the results answering them; for every target but OpenAI, so is an id an
@@ -55,6 +61,9 @@
 //!
 //! A summarization pair needs nothing special: it is a tool call and its result, and the
 //! writer gives it the target's native shape.
+
+mod media;
+mod native_blocks;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
@@ -153,6 +162,12 @@ pub enum Change {
     /// Media the target cannot carry was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedMedia { index: usize, part: usize, reason: String },
+    /// A provider's own block or item, which only its format writes back (`kind`: its
+    /// type, e.g. `web_search_tool_result`, `image_generation_call`), was replaced by its
+    /// rendering: text, or for a Responses built-in tool call or output, a plain tool
+    /// call or result.
+    #[serde(rename_all = "camelCase")]
+    ReplacedNativeBlock { index: usize, part: usize, kind: String },
     /// A part only its source SDK reads was dropped (`kind`: the AI SDK's
     /// `tool-approval-request` or `tool-approval-response`, which it never sends a model).
     #[serde(rename_all = "camelCase")]
@@ -223,40 +238,14 @@ fn signature_owner(format: Format) -> Option<Provider> {
     }
 }
 
-/// A native block is its source format's own part, verbatim: another format, even one
-/// sharing its marker namespace (the AI SDK's two), gets the part's rendering as text.
-fn forget_native_block(text: &mut crate::message::TextPart) {
-    text.extra.retain(|key, markers| {
-        if let Value::Object(markers) = markers {
-            if marker_namespace::contains(key) && markers.shift_remove(crate::message::NATIVE_BLOCK).is_some() {
-                return !markers.is_empty();
-            }
-        }
-        true
-    });
+fn is_aisdk(format: Format) -> bool {
+    matches!(format, Format::AiSdk | Format::AiSdkUi)
 }
 
 /// The formats of the two OpenAI APIs, which mark the same facts alike: a custom
 /// (free-text) tool call (`custom`: Chat `type: "custom"`, Responses `custom_tool_call`),
 /// a developer message (`role: "developer"`) and a refusal (`type: "refusal"`, which
 /// goes over to Chat only).
-/// A file holding an image (the AI SDK's file parts, a native file) as the image it is:
-/// OpenAI takes images as `image_url` / `input_image` only (its file inputs are
-/// documents), as `@ai-sdk/openai` sends them.
-fn image_file_as_image(part: Part) -> Part {
-    match part {
-        Part::File(file) if file.media_type.as_deref().is_some_and(|m| m.starts_with("image/")) => {
-            let crate::message::FilePart { url, data, media_type, extra, .. } = file;
-            Part::Image(crate::message::ImagePart { url, data, media_type, extra })
-        }
-        other => other,
-    }
-}
-
-fn is_aisdk(format: Format) -> bool {
-    matches!(format, Format::AiSdk | Format::AiSdkUi)
-}
-
 fn is_openai(format: Format) -> bool {
     matches!(format, Format::OpenAi | Format::OpenAiResponses)
 }
@@ -347,6 +336,7 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             (Part::Reasoning(r), Format::OpenAiResponses) if is_aisdk(to) => r.extra.get("id").cloned(),
             _ => None,
         };
+        let native = native_blocks::kind(part.extra_mut());
         let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
         if item_id.is_some() {
             // Carried below, as the AI SDK's `itemId`.
@@ -371,17 +361,43 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             carry_openai_marker(part.extra_mut(), to, "type", Value::from("refusal"));
         }
         if let Part::Text(text) = &mut part {
-            forget_native_block(text);
+            native_blocks::forget(text);
+        }
+        if let Some(kind) = native.filter(|_| native_blocks::kind(part.extra_mut()).is_none()) {
+            changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
         }
         if is_openai(to) {
-            part = image_file_as_image(part);
+            part = media::image_file_as_image(part);
+        }
+        if to == Format::OpenAi && media::audio_as_input_audio(&mut part) {
+            fields.push("filename".to_string());
+        }
+        if is_openai(to) {
+            media::name_inline_file(&mut part);
         }
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
+                // A Responses built-in tool's output item, say.
+                if let Some(kind) = native_blocks::kind(inner.extra_mut()) {
+                    changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
+                }
                 clean_extra(inner.extra_mut(), to, keep_fields);
+                if let Part::Text(text) = inner {
+                    native_blocks::forget(text);
+                }
+                if to == Format::OpenAi {
+                    media::audio_as_input_audio(inner);
+                }
+                if is_openai(to) {
+                    media::name_inline_file(inner);
+                }
+            }
+            // OpenAI has no error flag on a tool result.
+            if is_openai(to) && std::mem::take(&mut result.is_error) {
+                fields.push("is_error".to_string());
             }
             let before = result.content.len();
-            result.content.retain(|inner| unsupported_media(to, inner, true).is_none());
+            result.content.retain(|inner| media::unsupported(to, inner, true).is_none());
             if result.content.len() != before {
                 let reason = format!("{} cannot carry this media in a tool result", to.as_str());
                 changes.push(Change::DroppedMedia { index, part: part_index, reason });
@@ -453,7 +469,7 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                 changes.push(Change::DroppedMedia { index, part: part_index, reason });
                 false
             }
-            media @ (Part::Image(_) | Part::File(_)) => match unsupported_media(to, media, false) {
+            media_part @ (Part::Image(_) | Part::File(_)) => match media::unsupported(to, media_part, false) {
                 Some(reason) => {
                     changes.push(Change::DroppedMedia { index, part: part_index, reason: reason.to_string() });
                     false
@@ -465,32 +481,6 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
         if keep {
             message.parts.push(part);
         }
-    }
-}
-
-/// Why the target cannot carry this media part (`nested`: in a tool result), if it
-/// cannot.
-fn unsupported_media(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
-    let (url, data, media_type, is_file) = match part {
-        Part::Image(i) => (&i.url, &i.data, &i.media_type, false),
-        Part::File(f) => (&f.url, &f.data, &f.media_type, true),
-        _ => return None,
-    };
-    match to {
-        Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
-        Format::Gemini if data.is_some() && media_type.is_none() => Some("Gemini inline data needs a media type"),
-        Format::OpenAiResponses if data.is_some() && media_type.is_none() => {
-            Some("the Responses API takes inline media as data: URLs, with a media type")
-        }
-        Format::AiSdk if nested && data.is_some() && media_type.is_none() => {
-            Some("AI SDK tool outputs take inline media with a media type")
-        }
-        Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
-        Format::LangChain if is_file => Some("LangChain has no common file block"),
-        Format::LangChain if url.is_none() && media_type.is_none() => {
-            Some("LangChain images need a URL or a media type")
-        }
-        _ => None,
     }
 }
 

@@ -11,9 +11,10 @@
 //!
 //! Mapping:
 //! - `content` as a string or blocks; `text` -> text, `image` / `document` -> image /
-//!   file parts (base64 or URL `source`), `thinking` -> reasoning with its `signature`,
-//!   `redacted_thinking` -> reasoning with `redacted_data`, `tool_use` -> a tool call
-//!   whose arguments are `input` serialized as compact JSON (key order kept);
+//!   file parts (base64 or URL `source`; a document's `title` is the file's name),
+//!   `thinking` -> reasoning with its `signature`, `redacted_thinking` -> reasoning with
+//!   `redacted_data`, `tool_use` -> a tool call whose arguments are `input` serialized as
+//!   compact JSON (key order kept);
 //! - `tool_result` blocks (`tool_use_id`, content string or blocks, `is_error`) -> tool
 //!   results. Neutral chains carry them in tool messages, so a user message holding
 //!   tool results becomes a tool message (the results, in order); if it also holds other
@@ -83,6 +84,7 @@
 //!   messages), a tool message without a result.
 
 mod blocks;
+pub(crate) mod media;
 mod native;
 
 pub(crate) use native::NATIVE_BLOCKS;

@@ -23,6 +23,7 @@ pub mod gemini;
 pub(crate) mod items;
 pub use items::Items;
 pub mod langchain;
+pub(crate) mod media_type;
 pub mod native;
 pub(crate) mod native_block;
 pub mod openai;

@@ -74,6 +74,8 @@ mod content;
 mod tool_calls;
 mod writer;
 
+pub(crate) use content::audio_format;
+
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::items::Items;

@@ -65,9 +65,7 @@ pub(crate) fn file_tokens(file: &FilePart) -> usize {
         return pdf_pages(&bytes).saturating_mul(PAGE);
     }
     match std::str::from_utf8(&bytes) {
-        Ok(text) if media.starts_with("text/") || media.ends_with("json") || media.ends_with("xml") => {
-            crate::measure::estimate_text_tokens(text)
-        }
+        Ok(text) if crate::format::media_type::is_text(media) => crate::measure::estimate_text_tokens(text),
         _ => bytes.len() / 4,
     }
 }

@@ -116,6 +116,7 @@ fn image_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     }))
 }
 
+/// A document; its `title` is the file's name (the writer writes a name as `title`).
 fn document_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
     let mut markers = Markers::default();
     let source = read_source(&mut obj, &mut markers)?;
@@ -123,7 +124,7 @@ fn document_block(mut obj: WireObject<'_>) -> Result<Part, FormatError> {
         url: source.url,
         data: source.data,
         media_type: source.media_type,
-        name: None,
+        name: obj.string("title")?.map(str::to_string),
         extra: obj.into_extra(native_keys::FILE, NAMESPACE, markers),
     }))
 }

@@ -105,7 +105,7 @@ fn sources_map_to_media_parts() {
         ),
         (
             json!({"type": "document", "title": "spec", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}),
-            json!({"type": "file", "data": "JVBE", "mediaType": "application/pdf", "title": "spec"}),
+            json!({"type": "file", "data": "JVBE", "mediaType": "application/pdf", "name": "spec"}),
         ),
         (
             json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "plain"}}),

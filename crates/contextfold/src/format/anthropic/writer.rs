@@ -2,6 +2,7 @@
 //! *Writing*).
 
 use super::blocks::{natural_result_shape, BlockContext};
+use super::media;
 use super::{natural_content_shape, NAMESPACE};
 use crate::format::content_shape::ContentShape;
 use crate::format::path::JsonPath;
@@ -316,20 +317,15 @@ fn write_source(
 ) -> Result<Value, FormatError> {
     let kept = restore.marker_object("source");
     let kept_type = kept.and_then(|k| k.get("type"));
-    // Plain text goes as a `text` source (`PlainTextSource`): Anthropic takes base64
-    // for PDFs only. Its data is the text, read back from base64.
-    let plain = |data: &Option<String>| {
-        let bytes = crate::format::base64::decode(data.as_deref()?)?;
-        String::from_utf8(bytes).ok()
-    };
-    let is_text = kept_type.and_then(Value::as_str) == Some("text")
-        || (kept_type.is_none() && url.is_none() && media_type.as_deref() == Some("text/plain"));
-    if let Some(text) = plain(data).filter(|_| is_text) {
-        let mut source = object([
-            ("type", "text".into()),
-            ("media_type", media_type.as_deref().unwrap_or("text/plain").into()),
-            ("data", text.into()),
-        ]);
+    // Text (CSV, JSON, ...) goes as a `text` source (`PlainTextSource`, always
+    // `text/plain`): Anthropic takes base64 for PDFs only. Its data is the text, read
+    // back from base64. A text source read as such keeps its media type.
+    let read_as_text = kept_type.and_then(Value::as_str) == Some("text");
+    let converted = kept_type.is_none() && url.is_none() && media_type.as_deref().is_some_and(media::is_text);
+    let plain = data.as_deref().and_then(media::text_of).filter(|_| read_as_text || converted);
+    if let Some(text) = plain {
+        let written_type = media_type.as_deref().filter(|_| read_as_text).unwrap_or(media::PLAIN_TEXT);
+        let mut source = object([("type", "text".into()), ("media_type", written_type.into()), ("data", text.into())]);
         extend_nested(&mut source, kept);
         return Ok(Value::Object(source));
     }

@@ -84,6 +84,16 @@ fn image_part(mut obj: WireObject<'_>, mut markers: Markers) -> Result<Part, For
     Ok(Part::Image(part))
 }
 
+/// The `input_audio` format of audio of this media type: Chat Completions takes WAV and
+/// MP3 only (`ChatCompletionContentPartInputAudio`).
+pub(crate) fn audio_format(media_type: &str) -> Option<&'static str> {
+    match media_type {
+        "audio/wav" | "audio/x-wav" | "audio/wave" => Some("wav"),
+        "audio/mpeg" | "audio/mp3" => Some("mp3"),
+        _ => None,
+    }
+}
+
 /// `{type: "input_audio", input_audio: {data, format}}`: a file part of media type
 /// `audio/<format>`.
 fn audio_part(mut obj: WireObject<'_>, mut markers: Markers) -> Result<Part, FormatError> {

@@ -270,7 +270,9 @@ fn write_file(path: &JsonPath, file: &FilePart) -> Result<Value, FormatError> {
             "a file given by URL cannot be written to OpenAI (a `file` part holds inline data or a file id)",
         ));
     }
-    let audio_format = file.media_type.as_deref().and_then(|m| m.strip_prefix("audio/"));
+    // The format read (`audio/<format>`), or the one a media type from elsewhere names.
+    let audio_format =
+        file.media_type.as_deref().and_then(|m| super::audio_format(m).or_else(|| m.strip_prefix("audio/")));
     if let (Some("input_audio"), Some(data), Some(format), None) =
         (restore.marker_str("type"), &file.data, audio_format, &file.name)
     {

@@ -1,0 +1,122 @@
+// convert: media each provider takes, in the shape its SDK types (checked by tsc) accept;
+// what it cannot take is dropped and listed in `changes`.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { convert } from "contextfold";
+import { TypeCollector } from "./judges.mjs";
+
+const b64 = (s) => Buffer.from(s).toString("base64");
+const gemini = (mimeType, data) => ({
+  contents: [{ role: "user", parts: [{ text: "look" }, { inlineData: { mimeType, data } }] }],
+});
+const blocksOf = (messages) => messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+
+describe("convert to Anthropic: base64 sources it takes", () => {
+  it("text as a plain-text source; audio, HEIC, non-UTF-8 text dropped and listed", () => {
+    const types = new TypeCollector("sdk-convert-anthropic-media");
+    const csv = convert(gemini("text/csv", b64("a,b\n1,2\n")), { to: "anthropic" });
+    assert.deepEqual(csv.changes, []);
+    assert.deepEqual(blocksOf(csv.messages)[1].source, { type: "text", media_type: "text/plain", data: "a,b\n1,2\n" });
+    types.add("anthropic", "text/csv", csv.messages);
+    const json = convert(gemini("application/json", b64('{"a":1}')), { to: "anthropic" });
+    assert.equal(blocksOf(json.messages)[1].source.data, '{"a":1}');
+    types.add("anthropic", "application/json", json.messages);
+    const dropped = {
+      "openai input_audio": [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "transcribe" },
+            { type: "input_audio", input_audio: { data: b64("RIFF....WAVE"), format: "wav" } },
+          ],
+        },
+      ],
+      "audio/mpeg": gemini("audio/mpeg", b64("ID3...")),
+      "image/heic": gemini("image/heic", b64("heic")),
+      "text/csv, not UTF-8": gemini("text/csv", Buffer.from([0xff, 0xfe, 0]).toString("base64")),
+    };
+    for (const [label, chain] of Object.entries(dropped)) {
+      const out = convert(chain, { to: "anthropic" });
+      assert.ok(
+        out.changes.some((c) => c.change === "droppedMedia" && c.index === 0),
+        `${label}: ${JSON.stringify(out.changes)}`,
+      );
+      assert.deepEqual(blocksOf(out.messages), [], label);
+      types.add("anthropic", label, out.messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});
+
+describe("convert to OpenAI Chat: audio as input_audio", () => {
+  it("WAV and MP3 go as input_audio, from any format; other audio is dropped and listed", () => {
+    const wav = b64("RIFF\x24\x00\x00\x00WAVEfmt ");
+    const chat = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "transcribe this" },
+          { type: "input_audio", input_audio: { data: wav, format: "wav" } },
+        ],
+      },
+    ];
+    const types = new TypeCollector("sdk-convert-openai-audio");
+    const viaGemini = convert(convert(chat, { to: "gemini" }).messages, { from: "gemini", to: "openai" });
+    assert.deepEqual(viaGemini.messages, chat);
+    types.add("openai", "openai -> gemini -> openai", viaGemini.messages);
+    const mp3 = convert(gemini("audio/mpeg", wav), { to: "openai" }).messages;
+    assert.deepEqual(mp3[0].content[1], { type: "input_audio", input_audio: { data: wav, format: "mp3" } });
+    types.add("openai", "gemini audio/mpeg", mp3);
+    const aisdk = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "x" },
+          { type: "file", data: wav, mediaType: "audio/wav" },
+        ],
+      },
+    ];
+    const fromAiSdk = convert(aisdk, { from: "aisdk", to: "openai" }).messages;
+    assert.equal(fromAiSdk[0].content[1].input_audio.format, "wav");
+    types.add("openai", "aisdk audio/wav", fromAiSdk);
+    const ogg = convert(gemini("audio/ogg", wav), { to: "openai" });
+    assert.ok(ogg.changes.some((c) => c.change === "droppedMedia" && c.index === 0));
+    assert.equal(ogg.messages[0].content, "look");
+    assert.deepEqual(types.check(), []);
+  });
+});
+
+describe("convert to OpenAI: inline files have a filename", () => {
+  it("an Anthropic document's title is the filename; without one, a placeholder", () => {
+    const pdf = b64("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF");
+    const anthropic = (title) => ({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf }, ...title },
+            { type: "text", text: "Summarize this report." },
+          ],
+        },
+      ],
+    });
+    const types = new TypeCollector("sdk-convert-filenames");
+    for (const [title, filename] of [
+      [{ title: "report.pdf" }, "report.pdf"],
+      [{}, "document.pdf"],
+    ]) {
+      const chat = convert(anthropic(title), { to: "openai" });
+      assert.deepEqual(chat.changes, []);
+      assert.deepEqual(chat.messages[0].content[0].file, { file_data: `data:application/pdf;base64,${pdf}`, filename });
+      types.add("openai", `chat ${filename}`, chat.messages);
+      const responses = convert(anthropic(title), { to: "openai-responses" }).messages;
+      assert.equal(responses[0].content[0].filename, filename);
+    }
+    const back = convert(convert(anthropic({ title: "report.pdf" }), { to: "openai" }).messages, {
+      from: "openai",
+      to: "anthropic",
+    });
+    assert.deepEqual(back.messages, anthropic({ title: "report.pdf" }).messages);
+    assert.deepEqual(types.check(), []);
+  });
+});
