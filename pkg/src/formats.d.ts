@@ -90,9 +90,11 @@ export interface AnthropicMessage {
  * An Anthropic request: the system prompt in `system`. Fields that are not messages
  * (`model`, `max_tokens`, `tools`, ...) are kept as they came.
  */
+/** A Messages request body; its other fields (`model`, `tools`, `thinking`...) go through as they are. */
 export interface AnthropicRequest {
     system?: string | AnthropicTextBlock[];
     messages: AnthropicMessage[];
+    [key: string]: unknown;
 }
 
 // ---- Gemini -----------------------------------------------------------------------
@@ -127,15 +129,24 @@ type GeminiSystemInstruction = string | { role?: string; parts?: Array<{ text?: 
  * `config.systemInstruction` (where it stays). Fields that are not contents
  * (`generationConfig`, `tools`, `config`'s others, ...) are kept as they came.
  */
+/**
+ * A `generateContent` body (REST: `systemInstruction` and `cachedContent` at the top) or
+ * `@google/genai` parameters (`model`, and `config` holding them). With a context cache
+ * (`cachedContent`) summaries go into `contents`: Gemini refuses a system instruction
+ * beside a cache. The other fields go through as they are.
+ */
 export interface GeminiRequest {
     systemInstruction?: GeminiSystemInstruction;
-    config?: { systemInstruction?: GeminiSystemInstruction };
+    cachedContent?: string;
+    model?: string;
+    config?: { systemInstruction?: GeminiSystemInstruction; cachedContent?: string; [key: string]: unknown };
     /**
      * The contents, or as `@google/genai` also takes them (`ContentListUnion`): one
      * content, or one part, a string or a list of parts and strings, which stand for one
      * user content. The other forms come back as an array when the chain changes.
      */
     contents: GeminiContent[] | GeminiContent | GeminiPart | string | Array<GeminiPart | string>;
+    [key: string]: unknown;
 }
 
 // ---- Vercel AI SDK ----------------------------------------------------------------

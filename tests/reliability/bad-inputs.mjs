@@ -403,7 +403,8 @@ export function cases() {
   add(
     "result before its call",
     () => [user(), result("c"), call("c"), assistant()],
-    structural("unexpected_tool", "orphan_result"),
+    // Stored out of order within the turn: repair moves it after its call.
+    structural("unexpected_tool", "result_not_after_call"),
   );
   add(
     "system message in the middle",
