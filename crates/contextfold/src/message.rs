@@ -203,6 +203,46 @@ impl PartialEq<std::borrow::Cow<'_, Message>> for Message {
     }
 }
 
+/// Fields that say who sent a message (OpenAI Chat's and LangChain's `name`, a group
+/// chat's participants): messages that differ in them are never joined into one as if
+/// one had said it all.
+pub(crate) const PARTICIPANT_FIELDS: [&str; 1] = ["name"];
+
+impl Message {
+    /// Whether two messages come from the same participant (see [`PARTICIPANT_FIELDS`]).
+    pub(crate) fn same_participant(&self, other: &Message) -> bool {
+        PARTICIPANT_FIELDS.iter().all(|k| self.extra.get(*k) == other.extra.get(*k))
+    }
+
+    /// `other`'s parts after this message's. Two participants' messages joined lose the
+    /// field that names one (it would give both one's words) and keep who said what as a
+    /// `name: ` before each one's text. Returns whether they were two participants'.
+    pub(crate) fn join_parts(&mut self, other: &Message) -> bool {
+        let mut parts = other.parts.clone();
+        let two = !self.same_participant(other);
+        if two {
+            for k in PARTICIPANT_FIELDS {
+                if let Some(Value::String(name)) = self.extra.shift_remove(k) {
+                    attribute(&mut self.parts, &name);
+                }
+                if let Some(Value::String(name)) = other.extra.get(k) {
+                    attribute(&mut parts, name);
+                }
+            }
+        }
+        self.parts.extend(parts);
+        two
+    }
+}
+
+/// `name: ` before the first text of `parts` (a text of its own when there is none).
+fn attribute(parts: &mut Vec<Part>, name: &str) {
+    match parts.iter_mut().find_map(|p| if let Part::Text(t) = p { Some(t) } else { None }) {
+        Some(t) => t.text.insert_str(0, &format!("{name}: ")),
+        None => parts.insert(0, Part::text(format!("{name}:"))),
+    }
+}
+
 impl Message {
     pub fn new(role: Role, parts: Vec<Part>) -> Self {
         Message { role, parts, extra: Extra::new() }

@@ -483,3 +483,19 @@ fn content_no_larger_than_a_summary_pair_is_never_sent() {
     let out = run(&chain, &upstream(), &s);
     assert_eq!((s.calls(), out.changed), (0, false));
 }
+
+/// Consecutive requests of two participants (OpenAI `name`, a group chat) read as one
+/// section keep who said what: the field cannot name both, so each text says it.
+#[test]
+fn consecutive_requests_of_two_participants_keep_who_said_what() {
+    let named = |name: &str, text: &str| {
+        let mut m = Message::text(Role::User, text);
+        m.extra.insert("name".into(), serde_json::json!(name));
+        m
+    };
+    let chain = vec![named("alice", "first idea"), named("bob", "second idea"), Message::text(Role::Assistant, "ok")];
+    let ast = contextfold::ast::ChainAst::parse_repair(&chain).unwrap();
+    let human = ast.ast.sections()[0].header().human().unwrap();
+    assert_eq!(human.joined_text(), "alice: first idea\nbob: second idea");
+    assert_eq!(human.extra.get("name"), None);
+}

@@ -361,9 +361,10 @@ impl<'a> Parser<'a> {
 
 /// Appends `m`'s parts to `into`; fields `into` lacks are taken from `m`.
 fn merge_into(into: &mut Message, m: &Message) {
-    into.parts.extend(m.parts.iter().cloned());
+    let two = into.join_parts(m);
     for (k, v) in &m.extra {
-        if !into.extra.contains_key(k) {
+        let participant = two && crate::message::PARTICIPANT_FIELDS.contains(&k.as_str());
+        if !participant && !into.extra.contains_key(k) {
             into.extra.insert(k.clone(), v.clone());
         }
     }

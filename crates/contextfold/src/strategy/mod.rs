@@ -321,16 +321,6 @@ pub(crate) fn section_reports(actions: Vec<Vec<Action>>) -> Vec<SectionReport> {
         .collect()
 }
 
-/// Fields that say who sent a message (OpenAI Chat's and LangChain's `name`, a group
-/// chat's participants): messages that differ in them are never joined into one, which
-/// would send one participant's words as another's.
-pub(crate) const PARTICIPANT_FIELDS: [&str; 1] = ["name"];
-
-/// Whether two messages come from the same participant (see [`PARTICIPANT_FIELDS`]).
-pub(crate) fn same_participant(a: &Message, b: &Message) -> bool {
-    PARTICIPANT_FIELDS.iter().all(|k| a.extra.get(*k) == b.extra.get(*k))
-}
-
 /// The size hint for a summary meant to take `share` bytes in place of content that
 /// leaves `room` bytes to gain (its size less the summary's fixed cost): never more than
 /// half that room, so a summarizer that honours the hint always passes the no-gain guard.

@@ -201,17 +201,12 @@ impl<'m> Run<'_, 'm> {
 
 /// The user messages of the folded sections as one: their parts in order, the first's
 /// fields, but for a participant's `name` they do not all share (several participants'
-/// requests are no one's: the first's name would give them all to it).
+/// requests are no one's: each text then says whose it is, [`Message::join_parts`]).
 fn merge_humans<M: std::ops::Deref<Target = Message>>(humans: &[M]) -> Option<Message> {
     let first = humans.first()?;
     let mut merged = Message::clone(first);
     for h in humans.iter().skip(1) {
-        merged.parts.extend(h.parts.iter().cloned());
-        if !crate::strategy::same_participant(&merged, h) {
-            for k in crate::strategy::PARTICIPANT_FIELDS {
-                merged.extra.shift_remove(k);
-            }
-        }
+        merged.join_parts(h);
     }
     Some(merged)
 }
@@ -230,9 +225,11 @@ mod tests {
             m
         };
         let merged = merge_humans(&[&named("alice", "a"), &named("bob", "b")]).unwrap();
-        assert_eq!(merged.joined_text(), "a\nb");
+        // Who said what stays in the text.
+        assert_eq!(merged.joined_text(), "alice: a\nbob: b");
         assert_eq!((merged.extra.get("name"), merged.extra.get("id")), (None, Some(&serde_json::json!("a"))));
         let merged = merge_humans(&[&named("bob", "a"), &named("bob", "b")]).unwrap();
         assert_eq!(merged.extra.get("name"), Some(&serde_json::json!("bob")));
+        assert_eq!(merged.joined_text(), "a\nb");
     }
 }

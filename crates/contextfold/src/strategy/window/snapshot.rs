@@ -272,7 +272,7 @@ impl LayoutCosts {
 /// even two assistant messages in a row (upstream merged those too, changing messages it
 /// kept). System and tool messages are left as they are (each tool message answers its
 /// call). Only messages of one participant are joined (fields of the first win, the
-/// others' are added): the same `name` ([`crate::strategy::same_participant`]), or one of
+/// others' are added): the same `name` ([`Message::same_participant`]), or one of
 /// them the restoration alone, which speaks for no one; a request of `bob` joined to
 /// `alice`'s first message would be sent as hers. Providers that alternate roles get
 /// those joined by the repair pass, OpenAI takes them as they are. The result owns its
@@ -297,7 +297,7 @@ pub(crate) fn merge_alternating(messages: Vec<Cow<'_, Message>>, seam: usize) ->
 fn joins(last: &Message, m: &Message) -> bool {
     last.role == m.role
         && matches!(m.role, Role::User | Role::Assistant)
-        && (crate::strategy::same_participant(last, m) || only_restoration(last) || only_restoration(m))
+        && (last.same_participant(m) || only_restoration(last) || only_restoration(m))
 }
 
 /// A message the fold made to carry the restoration: that part alone, no fields.
