@@ -289,7 +289,10 @@ export class History {
   /** What to store: `History.fromJSON(JSON.parse(JSON.stringify(history)))` restores it. */
   toJSON() {
     const { summarizer, signal, tokenCounter, onProgress, ...storable } = this.#options;
-    return { version: VERSION, auto: this.#auto, options: storable, messages: [...this.#messages] };
+    const stored = { version: VERSION, auto: this.#auto, options: storable, messages: [...this.#messages] };
+    // The provider's count against ours (`reportUsage`): a chat route restoring the
+    // history every request keeps its triggers scaled.
+    return this.#scale ? { ...stored, usage: { ...this.#scale } } : stored;
   }
 
   /**
@@ -319,13 +322,21 @@ export class History {
       const at = `messages[${notMessage}]`;
       throw contextfoldError("invalid_history", `${at}: not a message (an object)`, at);
     }
+    const usage = value.usage;
+    const counts = (n) => Number.isInteger(n) && n > 0;
+    if (usage !== undefined && !(isObject(usage) && counts(usage.provider) && counts(usage.counted))) {
+      throw contextfoldError("invalid_history", "usage: expected { provider, counted } token counts", "usage");
+    }
     const merged = { ...(value.options ?? {}), ...options };
     // Checked here, as the constructor does, but with the path a culprit has both in the
     // stored data and in `options` (`options.maxTokens`); the constructor's paths are of
     // its init (`options.options.maxTokens`).
     assertReady("History.fromJSON()");
     needsCompaction([], merged);
-    return new History({ messages: value.messages, auto: value.auto, options: merged });
+    /** @type {History<M>} */
+    const history = new History({ messages: value.messages, auto: value.auto, options: merged });
+    if (usage !== undefined) history.#scale = { provider: usage.provider, counted: usage.counted };
+    return history;
   }
 }
 

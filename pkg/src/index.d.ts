@@ -127,6 +127,8 @@ export interface StoredHistory<M = unknown> {
     /** The options without functions or signals (those cannot be stored). */
     options: Omit<CompactOptions, "summarizer" | "signal" | "tokenCounter" | "onProgress">;
     messages: M[];
+    /** The provider's token count against contextfold's at the last `reportUsage` that found it higher. */
+    usage?: { provider: number; counted: number };
 }
 
 /**

@@ -37,11 +37,20 @@ export function contextfoldMiddleware(options) {
     prompts.set(key, prompt);
     if (prompts.size > MAX_CONVERSATIONS) prompts.delete(prompts.keys().next().value);
   };
-  /** `messages` compacted with `prompt` counted (kept first by every strategy, then taken off). */
-  const fit = async (messages, prompt) => {
+  /**
+   * `messages` compacted with `prompt` counted (kept first by every strategy, then taken
+   * off); `signal`: the run's, which cancels the summary calls with the run.
+   */
+  const fit = async (messages, prompt, signal) => {
     const chain = prompt ? [prompt, ...messages] : messages;
-    if (!needsCompaction(chain, settings)) return undefined;
-    const result = await compact(chain, settings);
+    const own = withSignal(settings, signal);
+    let result;
+    try {
+      if (!needsCompaction(chain, own)) return undefined;
+      result = await compact(chain, own);
+    } catch (error) {
+      throw prompt ? inMessages(error) : error;
+    }
     if (!result.changed) return undefined;
     // Kept messages are the agent's own objects; new ones (summaries) come as LangChain's
     // serialized form, revived here.
@@ -58,7 +67,7 @@ export function contextfoldMiddleware(options) {
     beforeModel: async (state, runtime) => {
       const { messages } = state;
       if (!Array.isArray(messages)) return undefined;
-      const compacted = await fit(messages, prompts.get(conversation(runtime, messages)));
+      const compacted = await fit(messages, prompts.get(conversation(runtime, messages)), runtime?.signal);
       if (!compacted) return undefined;
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted] };
     },
@@ -67,10 +76,39 @@ export function contextfoldMiddleware(options) {
     wrapModelCall: async (request, handler) => {
       const prompt = promptOf(request);
       remember(conversation(request.runtime, request.state?.messages ?? request.messages), prompt);
-      const compacted = prompt && Array.isArray(request.messages) ? await fit(request.messages, prompt) : undefined;
+      const signal = request.runtime?.signal;
+      const compacted =
+        prompt && Array.isArray(request.messages) ? await fit(request.messages, prompt, signal) : undefined;
       return handler(compacted ? { ...request, messages: compacted } : request);
     },
   });
+}
+
+/**
+ * `settings` with the run's abort `signal` beside the caller's own (either cancels).
+ * @param {Record<string, any>} settings
+ * @param {AbortSignal | undefined} signal
+ */
+function withSignal(settings, signal) {
+  if (!signal) return settings;
+  const own = settings.signal;
+  return { ...settings, signal: own ? AbortSignal.any([own, signal]) : signal };
+}
+
+/**
+ * An error of the chain `[prompt, ...messages]` with its path in `messages` (the agent's
+ * state), where the prompt is `systemMessage`.
+ * @param {any} error
+ */
+function inMessages(error) {
+  const match = typeof error?.path === "string" ? /^\[(\d+)\]/.exec(error.path) : null;
+  if (!match) return error;
+  const index = Number(match[1]);
+  const rest = error.path.slice(match[0].length);
+  const path = index === 0 ? `systemMessage${rest}` : `[${index - 1}]${rest}`;
+  error.message = error.message.split(error.path).join(path);
+  error.path = path;
+  return error;
 }
 
 /** Conversations whose last system prompt is remembered (the least recent goes first). */

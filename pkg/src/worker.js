@@ -524,7 +524,10 @@ async function handle(middleware, next, request, env, ctx) {
   // budget): the same body would get the same answer.
   if (!(await isOverflow(response))) return withHeaders(response, first.figures);
   const second = await prepare(OVERFLOW_RETRY_SCALE);
-  if (sameBody(first.outgoing, second.outgoing)) return withHeaders(response, first.figures);
+  // Not either when the harder compaction failed and would send the original, larger than
+  // the body the provider just found too long.
+  const larger = second.outgoing === null && first.outgoing !== null;
+  if (larger || sameBody(first.outgoing, second.outgoing)) return withHeaders(response, first.figures);
   return withHeaders(await send(second.outgoing), { ...second.figures, retried: "context_overflow" });
 }
 

@@ -261,6 +261,71 @@ describe("contextfold/langchain: the createAgent middleware", () => {
     }
   });
 
+  it("cancelling the run cancels its summary calls", async () => {
+    const history = [new HumanMessage("Port every module.")];
+    for (let i = 0; i < 12; i++) {
+      history.push(
+        new AIMessage({ content: "", tool_calls: [{ id: `c${i}`, name: "read_file", args: { path: `f${i}` } }] }),
+        new ToolMessage({ content: `f${i}\n${"    line of code\n".repeat(60)}`, tool_call_id: `c${i}` }),
+        new AIMessage(`Ported f${i}.`),
+        new HumanMessage(`Next: module ${i + 1}.`),
+      );
+    }
+    let seen;
+    const summarizer = (_request, { signal }) => {
+      seen = signal;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve("summary"), 5000);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+    };
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["ok"] }),
+      tools: [],
+      middleware: [contextfoldMiddleware({ maxTokens: 2000, summarizer })],
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("user cancelled")), 100);
+    await assert.rejects(agent.invoke({ messages: history }, { signal: controller.signal }));
+    assert.equal(seen?.aborted, true, "the summarizer's signal aborted with the run");
+  });
+
+  it("an error's path is the culprit's index in the agent's messages, the prompt counted apart", async () => {
+    const agent = createAgent({
+      model: new FakeListChatModel({ responses: ["ok", "ok"] }),
+      tools: [],
+      systemPrompt: "You are a helpful assistant.",
+      checkpointer: new MemorySaver(),
+      middleware: [contextfoldMiddleware({ maxTokens: 100_000 })],
+    });
+    const config = { configurable: { thread_id: "paths" } };
+    await agent.invoke({ messages: [new HumanMessage("hi")] }, config);
+    // A tool output cut inside an emoji by `.slice()`: a lone surrogate.
+    const cut = "weather: sunny \u{1F600}".slice(0, 16);
+    const error = await agent
+      .invoke(
+        {
+          messages: [
+            new HumanMessage("weather?"),
+            new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "weather", args: {} }] }),
+            new ToolMessage({ content: cut, tool_call_id: "c1" }),
+          ],
+        },
+        config,
+      )
+      .then(
+        () => undefined,
+        (e) => e,
+      );
+    const { messages } = (await agent.getState(config)).values;
+    const culprit = messages.findIndex((m) => m.content === cut);
+    assert.equal(error?.code, "invalid_text");
+    assert.ok(error.path.startsWith(`[${culprit}]`), `${error.path}: the culprit is [${culprit}]`);
+  });
+
   it("a thread within the budget is left as it is", async () => {
     const agent = createAgent({
       model: new FakeListChatModel({ responses: ["ok"] }),

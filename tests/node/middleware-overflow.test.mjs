@@ -66,6 +66,23 @@ describe("a context-overflow answer from upstream", () => {
     assert.equal(again.headers.get("x-contextfold-retried"), "context_overflow");
   });
 
+  it("is not sent again when the harder compaction fails: the original is larger still", async () => {
+    // The first summary works, the retry's fails (a rate-limited summarizer): its rollback
+    // would resend the uncompacted original, twice what the provider just refused.
+    let calls = 0;
+    const summarizer = async () => {
+      if (++calls > 1) throw new Error("429 rate limited");
+      return "## Current state\n- earlier tasks done";
+    };
+    const always = upstream(0, () => ({ error: { code: "context_length_exceeded" } }));
+    const response = await compactionMiddleware({ maxTokens: budget, summarizer, namespace: "t" })(always.fetch)(
+      post({ model: "m", messages }),
+    );
+    assert.equal(response.status, 400);
+    assert.equal(always.seen.length, 1, "sent once, compacted");
+    assert.ok(calls >= 2, "the retry's compaction was tried");
+  });
+
   it("is not sent again when compacting harder changes nothing", async () => {
     // The chain is far under the budget (under the retry's share of it): a retry would
     // send the same bytes for the same answer.
@@ -93,6 +110,31 @@ describe("History.reportUsage: the provider's count as the trigger", () => {
     const after = measureChain(h.messages(), { format: "openai" }).total.tokens;
     assert.ok(after * 1.5 <= maxTokens, `${after} tokens, x1.5 by the provider's count, within ${maxTokens}`);
     await assert.rejects(h.reportUsage(-1), { code: "invalid_option", path: "inputTokens" });
+  });
+
+  it("keeps the provider's count through toJSON / fromJSON, as a chat route restores it", async () => {
+    const { History } = await import("contextfold");
+    const maxTokens = 3000;
+    const provider = (messages) => Math.ceil(measureChain(messages, { format: "openai" }).total.tokens * 2);
+    const summarizer = async () => "## User requests\n- asked";
+    const filler = (n) => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n);
+    let stored = new History({ options: { maxTokens } }).toJSON();
+    let over = 0;
+    for (let i = 0; i < 40; i++) {
+      const history = History.fromJSON(JSON.parse(JSON.stringify(stored)), { summarizer });
+      await history.push({ role: "user", content: `Request ${i}: ${filler(300)}` });
+      const sent = history.messages();
+      if (provider(sent) > maxTokens) over++;
+      await history.reportUsage(provider(sent));
+      await history.push({ role: "assistant", content: `Answer ${i}: ${filler(900)}` });
+      stored = history.toJSON();
+    }
+    assert.ok(over <= 1, `${over} of 40 requests over the budget by the provider's count`);
+    assert.ok(stored.usage && stored.usage.provider > stored.usage.counted, JSON.stringify(stored.usage));
+    assert.throws(
+      () => History.fromJSON({ ...stored, usage: { provider: "x" } }),
+      (e) => e.code === "invalid_history" && e.path === "usage",
+    );
   });
 
   it("keeps the provider's count within the budget on the pushes that follow, not just once", async () => {
