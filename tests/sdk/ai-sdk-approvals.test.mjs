@@ -194,8 +194,11 @@ describe("AI SDK tool approvals and provider-executed tools (made by `ai`, judge
   it("the user's answer as the last message: compaction keeps it with its call, and `ai` runs the tool", async () => {
     const history = await agentHistory(7, "answered");
     assert.equal(history.at(-1).content[0].type, "tool-approval-response");
-    // A turn in flight (its result not there yet) is no time to compact.
-    assert.equal(needsCompaction(history, { maxTokens: 200 }), false);
+    // The user answered: the request that runs the tool is being made (`ai` runs it
+    // first), so the trigger fires as `compact` would act; still waiting for the user's
+    // answer it does not (the request is the previous test's).
+    assert.equal(needsCompaction(history, { maxTokens: 200 }), true);
+    assert.equal(needsCompaction(history.slice(0, -1), { maxTokens: 200 }), false);
     const maxTokens = Math.floor(bytes(history) / 4 / 3);
     const result = await compact(history, { format: "aisdk", maxTokens, summarizer });
     assert.deepEqual(result.messages.slice(-2), history.slice(-2));
