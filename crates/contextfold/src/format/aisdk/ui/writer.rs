@@ -346,8 +346,8 @@ fn write_outcome(
     result_restore: &Restore<'_>,
 ) -> Result<(), FormatError> {
     let text = output_text(result, result_path)?;
-    let denied =
-        result_restore.marker_flag("denied") && mapped.get("state").and_then(Value::as_str) == Some("output-denied");
+    let denied = result_restore.marker_flag("denied")
+        && matches!(mapped.get("state").and_then(Value::as_str), Some("output-denied" | "approval-responded"));
     if denied {
         // The text was read from `approval` (kept in the call's fields) or is ours.
     } else if result.is_error {

@@ -1,0 +1,43 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+//! AI SDK `UIMessage`s through repair and compaction: what comes back must be what the
+//! `ai` package accepts and tells the model (the JS side checks with `ai` itself, in
+//! `tests/node/aisdk-ui-repairs.test.mjs`).
+
+use contextfold::format::{self, Format};
+use contextfold::message::{Message};
+use contextfold::repair::{repair, RepairOptions};
+use serde_json::{json, Value};
+
+fn repaired(wire: &Value) -> Value {
+    let messages = format::read(wire, Format::AiSdkUi).unwrap();
+    let out = repair(&messages, &RepairOptions::default());
+    format::write(&out.messages, Format::AiSdkUi).unwrap()
+}
+
+/// A refusal given in `approval-responded` is read as `output-denied` is (the model is
+/// told, with the reason) and written back as it came; the repair leaves it alone.
+#[test]
+fn a_denied_approval_responded_part_is_a_refusal() {
+    let wire = json!([
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "clean up"}]},
+        {"id": "a1", "role": "assistant", "parts": [{"type": "step-start"},
+            {"type": "tool-rm", "toolCallId": "c1", "state": "approval-responded", "input": {"path": "~"},
+             "approval": {"id": "ap1", "approved": false, "reason": "do not delete anything"}},
+            {"type": "tool-rm", "toolCallId": "c2", "state": "approval-responded", "input": {"path": "/"},
+             "approval": {"id": "ap2", "approved": false}}]},
+        {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "list them instead"}]}
+    ]);
+    let messages = format::read(&wire, Format::AiSdkUi).unwrap();
+    let results: Vec<(bool, String)> = messages
+        .iter()
+        .flat_map(Message::tool_results)
+        .map(|r| (r.is_error, serde_json::to_string(&r.content).unwrap()))
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].0 && results[0].1.contains("do not delete anything"), "{results:?}");
+    assert!(results[1].0 && results[1].1.contains("denied"), "{results:?}");
+    assert_eq!(format::write(&messages, Format::AiSdkUi).unwrap(), wire);
+    assert_eq!(repaired(&wire), wire);
+    let openai = contextfold::convert::convert(&wire, Some(Format::AiSdkUi), Format::OpenAi).unwrap().value.to_string();
+    assert!(openai.contains("do not delete anything") && !openai.contains("try again"), "{openai}");
+}

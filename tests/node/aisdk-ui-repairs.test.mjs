@@ -1,0 +1,83 @@
+// AI SDK UIMessages that the repair pass and compaction must hand back as `ai` itself
+// accepts and reads: a call left pending before a new user message, messages of data
+// and source parts only, a turn partly folded into a summary, a refused approval. Judged
+// by `ai`'s validateUIMessages, convertToModelMessages and streamText (a mock model).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { convertToModelMessages, streamText, validateUIMessages } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { compact, convert, repairChain, validateChain } from "contextfold";
+
+globalThis.AI_SDK_LOG_WARNINGS = false;
+
+function mockModel() {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(c) {
+          c.enqueue({ type: "text-start", id: "1" });
+          c.enqueue({ type: "text-delta", id: "1", delta: "ok" });
+          c.enqueue({ type: "text-end", id: "1" });
+          c.enqueue({
+            type: "finish",
+            finishReason: { unified: "stop", raw: "stop" },
+            usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } },
+          });
+          c.close();
+        },
+      }),
+    }),
+  });
+}
+
+/** Throws what `ai` throws when it cannot send `messages`. */
+async function streamsWith(messages) {
+  await validateUIMessages({ messages });
+  let error = null;
+  const r = streamText({
+    model: mockModel(),
+    messages: await convertToModelMessages(messages),
+    onError: (e) => {
+      error = e.error;
+    },
+  });
+  await r.consumeStream();
+  if (error) throw error;
+}
+
+const userText = (id, text) => ({ id, role: "user", parts: [{ type: "text", text }] });
+
+describe("aisdk-ui: what repair and compaction hand back, judged by ai", () => {
+  it("reads a refused approval-responded part as the refusal ai sends", async () => {
+    const reason = "do not delete anything";
+    const chain = [
+      userText("u1", "clean up my home directory"),
+      {
+        id: "a1",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          {
+            type: "tool-deleteFiles",
+            toolCallId: "c1",
+            state: "approval-responded",
+            input: { path: "~" },
+            approval: { id: "ap1", approved: false, reason },
+          },
+        ],
+      },
+      userText("u2", "just list them instead"),
+    ];
+    const model = await convertToModelMessages(chain);
+    assert.ok(JSON.stringify(model).includes("execution-denied"));
+    const repaired = repairChain(chain);
+    assert.deepEqual(repaired.messages, chain);
+    assert.deepEqual(validateChain(chain), []);
+    await streamsWith(repaired.messages);
+    for (const to of ["aisdk", "anthropic", "openai"]) {
+      const text = JSON.stringify(convert(chain, { from: "aisdk-ui", to }).messages);
+      assert.ok(text.includes(reason), `${to}: ${text}`);
+      assert.ok(!text.includes("try again"), `${to}: ${text}`);
+    }
+  });
+});
