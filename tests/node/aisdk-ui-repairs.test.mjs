@@ -48,6 +48,37 @@ async function streamsWith(messages) {
 const userText = (id, text) => ({ id, role: "user", parts: [{ type: "text", text }] });
 
 describe("aisdk-ui: what repair and compaction hand back, judged by ai", () => {
+  it("answers a call left pending before a new user message in its part", async () => {
+    for (const pending of [
+      { state: "input-available" },
+      { state: "approval-responded", approval: { id: "ap1", approved: true } },
+    ]) {
+      const chain = [
+        userText("u0", "what is 1+1?"),
+        {
+          id: "a0",
+          role: "assistant",
+          parts: [{ type: "step-start" }, { type: "tool-calc", toolCallId: "c1", input: { a: 1 }, ...pending }],
+        },
+        userText("u1", "never mind, something else"),
+      ];
+      await assert.rejects(streamsWith(chain), /AI_MissingToolResultsError|tool result/i);
+      const { messages, report } = await compact(chain, { maxTokens: 100_000 });
+      assert.deepEqual(
+        report.providerRepairs.map((r) => r.step),
+        ["answeredPendingCall"],
+      );
+      for (const out of [messages, repairChain(chain).messages]) {
+        const part = out[1].parts[1];
+        assert.equal(part.state, "output-error", JSON.stringify(part));
+        assert.equal(typeof part.errorText, "string");
+        assert.deepEqual(part.approval, pending.approval);
+        assert.deepEqual(validateChain(out), []);
+        await streamsWith(out);
+      }
+    }
+  });
+
   it("reads a refused approval-responded part as the refusal ai sends", async () => {
     const reason = "do not delete anything";
     const chain = [

@@ -14,6 +14,39 @@ fn repaired(wire: &Value) -> Value {
     format::write(&out.messages, Format::AiSdkUi).unwrap()
 }
 
+/// A call left pending before a new user message gets the repair's answer in its part
+/// (`ai` throws on a call without result there), its other fields kept; a call still
+/// streaming its input or awaiting approval stays as `ai` holds it (it leaves it out).
+#[test]
+fn a_stale_pending_tool_part_gets_the_repairs_answer() {
+    let approval = json!({"id": "ap1", "approved": true});
+    let wire = json!([
+        {"id": "u0", "role": "user", "parts": [{"type": "text", "text": "1+1?"}]},
+        {"id": "a0", "role": "assistant", "parts": [{"type": "step-start"},
+            {"type": "tool-calc", "toolCallId": "c1", "state": "input-available", "input": {"a": 1}, "title": "Calc"},
+            {"type": "tool-rm", "toolCallId": "c2", "state": "approval-responded", "input": {}, "approval": approval},
+            {"type": "tool-ls", "toolCallId": "c3", "state": "approval-requested", "input": {}, "approval": {"id": "ap3"}},
+            {"type": "tool-cat", "toolCallId": "c4", "state": "input-streaming", "input": {"pa": null}}]},
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "never mind"}]}
+    ]);
+    let out = repaired(&wire);
+    let parts = &out[1]["parts"];
+    let placeholder = contextfold::repair::DEFAULT_PENDING_PLACEHOLDER;
+    assert_eq!(
+        parts[1],
+        json!({"type": "tool-calc", "toolCallId": "c1", "state": "output-error", "input": {"a": 1},
+               "errorText": placeholder, "title": "Calc"})
+    );
+    assert_eq!(parts[2]["state"], "output-error");
+    assert_eq!(parts[2]["approval"], approval);
+    assert_eq!(parts[3], wire[1]["parts"][3]);
+    assert_eq!(parts[4], wire[1]["parts"][4]);
+    // Read again, the answered calls have their result.
+    let back = format::read(&out, Format::AiSdkUi).unwrap();
+    let answered: Vec<&str> = back.iter().flat_map(Message::tool_results).map(|r| r.call_id.as_str()).collect();
+    assert_eq!(answered, ["c1", "c2"]);
+}
+
 /// A refusal given in `approval-responded` is read as `output-denied` is (the model is
 /// told, with the reason) and written back as it came; the repair leaves it alone.
 #[test]
