@@ -79,6 +79,34 @@ describe("aisdk-ui: what repair and compaction hand back, judged by ai", () => {
     }
   });
 
+  it("keeps the id and metadata of a turn whose earlier steps are folded", async () => {
+    const output = Array.from({ length: 60 }, (_, i) => `line ${i}: some log output from build step ${i}`).join("\n");
+    const chain = [
+      userText("u1", "fix the build"),
+      {
+        id: "a1",
+        role: "assistant",
+        metadata: { model: "gpt-x", createdAt: 1700000000 },
+        parts: [
+          { type: "step-start" },
+          { type: "tool-run", toolCallId: "c1", state: "output-available", input: { cmd: "build" }, output },
+          { type: "step-start" },
+          { type: "tool-run", toolCallId: "c2", state: "output-available", input: { cmd: "test" }, output },
+          { type: "step-start" },
+          { type: "text", text: "The build is fixed: the missing import was added." },
+        ],
+      },
+    ];
+    for (const strategy of ["sections", "budget", "auto", "window"]) {
+      const r = await compact(chain, { maxTokens: 600, strategy, onError: "partial" });
+      assert.equal(r.changed, true, strategy);
+      const holder = r.messages.find((m) => m.parts.some((p) => p.text?.startsWith("The build is fixed")));
+      assert.equal(holder?.id, "a1", `${strategy}: ${JSON.stringify(r.messages.map((m) => m.id))}`);
+      assert.deepEqual(holder.metadata, chain[1].metadata, strategy);
+      await validateUIMessages({ messages: r.messages });
+    }
+  });
+
   it("reads a refused approval-responded part as the refusal ai sends", async () => {
     const reason = "do not delete anything";
     const chain = [

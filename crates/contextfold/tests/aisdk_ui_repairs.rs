@@ -4,7 +4,7 @@
 //! `tests/node/aisdk-ui-repairs.test.mjs`).
 
 use contextfold::format::{self, Format};
-use contextfold::message::{Message};
+use contextfold::message::{Extra, Message, Part, Role, ToolCallPart};
 use contextfold::repair::{repair, RepairOptions};
 use serde_json::{json, Value};
 
@@ -45,6 +45,41 @@ fn a_stale_pending_tool_part_gets_the_repairs_answer() {
     let back = format::read(&out, Format::AiSdkUi).unwrap();
     let answered: Vec<&str> = back.iter().flat_map(Message::tool_results).map(|r| r.call_id.as_str()).collect();
     assert_eq!(answered, ["c1", "c2"]);
+}
+
+/// The kept last step of a turn whose earlier steps a summary pair replaced keeps the
+/// turn's id and metadata (UIs key rendering by id), not an id of ours.
+#[test]
+fn a_kept_step_after_a_summary_pair_keeps_its_turns_id() {
+    let wire = json!([
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "fix the build"}]},
+        {"id": "a1", "role": "assistant", "metadata": {"model": "gpt-x"}, "parts": [
+            {"type": "step-start"},
+            {"type": "tool-run", "toolCallId": "c1", "state": "output-available", "input": {}, "output": "log"},
+            {"type": "step-start"},
+            {"type": "text", "text": "Fixed."}]}
+    ]);
+    let messages = format::read(&wire, Format::AiSdkUi).unwrap();
+    assert_eq!(messages.len(), 4);
+    // The first step and its results folded into a summarization call and its result.
+    let call = ToolCallPart {
+        id: "sum1".into(),
+        name: "summarize".into(),
+        arguments: "{}".into(),
+        signature: None,
+        extra: Extra::new(),
+    };
+    let folded = vec![
+        messages[0].clone(),
+        Message::new(Role::Assistant, vec![Part::ToolCall(call)]),
+        Message::tool_result("sum1", "summarize", "ran the build"),
+        messages[3].clone(),
+    ];
+    let out = format::write(&folded, Format::AiSdkUi).unwrap();
+    assert_eq!(out.as_array().unwrap().len(), 2);
+    assert_eq!(out[1]["id"], "a1");
+    assert_eq!(out[1]["metadata"], json!({"model": "gpt-x"}));
+    assert_eq!(out[1]["parts"][3], json!({"type": "text", "text": "Fixed."}));
 }
 
 /// A refusal given in `approval-responded` is read as `output-denied` is (the model is

@@ -13,6 +13,9 @@ use serde_json::{Map, Value};
 struct UiMessage {
     fields: Map<String, Value>,
     id: Option<Value>,
+    /// Whether `id` is one of ours (`msg-<n>`): a step kept with its `UIMessage`'s own id
+    /// gives it that one.
+    fresh: bool,
     role: Role,
     parts: Vec<Value>,
 }
@@ -99,7 +102,13 @@ impl<'a> UiWriter<'a> {
         let index = match (continues, self.current) {
             (true, Some(index)) => index,
             _ => {
-                self.out.push(UiMessage { fields: Map::new(), id: None, role: message.role, parts: Vec::new() });
+                self.out.push(UiMessage {
+                    fields: Map::new(),
+                    id: None,
+                    fresh: false,
+                    role: message.role,
+                    parts: Vec::new(),
+                });
                 self.out.len().saturating_sub(1)
             }
         };
@@ -107,7 +116,10 @@ impl<'a> UiWriter<'a> {
         let verbatim = restore.marker("uiParts").cloned();
         let of = restore.marker_object("of").cloned();
         let mut fields = restore.into_fields();
-        if !continues && !fields.contains_key("id") {
+        // Whether this message gives the `UIMessage` its fields: it opens one, or
+        // continues one with an id of ours (a summary of the steps before it).
+        let gives = !continues || self.out.get(index).is_some_and(|ui| ui.fresh);
+        if gives && !fields.contains_key("id") {
             // A later step of a `UIMessage` whose first step is gone: its id (unless a
             // message written or kept has it) and its other fields.
             for (k, v) in of.into_iter().flatten() {
@@ -121,12 +133,16 @@ impl<'a> UiWriter<'a> {
             }
         }
         if let Some(ui) = self.out.get_mut(index) {
-            if !continues {
-                ui.id = match fields.get("id") {
-                    Some(id) => Some(id.clone()),
-                    None if no_id => None,
-                    None => Some(Value::from(fresh_id(index, &mut self.taken))),
-                };
+            match fields.get("id") {
+                Some(id) if gives => {
+                    ui.id = Some(id.clone());
+                    ui.fresh = false;
+                }
+                None if !continues && !no_id => {
+                    ui.id = Some(Value::from(fresh_id(index, &mut self.taken)));
+                    ui.fresh = true;
+                }
+                _ => {}
             }
             for (k, v) in fields {
                 ui.fields.entry(k).or_insert(v);
