@@ -79,6 +79,33 @@ describe("aisdk-ui: what repair and compaction hand back, judged by ai", () => {
     }
   });
 
+  it("keeps messages and steps of data and source parts only", async () => {
+    const chain = [
+      { id: "u1", role: "user", parts: [{ type: "data-context", data: { page: "/billing", plan: "pro" } }] },
+      userText("u2", "Why was I charged twice?"),
+      {
+        id: "a1",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "tool-search", toolCallId: "c", state: "output-available", input: { q: "x" }, output: "found" },
+          { type: "step-start" },
+          { type: "source-url", sourceId: "s1", url: "https://example.com" },
+          { type: "data-invoice-card", id: "inv", data: { invoice: "INV-7", amount: 42 } },
+        ],
+      },
+      userText("u3", "thanks"),
+    ];
+    const { messages, changed } = await compact(chain, { maxTokens: 100_000 });
+    assert.equal(changed, false);
+    assert.deepEqual(messages, chain);
+    const convertDataPart = (p) => ({ type: "text", text: JSON.stringify(p.data) });
+    assert.deepEqual(
+      await convertToModelMessages(messages, { convertDataPart }),
+      await convertToModelMessages(chain, { convertDataPart }),
+    );
+  });
+
   it("keeps the id and metadata of a turn whose earlier steps are folded", async () => {
     const output = Array.from({ length: 60 }, (_, i) => `line ${i}: some log output from build step ${i}`).join("\n");
     const chain = [

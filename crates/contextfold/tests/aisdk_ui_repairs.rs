@@ -47,6 +47,45 @@ fn a_stale_pending_tool_part_gets_the_repairs_answer() {
     assert_eq!(answered, ["c1", "c2"]);
 }
 
+/// Data and source parts are content: a message (or a step) of them only is kept, and
+/// they come back as they were; another format does without them, as `ai` does.
+#[test]
+fn data_and_source_only_messages_survive() {
+    let wire = json!([
+        {"id": "u1", "role": "user", "parts": [{"type": "data-context", "data": {"page": "/billing"}}]},
+        {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "Why?"}]},
+        {"id": "a1", "role": "assistant", "parts": [{"type": "step-start"},
+            {"type": "data-card", "id": "inv", "data": {"invoice": "INV-7"}}]},
+        {"id": "a2", "role": "assistant", "parts": [{"type": "step-start"},
+            {"type": "tool-search", "toolCallId": "c", "state": "output-available", "input": {"q": "x"}, "output": "found"},
+            {"type": "step-start"},
+            {"type": "source-url", "sourceId": "s1", "url": "https://example.com"},
+            {"type": "source-document", "sourceId": "d1", "mediaType": "application/pdf", "title": "Spec"},
+            {"type": "data-suggestions", "data": ["more?"]}]},
+        {"id": "u3", "role": "user", "parts": [{"type": "text", "text": "thanks"}]}
+    ]);
+    assert_eq!(repaired(&wire), wire);
+    let messages = format::read(&wire, Format::AiSdkUi).unwrap();
+    let texts: Vec<&str> = messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter(|p| p.is_native_block())
+        .filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "[data-context: {\"page\":\"/billing\"}]",
+            "[data-card: {\"invoice\":\"INV-7\"}]",
+            "[source: https://example.com]",
+            "[source document: Spec]",
+            "[data-suggestions: [\"more?\"]]"
+        ]
+    );
+    let openai = contextfold::convert::convert(&wire, Some(Format::AiSdkUi), Format::OpenAi).unwrap().value.to_string();
+    assert!(!openai.contains("billing") && !openai.contains("example.com"), "{openai}");
+}
+
 /// The kept last step of a turn whose earlier steps a summary pair replaced keeps the
 /// turn's id and metadata (UIs key rendering by id), not an id of ours.
 #[test]

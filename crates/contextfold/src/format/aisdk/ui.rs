@@ -23,9 +23,10 @@
 //!   `input-streaming` / `input-available` / `approval-requested` / approved
 //!   `approval-responded` -> a pending call (no result). Every other field of the tool part (`providerExecuted`,
 //!   `callProviderMetadata`, `preliminary`, ...) stays in the call's `extra`;
-//! - `step-start`, `source-url`, `source-document`, `data-*`, `ai` 7's `reasoning-file`,
-//!   `custom` and `steering-message`, and any other part type are
-//!   kept verbatim (see the `uiParts` marker);
+//! - `source-url`, `source-document` and `data-*` -> a text part standing for the part
+//!   (see [`blocks`]): content, so a message of them only is not empty;
+//! - `step-start`, `ai` 7's `reasoning-file`, `custom` and `steering-message`, and any
+//!   other part type are kept verbatim (see the `uiParts` marker);
 //! - `id`, `metadata` and every other message field stay in the `extra` of the first
 //!   native message made from the `UIMessage`.
 //!
@@ -67,7 +68,10 @@
 //! their own: they are read from the provider entry of `providerMetadata` (see
 //! [`super::signatures`]), written verbatim when it was read.
 
+mod blocks;
 mod writer;
+
+pub(crate) use blocks::is_block;
 
 use super::{compact_json, NAMESPACE};
 use crate::format::data_url;
@@ -126,6 +130,7 @@ enum Kind {
     Reasoning,
     File,
     Tool,
+    Block,
     Verbatim,
 }
 
@@ -136,6 +141,7 @@ fn kind_of(part_type: &str) -> Kind {
         "file" => Kind::File,
         "dynamic-tool" => Kind::Tool,
         t if t.starts_with("tool-") => Kind::Tool,
+        t if blocks::is_block(t) => Kind::Block,
         _ => Kind::Verbatim,
     }
 }
@@ -197,6 +203,7 @@ fn read_steps(items: &[Node<'_>], parts_path: &JsonPath, role: Role) -> Result<V
                 step.parts.push(call);
                 step.results.extend(result);
             }
+            Kind::Block => step.parts.push(blocks::read(item, part_type)),
             Kind::Verbatim => step.verbatim.push(Value::Array(vec![Value::from(step.len), item.to_value()])),
         }
         step.len = step.len.saturating_add(1);

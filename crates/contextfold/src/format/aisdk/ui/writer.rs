@@ -240,7 +240,10 @@ fn fresh_id(index: usize, taken: &mut HashSet<&str>) -> String {
 /// (redacted data only).
 fn write_part(path: &JsonPath, part: &Part, role: Role) -> Result<Option<Value>, FormatError> {
     let written = match part {
-        Part::Text(text) => crate::format::aisdk::writer::text_value(text),
+        Part::Text(text) => match super::blocks::of(text) {
+            Some(block) => block.clone(),
+            None => crate::format::aisdk::writer::text_value(text),
+        },
         Part::Reasoning(reasoning) => match crate::format::aisdk::writer::reasoning_value(reasoning) {
             Some(value) => value,
             None => return Ok(None),
