@@ -575,13 +575,15 @@ fn aisdk_ui_splits_steps_into_calls_and_results() {
     assert_eq!(
         roles,
         [
-            System, User, Assistant, Tool, Assistant, Tool, Assistant, Assistant, Tool, User, Assistant, Assistant,
-            Tool, Assistant, Assistant, User
+            System, User, Assistant, Tool, Assistant, Tool, Assistant, Assistant, Assistant, Tool, User, Assistant,
+            Assistant, Tool, Assistant, Assistant, User
         ]
     );
-    // Step 1: reasoning, text, three calls; their results follow.
+    // A step of sources only is a step of its own: its part stands for the source.
+    assert!(matches!(&messages[7].parts[..], [Part::Text(t)] if t.text == "[source document: Spec]"));
+    // Step 1: reasoning, text, three calls, a source; their results follow.
     let kinds: Vec<&str> = messages[2].parts.iter().map(Part::kind).collect();
-    assert_eq!(kinds, ["reasoning", "text", "toolCall", "toolCall", "toolCall"]);
+    assert_eq!(kinds, ["reasoning", "text", "toolCall", "toolCall", "toolCall", "text"]);
     let results: Vec<(String, bool, String)> = messages[3]
         .tool_results()
         .map(|r| (r.call_id.clone(), r.is_error, serde_json::to_string(&r.content).unwrap()))
@@ -597,14 +599,16 @@ fn aisdk_ui_splits_steps_into_calls_and_results() {
     }
     assert_eq!((results[2].0.as_str(), results[2].1), ("c3", true));
     // Pending calls have no result: the last step has four calls and one result.
-    assert_eq!(messages[8].tool_results().map(|r| r.call_id.as_str()).collect::<Vec<_>>(), ["c9"]);
-    let last_calls: Vec<&str> = messages[7].tool_calls().map(|c| c.id.as_str()).collect();
+    assert_eq!(messages[9].tool_results().map(|r| r.call_id.as_str()).collect::<Vec<_>>(), ["c9"]);
+    let last_calls: Vec<&str> = messages[8].tool_calls().map(|c| c.id.as_str()).collect();
     assert_eq!(last_calls, ["c6", "c7", "c8", "c9"]);
-    assert_eq!(messages[7].tool_calls().nth(2).unwrap().arguments, "");
+    assert_eq!(messages[8].tool_calls().nth(2).unwrap().arguments, "");
     // The user message: text, an inline image, an image by URL, two files, a file whose
-    // data URL does not match its media type (kept as a URL).
+    // data URL does not match its media type (kept as a URL), a data part (a text
+    // standing for it).
     let kinds: Vec<&str> = messages[1].parts.iter().map(Part::kind).collect();
-    assert_eq!(kinds, ["text", "image", "image", "file", "file", "file"]);
+    assert_eq!(kinds, ["text", "image", "image", "file", "file", "file", "text"]);
+    assert!(messages[1].parts[6].is_native_block());
     match &messages[1].parts[1] {
         Part::Image(image) => assert_eq!((image.data.as_deref(), image.url.as_deref()), (Some("iVBOR"), None)),
         other => panic!("{other:?}"),

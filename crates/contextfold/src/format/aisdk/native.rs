@@ -69,12 +69,13 @@ pub(super) fn read(item: &Node<'_>, part_type: &str) -> Part {
     native_block::part(&block, NAMESPACE, rendering)
 }
 
-/// The type of the AI SDK part `part` stands for when the SDK keeps it for itself and never
-/// sends it to a model (an approval request or response): conversion drops those.
+/// The type of the AI SDK part `part` stands for when the SDK keeps it for itself and,
+/// left to itself, never sends it to a model (an approval request or response; a
+/// `UIMessage` source or data part): conversion drops those.
 pub(crate) fn bookkeeping_part(part: &Part) -> Option<&str> {
     let Part::Text(text) = part else { return None };
     let kind = part_of(text)?.get("type")?.as_str()?;
-    matches!(kind, "tool-approval-request" | "tool-approval-response").then_some(kind)
+    (matches!(kind, "tool-approval-request" | "tool-approval-response") || super::ui::is_block(kind)).then_some(kind)
 }
 
 /// The AI SDK part a text part stands for, when it is one.

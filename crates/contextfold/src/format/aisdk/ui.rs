@@ -19,13 +19,14 @@
 //!   (a string output) or compact JSON (any other output); `output-error` -> an error
 //!   result with `errorText`; `output-denied` (AI SDK 6: the user refused the call)
 //!   -> an error result whose text is `approval.reason` (or a fixed sentence), as the
-//!   model is told; `input-streaming` / `input-available` / `approval-requested` /
-//!   `approval-responded` -> a pending call
-//!   (no result). Every other field of the tool part (`providerExecuted`,
+//!   model is told, and so does `approval-responded` with `approval.approved: false`;
+//!   `input-streaming` / `input-available` / `approval-requested` / approved
+//!   `approval-responded` -> a pending call (no result). Every other field of the tool part (`providerExecuted`,
 //!   `callProviderMetadata`, `preliminary`, ...) stays in the call's `extra`;
-//! - `step-start`, `source-url`, `source-document`, `data-*`, `ai` 7's `reasoning-file`,
-//!   `custom` and `steering-message`, and any other part type are
-//!   kept verbatim (see the `uiParts` marker);
+//! - `source-url`, `source-document` and `data-*` -> a text part standing for the part
+//!   (see [`blocks`]): content, so a message of them only is not empty;
+//! - `step-start`, `ai` 7's `reasoning-file`, `custom` and `steering-message`, and any
+//!   other part type are kept verbatim (see the `uiParts` marker);
 //! - `id`, `metadata` and every other message field stay in the `extra` of the first
 //!   native message made from the `UIMessage`.
 //!
@@ -45,7 +46,7 @@
 //! - tool result `output`: `"json"` for an output that is not a string, `"absent"` for an
 //!   `output-available` part without `output`; `value` (the original output, as for
 //!   `input`); `noErrorText` for an `output-error` part without `errorText`; `denied`
-//!   for the result of an `output-denied` part;
+//!   for the result of an `output-denied` or refused `approval-responded` part;
 //! - file and image `noMediaType`; `shadowed` as in every format.
 //!
 //! # Writing
@@ -56,7 +57,10 @@
 //! `step-start` part. Tool results go into their call's tool part (state
 //! `output-available` with the text as a string output, or the JSON value for a `json`
 //! output; `output-error` with `errorText` for an error), calls without a result are
-//! written `input-available`. Messages without an `id` get `msg-<n>`. Errors
+//! written `input-available`. A call read pending that the repair pass answered (a user
+//! message followed it) gets its answer as `output-error`, unless `ai` leaves it out of
+//! the prompt (`input-streaming`, `approval-requested`). A later step kept after a
+//! summary of the steps before it gives the `UIMessage` its own `id` and fields. Messages without an `id` get `msg-<n>`. Errors
 //! ([`FormatError::Unwritable`]): a tool result answering no call written before, media
 //! in a tool result (a `UIMessage` tool output is JSON), tool calls outside an assistant
 //! message, tool results outside a tool message, arguments that are not JSON, media
@@ -64,14 +68,17 @@
 //! their own: they are read from the provider entry of `providerMetadata` (see
 //! [`super::signatures`]), written verbatim when it was read.
 
+mod blocks;
 mod writer;
+
+pub(crate) use blocks::is_block;
 
 use super::{compact_json, NAMESPACE};
 use crate::format::data_url;
 use crate::format::fields::{json_kind, native_keys, Markers, WireObject};
 use crate::format::items::Items;
 use crate::format::path::JsonPath;
-use crate::format::wire::object;
+use crate::format::wire::{object, Restore};
 use crate::format::FormatError;
 use crate::json_node::Node;
 use crate::message::{Extra, FilePart, ImagePart, Message, Part, ReasoningPart, Role, TextPart, ToolResultPart};
@@ -123,6 +130,7 @@ enum Kind {
     Reasoning,
     File,
     Tool,
+    Block,
     Verbatim,
 }
 
@@ -133,6 +141,7 @@ fn kind_of(part_type: &str) -> Kind {
         "file" => Kind::File,
         "dynamic-tool" => Kind::Tool,
         t if t.starts_with("tool-") => Kind::Tool,
+        t if blocks::is_block(t) => Kind::Block,
         _ => Kind::Verbatim,
     }
 }
@@ -194,6 +203,7 @@ fn read_steps(items: &[Node<'_>], parts_path: &JsonPath, role: Role) -> Result<V
                 step.parts.push(call);
                 step.results.extend(result);
             }
+            Kind::Block => step.parts.push(blocks::read(item, part_type)),
             Kind::Verbatim => step.verbatim.push(Value::Array(vec![Value::from(step.len), item.to_value()])),
         }
         step.len = step.len.saturating_add(1);
@@ -329,9 +339,21 @@ fn state_fits(state: &str, result: Option<&ToolResultPart>) -> bool {
         "output-available" => result.is_some_and(|r| !r.is_error),
         "output-error" => result.is_some_and(|r| r.is_error),
         "output-denied" => result.is_some_and(|r| r.is_error),
-        "input-available" | "input-streaming" | "approval-requested" | "approval-responded" => result.is_none(),
+        // Refused (a denial read from it), or approved and not run yet (no result).
+        "approval-responded" => result.is_none_or(is_denial),
+        "input-available" | "input-streaming" | "approval-requested" => result.is_none(),
         _ => true,
     }
+}
+
+/// Whether a result is a refusal read from a tool part's `approval` (marker `denied`).
+fn is_denial(result: &ToolResultPart) -> bool {
+    result.is_error && Restore::new(&result.extra, NAMESPACE).marker_flag("denied")
+}
+
+/// Whether the user answered the part's approval request with no (`approved: false`).
+fn approval_refused(obj: &WireObject<'_>) -> bool {
+    obj.peek("approval").and_then(|a| a.get("approved")).and_then(Node::as_bool) == Some(false)
 }
 
 /// A tool part -> its call, and its result when it has an outcome.
@@ -362,7 +384,7 @@ fn read_tool(item: &Node<'_>, path: JsonPath, part_type: &str) -> Result<(Part, 
             result_markers.set("noErrorText", true);
         }
         Some((text_content(text.unwrap_or_default()), true))
-    } else if state == Some("output-denied") {
+    } else if state == Some("output-denied") || (state == Some("approval-responded") && approval_refused(&obj)) {
         // The user refused the call: its outcome, as the AI SDK tells the model
         // (`execution-denied`). The reason stays in `approval`, where it came from.
         result_markers.set("denied", true);

@@ -13,6 +13,9 @@ use serde_json::{Map, Value};
 struct UiMessage {
     fields: Map<String, Value>,
     id: Option<Value>,
+    /// Whether `id` is one of ours (`msg-<n>`): a step kept with its `UIMessage`'s own id
+    /// gives it that one.
+    fresh: bool,
     role: Role,
     parts: Vec<Value>,
 }
@@ -99,7 +102,13 @@ impl<'a> UiWriter<'a> {
         let index = match (continues, self.current) {
             (true, Some(index)) => index,
             _ => {
-                self.out.push(UiMessage { fields: Map::new(), id: None, role: message.role, parts: Vec::new() });
+                self.out.push(UiMessage {
+                    fields: Map::new(),
+                    id: None,
+                    fresh: false,
+                    role: message.role,
+                    parts: Vec::new(),
+                });
                 self.out.len().saturating_sub(1)
             }
         };
@@ -107,7 +116,10 @@ impl<'a> UiWriter<'a> {
         let verbatim = restore.marker("uiParts").cloned();
         let of = restore.marker_object("of").cloned();
         let mut fields = restore.into_fields();
-        if !continues && !fields.contains_key("id") {
+        // Whether this message gives the `UIMessage` its fields: it opens one, or
+        // continues one with an id of ours (a summary of the steps before it).
+        let gives = !continues || self.out.get(index).is_some_and(|ui| ui.fresh);
+        if gives && !fields.contains_key("id") {
             // A later step of a `UIMessage` whose first step is gone: its id (unless a
             // message written or kept has it) and its other fields.
             for (k, v) in of.into_iter().flatten() {
@@ -121,12 +133,16 @@ impl<'a> UiWriter<'a> {
             }
         }
         if let Some(ui) = self.out.get_mut(index) {
-            if !continues {
-                ui.id = match fields.get("id") {
-                    Some(id) => Some(id.clone()),
-                    None if no_id => None,
-                    None => Some(Value::from(fresh_id(index, &mut self.taken))),
-                };
+            match fields.get("id") {
+                Some(id) if gives => {
+                    ui.id = Some(id.clone());
+                    ui.fresh = false;
+                }
+                None if !continues && !no_id => {
+                    ui.id = Some(Value::from(fresh_id(index, &mut self.taken)));
+                    ui.fresh = true;
+                }
+                _ => {}
             }
             for (k, v) in fields {
                 ui.fields.entry(k).or_insert(v);
@@ -224,7 +240,10 @@ fn fresh_id(index: usize, taken: &mut HashSet<&str>) -> String {
 /// (redacted data only).
 fn write_part(path: &JsonPath, part: &Part, role: Role) -> Result<Option<Value>, FormatError> {
     let written = match part {
-        Part::Text(text) => crate::format::aisdk::writer::text_value(text),
+        Part::Text(text) => match super::blocks::of(text) {
+            Some(block) => block.clone(),
+            None => crate::format::aisdk::writer::text_value(text),
+        },
         Part::Reasoning(reasoning) => match crate::format::aisdk::writer::reasoning_value(reasoning) {
             Some(value) => value,
             None => return Ok(None),
@@ -291,19 +310,21 @@ fn write_tool(
         object([("type", format!("tool-{}", call.name).into())])
     };
     mapped.insert("toolCallId".into(), call.id.as_str().into());
-    // A call read with no outcome (waiting for its input, or for the user's approval)
-    // that has a result now got it from the repair pass, because a user message came
-    // after it: the part stays as the SDK holds it (`convertToModelMessages` leaves such a
-    // call out). As `output-available`, its `approval` would claim a yes never given.
-    let pending = matches!(
-        restore.marker_str("state"),
-        Some("input-streaming" | "input-available" | "approval-requested" | "approval-responded")
-    );
-    let result = result.filter(|_| !pending);
-    let natural = natural_state(result.map(|(r, _)| r));
+    // A call read with no outcome that has a result now got it from the repair pass,
+    // because a user message came after it. `convertToModelMessages` leaves a call still
+    // streaming its input or awaiting approval out: it stays as the SDK holds it (as an
+    // outcome, its `approval` would claim an answer never given). Any other pending call
+    // (`input-available`, approved `approval-responded`) needs a result before the next
+    // user message: it gets the repair's answer as an error, the call did not run.
+    let recorded = restore.marker_str("state");
+    let left_out = matches!(recorded, Some("input-streaming" | "approval-requested"));
+    let result = result.filter(|_| !left_out);
+    let late = result.is_some_and(|(r, _)| !super::is_denial(r))
+        && matches!(recorded, Some("input-available" | "approval-responded"));
+    let natural = if late { "output-error" } else { natural_state(result.map(|(r, _)| r)) };
     match restore.marker("state") {
-        Some(Value::Null) => {}
-        Some(Value::String(state)) if state_fits(state, result.map(|(r, _)| r)) => {
+        Some(Value::Null) if !late => {}
+        Some(Value::String(state)) if !late && state_fits(state, result.map(|(r, _)| r)) => {
             mapped.insert("state".into(), state.as_str().into());
         }
         _ => {
@@ -315,7 +336,7 @@ fn write_tool(
     }
     if let Some((result, result_path)) = result {
         let result_restore = Restore::new(&result.extra, NAMESPACE);
-        write_outcome(&mut mapped, result, result_path, &result_restore)?;
+        write_outcome(&mut mapped, result, result_path, &result_restore, late)?;
         restore.absorb(result_restore.into_fields());
     }
     Ok(restore.finish(mapped))
@@ -338,19 +359,21 @@ fn tool_input(path: &JsonPath, call: &ToolCallPart, restore: &Restore<'_>) -> Re
     })
 }
 
-/// A result in its call's tool part: `errorText` for an error, else `output`.
+/// A result in its call's tool part: `errorText` for an error (or `as_error`), else
+/// `output`.
 fn write_outcome(
     mapped: &mut Map<String, Value>,
     result: &ToolResultPart,
     result_path: &JsonPath,
     result_restore: &Restore<'_>,
+    as_error: bool,
 ) -> Result<(), FormatError> {
     let text = output_text(result, result_path)?;
-    let denied =
-        result_restore.marker_flag("denied") && mapped.get("state").and_then(Value::as_str) == Some("output-denied");
+    let denied = result_restore.marker_flag("denied")
+        && matches!(mapped.get("state").and_then(Value::as_str), Some("output-denied" | "approval-responded"));
     if denied {
         // The text was read from `approval` (kept in the call's fields) or is ours.
-    } else if result.is_error {
+    } else if result.is_error || as_error {
         if !(text.is_empty() && result_restore.marker_flag("noErrorText")) {
             mapped.insert("errorText".into(), text.into());
         }
