@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { convertToModelMessages, streamText, validateUIMessages } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { compact, convert, repairChain, validateChain } from "contextfold";
+import { compact, convert, needsCompaction, repairChain, validateChain } from "contextfold";
 
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
@@ -165,5 +165,37 @@ describe("aisdk-ui: what repair and compaction hand back, judged by ai", () => {
       assert.ok(text.includes(reason), `${to}: ${text}`);
       assert.ok(!text.includes("try again"), `${to}: ${text}`);
     }
+  });
+
+  it("a chat ending with the user's approval answer triggers as compact acts: the request is being made", async () => {
+    const filler = "the quick brown fox jumps over the lazy dog ".repeat(200);
+    const chain = [];
+    for (let i = 0; i < 20; i++) {
+      chain.push({ id: `u${i}`, role: "user", parts: [{ type: "text", text: `question ${i}` }] });
+      chain.push({
+        id: `a${i}`,
+        role: "assistant",
+        parts: [{ type: "step-start" }, { type: "text", text: `answer ${i} ${filler}` }],
+      });
+    }
+    chain.push({ id: "u20", role: "user", parts: [{ type: "text", text: "delete the temp files" }] });
+    const tool = (state, approval) => ({
+      id: "a20",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        { type: "tool-deleteFiles", toolCallId: "c1", state, input: { glob: "/tmp/*" }, approval },
+      ],
+    });
+    const options = { maxTokens: 4000 };
+    for (const approved of [true, false]) {
+      const messages = [...chain, tool("approval-responded", { id: "ap1", approved })];
+      assert.equal(needsCompaction(messages, options), true, `approved: ${approved}`);
+      const result = await compact(messages, options);
+      assert.ok(result.report.after.tokens <= options.maxTokens);
+      assert.deepEqual(result.messages.at(-1), messages.at(-1), "the turn is kept whole");
+    }
+    // Still asking the user: no request can be made yet.
+    assert.equal(needsCompaction([...chain, tool("approval-requested", { id: "ap1" })], options), false);
   });
 });

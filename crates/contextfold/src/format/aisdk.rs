@@ -51,6 +51,20 @@ pub mod ui;
 pub(crate) use native::bookkeeping_part;
 mod writer;
 
+/// Whether `part` is the user's answer to a tool's approval request: a ModelMessage
+/// `tool-approval-response`, or a UI tool part left in state `approval-responded` (an
+/// approved call; a refused one reads as its result). The request that runs the approved
+/// calls follows it.
+pub(crate) fn answers_approval(part: &Part) -> bool {
+    match part {
+        Part::ToolCall(call) => {
+            call.extra.get(NAMESPACE).and_then(|m| m.get("state")).and_then(serde_json::Value::as_str)
+                == Some("approval-responded")
+        }
+        other => bookkeeping_part(other) == Some("tool-approval-response"),
+    }
+}
+
 use super::content_shape::{is_plain_text, ContentShape};
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;

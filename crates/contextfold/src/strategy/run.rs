@@ -443,17 +443,12 @@ fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
 }
 
 /// Whether the chain ends in a turn in progress (see [`compact`]): calls waiting for their
-/// results, before which no request can be made. A turn whose results hold the user's
-/// answers to approval requests (AI SDK `tool-approval-response`) waits for nothing: the
-/// request that runs the approved calls is being made (`compact` still keeps it whole).
+/// results, before which no request can be made. A turn holding the user's answers to
+/// approval requests (AI SDK) waits for nothing: the request that runs the approved calls
+/// is being made (`compact` still keeps it whole).
 pub fn waits_for_results(messages: &[Message]) -> bool {
-    split_turn_in_progress(messages).is_some_and(|(turn, _)| {
-        !turn
-            .iter()
-            .skip(1)
-            .flat_map(|m| &m.parts)
-            .any(|p| crate::format::aisdk::bookkeeping_part(p) == Some("tool-approval-response"))
-    })
+    split_turn_in_progress(messages)
+        .is_some_and(|(turn, _)| !turn.iter().flat_map(|m| &m.parts).any(crate::format::aisdk::answers_approval))
 }
 
 /// The cheap trigger check: whether `compact` with these settings would do anything, and
