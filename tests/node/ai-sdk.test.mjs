@@ -115,17 +115,13 @@ describe("contextfold/ai-sdk: the wrapLanguageModel middleware", () => {
     }
     chat.push({ role: "user", content: [{ type: "text", text: "And now?" }] });
     for (const strategy of [undefined, "sections", "window", "budget"]) {
-      let seen;
-      const model = wrapLanguageModel({
-        model: new MockLanguageModelV4({
-          doGenerate: async (options) => {
-            seen = options.prompt;
-            return generated;
-          },
-        }),
-        middleware: contextfoldMiddleware({ maxTokens: 1500, ...(strategy ? { strategy } : {}) }),
+      const prompts = [];
+      const inner = new MockLanguageModelV4({
+        doGenerate: async (options) => (prompts.push(options.prompt), generated),
       });
-      await generateText({ model, messages: chat });
+      const middleware = contextfoldMiddleware({ maxTokens: 1500, ...(strategy ? { strategy } : {}) });
+      await generateText({ model: wrapLanguageModel({ model: inner, middleware }), messages: chat });
+      const seen = prompts[0];
       assert.ok(tokensOf(seen) < measureChain(chat, { format: "aisdk" }).total.tokens, `${strategy}: compacted`);
       for (const [i, m] of seen.entries()) {
         if (m.role !== "system") assert.ok(Array.isArray(m.content), `${strategy}: prompt[${i}] ${JSON.stringify(m)}`);
