@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, it } from "node:test";
+import { convertToModelMessages } from "ai";
 import { convert, validateChain } from "contextfold";
 import { REAL_FIXTURES, REAL_FIXTURES_HOW, missing } from "../shared/requirements.mjs";
 import { fixtureFiles, openaiChain } from "./helpers.mjs";
@@ -164,5 +165,50 @@ describe("convert", () => {
     assert.ok(
       changes.some((c) => c.change === "replacedNativeBlock" && c.index === 1 && c.kind === "image_generation_call"),
     );
+  });
+
+  it("carries between the AI SDK's two shapes what convertToModelMessages carries", async () => {
+    const ui = [
+      { id: "u", role: "user", parts: [{ type: "text", text: "weather?" }] },
+      {
+        id: "a",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "reasoning", text: "call it", providerMetadata: { anthropic: { signature: "SIG" } } },
+          {
+            type: "tool-weather",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { city: "Paris" },
+            output: "sunny",
+            callProviderMetadata: { google: { thoughtSignature: "CSIG" } },
+          },
+          { type: "step-start" },
+          {
+            type: "tool-web_search",
+            toolCallId: "ws1",
+            state: "output-available",
+            input: { q: "x" },
+            output: { hits: 1 },
+            providerExecuted: true,
+          },
+          { type: "text", text: "sunny, says the web" },
+        ],
+      },
+    ];
+    const ref = JSON.parse(JSON.stringify(await convertToModelMessages(ui)));
+    const { messages, changes } = convert(ui, { from: "aisdk-ui", to: "aisdk" });
+    assert.deepEqual(messages.slice(1), ref.slice(1));
+    assert.deepEqual(
+      changes.filter((c) => c.part !== undefined),
+      [],
+    );
+    const back = convert(messages, { from: "aisdk", to: "aisdk-ui" }).messages;
+    const parts = back[1].parts;
+    assert.deepEqual(parts.find((p) => p.type === "reasoning").providerMetadata, { anthropic: { signature: "SIG" } });
+    assert.deepEqual(parts.find((p) => p.type === "tool-weather").callProviderMetadata, {
+      google: { thoughtSignature: "CSIG" },
+    });
   });
 });

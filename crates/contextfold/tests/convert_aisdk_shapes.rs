@@ -1,0 +1,71 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+//! `convert` between the AI SDK's two shapes keeps what `convertToModelMessages` carries
+//! (signatures, call metadata, provider-executed calls).
+
+use contextfold::convert::{convert, Change};
+use contextfold::format::Format;
+use serde_json::{json, Value};
+
+/// Fields dropped from parts (a `UIMessage`'s `id` has no place in a `ModelMessage`).
+fn dropped_fields(changes: &[Change]) -> Vec<&Change> {
+    changes.iter().filter(|c| matches!(c, Change::DroppedFields { part: Some(_), .. })).collect()
+}
+
+fn ui_chain() -> Value {
+    json!([
+        {"id": "u", "role": "user", "parts": [{"type": "text", "text": "weather?"}]},
+        {"id": "a", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "reasoning", "text": "I should call the tool", "providerMetadata": {"anthropic": {"signature": "SIG"}}},
+            {"type": "tool-weather", "toolCallId": "c1", "state": "output-available", "input": {"city": "Paris"},
+             "output": "sunny", "callProviderMetadata": {"google": {"thoughtSignature": "CSIG"}}}]}])
+}
+
+#[test]
+fn ui_to_model_keeps_signatures_and_call_metadata() {
+    let out = convert(&ui_chain(), Some(Format::AiSdkUi), Format::AiSdk).unwrap();
+    let assistant = &out.value[1]["content"];
+    assert_eq!(assistant[0]["providerOptions"], json!({"anthropic": {"signature": "SIG"}}), "{assistant}");
+    assert_eq!(assistant[1]["providerOptions"], json!({"google": {"thoughtSignature": "CSIG"}}), "{assistant}");
+    // `convertToModelMessages` gives the result its call's options too.
+    assert_eq!(out.value[2]["content"][0]["providerOptions"], json!({"google": {"thoughtSignature": "CSIG"}}));
+    assert!(dropped_fields(&out.changes).is_empty(), "{:?}", out.changes);
+}
+
+#[test]
+fn model_to_ui_keeps_signatures_and_call_metadata() {
+    let model = convert(&ui_chain(), Some(Format::AiSdkUi), Format::AiSdk).unwrap().value;
+    let out = convert(&model, Some(Format::AiSdk), Format::AiSdkUi).unwrap();
+    let parts = &out.value[1]["parts"];
+    let reasoning = parts.as_array().unwrap().iter().find(|p| p["type"] == "reasoning").unwrap();
+    assert_eq!(reasoning["providerMetadata"], json!({"anthropic": {"signature": "SIG"}}), "{parts}");
+    let tool = parts.as_array().unwrap().iter().find(|p| p["type"] == "tool-weather").unwrap();
+    assert_eq!(tool["callProviderMetadata"], json!({"google": {"thoughtSignature": "CSIG"}}), "{parts}");
+    // The result's options are its call's: nothing of its own is lost.
+    assert!(tool.get("providerOptions").is_none(), "{tool}");
+    assert!(dropped_fields(&out.changes).is_empty(), "{:?}", out.changes);
+}
+
+#[test]
+fn a_provider_executed_ui_call_goes_with_its_result_into_the_assistant_message() {
+    let ui = json!([
+        {"id": "u", "role": "user", "parts": [{"type": "text", "text": "search"}]},
+        {"id": "a", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-web_search", "toolCallId": "ws1", "state": "output-available", "input": {"q": "x"},
+             "output": {"hits": 1}, "providerExecuted": true,
+             "callProviderMetadata": {"anthropic": {"k": 1}}},
+            {"type": "text", "text": "found it"}]}]);
+    let out = convert(&ui, Some(Format::AiSdkUi), Format::AiSdk).unwrap();
+    assert_eq!(out.value.as_array().unwrap().len(), 2, "{}", out.value);
+    assert_eq!(
+        out.value[1]["content"],
+        json!([
+            {"type": "tool-call", "toolCallId": "ws1", "toolName": "web_search", "input": {"q": "x"},
+             "providerExecuted": true, "providerOptions": {"anthropic": {"k": 1}}},
+            {"type": "tool-result", "toolCallId": "ws1", "toolName": "web_search",
+             "output": {"type": "json", "value": {"hits": 1}}, "providerOptions": {"anthropic": {"k": 1}}},
+            {"type": "text", "text": "found it"}])
+    );
+    assert!(dropped_fields(&out.changes).is_empty(), "{:?}", out.changes);
+}
