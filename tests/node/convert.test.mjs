@@ -211,4 +211,22 @@ describe("convert", () => {
       google: { thoughtSignature: "CSIG" },
     });
   });
+
+  it("keeps a Responses reasoning item through the AI SDK", () => {
+    const items = [
+      { role: "user", content: "hi" },
+      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "think" }], encrypted_content: "ENC" },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c1", output: "ok" },
+      { role: "assistant", content: "done" },
+    ];
+    for (const via of ["aisdk", "aisdk-ui"]) {
+      const mid = convert(items, { from: "openai-responses", to: via }).messages;
+      const back = convert(mid, { from: via, to: "openai-responses" });
+      const reasoning = back.messages.find((i) => i.type === "reasoning");
+      assert.equal(reasoning?.id, "rs_1", via);
+      assert.equal(reasoning?.encrypted_content, "ENC", via);
+      assert.ok(!back.changes.some((c) => c.change === "droppedReasoning"), via);
+    }
+  });
 });

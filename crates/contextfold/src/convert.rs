@@ -18,7 +18,8 @@
 //!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
 //!    fields. A native source keeps its fields: they are the caller's. Between the AI
 //!    SDK's two shapes, what `convertToModelMessages` carries goes over under the other
-//!    shape's name (see [`aisdk_shapes`]);
+//!    shape's name (see [`aisdk_shapes`]); a Responses reasoning item's `id` goes to the
+//!    AI SDK as the `itemId` its OpenAI package sends back, and from there back to `id`;
 //! 2. reasoning, per target:
 //!    - Anthropic: thinking must carry an Anthropic signature (or be redacted Anthropic
 //!      data); signatures from another provider are dropped, and reasoning left without
@@ -344,19 +345,34 @@ fn clean_message(
             Part::Reasoning(r) if is_aisdk(from) => signatures::owner(&r.extra, marker_namespace::AISDK),
             _ => owner,
         };
-        // A Responses reasoning item's id, which the AI SDK's OpenAI package sends it back by.
-        let item_id = match (&part, from) {
-            (Part::Reasoning(r), Format::OpenAiResponses) if is_aisdk(to) => r.extra.get("id").cloned(),
+        // A Responses reasoning item's id: the AI SDK's OpenAI package keeps it as
+        // `itemId` in the part's provider field, and sends the item back by it.
+        let (from_field, to_field) = (provider_field(from, &part), provider_field(to, &part));
+        let item_id = match (&part, from, to) {
+            (Part::Reasoning(r), Format::OpenAiResponses, to) if is_aisdk(to) => r.extra.get("id").cloned(),
+            (Part::Reasoning(r), from, Format::OpenAiResponses) if is_aisdk(from) => {
+                signatures::item_id(&r.extra, from_field, Provider::OpenAiResponses).cloned()
+            }
             _ => None,
         };
-        let to_field = provider_field(to, &part);
+        // That field loses nothing when it held only what goes over.
+        let only_carried = item_id.is_some()
+            && is_aisdk(from)
+            && signatures::holds_only(part.extra_mut(), from_field, Provider::OpenAiResponses);
         let carried = shapes.map(|s| s.take(&mut part)).unwrap_or_default();
         let native = native_blocks::kind(part.extra_mut());
         let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
         aisdk_shapes::put(&mut part, carried);
-        if item_id.is_some() {
+        match item_id.clone() {
             // Carried below, as the AI SDK's `itemId`.
-            fields.retain(|f| f != "id");
+            Some(_) if from == Format::OpenAiResponses => fields.retain(|f| f != "id"),
+            Some(id) => {
+                part.extra_mut().insert("id".into(), id);
+                if only_carried {
+                    fields.retain(|f| f != from_field);
+                }
+            }
+            None => {}
         }
         match (detail, to) {
             (Some(detail), Format::OpenAiResponses) if from == Format::OpenAi => {

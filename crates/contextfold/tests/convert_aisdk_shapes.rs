@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! `convert` between the AI SDK's two shapes keeps what `convertToModelMessages` carries
-//! (signatures, call metadata, provider-executed calls).
+//! (signatures, call metadata, provider-executed calls), and a Responses reasoning item's
+//! id goes where the AI SDK's OpenAI package keeps it, and back.
 
 use contextfold::convert::{convert, Change};
 use contextfold::format::Format;
@@ -68,4 +69,30 @@ fn a_provider_executed_ui_call_goes_with_its_result_into_the_assistant_message()
             {"type": "text", "text": "found it"}])
     );
     assert!(dropped_fields(&out.changes).is_empty(), "{:?}", out.changes);
+}
+
+fn responses_chain() -> Value {
+    json!([
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "think"}], "encrypted_content": "ENC"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        {"role": "assistant", "content": "done"}])
+}
+
+#[test]
+fn responses_reasoning_survives_a_round_trip_through_the_ai_sdk() {
+    for via in [Format::AiSdk, Format::AiSdkUi] {
+        let mid = convert(&responses_chain(), Some(Format::OpenAiResponses), via).unwrap();
+        let text = mid.value.to_string();
+        assert!(text.contains(r#""itemId":"rs_1""#), "{via:?}: {text}");
+        assert!(dropped_fields(&mid.changes).is_empty(), "{via:?}: {:?}", mid.changes);
+        let back = convert(&mid.value, Some(via), Format::OpenAiResponses).unwrap();
+        let items = back.value.as_array().unwrap();
+        let reasoning = items.iter().find(|i| i["type"] == "reasoning").expect("reasoning kept");
+        assert_eq!((&reasoning["id"], &reasoning["encrypted_content"]), (&json!("rs_1"), &json!("ENC")), "{via:?}");
+        let lost = |c: &&Change| matches!(c, Change::DroppedReasoning { .. } | Change::DroppedSignature { .. });
+        assert!(dropped_fields(&back.changes).is_empty(), "{via:?}: {:?}", back.changes);
+        assert!(!back.changes.iter().any(|c| lost(&c)), "{via:?}: {:?}", back.changes);
+    }
 }
