@@ -212,11 +212,11 @@ describe("convert", () => {
     });
   });
 
-  it("keeps a Responses reasoning item through the AI SDK", () => {
+  it("keeps Responses item ids through the AI SDK, and lists a call id nothing else holds", () => {
     const items = [
       { role: "user", content: "hi" },
       { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "think" }], encrypted_content: "ENC" },
-      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      { type: "function_call", id: "fc_1", call_id: "c1", name: "f", arguments: "{}" },
       { type: "function_call_output", call_id: "c1", output: "ok" },
       { role: "assistant", content: "done" },
     ];
@@ -226,7 +226,10 @@ describe("convert", () => {
       const reasoning = back.messages.find((i) => i.type === "reasoning");
       assert.equal(reasoning?.id, "rs_1", via);
       assert.equal(reasoning?.encrypted_content, "ENC", via);
+      assert.equal(back.messages.find((i) => i.type === "function_call")?.id, "fc_1", via);
       assert.ok(!back.changes.some((c) => c.change === "droppedReasoning"), via);
     }
+    const { changes } = convert(items, { from: "openai-responses", to: "anthropic" });
+    assert.ok(changes.some((c) => c.change === "droppedFields" && c.fields.includes("id")));
   });
 });

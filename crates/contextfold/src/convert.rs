@@ -18,8 +18,10 @@
 //!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
 //!    fields. A native source keeps its fields: they are the caller's. Between the AI
 //!    SDK's two shapes, what `convertToModelMessages` carries goes over under the other
-//!    shape's name (see [`aisdk_shapes`]); a Responses reasoning item's `id` goes to the
-//!    AI SDK as the `itemId` its OpenAI package sends back, and from there back to `id`;
+//!    shape's name (see [`aisdk_shapes`]); a Responses item's `id` (reasoning, function
+//!    call) goes to the AI SDK as the `itemId` its OpenAI package sends back, and from
+//!    there back to `id` (see [`responses_ids`]); to another target a function call's id
+//!    is listed as dropped;
 //! 2. reasoning, per target:
 //!    - Anthropic: thinking must carry an Anthropic signature (or be redacted Anthropic
 //!      data); signatures from another provider are dropped, and reasoning left without
@@ -68,6 +70,7 @@
 mod aisdk_shapes;
 mod media;
 mod native_blocks;
+mod responses_ids;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
@@ -345,13 +348,14 @@ fn clean_message(
             Part::Reasoning(r) if is_aisdk(from) => signatures::owner(&r.extra, marker_namespace::AISDK),
             _ => owner,
         };
-        // A Responses reasoning item's id: the AI SDK's OpenAI package keeps it as
-        // `itemId` in the part's provider field, and sends the item back by it.
+        // A Responses item's id (reasoning, function call): the AI SDK's OpenAI package
+        // keeps it as `itemId` in the part's provider field, and sends the item back by it.
         let (from_field, to_field) = (provider_field(from, &part), provider_field(to, &part));
-        let item_id = match (&part, from, to) {
-            (Part::Reasoning(r), Format::OpenAiResponses, to) if is_aisdk(to) => r.extra.get("id").cloned(),
-            (Part::Reasoning(r), from, Format::OpenAiResponses) if is_aisdk(from) => {
-                signatures::item_id(&r.extra, from_field, Provider::OpenAiResponses).cloned()
+        let responses_item = matches!(part, Part::Reasoning(_) | Part::ToolCall(_));
+        let item_id = match (from, to) {
+            (Format::OpenAiResponses, _) if responses_item => responses_ids::read(&mut part),
+            (from, Format::OpenAiResponses) if responses_item && is_aisdk(from) => {
+                signatures::item_id(part.extra_mut(), from_field, Provider::OpenAiResponses).cloned()
             }
             _ => None,
         };
@@ -364,10 +368,22 @@ fn clean_message(
         let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
         aisdk_shapes::put(&mut part, carried);
         match item_id.clone() {
-            // Carried below, as the AI SDK's `itemId`.
-            Some(_) if from == Format::OpenAiResponses => fields.retain(|f| f != "id"),
+            // Carried below (reasoning) or here, as the AI SDK's `itemId`.
+            Some(id) if from == Format::OpenAiResponses && is_aisdk(to) => {
+                fields.retain(|f| f != "id");
+                if matches!(part, Part::ToolCall(_)) {
+                    signatures::carry(part.extra_mut(), to_field, Provider::OpenAiResponses, None, None, Some(id));
+                }
+            }
+            // A call's id was a marker (its name is the native call id's): no other
+            // target holds it.
+            Some(_) if from == Format::OpenAiResponses => {
+                if matches!(part, Part::ToolCall(_)) {
+                    fields.push("id".to_string());
+                }
+            }
             Some(id) => {
-                part.extra_mut().insert("id".into(), id);
+                responses_ids::write(&mut part, id);
                 if only_carried {
                     fields.retain(|f| f != from_field);
                 }

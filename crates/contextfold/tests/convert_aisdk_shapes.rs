@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! `convert` between the AI SDK's two shapes keeps what `convertToModelMessages` carries
-//! (signatures, call metadata, provider-executed calls), and a Responses reasoning item's
-//! id goes where the AI SDK's OpenAI package keeps it, and back.
+//! (signatures, call metadata, provider-executed calls), and a Responses item's id goes
+//! where the AI SDK's OpenAI package keeps it, and back.
 
 use contextfold::convert::{convert, Change};
 use contextfold::format::Format;
@@ -75,24 +75,37 @@ fn responses_chain() -> Value {
     json!([
         {"role": "user", "content": "hi"},
         {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "think"}], "encrypted_content": "ENC"},
-        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "ok"},
         {"role": "assistant", "content": "done"}])
 }
 
 #[test]
-fn responses_reasoning_survives_a_round_trip_through_the_ai_sdk() {
+fn responses_reasoning_and_call_ids_survive_a_round_trip_through_the_ai_sdk() {
     for via in [Format::AiSdk, Format::AiSdkUi] {
         let mid = convert(&responses_chain(), Some(Format::OpenAiResponses), via).unwrap();
         let text = mid.value.to_string();
-        assert!(text.contains(r#""itemId":"rs_1""#), "{via:?}: {text}");
+        assert!(text.contains(r#""itemId":"fc_1""#) && text.contains(r#""itemId":"rs_1""#), "{via:?}: {text}");
         assert!(dropped_fields(&mid.changes).is_empty(), "{via:?}: {:?}", mid.changes);
         let back = convert(&mid.value, Some(via), Format::OpenAiResponses).unwrap();
         let items = back.value.as_array().unwrap();
         let reasoning = items.iter().find(|i| i["type"] == "reasoning").expect("reasoning kept");
         assert_eq!((&reasoning["id"], &reasoning["encrypted_content"]), (&json!("rs_1"), &json!("ENC")), "{via:?}");
+        let call = items.iter().find(|i| i["type"] == "function_call").unwrap();
+        assert_eq!(call["id"], "fc_1", "{via:?}");
         let lost = |c: &&Change| matches!(c, Change::DroppedReasoning { .. } | Change::DroppedSignature { .. });
         assert!(dropped_fields(&back.changes).is_empty(), "{via:?}: {:?}", back.changes);
         assert!(!back.changes.iter().any(|c| lost(&c)), "{via:?}: {:?}", back.changes);
+    }
+}
+
+#[test]
+fn a_function_call_id_no_target_holds_is_listed() {
+    for to in [Format::Native, Format::Anthropic, Format::OpenAi, Format::Gemini, Format::LangChain] {
+        let out = convert(&responses_chain(), Some(Format::OpenAiResponses), to).unwrap();
+        let listed = out.changes.iter().any(|c| {
+            matches!(c, Change::DroppedFields { index: 1, part: Some(p), fields } if *p > 0 && fields.contains(&"id".to_string()))
+        });
+        assert!(listed, "{to:?}: {:?}", out.changes);
     }
 }
