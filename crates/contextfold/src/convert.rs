@@ -363,6 +363,8 @@ fn clean_message(
         let only_carried = item_id.is_some()
             && is_aisdk(from)
             && signatures::holds_only(part.extra_mut(), from_field, Provider::OpenAiResponses);
+        // A `ModelMessage` system message is a string: its parts' fields have no place.
+        let shapes = shapes.filter(|_| message.role != Role::System);
         let carried = shapes.map(|s| s.take(&mut part)).unwrap_or_default();
         let native = native_blocks::kind(part.extra_mut());
         let mut fields = clean_extra(part.extra_mut(), to, keep_fields);

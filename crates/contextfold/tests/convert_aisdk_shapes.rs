@@ -109,3 +109,14 @@ fn a_function_call_id_no_target_holds_is_listed() {
         assert!(listed, "{to:?}: {:?}", out.changes);
     }
 }
+
+#[test]
+fn a_system_part_field_a_model_message_has_no_place_for_is_listed() {
+    let ui = json!([{"id": "s", "role": "system", "parts": [
+        {"type": "text", "text": "Be brief.", "providerMetadata": {"anthropic": {"cacheControl": {"type": "ephemeral"}}}}]}]);
+    let out = convert(&ui, Some(Format::AiSdkUi), Format::AiSdk).unwrap();
+    let listed = dropped_fields(&out.changes)
+        .iter()
+        .any(|c| matches!(c, Change::DroppedFields { fields, .. } if fields.contains(&"providerMetadata".to_string())));
+    assert!(listed, "{:?}", out.changes);
+}
