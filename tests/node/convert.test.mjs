@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, it } from "node:test";
+import { convertToModelMessages } from "ai";
 import { convert, validateChain } from "contextfold";
 import { REAL_FIXTURES, REAL_FIXTURES_HOW, missing } from "../shared/requirements.mjs";
 import { fixtureFiles, openaiChain } from "./helpers.mjs";
@@ -164,5 +165,71 @@ describe("convert", () => {
     assert.ok(
       changes.some((c) => c.change === "replacedNativeBlock" && c.index === 1 && c.kind === "image_generation_call"),
     );
+  });
+
+  it("carries between the AI SDK's two shapes what convertToModelMessages carries", async () => {
+    const ui = [
+      { id: "u", role: "user", parts: [{ type: "text", text: "weather?" }] },
+      {
+        id: "a",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "reasoning", text: "call it", providerMetadata: { anthropic: { signature: "SIG" } } },
+          {
+            type: "tool-weather",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { city: "Paris" },
+            output: "sunny",
+            callProviderMetadata: { google: { thoughtSignature: "CSIG" } },
+          },
+          { type: "step-start" },
+          {
+            type: "tool-web_search",
+            toolCallId: "ws1",
+            state: "output-available",
+            input: { q: "x" },
+            output: { hits: 1 },
+            providerExecuted: true,
+          },
+          { type: "text", text: "sunny, says the web" },
+        ],
+      },
+    ];
+    const ref = JSON.parse(JSON.stringify(await convertToModelMessages(ui)));
+    const { messages, changes } = convert(ui, { from: "aisdk-ui", to: "aisdk" });
+    assert.deepEqual(messages.slice(1), ref.slice(1));
+    assert.deepEqual(
+      changes.filter((c) => c.part !== undefined),
+      [],
+    );
+    const back = convert(messages, { from: "aisdk", to: "aisdk-ui" }).messages;
+    const parts = back[1].parts;
+    assert.deepEqual(parts.find((p) => p.type === "reasoning").providerMetadata, { anthropic: { signature: "SIG" } });
+    assert.deepEqual(parts.find((p) => p.type === "tool-weather").callProviderMetadata, {
+      google: { thoughtSignature: "CSIG" },
+    });
+  });
+
+  it("keeps Responses item ids through the AI SDK, and lists a call id nothing else holds", () => {
+    const items = [
+      { role: "user", content: "hi" },
+      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "think" }], encrypted_content: "ENC" },
+      { type: "function_call", id: "fc_1", call_id: "c1", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c1", output: "ok" },
+      { role: "assistant", content: "done" },
+    ];
+    for (const via of ["aisdk", "aisdk-ui"]) {
+      const mid = convert(items, { from: "openai-responses", to: via }).messages;
+      const back = convert(mid, { from: via, to: "openai-responses" });
+      const reasoning = back.messages.find((i) => i.type === "reasoning");
+      assert.equal(reasoning?.id, "rs_1", via);
+      assert.equal(reasoning?.encrypted_content, "ENC", via);
+      assert.equal(back.messages.find((i) => i.type === "function_call")?.id, "fc_1", via);
+      assert.ok(!back.changes.some((c) => c.change === "droppedReasoning"), via);
+    }
+    const { changes } = convert(items, { from: "openai-responses", to: "anthropic" });
+    assert.ok(changes.some((c) => c.change === "droppedFields" && c.fields.includes("id")));
   });
 });

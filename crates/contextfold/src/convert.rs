@@ -16,7 +16,12 @@
 //!    trips of the format that wrote them), and, unless the target is native, so are the
 //!    provider fields read from the source's wire (`cache_control`, `annotations`, ...):
 //!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
-//!    fields. A native source keeps its fields: they are the caller's;
+//!    fields. A native source keeps its fields: they are the caller's. Between the AI
+//!    SDK's two shapes, what `convertToModelMessages` carries goes over under the other
+//!    shape's name (see [`aisdk_shapes`]); a Responses item's `id` (reasoning, function
+//!    call) goes to the AI SDK as the `itemId` its OpenAI package sends back, and from
+//!    there back to `id` (see [`responses_ids`]); to another target a function call's id
+//!    is listed as dropped;
 //! 2. reasoning, per target:
 //!    - Anthropic: thinking must carry an Anthropic signature (or be redacted Anthropic
 //!      data); signatures from another provider are dropped, and reasoning left without
@@ -62,16 +67,20 @@
 //! A summarization pair needs nothing special: it is a tool call and its result, and the
 //! writer gives it the target's native shape.
 
+mod aisdk_shapes;
 mod media;
 mod native_blocks;
+mod responses_ids;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
+use crate::format::aisdk::signatures;
 use crate::format::{detect, read, write, Format, FormatError};
 use crate::hashing::{HashMap, HashSet};
 use crate::message::marker_namespace;
 use crate::message::{Extra, Message, Part, Role};
 use crate::repair::{repair_owned, Provider, RepairOptions, RepairStep};
+use aisdk_shapes::{provider_field, Shapes};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -215,8 +224,12 @@ pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<
     let mut changes = Vec::new();
     let mut out = messages.to_vec();
     if from != to {
+        let shapes = Shapes::new(messages, from, to);
         for (index, message) in out.iter_mut().enumerate() {
-            clean_message(index, message, from, to, &mut changes);
+            clean_message(index, message, (from, to), shapes.as_ref(), &mut changes);
+        }
+        if let Some(shapes) = &shapes {
+            shapes.place_provider_executed(&mut out);
         }
         if to == Format::Gemini {
             add_gemini_signatures(&mut out, &mut changes);
@@ -280,7 +293,13 @@ fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> 
 }
 
 /// Steps 1 to 4 of the module doc on one message.
-fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, changes: &mut Vec<Change>) {
+fn clean_message(
+    index: usize,
+    message: &mut Message,
+    (from, to): (Format, Format),
+    shapes: Option<&Shapes>,
+    changes: &mut Vec<Change>,
+) {
     let keep_fields = from == Format::Native || to == Format::Native;
     // A developer message is one in both OpenAI APIs: the mark goes over.
     let developer = openai_marker(&message.extra, from, "role").and_then(Value::as_str) == Some("developer");
@@ -324,23 +343,54 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
             part.extra_mut().shift_remove("detail");
         }
         // Whose signature a reasoning part holds: the source's, or for the AI SDK the
-        // provider entry it was read from; and a Responses reasoning item's id, which the
-        // AI SDK's OpenAI package sends it back by.
+        // provider entry it was read from.
         let part_owner = match &part {
-            Part::Reasoning(r) if is_aisdk(from) => {
-                crate::format::aisdk::signatures::owner(&r.extra, marker_namespace::AISDK)
-            }
+            Part::Reasoning(r) if is_aisdk(from) => signatures::owner(&r.extra, marker_namespace::AISDK),
             _ => owner,
         };
-        let item_id = match (&part, from) {
-            (Part::Reasoning(r), Format::OpenAiResponses) if is_aisdk(to) => r.extra.get("id").cloned(),
+        // A Responses item's id (reasoning, function call): the AI SDK's OpenAI package
+        // keeps it as `itemId` in the part's provider field, and sends the item back by it.
+        let (from_field, to_field) = (provider_field(from, &part), provider_field(to, &part));
+        let responses_item = matches!(part, Part::Reasoning(_) | Part::ToolCall(_));
+        let item_id = match (from, to) {
+            (Format::OpenAiResponses, _) if responses_item => responses_ids::read(&mut part),
+            (from, Format::OpenAiResponses) if responses_item && is_aisdk(from) => {
+                signatures::item_id(part.extra_mut(), from_field, Provider::OpenAiResponses).cloned()
+            }
             _ => None,
         };
+        // That field loses nothing when it held only what goes over.
+        let only_carried = item_id.is_some()
+            && is_aisdk(from)
+            && signatures::holds_only(part.extra_mut(), from_field, Provider::OpenAiResponses);
+        // A `ModelMessage` system message is a string: its parts' fields have no place.
+        let shapes = shapes.filter(|_| message.role != Role::System);
+        let carried = shapes.map(|s| s.take(&mut part)).unwrap_or_default();
         let native = native_blocks::kind(part.extra_mut());
         let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
-        if item_id.is_some() {
-            // Carried below, as the AI SDK's `itemId`.
-            fields.retain(|f| f != "id");
+        aisdk_shapes::put(&mut part, carried);
+        match item_id.clone() {
+            // Carried below (reasoning) or here, as the AI SDK's `itemId`.
+            Some(id) if from == Format::OpenAiResponses && is_aisdk(to) => {
+                fields.retain(|f| f != "id");
+                if matches!(part, Part::ToolCall(_)) {
+                    signatures::carry(part.extra_mut(), to_field, Provider::OpenAiResponses, None, None, Some(id));
+                }
+            }
+            // A call's id was a marker (its name is the native call id's): no other
+            // target holds it.
+            Some(_) if from == Format::OpenAiResponses => {
+                if matches!(part, Part::ToolCall(_)) {
+                    fields.push("id".to_string());
+                }
+            }
+            Some(id) => {
+                responses_ids::write(&mut part, id);
+                if only_carried {
+                    fields.retain(|f| f != from_field);
+                }
+            }
+            None => {}
         }
         match (detail, to) {
             (Some(detail), Format::OpenAiResponses) if from == Format::OpenAi => {
@@ -415,11 +465,10 @@ fn clean_message(index: usize, message: &mut Message, from: Format, to: Format, 
                 }
                 // To the AI SDK: where the provider's package reads it back.
                 if let (true, Some(provider)) = (is_aisdk(to) && !is_aisdk(from), part_owner) {
-                    let field = if to == Format::AiSdk { "providerOptions" } else { "providerMetadata" };
                     let (signature, redacted) = (reasoning.signature.take(), reasoning.redacted_data.take());
-                    let carried = crate::format::aisdk::signatures::carry(
+                    let carried = signatures::carry(
                         &mut reasoning.extra,
-                        field,
+                        to_field,
                         provider,
                         signature.clone(),
                         redacted.clone(),

@@ -75,6 +75,7 @@ use crate::message::{FilePart, ImagePart, Message, Part, ReasoningPart, Role, Te
 use serde_json::Value;
 use std::borrow::Borrow;
 
+pub(crate) use writer::provider_executed;
 pub use writer::write;
 
 /// The `extra` key holding AI SDK restoration markers (both `ModelMessage` and

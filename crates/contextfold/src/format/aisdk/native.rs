@@ -69,6 +69,11 @@ pub(super) fn read(item: &Node<'_>, part_type: &str) -> Part {
     native_block::part(&block, NAMESPACE, rendering)
 }
 
+/// The text part standing for the AI SDK part `block`, built by a writer.
+pub(super) fn kept(block: &Value) -> Part {
+    native_block::part(block, NAMESPACE, render(block, str_at(block, "type")))
+}
+
 /// The type of the AI SDK part `part` stands for when the SDK keeps it for itself and,
 /// left to itself, never sends it to a model (an approval request or response; a
 /// `UIMessage` source or data part): conversion drops those.

@@ -113,3 +113,20 @@ pub(crate) fn carry(
     }
     true
 }
+
+/// The item id `provider`'s package keeps in `extra[field]` (`providerOptions` or
+/// `providerMetadata`): the Responses id of a reasoning item or a function call.
+pub(crate) fn item_id<'e>(extra: &'e Extra, field: &str, provider: Provider) -> Option<&'e Value> {
+    let entry = ENTRIES.iter().find(|e| e.provider == provider)?;
+    extra.get(field)?.get(entry.key)?.get(entry.id?)
+}
+
+/// Whether `extra[field]` holds nothing but `provider`'s signature, redacted data and item
+/// id (nothing else is lost once those are carried).
+pub(crate) fn holds_only(extra: &Extra, field: &str, provider: Provider) -> bool {
+    let Some(entry) = ENTRIES.iter().find(|e| e.provider == provider) else { return false };
+    let Some(Value::Object(holder)) = extra.get(field) else { return false };
+    let own = [Some(entry.signature), entry.redacted, entry.id];
+    holder.len() == 1
+        && matches!(holder.get(entry.key), Some(Value::Object(values)) if values.keys().all(|k| own.contains(&Some(k.as_str()))))
+}

@@ -63,6 +63,21 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     Ok(Value::Array(out))
 }
 
+/// A provider-executed call and its result as the SDK's own parts, kept verbatim (see
+/// [`super::native`]): where `convertToModelMessages` puts a `UIMessage`'s, in the
+/// assistant message.
+pub(crate) fn provider_executed(call: &Part, result: Option<&Part>) -> Result<Vec<Part>, FormatError> {
+    let (path, names) = (JsonPath::root(), CallNames::new(&[]));
+    let parts = [(Some(call), Role::Assistant), (result, Role::Tool)];
+    let mut kept = Vec::with_capacity(parts.len());
+    for (part, role) in parts {
+        if let Some(value) = part.map(|p| write_part(&path, p, role, &names)).transpose()?.flatten() {
+            kept.push(super::native::kept(&value));
+        }
+    }
+    Ok(kept)
+}
+
 fn write_part(path: &JsonPath, part: &Part, role: Role, names: &CallNames<'_>) -> Result<Option<Value>, FormatError> {
     if let Part::Text(text) = part {
         // A part kept verbatim goes back as it came, where it came from.
