@@ -300,7 +300,7 @@ fn with_thinking_on_a_summary_pair_never_ends_before_the_user_turn_for_anthropic
     chain.push(Message::new(Role::Assistant, vec![signed(9), Part::text("Found two bugs.")]));
     chain.push(Message::text(Role::User, "Turn 1: keep going."));
     let summarizer = FixedSummarizer::new("Two bugs found in src/.");
-    for provider in [Provider::Anthropic, Provider::OpenAi] {
+    for provider in [Provider::Anthropic, Provider::Generic, Provider::OpenAi] {
         let options = CompactOptions {
             strategy: StrategyConfig::Sections(SectionsConfig { last_sec_bytes: 200, ..SectionsConfig::default() }),
             repair: RepairOptions::for_provider(provider),
@@ -316,7 +316,7 @@ fn with_thinking_on_a_summary_pair_never_ends_before_the_user_turn_for_anthropic
             .rev()
             .find(|m| m.role == Role::Assistant)
             .is_some_and(|m| m.tool_calls().any(|c| c.name == contextfold::ast::SUMMARIZATION_TOOL_NAME));
-        if provider == Provider::Anthropic {
+        if provider != Provider::OpenAi {
             assert!(!pair_last, "{:#?}", out.messages);
             let text = |p: Option<&Part>| match p {
                 Some(Part::Text(t)) => t.text.clone(),

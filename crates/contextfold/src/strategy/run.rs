@@ -313,7 +313,8 @@ async fn compact_whole<S: Summarizer + ?Sized>(
     if as_user {
         result.messages = lower_summaries(std::mem::take(&mut result.messages));
     }
-    if result.changed && options.repair.provider.requires_signed_thinking() && thinks(input) {
+    // Anthropic's rule, and the shared rules' (an AI SDK or LangChain chain may go to it).
+    if result.changed && options.repair.provider.drops_stale_thinking() && thinks(input) {
         result.messages = summary_pair_as_user(std::mem::take(&mut result.messages));
     }
     if lifted.is_some() {
@@ -348,9 +349,11 @@ async fn compact_whole<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
-/// Whether any message of `messages` holds reasoning: thinking is on.
+/// Whether any message of `messages` holds signed reasoning: Anthropic's thinking is on.
 fn thinks(messages: &[Message]) -> bool {
-    messages.iter().any(|m| m.parts.iter().any(|p| matches!(p, Part::Reasoning(_))))
+    messages.iter().any(|m| {
+        m.parts.iter().any(|p| matches!(p, Part::Reasoning(r) if r.signature.is_some() || r.redacted_data.is_some()))
+    })
 }
 
 /// With thinking on, Anthropic wants the last assistant message before the user's turn
