@@ -92,7 +92,9 @@ export function contextfoldMiddleware(options) {
 function withSignal(settings, signal) {
   if (!signal) return settings;
   const own = settings.signal;
-  return { ...settings, signal: own ? AbortSignal.any([own, signal]) : signal };
+  if (!own) return { ...settings, signal };
+  // Either cancels; a runtime without `AbortSignal.any` keeps the caller's own.
+  return typeof AbortSignal.any === "function" ? { ...settings, signal: AbortSignal.any([own, signal]) } : settings;
 }
 
 /**

@@ -328,5 +328,11 @@ fn with_thinking_on_a_summary_pair_never_ends_before_the_user_turn_for_anthropic
             assert!(pair_last, "OpenAI keeps the pair: {:#?}", out.messages);
         }
         assert_eq!(validate(&out.messages, provider), vec![]);
+        // Idempotent: the summary moved into the user's turn is still known as one.
+        let calls = summarizer.calls();
+        let again =
+            block_on(compact(&out.messages, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+        assert_eq!(summarizer.calls(), calls, "{provider:?}: summarized again");
+        assert!(!again.changed, "{provider:?}: {:#?}", again.messages);
     }
 }
