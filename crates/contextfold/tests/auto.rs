@@ -185,6 +185,32 @@ fn a_failed_summary_loses_nothing() {
 }
 
 #[test]
+fn a_partial_result_over_the_budget_blames_the_failed_summary_not_the_repair_pass() {
+    // The real Claude Code session: masking alone leaves it over the budget, the provider
+    // repair pass then mends thinking; `partial` keeps the masked chain and says why.
+    let Some(path) = common::real_fixtures()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with("claude_code_opus46_precompact.anthropic.json"))
+    else {
+        return;
+    };
+    let value = parse_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let (messages, _) = read_auto(&value).unwrap();
+    let fail = FnSummarizer(|_r: SummaryRequest| async { Err::<String, _>(SummarizeError::failed("model down")) });
+    let max = tokens(&messages) / 4;
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(AutoConfig { on_error: OnError::Partial, ..config(max) }),
+        repair: RepairOptions::for_provider(Provider::Anthropic),
+        ..Default::default()
+    };
+    let out = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default())).unwrap();
+    assert_eq!(out.report.errors.len(), 1, "the failure is reported");
+    assert!(out.changed && tokens(&out.messages) < tokens(&messages), "what masking did is kept");
+    assert!(validate(&out.messages, Provider::Anthropic).is_empty());
+}
+
+#[test]
 fn never_over_the_budget() {
     // The first request is summarized too when it alone leaves no room.
     let mut chain = session(6);

@@ -325,6 +325,10 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         result.changed = result.messages != messages;
         result.report.before = Totals::of(messages);
     }
+    // With `onError: "partial"` a failed summary leaves what succeeded, which may be over
+    // the budget before any repair: the report's errors say why, not the repair pass.
+    let over_before = !result.report.errors.is_empty()
+        && options.strategy.hard_budget().is_some_and(|max| !meter.fits(max, &result.messages));
     let repaired = if result.changed {
         // The result is taken over, and given back (repaired or as it was).
         let repair = RepairOptions { thinking_kept_last: result.thinking_kept_last, ..options.repair.clone() };
@@ -341,7 +345,7 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         result.changed = result.messages != messages;
         // A placeholder answer, say, may not fit. A chain given back after a failed
         // summary (or a cancel) is over the budget anyway: the report says why.
-        if result.changed && !result.report.cancelled && !result.report.rolled_back {
+        if result.changed && !result.report.cancelled && !result.report.rolled_back && !over_before {
             let what = format!("the provider repair pass ({} step(s))", result.report.provider_repairs.len());
             options.strategy.check_hard_budget(meter, &result.messages, &what)?;
         }
