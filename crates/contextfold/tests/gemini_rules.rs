@@ -1,0 +1,61 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+//! Gemini rules found by the `@google/genai` probe: what Gemini rejects is flagged by
+//! `validate` and fixed by `repair`, and what the SDK holds is read and written back.
+
+use contextfold::format::{self, Format};
+use contextfold::repair::{repair, validate, Provider, RepairOptions, RepairStep};
+use serde_json::{json, Value};
+
+fn gemini_repaired(wire: &Value) -> (Value, Vec<RepairStep>) {
+    let messages = format::read(wire, Format::Gemini).unwrap();
+    let repaired = repair(&messages, &RepairOptions::for_provider(Provider::Gemini));
+    assert!(validate(&repaired.messages, Provider::Gemini).is_empty());
+    (format::write(&repaired.messages, Format::Gemini).unwrap(), repaired.steps)
+}
+
+#[test]
+fn responses_stored_one_content_each_are_flagged_and_joined_into_one_content() {
+    let wire = json!([
+        { "role": "user", "parts": [{ "text": "weather and file?" }] },
+        { "role": "model", "parts": [
+            { "functionCall": { "name": "get_weather", "args": { "city": "Paris" } }, "thoughtSignature": "SIG" },
+            { "functionCall": { "name": "read_file", "args": { "path": "a" } } },
+        ] },
+        { "role": "user", "parts": [{ "functionResponse": { "name": "get_weather", "response": { "output": "sun" } } }] },
+        { "role": "user", "parts": [{ "functionResponse": { "name": "read_file", "response": { "output": "text" } } }] },
+        { "role": "user", "parts": [{ "text": "and now?" }] },
+        { "role": "model", "parts": [{ "text": "done" }] },
+    ]);
+    // Read and written back as it came.
+    let messages = format::read(&wire, Format::Gemini).unwrap();
+    assert_eq!(format::write(&messages, Format::Gemini).unwrap(), wire);
+    let diagnostics = validate(&messages, Provider::Gemini);
+    let found: Vec<(&str, &str)> = diagnostics.iter().map(|d| (d.code, d.path.as_str())).collect();
+    assert_eq!(found, vec![("split_function_responses", "[3]"), ("consecutive_same_role", "[4]")]);
+    // Other providers' wires have no such split.
+    assert!(validate(&messages, Provider::Generic).is_empty());
+
+    let (written, steps) = gemini_repaired(&wire);
+    assert_eq!(
+        steps,
+        vec![
+            RepairStep::JoinedResultTurn { index: 3, into: 2, role: contextfold::message::Role::Tool },
+            RepairStep::JoinedResultTurn { index: 4, into: 2, role: contextfold::message::Role::User },
+        ]
+    );
+    assert_eq!(
+        written,
+        json!([
+            wire[0],
+            wire[1],
+            { "role": "user", "parts": [
+                { "functionResponse": { "name": "get_weather", "response": { "output": "sun" } } },
+                { "functionResponse": { "name": "read_file", "response": { "output": "text" } } },
+                { "text": "and now?" },
+            ] },
+            wire[5],
+        ])
+    );
+    // A joined chain is a fixed point.
+    assert!(gemini_repaired(&written).1.is_empty());
+}

@@ -1,0 +1,68 @@
+// Gemini rejections found by the `@google/genai` probe, reproduced through the public API of
+// the built package and judged by the SDK (`chats.create`, `generateContent`'s converters)
+// and the rules of the Gemini API reference (judges.mjs).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { clearReasoning, compact, convert, needsCompaction, repairChain, validateChain } from "contextfold";
+import { geminiRules, geminiSdk } from "./judges.mjs";
+
+const lines = (n, tag) => Array.from({ length: n }, (_, i) => `${tag} line ${i}: some output ${i}`).join("\n");
+
+/** Every functionResponse id is that of a functionCall of the content before it. */
+function responseIdsMatch(contents) {
+  const out = [];
+  contents.forEach((c, i) => {
+    const ids = new Set((contents[i - 1]?.parts ?? []).filter((p) => p.functionCall).map((p) => p.functionCall.id));
+    for (const p of c.parts) {
+      if (p.functionResponse?.id !== undefined && !ids.has(p.functionResponse.id))
+        out.push(`contents[${i}]: response id ${p.functionResponse.id} matches no call`);
+    }
+  });
+  return out;
+}
+
+describe("Gemini: every response to a call turn in one content", () => {
+  // Agent loops often store one content per function response.
+  const chain = [];
+  for (let t = 0; t < 4; t++) {
+    chain.push({ role: "user", parts: [{ text: `request ${t}` }] });
+    chain.push({
+      role: "model",
+      parts: [
+        { functionCall: { name: "get_weather", args: { city: `c${t}` } }, thoughtSignature: `SIG${t}` },
+        { functionCall: { name: "read_file", args: { path: `f${t}` } } },
+      ],
+    });
+    chain.push({
+      role: "user",
+      parts: [{ functionResponse: { name: "get_weather", response: { output: lines(40, `w${t}`) } } }],
+    });
+    chain.push({
+      role: "user",
+      parts: [{ functionResponse: { name: "read_file", response: { output: lines(40, `r${t}`) } } }],
+    });
+    if (t === 3) chain.push({ role: "user", parts: [{ text: "and the rest?" }] });
+    chain.push({ role: "model", parts: [{ text: `answer ${t}` }] });
+  }
+
+  it("is flagged by validateChain with its path", () => {
+    assert.notDeepEqual(geminiRules(chain), []);
+    const found = validateChain(chain).map((d) => [d.code, d.path]);
+    assert.deepEqual(found.slice(0, 1), [["split_function_responses", "[3]"]]);
+    assert.ok(
+      found.some(([code, path]) => code === "consecutive_same_role" && path === "[19]"),
+      JSON.stringify(found),
+    );
+  });
+
+  it("is joined by repairChain and compact, and the SDK takes the result", async () => {
+    const repaired = repairChain(chain);
+    assert.ok(repaired.steps.some((s) => s.step === "joinedResultTurn"));
+    assert.deepEqual(geminiRules(repaired.messages), []);
+    assert.deepEqual(await geminiSdk(repaired.messages), []);
+    assert.deepEqual(validateChain(repaired.messages), []);
+    const { messages } = await compact(chain, { strategy: "mask", maxTokens: 1500 });
+    assert.deepEqual(geminiRules(messages), []);
+    assert.deepEqual(await geminiSdk(messages), []);
+  });
+});
