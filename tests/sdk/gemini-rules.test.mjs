@@ -66,3 +66,26 @@ describe("Gemini: every response to a call turn in one content", () => {
     assert.deepEqual(await geminiSdk(messages), []);
   });
 });
+
+describe("Gemini: function calls without ids", () => {
+  it("get placeholder responses without a made-up id", async () => {
+    const chain = [
+      { role: "user", parts: [{ text: "weather in Paris and Rome?" }] },
+      {
+        role: "model",
+        parts: [
+          { functionCall: { name: "weather", args: { city: "Paris" } }, thoughtSignature: "SIG" },
+          { functionCall: { name: "weather", args: { city: "Rome" } } },
+        ],
+      },
+      { role: "user", parts: [{ functionResponse: { name: "weather", response: { output: "sunny" } } }] },
+      { role: "user", parts: [{ text: "never mind Rome, what about Paris tomorrow?" }] },
+      { role: "model", parts: [{ text: "Sunny again." }] },
+    ];
+    for (const out of [repairChain(chain).messages, (await compact(chain, { maxTokens: 100000 })).messages]) {
+      assert.deepEqual(responseIdsMatch(out), []);
+      assert.deepEqual(geminiRules(out), []);
+      assert.deepEqual(await geminiSdk(out), []);
+    }
+  });
+});

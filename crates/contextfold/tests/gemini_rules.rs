@@ -59,3 +59,23 @@ fn responses_stored_one_content_each_are_flagged_and_joined_into_one_content() {
     // A joined chain is a fixed point.
     assert!(gemini_repaired(&written).1.is_empty());
 }
+
+#[test]
+fn a_placeholder_answering_a_call_without_id_has_no_id_either() {
+    let wire = json!([
+        { "role": "user", "parts": [{ "text": "weather in Paris and Rome?" }] },
+        { "role": "model", "parts": [
+            { "functionCall": { "name": "weather", "args": { "city": "Paris" } }, "thoughtSignature": "SIG" },
+            { "functionCall": { "name": "weather", "args": { "city": "Rome" } } },
+        ] },
+        { "role": "user", "parts": [{ "functionResponse": { "name": "weather", "response": { "output": "sunny" } } }] },
+        { "role": "user", "parts": [{ "text": "never mind Rome" }] },
+        { "role": "model", "parts": [{ "text": "ok" }] },
+    ]);
+    let (written, steps) = gemini_repaired(&wire);
+    assert!(steps.iter().any(|s| matches!(s, RepairStep::AnsweredPendingCall { .. })), "{steps:?}");
+    let responses: Vec<&Value> =
+        written[2]["parts"].as_array().unwrap().iter().filter_map(|p| p.get("functionResponse")).collect();
+    assert_eq!(responses.len(), 2, "{written}");
+    assert!(responses.iter().all(|r| r.get("id").is_none() && r["name"] == "weather"), "{written}");
+}
