@@ -89,3 +89,38 @@ describe("Gemini: function calls without ids", () => {
     }
   });
 });
+
+describe("Gemini: the SDK's systemInstruction forms", () => {
+  const contents = [
+    { role: "user", parts: [{ text: "hi" }] },
+    { role: "model", parts: [{ text: "hello" }] },
+    { role: "user", parts: [{ text: "how are you?" }] },
+  ];
+  const forms = {
+    part: { text: "You are terse." },
+    strings: ["You are terse.", "Answer in French."],
+    parts: [{ text: "You are terse." }, { text: "Answer in French." }],
+  };
+  for (const [name, systemInstruction] of Object.entries(forms)) {
+    it(`reads ${name} and writes it back in a form the SDK takes`, async () => {
+      const params = { model: "gemini-2.5-flash", contents, config: { systemInstruction } };
+      assert.equal(needsCompaction(params, { maxTokens: 1000 }), false);
+      const same = await compact(params, { maxTokens: 1000 });
+      assert.deepEqual(same.messages.config.systemInstruction, systemInstruction);
+      // `budget` appends its condensed chunks to the system instruction.
+      const long = [];
+      for (let i = 0; i < 12; i++) {
+        long.push({ role: "user", parts: [{ text: `question ${i}: ${lines(20, `q${i}`)}` }] });
+        long.push({ role: "model", parts: [{ text: `answer ${i}: ${lines(20, `a${i}`)}` }] });
+      }
+      long.push({ role: "user", parts: [{ text: "last" }] });
+      const { messages } = await compact(
+        { model: "gemini-2.5-flash", contents: long, config: { systemInstruction } },
+        { strategy: "budget", maxTokens: 1500 },
+      );
+      const sent = { systemInstruction: messages.config.systemInstruction, contents: messages.contents };
+      assert.deepEqual(geminiRules(sent), []);
+      assert.deepEqual(await geminiSdk(sent), []);
+    });
+  }
+});

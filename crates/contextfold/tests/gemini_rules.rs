@@ -79,3 +79,39 @@ fn a_placeholder_answering_a_call_without_id_has_no_id_either() {
     assert_eq!(responses.len(), 2, "{written}");
     assert!(responses.iter().all(|r| r.get("id").is_none() && r["name"] == "weather"), "{written}");
 }
+
+#[test]
+fn every_sdk_form_of_a_system_instruction_is_read_and_written_back_as_it_came() {
+    let contents = json!([{ "role": "user", "parts": [{ "text": "hi" }] }]);
+    for system in [
+        json!("You are terse."),
+        json!({ "parts": [{ "text": "You are terse." }] }),
+        json!({ "text": "You are terse." }),
+        json!(["You are terse.", "Answer in French."]),
+        json!([{ "text": "You are terse." }, "Answer in French."]),
+    ] {
+        for wire in [
+            json!({ "systemInstruction": system, "contents": contents }),
+            json!({ "model": "gemini-2.5-flash", "contents": contents, "config": { "systemInstruction": system } }),
+        ] {
+            let messages = format::read(&wire, Format::Gemini).unwrap_or_else(|e| panic!("{system}: {e}"));
+            let first = match &messages[0].parts[0] {
+                contextfold::message::Part::Text(text) => text.text.as_str(),
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(first, "You are terse.", "{system}");
+            assert_eq!(messages[0].role, contextfold::message::Role::System);
+            assert_eq!(format::write_like(&messages, Format::Gemini, &wire).unwrap(), wire);
+        }
+    }
+    // A part that gains a second one becomes the array of both, a form the SDK takes.
+    let wire = json!({ "systemInstruction": { "text": "You are terse." }, "contents": contents });
+    let mut messages = format::read(&wire, Format::Gemini).unwrap();
+    messages[0].parts.push(contextfold::message::Part::text("summary"));
+    let out = format::write_like(&messages, Format::Gemini, &wire).unwrap();
+    assert_eq!(out["systemInstruction"], json!([{ "text": "You are terse." }, { "text": "summary" }]));
+    // What the SDK refuses is refused, with its path.
+    let wire = json!({ "systemInstruction": [{ "inlineData": { "mimeType": "image/png", "data": "AA==" } }], "contents": contents });
+    let error = format::read(&wire, Format::Gemini).unwrap_err();
+    assert!(error.to_string().contains("systemInstruction[0]"), "{error}");
+}

@@ -45,8 +45,9 @@ pub fn write_request(messages: &[Message]) -> Result<Value, FormatError> {
     Ok(Value::Object(request))
 }
 
-/// The leading system messages as `systemInstruction`: a string when read from one, else
-/// a content of text parts (with the fields of the first message).
+/// The leading system messages as `systemInstruction`: a string, a part or an array of
+/// parts when read from one, else a content of text parts (with the fields of the first
+/// message).
 fn write_system(messages: &[Message], root: &JsonPath) -> Result<Option<Value>, FormatError> {
     let Some(first) = messages.first() else {
         return Ok(None);
@@ -70,8 +71,25 @@ fn write_system(messages: &[Message], root: &JsonPath) -> Result<Option<Value>, 
         [(text, _)] if text.extra.is_empty() => Some(text.text.as_str()),
         _ => None,
     };
-    if let (Some(text), true, 1) = (plain, restore.marker_str("systemInstruction") == Some("string"), messages.len()) {
+    let form = restore.marker_str("systemInstruction");
+    if let (Some(text), Some("string"), 1) = (plain, form, messages.len()) {
         return Ok(Some(Value::from(text)));
+    }
+    // A part or an array of parts (the SDK's `PartUnion[]`) as read; a part that gained
+    // others is written as the array.
+    let part = |text: &crate::message::TextPart| {
+        let restore = Restore::new(&text.extra, NAMESPACE);
+        if restore.marker_flag("string") && text.extra.len() == 1 {
+            return Value::from(text.text.as_str());
+        }
+        restore.finish(object([("text", text.text.as_str().into())]))
+    };
+    match (form, parts.as_slice()) {
+        (Some("part"), [(text, _)]) => return Ok(Some(part(text))),
+        (Some("part" | "parts"), _) => {
+            return Ok(Some(Value::Array(parts.iter().map(|(text, _)| part(text)).collect())))
+        }
+        _ => {}
     }
     let mut mapped = Map::new();
     if let Some(role) = restore.marker("role") {
