@@ -124,3 +124,65 @@ describe("Gemini: the SDK's systemInstruction forms", () => {
     });
   }
 });
+
+describe("Gemini: clearReasoning in a tool loop", () => {
+  it("leaves each model step's first call a signature Gemini accepts", async () => {
+    const chain = [
+      { role: "user", parts: [{ text: "Fix the build" }] },
+      {
+        role: "model",
+        parts: [
+          { text: "Let me look", thought: true, thoughtSignature: "T0" },
+          { functionCall: { name: "run", args: { cmd: "npm test" } }, thoughtSignature: "S1" },
+          { functionCall: { name: "read", args: { path: "a.js" } } },
+        ],
+      },
+      {
+        role: "user",
+        parts: [
+          { functionResponse: { name: "run", response: { output: "1 failing" } } },
+          { functionResponse: { name: "read", response: { output: "code" } } },
+        ],
+      },
+      { role: "model", parts: [{ functionCall: { name: "edit", args: { path: "a.js" } }, thoughtSignature: "S2" }] },
+      { role: "user", parts: [{ functionResponse: { name: "edit", response: { output: "ok" } } }] },
+    ];
+    const { messages, removed } = clearReasoning(chain);
+    assert.ok(removed >= 3);
+    const firstCalls = messages.filter((c) => c.role === "model").map((c) => c.parts.find((p) => p.functionCall));
+    assert.deepEqual(
+      firstCalls.map((p) => p.thoughtSignature),
+      ["skip_thought_signature_validator", "skip_thought_signature_validator"],
+    );
+    assert.ok(!JSON.stringify(messages).includes('"thought":true'));
+    assert.deepEqual(await geminiSdk(messages), []);
+  });
+});
+
+describe("Gemini: thought signatures through the AI SDK", () => {
+  const gemini = [
+    { role: "user", parts: [{ text: "Weather in Paris?" }] },
+    {
+      role: "model",
+      parts: [
+        { text: "Checking.", thoughtSignature: "SIG_TEXT" },
+        { functionCall: { name: "weather", args: { city: "Paris" } }, thoughtSignature: "SIG_CALL" },
+      ],
+    },
+    { role: "user", parts: [{ functionResponse: { name: "weather", response: { output: "sunny" } } }] },
+  ];
+  it("go to @ai-sdk/google's providerOptions and back onto their parts", async () => {
+    const aisdk = convert(gemini, { from: "gemini", to: "aisdk" }).messages;
+    const assistant = aisdk.find((m) => m.role === "assistant").content;
+    assert.equal(assistant.find((p) => p.type === "text").providerOptions.google.thoughtSignature, "SIG_TEXT");
+    assert.equal(assistant.find((p) => p.type === "tool-call").providerOptions.google.thoughtSignature, "SIG_CALL");
+    const back = convert(aisdk, { from: "aisdk", to: "gemini" });
+    const model = back.messages.find((c) => c.role === "model").parts;
+    assert.deepEqual(
+      model.map((p) => p.thoughtSignature),
+      ["SIG_TEXT", "SIG_CALL"],
+    );
+    assert.ok(!back.changes.some((c) => c.change === "addedSignature"), JSON.stringify(back.changes));
+    assert.deepEqual(await geminiSdk(back.messages), []);
+  });
+});

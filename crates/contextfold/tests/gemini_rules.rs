@@ -115,3 +115,73 @@ fn every_sdk_form_of_a_system_instruction_is_read_and_written_back_as_it_came() 
     let error = format::read(&wire, Format::Gemini).unwrap_err();
     assert!(error.to_string().contains("systemInstruction[0]"), "{error}");
 }
+
+/// A Gemini turn with a signed text part and a signed call, and the same in the AI SDK
+/// as `@ai-sdk/google` keeps it.
+fn signed_turns() -> (Value, Value) {
+    let gemini = json!([
+        { "role": "user", "parts": [{ "text": "Weather in Paris?" }] },
+        { "role": "model", "parts": [
+            { "text": "Checking.", "thoughtSignature": "SIG_TEXT" },
+            { "functionCall": { "name": "weather", "args": { "city": "Paris" } }, "thoughtSignature": "SIG_CALL" },
+        ] },
+        { "role": "user", "parts": [{ "functionResponse": { "name": "weather", "response": { "output": "sunny" } } }] },
+    ]);
+    let aisdk = json!([
+        { "role": "user", "content": "Weather in Paris?" },
+        { "role": "assistant", "content": [
+            { "type": "text", "text": "Checking.", "providerOptions": { "google": { "thoughtSignature": "SIG_TEXT" } } },
+            { "type": "tool-call", "toolCallId": "c1", "toolName": "weather", "input": { "city": "Paris" },
+              "providerOptions": { "google": { "thoughtSignature": "SIG_CALL" } } },
+        ] },
+        { "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "c1", "toolName": "weather",
+            "output": { "type": "text", "value": "sunny" } }] },
+    ]);
+    (gemini, aisdk)
+}
+
+#[test]
+fn gemini_signatures_of_text_parts_and_calls_go_where_each_format_keeps_them() {
+    use contextfold::convert::{convert, Change};
+    let (gemini, aisdk) = signed_turns();
+    // AI SDK -> Gemini: on their very parts, no placeholder.
+    let out = convert(&aisdk, Some(Format::AiSdk), Format::Gemini).unwrap();
+    let model = &out.value[1]["parts"];
+    assert_eq!(model[0]["thoughtSignature"], "SIG_TEXT", "{}", out.value);
+    assert_eq!(model[1]["thoughtSignature"], "SIG_CALL", "{}", out.value);
+    assert!(!out.changes.iter().any(|c| matches!(c, Change::AddedSignature { .. })), "{:?}", out.changes);
+    assert!(!out.changes.iter().any(|c| matches!(c, Change::DroppedFields { .. })), "{:?}", out.changes);
+    // Gemini -> AI SDK (both shapes): in `@ai-sdk/google`'s entry.
+    for (to, field, call_field) in [
+        (Format::AiSdk, "providerOptions", "providerOptions"),
+        (Format::AiSdkUi, "providerMetadata", "callProviderMetadata"),
+    ] {
+        let out = convert(&gemini, Some(Format::Gemini), to).unwrap();
+        let parts = out.value[1]["content"].as_array().or(out.value[1]["parts"].as_array()).unwrap().clone();
+        let text = parts.iter().find(|p| p["type"] == "text").unwrap();
+        let call = parts.iter().find(|p| p.get("toolCallId").is_some()).unwrap();
+        assert_eq!(text[field]["google"]["thoughtSignature"], "SIG_TEXT", "{to:?}: {}", out.value);
+        assert_eq!(call[call_field]["google"]["thoughtSignature"], "SIG_CALL", "{to:?}: {}", out.value);
+        // And back, as it came.
+        let back = convert(&out.value, Some(to), Format::Gemini).unwrap();
+        assert_eq!(back.value[1]["parts"][0]["thoughtSignature"], "SIG_TEXT", "{to:?}: {}", back.value);
+        assert_eq!(back.value[1]["parts"][1]["thoughtSignature"], "SIG_CALL", "{to:?}: {}", back.value);
+    }
+    // Gemini -> native -> Gemini: the signatures stay on their parts (the made-up call
+    // ids are native ids once converted).
+    let native = convert(&gemini, Some(Format::Gemini), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::Gemini).unwrap();
+    assert_eq!(back.value[1]["parts"][0], gemini[1]["parts"][0], "{}", back.value);
+    assert_eq!(back.value[1]["parts"][1]["thoughtSignature"], "SIG_CALL", "{}", back.value);
+    // Where a target has no place for it, the loss is listed.
+    let out = convert(&gemini, Some(Format::Gemini), Format::Anthropic).unwrap();
+    let dropped: Vec<usize> = out
+        .changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::DroppedSignature { index: 1, part } => Some(*part),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dropped, vec![0, 1], "{:?}", out.changes);
+}
