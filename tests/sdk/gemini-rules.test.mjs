@@ -186,3 +186,33 @@ describe("Gemini: thought signatures through the AI SDK", () => {
     assert.deepEqual(await geminiSdk(back.messages), []);
   });
 });
+
+describe("Gemini: the built-in summarizer on output without facts", () => {
+  it("keeps the output's first and last lines, never nothing", async () => {
+    const hits = (t) =>
+      Array.from({ length: 80 }, (_, i) => `city${t} result ${i}: Hotel Nr ${i}, 4 stars, 120 EUR`).join("\n");
+    const contents = [];
+    for (let t = 0; t < 4; t++) {
+      contents.push({ role: "user", parts: [{ text: `Find hotels in city ${t}` }] });
+      contents.push({
+        role: "model",
+        parts: [{ functionCall: { name: "search_hotels", args: { city: `city${t}` } }, thoughtSignature: `S${t}` }],
+      });
+      contents.push({
+        role: "user",
+        parts: [{ functionResponse: { name: "search_hotels", response: { output: hits(t) } } }],
+      });
+      contents.push({ role: "model", parts: [{ text: `Here are hotels in city ${t}.` }] });
+    }
+    const { messages } = await compact(contents, { strategy: "window", maxTokens: 2500 });
+    const outputs = messages.flatMap((c) =>
+      c.parts.filter((p) => p.functionResponse).map((p) => p.functionResponse.response.output),
+    );
+    assert.ok(outputs.length > 0);
+    for (const output of outputs) {
+      assert.ok(!output.includes("(nothing to keep)"), output);
+      assert.match(output, /Hotel Nr 0,/);
+    }
+    assert.deepEqual(geminiRules(messages), []);
+  });
+});

@@ -185,3 +185,24 @@ fn gemini_signatures_of_text_parts_and_calls_go_where_each_format_keeps_them() {
         .collect();
     assert_eq!(dropped, vec![0, 1], "{:?}", out.changes);
 }
+
+#[test]
+fn the_offline_summary_of_output_without_facts_keeps_its_first_and_last_lines() {
+    use contextfold::message::{Message, Role};
+    use contextfold::prompt::render;
+    use contextfold::summarize::extractive::ExtractiveSummarizer;
+    let hits: Vec<String> =
+        (0..80).map(|i| format!("city0 result {i}: Hotel Nr {i}, 4 stars, 120 EUR, free cancellation")).collect();
+    let work = vec![Message::tool_result("call_1", "search_hotels", hits.join("\n"))];
+    let prompt = render(&Vec::<Message>::new(), &work).unwrap();
+    for target in [300, 1200] {
+        let summary = ExtractiveSummarizer::default().summarize_transcript(&prompt.transcript, target);
+        assert!(summary.len() <= target, "{} > {target}", summary.len());
+        assert!(summary.contains(&hits[0]), "{summary}");
+        assert!(summary.contains("lines left out") && summary.contains(&hits[79]), "{summary}");
+        assert!(!summary.contains("nothing to keep"), "{summary}");
+    }
+    // Nothing to read is still said so.
+    let empty = render(&Vec::<Message>::new(), &[Message::text(Role::Assistant, " ")]).unwrap();
+    assert_eq!(ExtractiveSummarizer::default().summarize_transcript(&empty.transcript, 200), "(nothing to keep)");
+}
