@@ -216,3 +216,24 @@ describe("Gemini: the built-in summarizer on output without facts", () => {
     assert.deepEqual(geminiRules(messages), []);
   });
 });
+
+describe("Gemini: a body in the REST API's proto spelling", () => {
+  it("is refused with the field named", async () => {
+    const body = {
+      system_instruction: { parts: [{ text: "You are terse." }] },
+      contents: [{ role: "user", parts: [{ text: "hi" }] }],
+    };
+    await assert.rejects(
+      compact(body, { maxTokens: 1000 }),
+      (e) => e.code === "invalid_shape" && e.path === "system_instruction",
+    );
+    const contents = [
+      { role: "user", parts: [{ text: "read" }] },
+      { role: "model", parts: [{ function_call: { name: "read", args: {} } }] },
+    ];
+    assert.throws(
+      () => validateChain(contents),
+      (e) => e.code === "invalid_shape" && e.path === "[1].parts[0].function_call",
+    );
+  });
+});

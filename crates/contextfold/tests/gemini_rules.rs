@@ -206,3 +206,35 @@ fn the_offline_summary_of_output_without_facts_keeps_its_first_and_last_lines() 
     let empty = render(&Vec::<Message>::new(), &[Message::text(Role::Assistant, " ")]).unwrap();
     assert_eq!(ExtractiveSummarizer::default().summarize_transcript(&empty.transcript, 200), "(nothing to keep)");
 }
+
+#[test]
+fn a_body_in_the_rest_proto_spelling_is_refused_with_the_field_named() {
+    let contents = json!([
+        { "role": "user", "parts": [{ "text": "read it" }] },
+        { "role": "model", "parts": [{ "function_call": { "name": "read", "args": {} }, "thought_signature": "S" }] },
+        { "role": "user", "parts": [{ "function_response": { "name": "read", "response": { "output": "x" } } }] },
+    ]);
+    let camel = json!([{ "role": "user", "parts": [{ "text": "hi" }] }]);
+    for (wire, path) in [
+        (contents.clone(), "[1].parts[0].function_call"),
+        (json!({ "contents": contents }), "contents[1].parts[0].function_call"),
+        (json!({ "system_instruction": { "parts": [{ "text": "terse" }] }, "contents": camel }), "system_instruction"),
+        (json!({ "model": "m", "contents": camel, "config": { "cached_content": "c/1" } }), "config.cached_content"),
+        (
+            json!([{ "role": "user", "parts": [{ "inlineData": { "mime_type": "image/png", "data": "AA==" } }] }]),
+            "[0].parts[0].inlineData.mime_type",
+        ),
+    ] {
+        let error = format::read(&wire, Format::Gemini).unwrap_err();
+        match &error {
+            format::FormatError::Shape { path: found, message } => {
+                assert_eq!(found, path, "{message}");
+                assert!(message.contains("camelCase"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Auto-detected alike.
+        let auto = format::read_auto(&wire).unwrap_err();
+        assert_eq!(auto.to_string(), error.to_string());
+    }
+}

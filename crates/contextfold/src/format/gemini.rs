@@ -104,7 +104,41 @@ pub fn id_made_up(call: &crate::message::ToolCallPart) -> bool {
 
 /// Reads a Gemini `contents` array or a request object `{systemInstruction, contents}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    refuse_proto_names(value)?;
     SHAPE.read(value)
+}
+
+/// [`read`] of a request whose `contents` were taken out as `items`.
+pub(crate) fn read_taken(value: &Value, items: Items<'_>) -> Result<Vec<Message>, FormatError> {
+    refuse_proto_names(value)?;
+    SHAPE.read_taken(&Node::of(value), Some(items))
+}
+
+/// Request fields the REST API also takes in their proto (snake_case) spelling, which
+/// the reader would not see: the system prompt, and the cache beside which no system
+/// prompt may go. Parts are checked as they are read ([`parts::refuse_proto_names`]).
+const PROTO_REQUEST_FIELDS: [(&str, &str); 2] =
+    [("system_instruction", "systemInstruction"), ("cached_content", "cachedContent")];
+
+/// A typed error naming the first field in the proto spelling of a request (or of its
+/// `config`): read as unknown fields, they would be misread, not refused.
+fn refuse_proto_names(value: &Value) -> Result<(), FormatError> {
+    let root = JsonPath::root();
+    let places = [(value, root.clone()), (value.get("config").unwrap_or(&Value::Null), root.key("config"))];
+    for (object, path) in places {
+        let Some(object) = object.as_object() else { continue };
+        if let Some((proto, json)) = PROTO_REQUEST_FIELDS.iter().find(|(proto, _)| object.contains_key(*proto)) {
+            return Err(path.key(proto).shape_error(proto_name_message(proto, json)));
+        }
+    }
+    Ok(())
+}
+
+/// Why a proto (snake_case) field name is refused, and what to send instead.
+pub(crate) fn proto_name_message(proto: &str, json: &str) -> String {
+    format!(
+        "`{proto}` is the REST API's proto spelling, which contextfold does not read: send `{json}`, the JSON name the Gemini SDKs send (every field in camelCase)"
+    )
 }
 
 /// Whether a `contents` element is a content (an object with a `parts` array), as the
