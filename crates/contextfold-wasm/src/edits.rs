@@ -126,7 +126,8 @@ pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) ->
 
 /// Removes all reasoning: thinking / reasoning parts and tool-call signatures (Gemini's
 /// `thoughtSignature`), as a chain moving to another provider needs; everything else is
-/// kept as it was.
+/// kept as it was. In a Gemini chain the first function call of each model step gets
+/// the `skip_thought_signature_validator` placeholder instead (Gemini rejects it without).
 ///
 /// @example
 /// ```js
@@ -156,6 +157,10 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
         // where roles must alternate).
         let options = contextfold::repair::RepairOptions::for_provider(contextfold::convert::provider_of(format));
         cleared = contextfold::repair::repair(&cleared, &options).messages;
+    }
+    if contextfold::convert::provider_of(format) == contextfold::repair::Provider::Gemini {
+        // Gemini rejects a model step whose first call lost its signature.
+        contextfold::ast::sign_first_calls(&mut cleared);
     }
     Ok(ClearReasoningResult { messages: written(value, changed, &cleared, format)?, changed, format, removed })
 }

@@ -29,7 +29,8 @@
 //!    - Gemini: thoughts must carry a Gemini signature; signatures from another provider
 //!      are dropped, reasoning left without one is dropped, redacted data too; the first
 //!      function call of each model message that has no signature gets the placeholder
-//!      [`FAKE_REASONING_SIGNATURE`], which Gemini accepts for history it did not produce;
+//!      [`crate::ast::FAKE_REASONING_SIGNATURE`], which Gemini accepts for history it did
+//!      not produce ([`crate::ast::sign_first_calls`]);
 //!    - OpenAI: reasoning is dropped: the official Chat Completions types have no field
 //!      for it (`reasoning_content`, which DeepSeek-style APIs use, stays in chains read
 //!      from OpenAI, where the caller put it);
@@ -70,10 +71,11 @@
 mod aisdk_shapes;
 mod media;
 mod native_blocks;
+mod part_signatures;
 mod responses_ids;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
-use crate::ast::{sanitize_arguments_text, SanitizeOutcome, FAKE_REASONING_SIGNATURE};
+use crate::ast::{sanitize_arguments_text, SanitizeOutcome};
 use crate::format::aisdk::signatures;
 use crate::format::{detect, read, write, Format, FormatError};
 use crate::hashing::{HashMap, HashSet};
@@ -363,6 +365,14 @@ fn clean_message(
         let only_carried = item_id.is_some()
             && is_aisdk(from)
             && signatures::holds_only(part.extra_mut(), from_field, Provider::OpenAiResponses);
+        // A Gemini signature on a text or other part, or on an AI SDK tool call, lifted
+        // off before the source's fields go.
+        let (part_signature, call_signed) = if is_aisdk(from) && is_aisdk(to) {
+            (None, false)
+        } else {
+            part_signatures::take(&mut part, from, from_field)
+        };
+        let call_owner = if call_signed { Some(Provider::Gemini) } else { owner };
         // A `ModelMessage` system message is a string: its parts' fields have no place.
         let shapes = shapes.filter(|_| message.role != Role::System);
         let carried = shapes.map(|s| s.take(&mut part)).unwrap_or_default();
@@ -453,6 +463,11 @@ fn clean_message(
                 changes.push(Change::DroppedMedia { index, part: part_index, reason });
             }
         }
+        if let Some(signature) = part_signature {
+            if !part_signatures::put(&mut part, signature, to, to_field) {
+                changes.push(Change::DroppedSignature { index, part: part_index });
+            }
+        }
         if !fields.is_empty() {
             changes.push(Change::DroppedFields { index, part: Some(part_index), fields });
         }
@@ -499,8 +514,27 @@ fn clean_message(
                 !rejected
             }
             Part::ToolCall(call) => {
-                if foreign(owner) && call.signature.take().is_some() {
+                if foreign(call_owner) && call.signature.take().is_some() {
                     changes.push(Change::DroppedSignature { index, part: part_index });
+                }
+                // To the AI SDK: where `@ai-sdk/google` reads it back (only Gemini signs
+                // calls, so one of unknown owner is Gemini's too).
+                if is_aisdk(to) && !is_aisdk(from) {
+                    if let Some(signature) = call.signature.take() {
+                        let gemini = matches!(call_owner, Some(Provider::Gemini) | None);
+                        let carried = gemini
+                            && signatures::carry(
+                                &mut call.extra,
+                                to_field,
+                                Provider::Gemini,
+                                Some(signature),
+                                None,
+                                None,
+                            );
+                        if !carried {
+                            changes.push(Change::DroppedSignature { index, part: part_index });
+                        }
+                    }
                 }
                 // A custom call's input is free text, not JSON, in both OpenAI APIs.
                 if !(custom && is_openai(to)) {
@@ -581,17 +615,8 @@ fn wrapped(value: Value) -> String {
 /// The first function call of each model message without a signature gets the
 /// placeholder Gemini accepts for history it did not produce.
 fn add_gemini_signatures(messages: &mut [Message], changes: &mut Vec<Change>) {
-    for (index, message) in messages.iter_mut().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
-        let first = message.parts.iter_mut().enumerate().find_map(|(j, p)| match p {
-            Part::ToolCall(call) => Some((j, call)),
-            _ => None,
-        });
-        if let Some((part, call)) = first {
-            if call.signature.is_none() {
-                call.signature = Some(FAKE_REASONING_SIGNATURE.to_string());
-                changes.push(Change::AddedSignature { index, part });
-            }
-        }
+    for (index, part) in crate::ast::sign_first_calls(messages) {
+        changes.push(Change::AddedSignature { index, part });
     }
 }
 

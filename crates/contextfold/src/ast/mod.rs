@@ -30,7 +30,7 @@ pub use edit::{RenamedId, SanitizedCall};
 pub use error::{AstError, PartRule};
 pub(crate) use parse::{outline, Outline};
 pub use parse::{ParseMode, Parsed, RepairAction, FALLBACK_RESPONSE_CONTENT, FALLBACK_TOOL_ARGS};
-pub use reasoning::{contains_tool_call_reasoning, extract_reasoning_message};
+pub use reasoning::{contains_tool_call_reasoning, extract_reasoning_message, sign_first_calls};
 pub use sanitize::{sanitize_arguments_text, SanitizeOutcome};
 pub use tool_id::{Charset, IdMismatch, IdTemplate, TemplateError};
 

@@ -1,6 +1,6 @@
 //! Reasoning helpers: detection, extraction and removal of thinking content.
 
-use super::{BodyPair, ChainAst, Header, Section};
+use super::{BodyPair, ChainAst, Header, Section, FAKE_REASONING_SIGNATURE};
 use crate::message::{Message, Part, Role};
 
 /// True when any tool call in `messages` carries a reasoning signature (Gemini's
@@ -16,6 +16,26 @@ pub fn extract_reasoning_message<'m>(messages: impl IntoIterator<Item = &'m Mess
         let parts: Vec<Part> = m.parts.iter().filter(|p| matches!(p, Part::Reasoning(_))).cloned().collect();
         (!parts.is_empty()).then(|| Message::new(Role::Assistant, parts))
     })
+}
+
+/// Gemini validates the `thoughtSignature` of the first function call of each model step
+/// ("Function call is missing a thought_signature"); history it did not produce, or
+/// whose reasoning was cleared, has none there, and gets [`FAKE_REASONING_SIGNATURE`],
+/// which Gemini accepts in its place. Returns the `(message, part)` positions signed.
+/// The one place that rule lives (`convert` to Gemini, `clearReasoning` of a Gemini chain).
+pub fn sign_first_calls(messages: &mut [Message]) -> Vec<(usize, usize)> {
+    let mut signed = Vec::new();
+    for (index, message) in messages.iter_mut().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
+        let first = message.parts.iter_mut().enumerate().find_map(|(j, p)| match p {
+            Part::ToolCall(call) => Some((j, call)),
+            _ => None,
+        });
+        if let Some((part, call)) = first.filter(|(_, call)| call.signature.is_none()) {
+            call.signature = Some(FAKE_REASONING_SIGNATURE.to_string());
+            signed.push((index, part));
+        }
+    }
+    signed
 }
 
 /// Removes reasoning parts and tool-call signatures from a message; returns how many

@@ -2,8 +2,9 @@
 //! [`write_request`]).
 //!
 //! Input: a `contents` array, or a request object `{systemInstruction?, contents, ...}`
-//! whose `systemInstruction` (a `Content` with text parts, or a plain string as the JS
-//! SDK takes it) becomes one leading system message. Other request fields
+//! whose `systemInstruction` (a `Content` with text parts, or as the JS SDK also takes
+//! it, a plain string, a part or an array of parts and strings) becomes one leading
+//! system message. Other request fields
 //! (`generationConfig`, `tools`, ...) are not messages and are not read. Field names are
 //! the REST API's camelCase ones.
 //!
@@ -40,7 +41,8 @@
 //! differs from what a writer would choose by itself:
 //! - message `role`: `"absent"`, `"function"` or `"tool"`; on a system message, the
 //!   `role` of the `systemInstruction` content when it had one; `systemInstruction:
-//!   "string"` when it was a plain string;
+//!   "string"`, `"part"` or `"parts"` when it was a plain string, a part or an array (a
+//!   string of that array: `string: true` on its text part);
 //! - `mergeWithPrevious: [positions]` and `newMessage: true`, as for Anthropic;
 //! - part `thoughtSignature` on a text, media or function-response part;
 //! - reasoning `thought: false` (a signature-only part not flagged `thought`) and
@@ -102,7 +104,41 @@ pub fn id_made_up(call: &crate::message::ToolCallPart) -> bool {
 
 /// Reads a Gemini `contents` array or a request object `{systemInstruction, contents}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
+    refuse_proto_names(value)?;
     SHAPE.read(value)
+}
+
+/// [`read`] of a request whose `contents` were taken out as `items`.
+pub(crate) fn read_taken(value: &Value, items: Items<'_>) -> Result<Vec<Message>, FormatError> {
+    refuse_proto_names(value)?;
+    SHAPE.read_taken(&Node::of(value), Some(items))
+}
+
+/// Request fields the REST API also takes in their proto (snake_case) spelling, which
+/// the reader would not see: the system prompt, and the cache beside which no system
+/// prompt may go. Parts are checked as they are read ([`parts::refuse_proto_names`]).
+const PROTO_REQUEST_FIELDS: [(&str, &str); 2] =
+    [("system_instruction", "systemInstruction"), ("cached_content", "cachedContent")];
+
+/// A typed error naming the first field in the proto spelling of a request (or of its
+/// `config`): read as unknown fields, they would be misread, not refused.
+fn refuse_proto_names(value: &Value) -> Result<(), FormatError> {
+    let root = JsonPath::root();
+    let places = [(value, root.clone()), (value.get("config").unwrap_or(&Value::Null), root.key("config"))];
+    for (object, path) in places {
+        let Some(object) = object.as_object() else { continue };
+        if let Some((proto, json)) = PROTO_REQUEST_FIELDS.iter().find(|(proto, _)| object.contains_key(*proto)) {
+            return Err(path.key(proto).shape_error(proto_name_message(proto, json)));
+        }
+    }
+    Ok(())
+}
+
+/// Why a proto (snake_case) field name is refused, and what to send instead.
+pub(crate) fn proto_name_message(proto: &str, json: &str) -> String {
+    format!(
+        "`{proto}` is the REST API's proto spelling, which contextfold does not read: send `{json}`, the JSON name the Gemini SDKs send (every field in camelCase)"
+    )
 }
 
 /// Whether a `contents` element is a content (an object with a `parts` array), as the
@@ -163,8 +199,9 @@ pub(crate) const SHAPE: super::wire::RequestShape = super::wire::RequestShape {
     read_list: read_contents,
 };
 
-/// The request's `systemInstruction` (a content of text parts, or a string) as one
-/// system message.
+/// The request's `systemInstruction` as one system message, in every form of the genai
+/// SDK's `ContentUnion`: a content of text parts, a string, a part (`{text}`), or an
+/// array of parts and strings (the SDK makes a content of them).
 fn read_system(value: Option<&Node<'_>>, path: &JsonPath) -> Result<Option<Message>, FormatError> {
     match value {
         None | Some(Node::Null) => Ok(None),
@@ -174,7 +211,7 @@ fn read_system(value: Option<&Node<'_>>, path: &JsonPath) -> Result<Option<Messa
             add_marker(&mut message.extra, NAMESPACE, "systemInstruction", Value::from("string"));
             Ok(Some(message))
         }
-        Some(content @ Node::Object(_)) => {
+        Some(content @ Node::Object(object)) if object.contains_key("parts") || object.contains_key("role") => {
             let mut obj = WireObject::new(content, path.clone(), "a system instruction")?;
             let mut markers = Markers::default();
             if let Some(role) = obj.string("role")? {
@@ -182,30 +219,58 @@ fn read_system(value: Option<&Node<'_>>, path: &JsonPath) -> Result<Option<Messa
             }
             let items = required_parts(&mut obj)?;
             let parts_path = obj.field_path("parts");
-            let mut ids = parts::Ids::default();
-            let mut parts = Vec::with_capacity(items.len());
-            for (j, item) in items.iter().enumerate() {
-                let part_path = parts_path.index(j);
-                let part = parts::read_part(item, part_path.clone(), &mut ids, (0, j))?;
-                if !matches!(part, Part::Text(_)) {
-                    return Err(part_path.shape_error(format!(
-                        "a `{}` part cannot be in a `systemInstruction`, which holds text only",
-                        part.kind()
-                    )));
-                }
-                parts.push(part);
-            }
+            let parts = items
+                .iter()
+                .enumerate()
+                .map(|(j, item)| system_part(item, parts_path.index(j)))
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(Some(Message {
                 role: Role::System,
                 parts,
                 extra: obj.into_extra(native_keys::MESSAGE, NAMESPACE, markers),
             }))
         }
+        Some(part @ Node::Object(_)) => {
+            let mut message = Message::new(Role::System, vec![system_part(part, path.clone())?]);
+            add_marker(&mut message.extra, NAMESPACE, "systemInstruction", Value::from("part"));
+            Ok(Some(message))
+        }
+        Some(Node::Array(items)) => {
+            let parts = items
+                .iter()
+                .enumerate()
+                .map(|(j, item)| match item {
+                    Node::String(text) => {
+                        let mut part = Part::text(text.as_ref());
+                        if let Part::Text(text) = &mut part {
+                            add_marker(&mut text.extra, NAMESPACE, "string", Value::Bool(true));
+                        }
+                        Ok(part)
+                    }
+                    _ => system_part(item, path.index(j)),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut message = Message::new(Role::System, parts);
+            add_marker(&mut message.extra, NAMESPACE, "systemInstruction", Value::from("parts"));
+            Ok(Some(message))
+        }
         Some(other) => Err(path.shape_error(format!(
-            "`systemInstruction` must be a content {{parts}} or a string, found {}",
+            "`systemInstruction` must be a content {{parts}}, a part, an array of parts or a string, found {}",
             json_kind(other)
         ))),
     }
+}
+
+/// A part of a `systemInstruction`, which holds text only.
+fn system_part(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
+    let part = parts::read_part(item, path.clone(), &mut parts::Ids::default(), (0, 0))?;
+    if !matches!(part, Part::Text(_)) {
+        return Err(path.shape_error(format!(
+            "a `{}` part cannot be in a `systemInstruction`, which holds text only",
+            part.kind()
+        )));
+    }
+    Ok(part)
 }
 
 /// The `parts` array of a content (required).

@@ -310,7 +310,7 @@ pub fn read_taken(value: &serde_json::Value, items: Items<'_>, format: Format) -
         Format::OpenAi => openai::read_list(items, &openai::list_path(value)),
         Format::OpenAiResponses => responses::read_taken(&crate::json_node::Node::of(value), items),
         Format::Anthropic => anthropic::SHAPE.read_taken(&crate::json_node::Node::of(value), Some(items)),
-        Format::Gemini => gemini::SHAPE.read_taken(&crate::json_node::Node::of(value), Some(items)),
+        Format::Gemini => gemini::read_taken(value, items),
         Format::AiSdk => aisdk::read_list(items),
         Format::AiSdkUi => aisdk::ui::read_list(items),
         Format::LangChain => langchain::read_list(items),

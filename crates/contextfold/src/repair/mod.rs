@@ -33,12 +33,15 @@
 //!    providers whose tool messages hold text only (OpenAI);
 //! 6. `roles` (alternation): consecutive user or assistant messages merged where the
 //!    provider requires alternation, and a placeholder user message put before an assistant
-//!    that would open the conversation.
+//!    that would open the conversation; `result_turn`: for Gemini, tool results and the
+//!    user's words after them that were read as contents of their own join the content
+//!    of the results before them.
 
 mod call_ids;
 mod empty;
 mod parts;
 mod result_order;
+mod result_turn;
 mod roles;
 mod step;
 mod thinking;
@@ -162,6 +165,12 @@ impl Provider {
     /// the Responses API pairs an output with its call by `call_id`, so it needs them unique.
     pub fn unique_call_ids(self) -> bool {
         !matches!(self, Provider::OpenAi)
+    }
+
+    /// The responses to a call turn, and the user's words after them, are one content
+    /// (Gemini): see [`result_turn`].
+    pub fn one_result_turn(self) -> bool {
+        self == Provider::Gemini
     }
 
     /// A tool message holds text only (OpenAI): media of results go to a user message.
@@ -365,6 +374,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     let items = if options.provider.unique_call_ids() { call_ids::rename_reused(items, &mut steps) } else { items };
     let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
+    let items = if options.provider.one_result_turn() { result_turn::join(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
     let items = if options.provider.results_first() { result_order::results_first(items, &mut steps) } else { items };
     Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }

@@ -81,6 +81,11 @@ pub enum RepairStep {
     /// turn, were put after them (Anthropic wants the results first).
     #[serde(rename_all = "camelCase")]
     MovedResultsFirst { index: usize },
+    /// Message `index` (tool results, or the user's words after them), a content of its
+    /// own on the wire, joins the content of the tool results that begin at `into`
+    /// (Gemini wants every response to a call turn in one content).
+    #[serde(rename_all = "camelCase")]
+    JoinedResultTurn { index: usize, into: usize, role: Role },
 }
 
 impl RepairStep {
@@ -88,9 +93,9 @@ impl RepairStep {
     /// names (`into`, `assistant`) when it names one.
     fn positions_mut(&mut self) -> (&mut usize, Option<&mut usize>) {
         match self {
-            RepairStep::MergedSystem { index, into } | RepairStep::MergedSameRole { index, into, .. } => {
-                (index, Some(into))
-            }
+            RepairStep::MergedSystem { index, into }
+            | RepairStep::MergedSameRole { index, into, .. }
+            | RepairStep::JoinedResultTurn { index, into, .. } => (index, Some(into)),
             RepairStep::AnsweredOrphanResult { index, assistant, .. }
             | RepairStep::MovedResult { index, assistant, .. } => (index, Some(assistant)),
             RepairStep::DroppedThinking { index, .. }

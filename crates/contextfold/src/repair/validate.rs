@@ -8,8 +8,9 @@
 //! `media_in_tool_result` (OpenAI), `duplicate_call_id`
 //! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
-//! Gemini). The thinking rule needs the history the provider saw before, so it is not
-//! checked here.
+//! Gemini; for Gemini also a user content right after the function responses' one),
+//! `split_function_responses` (Gemini). The thinking rule needs the history the
+//! provider saw before, so it is not checked here.
 
 use super::parts::{check, duplicate_calls, Verdict};
 use super::tool_pairing::{analyze, Fate};
@@ -28,7 +29,7 @@ pub struct Diagnostic {
         tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
         | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
         | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | \"results_not_first\" \
-        | (string & {})")
+        | \"split_function_responses\" | (string & {})")
     )]
     pub code: &'static str,
     /// The offending message's position in the chain as read (a provider message may be
@@ -104,6 +105,9 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     }
     if provider.requires_alternation() {
         alternation(messages, &mut out);
+    }
+    if provider.one_result_turn() {
+        split_result_turns(messages, provider, &mut out);
     }
     if provider.results_first() {
         for (index, pair) in messages.windows(2).enumerate() {
@@ -245,5 +249,34 @@ fn alternation(messages: &[Message], out: &mut Vec<Diagnostic>) {
                 ));
             }
         }
+    }
+}
+
+/// Tool results, or the user's words after them, that would go out as a content of their
+/// own (see [`super::result_turn`]).
+fn split_result_turns(messages: &[Message], provider: Provider, out: &mut Vec<Diagnostic>) {
+    for (index, pair) in messages.windows(2).enumerate() {
+        let [previous, message] = pair else { continue };
+        if !super::result_turn::split(previous, message) {
+            continue;
+        }
+        let index = index.saturating_add(1);
+        out.push(if message.role == Role::Tool {
+            Diagnostic::message(
+                "split_function_responses",
+                index,
+                format!(
+                    "{} wants every response to a call turn in one content; these follow the responses before \
+                     them in a content of their own",
+                    provider.as_str()
+                ),
+            )
+        } else {
+            Diagnostic::message(
+                "consecutive_same_role",
+                index,
+                "a user content right after the function responses' user content: they must be one".into(),
+            )
+        });
     }
 }

@@ -72,6 +72,37 @@ impl Ids {
     }
 }
 
+/// Part fields in their proto (snake_case) spelling, with their JSON names: read as
+/// fields of a part of a kind added later, a call or response would be kept verbatim and
+/// never paired, so they are refused with a typed error instead.
+const PROTO_FIELDS: [(&str, &str); 8] = [
+    ("function_call", "functionCall"),
+    ("function_response", "functionResponse"),
+    ("inline_data", "inlineData"),
+    ("file_data", "fileData"),
+    ("thought_signature", "thoughtSignature"),
+    ("executable_code", "executableCode"),
+    ("code_execution_result", "codeExecutionResult"),
+    ("video_metadata", "videoMetadata"),
+];
+/// The same inside `inlineData` / `fileData`.
+const PROTO_MEDIA_FIELDS: [(&str, &str); 3] =
+    [("mime_type", "mimeType"), ("file_uri", "fileUri"), ("display_name", "displayName")];
+
+/// A typed error at the first proto-spelled field of a part (see [`PROTO_FIELDS`]).
+fn refuse_proto_names(obj: &WireObject<'_>) -> Result<(), FormatError> {
+    if let Some((proto, json)) = PROTO_FIELDS.iter().find(|(proto, _)| obj.peek(proto).is_some()) {
+        return Err(obj.field_path(proto).shape_error(super::proto_name_message(proto, json)));
+    }
+    for kind in ["inlineData", "fileData"] {
+        let Some(Node::Object(nested)) = obj.peek(kind) else { continue };
+        if let Some((proto, json)) = PROTO_MEDIA_FIELDS.iter().find(|(proto, _)| nested.contains_key(proto)) {
+            return Err(obj.field_path(kind).key(proto).shape_error(super::proto_name_message(proto, json)));
+        }
+    }
+    Ok(())
+}
+
 /// Reads one part; `position` is (content index, part index), the seed of made-up ids.
 pub(super) fn read_part(
     item: &Node<'_>,
@@ -80,6 +111,7 @@ pub(super) fn read_part(
     position: (usize, usize),
 ) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(item, path, "a part")?;
+    refuse_proto_names(&obj)?;
     let present: Vec<&str> =
         DATA_FIELDS.iter().copied().filter(|k| obj.peek(k).is_some_and(|v| !v.is_null())).collect();
     if let [first, second, ..] = present.as_slice() {

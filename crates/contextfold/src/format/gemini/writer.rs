@@ -8,6 +8,7 @@ use crate::format::path::JsonPath;
 use crate::format::tool_turns::interleave;
 use crate::format::wire::{extend_nested, merge_missing, object, Restore};
 use crate::format::FormatError;
+use crate::hashing::HashSet;
 use crate::message::{Message, Part, ReasoningPart, Role, ToolCallPart, ToolResultPart};
 use serde_json::{Map, Value};
 
@@ -44,8 +45,9 @@ pub fn write_request(messages: &[Message]) -> Result<Value, FormatError> {
     Ok(Value::Object(request))
 }
 
-/// The leading system messages as `systemInstruction`: a string when read from one, else
-/// a content of text parts (with the fields of the first message).
+/// The leading system messages as `systemInstruction`: a string, a part or an array of
+/// parts when read from one, else a content of text parts (with the fields of the first
+/// message).
 fn write_system(messages: &[Message], root: &JsonPath) -> Result<Option<Value>, FormatError> {
     let Some(first) = messages.first() else {
         return Ok(None);
@@ -69,8 +71,25 @@ fn write_system(messages: &[Message], root: &JsonPath) -> Result<Option<Value>, 
         [(text, _)] if text.extra.is_empty() => Some(text.text.as_str()),
         _ => None,
     };
-    if let (Some(text), true, 1) = (plain, restore.marker_str("systemInstruction") == Some("string"), messages.len()) {
+    let form = restore.marker_str("systemInstruction");
+    if let (Some(text), Some("string"), 1) = (plain, form, messages.len()) {
         return Ok(Some(Value::from(text)));
+    }
+    // A part or an array of parts (the SDK's `PartUnion[]`) as read; a part that gained
+    // others is written as the array.
+    let part = |text: &crate::message::TextPart| {
+        let restore = Restore::new(&text.extra, NAMESPACE);
+        if restore.marker_flag("string") && text.extra.len() == 1 {
+            return Value::from(text.text.as_str());
+        }
+        restore.finish(object([("text", text.text.as_str().into())]))
+    };
+    match (form, parts.as_slice()) {
+        (Some("part"), [(text, _)]) => return Ok(Some(part(text))),
+        (Some("part" | "parts"), _) => {
+            return Ok(Some(Value::Array(parts.iter().map(|(text, _)| part(text)).collect())))
+        }
+        _ => {}
     }
     let mut mapped = Map::new();
     if let Some(role) = restore.marker("role") {
@@ -118,6 +137,10 @@ fn wire_role(message: &Message, restore: &Restore<'_>) -> Option<Value> {
 /// `messages` start at index `offset` of the native chain (for paths).
 fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Result<Vec<Value>, FormatError> {
     let mut names = CallNames::new(messages);
+    // A result answering a call whose id was made up (a placeholder repair added, a result
+    // of another format) has no id on the wire either.
+    let made_up: HashSet<&str> =
+        messages.iter().flat_map(Message::tool_calls).filter(|c| super::id_made_up(c)).map(|c| c.id.as_str()).collect();
     let mut out: Vec<WireContent> = Vec::new();
     for (k, message) in messages.iter().enumerate() {
         names.visit(message);
@@ -136,7 +159,7 @@ fn write_contents(messages: &[Message], offset: usize, root: &JsonPath) -> Resul
                     .iter()
                     .enumerate()
                     .map(|(j, part)| match part {
-                        Part::ToolResult(result) => write_response(&parts_path.index(j), result, &names),
+                        Part::ToolResult(result) => write_response(&parts_path.index(j), result, &names, &made_up),
                         other => Err(parts_path.index(j).unwritable(format!(
                             "a `{}` part cannot be written in a tool message, which holds tool results",
                             other.kind()
@@ -334,8 +357,14 @@ fn write_call(path: &JsonPath, call: &ToolCallPart) -> Result<Value, FormatError
     Ok(restore.finish(mapped))
 }
 
-/// `{functionResponse: {id?, name, response, parts?}}`.
-fn write_response(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_>) -> Result<Value, FormatError> {
+/// `{functionResponse: {id?, name, response, parts?}}`: no id where it was made up, for
+/// the result or for the call it answers.
+fn write_response(
+    path: &JsonPath,
+    result: &ToolResultPart,
+    names: &CallNames<'_>,
+    made_up: &HashSet<&str>,
+) -> Result<Value, FormatError> {
     let restore = Restore::new(&result.extra, NAMESPACE);
     let name = names.of_result(result, path, "Gemini (a functionResponse needs the function name)")?;
     let mut texts = Vec::new();
@@ -368,7 +397,7 @@ fn write_response(path: &JsonPath, result: &ToolResultPart, names: &CallNames<'_
         }
     }
     let mut nested = Map::new();
-    if !restore.marker_flag("idGenerated") {
+    if !restore.marker_flag("idGenerated") && !made_up.contains(result.call_id.as_str()) {
         nested.insert("id".into(), result.call_id.as_str().into());
     }
     nested.insert("name".into(), name.into());

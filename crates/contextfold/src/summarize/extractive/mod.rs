@@ -17,8 +17,10 @@
 //! carried forward verbatim unless a new fact about the same file or command replaces
 //! them. Bullets are whole (never cut mid-path); the best ones are kept until the target
 //! is full; what room is left then goes to more of the names each file and list carries.
-//! The same request always gives the same summary.
+//! Content with none of those facts (a search's hits, a listing) is summarized by its
+//! own first and last lines. The same request always gives the same summary.
 
+mod excerpt;
 mod facts;
 mod idents;
 mod names;
@@ -109,7 +111,14 @@ impl ExtractiveSummarizer {
             // Nothing fits whole: the most important bullet, cut to the budget.
             let top =
                 self.candidates(&facts).into_iter().max_by(|a, b| a.score.cmp(&b.score).then(b.order.cmp(&a.order)));
-            best = top.map_or_else(|| "(nothing to keep)".to_string(), |b| b.text);
+            best = match top {
+                Some(top) => top.text,
+                // No fact at all: the content's own first and last lines.
+                None => excerpt::lines(items, budget, self.max_line_chars),
+            };
+            if best.is_empty() {
+                best = "(nothing to keep)".to_string();
+            }
         }
         let mut end = budget.min(best.len());
         while !best.is_char_boundary(end) {
