@@ -2,6 +2,7 @@
 // `@openai/agents`: `AgentItem` stands for its `AgentInputItem`, `AgentSession` for its
 // `Session` (tests/types checks both against the real ones).
 import type { CompactOptions, CompactReport } from "./index.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 
 /** An `AgentInputItem` of the OpenAI Agents SDK: `{ role, content }` messages and typed items. */
 export type AgentItem = { type?: string; [key: string]: unknown };
