@@ -19,6 +19,7 @@ export type {
     ConvertOptions,
     ConvertResult,
     Diagnostic,
+    DiagnosticCode,
     EditOptions,
     ExtractiveOptions,
     FormatInfo,

@@ -29,8 +29,8 @@ use wasm_bindgen_futures::JsFuture;
 pub struct SummarizerContext {
     /// Pass it on to `fetch`: it aborts when the call times out (`timeoutMs`), when the
     /// compaction ends it, or when the `signal` given to `compact` aborts. Every call has one.
-    #[tsify(optional, type = "AbortSignal")]
-    pub signal: Option<()>,
+    #[tsify(type = "AbortSignal")]
+    pub signal: (),
 }
 
 // A function type is the one thing tsify cannot declare (it derives data types from

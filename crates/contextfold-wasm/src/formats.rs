@@ -135,7 +135,7 @@ pub use contextfold::convert::FormatInfo;
 /// @example
 /// ```js
 /// const gemini = formats().find((f) => f.name === "gemini");
-/// // gemini.request: { system: "systemInstruction", messages: "contents" }
+/// // gemini.request: { system: "systemInstruction", messages: "contents", systemIn: "config" }
 /// ```
 #[wasm_bindgen(js_name = formats, unchecked_return_type = "FormatInfo[]")]
 pub fn formats() -> JsResult<JsValue> {
