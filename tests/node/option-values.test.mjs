@@ -4,7 +4,7 @@
 // settles, or the default applied in silence; `extractiveSummarizer` checks its keys too.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, extractiveSummarizer, needsCompaction } from "contextfold";
+import { compact, convert, extractiveSummarizer, measureChain, needsCompaction, validateChain } from "contextfold";
 import { openaiSections } from "../shared/chains.mjs";
 
 const chain = [{ role: "user", content: "hi" }];
@@ -128,5 +128,41 @@ describe("extractiveSummarizer options", () => {
       );
     }
     assert.equal(typeof extractiveSummarizer({ maxBytes: 2048 }), "function");
+  });
+});
+
+describe("what a wrong value's message says", () => {
+  it("the provider and format hints list every accepted name, and only those", () => {
+    const catching = (f) => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    const provider = catching(() => validateChain(chain, { provider: "cohere" }));
+    assert.match(provider.message, /"openai-responses"/, provider.message);
+    const format = catching(() => measureChain(chain, { format: "klingon" }));
+    assert.match(format.message, /"auto", .*"openai-responses"/, format.message);
+    const to = catching(() => convert(chain, { to: "klingon" }));
+    assert.equal(to.path, "options.to");
+    assert.match(to.message, /"openai-responses"/, to.message);
+    assert.doesNotMatch(to.message, /"auto"/, to.message);
+  });
+
+  it("a token counter's wrong count names its index and value; a rejection with no value says undefined", async () => {
+    const counted = await outcome(
+      compact(openaiSections(2), { maxTokens: 100, tokenCounter: (texts) => texts.map((_, i) => (i === 0 ? 1.5 : 1)) }),
+    );
+    assert.equal(counted.code, "token_counter_failed");
+    assert.match(counted.message, /the count at index 0 is 1\.5, not a whole number 0 or more/, counted.message);
+    const result = await compact(openaiSections(6), {
+      maxTokens: 300,
+      summarizer: () => Promise.reject(undefined),
+    });
+    const messages = result.report.errors.map((e) => e.message);
+    assert.ok(messages.length > 0);
+    for (const m of messages) assert.doesNotMatch(m, /JsValue\(/, m);
   });
 });

@@ -68,6 +68,10 @@ pub fn convert_chain(
 /// A format option at `path` (`.from` or `.to`).
 fn format_at(name: Option<&str>, path: &str) -> Result<Option<Format>, BindingError> {
     format_option(name).map_err(|e| match e {
+        // `to` must name a format: no "auto" in its hint.
+        BindingError::InvalidOption { .. } if path == ".to" => {
+            invalid(path, crate::convert::unknown_format(name.unwrap_or_default(), false))
+        }
         BindingError::InvalidOption { message, .. } => invalid(path, message),
         other => other,
     })
