@@ -2,6 +2,7 @@
 import type { LanguageModelMiddleware, ModelMessage } from "ai";
 import type { SummaryCache } from "./cache.js";
 import type { CompactOptions } from "./index.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 
 /**
  * The options of `compact` (a budget, `maxTokens` or `maxBytes`, is required); the

@@ -2,9 +2,10 @@
 // model middleware for `wrapLanguageModel` compacts the prompt of every call (generate
 // and stream alike); `compactStep` does the same as an agent's `prepareStep`. Binary data
 // of every kind the SDK accepts goes through as the caller's own values (./binary.js).
-import { compact, needsCompaction } from "./api.js";
+import { compact, integrationSettings, needsCompaction } from "./api.js";
 import { cachedSummarizer, memoryCache } from "./cache.js";
 import { contextfoldError } from "./errors.js";
+export { isContextfoldError } from "./errors.js";
 
 /**
  * The compact options both take: AI SDK messages, a budget required, and `auto` in stable
@@ -14,19 +15,12 @@ import { contextfoldError } from "./errors.js";
  * @param {string} who
  */
 function settingsOf(options, who) {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw contextfoldError("invalid_option", `${who}: options: expected an object`, "options");
-  }
-  const o = /** @type {Record<string, unknown>} */ (options);
-  const { cache, namespace, ...rest } = o;
-  const settings = { strategy: { name: "auto", stable: true }, ...rest, format: "aisdk" };
-  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first
-  // call; first, so that a misspelt budget is named as such.
-  needsCompaction([], settings);
-  if (o.maxTokens === undefined && o.maxBytes === undefined) {
-    throw contextfoldError("invalid_option", `${who}: options.maxTokens: the budget is required`, "options.maxTokens");
-  }
-  return withCache(settings, cache, namespace, who);
+  const { settings, own } = integrationSettings(who, options, {
+    format: "aisdk",
+    strategy: { name: "auto", stable: true },
+    own: ["cache", "namespace"],
+  });
+  return withCache(settings, own.cache, own.namespace, who);
 }
 
 /**

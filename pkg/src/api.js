@@ -153,8 +153,10 @@ function isOptionsObject(options) {
  * A copy of the caller's options (own enumerable keys, as a spread would take). A
  * throwing getter or proxy trap is an invalid option with its path, not an escaped
  * exception; keys such as `__proto__` are copied as plain data.
+ * @param {object} options
+ * @returns {Record<string, any>}
  */
-function copyOptions(options) {
+export function copyOptions(options) {
   let keys;
   try {
     keys = Object.keys(options);
@@ -172,6 +174,58 @@ function copyOptions(options) {
     Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return copy;
+}
+
+// The options of the integrations (`contextfold/ai-sdk`, `contextfold/langchain`,
+// `contextfold/openai-agents`): `compact`'s, a budget required, the integration's own
+// message format. One reader, so that every integration checks in the same order: the
+// keys first (a misspelt budget, `maxToken`, is named as the typo it is, "did you mean
+// maxTokens?"), then the budget. (Here, not in a module of its own: the Node entries
+// share one bundled module, and a module only the integrations import would be a second.)
+
+/**
+ * The compact settings of an integration named `who`, from the caller's `options`: a copy
+ * (a throwing getter is an `invalid_option` at its key), with `strategy` as the default,
+ * `format` the integration's. Keys of the integration's own (`own`) are taken out and
+ * returned apart. Checked now by `compact`'s own reader, not at the first call. Throws a
+ * `ContextfoldError` (`invalid_option`).
+ * @param {string} who
+ * @param {unknown} options
+ * @param {{ format: import("./index.js").ChainFormat, strategy: import("./index.js").CompactOptions["strategy"], own?: string[] }} spec
+ * @returns {{ settings: Record<string, any>, own: Record<string, any> }}
+ */
+export function integrationSettings(who, options, { format, strategy, own = [] }) {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw contextfoldError("invalid_option", `${who}: options: expected an object`, "options");
+  }
+  const copy = copyOptions(options);
+  const taken = /** @type {Record<string, any>} */ ({});
+  for (const key of own) {
+    taken[key] = copy[key];
+    delete copy[key];
+  }
+  // The integration reads its own framework's messages: a format given is a mistake
+  // (the declarations have no such option), not something to override in silence.
+  if (copy.format !== undefined) {
+    throw contextfoldError(
+      "invalid_option",
+      `${who}: options.format: not an option here; ${who} reads ${format} messages`,
+      "options.format",
+    );
+  }
+  const settings = { strategy, ...copy, format };
+  // Unknown keys and wrong values first: a misspelt budget is named as such.
+  try {
+    needsCompaction([], settings);
+  } catch (error) {
+    if (error?.name === "ContextfoldError" && typeof error.message === "string")
+      error.message = `${who}: ${error.message}`;
+    throw error;
+  }
+  if (copy.maxTokens == null && copy.maxBytes == null) {
+    throw contextfoldError("invalid_option", `${who}: options.maxTokens: the budget is required`, "options.maxTokens");
+  }
+  return { settings, own: taken };
 }
 
 /** @type {Map<string, string> | undefined} format -> the message-list field of its request object */

@@ -14,3 +14,14 @@ export function contextfoldError(code, message, path) {
   error.path = path;
   return error;
 }
+
+/**
+ * Duck-typed, not `instanceof`: errors come from the wasm glue and from this layer, and
+ * a bundle may hold two copies of the package.
+ * @type {typeof import("./contextfold-error.js").isContextfoldError}
+ */
+export function isContextfoldError(value) {
+  return (
+    value instanceof Error && value.name === "ContextfoldError" && typeof (/** @type {any} */ (value).code) === "string"
+  );
+}

@@ -6,7 +6,7 @@
 // after the compacted chain, so nothing is lost. A failed or rolled-back compaction
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
-import { compact, measureChain, needsCompaction, parseChain } from "./api.js";
+import { compact, copyOptions, measureChain, needsCompaction, parseChain } from "./api.js";
 import { stringifyChain } from "./binary.js";
 import { contextfoldError } from "./errors.js";
 import { __Session } from "./glue.js";
@@ -251,7 +251,7 @@ export class History {
    * Compacts now. Concurrent calls share one run; one with its own settings runs after the
    * run under way (on what it left), never folded into it. Resolves to the
    * `CompactResult`; the history takes its messages only when the result changed something.
-   * @param {{ maxTokens?: number }} [override] settings of this run only
+   * @param {import("./index.js").CompactOptions} [override] options of this run only
    */
   compact(override = undefined) {
     if (this.#running && override !== undefined) {
@@ -266,10 +266,31 @@ export class History {
     return this.#running;
   }
 
-  /** @param {{ maxTokens?: number }} [override] */
+  /**
+   * The options of one run: the history's, with the override's present values over them
+   * (`undefined` and `null` are absent, as everywhere in the options). A budget in the
+   * override replaces the history's, whichever unit either is in: `{ maxTokens }` on a
+   * history of `maxBytes` is that run's budget, not two budgets at once.
+   * @param {import("./index.js").CompactOptions | undefined} override
+   */
+  #runSettings(override) {
+    const settings = this.#settings();
+    if (override === undefined) return settings;
+    if (!isObject(override)) {
+      throw contextfoldError("invalid_option", "override: expected an object (options of compact)", "override");
+    }
+    const given = Object.fromEntries(
+      Object.entries(copyOptions(override)).filter(([, v]) => v !== undefined && v !== null),
+    );
+    if (given.maxTokens === undefined && given.maxBytes === undefined) return { ...settings, ...given };
+    const { maxTokens, maxBytes, ...rest } = settings;
+    return { ...rest, ...given };
+  }
+
+  /** @param {import("./index.js").CompactOptions} [override] */
   async #run(override) {
     const snapshot = this.#messages.slice();
-    const result = await compact(snapshot, override ? { ...this.#settings(), ...override } : this.#settings());
+    const result = await compact(snapshot, this.#runSettings(override));
     if (result.changed) {
       if (!Array.isArray(result.messages)) {
         throw contextfoldError(

@@ -19,6 +19,7 @@ export type {
     ConvertOptions,
     ConvertResult,
     Diagnostic,
+    DiagnosticCode,
     EditOptions,
     ExtractiveOptions,
     FormatInfo,
@@ -78,6 +79,7 @@ export {
 // `repairChain`, `convert`, `normalizeToolCallIds`, `clearReasoning`).
 export * from "./formats.js";
 export * from "./cache.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 import type {
     CompactOptions,
     CompactResult,
@@ -153,10 +155,12 @@ export declare class History<M = unknown> {
      */
     reportUsage(inputTokens: number): Promise<CompactResult<M[]> | null>;
     /**
-     * Compacts now; `override.maxTokens` for this run only. Concurrent calls share one run;
-     * one with an override runs after the run under way.
+     * Compacts now. `override`: options of `compact` for this run only, over the history's
+     * (`undefined` and `null` count as absent; a budget, `maxTokens` or `maxBytes`, replaces
+     * the history's whichever unit it is in). Concurrent calls share one run; one with an
+     * override runs after the run under way.
      */
-    compact(override?: { maxTokens?: number }): Promise<CompactResult<M[]>>;
+    compact(override?: CompactOptions): Promise<CompactResult<M[]>>;
     toJSON(): StoredHistory<M>;
     /** Functions and signals are not stored: pass them again in `options`. */
     static fromJSON<M = unknown>(data: StoredHistory<M> | string, options?: CompactOptions): History<M>;

@@ -24,4 +24,5 @@ export {
   extractiveSummarizer,
 } from "./api.js";
 export { History } from "./history.js";
+export { isContextfoldError } from "./errors.js";
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";

@@ -1,6 +1,7 @@
 // Types of `contextfold/langchain`.
 import type { AgentMiddleware } from "langchain";
 import type { CompactOptions } from "./index.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 
 /**
  * A LangChain v1 agent middleware (`createAgent({ model, tools, middleware: [...] })`):

@@ -6,24 +6,12 @@ import { load } from "@langchain/core/load";
 import { RemoveMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { compact, needsCompaction } from "./api.js";
-import { contextfoldError } from "./errors.js";
+import { compact, integrationSettings, needsCompaction } from "./api.js";
+export { isContextfoldError } from "./errors.js";
 
 /** @type {typeof import("./langchain.js").contextfoldMiddleware} */
 export function contextfoldMiddleware(options) {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw contextfoldError("invalid_option", "contextfoldMiddleware: options: expected an object", "options");
-  }
-  if (options.maxTokens === undefined && options.maxBytes === undefined) {
-    throw contextfoldError(
-      "invalid_option",
-      "contextfoldMiddleware: options.maxTokens: the budget is required",
-      "options.maxTokens",
-    );
-  }
-  const settings = { strategy: "auto", ...options, format: "langchain" };
-  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
-  needsCompaction([], settings);
+  const { settings } = integrationSettings("contextfoldMiddleware", options, { format: "langchain", strategy: "auto" });
   // The agent's system prompt (`createAgent`'s `systemPrompt`, or what a middleware made
   // of it: one per user, say) goes to the model beside the state's messages, and only
   // `wrapModelCall` sees it: the last one seen in a conversation is counted in the budget

@@ -2,9 +2,14 @@
 // `@openai/agents`: `AgentItem` stands for its `AgentInputItem`, `AgentSession` for its
 // `Session` (tests/types checks both against the real ones).
 import type { CompactOptions, CompactReport } from "./index.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 
-/** An `AgentInputItem` of the OpenAI Agents SDK: `{ role, content }` messages and typed items. */
-export type AgentItem = { type?: string; [key: string]: unknown };
+/**
+ * An `AgentInputItem` of the OpenAI Agents SDK: `{ role, content }` messages and typed items.
+ * `type` may be `undefined` (the SDK declares `type?: "message" | undefined`), so that its
+ * items are accepted under `exactOptionalPropertyTypes`.
+ */
+export type AgentItem = { type?: string | undefined; [key: string]: unknown };
 
 /** The session interface of the OpenAI Agents SDK (`Session` of `@openai/agents`). */
 export interface AgentSession<Item = AgentItem> {

@@ -6,9 +6,10 @@
 // was; only what compaction made (summaries, masked outputs and arguments) is translated
 // back. Items the core cannot read as Responses items (hosted tool calls, images by file
 // id, kinds added later) travel as opaque items that are kept, or summarized, whole.
-import { compact, needsCompaction } from "./api.js";
+import { compact, integrationSettings, needsCompaction } from "./api.js";
 import { textOf } from "./binary.js";
 import { contextfoldError } from "./errors.js";
+export { isContextfoldError } from "./errors.js";
 
 /** Built-in tool calls and their results: the protocol type and the Responses one. */
 const BUILT_IN = {
@@ -238,22 +239,8 @@ class Translation {
   }
 }
 
-const settingsOf = (options, where) => {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw contextfoldError("invalid_option", `${where}: options: expected an object`, "options");
-  }
-  if (options.maxTokens === undefined && options.maxBytes === undefined) {
-    throw contextfoldError(
-      "invalid_option",
-      `${where}: options.maxTokens: the budget is required`,
-      "options.maxTokens",
-    );
-  }
-  const settings = { strategy: "auto", ...options, format: "openai-responses" };
-  // Checked now, by compact's own reader (unknown keys, wrong values), not at the first call.
-  needsCompaction([], settings);
-  return settings;
-};
+const settingsOf = (options, where) =>
+  integrationSettings(where, options, { format: "openai-responses", strategy: "auto" }).settings;
 
 async function compactWith(items, settings) {
   if (!Array.isArray(items)) {
@@ -267,7 +254,8 @@ async function compactWith(items, settings) {
 }
 
 /** @type {typeof import("./openai-agents.js").compactAgentItems} */
-export function compactAgentItems(items, options) {
+export async function compactAgentItems(items, options) {
+  // Async: bad options reject the Promise the declaration promises, never throw.
   return compactWith(items, settingsOf(options, "compactAgentItems"));
 }
 
@@ -281,10 +269,11 @@ export function contextfoldSession(session, options) {
   }
   // The run context goes on to a session that takes it (`acceptsRunContext`).
   const wrapped = {
-    getSessionId: () => session.getSessionId(),
-    getItems: (limit, context) => session.getItems(limit, context),
-    popItem: (context) => session.popItem(context),
-    clearSession: (context) => session.clearSession(context),
+    // Async, as declared: a session that throws synchronously still rejects.
+    getSessionId: async () => session.getSessionId(),
+    getItems: async (limit, context) => session.getItems(limit, context),
+    popItem: async (context) => session.popItem(context),
+    clearSession: async (context) => session.clearSession(context),
     async addItems(items, context) {
       await session.addItems(items, context);
       const history = await session.getItems(undefined, context);

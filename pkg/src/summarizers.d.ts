@@ -1,5 +1,6 @@
 // Types of `contextfold/summarizers`: ready-made summarizers over `fetch`.
 import type { Summarizer } from "../glue/contextfold_wasm.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 
 /** A summarizer made by an adapter: `identity` names it, for `cachedSummarizer`. */
 export type AdapterSummarizer = Summarizer & { readonly identity: string };

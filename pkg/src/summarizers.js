@@ -12,6 +12,7 @@
 // body is redacted.
 
 import { check, checkOptions, is, required } from "./options.js";
+export { isContextfoldError } from "./errors.js";
 
 const DEFAULT_RETRIES = 2;
 const DEFAULT_RETRY_DELAY_MS = 500;

@@ -8,6 +8,7 @@ import type {
     TokenCounter,
 } from "../glue/contextfold_wasm.js";
 import type { SummaryCache } from "./cache.js";
+export { isContextfoldError, type ContextfoldError, type ContextfoldErrorCode } from "./contextfold-error.js";
 
 export * from "./cache.js";
 

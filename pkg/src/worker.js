@@ -26,6 +26,7 @@ import { cachedSummarizer } from "./cache.js";
 import { prefixCache } from "./prefix-cache.js";
 import { contextfoldError } from "./errors.js";
 import { check, checkArgument, checkOptions, is, required } from "./options.js";
+export { isContextfoldError } from "./errors.js";
 
 export { cachedSummarizer, cacheApiCache, kvCache, memoryCache, summaryCacheKey } from "./cache.js";
 

@@ -21,6 +21,7 @@ const WITHOUT_WASM = new Set([
   "kvCache",
   "memoryCache",
   "summaryCacheKey",
+  "isContextfoldError",
 ]);
 
 /** Each export that needs the wasm, called with arguments it would accept once initialized. */

@@ -6,6 +6,7 @@ import init, {
   compact,
   extractiveSummarizer,
   History,
+  isContextfoldError,
   needsCompaction,
   parseChain,
   repairChain,
@@ -18,6 +19,9 @@ import init, {
   type ChainFormat,
   type CompactOptions,
   type CompactResult,
+  type ContextfoldError,
+  type ContextfoldErrorCode,
+  type DiagnosticCode,
   type ParsedChain,
   type SummarizeErrorKind,
   type Summarizer,
@@ -54,7 +58,7 @@ const summarizer: Summarizer = async (request, { signal }) => {
   expectType<Equal<typeof request, SummaryRequest>>();
   expectType<Equal<typeof request.prompt, string>>();
   expectType<Equal<typeof request.range, { start: number; end: number }>>();
-  expectType<Equal<typeof signal, AbortSignal | undefined>>();
+  expectType<Equal<typeof signal, AbortSignal>>();
   const response = await fetch("https://example.invalid/summarize", {
     method: "POST",
     body: JSON.stringify({ prompt: request.prompt, maxBytes: request.targetBytes }),
@@ -134,6 +138,27 @@ const stored: StoredHistory<{ role: string; content: string }> = history.toJSON(
 History.fromJSON(stored, { summarizer });
 // @ts-expect-error: History holds the message type it was given
 await history.push(42);
+// One run's options: a budget in either unit, any option of compact.
+await history.compact({ maxBytes: 4000, signal: controller.signal });
+await history.compact();
+// @ts-expect-error: the override is compact's options, typed
+await history.compact({ maxTokens: "8000" });
+
+// The error type: narrowed by the guard, its code a known one (or a later one's string).
+try {
+  await compact(messages, options);
+} catch (e) {
+  if (isContextfoldError(e)) {
+    expectType<Equal<typeof e, ContextfoldError>>();
+    expectType<Equal<typeof e.path, string | undefined>>();
+    const code: ContextfoldErrorCode = e.code;
+    if (code === "summarizer_failed") void e.errors?.[0]?.kind;
+  }
+}
+const known: ContextfoldErrorCode = "invalid_option";
+const diagnosticCode: DiagnosticCode = "unsigned_thinking";
+expectType<Equal<Diagnostic["code"], DiagnosticCode>>();
+void [known, diagnosticCode];
 void [needed, diagnostics, repaired];
 // @ts-expect-error: strategy settings are typed
 await compact(messages, { summarizer, strategy: { name: "sections", useQA: "yes" } });
@@ -153,12 +178,14 @@ import {
   openAICompatible,
   workersAI,
   SummarizerError,
+  isContextfoldError as isContextfoldErrorOfSummarizers,
   type AdapterSummarizer,
 } from "contextfold/summarizers";
 import {
   compactionMiddleware,
   proxy,
   kvCache as kvCacheFromWorker,
+  isContextfoldError as isContextfoldErrorOfWorker,
   type CompactionMiddlewareOptions,
   type MiddlewareReport,
 } from "contextfold/worker";
@@ -236,3 +263,6 @@ compactionMiddleware({ maxTokens: 8000 })((request: Request) => new Response(req
 // @ts-expect-error: onMalformed is "forward" or "reject"
 compactionMiddleware({ maxTokens: 8000, onMalformed: "drop" });
 void response;
+// Every entry that throws a ContextfoldError exports its guard.
+expectType<Equal<typeof isContextfoldErrorOfSummarizers, typeof isContextfoldError>>();
+expectType<Equal<typeof isContextfoldErrorOfWorker, typeof isContextfoldError>>();

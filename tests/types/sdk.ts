@@ -114,7 +114,9 @@ const toGemini = convert(openaiMessages, { to: "gemini" }).messages;
 if (Array.isArray(toGemini)) {
   const contents: Content[] = toGemini;
   await gemini.models.generateContent({ model: "gemini-2.5-flash", contents });
-  const back: GeminiContent[] = geminiContents.map((c) => ({ parts: c.parts?.map((p) => ({ text: p.text })) }));
+  const back: GeminiContent[] = geminiContents.map((c) => ({
+    parts: (c.parts ?? []).map((p) => (p.text === undefined ? {} : { text: p.text })),
+  }));
   void back;
 }
 const toModel = convert(openaiMessages, { to: "aisdk" }).messages;

@@ -29,8 +29,8 @@ use wasm_bindgen_futures::JsFuture;
 pub struct SummarizerContext {
     /// Pass it on to `fetch`: it aborts when the call times out (`timeoutMs`), when the
     /// compaction ends it, or when the `signal` given to `compact` aborts. Every call has one.
-    #[tsify(optional, type = "AbortSignal")]
-    pub signal: Option<()>,
+    #[tsify(type = "AbortSignal")]
+    pub signal: (),
 }
 
 // A function type is the one thing tsify cannot declare (it derives data types from
@@ -346,14 +346,18 @@ impl Drop for AbortLink {
 }
 
 /// A readable description of a thrown or rejected value: `Error: message` for errors,
-/// the text of a string, else the value's debug form.
+/// the text of a string, else the value as JS writes it (`undefined`, `42`, `[object
+/// Object]`), never Rust's `JsValue(...)` wrapper around it.
 pub fn describe_js(value: &JsValue) -> String {
     if let Some(error) = value.dyn_ref::<js_sys::Error>() {
         let name = String::from(error.name());
         let message = String::from(error.message());
         return if message.is_empty() { name } else { format!("{name}: {message}") };
     }
-    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+    value.as_string().unwrap_or_else(|| {
+        let debug = format!("{value:?}");
+        debug.strip_prefix("JsValue(").and_then(|d| d.strip_suffix(')')).map_or(debug.clone(), str::to_string)
+    })
 }
 
 /// `typeof value`, with `null` and arrays told apart.

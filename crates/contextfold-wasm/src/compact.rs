@@ -10,9 +10,7 @@
 //! and says which in `format`. `needsCompaction` is the cheap trigger check.
 
 use crate::bridge::{AbortLink, AbortSignalLike, JsSummarizer, JsSummarizerFn};
-use crate::convert::{
-    describe, format_option, js_text, messages_and_text_from_js, messages_from_js, to_js, JsTextPieces,
-};
+use crate::convert::{format_option, js_text, messages_and_text_from_js, messages_from_js, to_js, JsTextPieces};
 use crate::error::{BindingError, JsResult};
 use crate::options::{check_keys, invalid, provider_option, COMPACT_KEYS};
 use crate::report::{CompactReport, ProgressEvent};
@@ -410,29 +408,22 @@ pub(crate) fn read_strategy(options: &JsValue, on_error: OnError) -> Result<Stra
     Ok(strategy.to_config(max, on_error, now)?)
 }
 
-/// An option's value as JSON; a value JSON cannot hold (a function, a symbol) is an
-/// invalid option at `path`.
+/// An option's value as JSON (`None` for `undefined`); a value JSON cannot hold (a
+/// function, a `Set`, NaN) or that throws when read is an invalid option at its own path
+/// (`.strategy.excludeTools`).
 fn json_at(value: JsValue, path: &str) -> Result<Value, BindingError> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(path, describe(&e)))
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+    Ok(crate::js_json::to_json(&value, path)?.unwrap_or(Value::Null))
 }
 
 /// The own enumerable string keys of an options object (`Object.keys`); a throwing
 /// proxy is an invalid option at `path`.
 pub(crate) fn own_keys(options: &JsValue, path: &str) -> Result<Vec<String>, BindingError> {
-    let keys = object_keys(options).map_err(|e| invalid(path, crate::bridge::describe_js(&e)))?;
-    Ok(keys.iter().filter_map(|k| k.as_string()).collect())
+    crate::js_json::keys_of(options, path)
 }
 
 /// `options[key]`, `None` when undefined or null. A throwing getter is an invalid option.
 pub(crate) fn get(options: &JsValue, key: &str) -> Result<Option<JsValue>, BindingError> {
-    let value = Reflect::get(options, &JsValue::from_str(key))
-        .map_err(|e| invalid(&format!(".{key}"), crate::bridge::describe_js(&e)))?;
+    let value = crate::js_json::get(options, key, &format!(".{key}"))?;
     Ok((!value.is_undefined() && !value.is_null()).then_some(value))
 }
 
@@ -442,11 +433,13 @@ pub(crate) fn field<T: DeserializeOwned>(options: &JsValue, key: &str) -> Result
 }
 
 /// `value` converted to `T`; errors are located under `path` (e.g. `.strategy.useQA`).
+/// The value is read as JSON first ([`crate::js_json`]): every JS read caught.
 fn deserialize_at<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, BindingError> {
-    serde_path_to_error::deserialize(serde_wasm_bindgen::Deserializer::from(value)).map_err(|e| {
+    let json = json_at(value, path)?;
+    serde_path_to_error::deserialize(json).map_err(|e| {
         let inner = e.path().to_string();
         let at = if inner == "." { path.to_string() } else { format!("{path}.{}", inner.trim_start_matches('.')) };
-        invalid(&at, describe(e.inner()))
+        invalid(&at, contextfold::settings::plain_expectation(&e.inner().to_string()))
     })
 }
 

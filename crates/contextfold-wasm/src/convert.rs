@@ -14,9 +14,18 @@ pub fn format_option(name: Option<&str>) -> Result<Option<Format>, BindingError>
         None | Some("auto") => Ok(None),
         Some(name) => Format::from_name(name).map(Some).ok_or_else(|| BindingError::InvalidOption {
             path: ".format".to_string(),
-            message: format!("unknown format {name:?}; expected \"auto\", \"native\", \"openai\", \"anthropic\", \"gemini\", \"aisdk\", \"aisdk-ui\" or \"langchain\""),
+            message: unknown_format(name, true),
         }),
     }
+}
+
+/// "unknown format ...; expected ..." naming every format (from [`Format::ALL`], so that
+/// none is left out), and `"auto"` where it is accepted.
+pub fn unknown_format(name: &str, auto: bool) -> String {
+    let mut names: Vec<String> = auto.then(|| "\"auto\"".to_string()).into_iter().collect();
+    names.extend(Format::ALL.iter().map(|f| format!("{:?}", f.as_str())));
+    let last = names.pop().unwrap_or_default();
+    format!("unknown format {name:?}; expected {} or {last}", names.join(", "))
 }
 
 /// Reads messages in `format`, or in the detected format when `None`.

@@ -6,6 +6,7 @@
 //! marker and runs the Rust summarizer directly, without crossing into JS for every call.
 
 use crate::error::{BindingError, JsResult};
+use crate::options::{check_keys, invalid};
 use contextfold::summarize::extractive::ExtractiveSummarizer;
 use js_sys::{Object, Reflect};
 use tsify::Tsify;
@@ -52,21 +53,45 @@ pub fn from_marked(value: &JsValue) -> Option<ExtractiveSummarizer> {
     Some(ExtractiveSummarizer { max_bytes: max_bytes.map_or(default.max_bytes, |n| n as usize), ..default })
 }
 
+/// The keys of [`ExtractiveOptions`] (the tests check them against the declaration).
+const EXTRACTIVE_KEYS: &[&str] = &["maxBytes"];
+
+/// `extractiveSummarizer`'s options, read as every option reader reads: an object (or
+/// nothing), no unknown key (`maxByte`: "did you mean maxBytes?"), each read caught.
 fn read_options(options: &JsValue) -> Result<ExtractiveSummarizer, BindingError> {
     let default = ExtractiveSummarizer::default();
     if options.is_undefined() || options.is_null() {
         return Ok(default);
     }
-    let invalid =
-        |message: &str| BindingError::InvalidOption { path: ".maxBytes".to_string(), message: message.into() };
-    let max = Reflect::get(options, &JsValue::from_str("maxBytes")).map_err(|_| invalid("unreadable"))?;
-    if max.is_undefined() || max.is_null() {
-        return Ok(default);
+    if !options.is_object() || crate::js_json::is_array_value(options) {
+        let kind = if options.is_object() {
+            "an array".to_string()
+        } else {
+            format!("a {}", options.js_typeof().as_string().unwrap_or_default())
+        };
+        return Err(invalid("", format!("expected an object, not {kind}")));
     }
+    let keys = crate::compact::own_keys(options, "")?;
+    check_keys(keys.iter().map(String::as_str), EXTRACTIVE_KEYS, "")?;
+    let Some(max) = crate::compact::get(options, "maxBytes")? else { return Ok(default) };
     match max.as_f64() {
         Some(n) if n.is_finite() && n >= 128.0 && n.fract() == 0.0 => {
             Ok(ExtractiveSummarizer { max_bytes: n as usize, ..default })
         }
-        _ => Err(invalid("expected a whole number of bytes, at least 128")),
+        _ => Err(invalid(".maxBytes", "expected a whole number of bytes, at least 128")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_known_keys_are_the_declared_ones() {
+        for key in EXTRACTIVE_KEYS {
+            assert!(ExtractiveOptions::DECL.contains(&format!("{key}?:")), "{key} is not declared");
+        }
+        let declared = ExtractiveOptions::DECL.matches("?:").count();
+        assert_eq!(declared, EXTRACTIVE_KEYS.len(), "{}", ExtractiveOptions::DECL);
     }
 }

@@ -68,6 +68,10 @@ pub fn convert_chain(
 /// A format option at `path` (`.from` or `.to`).
 fn format_at(name: Option<&str>, path: &str) -> Result<Option<Format>, BindingError> {
     format_option(name).map_err(|e| match e {
+        // `to` must name a format: no "auto" in its hint.
+        BindingError::InvalidOption { .. } if path == ".to" => {
+            invalid(path, crate::convert::unknown_format(name.unwrap_or_default(), false))
+        }
         BindingError::InvalidOption { message, .. } => invalid(path, message),
         other => other,
     })
@@ -135,7 +139,7 @@ pub use contextfold::convert::FormatInfo;
 /// @example
 /// ```js
 /// const gemini = formats().find((f) => f.name === "gemini");
-/// // gemini.request: { system: "systemInstruction", messages: "contents" }
+/// // gemini.request: { system: "systemInstruction", messages: "contents", systemIn: "config" }
 /// ```
 #[wasm_bindgen(js_name = formats, unchecked_return_type = "FormatInfo[]")]
 pub fn formats() -> JsResult<JsValue> {

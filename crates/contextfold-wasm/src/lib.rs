@@ -7,6 +7,7 @@
 //! - [`compact`] holds `compact` and `needsCompaction` (the core's JSON pipeline, `contextfold::pipeline`);
 //! - [`bridge`] puts a JS summarizer function behind the core's `Summarizer` trait;
 //! - [`extractive`] holds the built-in offline summarizer behind `extractiveSummarizer`;
+//! - [`js_json`] reads option values as JSON, catching what JS throws;
 //! - [`measure`] holds `estimateTokens` and `measureChain`;
 //! - [`memory`] gives the memory of a very large call back (a fresh instance once idle);
 //! - [`options`] reads the strategy settings of `compact` and `needsCompaction`;
@@ -28,6 +29,7 @@ pub mod edits;
 pub mod error;
 pub mod extractive;
 pub mod formats;
+pub mod js_json;
 pub mod measure;
 pub mod memory;
 pub mod options;

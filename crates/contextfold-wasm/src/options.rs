@@ -79,7 +79,9 @@ pub fn provider_option(name: Option<&str>) -> Result<Option<contextfold::repair:
         contextfold::repair::Provider::from_name(name).ok_or_else(|| {
             invalid(
                 ".provider",
-                format!("unknown provider {name:?}; expected \"generic\", \"openai\", \"anthropic\" or \"gemini\""),
+                format!(
+                    "unknown provider {name:?}; expected \"generic\", \"openai\", \"openai-responses\", \"anthropic\" or \"gemini\""
+                ),
             )
         })
     })

@@ -55,7 +55,10 @@ impl JsTokenCounter {
             .enumerate()
             .map(|(i, v)| match v.as_f64() {
                 Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as usize),
-                _ => Err(format!("count {i} is not a non-negative integer")),
+                _ => Err(format!(
+                    "the count at index {i} is {}, not a whole number 0 or more",
+                    crate::bridge::describe_js(&v)
+                )),
             })
             .collect()
     }

@@ -25,3 +25,7 @@ pub struct NativeMessage {
     #[tsify(type = "{ [key: string]: unknown }")]
     pub extra: Map<String, Value>,
 }
+
+/// `Diagnostic["code"]`: declared from the core's one list of codes.
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const TS_DIAGNOSTIC_CODE: &str = contextfold::repair::DIAGNOSTIC_CODES_TS;

@@ -112,9 +112,10 @@ pub struct FormatInfo {
     #[cfg_attr(feature = "tsify", tsify(type = "ProviderName"))]
     pub provider: Provider,
     /// The request object the chain may come in (OpenAI Chat, Responses, Anthropic, Gemini):
-    /// its system field (none for OpenAI Chat, whose system messages are in the list) and
-    /// its list field; `null`: a list only.
-    #[cfg_attr(feature = "tsify", tsify(type = "{ system?: string; messages: string } | null"))]
+    /// its system field (none for OpenAI Chat, whose system messages are in the list), its
+    /// list field, and the object field the system prompt may be in instead (`systemIn`:
+    /// `config` of the `@google/genai` SDK's parameters); `null`: a list only.
+    #[cfg_attr(feature = "tsify", tsify(type = "{ system?: string; messages: string; systemIn?: string } | null"))]
     pub request: Option<crate::format::RequestFields>,
     /// The tool-call id template of the provider API; `null` where ids are free.
     #[cfg_attr(feature = "tsify", tsify(type = "string | null"))]

@@ -145,6 +145,7 @@ impl Format {
 /// The fields of a request object holding a chain: its system prompt (none for OpenAI
 /// Chat, whose system messages are in the list) and its message list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RequestFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system: Option<&'static str>,

@@ -55,7 +55,7 @@ pub(crate) use thinking::current_cycle_start;
 pub use tool_media::MOVED_MEDIA_NOTE;
 pub(crate) use tool_pairing::in_flight;
 pub(crate) use validate::has_misplaced_results;
-pub use validate::{validate, Diagnostic};
+pub use validate::{validate, Diagnostic, CODES as DIAGNOSTIC_CODES, CODES_TS as DIAGNOSTIC_CODES_TS};
 
 use crate::message::{Message, Part};
 use serde::Serialize;

@@ -18,19 +18,51 @@ use super::Provider;
 use crate::message::{Message, Part, Role};
 use serde::Serialize;
 
+/// The list of codes below as a Rust slice ([`CODES`]) and as the TypeScript union of
+/// `Diagnostic["code"]` ([`CODES_TS`], which the wasm crate emits as `DiagnosticCode`):
+/// one list, so that no code is missing from either.
+macro_rules! diagnostic_codes {
+    ($($code:literal,)*) => {
+        /// Every code a [`Diagnostic`] may have (a test checks this module uses no other).
+        pub const CODES: &[&str] = &[$($code),*];
+        /// The TypeScript declaration of the codes: open-ended, as more may come.
+        pub const CODES_TS: &str = concat!(
+            "/** The stable code of a `Diagnostic`: the rule broken (more may come). */\n",
+            "export type DiagnosticCode =",
+            $("\n    | \"", $code, "\"",)*
+            "\n    | (string & {});\n"
+        );
+    };
+}
+
+// One code per line, in no particular order.
+diagnostic_codes![
+    "orphan_result",
+    "unanswered_call",
+    "result_not_after_call",
+    "duplicate_result",
+    "consecutive_same_role",
+    "empty_text",
+    "empty_message",
+    "system_not_first",
+    "multiple_system",
+    "starts_with_tool_result",
+    "first_not_user",
+    "duplicate_call_id",
+    "invalid_part",
+    "results_not_first",
+    "unsigned_thinking",
+    "media_in_tool_result",
+    "split_function_responses",
+];
+
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
 pub struct Diagnostic {
-    /// Stable machine-readable code (more may come: unknown ones are plain strings).
-    #[cfg_attr(
-        feature = "tsify",
-        tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
-        | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
-        | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | \"results_not_first\" \
-        | \"split_function_responses\" | (string & {})")
-    )]
+    /// Stable machine-readable code, one of [`CODES`].
+    #[cfg_attr(feature = "tsify", tsify(type = "DiagnosticCode"))]
     pub code: &'static str,
     /// The offending message's position in the chain as read (a provider message may be
     /// read as several: an Anthropic user message of tool results and text, the steps
