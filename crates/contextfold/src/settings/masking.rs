@@ -46,8 +46,9 @@ pub struct AutoStrategy {
     /// call is repeated [false].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stable: Option<bool>,
-    /// Most tokens one summary request may hold (your summarizer's context): a longer span
-    /// is summarized in parts, each updating the summary the one before gave [no limit].
+    /// Most tokens one summary request may hold (your summarizer's context), at least
+    /// 1000: a longer span is summarized in parts, each updating the summary the one before
+    /// gave, the summary asked for at most half of what the instructions leave [no limit].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer_max_tokens: Option<usize>,
 }

@@ -311,14 +311,19 @@ async fn fold_once<S: Summarizer + ?Sized>(
         let span_cost = span_cost.max(1);
         let first = shape.origin.first().copied().unwrap_or(0);
         let end = shape.origin.get(at.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
+        // A summarizer with a small context is asked for no more than its limit leaves
+        // room for beside the instructions and the messages of each part.
+        let limit =
+            config.summarizer_max_tokens.map(|l| span::Limit::new(l, controls.focus.as_deref(), meter)).transpose()?;
+        let target_bytes = hint(
+            allowance.saturating_mul(span_bytes) / span_cost,
+            bytes_before.saturating_sub(restoration_text_with("", note).len()),
+        );
         let request = span::SpanRequest {
             span: &span,
             previous: previous.map(|p| p.snapshot.as_str()),
-            target_bytes: hint(
-                allowance.saturating_mul(span_bytes) / span_cost,
-                bytes_before.saturating_sub(restoration_text_with("", note).len()),
-            ),
-            limit: config.summarizer_max_tokens,
+            target_bytes: limit.map_or(target_bytes, |l| target_bytes.min(l.room())),
+            limit,
             range: MessageRange { start: first, end: end.max(first) },
         };
         // The span's masked copies are neither sent (the span is rendered from the chain
