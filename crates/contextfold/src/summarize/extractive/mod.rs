@@ -357,15 +357,16 @@ fn merge_previous(previous: &[(Section, Vec<String>)], new: Vec<Bullet>) -> Vec<
             let replaced = new.iter().any(|b| b.section == *section && key(*section, &b.text) == key(*section, text));
             if !replaced {
                 // Carried forward: the first request and the rules outrank new routine
-                // lines; the errors and decisions found earlier outrank the requests made
-                // since the first, which pile up fold after fold and would otherwise fill
-                // the target with old requests alone (the newest of them first).
+                // lines; the errors, decisions and files found earlier outrank the
+                // requests made since the first, old or new (at most 84), which pile up
+                // fold after fold and would otherwise fill the target with requests alone
+                // (the newest of the old ones first).
                 let score: u32 = match section {
                     Section::Requests if i == 0 => 96,
                     Section::Requests => 64u32.saturating_add((i.saturating_mul(8) / newest) as u32),
                     Section::Goal => 96,
-                    Section::Errors | Section::Decisions => 80,
-                    Section::Files => 74,
+                    Section::Errors | Section::Decisions => 86,
+                    Section::Files => 82,
                     Section::State | Section::Next => 40,
                     _ => 62,
                 };
