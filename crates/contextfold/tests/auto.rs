@@ -478,6 +478,34 @@ fn a_limit_the_instructions_alone_reach_is_an_option_error() {
     assert_eq!((err.code(), e.path.as_str()), ("invalid_option", ".strategy.summarizerMaxTokens"));
 }
 
+#[test]
+fn a_target_under_the_summarys_share_is_reached() {
+    // `targetPercent` 30 with the default `summaryPercent` 50: the summary asked for is
+    // no larger than the target leaves, so a summarizer writing what it is asked for
+    // brings the chain down to the target (it stayed at ~60% of the budget).
+    let para = "We went through the reconcile job of the ledger service and the nightly report it writes. ";
+    let mut chain = vec![sys("You are a coding assistant.")];
+    for i in 0..40 {
+        chain.push(user(&format!("Request {i}: {}", para.repeat(2))));
+        chain.push(ai(&format!("Answer {i}: {}", para.repeat(12))));
+    }
+    chain.push(user("What next?"));
+    let s = FnSummarizer(|r: SummaryRequest| async move {
+        let mut out = String::from("## Current state\n");
+        let mut i = 0;
+        while out.len() + 40 < r.target_bytes {
+            out.push_str(&format!("- finding {i} about the ledger\n"));
+            i += 1;
+        }
+        Ok::<_, SummarizeError>(out)
+    });
+    let max = 8000;
+    let out = run(&chain, AutoConfig { target_percent: 30, ..config(max) }, &s).unwrap();
+    assert!(out.changed);
+    let after = tokens(&out.messages);
+    assert!(after <= max * 30 / 100 * 105 / 100, "{after} tokens, the target is {}", max * 30 / 100);
+}
+
 /// The built-in estimate, counting the bytes it is given to count.
 #[derive(Default)]
 struct CountingEstimate(std::cell::Cell<usize>);
