@@ -25,7 +25,7 @@ const STRATEGIES = [
   { name: "mask", keepLast: 2 },
   { name: "sections", lastSecBytes: 8192, maxBpBytes: 2048 },
   { name: "window", window: 12, thresholdTokens: 6000, messageThresholdTokens: 1500 },
-  { name: "tiers", recent: 8, condensed: 12 },
+  { name: "tiers", recent: 8, condensed: 12, auto: false }, // re-tiered whenever called
   { name: "budget" },
 ];
 const MAX_TOKENS = { budget: 12_000, auto: 8_000 };
@@ -116,7 +116,7 @@ describe("the output keeps the input's container, every strategy x every format"
 
 describe("Gemini requests: the summaries go where Gemini and the genai SDK take them", () => {
   const contents = to(withoutSystem, "gemini");
-  const folding = [{ name: "budget" }, { name: "tiers", recent: 8, condensed: 12 }];
+  const folding = [{ name: "budget" }, { name: "tiers", recent: 8, condensed: 12, auto: false }];
 
   it("a request with a context cache gains no systemInstruction (Gemini refuses one beside it)", async () => {
     const cachedContent = "cachedContents/abc123";

@@ -17,6 +17,10 @@ import { contextfoldMiddleware } from "contextfold/langchain";
 import { createAgent, createMiddleware, dynamicSystemPromptMiddleware } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 
+/** A strategy by name, as it folded with `maxTokens` before QA folding (`sections`) and the
+ * on-demand re-tiering (`tiers`) had to be asked for: these chats need both to fold. */
+const folding = (name) => ({ sections: { name, useQA: true }, tiers: { name, auto: false } })[name] ?? name;
+
 /** A long thread of tool work, as LangChain messages. */
 function thread(turns) {
   const messages = [new HumanMessage("Port every module to Rust. Never touch the tests.")];
@@ -142,7 +146,7 @@ describe("contextfold/langchain: the createAgent middleware", () => {
       const result = await compact(messages, {
         format: "langchain",
         maxTokens: 700,
-        strategy,
+        strategy: folding(strategy),
         summarizer: async () => "S",
       });
       assert.ok(result.changed, strategy);

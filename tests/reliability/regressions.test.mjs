@@ -137,7 +137,7 @@ describe("regressions", () => {
       { role: "assistant", content: [{ type: "text", text: "done" }] },
     ];
     const result = await compact(input, {
-      strategy: { name: "tiers", recent: 1, minSummarizeBytes: 0 },
+      strategy: { name: "tiers", recent: 1, minSummarizeBytes: 0, auto: false },
       summarizer: planned(["ok"]),
     });
     assert.equal(result.changed, true);

@@ -9,6 +9,10 @@ import { mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import { convertMessagesToCompletionsMessageParams } from "@langchain/openai";
 import { anthropicRules, geminiRules, TypeCollector } from "./judges.mjs";
 
+/** A strategy by name, as it folded with `maxTokens` before QA folding (`sections`) and the
+ * on-demand re-tiering (`tiers`) had to be asked for: these chats need both to fold. */
+const folding = (name) => ({ sections: { name, useQA: true }, tiers: { name, auto: false } })[name] ?? name;
+
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const long = (i) => `step ${i}: ${"the build log repeats the same warning again and again ".repeat(40)}`;
 const same = async () => "Summary: the earlier steps are done.";
@@ -276,7 +280,11 @@ describe("issue 14 §3 regressions", () => {
     }
     assert.deepEqual(validateChain(chain), []);
     for (const strategy of ["auto", "mask", "tiers"]) {
-      const { messages, changed } = await compact(chain, { strategy, maxTokens: 800, summarizer: same });
+      const { messages, changed } = await compact(chain, {
+        strategy: folding(strategy),
+        maxTokens: 800,
+        summarizer: same,
+      });
       assert.ok(changed, strategy);
       const calls = messages.flatMap((m) => m.tool_calls ?? []);
       if (strategy === "mask") assert.equal(calls.length, 6);
@@ -317,7 +325,7 @@ describe("issue 14 §3 regressions", () => {
       ["without one", { model: "gpt-4o-mini", max_tokens: 256, tools, messages: messages.slice(1) }],
     ]) {
       for (const strategy of ["auto", "sections", "tiers", "budget", "mask"]) {
-        const result = await compact(body, { strategy, maxTokens: 900, summarizer: same });
+        const result = await compact(body, { strategy: folding(strategy), maxTokens: 900, summarizer: same });
         assert.equal(result.report.format, "openai", `${label}, ${strategy}`);
         assert.ok(result.changed, `${label}, ${strategy}`);
         // The body's own fields stay, and nothing OpenAI does not take is added (no `system`).

@@ -21,6 +21,10 @@ import {
 import { MockLanguageModelV4 } from "ai/test";
 import { anthropicRules, geminiRules, geminiSdk, TypeCollector } from "./judges.mjs";
 
+/** A strategy by name, as it folded with `maxTokens` before QA folding (`sections`) and the
+ * on-demand re-tiering (`tiers`) had to be asked for: these chats need both to fold. */
+const folding = (name) => ({ sections: { name, useQA: true }, tiers: { name, auto: false } })[name] ?? name;
+
 const STRATEGIES = ["auto", "sections", "window", "tiers", "budget", "mask"];
 const same = async () => "Summary: the earlier questions were answered.";
 const filler = (i) => `answer ${i}: ${"the details of the answer go on for a while ".repeat(12)}`;
@@ -49,7 +53,7 @@ describe("a chat that opens with the assistant's greeting", () => {
       assert.equal(kept.changed, false, format);
       for (const strategy of STRATEGIES) {
         const label = `${format} ${strategy}`;
-        const result = await compact(chain, { format, strategy, maxTokens: 700, summarizer: same });
+        const result = await compact(chain, { format, strategy: folding(strategy), maxTokens: 700, summarizer: same });
         assert.deepEqual(validateChain(result.messages, { format }), [], label);
         if (format === "anthropic") assert.deepEqual(anthropicRules(result.messages), [], label);
         if (format === "gemini") assert.deepEqual(geminiRules(result.messages), [], label);
@@ -119,7 +123,11 @@ describe("OpenAI Agents SDK items", () => {
       content: "and now?",
     });
     for (const strategy of ["auto", "window", "sections", "budget"]) {
-      const { items: out, changed } = await compactAgentItems(items, { strategy, maxTokens: 800, summarizer: same });
+      const { items: out, changed } = await compactAgentItems(items, {
+        strategy: folding(strategy),
+        maxTokens: 800,
+        summarizer: same,
+      });
       assert.ok(changed, strategy);
       assert.ok(!out.includes(items[1]), `${strategy}: the folded early item is not given back`);
       assert.ok(out.includes(items.at(-2)), `${strategy}: the kept one is`);
@@ -531,7 +539,7 @@ describe("LangChain messages alike but for a number", () => {
     for (const form of ["instances", "toJSON"]) {
       const input = form === "instances" ? history : history.map((m) => m.toJSON());
       for (const strategy of ["auto", "budget", "sections", "window"]) {
-        const result = await compact(input, { strategy, maxTokens: 400, summarizer: same });
+        const result = await compact(input, { strategy: folding(strategy), maxTokens: 400, summarizer: same });
         assert.ok(result.changed, `${form} ${strategy}`);
         const kept = result.messages.filter((m) => input.includes(m));
         // Whatever equals an input message is that very object.

@@ -253,7 +253,7 @@ export const cases = [
       for (const options of [
         { strategy: "sections" },
         { strategy: { name: "window", window: 8, thresholdTokens: 800 } },
-        { strategy: { name: "tiers", recent: 6, condensed: 8 } },
+        { strategy: { name: "tiers", recent: 6, condensed: 8, auto: false } },
         { strategy: "budget", maxTokens: 1500 },
         { strategy: "budget", maxBytes: 6000 },
       ]) {
@@ -444,7 +444,8 @@ export const cases = [
         messages: chain,
         auto: false,
         options: {
-          strategy: { name: "tiers", recent: 6, condensed: 10 },
+          // Re-tiered on demand (its trigger off): under autoThreshold it would not run.
+          strategy: { name: "tiers", recent: 6, condensed: 10, auto: false },
           summarizer: async () => {
             throw new Error("down");
           },

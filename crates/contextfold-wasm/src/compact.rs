@@ -210,7 +210,8 @@ impl Summarizer for Either {
 /// Whether `compact` with these options would change anything now: the cheap trigger
 /// check for chat UIs and middleware (no summarizer is called). Per strategy: `sections`
 /// would make a summary call; `window` is over its threshold or window, or holds an
-/// oversized tool result; `tiers` has more than `autoThreshold` messages (and `auto`);
+/// oversized tool result; `tiers` has more than `autoThreshold` messages (and `auto`) and
+/// something older than the recent tier to summarize (under it, `compact` changes nothing);
 /// `budget` is over `maxTokens` / `maxBytes`.
 ///
 /// @example

@@ -121,6 +121,7 @@ impl From<CompactError> for BindingError {
     fn from(e: CompactError) -> Self {
         match e {
             CompactError::Input(e) => BindingError::Core(e),
+            CompactError::Option(e) => e.into(),
             other => BindingError::Compact(other),
         }
     }

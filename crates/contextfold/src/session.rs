@@ -51,7 +51,7 @@ impl Session {
     /// An empty session for messages in `format` (`None`: detected), with the strategy
     /// whose trigger it answers.
     pub fn new(format: Option<Format>, strategy: StrategyConfig) -> Session {
-        let unit = strategy.trigger_budget().map_or(Unit::Tokens, |max| max.unit());
+        let unit = strategy.trigger_unit();
         Session {
             given: format,
             detector: Detector::default(),
@@ -137,18 +137,10 @@ impl Session {
     }
 
     /// Whether `compact` with the session's strategy would do anything now, as
-    /// [`run::needs_compaction`] on the whole chain answers it. A budget trigger is the
-    /// running total; the other strategies' triggers read the held messages.
+    /// [`run::needs_compaction`] on the whole chain answers it, from the costs held: no
+    /// message is measured again (a token counter counts no chain).
     pub fn needs_compaction(&self, meter: Meter<'_>) -> bool {
-        if run::waits_for_results(&self.messages) {
-            return false;
-        }
-        match &self.strategy {
-            StrategyConfig::Auto(c) => self.total > c.max.value(),
-            StrategyConfig::Budget(c) => self.total > c.max.value(),
-            StrategyConfig::Mask(c) if c.max.is_some_and(|max| self.total <= max.value()) => false,
-            strategy => run::needs_compaction(&self.messages, strategy, meter),
-        }
+        run::needs_compaction_with_costs(&self.messages, &self.costs, self.unit, &self.strategy, meter)
     }
 
     /// The messages held, as the whole array reads.

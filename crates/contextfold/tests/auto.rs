@@ -426,6 +426,112 @@ fn no_summary_request_exceeds_the_summarizers_limit() {
     assert!(out.report.sections.iter().flat_map(|s| &s.actions).any(|a| matches!(a, Action::Truncated { .. })));
 }
 
+/// A long chat (no tools): what `summarizerMaxTokens` has to split when the summary's
+/// own allowance is larger than the limit.
+fn long_chat(turns: usize) -> Vec<Message> {
+    let words = "the ledger service reconciles accounts nightly and writes a report for finance ".repeat(40);
+    let mut chain = vec![sys("You are a coding assistant.")];
+    for i in 0..turns {
+        chain.push(user(&format!("Request {i}: look at module {i}. {}", &words[..200])));
+        chain.push(ai(&format!("Module {i} looks fine. {}", &words[..2500])));
+    }
+    chain.push(user("Now summarize what you found."));
+    chain
+}
+
+#[test]
+fn a_limit_below_the_summarys_allowance_still_holds_every_request() {
+    // The summary may take half of 16000 tokens, more than the 6000 (and about the
+    // 12000) a request may hold: the summary asked for is capped by the limit, and the
+    // span goes in parts of sensible size, never in one request over the limit.
+    let chain = long_chat(60);
+    let meter = Meter::default();
+    for limit in [6000, 12_000] {
+        let s = Recording::default();
+        let out = run(&chain, AutoConfig { summarizer_max_tokens: Some(limit), ..config(16_000) }, &s).unwrap();
+        assert!(out.changed);
+        let requests = s.0.borrow();
+        let sizes: Vec<usize> =
+            requests.iter().map(|r| meter.text(contextfold::measure::Unit::Tokens, &r.prompt())).collect();
+        assert!(sizes.iter().all(|&t| t <= limit), "limit {limit}: requests of {sizes:?} tokens");
+        // Parts fill the limit: a few requests, not one per message.
+        let span: usize = tokens(&chain);
+        assert!(
+            requests.len() > 1 && requests.len() <= 2 * span / limit + 2,
+            "limit {limit}: {} calls",
+            requests.len()
+        );
+        assert!(requests.iter().all(|r| r.target_bytes < limit * 4), "a summary the limit cannot hold is asked for");
+    }
+}
+
+#[test]
+fn a_summary_longer_than_asked_is_cut_before_the_next_part() {
+    // A summarizer that overshoots (four times the bytes asked for): each next part
+    // still fits the limit, its running summary cut at a line end (reported).
+    let chain = long_chat(60);
+    let limit = 6000;
+    let requests = RefCell::new(Vec::new());
+    let s = FnSummarizer(|r: SummaryRequest| {
+        requests.borrow_mut().push(r.prompt());
+        let line = "- a fact the summary keeps about the ledger module and its report\n";
+        async move { Ok::<_, SummarizeError>(format!("## Current state\n{}", line.repeat(r.target_bytes * 4 / line.len()))) }
+    });
+    let out = run(&chain, AutoConfig { summarizer_max_tokens: Some(limit), ..config(16_000) }, &s).unwrap();
+    assert!(out.changed);
+    let meter = Meter::default();
+    let requests = requests.borrow();
+    assert!(requests.len() > 1);
+    for prompt in requests.iter() {
+        let t = meter.text(contextfold::measure::Unit::Tokens, prompt);
+        assert!(t <= limit, "a request of {t} tokens");
+    }
+    assert!(out.report.sections.iter().flat_map(|s| &s.actions).any(|a| matches!(a, Action::Truncated { .. })));
+}
+
+#[test]
+fn a_limit_the_instructions_alone_reach_is_an_option_error() {
+    // A focus as long as the limit: no summary request can be under it.
+    let chain = long_chat(60);
+    let options = CompactOptions {
+        strategy: StrategyConfig::Auto(AutoConfig { summarizer_max_tokens: Some(2000), ..config(16_000) }),
+        repair: RepairOptions::for_provider(Provider::OpenAi),
+        ..Default::default()
+    };
+    let controls = Controls { focus: Some("the ledger module ".repeat(600)), ..Controls::default() };
+    let err = block_on(compact(&chain, &options, &Recording::default(), &controls, Meter::default())).unwrap_err();
+    let CompactError::Option(e) = &err else { panic!("{err:?}") };
+    assert_eq!((err.code(), e.path.as_str()), ("invalid_option", ".strategy.summarizerMaxTokens"));
+}
+
+#[test]
+fn a_target_under_the_summarys_share_is_reached() {
+    // `targetPercent` 30 with the default `summaryPercent` 50: the summary asked for is
+    // no larger than the target leaves, so a summarizer writing what it is asked for
+    // brings the chain down to the target (it stayed at ~60% of the budget).
+    let para = "We went through the reconcile job of the ledger service and the nightly report it writes. ";
+    let mut chain = vec![sys("You are a coding assistant.")];
+    for i in 0..40 {
+        chain.push(user(&format!("Request {i}: {}", para.repeat(2))));
+        chain.push(ai(&format!("Answer {i}: {}", para.repeat(12))));
+    }
+    chain.push(user("What next?"));
+    let s = FnSummarizer(|r: SummaryRequest| async move {
+        let mut out = String::from("## Current state\n");
+        let mut i = 0;
+        while out.len() + 40 < r.target_bytes {
+            out.push_str(&format!("- finding {i} about the ledger\n"));
+            i += 1;
+        }
+        Ok::<_, SummarizeError>(out)
+    });
+    let max = 8000;
+    let out = run(&chain, AutoConfig { target_percent: 30, ..config(max) }, &s).unwrap();
+    assert!(out.changed);
+    let after = tokens(&out.messages);
+    assert!(after <= max * 30 / 100 * 105 / 100, "{after} tokens, the target is {}", max * 30 / 100);
+}
+
 /// The built-in estimate, counting the bytes it is given to count.
 #[derive(Default)]
 struct CountingEstimate(std::cell::Cell<usize>);

@@ -169,6 +169,42 @@ fn an_update_carries_the_previous_summary_forward() {
 }
 
 #[test]
+fn updates_keep_carried_decisions_and_errors_before_old_requests() {
+    // A chat folded one turn at a time: the first summary holds an error and a decision;
+    // update after update, the old requests pile up under `## User requests`. Within the
+    // target, the oldest of them yield, never the carried decision and error.
+    let first = vec![
+        user("Run the ledger checks."),
+        ai_calls("Running them.", &[("a", "run_cmd")]),
+        tool("a", "run_cmd", "error: E4471 checksum mismatch in src/ledger/reconcile.rs line 212\ntest output line"),
+        ai("Decision: we will use SQLite WAL mode instead of PostgreSQL for the offline cache, which fixes E4471."),
+    ];
+    let target = 900;
+    let mut summary = summarize(&first, target);
+    assert!(summary.contains("SQLite WAL") && summary.contains("E4471"), "{summary}");
+    for i in 2..40 {
+        // Each update brings several requests (a fold every few turns).
+        let tasks: Vec<Message> = (0..10)
+            .map(|k| {
+                user(&format!("Please look at part {i}.{k} of the ingest pipeline, the retry queue and its metrics."))
+            })
+            .chain([user(&format!("Please look at part {i} of the ingest pipeline, the retry queue and its metrics."))])
+            .collect();
+        let work = [ai(&format!("Part {i} looks fine: the retry queue drains in order and the metrics agree."))];
+        let prompt = contextfold::prompt::render_update(&summary, &tasks, &work).unwrap();
+        summary = ExtractiveSummarizer::default().summarize_transcript(&prompt.transcript, target);
+        assert!(summary.len() <= target, "{} bytes", summary.len());
+        for needle in ["SQLite WAL mode", "## Errors and fixes", "E4471 checksum mismatch"] {
+            assert!(summary.contains(needle), "update {i}: missing {needle:?} in:\n{summary}");
+        }
+        // The first request and the latest stay.
+        assert!(summary.contains("Run the ledger checks.") && summary.contains(&format!("part {i} of")), "{summary}");
+    }
+    // Older requests made room: not every one of them is still listed.
+    assert!(!summary.contains("part 2 of") && !summary.contains("part 2.0 of"), "{summary}");
+}
+
+#[test]
 fn summaries_being_merged_are_merged_by_section_and_file() {
     // Two partial summaries (window's consolidation sends them as assistant text), each
     // with its own root: one entry per file, one root, names and requests carried over

@@ -54,6 +54,9 @@ fn configs() -> Vec<SectionsConfig> {
         SectionsConfig::for_budget(Amount::Tokens(2_000)),
         SectionsConfig::for_budget(Amount::Tokens(8_000)),
         SectionsConfig::for_budget(Amount::Tokens(30_000)),
+        // QA folding at a budget's thresholds, as `useQA: true` with `maxTokens` gives.
+        SectionsConfig { use_qa: true, ..SectionsConfig::for_budget(Amount::Tokens(2_000)) },
+        SectionsConfig { use_qa: true, ..SectionsConfig::for_budget(Amount::Tokens(8_000)) },
         SectionsConfig { use_qa: true, max_qa_sections: 3, max_qa_bytes: 20_000, ..d.clone() },
         SectionsConfig { use_qa: true, summ_human_in_qa: true, max_qa_sections: 2, ..d.clone() },
         SectionsConfig { preserve_last: false, ..d.clone() },
@@ -94,7 +97,8 @@ fn the_planning_pass_answers_what_compact_does_on_generated_chains_and_their_res
         }
     }
     // Both answers occur, or the comparison says little.
-    assert!(positive > 50 && positive < 550, "{positive} of 600 need compaction");
+    let total = 60 * configs().len();
+    assert!(positive > 50 && positive < total * 11 / 12, "{positive} of {total} need compaction");
 }
 
 #[test]

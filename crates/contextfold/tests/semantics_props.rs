@@ -73,6 +73,7 @@ fn strategies(max_tokens: usize, small: bool) -> Vec<StrategyConfig> {
             recent: 3,
             condensed: 4,
             min_summarize_bytes: min,
+            auto: false,
             ..TiersConfig::default()
         }),
         StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(max_tokens))),

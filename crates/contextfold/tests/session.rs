@@ -110,6 +110,58 @@ fn the_trigger_answers_as_needs_compaction_on_the_whole_chain_at_every_push() {
     }
 }
 
+/// The built-in estimate, adding up the bytes it is given to count.
+#[derive(Default)]
+struct Counting(std::cell::Cell<usize>);
+
+impl contextfold::measure::TokenCounter for Counting {
+    fn count_texts(&self, texts: &[&str]) -> Vec<usize> {
+        self.0.set(self.0.get() + texts.iter().map(|t| t.len()).sum::<usize>());
+        contextfold::measure::EstimateCounter.count_texts(texts)
+    }
+}
+
+#[test]
+fn the_trigger_counts_no_chain_again_whatever_the_strategy() {
+    // A session holds each message's cost: its trigger reads those, for every strategy
+    // (window and mask over their budget counted the whole chain again at every push,
+    // through the caller's token counter).
+    let chains = chains();
+    let (_, demo) = chains.iter().find(|(name, _)| name.starts_with("demo-session")).unwrap();
+    let items = array_in(demo, Format::OpenAi).unwrap();
+    let chain_bytes: usize = items.iter().map(|i| i.to_string().len()).sum();
+    let mut strategies = common::folding_strategies();
+    strategies.push(StrategyConfig::Window(contextfold::strategy::window::WindowConfig {
+        threshold: Amount::Tokens(200_000),
+        ..Default::default()
+    }));
+    strategies.push(StrategyConfig::Mask(contextfold::strategy::mask::MaskConfig {
+        max: Some(Amount::Tokens(2000)),
+        ..Default::default()
+    }));
+    for strategy in strategies {
+        let counter = Counting::default();
+        let meter = Meter::new(&counter);
+        let mut session = Session::new(Some(Format::OpenAi), strategy.clone());
+        let mut by_trigger = 0;
+        for item in &items {
+            session.push(vec![item.clone()], meter).unwrap();
+            let before = counter.0.get();
+            let needed = session.needs_compaction(meter);
+            by_trigger += counter.0.get() - before;
+            let (whole, _) = format::read_auto(&Value::Array(items[..session.messages().len()].to_vec())).unwrap();
+            assert_eq!(needed, needs_compaction(&whole, &strategy, Meter::default()), "{}", strategy.name());
+        }
+        // At most the restoration layout's head each time, never the chain at every push.
+        assert!(
+            by_trigger <= chain_bytes,
+            "{}: the trigger counted {by_trigger} bytes over {} pushes of a {chain_bytes}-byte chain",
+            strategy.name(),
+            items.len()
+        );
+    }
+}
+
 #[test]
 fn a_narrower_format_makes_the_session_stale_and_a_reset_reads_it_again() {
     let meter = Meter::default();

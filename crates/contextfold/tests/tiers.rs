@@ -21,6 +21,12 @@ use futures::executor::block_on;
 use proptest::prelude::*;
 use std::cell::RefCell;
 
+/// Re-tiering whenever `compact` is called (the automatic trigger off), as these tests of
+/// the layout want.
+fn on_demand() -> TiersConfig {
+    TiersConfig { auto: false, ..TiersConfig::default() }
+}
+
 fn run<S: Summarizer>(chain: &[Message], config: &TiersConfig, s: &S) -> Result<CompactResult, CompactError> {
     block_on(compact(chain, config, s, &Controls::default(), Meter::default()))
 }
@@ -90,7 +96,7 @@ fn a_hundred_messages_become_compressed_condensed_and_the_last_twenty() {
     let chain = with_system(chat_from(0, 100));
     let before = chain.clone();
     let s = Tagged::new();
-    let out = run(&chain, &TiersConfig::default(), &s).unwrap();
+    let out = run(&chain, &on_demand(), &s).unwrap();
     assert_eq!(chain, before, "input unchanged");
     assert!(out.changed);
     ChainAst::parse(&out.messages).unwrap();
@@ -138,7 +144,7 @@ fn a_hundred_messages_become_compressed_condensed_and_the_last_twenty() {
 #[test]
 fn without_a_system_prompt_the_compressed_summary_opens_the_chain() {
     let chain = chat_from(0, 100);
-    let out = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let out = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     ChainAst::parse(&out.messages).unwrap();
     assert_eq!(info(&out.messages[0]).level, TierLevel::Compressed);
     assert!(is_bridge(&out.messages[1]));
@@ -150,7 +156,7 @@ fn without_a_system_prompt_the_compressed_summary_opens_the_chain() {
 #[test]
 fn metadata_records_type_level_count_and_now() {
     let chain = with_system(chat_from(0, 100));
-    let config = TiersConfig { now: Some("2025-06-01T12:00:00Z".into()), ..TiersConfig::default() };
+    let config = TiersConfig { now: Some("2025-06-01T12:00:00Z".into()), ..on_demand() };
     let out = run(&chain, &config, &Tagged::new()).unwrap();
     assert_eq!(
         out.messages[1].extra[METADATA_KEY],
@@ -162,7 +168,7 @@ fn metadata_records_type_level_count_and_now() {
     );
     assert_eq!(info(&out.messages[3]).created_at.as_deref(), Some("2025-06-01T12:00:00Z"));
     // Without `now`, no creation time.
-    let out = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let out = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     assert!(out.messages[1].extra[METADATA_KEY].get("createdAt").is_none());
     // In the native JSON the metadata is a field of the message.
     let json = serde_json::to_value(&out.messages[1]).unwrap();
@@ -172,7 +178,7 @@ fn metadata_records_type_level_count_and_now() {
 #[test]
 fn a_compressed_summary_is_recognized_by_its_prefix_when_metadata_is_lost() {
     let chain = with_system(chat_from(0, 100));
-    let config = TiersConfig { now: Some("2025-06-01T12:00:00Z".into()), ..TiersConfig::default() };
+    let config = TiersConfig { now: Some("2025-06-01T12:00:00Z".into()), ..on_demand() };
     let out = run(&chain, &config, &Tagged::new()).unwrap();
     let stripped: Vec<Message> =
         out.messages.iter().map(|m| Message { extra: Default::default(), ..m.clone() }).collect();
@@ -200,14 +206,14 @@ fn a_compressed_summary_is_recognized_by_its_prefix_when_metadata_is_lost() {
     assert!(summary_info(&user("[Compressed history: 1 message] hi")).is_none());
     // Nothing new: still no call.
     let s = FixedSummarizer::new("S");
-    let again = run(&stripped, &TiersConfig::default(), &s).unwrap();
+    let again = run(&stripped, &on_demand(), &s).unwrap();
     assert_eq!((s.calls(), again.changed), (0, false));
 }
 
 #[test]
 fn a_round_trip_through_anthropic_keeps_the_tiers_recognizable() {
     let chain = with_system(chat_from(0, 100));
-    let out = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let out = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     // Anthropic joins the leading system messages into one `system` field.
     let json = write(&out.messages, Format::Anthropic).unwrap();
     let back = read(&json, Format::Anthropic).unwrap();
@@ -215,7 +221,7 @@ fn a_round_trip_through_anthropic_keeps_the_tiers_recognizable() {
     let mut grown = back.clone();
     grown.extend(chat_from(100, 60));
     let s = Tagged::new();
-    let second = run(&grown, &TiersConfig::default(), &s).unwrap();
+    let second = run(&grown, &on_demand(), &s).unwrap();
     ChainAst::parse(&second.messages).unwrap();
     assert_eq!(second.messages[0], chain[0], "the system prompt is split back out");
     assert_eq!(summaries(&second.messages, TierLevel::Compressed), 1);
@@ -242,7 +248,7 @@ fn parallel_tool_exchanges_are_never_split() {
     // The 20-from-the-end and 50-before-that points fall on tool results; the tiers
     // start at the user messages before them.
     assert_eq!(chain[101].role, Role::Tool);
-    let out = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let out = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     ChainAst::parse(&out.messages).unwrap();
     let m = &out.messages;
     assert_eq!(info(&m[1]).message_count, 42);
@@ -261,7 +267,7 @@ fn without_a_user_message_nearby_the_recent_tier_starts_at_an_exchange() {
         chain.push(ai_calls(&format!("step {i}"), &[(&id, "run")]));
         chain.push(tool(&id, "run", &format!("output of step {i}: all fine, nothing to report")));
     }
-    let config = TiersConfig { recent: 21, condensed: 30, ..TiersConfig::default() };
+    let config = TiersConfig { recent: 21, condensed: 30, ..on_demand() };
     let out = run(&chain, &config, &Tagged::new()).unwrap();
     ChainAst::parse(&out.messages).unwrap();
     let n = out.messages.len();
@@ -283,7 +289,7 @@ fn the_last_exchange_is_never_summarized() {
     chain.push(user("now run it"));
     chain.push(ai_calls("running", &[("x", "run")]));
     chain.push(tool("x", "run", "done"));
-    let config = TiersConfig { recent: 1, ..TiersConfig::default() };
+    let config = TiersConfig { recent: 1, ..on_demand() };
     let out = run(&chain, &config, &Tagged::new()).unwrap();
     ChainAst::parse(&out.messages).unwrap();
     let n = out.messages.len();
@@ -293,11 +299,11 @@ fn the_last_exchange_is_never_summarized() {
 #[test]
 fn a_second_run_merges_summaries_instead_of_nesting_them() {
     let chain = with_system(chat_from(0, 100));
-    let first = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let first = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     let mut grown = first.messages.clone();
     grown.extend(chat_from(100, 60));
     let s = Tagged::new();
-    let config = TiersConfig { now: Some("2025-06-02T08:00:00Z".into()), ..TiersConfig::default() };
+    let config = TiersConfig { now: Some("2025-06-02T08:00:00Z".into()), ..on_demand() };
     let second = run(&grown, &config, &s).unwrap();
     ChainAst::parse(&second.messages).unwrap();
     let m = &second.messages;
@@ -334,7 +340,7 @@ fn a_second_run_merges_summaries_instead_of_nesting_them() {
     // A third run over 100 more messages still leaves one summary per level.
     let mut grown = second.messages.clone();
     grown.extend(chat_from(160, 100));
-    let third = run(&grown, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let third = run(&grown, &on_demand(), &Tagged::new()).unwrap();
     ChainAst::parse(&third.messages).unwrap();
     assert_eq!(summaries(&third.messages, TierLevel::Compressed), 1);
     assert_eq!(summaries(&third.messages, TierLevel::Condensed), 1);
@@ -344,7 +350,7 @@ fn a_second_run_merges_summaries_instead_of_nesting_them() {
 #[test]
 fn a_condensed_summary_absorbs_new_messages_while_it_has_room() {
     let chain = with_system(chat_from(0, 60));
-    let first = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let first = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     ChainAst::parse(&first.messages).unwrap();
     // 40 messages condensed, no compressed summary yet.
     assert_eq!(summaries(&first.messages, TierLevel::Compressed), 0);
@@ -353,7 +359,7 @@ fn a_condensed_summary_absorbs_new_messages_while_it_has_room() {
     let mut grown = first.messages.clone();
     grown.extend(chat_from(60, 6));
     let s = Tagged::new();
-    let second = run(&grown, &TiersConfig::default(), &s).unwrap();
+    let second = run(&grown, &on_demand(), &s).unwrap();
     ChainAst::parse(&second.messages).unwrap();
     assert_eq!(s.requests.borrow().len(), 1);
     let request = &s.requests.borrow()[0];
@@ -367,17 +373,17 @@ fn a_condensed_summary_absorbs_new_messages_while_it_has_room() {
 #[test]
 fn compacting_a_compacted_chain_makes_no_call() {
     let chain = with_system(chat_from(0, 130));
-    let first = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
-    assert!(!needs_compaction(&first.messages, &TiersConfig::default()));
+    let first = run(&chain, &on_demand(), &Tagged::new()).unwrap();
+    assert!(!needs_compaction(&first.messages, &on_demand()));
     let s = FixedSummarizer::new("S");
-    let again = run(&first.messages, &TiersConfig::default(), &s).unwrap();
+    let again = run(&first.messages, &on_demand(), &s).unwrap();
     assert_eq!((s.calls(), again.report.calls, again.report.waves), (0, 0, 0));
     assert!(!again.changed);
     assert_eq!(again.messages, first.messages);
     assert!(again.report.sections.is_empty());
     // A chain at or under the recent tier: nothing to do either.
     let short = with_system(chat_from(0, 20));
-    let out = run(&short, &TiersConfig::default(), &s).unwrap();
+    let out = run(&short, &on_demand(), &s).unwrap();
     assert_eq!((s.calls(), out.changed), (0, false));
 }
 
@@ -387,9 +393,11 @@ fn the_trigger_counts_all_messages() {
     assert!(!needs_compaction(&chat_from(0, 100), &config));
     assert!(needs_compaction(&chat_from(0, 101), &config));
     assert!(!needs_compaction(&chat_from(0, 500), &TiersConfig { auto: false, ..config.clone() }));
-    let low = TiersConfig { auto_threshold: 10, ..config };
+    let low = TiersConfig { auto_threshold: 10, recent: 4, min_summarize_bytes: 0, ..config };
     assert!(needs_compaction(&chat_from(0, 11), &low));
     assert!(!needs_compaction(&[], &low));
+    // Nothing older than the recent tier: nothing to do, however many messages.
+    assert!(!needs_compaction(&chat_from(0, 11), &TiersConfig { recent: 20, ..low }));
     // A compacted history triggers again only after enough new messages.
     let first = run(&with_system(chat_from(0, 101)), &TiersConfig::default(), &Tagged::new()).unwrap();
     let mut grown = first.messages.clone();
@@ -400,6 +408,30 @@ fn the_trigger_counts_all_messages() {
     }
     assert_eq!(added, 101 - first.messages.len());
     assert!(added > 70);
+}
+
+#[test]
+fn the_trigger_and_compact_agree_as_a_chat_grows() {
+    // A caller compacting before every request (as a stateless route handler does): the
+    // chain is re-tiered, and the summarizer called, exactly when the trigger says so,
+    // past `autoThreshold` messages, not on every other turn.
+    let config = TiersConfig { auto_threshold: 40, ..TiersConfig::for_budget(Amount::Tokens(8000)) };
+    let s = Tagged::new();
+    let mut chain = with_system(Vec::new());
+    let mut fired = 0;
+    for turn in 0..120 {
+        chain.extend(chat_from(2 * turn, 1));
+        let needs = needs_compaction(&chain, &config);
+        let calls = s.requests.borrow().len();
+        let out = run(&chain, &config, &s).unwrap();
+        assert_eq!(out.changed, needs, "turn {turn}: needsCompaction {needs}, compact changed {}", out.changed);
+        assert_eq!(s.requests.borrow().len() > calls, needs, "turn {turn}");
+        fired += usize::from(needs);
+        chain = out.messages;
+        chain.extend(chat_from(2 * turn + 1, 1));
+    }
+    // Each fold brings 40+ messages down to about 20: a fold every ten turns or so.
+    assert!((3..=12).contains(&fired), "{fired} folds in 120 turns");
 }
 
 #[test]
@@ -426,7 +458,7 @@ fn failing_on(
 #[test]
 fn a_failed_call_rolls_back_by_default() {
     let chain = with_system(chat_from(0, 100));
-    let out = run(&chain, &TiersConfig::default(), &failing_on(RequestKind::TierCondensed)).unwrap();
+    let out = run(&chain, &on_demand(), &failing_on(RequestKind::TierCondensed)).unwrap();
     assert_eq!(out.messages, chain);
     assert!(!out.changed && out.report.rolled_back && !out.report.cancelled);
     assert_eq!(out.report.errors.len(), 1);
@@ -443,7 +475,7 @@ fn a_failed_call_rolls_back_by_default() {
 #[test]
 fn throw_returns_the_errors() {
     let chain = with_system(chat_from(0, 100));
-    let config = TiersConfig { on_error: OnError::Throw, ..TiersConfig::default() };
+    let config = TiersConfig { on_error: OnError::Throw, ..on_demand() };
     let err = run(&chain, &config, &failing_on(RequestKind::TierCompressed)).unwrap_err();
     assert!(matches!(&err, CompactError::Summarizer(e) if e.len() == 1));
     assert_eq!(err.code(), "summarizer_failed");
@@ -452,7 +484,7 @@ fn throw_returns_the_errors() {
 #[test]
 fn partial_keeps_what_succeeded_and_the_rest_verbatim() {
     let chain = with_system(chat_from(0, 100));
-    let config = TiersConfig { on_error: OnError::Partial, ..TiersConfig::default() };
+    let config = TiersConfig { on_error: OnError::Partial, ..on_demand() };
     // The condensed call fails: compressed summary, then everything newer verbatim.
     let out = run(&chain, &config, &failing_on(RequestKind::TierCondensed)).unwrap();
     ChainAst::parse(&out.messages).unwrap();
@@ -487,13 +519,13 @@ fn cancellation_rolls_back() {
             Ok("summary".to_string())
         }
     });
-    let out = block_on(compact(&chain, &TiersConfig::default(), &s, &controls, Meter::default())).unwrap();
+    let out = block_on(compact(&chain, &on_demand(), &s, &controls, Meter::default())).unwrap();
     assert!(out.report.cancelled && out.report.rolled_back);
     assert_eq!(out.messages, chain);
     // Throw does not turn a cancellation into an error.
     let controls = Controls::default();
     controls.cancel.cancel();
-    let config = TiersConfig { on_error: OnError::Throw, ..TiersConfig::default() };
+    let config = TiersConfig { on_error: OnError::Throw, ..on_demand() };
     let out = block_on(compact(&chain, &config, &FixedSummarizer::new("S"), &controls, Meter::default())).unwrap();
     assert!(out.report.cancelled && out.messages == chain);
 }
@@ -502,7 +534,7 @@ fn cancellation_rolls_back() {
 fn a_summary_never_replaces_smaller_content() {
     let chain = with_system(chat_from(0, 100));
     let s = FixedSummarizer::new("x".repeat(10_000));
-    let out = run(&chain, &TiersConfig::default(), &s).unwrap();
+    let out = run(&chain, &on_demand(), &s).unwrap();
     // Issue 14: a summary larger than its span was discarded and asked for again on every
     // run; it is cut to fit instead (reported), so the result is smaller and a rerun free.
     assert!(out.changed && !out.report.rolled_back);
@@ -511,12 +543,12 @@ fn a_summary_never_replaces_smaller_content() {
     assert_eq!(actions.iter().filter(|a| matches!(a, Action::Truncated { .. })).count(), 2, "{actions:?}");
     assert!(actions.iter().all(|a| !matches!(a, Action::NoGain { .. })));
     let again = FixedSummarizer::new("x".repeat(10_000));
-    run(&out.messages, &TiersConfig::default(), &again).unwrap();
+    run(&out.messages, &on_demand(), &again).unwrap();
     assert_eq!(again.calls(), 0);
     // Content under the minimum is not even sent.
     let tiny: Vec<Message> = (0..60).map(|i| if i % 2 == 0 { user("q") } else { ai("a") }).collect();
     let s = FixedSummarizer::new("S");
-    let out = run(&tiny, &TiersConfig::default(), &s).unwrap();
+    let out = run(&tiny, &on_demand(), &s).unwrap();
     assert_eq!((s.calls(), out.changed), (0, false));
     assert!(out.report.sections[0].actions.iter().any(|a| matches!(a, Action::Skipped { .. })));
 }
@@ -527,7 +559,7 @@ fn a_repaired_input_gives_a_strict_chain() {
     let mut chain = with_system(chat_from(0, 40));
     chain.insert(10, ai_calls("checking", &[("lost", "run")]));
     chain.extend(chat_from(40, 40));
-    let out = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let out = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     assert!(!out.report.repairs.is_empty());
     ChainAst::parse(&out.messages).unwrap();
 }
@@ -542,7 +574,7 @@ fn every_real_transcript_tiers_into_a_smaller_strict_chain() {
         let (messages, _) = read_auto(&parse_json(&text).unwrap()).unwrap();
         let before = messages.clone();
         for (recent, condensed) in [(4, 10), (1, 2)] {
-            let config = TiersConfig { recent, condensed, ..TiersConfig::default() };
+            let config = TiersConfig { recent, condensed, ..on_demand() };
             let name = format!("{name} ({recent}/{condensed})");
             let out = run(&messages, &config, &s).unwrap();
             assert_eq!(messages, before, "{name}: input unchanged");
@@ -598,7 +630,7 @@ proptest! {
     fn generated_chains_tier_strictly_and_counts_add_up((shape, recent, condensed) in chain_strategy()) {
         let chain = generate_chain(&shape);
         let before = chain.clone();
-        let config = TiersConfig { recent, condensed, min_summarize_bytes: 0, ..TiersConfig::default() };
+        let config = TiersConfig { recent, condensed, min_summarize_bytes: 0, ..on_demand() };
         let s = FixedSummarizer::new("S");
         let out = run(&chain, &config, &s).unwrap();
         prop_assert_eq!(&chain, &before);
@@ -638,7 +670,7 @@ proptest! {
 #[test]
 fn summary_parts_survive_serialization() {
     let chain = with_system(chat_from(0, 100));
-    let out = run(&chain, &TiersConfig::default(), &Tagged::new()).unwrap();
+    let out = run(&chain, &on_demand(), &Tagged::new()).unwrap();
     let json = serde_json::to_string(&out.messages).unwrap();
     let back: Vec<Message> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, out.messages);

@@ -22,7 +22,8 @@ pub struct AutoStrategy {
     /// that follow only append until the budget is crossed again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_percent: Option<usize>,
-    /// Share of the budget the summary may take, 1 to 100 [50].
+    /// Share of the budget the summary may take, 1 to 100 [50]; never more than the fold
+    /// target leaves beside the system prompt, the first request and the last exchange.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_percent: Option<usize>,
     /// Newest tool exchanges whose results are never masked [3].
@@ -46,8 +47,9 @@ pub struct AutoStrategy {
     /// call is repeated [false].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stable: Option<bool>,
-    /// Most tokens one summary request may hold (your summarizer's context): a longer span
-    /// is summarized in parts, each updating the summary the one before gave [no limit].
+    /// Most tokens one summary request may hold (your summarizer's context), at least
+    /// 1000: a longer span is summarized in parts, each updating the summary the one before
+    /// gave, the summary asked for at most half of what the instructions leave [no limit].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer_max_tokens: Option<usize>,
 }

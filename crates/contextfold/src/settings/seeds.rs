@@ -106,10 +106,12 @@ pub struct TiersStrategy {
     /// Messages before them condensed (medium compression); older ones compressed [50].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condensed: Option<usize>,
-    /// `needsCompaction` is true above this many messages [100].
+    /// Re-tiering happens above this many messages: `needsCompaction` turns true, and
+    /// `compact` changes nothing before [100].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_threshold: Option<usize>,
-    /// Whether the automatic trigger is on [true].
+    /// Whether the automatic trigger is on [true]; off, `needsCompaction` is always false
+    /// and `compact` re-tiers whenever it is called, whatever the count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<bool>,
     /// Size hints of the two summaries [2000 / 800 bytes, or 25% / 10% of the budget]; or in tokens.

@@ -262,6 +262,19 @@ mod tests {
         assert_eq!(c.last_sec_bytes, 16_000);
         assert_eq!(c.on_error, OnError::Partial);
 
+        // A budget derives the thresholds, never QA folding: off unless asked for, as
+        // `defaultSettings()` says, with a budget or without.
+        for (strategy, max) in [(json!("sections"), Some(Amount::Tokens(4000))), (json!("sections"), None)] {
+            let Ok(StrategyConfig::Sections(c)) = config(strategy, max) else { panic!() };
+            assert!(!c.use_qa, "QA folding on with {max:?}");
+        }
+        let Ok(StrategyConfig::Sections(c)) =
+            config(json!({ "name": "sections", "useQA": true }), Some(Amount::Tokens(4000)))
+        else {
+            panic!()
+        };
+        assert!(c.use_qa && c.max_qa_bytes == 14_400);
+
         let Ok(StrategyConfig::Sections(c)) = config(json!({ "name": "sections", "lastSecTokens": 1000 }), None) else {
             panic!()
         };

@@ -528,7 +528,12 @@ pub fn compact(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> R
 
 /// Whether [`compact`] would mask anything.
 pub fn needs_compaction(messages: &[Message], config: &MaskConfig, meter: Meter<'_>) -> bool {
-    config.max.is_none_or(|max| !meter.fits(max, messages)) && !mask(messages, config).1.is_empty()
+    config.max.is_none_or(|max| !meter.fits(max, messages)) && would_mask(messages, config)
+}
+
+/// Whether masking would replace anything (the budget aside).
+pub(crate) fn would_mask(messages: &[Message], config: &MaskConfig) -> bool {
+    !mask(messages, config).1.is_empty()
 }
 
 #[cfg(test)]

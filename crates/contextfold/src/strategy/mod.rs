@@ -196,6 +196,10 @@ pub enum CompactError {
     /// The budget cannot be met even with everything optional dropped.
     #[error("cannot fit {max}: {reason}")]
     Budget { max: crate::measure::Amount, reason: String },
+    /// A setting the chain shows cannot work (a `summarizerMaxTokens` the instructions
+    /// alone reach, counted with the caller's token counter).
+    #[error(transparent)]
+    Option(#[from] crate::settings::OptionError),
 }
 
 impl CompactError {
@@ -205,6 +209,7 @@ impl CompactError {
             CompactError::Summarizer(_) => "summarizer_failed",
             CompactError::Cancelled => "cancelled",
             CompactError::Budget { .. } => "budget_exceeded",
+            CompactError::Option(e) => e.code(),
         }
     }
 }

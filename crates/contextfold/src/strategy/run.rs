@@ -9,7 +9,7 @@ use super::sections::{self, SectionsConfig};
 use super::tiers::{self, TiersConfig};
 use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
-use crate::measure::{Amount, Meter};
+use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Part, Role};
 use crate::repair::{merge_into, repair, repair_compacted, repair_owned, validate, RepairOptions};
 use crate::summarize::{Controls, Progress, Summarizer};
@@ -55,6 +55,15 @@ impl StrategyConfig {
         match self {
             StrategyConfig::Mask(c) => c.max,
             other => other.hard_budget(),
+        }
+    }
+
+    /// The unit the trigger measures the chain in: its budget's, `window`'s threshold's,
+    /// else tokens (`sections` and `tiers` measure nothing).
+    pub fn trigger_unit(&self) -> Unit {
+        match self {
+            StrategyConfig::Window(c) => c.threshold.unit(),
+            other => other.trigger_budget().map_or(Unit::Tokens, |max| max.unit()),
         }
     }
 
@@ -464,15 +473,38 @@ pub fn waits_for_results(messages: &[Message]) -> bool {
 /// results so far whole (a history pushing a tool's results one at a time compacts once
 /// the last has come).
 pub fn needs_compaction(messages: &[Message], strategy: &StrategyConfig, meter: Meter<'_>) -> bool {
+    trigger(messages, None, strategy, meter)
+}
+
+/// [`needs_compaction`] for a caller that holds what each message costs in `unit` (a
+/// session): no message is measured again, and a token counter counts no chain.
+pub fn needs_compaction_with_costs(
+    messages: &[Message],
+    costs: &[usize],
+    unit: Unit,
+    strategy: &StrategyConfig,
+    meter: Meter<'_>,
+) -> bool {
+    trigger(messages, Some((costs, unit)), strategy, meter)
+}
+
+/// The one trigger of every strategy; `known`: the messages' costs in a unit, when held.
+fn trigger(messages: &[Message], known: Option<(&[usize], Unit)>, strategy: &StrategyConfig, meter: Meter<'_>) -> bool {
     if waits_for_results(messages) {
         return false;
     }
+    // The costs held, when in the unit asked.
+    let held = |unit: Unit| known.filter(|(costs, u)| *u == unit && costs.len() == messages.len()).map(|(c, _)| c);
+    let over = |max: Amount| match held(max.unit()) {
+        Some(costs) => crate::measure::sum_costs(costs) > max.value(),
+        None => !meter.fits(max, messages),
+    };
     match strategy {
-        StrategyConfig::Auto(c) => auto::needs_compaction(messages, c, meter),
-        StrategyConfig::Mask(c) => mask::needs_compaction(messages, c, meter),
+        StrategyConfig::Auto(c) => over(c.max),
+        StrategyConfig::Mask(c) => c.max.is_none_or(over) && mask::would_mask(messages, c),
         StrategyConfig::Sections(c) => sections::needs_compaction(messages, c),
-        StrategyConfig::Window(c) => window::needs_compaction(messages, c, meter),
+        StrategyConfig::Window(c) => window::needs_compaction_with(messages, held(c.threshold.unit()), c, meter),
         StrategyConfig::Tiers(c) => tiers::needs_compaction(messages, c),
-        StrategyConfig::Budget(c) => !meter.fits(c.max, messages),
+        StrategyConfig::Budget(c) => over(c.max),
     }
 }

@@ -143,9 +143,11 @@ pub fn folding_strategies() -> Vec<contextfold::strategy::run::StrategyConfig> {
             message_threshold: Amount::Tokens(1500),
             ..Default::default()
         }),
+        // Re-tiering whenever called, whatever the count (the trigger off).
         StrategyConfig::Tiers(contextfold::strategy::tiers::TiersConfig {
             recent: 8,
             condensed: 12,
+            auto: false,
             ..Default::default()
         }),
         StrategyConfig::Budget(contextfold::strategy::budget::BudgetConfig::new(Amount::Tokens(12_000))),

@@ -307,18 +307,27 @@ async fn fold_once<S: Summarizer + ?Sized>(
     let out = if span.is_empty() || bytes_before < config.min_summarize_bytes {
         remask()
     } else {
-        // Bytes a token of this conversation takes, to ask for the allowance in bytes.
+        // Bytes a token of this conversation takes, to ask for the allowance in bytes; at
+        // most four (the library's rule of thumb): a summary's bullets, paths and numbers
+        // take more tokens a byte than prose, and asked for prose's ratio it came back
+        // over its allowance (and over the target: a cut never goes below what was asked).
         let span_cost = span_cost.max(1);
+        let ratio_bytes = span_bytes.min(span_cost.saturating_mul(4));
         let first = shape.origin.first().copied().unwrap_or(0);
         let end = shape.origin.get(at.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
+        // A summarizer with a small context is asked for no more than its limit leaves
+        // room for beside the instructions and the messages of each part.
+        let limit =
+            config.summarizer_max_tokens.map(|l| span::Limit::new(l, controls.focus.as_deref(), meter)).transpose()?;
+        let target_bytes = hint(
+            allowance.saturating_mul(ratio_bytes) / span_cost,
+            bytes_before.saturating_sub(restoration_text_with("", note).len()),
+        );
         let request = span::SpanRequest {
             span: &span,
             previous: previous.map(|p| p.snapshot.as_str()),
-            target_bytes: hint(
-                allowance.saturating_mul(span_bytes) / span_cost,
-                bytes_before.saturating_sub(restoration_text_with("", note).len()),
-            ),
-            limit: config.summarizer_max_tokens,
+            target_bytes: limit.map_or(target_bytes, |l| target_bytes.min(l.room())),
+            limit,
             range: MessageRange { start: first, end: end.max(first) },
         };
         // The span's masked copies are neither sent (the span is rendered from the chain
@@ -396,7 +405,8 @@ fn mask_to<'a>(
 
 /// What step 2 folds: the span before `at.split` (less the pinned request), read from
 /// the chain before masking, and the tokens its summary may take: what the target leaves
-/// (at least `summary_percent` of `max`), never more than `max` leaves.
+/// (at least `summary_percent` of `max`, itself capped by what the target leaves), never
+/// more than `max` leaves.
 struct SpanPlan<'a> {
     at: Fold,
     /// The span's messages, where they lie (in the chain, or the first request's layout).
@@ -418,7 +428,12 @@ fn plan_span<'a>(
 ) -> SpanPlan<'a> {
     let costs = &shape_costs.body;
     let head_cost = sum(&shape_costs.head);
-    let share = config.max.percent(config.summary_percent.clamp(1, 100)).value();
+    // The summary's share, never more than the target leaves beside the head and the last
+    // exchange (at least a quarter of the target): a share past it (`targetPercent` 30
+    // with `summaryPercent` 50) left the chain over the target after every fold.
+    let tail = sum(costs.get(last_exchange(&shape.body, tight)..).unwrap_or_default());
+    let left = target.value().saturating_sub(head_cost.saturating_add(tail)).max(target.value() / 4);
+    let share = config.max.percent(config.summary_percent.clamp(1, 100)).value().min(left);
     let at = plan(&shape.body, costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
     // The summary may take what the target leaves, at least its share.
     let kept: usize = (at.split..costs.len())

@@ -1,14 +1,18 @@
 //! Summarizing the span a fold takes: one request, or, when the span is too long for the
 //! summarizer (`summarizer_max_tokens`), a chain of requests over consecutive parts of it,
-//! each updating the summary the one before gave. No request exceeds the limit: a single
-//! message longer than it reaches the summarizer cut (reported), never the chain itself.
+//! each updating the summary the one before gave. No request exceeds the limit: the
+//! summary asked for takes at most half of what the instructions leave ([`Limit::room`]),
+//! so every part has the other half for its messages; a single message longer than that
+//! reaches the summarizer cut, and a running summary that came back longer than planned
+//! is cut at a line end (both reported), never the limit crossed.
 
-use super::Run;
+use super::{cut_at_line, Run};
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Part, Role};
 use crate::prompt::{render_refs, Draft};
+use crate::settings::OptionError;
 use crate::strategy::window::snapshot_body;
-use crate::strategy::Action;
+use crate::strategy::{cut_by, Action, CompactError};
 use crate::summarize::{Controls, Job, JobPrompt, MessageRange, RequestKind, Summarizer};
 
 /// What summarizing a span needs besides the summarizer.
@@ -17,11 +21,62 @@ pub(super) struct SpanRequest<'a> {
     pub span: &'a [&'a Message],
     /// The summary being updated, if any.
     pub previous: Option<&'a str>,
+    /// Bytes asked for; with a limit, at most its [`Limit::room`].
     pub target_bytes: usize,
     /// Most tokens one request may hold.
-    pub limit: Option<usize>,
+    pub limit: Option<Limit>,
     pub range: MessageRange,
 }
+
+/// The most tokens one summary request may hold, and what every request spends besides
+/// its summary and messages.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limit {
+    tokens: usize,
+    /// Kept free in every request: the engine's lines (target length) and the caller's
+    /// focus.
+    margin: usize,
+    /// Bytes of summary the limit leaves room for (half of what the instructions leave).
+    room: usize,
+}
+
+impl Limit {
+    /// The limit of `tokens`; an `invalid_option` error when the instructions alone (with
+    /// the caller's `focus`) leave no room for a summary and a message.
+    pub(super) fn new(tokens: usize, focus: Option<&str>, meter: Meter<'_>) -> Result<Limit, CompactError> {
+        let focus = focus.map_or(0, |f| meter.text(Unit::Tokens, f));
+        let margin = MARGIN_TOKENS.saturating_add(focus);
+        // The longest instructions (an update's) with a one-word message.
+        let bare = prompt_tokens("", &[&Message::text(Role::Assistant, ".")], meter, margin);
+        let free = tokens.saturating_sub(bare);
+        // Half for the summary, half for the messages of each part.
+        let room_tokens = free / 2;
+        let sample = STAND_IN.repeat(100);
+        let per_token = sample.len() / meter.text(Unit::Tokens, &sample).max(1);
+        let room = room_tokens.saturating_mul(per_token.max(1));
+        if room_tokens < MIN_ROOM_TOKENS {
+            return Err(CompactError::Option(OptionError::new(
+                ".strategy.summarizerMaxTokens",
+                format!(
+                    "{tokens} tokens leave no room for a summary request: its instructions alone take {bare}{}",
+                    if focus > 0 { " with the focus `instructions`" } else { "" }
+                ),
+            )));
+        }
+        Ok(Limit { tokens, margin, room })
+    }
+
+    /// Bytes of summary a request may ask for under this limit.
+    pub(super) fn room(&self) -> usize {
+        self.room
+    }
+}
+
+/// Fewest tokens a limit must leave for the summary (and as many for the messages).
+const MIN_ROOM_TOKENS: usize = 100;
+
+/// The text standing in for a summary while parts are planned.
+const STAND_IN: &str = "lorem ipsum dolor sit amet, ";
 
 /// The summary of the span (inside its snapshot), or `None` when a call failed (the
 /// error is recorded in `run`).
@@ -32,22 +87,31 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
     run: &mut Run,
 ) -> Option<String> {
+    let mut summary: Option<String> = request.previous.map(str::to_string);
     // With a limit, parts of the span (copies: a message too long is cut); without one,
     // the span as it lies.
     let cut: Vec<Vec<Message>>;
-    let groups: Vec<Vec<&Message>> = match request.limit {
+    let (groups, planned): (Vec<Vec<&Message>>, usize) = match request.limit {
         Some(limit) => {
+            // An earlier summary over the room (asked for before the limit, or an answer
+            // longer than asked) is cut to it: else no request could hold it.
+            if let Some(previous) = summary.as_mut().filter(|p| p.len() > limit.room) {
+                *previous = cut_summary(previous, limit.room, run);
+            }
             // Planned as if the running summary were already as long as it may get.
-            let size = request.previous.map_or(0, str::len).max(request.target_bytes);
-            let stand_in = "lorem ipsum dolor sit amet, ".repeat(size / 28);
+            let size = summary.as_ref().map_or(0, String::len).max(request.target_bytes).min(limit.room);
+            let stand_in = STAND_IN.repeat(size / STAND_IN.len());
             cut = parts(request.span, &stand_in, limit, meter, run);
-            cut.iter().map(|group| group.iter().collect()).collect()
+            (cut.iter().map(|group| group.iter().collect()).collect(), size)
         }
-        None => vec![request.span.to_vec()],
+        None => (vec![request.span.to_vec()], usize::MAX),
     };
-    let mut summary: Option<String> = request.previous.map(str::to_string);
     for group in groups {
         let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.into_iter().partition(|m| m.role == Role::User);
+        if let (Some(limit), Some(running)) = (request.limit, summary.as_mut()) {
+            // A summary that came back longer than planned is cut to what the part leaves.
+            *running = fit_summary(running, planned, &tasks, &work, limit, meter, run);
+        }
         let draft = Draft { previous: summary.as_deref(), tasks, work, note: "" };
         if !draft.holds_messages() {
             continue;
@@ -72,26 +136,65 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
     summary
 }
 
-/// Tokens a prompt for `group` (updating `previous`) takes, instructions included (the
-/// engine adds a line or two: a margin is kept for them).
-fn prompt_tokens(previous: &str, group: &[&Message], meter: Meter<'_>) -> usize {
-    let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.iter().partition(|m| m.role == Role::User);
-    render_refs(Some(previous), &tasks, &work)
-        .map_or(0, |p| meter.text(Unit::Tokens, &p.full()).saturating_add(MARGIN_TOKENS))
+/// `summary` cut at a line end to at most `bytes` (reported), as a running summary
+/// larger than its room is.
+fn cut_summary(summary: &str, bytes: usize, run: &mut Run) -> String {
+    let cut = cut_by(summary, summary.len().saturating_sub(bytes)).and_then(cut_at_line).unwrap_or_default();
+    run.record(0, Action::Truncated { message: None, bytes_before: summary.len(), bytes_after: cut.len() });
+    cut
 }
 
-/// Tokens kept free in every request for what the engine adds (target length, focus).
+/// The running `summary` as the next request can hold it beside `tasks` and `work`
+/// (planned with a summary of `planned` bytes): itself when it fits, else cut, first to
+/// `planned`, then shorter until the request fits.
+#[allow(clippy::too_many_arguments)]
+fn fit_summary(
+    summary: &str,
+    planned: usize,
+    tasks: &[&Message],
+    work: &[&Message],
+    limit: Limit,
+    meter: Meter<'_>,
+    run: &mut Run,
+) -> String {
+    let fits = |s: &str| {
+        render_refs(Some(s), tasks, work)
+            .map_or(0, |p| meter.text(Unit::Tokens, &p.full()).saturating_add(limit.margin))
+            <= limit.tokens
+    };
+    if fits(summary) {
+        return summary.to_string();
+    }
+    let before = summary.len();
+    let mut keep = planned.min(before);
+    let mut cut = String::new();
+    while keep > 0 {
+        cut = cut_by(summary, before.saturating_sub(keep)).and_then(cut_at_line).unwrap_or_default();
+        if fits(&cut) {
+            break;
+        }
+        keep = keep.saturating_mul(3) / 4;
+    }
+    run.record(0, Action::Truncated { message: None, bytes_before: before, bytes_after: cut.len() });
+    cut
+}
+
+/// Tokens a prompt for `group` (updating `previous`) takes, instructions included (the
+/// engine adds a line or two: a margin is kept for them).
+fn prompt_tokens(previous: &str, group: &[&Message], meter: Meter<'_>, margin: usize) -> usize {
+    let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.iter().partition(|m| m.role == Role::User);
+    render_refs(Some(previous), &tasks, &work).map_or(0, |p| meter.text(Unit::Tokens, &p.full()).saturating_add(margin))
+}
+
+/// Tokens kept free in every request for what the engine adds (its target length line).
 const MARGIN_TOKENS: usize = 200;
 
-/// The span in consecutive parts whose requests fit `limit` tokens with `previous` (a
-/// stand-in for the running summary) beside them: each part as many messages as fit. A
-/// message too long alone is cut to fit (and the cut reported), and opens its part.
-fn parts(span: &[&Message], previous: &str, limit: usize, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
-    // A limit the instructions and the summary alone reach leaves nothing to split for.
-    if prompt_tokens(previous, &[&Message::text(Role::Assistant, ".")], meter) >= limit {
-        return vec![span.iter().map(|m| (*m).clone()).collect()];
-    }
-    let fits = |group: &[&Message]| prompt_tokens(previous, group, meter) <= limit;
+/// The span in consecutive parts whose requests fit `limit` with `previous` (a stand-in
+/// for the running summary, within the limit's room) beside them: each part as many
+/// messages as fit. A message too long alone is cut to fit (and the cut reported), and
+/// opens its part.
+fn parts(span: &[&Message], previous: &str, limit: Limit, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
+    let fits = |group: &[&Message]| prompt_tokens(previous, group, meter, limit.margin) <= limit.tokens;
     let mut out: Vec<Vec<Message>> = Vec::new();
     let mut at = 0usize;
     while let Some(&first) = span.get(at) {
@@ -141,14 +244,14 @@ fn most_that_fit(max: usize, fit: impl Fn(usize) -> bool) -> usize {
 
 /// A copy of `m` with its texts cut (from the end, marked) until a request of it alone
 /// fits `limit`.
-fn cut_to_fit(m: &Message, previous: &str, limit: usize, meter: Meter<'_>, run: &mut Run) -> Message {
+fn cut_to_fit(m: &Message, previous: &str, limit: Limit, meter: Meter<'_>, run: &mut Run) -> Message {
     let before = m.size();
     let mut keep = before / 2;
     let mut copy = m.clone();
     while keep > 0 {
         copy = m.clone();
         shrink(&mut copy.parts, keep);
-        if prompt_tokens(previous, &[&copy], meter) <= limit {
+        if prompt_tokens(previous, &[&copy], meter, limit.margin) <= limit.tokens {
             break;
         }
         keep /= 2;
@@ -198,20 +301,20 @@ mod tests {
 
     /// The parts as they were made before: one message at a time, the whole part rendered
     /// again for each (kept here as the reference).
-    fn parts_one_by_one(span: &[&Message], previous: &str, limit: usize, meter: Meter<'_>) -> Vec<Vec<Message>> {
+    fn parts_one_by_one(span: &[&Message], previous: &str, limit: Limit, meter: Meter<'_>) -> Vec<Vec<Message>> {
         let mut out: Vec<Vec<Message>> = Vec::new();
         let mut current: Vec<Message> = Vec::new();
         for &m in span {
             let mut with = current.clone();
             with.push(m.clone());
-            if prompt_tokens(previous, &with.iter().collect::<Vec<_>>(), meter) <= limit {
+            if prompt_tokens(previous, &with.iter().collect::<Vec<_>>(), meter, limit.margin) <= limit.tokens {
                 current = with;
                 continue;
             }
             if !current.is_empty() {
                 out.push(std::mem::take(&mut current));
             }
-            if prompt_tokens(previous, &[m], meter) <= limit {
+            if prompt_tokens(previous, &[m], meter, limit.margin) <= limit.tokens {
                 current.push(m.clone());
             } else {
                 current.push(cut_to_fit(m, previous, limit, meter, &mut run()));
@@ -248,7 +351,8 @@ mod tests {
             let chain = span(&sizes);
             let refs: Vec<&Message> = chain.iter().collect();
             let meter = Meter::default();
-            let previous = "lorem ipsum dolor sit amet, ".repeat(20);
+            let previous = STAND_IN.repeat(20);
+            let limit = Limit { tokens: limit, margin: MARGIN_TOKENS, room: usize::MAX };
             let got = parts(&refs, &previous, limit, meter, &mut run());
             prop_assert_eq!(got, parts_one_by_one(&refs, &previous, limit, meter));
         }

@@ -73,15 +73,15 @@ impl SectionsConfig {
     /// Thresholds derived from a budget the result should fit (the seed's algorithm
     /// works in bytes; a token budget is converted at about four bytes a token): the
     /// recent section may take half of it, a pair a fifth (at most upstream's 16 KB),
-    /// and older sections fold into one QA section beyond 90% of it. A soft target:
-    /// the `budget` strategy is the one that guarantees a fit.
+    /// and, when QA folding is on (off unless the caller turns it on: the budget alone
+    /// never does), older sections fold into one QA section beyond 90% of it. A soft
+    /// target: the `budget` strategy is the one that guarantees a fit.
     pub fn for_budget(max: crate::measure::Amount) -> Self {
         let bytes = max.approx_bytes();
         let d = SectionsConfig::default();
         SectionsConfig {
             last_sec_bytes: bytes / 2,
             max_bp_bytes: (bytes / 5).min(d.max_bp_bytes),
-            use_qa: true,
             max_qa_bytes: bytes.saturating_mul(9) / 10,
             ..d
         }

@@ -92,9 +92,11 @@ pub struct TiersConfig {
     pub recent: usize,
     /// Messages before them condensed (medium compression).
     pub condensed: usize,
-    /// [`needs_compaction`] is true above this many messages.
+    /// Re-tiering happens above this many messages: [`needs_compaction`] turns true and
+    /// [`compact`] changes anything only then.
     pub auto_threshold: usize,
-    /// Whether the automatic trigger is on.
+    /// Whether the automatic trigger is on; off, [`needs_compaction`] is always false and
+    /// [`compact`] re-tiers whenever it is called, whatever the count.
     pub auto: bool,
     /// Size hint of the condensed summary, in bytes.
     pub condensed_bytes: usize,
@@ -149,12 +151,30 @@ impl TiersConfig {
     }
 }
 
-/// The automatic trigger: `auto` is on and the chain has more than `auto_threshold`
-/// messages. Every message counts, summaries and the bridge included (a tiered history
-/// holds at most two summaries, a bridge, the recent tier and what came since); nothing
-/// is parsed.
+/// Whether `compact` would change anything now (short of a summary that gains nothing):
+/// the automatic trigger is on, the chain has more than `auto_threshold` messages (every
+/// message counts, summaries and the bridge included), and something older than the
+/// recent tier is large enough to summarize. [`compact`] re-tiers under the same
+/// condition ([`due`]), so the two always agree.
 pub fn needs_compaction(messages: &[Message], config: &TiersConfig) -> bool {
-    config.auto && messages.len() > config.auto_threshold
+    if !config.auto || !due(messages, config) {
+        return false;
+    }
+    let existing = layout::detect(messages);
+    layout::plan(messages, &existing, config).is_some_and(|plan| {
+        plan.compressed
+            .iter()
+            .chain(&plan.condensed)
+            .any(|s| !layout::too_small(config, s.level, s.bytes_before, s.count, s.bridge))
+    })
+}
+
+/// Whether the chain is due for re-tiering: with the automatic trigger on, only past
+/// `auto_threshold` messages (else a stateless caller compacting before every request
+/// re-tiered, and called the summarizer, on nearly every turn); with it off, whenever
+/// `compact` is called.
+fn due(messages: &[Message], config: &TiersConfig) -> bool {
+    !config.auto || messages.len() > config.auto_threshold
 }
 
 const CONDENSED_GUIDANCE: &str = "This summary is the assistant's medium-term memory: keep the key topics, \
@@ -184,6 +204,9 @@ pub async fn compact<S: Summarizer + ?Sized>(
     // Nothing done: the repaired chain when the parse repaired anything, else the chain
     // as it came.
     let unchanged = || (!repairs.is_empty()).then(|| input.to_vec());
+    if !due(messages, config) {
+        return run.finish(messages, unchanged(), repairs);
+    }
     let existing = layout::detect(input);
     let Some(plan) = layout::plan(input, &existing, config) else {
         return run.finish(messages, unchanged(), repairs);

@@ -137,8 +137,22 @@ impl WindowConfig {
 /// even when its kept part alone is over the window). No summarizer involved: one
 /// measuring pass and the split search.
 pub fn needs_compaction(messages: &[Message], config: &WindowConfig, meter: Meter<'_>) -> bool {
-    let costs = meter.costs(config.threshold.unit(), messages);
-    let known = Some((costs.as_slice(), config.threshold.unit()));
+    needs_compaction_with(messages, None, config, meter)
+}
+
+/// [`needs_compaction`]; `known`: the messages' costs in the threshold's unit, when the
+/// caller holds them (a session): then only the restoration layout's head is measured.
+pub(crate) fn needs_compaction_with(
+    messages: &[Message],
+    known: Option<&[usize]>,
+    config: &WindowConfig,
+    meter: Meter<'_>,
+) -> bool {
+    let costs: Cow<'_, [usize]> = match known {
+        Some(costs) => Cow::Borrowed(costs),
+        None => Cow::Owned(meter.costs(config.threshold.unit(), messages)),
+    };
+    let known = Some((&*costs, config.threshold.unit()));
     if !tool_results::oversized(messages, known, config.message_threshold, config.min_summarize_bytes, meter).is_empty()
     {
         return true;

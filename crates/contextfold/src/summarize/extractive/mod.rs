@@ -15,7 +15,8 @@
 //!
 //! An earlier summary (`<previous_summary>`) is merged section by section: its bullets are
 //! carried forward verbatim unless a new fact about the same file or command replaces
-//! them. Bullets are whole (never cut mid-path); the best ones are kept until the target
+//! them; when the target cannot hold them all, the requests made after the first yield
+//! first, oldest first, before the errors, decisions and files carried. Bullets are whole (never cut mid-path); the best ones are kept until the target
 //! is full; what room is left then goes to more of the names each file and list carries.
 //! Content with none of those facts (a search's hits, a listing) is summarized by its
 //! own first and last lines. The same request always gives the same summary.
@@ -360,23 +361,27 @@ impl Candidates {
 fn merge_previous(previous: &[(Section, Vec<String>)], new: Vec<Bullet>) -> Vec<Bullet> {
     let mut out = Vec::new();
     for (section, bullets) in previous {
+        let newest = bullets.len().saturating_sub(1).max(1);
         for (i, text) in bullets.iter().enumerate() {
             let replaced = new.iter().any(|b| b.section == *section && key(*section, &b.text) == key(*section, text));
             if !replaced {
-                // Carried forward: old requests and rules outrank new routine lines.
+                // Carried forward: the first request and the rules outrank new routine
+                // lines; the errors, decisions and files found earlier outrank the
+                // requests made since the first, old or new (at most 84), which pile up
+                // fold after fold and would otherwise fill the target with requests alone
+                // (the newest of the old ones first).
                 let score: u32 = match section {
-                    Section::Requests | Section::Goal => 96,
-                    Section::Errors | Section::Files => 74,
+                    Section::Requests if i == 0 => 96,
+                    Section::Requests => 64u32.saturating_add((i.saturating_mul(8) / newest) as u32),
+                    Section::Goal => 96,
+                    Section::Errors | Section::Decisions => 86,
+                    Section::Files => 82,
                     Section::State | Section::Next => 40,
                     _ => 62,
                 };
-                out.push(Bullet {
-                    section: *section,
-                    text: text.clone(),
-                    score: score.saturating_sub(i.min(20) as u32 / 4),
-                    order: 0,
-                    more: Vec::new(),
-                });
+                let score =
+                    if *section == Section::Requests { score } else { score.saturating_sub(i.min(20) as u32 / 4) };
+                out.push(Bullet { section: *section, text: text.clone(), score, order: 0, more: Vec::new() });
             }
         }
     }
