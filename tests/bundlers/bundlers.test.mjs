@@ -3,8 +3,9 @@
 // builds that project with each real bundler and runs the result where it is meant to
 // run: Node, headless Chromium, workerd, a Next.js server. Each run does what
 // consumer/demo.js does: calls before `init()` (not_initialized on the browser entry),
-// then compactions by the built-in summarizer, by an HTTP summarizer adapter and by the
-// middleware, through the main entry, `contextfold/worker` and `contextfold/summarizers`.
+// then compactions by the built-in summarizer, by an HTTP summarizer adapter, by an AI SDK
+// model (`ai` installed and bundled as the app's own) and by the middleware, through the
+// main entry, `contextfold/worker`, `contextfold/summarizers` and `.../summarizers/ai-sdk`.
 // esbuild, webpack, Vite and wrangler run from the repository's node_modules (a bundler
 // resolves the consumer's imports from the consumer's files); Next.js must sit in the
 // project, so it is installed there from npm's cache.
@@ -38,7 +39,7 @@ after(async () => {
 
 before(() => {
   const { tarball } = pack(scratch);
-  installInto(project, "consumer", tarball, ["next", "react", "react-dom"].map(devVersion));
+  installInto(project, "consumer", tarball, ["next", "react", "react-dom", "ai"].map(devVersion));
   cpSync(join(root, "tests/bundlers/consumer"), project, { recursive: true });
 });
 
@@ -61,6 +62,12 @@ function assertRan(result, { initRequired, hint = /call `await init\(\)` first/ 
   assert.equal(extractive.problems, 0, "the output is a valid OpenAI chain");
   assert.ok(adapted.calls > 0 && adapted.output < result.input, "the adapter summarized");
   assert.equal(adapted.summaries, adapted.calls, "each summary from the adapter's endpoint is in the output");
+  // `aiSdk` of contextfold/summarizers/ai-sdk: `generateText` of the bundled `ai`.
+  assert.deepEqual(result.aiSdk.errors, [], "the AI SDK summarizer's calls succeeded");
+  assert.ok(
+    result.aiSdk.calls > 0 && result.aiSdk.summaries === result.aiSdk.calls,
+    "each AI SDK summary is in the output",
+  );
   assert.equal(middleware.status, 200);
   assert.equal(middleware.error, null, "no x-contextfold-error");
   assert.ok(middleware.output < result.input, "the middleware forwarded fewer messages");
@@ -163,7 +170,10 @@ const esbuild = (entry, args) => run(bin("esbuild"), [entry, "--bundle", "--log-
 
 describe("esbuild", () => {
   it("Node ESM bundle (--platform=node --format=esm) compacts", () => {
-    const options = ["--platform=node", "--target=node20", "--format=esm"];
+    // `ai` stays external: its CommonJS dependencies require() Node built-ins, which an
+    // esbuild ESM bundle cannot (an `ai` matter, not this package's); it is imported from
+    // the project's node_modules at run time, as apps keep their packages.
+    const options = ["--platform=node", "--target=node20", "--format=esm", "--external:ai"];
     esbuild("node-entry.js", [...options, "--outfile=dist/esbuild-esm/main.mjs"]);
     assertRan(runNode("dist/esbuild-esm/main.mjs"), { initRequired: false });
     esbuild("plain-node-entry.js", [...options, "--outfile=dist/esbuild-esm/plain.mjs"]);

@@ -16,6 +16,7 @@ export default [
   {
     name: "node",
     mode: "production",
+    optimization: { minimize: false }, // Node bundles are seldom minified; terser on `ai` is slow
     target: "node",
     entry: "./node-entry.js",
     output: { path: join(here, "dist/webpack-node"), filename: "main.cjs" },
@@ -23,6 +24,7 @@ export default [
   {
     name: "node-plain",
     mode: "production",
+    optimization: { minimize: false }, // Node bundles are seldom minified; terser on `ai` is slow
     target: "node",
     entry: "./plain-node-entry.js",
     output: { path: join(here, "dist/webpack-node-plain"), filename: "main.cjs" },
