@@ -332,6 +332,19 @@ describe("Next.js", () => {
     assert.deepEqual(compacted.at(-1), messages.at(-1), "the latest message is kept as it came");
   });
 
+  it('a route handler on the edge runtime (`runtime = "edge"`) compacts, ready on import', async () => {
+    const response = await fetch(`${server.origin}/api/edge`);
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    assertRan(JSON.parse(text), { initRequired: false });
+    const wasm = await fetch(`${server.origin}/api/edge-wasm`);
+    const wasmText = await wasm.text();
+    assert.equal(wasm.status, 200, wasmText);
+    const result = JSON.parse(wasmText);
+    assert.equal(result.module, "[object WebAssembly.Module]", '"contextfold/wasm" on the edge runtime');
+    assertPlain(result);
+  });
+
   it("a client page compacts in Chromium", async (t) => {
     if (!haveChromium) return t.skip(noChromium);
     const { result } = await runPage(`${server.origin}/`);
