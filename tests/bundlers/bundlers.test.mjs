@@ -136,12 +136,12 @@ async function runPage(url) {
   }
 }
 
-/** Serves a built browser bundle (with `page` as its index.html when given) and runs it. */
-async function runBundleInChromium(dir, page) {
+/** Serves a built browser bundle (with `page` as its index.html when given) and runs `path` of it. */
+async function runBundleInChromium(dir, page, path = "/") {
   if (page) writeFileSync(join(dir, "index.html"), page);
   const server = await serve(dir);
   try {
-    const { result, log } = await runPage(`${server.origin}/`);
+    const { result, log } = await runPage(`${server.origin}${path}`);
     assert.ok(
       server.requests.some((p) => p.endsWith(".wasm")),
       `the page fetched the emitted .wasm: ${server.requests.join(", ")}`,
@@ -224,6 +224,15 @@ describe("webpack 5", () => {
     assertRan(result, { initRequired: true });
   });
 
+  it('`import wasm from "contextfold/wasm"` is the emitted .wasm\'s URL, which init takes (Chromium)', async (t) => {
+    if (!haveChromium) return t.skip(noChromium);
+    const result = await runBundleInChromium(
+      join(project, "dist/webpack-web-wasm"),
+      scriptPage("main.js", "text/javascript"),
+    );
+    assertPlain(result);
+  });
+
   it("--target node compacts, also copied away from node_modules (the .wasm is emitted beside it)", () => {
     assertRan(runNode("dist/webpack-node/main.cjs"), { initRequired: false });
     const away = join(scratch, "webpack-node");
@@ -243,6 +252,8 @@ describe("Vite", () => {
     );
     if (!haveChromium) return t.skip(noChromium);
     assertRan(await runBundleInChromium(join(project, "dist/vite")), { initRequired: true });
+    // The second page: `import wasmUrl from "contextfold/wasm?url"`, handed to init.
+    assertPlain(await runBundleInChromium(join(project, "dist/vite"), undefined, "/wasm-url.html"));
   });
 });
 
