@@ -18,16 +18,11 @@ import init, {
   type SectionAction,
   type Summarizer,
 } from "contextfold";
+import { openAICompatible } from "contextfold/summarizers";
 import demoUrl from "../../examples/demo-session.openai.json?url";
 import { byId, formatBytes, formatCount, formatMs, h, plural } from "./dom.ts";
 import { readStrategy, renderStrategySettings, type StrategyName } from "./strategies.ts";
-import {
-  extractiveSummarizer,
-  openaiCompatibleSummarizer,
-  recordCalls,
-  slowedSummarizer,
-  type CallRecord,
-} from "./summarizers.ts";
+import { extractiveSummarizer, recordCalls, slowedSummarizer, type CallRecord } from "./summarizers.ts";
 import {
   describeError,
   describeSummarizeError,
@@ -233,7 +228,9 @@ function buildSummarizer(): Summarizer {
       if (!/^https?:\/\//.test(baseUrl))
         throw settingError("summarizer.baseUrl", "give the endpoint's base URL (http:// or https://)");
       if (model === "") throw settingError("summarizer.model", "give the model name");
-      return openaiCompatibleSummarizer({ baseUrl, model, apiKey: ui.oaKey.value });
+      // The package's adapter, as an app would use it: an answer cut at the output limit is
+      // an error, and an error body that quotes the key shows it redacted.
+      return openAICompatible({ baseURL: baseUrl, model, apiKey: ui.oaKey.value });
     }
     case "slow":
       return slowedSummarizer(extractive(), optionalNumber(ui.slowDelay, "summarizer.delayMs") ?? 600);
