@@ -16,7 +16,7 @@ import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { convert, parseChain, validateChain } from "contextfold";
+import { convert, formats, parseChain, validateChain } from "contextfold";
 import {
   CHROMIUM_HOW,
   REAL_FIXTURES,
@@ -225,11 +225,12 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.deepEqual(sources, ["demo", ...fixtures.map((f) => `fixture:${f}`)]);
       t.diagnostic(`${fixtures.length} real transcripts listed; ${await page.textContent("#wasm-status")}`);
       assert.ok(!existsSync(join(root, "www/dist/fixtures")), "the transcripts are never copied into dist/");
-      // The format menu offers what this build reads (the page probes it), at least these.
-      const formats = await page.$$eval("#format option", (options) => options.map((o) => o.value));
-      for (const format of ["auto", "openai", "anthropic", "aisdk-ui", "native"])
-        assert.ok(formats.includes(format), format);
-      for (const format of formats.filter((f) => f !== "auto")) parseChain([], { format });
+      // The format and provider menus are the package's formats() and their providers.
+      const menu = (id) => page.$$eval(`#${id} option`, (options) => options.map((o) => o.value));
+      const known = formats();
+      assert.deepEqual(await menu("format"), ["auto", ...known.map((f) => f.name)]);
+      assert.deepEqual(await menu("provider"), ["", ...new Set(known.map((f) => f.provider))]);
+      for (const id of ["format", "provider"]) assert.ok((await menu(id)).includes("openai-responses"), id);
       if (fixtures.length > 0) {
         // A real transcript in the other format: loaded through the plugin, detected.
         const anthropic = fixtures.find((f) => f.includes("thinking_signatures")) ?? fixtures[0];

@@ -12,6 +12,7 @@ import init, {
   type CompactOptions,
   type CompactResult,
   type CompactStrategy,
+  type FormatInfo,
   type OnError,
   type ProgressEvent,
   type ProviderName,
@@ -102,11 +103,24 @@ function settingError(path: string, message: string): Error {
   return Object.assign(new Error(message), { name: "PlaygroundError", code: "invalid_setting", path });
 }
 
-/** Keeps only the formats this build of contextfold reads (the package's `formats()`). */
-function pruneFormats(): void {
-  const known = new Set<string>(formats().map((f) => f.name));
-  for (const option of [...ui.format.options]) {
-    if (option.value !== "auto" && !known.has(option.value)) option.remove();
+/** How the format menu names each format; a new format fails the type check until named here. */
+const FORMAT_LABELS: Record<FormatInfo["name"], string> = {
+  openai: "OpenAI Chat",
+  "openai-responses": "OpenAI Responses",
+  anthropic: "Anthropic Messages",
+  gemini: "Gemini contents",
+  aisdk: "Vercel AI SDK ModelMessage",
+  "aisdk-ui": "Vercel AI SDK UIMessage",
+  langchain: "LangChain messages",
+  native: "native (contextfold)",
+};
+
+/** The format and provider menus: what this build of contextfold reads and checks (`formats()`). */
+function fillFormatMenus(): void {
+  const list = formats();
+  for (const { name } of list) ui.format.append(h("option", { value: name }, FORMAT_LABELS[name] ?? name));
+  for (const provider of new Set(list.map((f) => f.provider))) {
+    ui.provider.append(h("option", { value: provider }, provider));
   }
 }
 
@@ -517,7 +531,7 @@ async function main(): Promise<void> {
   ui.wasmStatus.dataset.state = "ready";
   // The settings' placeholders are the package's defaults: shown once the wasm is ready.
   showStrategySettings();
-  pruneFormats();
+  fillFormatMenus();
   await listSources();
   inspect();
   document.body.dataset.ready = "true";
