@@ -4,3 +4,8 @@ declare module "*.wasm" {
     const module: WebAssembly.Module;
     export default module;
 }
+// edge.js imports it with `?module`: Next.js and Vercel's edge runtime make that a Module.
+declare module "*.wasm?module" {
+    const module: WebAssembly.Module;
+    export default module;
+}

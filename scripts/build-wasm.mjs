@@ -79,13 +79,15 @@ for (const doc of ["README.md", "LICENSE"]) copyFileSync(join(root, doc), join(r
  * shared module holds all their code (one wasm instance for all of them), each entry
  * file only re-exports. The glue stays where it is (its default init finds the .wasm
  * beside itself); peer dependencies are imported, not bundled.
- * `internal.node.js` is the test hooks' Node twin (not exported).
+ * `internal.node.js` is the test hooks' Node twin (not exported). An entry that holds
+ * none of the wasm's code (`contextfold/summarizers`) points into ./src/ and runs as is.
  */
 function bundleNodeEntries() {
   const manifest = JSON.parse(readFileSync(join(root, "pkg/package.json"), "utf8"));
   const entries = ["./dist/internal.node.js"];
   for (const conditions of Object.values(manifest.exports)) {
-    if (typeof conditions === "object" && typeof conditions.node === "string") entries.push(conditions.node);
+    if (typeof conditions !== "object" || typeof conditions.node !== "string") continue;
+    if (!conditions.node.startsWith("./src/")) entries.push(conditions.node);
   }
   const sources = entries.map((entry) => {
     const match = /^\.\/dist\/([\w.-]+\.js)$/.exec(entry);

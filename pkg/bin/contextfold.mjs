@@ -4,7 +4,7 @@
 // read or written), 3 a chain that breaks provider rules (validate), 1 anything else (a
 // compaction whose summary calls failed).
 import { readFileSync } from "node:fs";
-import { DEFAULTS, FORMATS, FileError, STRATEGIES, UsageError } from "./cli/args.mjs";
+import { DEFAULTS, FORMATS, FileError, PROVIDERS, STRATEGIES, UsageError } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
 import { convertCommand } from "./cli/convert.mjs";
 import { inspect } from "./cli/inspect.mjs";
@@ -15,7 +15,7 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
                                     [--keep-sections N] [--section-bytes N] [--pair-bytes N]
                                     [--out FILE] [--json | --report json] [--progress]
                                     [--summarizer extractive|openai-compatible --base-url URL --model M]
-       contextfold validate <file|-> [--format F] [--provider generic|openai|anthropic|gemini] [--json]
+       contextfold validate <file|-> [--format F] [--provider ${PROVIDERS.join("|")}] [--json]
        contextfold convert <file|-> --to FORMAT [--format F] [--out FILE] [--json]
 
   inspect          read a conversation (a JSON array of messages; - reads stdin) and print

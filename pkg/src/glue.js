@@ -3,6 +3,7 @@
 // itself, so no export reaches an uninitialized instance. tests/node/init.test.mjs checks
 // that this list holds every function the glue exports.
 import * as glue from "../glue/contextfold_wasm.js";
+import { contextfoldError } from "./errors.js";
 import { assertReady, markReady } from "./ready.js";
 
 /**
@@ -119,10 +120,24 @@ export function instanceExports() {
 
 /**
  * The glue's asynchronous instantiation (fetches the .wasm by default), marking readiness.
+ * A failure (the .wasm cannot be fetched, is not wasm, or may not be compiled here) is a
+ * ContextfoldError `init_failed`, never the runtime's bare `TypeError: fetch failed`.
  * @type {typeof import("./index.js").default}
  */
 export async function init(moduleOrPath) {
-  const output = await glue.default(moduleOrPath);
+  let output;
+  try {
+    output = await glue.default(moduleOrPath);
+  } catch (error) {
+    const failure = contextfoldError(
+      "init_failed",
+      `contextfold could not instantiate its WebAssembly module: ${error?.message ?? error} ` +
+        "(give `init({ module_or_path })` the .wasm's URL, bytes or a compiled Module: see Bundlers in the README)",
+      undefined,
+    );
+    failure.cause = error;
+    throw failure;
+  }
   markReady();
   return output;
 }

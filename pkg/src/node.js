@@ -113,7 +113,19 @@ export default async function init(moduleOrPath) {
   source = await source;
   if (source === undefined)
     throw contextfoldError("not_initialized", `contextfold is not initialized: ${HINT}`, undefined);
-  if (typeof source === "string" || source instanceof URL) source = readFileSync(source);
+  if (typeof source === "string" || source instanceof URL) {
+    try {
+      source = readFileSync(source);
+    } catch (error) {
+      const failure = contextfoldError(
+        "init_failed",
+        `contextfold could not read its .wasm: ${error?.message}`,
+        undefined,
+      );
+      failure.cause = error;
+      throw failure;
+    }
+  }
   await initAsync({ module_or_path: source });
   return instanceExports();
 }

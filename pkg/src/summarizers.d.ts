@@ -104,7 +104,9 @@ export interface AiSdkOptions {
     /** A Vercel AI SDK `LanguageModel` (e.g. `openai("gpt-4o-mini")`), or a gateway model id. */
     model: string | { readonly modelId: string; readonly provider: string };
     /**
-     * `generateText` from `ai`; imported from the optional peer dependency `ai` when absent.
+     * `generateText` from `ai`. `contextfold/summarizers/ai-sdk` passes it; without it
+     * `contextfold/summarizers` imports it from the optional peer dependency `ai` in Node
+     * and throws `invalid_option` elsewhere (a bundle cannot import what it was not given).
      * Method syntax: checked bivariantly, so the real (generic) `generateText` is accepted.
      */
     generateText?(options: GenerateTextCall): PromiseLike<{ text: string }>;
@@ -124,7 +126,10 @@ export declare function openAICompatible(options: OpenAICompatibleOptions): Adap
 export declare function anthropic(options: AnthropicOptions): AdapterSummarizer;
 /** Cloudflare Workers AI through its binding. */
 export declare function workersAI(options: WorkersAIOptions): AdapterSummarizer;
-/** A Vercel AI SDK model through `generateText`. */
+/**
+ * A Vercel AI SDK model through `generateText`. Bundled code (Workers, browsers, Next.js)
+ * imports it from `contextfold/summarizers/ai-sdk`, which imports `generateText` from `ai`.
+ */
 export declare function aiSdk(options: AiSdkOptions): AdapterSummarizer;
 /** Milliseconds a response asks to wait before retrying (`retry-after-ms` or `retry-after`). */
 export declare function retryAfterMs(headers: Headers): number | undefined;

@@ -11,6 +11,7 @@
 // retried. The API key is never part of an error message: any echo of it in an error
 // body is redacted.
 
+import { contextfoldError } from "./errors.js";
 import { check, checkOptions, is, required } from "./options.js";
 export { isContextfoldError } from "./errors.js";
 
@@ -745,12 +746,13 @@ function aiSdkStatus(error) {
   return undefined;
 }
 
-const aiModule = "ai";
-
 /**
- * A Vercel AI SDK `LanguageModel` through `generateText` (from the optional peer
- * dependency `ai`, imported on first use, or given as `options.generateText`). The AI
- * SDK retries transient failures itself: `retries` is its `maxRetries`.
+ * A Vercel AI SDK `LanguageModel` through `generateText`, given as `options.generateText`.
+ * Without it this entry cannot load `ai`: a bundler includes only what is imported by
+ * name, and a computed `import()` makes a Worker bundle unloadable, so the error points
+ * to `contextfold/summarizers/ai-sdk`, which imports `generateText` from `ai` (the Node
+ * twin, summarizers.node.js, still imports `ai` itself). The AI SDK retries transient
+ * failures itself: `retries` is its `maxRetries`.
  * @type {typeof import("./summarizers.js").aiSdk}
  */
 export function aiSdk(options) {
@@ -765,23 +767,18 @@ export function aiSdk(options) {
   const providerName = typeof model === "string" ? "gateway" : (model.provider ?? "unknown");
   const provider = "ai-sdk";
   const where = `${provider} summarizer (model "${providerName}:${modelId}")`;
-  let generateText = o.generateText ?? undefined;
+  const generateText = o.generateText;
+  if (generateText === undefined) {
+    throw contextfoldError(
+      "invalid_option",
+      `${adapter}: options.generateText is required here: import { aiSdk } from "contextfold/summarizers/ai-sdk" ` +
+        `(it imports generateText from "ai", so a bundler includes it), or pass generateText from "ai"`,
+      "options.generateText",
+    );
+  }
 
   return withIdentity(
     async function aiSdkSummarizer(request, context = {}) {
-      if (generateText === undefined) {
-        try {
-          // A computed specifier: bundlers must not require `ai` for users who never call this.
-          const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ aiModule);
-          generateText = mod.generateText;
-        } catch (error) {
-          throw new SummarizerError(
-            `${adapter}: the optional peer dependency "ai" could not be imported ` +
-              `(install it, or pass options.generateText): ${oneLine(error?.message ?? error)}`,
-            { code: "model", provider },
-          );
-        }
-      }
       const scope = callScope(context?.signal, request?.timeoutMs, provider);
       try {
         const call = {
@@ -797,7 +794,7 @@ export function aiSdk(options) {
         if (providerOptions !== undefined) call.providerOptions = providerOptions;
         let result;
         try {
-          result = await /** @type {NonNullable<typeof generateText>} */ (generateText)(call);
+          result = await generateText(call);
         } catch (error) {
           if (scope.signal.aborted) throw abortReason(scope.signal);
           const status = aiSdkStatus(error);

@@ -3,8 +3,9 @@
 // builds that project with each real bundler and runs the result where it is meant to
 // run: Node, headless Chromium, workerd, a Next.js server. Each run does what
 // consumer/demo.js does: calls before `init()` (not_initialized on the browser entry),
-// then compactions by the built-in summarizer, by an HTTP summarizer adapter and by the
-// middleware, through the main entry, `contextfold/worker` and `contextfold/summarizers`.
+// then compactions by the built-in summarizer, by an HTTP summarizer adapter, by an AI SDK
+// model (`ai` installed and bundled as the app's own) and by the middleware, through the
+// main entry, `contextfold/worker`, `contextfold/summarizers` and `.../summarizers/ai-sdk`.
 // esbuild, webpack, Vite and wrangler run from the repository's node_modules (a bundler
 // resolves the consumer's imports from the consumer's files); Next.js must sit in the
 // project, so it is installed there from npm's cache.
@@ -38,7 +39,7 @@ after(async () => {
 
 before(() => {
   const { tarball } = pack(scratch);
-  installInto(project, "consumer", tarball, ["next", "react", "react-dom"].map(devVersion));
+  installInto(project, "consumer", tarball, ["next", "react", "react-dom", "ai"].map(devVersion));
   cpSync(join(root, "tests/bundlers/consumer"), project, { recursive: true });
 });
 
@@ -61,6 +62,12 @@ function assertRan(result, { initRequired, hint = /call `await init\(\)` first/ 
   assert.equal(extractive.problems, 0, "the output is a valid OpenAI chain");
   assert.ok(adapted.calls > 0 && adapted.output < result.input, "the adapter summarized");
   assert.equal(adapted.summaries, adapted.calls, "each summary from the adapter's endpoint is in the output");
+  // `aiSdk` of contextfold/summarizers/ai-sdk: `generateText` of the bundled `ai`.
+  assert.deepEqual(result.aiSdk.errors, [], "the AI SDK summarizer's calls succeeded");
+  assert.ok(
+    result.aiSdk.calls > 0 && result.aiSdk.summaries === result.aiSdk.calls,
+    "each AI SDK summary is in the output",
+  );
   assert.equal(middleware.status, 200);
   assert.equal(middleware.error, null, "no x-contextfold-error");
   assert.ok(middleware.output < result.input, "the middleware forwarded fewer messages");
@@ -129,12 +136,12 @@ async function runPage(url) {
   }
 }
 
-/** Serves a built browser bundle (with `page` as its index.html when given) and runs it. */
-async function runBundleInChromium(dir, page) {
+/** Serves a built browser bundle (with `page` as its index.html when given) and runs `path` of it. */
+async function runBundleInChromium(dir, page, path = "/") {
   if (page) writeFileSync(join(dir, "index.html"), page);
   const server = await serve(dir);
   try {
-    const { result, log } = await runPage(`${server.origin}/`);
+    const { result, log } = await runPage(`${server.origin}${path}`);
     assert.ok(
       server.requests.some((p) => p.endsWith(".wasm")),
       `the page fetched the emitted .wasm: ${server.requests.join(", ")}`,
@@ -163,7 +170,10 @@ const esbuild = (entry, args) => run(bin("esbuild"), [entry, "--bundle", "--log-
 
 describe("esbuild", () => {
   it("Node ESM bundle (--platform=node --format=esm) compacts", () => {
-    const options = ["--platform=node", "--target=node20", "--format=esm"];
+    // `ai` stays external: its CommonJS dependencies require() Node built-ins, which an
+    // esbuild ESM bundle cannot (an `ai` matter, not this package's); it is imported from
+    // the project's node_modules at run time, as apps keep their packages.
+    const options = ["--platform=node", "--target=node20", "--format=esm", "--external:ai"];
     esbuild("node-entry.js", [...options, "--outfile=dist/esbuild-esm/main.mjs"]);
     assertRan(runNode("dist/esbuild-esm/main.mjs"), { initRequired: false });
     esbuild("plain-node-entry.js", [...options, "--outfile=dist/esbuild-esm/plain.mjs"]);
@@ -214,6 +224,15 @@ describe("webpack 5", () => {
     assertRan(result, { initRequired: true });
   });
 
+  it('`import wasm from "contextfold/wasm"` is the emitted .wasm\'s URL, which init takes (Chromium)', async (t) => {
+    if (!haveChromium) return t.skip(noChromium);
+    const result = await runBundleInChromium(
+      join(project, "dist/webpack-web-wasm"),
+      scriptPage("main.js", "text/javascript"),
+    );
+    assertPlain(result);
+  });
+
   it("--target node compacts, also copied away from node_modules (the .wasm is emitted beside it)", () => {
     assertRan(runNode("dist/webpack-node/main.cjs"), { initRequired: false });
     const away = join(scratch, "webpack-node");
@@ -233,6 +252,8 @@ describe("Vite", () => {
     );
     if (!haveChromium) return t.skip(noChromium);
     assertRan(await runBundleInChromium(join(project, "dist/vite")), { initRequired: true });
+    // The second page: `import wasmUrl from "contextfold/wasm?url"`, handed to init.
+    assertPlain(await runBundleInChromium(join(project, "dist/vite"), undefined, "/wasm-url.html"));
   });
 });
 
@@ -320,6 +341,19 @@ describe("Next.js", () => {
     assert.ok(tokens[1] < tokens[0] && tokens[1] <= 2000, `${tokens}`);
     assert.ok(compacted.length < messages.length);
     assert.deepEqual(compacted.at(-1), messages.at(-1), "the latest message is kept as it came");
+  });
+
+  it('a route handler on the edge runtime (`runtime = "edge"`) compacts, ready on import', async () => {
+    const response = await fetch(`${server.origin}/api/edge`);
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    assertRan(JSON.parse(text), { initRequired: false });
+    const wasm = await fetch(`${server.origin}/api/edge-wasm`);
+    const wasmText = await wasm.text();
+    assert.equal(wasm.status, 200, wasmText);
+    const result = JSON.parse(wasmText);
+    assert.equal(result.module, "[object WebAssembly.Module]", '"contextfold/wasm" on the edge runtime');
+    assertPlain(result);
   });
 
   it("a client page compacts in Chromium", async (t) => {

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { formats } from "contextfold";
 import { fixtureFiles, openaiChain, orphanResultChain, root } from "./helpers.mjs";
 
 const cli = join(root, "pkg/bin/contextfold.mjs");
@@ -272,6 +273,24 @@ describe("contextfold validate", () => {
     assert.match(strict.stdout, /^consecutive_same_role at \[1\]/m);
     const bad = run("validate", twoUsers, "--provider", "cohere");
     assert.equal(bad.code, 2);
+  });
+
+  it("--provider takes every provider of the package's formats (openai-responses too)", () => {
+    const providers = [...new Set(formats().map((f) => f.provider))];
+    assert.ok(providers.includes("openai-responses"), `${providers}`);
+    const aisdk = scratchFile("aisdk-chain.json", [
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "hello" }] },
+    ]);
+    for (const provider of providers) {
+      const r = run("validate", aisdk, "--format", "aisdk", "--provider", provider);
+      assert.equal(r.code, 0, `--provider ${provider}: ${r.stderr}`);
+      assert.match(r.stdout, new RegExp(`valid for ${provider}$`, "m"));
+    }
+    const bad = run("validate", aisdk, "--provider", "cohere");
+    assert.equal(bad.code, 2);
+    assert.ok(bad.stderr.includes(`--provider must be one of ${providers.join(", ")}`), bad.stderr);
+    assert.ok(run("--help").stdout.includes(`--provider ${providers.join("|")}`));
   });
 });
 

@@ -97,6 +97,18 @@ describe("calls before `await init()` (browser entry)", () => {
     }
   });
 
+  it("an init() that cannot get the .wasm rejects with a ContextfoldError init_failed, not a bare TypeError", async () => {
+    // What an edge runtime saw: the glue fetches the .wasm by a URL it cannot reach.
+    const unreachable = "http://127.0.0.1:9/contextfold_wasm_bg.wasm"; // the discard port: refused
+    const failed = async (source) => {
+      const error = await outcome(() => web.default({ module_or_path: source }));
+      return `${error?.name}/${error?.code}: ${error?.message}`;
+    };
+    assert.match(await failed(unreachable), /^ContextfoldError\/init_failed: contextfold could not instantiate/);
+    assert.match(await failed(new Uint8Array([1, 2, 3])), /^ContextfoldError\/init_failed: /);
+    assert.equal((await outcome(() => web.estimateTokens("x")))?.code, "not_initialized", "still not initialized");
+  });
+
   it("after `await init({ module_or_path })` the same calls work", async () => {
     await web.default({ module_or_path: readFileSync(join(root, "pkg/glue/contextfold_wasm_bg.wasm")) });
     for (const [name, call] of Object.entries(calls)) {

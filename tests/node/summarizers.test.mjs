@@ -18,9 +18,11 @@ import {
   retryAfterMs,
   workersAI,
 } from "contextfold/summarizers";
+import { aiSdk as bundledAiSdk } from "contextfold/summarizers/ai-sdk";
 import { cacheApiCache, compactionMiddleware, kvCache, proxy } from "contextfold/worker";
 import * as internal from "../../pkg/dist/internal.node.js"; // the core's key check, not part of the API
 import { nearest } from "../../pkg/src/options.js";
+import { aiSdk as defaultAiSdk } from "../../pkg/src/summarizers.js"; // what bundles get (not Node's twin)
 import { openaiSections } from "../shared/chains.mjs";
 
 const KEY = "sk-test-7f3a9c2e1b8d4f60a5e2";
@@ -570,6 +572,41 @@ describe("aiSdk", () => {
     assert.equal((await rejection(summarize(request(), {}))).code, "empty");
     assert.equal(seen.system, "Summarize the transcript.");
     assert.equal(seen.prompt, "<transcript>user: hello</transcript>");
+  });
+
+  it("contextfold/summarizers/ai-sdk imports generateText from `ai` by name: the adapter, cached alike", async () => {
+    const model = new MockLanguageModelV4({ provider: "mock", modelId: "m", doGenerate: async () => generated("S.") });
+    const summarize = bundledAiSdk({ model, maxOutputTokens: 50 });
+    assert.equal(summarize.identity, aiSdk({ model, maxOutputTokens: 50 }).identity, "one identity, one cache");
+    assert.equal(await summarize(request(), {}), "S.");
+    assert.equal(model.doGenerateCalls.length, 1);
+    const error = await rejection(
+      bundledAiSdk({ model: { provider: "p", modelId: "x" }, generateText: async () => ({ text: "" }) })(request(), {}),
+    );
+    assert.ok(error instanceof SummarizerError, "the same SummarizerError class as contextfold/summarizers");
+    assert.throws(
+      () => bundledAiSdk({ model, maxRetries: 1 }),
+      invalidOption("options.maxRetries", /did you mean retries\?/),
+    );
+    const source = readFileSync(new URL("../../pkg/src/summarizers-ai-sdk.js", import.meta.url), "utf8");
+    assert.match(source, /^import \{ generateText \} from "ai";$/m, "a static import a bundler follows");
+  });
+
+  it("outside Node, contextfold/summarizers has no import() and points to .../summarizers/ai-sdk", () => {
+    // Every runtime but Node gets pkg/src/summarizers.js: an import() of a computed name
+    // there is what no bundler can include and what makes workerd refuse the bundle.
+    const source = readFileSync(new URL("../../pkg/src/summarizers.js", import.meta.url), "utf8");
+    const code = source
+      .split("\n")
+      .filter((line) => !/^\s*(\/\/|\/?\*)/.test(line)) // comments: JSDoc's `import("./x.js").T` types
+      .join("\n");
+    assert.doesNotMatch(code, /\bimport\s*\(/);
+    assert.throws(
+      () => defaultAiSdk({ model: { provider: "p", modelId: "x" } }),
+      invalidOption("options.generateText", /import \{ aiSdk \} from "contextfold\/summarizers\/ai-sdk"/),
+    );
+    // Given generateText, the default build's adapter works as the Node one does.
+    assert.equal(typeof defaultAiSdk({ model: "m", generateText: async () => ({ text: "x" }) }), "function");
   });
 });
 

@@ -16,7 +16,7 @@ import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { convert, parseChain, validateChain } from "contextfold";
+import { convert, formats, parseChain, validateChain } from "contextfold";
 import {
   CHROMIUM_HOW,
   REAL_FIXTURES,
@@ -66,6 +66,18 @@ async function startMockEndpoint({ delayMs = 40 } = {}) {
       if (req.url.startsWith("/hang/")) {
         res.on("close", () => dropped.push(request));
         return;
+      }
+      if (req.url.startsWith("/unauthorized/")) {
+        // As api.openai.com answers a bad key: a 401 whose message quotes it.
+        const key = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+        res.writeHead(401, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.` } }));
+      }
+      if (req.url.startsWith("/length/")) {
+        // An answer cut at the output limit: half a summary.
+        const message = { role: "assistant", content: "## User requests\n- fix the dat" };
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ choices: [{ index: 0, message, finish_reason: "length" }] }));
       }
       setTimeout(() => {
         const content = `Summary ${requests.length}: the user asked to fix the failing test in src/ledger.ts; it was fixed.`;
@@ -141,9 +153,14 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
   /** A fresh page on the playground, once the wasm is initialized and the sources listed. */
   async function openPage() {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // The 401s of the /unauthorized/ endpoint are on purpose (Chromium logs each one).
+    const onPurpose = (url) => url.includes("/unauthorized/");
     page.on(
       "console",
-      (m) => ["error", "warning"].includes(m.type()) && problems.push(`console.${m.type()}: ${m.text()}`),
+      (m) =>
+        ["error", "warning"].includes(m.type()) &&
+        !onPurpose(m.location().url) &&
+        problems.push(`console.${m.type()}: ${m.text()}`),
     );
     page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
     page.on("request", (r) => {
@@ -156,7 +173,10 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       // The cancel test drops its hanging request on purpose.
       if (!r.url().includes("/hang/")) problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`);
     });
-    page.on("response", (r) => r.status() >= 400 && problems.push(`http ${r.status()}: ${r.url()}`));
+    page.on(
+      "response",
+      (r) => r.status() >= 400 && !onPurpose(r.url()) && problems.push(`http ${r.status()}: ${r.url()}`),
+    );
     await page.goto(site.resolvedUrls.local[0]);
     await page.waitForSelector("body[data-ready]", { timeout: 15_000 });
     return page;
@@ -205,11 +225,12 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.deepEqual(sources, ["demo", ...fixtures.map((f) => `fixture:${f}`)]);
       t.diagnostic(`${fixtures.length} real transcripts listed; ${await page.textContent("#wasm-status")}`);
       assert.ok(!existsSync(join(root, "www/dist/fixtures")), "the transcripts are never copied into dist/");
-      // The format menu offers what this build reads (the page probes it), at least these.
-      const formats = await page.$$eval("#format option", (options) => options.map((o) => o.value));
-      for (const format of ["auto", "openai", "anthropic", "aisdk-ui", "native"])
-        assert.ok(formats.includes(format), format);
-      for (const format of formats.filter((f) => f !== "auto")) parseChain([], { format });
+      // The format and provider menus are the package's formats() and their providers.
+      const menu = (id) => page.$$eval(`#${id} option`, (options) => options.map((o) => o.value));
+      const known = formats();
+      assert.deepEqual(await menu("format"), ["auto", ...known.map((f) => f.name)]);
+      assert.deepEqual(await menu("provider"), ["", ...new Set(known.map((f) => f.provider))]);
+      for (const id of ["format", "provider"]) assert.ok((await menu(id)).includes("openai-responses"), id);
       if (fixtures.length > 0) {
         // A real transcript in the other format: loaded through the plugin, detected.
         const anthropic = fixtures.find((f) => f.includes("thinking_signatures")) ?? fixtures[0];
@@ -459,6 +480,37 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
     }
   });
 
+  it("the OpenAI-compatible summarizer is the package's adapter: no cut answer as a summary, no key shown", async () => {
+    const page = await openPage();
+    const key = "sk-proj-playground-secret-1234567890";
+    try {
+      await loadDemo(page);
+      await page.selectOption("#summarizer", "openai");
+      await page.fill("#oaModel", "mock-model");
+      await page.fill("#oaKey", key);
+      const shown = () =>
+        page.$eval("#error", (el) => ({ code: el.dataset.code, text: el.textContent ?? "", hidden: el.hidden }));
+
+      // finish_reason "length": an error (code `model`), so the compaction rolls back.
+      await page.fill("#oaBaseUrl", `${mock.origin}/length/v1`);
+      assert.equal(await runToEnd(page), "rolledBack");
+      assert.ok(!(await page.inputValue("#output")).includes("fix the dat"), "the cut answer is not a summary");
+      assert.match((await shown()).text, /stopped before the summary was done \(length\)/);
+
+      // A 401 whose body quotes the key: the error is shown, the key is not.
+      await page.fill("#oaBaseUrl", `${mock.origin}/unauthorized/v1`);
+      assert.equal(await runToEnd(page), "rolledBack");
+      const error = await shown();
+      assert.equal(error.hidden, false);
+      assert.match(error.text, /HTTP 401/);
+      assert.match(error.text, /Incorrect API key provided: \[redacted\]/);
+      assert.ok(!error.text.includes(key), error.text);
+      assert.ok(!(await page.textContent("body")).includes(key), "nowhere on the page");
+    } finally {
+      await page.close();
+    }
+  });
+
   it("cancel mid-run: the slowed summarizer stops and the original chain comes back", async () => {
     const page = await openPage();
     try {
@@ -533,7 +585,11 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
       assert.equal(warning.hidden, false);
       assert.equal(warning.tone, "warning");
       assert.equal(warning.code, "summarizer_failed");
-      assert.match(warning.text, /call 0: timeout/);
+      // contextfold's timer and the adapter's own (the same timeoutMs) race: either tells it timed out.
+      assert.match(
+        warning.text,
+        /call 0: (timeout|failed: SummarizerError: openai-compatible: the summary call timed out)/,
+      );
       assert.ok(
         (await page.$$eval("#timeline .call.failed", (c) => c.length)) > 0,
         "failed calls are red on the timeline",

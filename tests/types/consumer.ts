@@ -181,6 +181,7 @@ import {
   isContextfoldError as isContextfoldErrorOfSummarizers,
   type AdapterSummarizer,
 } from "contextfold/summarizers";
+import { aiSdk as bundledAiSdk } from "contextfold/summarizers/ai-sdk";
 import {
   compactionMiddleware,
   proxy,
@@ -232,6 +233,11 @@ declare const env: {
 workersAI({ binding: env.AI, model: "@cf/meta/llama-3.1-8b-instruct" });
 aiSdk({ model: languageModel, generateText });
 aiSdk({ model: languageModel, maxOutputTokens: 1024 });
+// contextfold/summarizers/ai-sdk: the same adapter, generateText imported from "ai".
+expectType<Equal<typeof bundledAiSdk, typeof aiSdk>>();
+bundledAiSdk({ model: languageModel, maxOutputTokens: 1024 });
+// @ts-expect-error: the model is required
+bundledAiSdk({ maxOutputTokens: 1024 });
 // @ts-expect-error: generateText resolves to { text }
 aiSdk({ model: languageModel, generateText: async () => "text" });
 const error = new Error() as SummarizerError;

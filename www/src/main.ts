@@ -12,22 +12,18 @@ import init, {
   type CompactOptions,
   type CompactResult,
   type CompactStrategy,
+  type FormatInfo,
   type OnError,
   type ProgressEvent,
   type ProviderName,
   type SectionAction,
   type Summarizer,
 } from "contextfold";
+import { openAICompatible } from "contextfold/summarizers";
 import demoUrl from "../../examples/demo-session.openai.json?url";
 import { byId, formatBytes, formatCount, formatMs, h, plural } from "./dom.ts";
 import { readStrategy, renderStrategySettings, type StrategyName } from "./strategies.ts";
-import {
-  extractiveSummarizer,
-  openaiCompatibleSummarizer,
-  recordCalls,
-  slowedSummarizer,
-  type CallRecord,
-} from "./summarizers.ts";
+import { extractiveSummarizer, recordCalls, slowedSummarizer, type CallRecord } from "./summarizers.ts";
 import {
   describeError,
   describeSummarizeError,
@@ -107,11 +103,24 @@ function settingError(path: string, message: string): Error {
   return Object.assign(new Error(message), { name: "PlaygroundError", code: "invalid_setting", path });
 }
 
-/** Keeps only the formats this build of contextfold reads (the package's `formats()`). */
-function pruneFormats(): void {
-  const known = new Set<string>(formats().map((f) => f.name));
-  for (const option of [...ui.format.options]) {
-    if (option.value !== "auto" && !known.has(option.value)) option.remove();
+/** How the format menu names each format; a new format fails the type check until named here. */
+const FORMAT_LABELS: Record<FormatInfo["name"], string> = {
+  openai: "OpenAI Chat",
+  "openai-responses": "OpenAI Responses",
+  anthropic: "Anthropic Messages",
+  gemini: "Gemini contents",
+  aisdk: "Vercel AI SDK ModelMessage",
+  "aisdk-ui": "Vercel AI SDK UIMessage",
+  langchain: "LangChain messages",
+  native: "native (contextfold)",
+};
+
+/** The format and provider menus: what this build of contextfold reads and checks (`formats()`). */
+function fillFormatMenus(): void {
+  const list = formats();
+  for (const { name } of list) ui.format.append(h("option", { value: name }, FORMAT_LABELS[name] ?? name));
+  for (const provider of new Set(list.map((f) => f.provider))) {
+    ui.provider.append(h("option", { value: provider }, provider));
   }
 }
 
@@ -233,7 +242,9 @@ function buildSummarizer(): Summarizer {
       if (!/^https?:\/\//.test(baseUrl))
         throw settingError("summarizer.baseUrl", "give the endpoint's base URL (http:// or https://)");
       if (model === "") throw settingError("summarizer.model", "give the model name");
-      return openaiCompatibleSummarizer({ baseUrl, model, apiKey: ui.oaKey.value });
+      // The package's adapter, as an app would use it: an answer cut at the output limit is
+      // an error, and an error body that quotes the key shows it redacted.
+      return openAICompatible({ baseURL: baseUrl, model, apiKey: ui.oaKey.value });
     }
     case "slow":
       return slowedSummarizer(extractive(), optionalNumber(ui.slowDelay, "summarizer.delayMs") ?? 600);
@@ -520,7 +531,7 @@ async function main(): Promise<void> {
   ui.wasmStatus.dataset.state = "ready";
   // The settings' placeholders are the package's defaults: shown once the wasm is ready.
   showStrategySettings();
-  pruneFormats();
+  fillFormatMenus();
   await listSources();
   inspect();
   document.body.dataset.ready = "true";

@@ -1,57 +1,7 @@
-// The summarizers the page offers, and the wrapper that times every call for the timeline.
-// contextfold calls a summarizer as `(request, { signal }) => Promise<string>`.
+// The summarizers the page offers besides the package's OpenAI-compatible adapter
+// (`contextfold/summarizers`, used as is), and the wrapper that times every call for the
+// timeline. contextfold calls a summarizer as `(request, { signal }) => Promise<string>`.
 import { extractiveSummarizer, type Summarizer, type SummaryRequest } from "contextfold";
-
-export interface OpenAICompatibleSettings {
-  /** For example `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
-  baseUrl: string;
-  model: string;
-  /** Sent as `Authorization: Bearer …` when not empty. Never stored by the page. */
-  apiKey: string;
-}
-
-/**
- * A minimal summarizer for any OpenAI-compatible `/chat/completions` endpoint: the
- * request's instructions as the system message, its transcript as the user message. The
- * endpoint must allow CORS from this page. Aborting the compaction aborts the fetch.
- */
-export function openaiCompatibleSummarizer({ baseUrl, model, apiKey }: OpenAICompatibleSettings): Summarizer {
-  const url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
-  return async (request, { signal }) => {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (apiKey !== "") headers.authorization = `Bearer ${apiKey}`;
-    const response = await fetch(url, {
-      method: "POST",
-      headers,
-      signal: withTimeout(signal, request.timeoutMs),
-      body: JSON.stringify({
-        model,
-        messages: [
-          { role: "system", content: request.instructions },
-          { role: "user", content: request.transcript },
-        ],
-      }),
-    });
-    if (!response.ok) {
-      const body = (await response.text().catch(() => "")).slice(0, 300);
-      throw new Error(`${url} answered HTTP ${response.status}${body ? `: ${body}` : ""}`);
-    }
-    const data: unknown = await response.json();
-    const content = (data as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-    if (typeof content !== "string") throw new Error(`${url} answered without choices[0].message.content`);
-    return content;
-  };
-}
-
-/**
- * The compaction's signal, plus the per-call time limit with a grace second, so a fetch
- * that contextfold has already timed out (and reported as `timeout`) is dropped too.
- */
-function withTimeout(signal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal | undefined {
-  if (timeoutMs === undefined || typeof AbortSignal.any !== "function") return signal;
-  const timeout = AbortSignal.timeout(timeoutMs + 1000);
-  return signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-}
 
 /** The built-in extractive summarizer, each call delayed: lets a person watch waves and cancel. */
 export function slowedSummarizer(inner: Summarizer, delayMs: number): Summarizer {

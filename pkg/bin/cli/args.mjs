@@ -7,6 +7,9 @@ import { defaultSettings, formats } from "../../dist/node.js";
 /** `auto` and every format the package reads, from its own table. */
 export const FORMATS = ["auto", ...formats().map((f) => f.name)];
 
+/** Every provider whose rules the package checks: each format's provider, once. */
+export const PROVIDERS = [...new Set(formats().map((f) => f.provider))];
+
 /** The strategies and their defaults, from the package's own table. */
 export const DEFAULTS = defaultSettings();
 export const STRATEGIES = Object.keys(DEFAULTS);

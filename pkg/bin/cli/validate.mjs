@@ -1,8 +1,6 @@
 // `contextfold validate`: every rule a provider would reject, with code and path.
 import { validateChain } from "../../dist/node.js";
-import { UsageError, commandArgs, readInput } from "./args.mjs";
-
-const PROVIDERS = ["generic", "openai", "anthropic", "gemini"];
+import { PROVIDERS, UsageError, commandArgs, readInput } from "./args.mjs";
 
 /** Exit code when the chain breaks a rule. */
 export const INVALID = 3;

@@ -712,4 +712,16 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_message_at_the_root_has_no_leading_colon() {
+        for value in [json!({}), json!(null), json!({"foo": 1}), json!(3)] {
+            let err = detect(&value).expect_err("not a chain");
+            assert_eq!(err.path(), Some(""));
+            assert!(err.to_string().starts_with("expected an array of messages"), "{value}: {err}");
+        }
+        // Below the root the path still leads.
+        let err = detect(&json!({"messages": {}})).expect_err("not an array");
+        assert!(err.to_string().starts_with("messages: "), "{err}");
+    }
 }

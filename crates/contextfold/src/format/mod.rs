@@ -185,14 +185,14 @@ pub enum FormatError {
     #[error("invalid JSON at line {line}, column {column} (byte {offset}){}: {message}", at_path(path))]
     InvalidJson { line: usize, column: usize, offset: usize, path: String, message: String },
     /// JSON of the wrong shape: a missing field, a wrong type, an unknown role.
-    #[error("{path}: {message}")]
+    #[error("{}{message}", path_prefix(path))]
     Shape { path: String, message: String },
     /// The shape fits no known format, or more than one when it must be told apart.
-    #[error("{path}: {message}")]
+    #[error("{}{message}", path_prefix(path))]
     UnknownFormat { path: String, message: String },
     /// Messages the target format cannot express (a file by URL for OpenAI, a system
     /// message inside Anthropic `messages`, ...); the path points into the messages.
-    #[error("{path}: {message}")]
+    #[error("{}{message}", path_prefix(path))]
     Unwritable { path: String, message: String },
 }
 
@@ -213,6 +213,15 @@ impl FormatError {
             | FormatError::UnknownFormat { path, .. }
             | FormatError::Unwritable { path, .. } => Some(path),
         }
+    }
+}
+
+/// `path: ` before a message, nothing at the top (`{}`, `null`: no leading ": ").
+fn path_prefix(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}: ")
     }
 }
 
