@@ -116,10 +116,14 @@ fn every_documented_item_is_read_and_written_back_as_the_same_json() {
     assert!(reasoning.signature.as_deref().unwrap().starts_with("gAAAAABo0"));
     // What a summarizer reads of opaque items: a rendering, never encrypted content.
     let text: String = messages.iter().map(contextfold::Message::joined_text).collect();
-    for needle in ["[web search: cargo warning 0]", "deepwiki/ask", "[earlier context, compacted by the provider]"] {
+    for needle in ["[web search: cargo warning 0]", "[earlier context, compacted by the provider]"] {
         assert!(text.contains(needle), "{needle:?} missing");
     }
     assert!(!text.contains("gAAAAAB"));
+    // An MCP call is a call and its result, the output its content.
+    let mcp = messages.iter().position(|m| m.tool_calls().any(|c| c.id == "mcp_1")).unwrap();
+    assert_eq!(messages[mcp + 1].role, Role::Tool);
+    assert!(matches!(&messages[mcp + 1].parts[..], [Part::ToolResult(r)] if r.content == [Part::text("An answer.")]));
 }
 
 #[test]
@@ -211,7 +215,7 @@ fn api_problems(list: &[Value]) -> Vec<String> {
 
 #[test]
 fn compaction_gives_input_the_api_accepts_with_opaque_items_unchanged() {
-    let value = items(14);
+    let value = items(30);
     let messages = format::read(&value, Format::OpenAiResponses).unwrap();
     // The stub PDF of the first request counts as a page (1,500 tokens).
     assert!(api_problems(value.as_array().unwrap()).is_empty());
@@ -226,19 +230,21 @@ fn compaction_gives_input_the_api_accepts_with_opaque_items_unchanged() {
     let originals = value.as_array().unwrap();
     for item in list {
         let kind = item["type"].as_str().unwrap_or("message");
-        if ["reasoning", "web_search_call", "shell_call", "shell_call_output", "computer_call_output", "compaction"]
-            .contains(&kind)
-        {
+        if ["reasoning", "web_search_call", "shell_call", "computer_call_output", "compaction"].contains(&kind) {
             assert!(originals.contains(item), "changed: {item}");
+        }
+        // A text output masked stays its own item type, with a placeholder for its text.
+        if kind == "shell_call_output" && !originals.contains(item) {
+            assert!(item["output"][0]["stdout"].as_str().unwrap().starts_with("[masked tool output]"), "{item}");
         }
     }
     // The newest turn is kept as it came.
-    let last = turn(13);
+    let last = turn(29);
     assert_eq!(&list[list.len() - last.len()..], &last[..]);
 }
 
 #[test]
-fn masking_leaves_output_items_whole_and_shrinks_function_outputs() {
+fn masking_leaves_screenshots_whole_and_shrinks_text_outputs_in_their_own_items() {
     let value = items(8);
     let messages = format::read(&value, Format::OpenAiResponses).unwrap();
     let (masked, report) = contextfold::strategy::mask::mask(&messages, &Default::default());
@@ -248,18 +254,25 @@ fn masking_leaves_output_items_whole_and_shrinks_function_outputs() {
     let list = written.as_array().unwrap();
     assert_eq!(api_problems(list), Vec::<String>::new());
     let originals = value.as_array().unwrap();
-    let mut shrunk = 0;
+    let (mut shrunk, mut shells) = (0, 0);
     for item in list {
         match item["type"].as_str() {
-            Some("shell_call_output" | "computer_call_output" | "shell_call") => assert!(originals.contains(item)),
+            Some("computer_call_output" | "shell_call") => assert!(originals.contains(item)),
             Some("function_call_output") if !originals.contains(item) => {
                 assert!(item["output"].as_str().unwrap().contains("read_file"), "{item}");
                 shrunk += 1;
             }
+            // A shell output's placeholder is its stdout, its outcome kept.
+            Some("shell_call_output") if !originals.contains(item) => {
+                let entry = &item["output"][0];
+                assert!(entry["stdout"].as_str().unwrap().starts_with("[masked tool output]"), "{item}");
+                assert_eq!(entry["outcome"], json!({ "type": "exit", "exit_code": 0 }));
+                shells += 1;
+            }
             _ => {}
         }
     }
-    assert!(shrunk > 0);
+    assert!(shrunk > 0 && shells > 0, "{shrunk} function and {shells} shell outputs masked");
 }
 
 #[test]

@@ -8,13 +8,15 @@
 //! `media_in_tool_result` (OpenAI), `duplicate_call_id`
 //! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
-//! Gemini). The thinking rule needs the history the provider saw before, so it is not
+//! Gemini), `wrong_output_item` (the Responses API: a built-in tool call answered by
+//! another item type than its own output, a computer call by a function output, say). The thinking rule needs the history the provider saw before, so it is not
 //! checked here.
 
 use super::parts::{check, duplicate_calls, Verdict};
 use super::tool_pairing::{analyze, Fate};
 use super::Provider;
-use crate::message::{Message, Part, Role};
+use crate::hashing::HashMap;
+use crate::message::{Message, Part, Role, ToolCallPart};
 use serde::Serialize;
 
 /// One broken rule.
@@ -28,6 +30,7 @@ pub struct Diagnostic {
         tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
         | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
         | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | \"results_not_first\" \
+        | \"wrong_output_item\" \
         | (string & {})")
     )]
     pub code: &'static str,
@@ -63,6 +66,9 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     system_rules(messages, provider, &mut out);
     first_turn(messages, provider, &mut out);
     pairing_rules(messages, &mut out);
+    if provider == Provider::OpenAiResponses {
+        output_items(messages, &mut out);
+    }
     if provider.unique_call_ids() {
         for (index, part, id, first) in super::call_ids::reused(messages) {
             out.push(Diagnostic::part(
@@ -207,6 +213,21 @@ pub(crate) fn has_misplaced_results(messages: &[Message]) -> bool {
     }
     let refs: Vec<&Message> = messages.iter().collect();
     analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }))
+}
+
+/// Results whose item type does not answer their call's (Responses built-in tools).
+fn output_items(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    let calls: HashMap<&str, &ToolCallPart> =
+        messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c)).collect();
+    for (index, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Tool) {
+        for (part, p) in m.parts.iter().enumerate() {
+            let Part::ToolResult(r) = p else { continue };
+            let Some(call) = calls.get(r.call_id.as_str()) else { continue };
+            if let Some(text) = crate::format::responses::native::output_mismatch(call, r) {
+                out.push(Diagnostic::part("wrong_output_item", index, part, text));
+            }
+        }
+    }
 }
 
 fn pairing_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {
