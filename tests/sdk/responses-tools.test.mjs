@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import zlib from "node:zlib";
-import { compact, measureChain, validateChain } from "contextfold";
+import { compact, convert, measureChain, validateChain } from "contextfold";
 import { TypeCollector } from "./judges.mjs";
 
 /** A `width` x `height` PNG of about `bytes` bytes, as a `data:` URL. */
@@ -209,4 +209,23 @@ describe("Responses built-in tools", () => {
       assert.deepEqual(types.check(), []);
     });
   }
+
+  it("a custom tool call stays custom through the native form", () => {
+    const chain = [
+      { role: "user", content: "patch it" },
+      {
+        type: "custom_tool_call",
+        id: "ctc_1",
+        call_id: "call_1",
+        name: "apply_diff",
+        input: "*** Begin Patch\n+b\n*** End Patch",
+      },
+      { type: "custom_tool_call_output", call_id: "call_1", output: "done" },
+    ];
+    const native = convert(structuredClone(chain), { from: "openai-responses", to: "native" });
+    const back = convert(native.messages, { from: "native", to: "openai-responses" });
+    assert.equal(back.messages[1].type, "custom_tool_call");
+    assert.equal(back.messages[1].input, chain[1].input);
+    assert.equal(back.messages[2].type, "custom_tool_call_output");
+  });
 });

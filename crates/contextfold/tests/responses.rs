@@ -302,3 +302,31 @@ fn conversion_from_chat_and_to_chat() {
     assert!(list.iter().all(|m| m["role"].is_string()));
     assert!(back.value.to_string().contains("[web search: cargo warning 0]"));
 }
+
+#[test]
+fn a_custom_tool_call_stays_custom_through_the_native_form() {
+    use contextfold::convert::{convert, Change};
+    let responses = json!([
+        { "role": "user", "content": "patch it" },
+        { "type": "custom_tool_call", "call_id": "call_1", "name": "apply_diff", "input": "*** Begin Patch\n+b\n*** End Patch" },
+        { "type": "custom_tool_call_output", "call_id": "call_1", "output": "done" },
+    ]);
+    let native = convert(&responses, Some(Format::OpenAiResponses), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(back.value, responses);
+    // From Chat, and on to Chat.
+    let chat = json!([
+        { "role": "user", "content": "patch it" },
+        { "role": "assistant", "content": null, "tool_calls": [
+            { "id": "call_1", "type": "custom", "custom": { "name": "apply_diff", "input": "*** patch" } }] },
+        { "role": "tool", "tool_call_id": "call_1", "content": "done" },
+    ]);
+    let native = convert(&chat, Some(Format::OpenAi), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::OpenAi).unwrap();
+    assert_eq!(back.value[1]["tool_calls"][0]["type"], "custom", "{}", back.value);
+    assert_eq!(back.value[1]["tool_calls"][0]["custom"]["input"], "*** patch");
+    // A target without custom tools gets the input as JSON, and says so.
+    let anthropic = convert(&native.value, Some(Format::Native), Format::Anthropic).unwrap();
+    assert_eq!(anthropic.value[1]["content"][0]["input"], json!({ "input": "*** patch" }));
+    assert!(anthropic.changes.iter().any(|c| matches!(c, Change::SanitizedArguments { replaced: true, .. })));
+}
