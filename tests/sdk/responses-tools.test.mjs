@@ -228,4 +228,32 @@ describe("Responses built-in tools", () => {
     assert.equal(back.messages[1].input, chain[1].input);
     assert.equal(back.messages[2].type, "custom_tool_call_output");
   });
+
+  it("an assistant message converted back from native is an input item the SDK types accept", () => {
+    const types = new TypeCollector("sdk-responses-assistant");
+    const chain = [
+      { role: "user", content: "Where are the docs?" },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [
+          {
+            type: "output_text",
+            text: "See the docs.",
+            annotations: [{ type: "url_citation", url: "https://x.dev", title: "docs", start_index: 4, end_index: 12 }],
+          },
+        ],
+      },
+      { role: "user", content: "thanks" },
+    ];
+    const native = convert(chain, { from: "openai-responses", to: "native" }).messages;
+    const back = convert(native, { from: "native", to: "openai-responses" });
+    assert.deepEqual(back.messages[1], { role: "assistant", content: "See the docs." });
+    assert.ok(back.changes.some((c) => c.change === "droppedFields" && c.fields.includes("annotations")));
+    types.add("openai-responses", "native -> responses", back.messages);
+    types.add("openai-responses", "as read", chain);
+    assert.deepEqual(types.check(), []);
+  });
 });

@@ -49,7 +49,9 @@
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
 //!    another JSON value as `{"input": value}`); a custom call's free text stays a custom
 //!    call for both OpenAI formats, and for native, which keeps the source's `custom`
-//!    mark (the one marker it keeps) for the way back;
+//!    mark (the one marker it keeps) for the way back; an assistant's output text loses
+//!    its `annotations` and `logprobs` (listed) for the Responses API when it has no
+//!    output item there, as it is then written as an easy input message;
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
 //!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
 //!    inline file without a name gets a placeholder for OpenAI (which requires one);
@@ -419,6 +421,18 @@ fn clean_message(
             // The native form keeps it too, under the source's mark, for the way back.
             if let (Format::Native, Some(namespace)) = (to, from.namespace()) {
                 crate::format::fields::add_marker(part.extra_mut(), namespace, "custom", Value::Bool(true));
+            }
+        }
+        // An assistant's output text goes to the Responses API, without the id of the
+        // item it came in, as an easy input message (a string), which holds no annotations.
+        if let (Format::OpenAiResponses, Part::Text(text)) = (to, &mut part) {
+            if message.role == crate::message::Role::Assistant && !text.extra.contains_key(marker_namespace::RESPONSES)
+            {
+                for field in ["annotations", "logprobs"] {
+                    if text.extra.shift_remove(field).is_some() {
+                        fields.push(field.to_string());
+                    }
+                }
             }
         }
         // To Chat only: a Responses message without the id and status of an output

@@ -330,3 +330,45 @@ fn a_custom_tool_call_stays_custom_through_the_native_form() {
     assert_eq!(anthropic.value[1]["content"][0]["input"], json!({ "input": "*** patch" }));
     assert!(anthropic.changes.iter().any(|c| matches!(c, Change::SanitizedArguments { replaced: true, .. })));
 }
+
+#[test]
+fn an_assistant_message_without_its_item_id_is_written_as_an_easy_input_message() {
+    use contextfold::convert::{convert, Change};
+    let responses = json!([
+        { "role": "user", "content": "Where are the docs?" },
+        { "type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [
+            { "type": "output_text", "text": "See the docs.", "annotations": [
+                { "type": "url_citation", "url": "https://x.dev", "title": "docs", "start_index": 4, "end_index": 12 }] }] },
+        { "role": "user", "content": "thanks" },
+    ]);
+    // With its id, the output message goes back whole.
+    assert_eq!(
+        format::write(&format::read(&responses, Format::OpenAiResponses).unwrap(), Format::OpenAiResponses).unwrap(),
+        responses
+    );
+    // Through the native form (no id any more): a string, the annotations listed as dropped.
+    let native = convert(&responses, Some(Format::OpenAiResponses), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(back.value[1], json!({ "role": "assistant", "content": "See the docs." }));
+    assert!(back
+        .changes
+        .iter()
+        .any(|c| matches!(c, Change::DroppedFields { fields, .. } if fields == &["annotations"])));
+    // An assistant item read without id with output text parts goes back as it came.
+    let hybrid = json!([
+        { "role": "user", "content": "hi" },
+        { "role": "assistant", "content": [{ "type": "output_text", "text": "a", "annotations": [] }, { "type": "output_text", "text": "b" }] },
+    ]);
+    assert_eq!(
+        format::write(&format::read(&hybrid, Format::OpenAiResponses).unwrap(), Format::OpenAiResponses).unwrap(),
+        hybrid
+    );
+    // Texts without an item: easy messages.
+    let native = json!([
+        { "role": "user", "parts": [{ "type": "text", "text": "hi" }] },
+        { "role": "assistant", "parts": [{ "type": "text", "text": "a" }, { "type": "text", "text": "b" }] },
+    ]);
+    let written = convert(&native, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(written.value[1], json!({ "role": "assistant", "content": "a" }));
+    assert_eq!(written.value[2], json!({ "role": "assistant", "content": "b" }));
+}

@@ -45,7 +45,8 @@
 //! - message `role: "developer"`; `content` / `output`: `"string"` or `"array"` when not
 //!   the natural shape (a string for no part or one plain text part, an array otherwise);
 //! - on an assistant message item's first part, `item` (the item's other fields) and its
-//!   `content` shape; `sameItem: true` on the parts after it in the same item;
+//!   `content` shape (always for an array in an item without `id`, which the writer
+//!   would give a string); `sameItem: true` on the parts after it in the same item;
 //! - text part `type`: `"refusal"`, or the text type of the other side (`output_text` in a
 //!   user message); `annotations: "absent"` on output text without annotations;
 //!   `detail: "absent"` on an image without `detail`;
@@ -63,8 +64,10 @@
 //! first message came from `instructions`, an item list otherwise. An assistant message
 //! becomes its items in part order; consecutive text parts of one wire item go back into
 //! it. Messages without markers get the natural shape: `{role, content}` messages (content
-//! a string for a lone plain text part), `input_text` parts, `output_text` parts with
-//! `annotations: []` for an assistant, `detail: "auto"` on images, `function_call` items
+//! a string for a lone plain text part; for an assistant item without `id`, the texts
+//! of its parts joined, since the API takes output text parts in an output message only,
+//! with its `id`), `input_text` parts, `output_text` parts with `annotations: []` for an
+//! assistant item with an `id`, `detail: "auto"` on images, `function_call` items
 //! for tool calls, a `function_call_output` (or `custom_tool_call_output` when it answers
 //! a custom call) per tool result. What the wire cannot carry:
 //! - a tool result's `is_error` and `name`, and a tool call's `signature`, are dropped;
@@ -312,7 +315,9 @@ fn assistant_item_parts(item: &Node<'_>, mut parts: Vec<Part>, shape: ContentSha
         if !fields.is_empty() {
             add_marker(extra, NAMESPACE, "item", Value::Object(fields.clone()));
         }
-        if shape != natural {
+        // Without an `id`, the writer gives an item a string (an easy input message):
+        // an array read stays one.
+        if shape != natural || (shape == ContentShape::Array && !fields.contains_key("id")) {
             add_marker(extra, NAMESPACE, "content", shape.into());
         }
     }

@@ -253,8 +253,10 @@ impl Writer<'_> {
 
     fn flush(&mut self, item: Option<OpenItem<'_>>) -> Result<(), FormatError> {
         let Some(item) = item else { return Ok(()) };
-        let shape = shape_of(item.shape, &item.parts);
-        let content = content_value(&item.parts, shape, Side::Output)?;
+        let content = match easy_text(&item) {
+            Some(text) => Value::from(text),
+            None => content_value(&item.parts, shape_of(item.shape, &item.parts), Side::Output)?,
+        };
         let mut wire = item.fields;
         wire.entry("role").or_insert_with(|| "assistant".into());
         wire.insert("content".into(), content);
@@ -348,6 +350,27 @@ fn text_of(result: &ToolResultPart) -> String {
         .filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None })
         .collect();
     texts.join("\n")
+}
+
+/// The content of an assistant message item that is not an output item the API gave (no
+/// `id`) and was not read as an array: an easy input message, whose content the API types
+/// as a string (output text parts belong to an output message, with its `id` and
+/// `status`). Its text parts joined; `None` when it holds other parts.
+fn easy_text(item: &OpenItem<'_>) -> Option<String> {
+    if item.fields.contains_key("id") || item.shape.and_then(ContentShape::from_marker) == Some(ContentShape::Array) {
+        return None;
+    }
+    let texts: Option<Vec<&str>> = item
+        .parts
+        .iter()
+        .map(|(_, part)| match part {
+            Part::Text(t) if native::item_of(t).is_none() && native::block_of(&t.extra).is_none() => {
+                Some(t.text.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    texts.map(|t| t.join("\n\n"))
 }
 
 /// `{type: "reasoning", summary, encrypted_content?}` and the item's other fields.
