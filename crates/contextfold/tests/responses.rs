@@ -372,3 +372,36 @@ fn an_assistant_message_without_its_item_id_is_written_as_an_easy_input_message(
     assert_eq!(written.value[1], json!({ "role": "assistant", "content": "a" }));
     assert_eq!(written.value[2], json!({ "role": "assistant", "content": "b" }));
 }
+
+#[test]
+fn content_parts_the_api_rejects_are_reported() {
+    let cases = [
+        (json!([{ "role": "user", "content": [{ "type": "input_txt", "text": "hi" }] }]), "[0].parts[0]"),
+        (json!([{ "role": "user", "content": [{ "type": "output_text", "text": "hi" }] }]), "[0].parts[0]"),
+        (
+            json!([{ "role": "user", "content": "hi" }, { "role": "assistant", "content": [{ "type": "input_text", "text": "x" }] }]),
+            "[1].parts[0]",
+        ),
+        (
+            json!([{ "role": "user", "content": "hi" }, { "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" },
+                { "type": "function_call_output", "call_id": "c", "output": [{ "type": "output_text", "text": "x" }] }]),
+            "[2].parts[0].content[0]",
+        ),
+    ];
+    for (items, path) in cases {
+        let found = validate(&format::read(&items, Format::OpenAiResponses).unwrap(), Provider::OpenAiResponses);
+        assert_eq!(
+            found.iter().map(|d| (d.code, d.path.as_str())).collect::<Vec<_>>(),
+            [("invalid_part", path)],
+            "{items}"
+        );
+    }
+    // What the API takes is not: input parts of every kind, by id too, and output text.
+    let fine = json!([
+        { "role": "user", "content": [{ "type": "input_text", "text": "a" }, { "type": "input_image", "file_id": "file-1", "detail": "auto" },
+            { "type": "input_file", "file_id": "file-2" }] },
+        { "type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": [
+            { "type": "refusal", "refusal": "no" }, { "type": "output_text", "text": "b", "annotations": [] }] },
+    ]);
+    assert!(validate(&format::read(&fine, Format::OpenAiResponses).unwrap(), Provider::OpenAiResponses).is_empty());
+}

@@ -68,6 +68,7 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     pairing_rules(messages, &mut out);
     if provider == Provider::OpenAiResponses {
         output_items(messages, &mut out);
+        content_parts(messages, &mut out);
     }
     if provider.unique_call_ids() {
         for (index, part, id, first) in super::call_ids::reused(messages) {
@@ -213,6 +214,25 @@ pub(crate) fn has_misplaced_results(messages: &[Message]) -> bool {
     }
     let refs: Vec<&Message> = messages.iter().collect();
     analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }))
+}
+
+/// Content parts of a type the Responses API does not take where they are.
+fn content_parts(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    use crate::format::responses::native::content_problem;
+    for (index, m) in messages.iter().enumerate() {
+        for (part, p) in m.parts.iter().enumerate() {
+            if let Some(text) = content_problem(m.role, p) {
+                out.push(Diagnostic::part("invalid_part", index, part, text));
+            }
+            let Part::ToolResult(r) = p else { continue };
+            for (content, c) in r.content.iter().enumerate() {
+                if let Some(message) = content_problem(Role::Tool, c) {
+                    let path = format!("[{index}].parts[{part}].content[{content}]");
+                    out.push(Diagnostic { code: "invalid_part", index, path, message });
+                }
+            }
+        }
+    }
 }
 
 /// Results whose item type does not answer their call's (Responses built-in tools).

@@ -282,6 +282,35 @@ pub fn only_item_answers(result: &ToolResultPart, call: Option<&ToolCallPart>) -
     }
 }
 
+/// Content part types the API takes: in input messages and tool outputs, and in
+/// assistant messages.
+const INPUT_PARTS: &[&str] = &["input_text", "input_image", "input_file"];
+const OUTPUT_PARTS: &[&str] = &["output_text", "refusal"];
+
+/// What the API rejects in a content part read from a message of `role` (or a tool output):
+/// a part type it does not know (`input_txt`), or one of the other side (output text in a
+/// user message).
+pub fn content_problem(role: crate::message::Role, part: &Part) -> Option<String> {
+    let wire_type = match part {
+        Part::Text(t) => match block_of(&t.extra) {
+            Some(block) if item_of(t).is_none() => block.get("type").and_then(Value::as_str),
+            Some(_) => return None,
+            None => t.extra.get(NAMESPACE).and_then(|m| m.get("type")).and_then(Value::as_str),
+        },
+        _ => None,
+    }?;
+    let allowed = match role {
+        crate::message::Role::Assistant => OUTPUT_PARTS,
+        _ => INPUT_PARTS,
+    };
+    let known = INPUT_PARTS.contains(&wire_type) || OUTPUT_PARTS.contains(&wire_type);
+    match (allowed.contains(&wire_type), known) {
+        (true, _) => None,
+        (false, true) => Some(format!("the API takes no `{wire_type}` part in {} messages", role.as_str())),
+        (false, false) => Some(format!("`{wire_type}` is no Responses content part type")),
+    }
+}
+
 /// The output item type answering a built-in client call of `call_type`.
 fn output_type(call_type: &str) -> String {
     match call_type {
