@@ -311,11 +311,24 @@ export type OpenAIResponsesInputContent =
 /**
  * An OpenAI Responses API input item (`ResponseInputItem`) of the kinds contextfold
  * writes by itself. Items it read are written back as they came, provider-native ones
- * (web search, MCP, computer use, compaction, ...) included.
+ * (web search, MCP, computer use, compaction, ...) included; a built-in tool's text
+ * output that a strategy masked or summarized stays its own item type, with the new text
+ * where the item holds it (`stdout`, `output`, `result`).
  */
 export type OpenAIResponsesItem =
     | { type?: "message"; role: "user" | "system" | "developer"; content: string | OpenAIResponsesInputContent[] }
     | { type?: "message"; role: "assistant"; content: string }
+    | {
+          type: "shell_call_output";
+          call_id: string;
+          output: Array<{
+              stdout: string;
+              stderr: string;
+              outcome: { type: "exit"; exit_code: number } | { type: "timeout" };
+          }>;
+      }
+    | { type: "local_shell_call_output"; id: string; output: string }
+    | { type: "apply_patch_call_output"; call_id: string; status: "completed" | "failed"; output?: string | null }
     | {
           type: "reasoning";
           id: string;

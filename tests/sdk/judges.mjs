@@ -248,6 +248,12 @@ const TYPES = {
     array: "ChatCompletionMessageParam[]",
     object: "ChatCompletionCreateParamsNonStreaming",
   },
+  "openai-responses": {
+    import:
+      'import type { ResponseInputItem, ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";',
+    array: "ResponseInputItem[]",
+    object: 'Pick<ResponseCreateParamsNonStreaming, "instructions" | "input">',
+  },
   anthropic: {
     import: 'import type { MessageParam, MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";',
     array: "MessageParam[]",

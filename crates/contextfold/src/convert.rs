@@ -48,7 +48,11 @@
 //!    (everything but OpenAI and native; raw control characters escaped, else the text
 //!    as `{"input": text}`: a custom tool's free-text input, a model's broken JSON),
 //!    and a JSON object where the target requires one (Anthropic, Gemini, LangChain;
-//!    another JSON value as `{"input": value}`);
+//!    another JSON value as `{"input": value}`); a custom call's free text stays a custom
+//!    call for both OpenAI formats, and for native, which keeps the source's `custom`
+//!    mark (the one marker it keeps) for the way back; an assistant's output text loses
+//!    its `annotations` and `logprobs` (listed) for the Responses API when it has no
+//!    output item there, as it is then written as an easy input message;
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
 //!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
 //!    inline file without a name gets a placeholder for OpenAI (which requires one);
@@ -271,6 +275,17 @@ fn openai_marker<'e>(extra: &'e Extra, from: Format, key: &str) -> Option<&'e Va
     extra.get(from.namespace().filter(|_| is_openai(from))?)?.get(key)
 }
 
+/// Whether a tool call read from `from` is a custom (free-text) one: marked so by an
+/// OpenAI format, or by either in a native chain (which [`convert`] to native keeps).
+fn is_custom_call(extra: &Extra, from: Format) -> bool {
+    let marked =
+        |namespace: &str| extra.get(namespace).and_then(|m| m.get("custom")).and_then(Value::as_bool) == Some(true);
+    match from {
+        Format::Native => [marker_namespace::OPENAI, marker_namespace::RESPONSES].into_iter().any(marked),
+        _ => openai_marker(extra, from, "custom").and_then(Value::as_bool) == Some(true),
+    }
+}
+
 /// Marks `extra` with `key` for `to` when it is an OpenAI format.
 fn carry_openai_marker(extra: &mut Extra, to: Format, key: &str, value: Value) {
     if let Some(namespace) = to.namespace().filter(|_| is_openai(to)) {
@@ -327,8 +342,7 @@ fn clean_message(
             continue;
         }
         // A custom (free-text) tool call is one in both OpenAI APIs: the mark goes over.
-        let custom = matches!(part, Part::ToolCall(_))
-            && openai_marker(part.extra_mut(), from, "custom").and_then(Value::as_bool) == Some(true);
+        let custom = matches!(part, Part::ToolCall(_)) && is_custom_call(part.extra_mut(), from);
         // A refusal (Chat's part or field, Responses' part).
         let refusal = matches!(part, Part::Text(_))
             && ["type", "field"]
@@ -415,6 +429,22 @@ fn clean_message(
         }
         if custom {
             carry_openai_marker(part.extra_mut(), to, "custom", Value::Bool(true));
+            // The native form keeps it too, under the source's mark, for the way back.
+            if let (Format::Native, Some(namespace)) = (to, from.namespace()) {
+                crate::format::fields::add_marker(part.extra_mut(), namespace, "custom", Value::Bool(true));
+            }
+        }
+        // An assistant's output text goes to the Responses API, without the id of the
+        // item it came in, as an easy input message (a string), which holds no annotations.
+        if let (Format::OpenAiResponses, Part::Text(text)) = (to, &mut part) {
+            if message.role == crate::message::Role::Assistant && !text.extra.contains_key(marker_namespace::RESPONSES)
+            {
+                for field in ["annotations", "logprobs"] {
+                    if text.extra.shift_remove(field).is_some() {
+                        fields.push(field.to_string());
+                    }
+                }
+            }
         }
         // To Chat only: a Responses message without the id and status of an output
         // message takes no refusal part (EasyInputMessage), so there it is the text.

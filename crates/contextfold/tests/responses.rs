@@ -116,10 +116,14 @@ fn every_documented_item_is_read_and_written_back_as_the_same_json() {
     assert!(reasoning.signature.as_deref().unwrap().starts_with("gAAAAABo0"));
     // What a summarizer reads of opaque items: a rendering, never encrypted content.
     let text: String = messages.iter().map(contextfold::Message::joined_text).collect();
-    for needle in ["[web search: cargo warning 0]", "deepwiki/ask", "[earlier context, compacted by the provider]"] {
+    for needle in ["[web search: cargo warning 0]", "[earlier context, compacted by the provider]"] {
         assert!(text.contains(needle), "{needle:?} missing");
     }
     assert!(!text.contains("gAAAAAB"));
+    // An MCP call is a call and its result, the output its content.
+    let mcp = messages.iter().position(|m| m.tool_calls().any(|c| c.id == "mcp_1")).unwrap();
+    assert_eq!(messages[mcp + 1].role, Role::Tool);
+    assert!(matches!(&messages[mcp + 1].parts[..], [Part::ToolResult(r)] if r.content == [Part::text("An answer.")]));
 }
 
 #[test]
@@ -211,7 +215,7 @@ fn api_problems(list: &[Value]) -> Vec<String> {
 
 #[test]
 fn compaction_gives_input_the_api_accepts_with_opaque_items_unchanged() {
-    let value = items(14);
+    let value = items(30);
     let messages = format::read(&value, Format::OpenAiResponses).unwrap();
     // The stub PDF of the first request counts as a page (1,500 tokens).
     assert!(api_problems(value.as_array().unwrap()).is_empty());
@@ -226,19 +230,21 @@ fn compaction_gives_input_the_api_accepts_with_opaque_items_unchanged() {
     let originals = value.as_array().unwrap();
     for item in list {
         let kind = item["type"].as_str().unwrap_or("message");
-        if ["reasoning", "web_search_call", "shell_call", "shell_call_output", "computer_call_output", "compaction"]
-            .contains(&kind)
-        {
+        if ["reasoning", "web_search_call", "shell_call", "computer_call_output", "compaction"].contains(&kind) {
             assert!(originals.contains(item), "changed: {item}");
+        }
+        // A text output masked stays its own item type, with a placeholder for its text.
+        if kind == "shell_call_output" && !originals.contains(item) {
+            assert!(item["output"][0]["stdout"].as_str().unwrap().starts_with("[masked tool output]"), "{item}");
         }
     }
     // The newest turn is kept as it came.
-    let last = turn(13);
+    let last = turn(29);
     assert_eq!(&list[list.len() - last.len()..], &last[..]);
 }
 
 #[test]
-fn masking_leaves_output_items_whole_and_shrinks_function_outputs() {
+fn masking_leaves_screenshots_whole_and_shrinks_text_outputs_in_their_own_items() {
     let value = items(8);
     let messages = format::read(&value, Format::OpenAiResponses).unwrap();
     let (masked, report) = contextfold::strategy::mask::mask(&messages, &Default::default());
@@ -248,18 +254,25 @@ fn masking_leaves_output_items_whole_and_shrinks_function_outputs() {
     let list = written.as_array().unwrap();
     assert_eq!(api_problems(list), Vec::<String>::new());
     let originals = value.as_array().unwrap();
-    let mut shrunk = 0;
+    let (mut shrunk, mut shells) = (0, 0);
     for item in list {
         match item["type"].as_str() {
-            Some("shell_call_output" | "computer_call_output" | "shell_call") => assert!(originals.contains(item)),
+            Some("computer_call_output" | "shell_call") => assert!(originals.contains(item)),
             Some("function_call_output") if !originals.contains(item) => {
                 assert!(item["output"].as_str().unwrap().contains("read_file"), "{item}");
                 shrunk += 1;
             }
+            // A shell output's placeholder is its stdout, its outcome kept.
+            Some("shell_call_output") if !originals.contains(item) => {
+                let entry = &item["output"][0];
+                assert!(entry["stdout"].as_str().unwrap().starts_with("[masked tool output]"), "{item}");
+                assert_eq!(entry["outcome"], json!({ "type": "exit", "exit_code": 0 }));
+                shells += 1;
+            }
             _ => {}
         }
     }
-    assert!(shrunk > 0);
+    assert!(shrunk > 0 && shells > 0, "{shrunk} function and {shells} shell outputs masked");
 }
 
 #[test]
@@ -288,4 +301,107 @@ fn conversion_from_chat_and_to_chat() {
     let list = back.value.as_array().unwrap();
     assert!(list.iter().all(|m| m["role"].is_string()));
     assert!(back.value.to_string().contains("[web search: cargo warning 0]"));
+}
+
+#[test]
+fn a_custom_tool_call_stays_custom_through_the_native_form() {
+    use contextfold::convert::{convert, Change};
+    let responses = json!([
+        { "role": "user", "content": "patch it" },
+        { "type": "custom_tool_call", "call_id": "call_1", "name": "apply_diff", "input": "*** Begin Patch\n+b\n*** End Patch" },
+        { "type": "custom_tool_call_output", "call_id": "call_1", "output": "done" },
+    ]);
+    let native = convert(&responses, Some(Format::OpenAiResponses), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(back.value, responses);
+    // From Chat, and on to Chat.
+    let chat = json!([
+        { "role": "user", "content": "patch it" },
+        { "role": "assistant", "content": null, "tool_calls": [
+            { "id": "call_1", "type": "custom", "custom": { "name": "apply_diff", "input": "*** patch" } }] },
+        { "role": "tool", "tool_call_id": "call_1", "content": "done" },
+    ]);
+    let native = convert(&chat, Some(Format::OpenAi), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::OpenAi).unwrap();
+    assert_eq!(back.value[1]["tool_calls"][0]["type"], "custom", "{}", back.value);
+    assert_eq!(back.value[1]["tool_calls"][0]["custom"]["input"], "*** patch");
+    // A target without custom tools gets the input as JSON, and says so.
+    let anthropic = convert(&native.value, Some(Format::Native), Format::Anthropic).unwrap();
+    assert_eq!(anthropic.value[1]["content"][0]["input"], json!({ "input": "*** patch" }));
+    assert!(anthropic.changes.iter().any(|c| matches!(c, Change::SanitizedArguments { replaced: true, .. })));
+}
+
+#[test]
+fn an_assistant_message_without_its_item_id_is_written_as_an_easy_input_message() {
+    use contextfold::convert::{convert, Change};
+    let responses = json!([
+        { "role": "user", "content": "Where are the docs?" },
+        { "type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [
+            { "type": "output_text", "text": "See the docs.", "annotations": [
+                { "type": "url_citation", "url": "https://x.dev", "title": "docs", "start_index": 4, "end_index": 12 }] }] },
+        { "role": "user", "content": "thanks" },
+    ]);
+    // With its id, the output message goes back whole.
+    assert_eq!(
+        format::write(&format::read(&responses, Format::OpenAiResponses).unwrap(), Format::OpenAiResponses).unwrap(),
+        responses
+    );
+    // Through the native form (no id any more): a string, the annotations listed as dropped.
+    let native = convert(&responses, Some(Format::OpenAiResponses), Format::Native).unwrap();
+    let back = convert(&native.value, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(back.value[1], json!({ "role": "assistant", "content": "See the docs." }));
+    assert!(back
+        .changes
+        .iter()
+        .any(|c| matches!(c, Change::DroppedFields { fields, .. } if fields == &["annotations"])));
+    // An assistant item read without id with output text parts goes back as it came.
+    let hybrid = json!([
+        { "role": "user", "content": "hi" },
+        { "role": "assistant", "content": [{ "type": "output_text", "text": "a", "annotations": [] }, { "type": "output_text", "text": "b" }] },
+    ]);
+    assert_eq!(
+        format::write(&format::read(&hybrid, Format::OpenAiResponses).unwrap(), Format::OpenAiResponses).unwrap(),
+        hybrid
+    );
+    // Texts without an item: easy messages.
+    let native = json!([
+        { "role": "user", "parts": [{ "type": "text", "text": "hi" }] },
+        { "role": "assistant", "parts": [{ "type": "text", "text": "a" }, { "type": "text", "text": "b" }] },
+    ]);
+    let written = convert(&native, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(written.value[1], json!({ "role": "assistant", "content": "a" }));
+    assert_eq!(written.value[2], json!({ "role": "assistant", "content": "b" }));
+}
+
+#[test]
+fn content_parts_the_api_rejects_are_reported() {
+    let cases = [
+        (json!([{ "role": "user", "content": [{ "type": "input_txt", "text": "hi" }] }]), "[0].parts[0]"),
+        (json!([{ "role": "user", "content": [{ "type": "output_text", "text": "hi" }] }]), "[0].parts[0]"),
+        (
+            json!([{ "role": "user", "content": "hi" }, { "role": "assistant", "content": [{ "type": "input_text", "text": "x" }] }]),
+            "[1].parts[0]",
+        ),
+        (
+            json!([{ "role": "user", "content": "hi" }, { "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" },
+                { "type": "function_call_output", "call_id": "c", "output": [{ "type": "output_text", "text": "x" }] }]),
+            "[2].parts[0].content[0]",
+        ),
+    ];
+    for (items, path) in cases {
+        let found = validate(&format::read(&items, Format::OpenAiResponses).unwrap(), Provider::OpenAiResponses);
+        assert_eq!(
+            found.iter().map(|d| (d.code, d.path.as_str())).collect::<Vec<_>>(),
+            [("invalid_part", path)],
+            "{items}"
+        );
+    }
+    // What the API takes is not: input parts of every kind, by id too, and output text.
+    let fine = json!([
+        { "role": "user", "content": [{ "type": "input_text", "text": "a" }, { "type": "input_image", "file_id": "file-1", "detail": "auto" },
+            { "type": "input_file", "file_id": "file-2" }] },
+        { "type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": [
+            { "type": "refusal", "refusal": "no" }, { "type": "output_text", "text": "b", "annotations": [] }] },
+    ]);
+    assert!(validate(&format::read(&fine, Format::OpenAiResponses).unwrap(), Provider::OpenAiResponses).is_empty());
 }

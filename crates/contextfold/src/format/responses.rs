@@ -21,16 +21,20 @@
 //!   byte for byte), `function_call` -> a tool call (`call_id`, `name`, `arguments` as
 //!   sent), `custom_tool_call` -> a tool call whose arguments are its free-text `input` (as
 //!   Chat's custom calls are read), and the server-side items (`web_search_call`, `file_search_call`,
-//!   `code_interpreter_call`, `image_generation_call`, `mcp_*`, `local_shell_*`,
-//!   `tool_search_*`, `item_reference`, types added later) as native blocks ([`native`]).
+//!   `code_interpreter_call`, `image_generation_call`, `mcp_list_tools`, MCP approvals,
+//!   `tool_search_*`, `item_reference`, types added later) as native blocks ([`native`]);
+//!   an `mcp_call` (call and output in one item) as a tool call and, right after the
+//!   turn, a tool message with its result ([`native`]).
 //!   A reasoning item thus stays with the item that follows it, as the API requires;
 //! - a `compaction` item (the earlier conversation, compacted by the provider) -> a user
 //!   message of its own holding it as a native block, since a chain may open with it;
 //! - `function_call_output` and `custom_tool_call_output` -> one tool message each, the
 //!   result's content read from `output` (a string or `input_*` parts);
-//! - the built-in client tools (`computer_call`, `shell_call`, `apply_patch_call`,
-//!   `program`) become tool calls and their output items tool results, both carrying the
-//!   item verbatim ([`native`]).
+//! - the built-in client tools (`computer_call`, `shell_call`, `local_shell_call`,
+//!   `apply_patch_call`, `program`) become tool calls and their output items tool
+//!   results, both carrying the item verbatim ([`native`]); a `local_shell_call_output`
+//!   without `call_id` names its call by `id` (the call's `call_id`, as the API types
+//!   it, or the call item's `id`).
 //!
 //! Nothing is lost: unknown fields (`id`, `status`, `phase`, `caller`, `annotations`,
 //! `logprobs`, ...) are kept verbatim in the `extra` of the message or part they were found
@@ -41,7 +45,8 @@
 //! - message `role: "developer"`; `content` / `output`: `"string"` or `"array"` when not
 //!   the natural shape (a string for no part or one plain text part, an array otherwise);
 //! - on an assistant message item's first part, `item` (the item's other fields) and its
-//!   `content` shape; `sameItem: true` on the parts after it in the same item;
+//!   `content` shape (always for an array in an item without `id`, which the writer
+//!   would give a string); `sameItem: true` on the parts after it in the same item;
 //! - text part `type`: `"refusal"`, or the text type of the other side (`output_text` in a
 //!   user message); `annotations: "absent"` on output text without annotations;
 //!   `detail: "absent"` on an image without `detail`;
@@ -59,8 +64,10 @@
 //! first message came from `instructions`, an item list otherwise. An assistant message
 //! becomes its items in part order; consecutive text parts of one wire item go back into
 //! it. Messages without markers get the natural shape: `{role, content}` messages (content
-//! a string for a lone plain text part), `input_text` parts, `output_text` parts with
-//! `annotations: []` for an assistant, `detail: "auto"` on images, `function_call` items
+//! a string for a lone plain text part; for an assistant item without `id`, the texts
+//! of its parts joined, since the API takes output text parts in an output message only,
+//! with its `id`), `input_text` parts, `output_text` parts with `annotations: []` for an
+//! assistant item with an `id`, `detail: "auto"` on images, `function_call` items
 //! for tool calls, a `function_call_output` (or `custom_tool_call_output` when it answers
 //! a custom call) per tool result. What the wire cannot carry:
 //! - a tool result's `is_error` and `name`, and a tool call's `signature`, are dropped;
@@ -79,6 +86,7 @@ use super::fields::{add_marker, json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::path::JsonPath;
 use super::FormatError;
+use crate::hashing::HashMap;
 use crate::json_node::Node;
 use crate::message::{Extra, Message, Part, Role, ToolResultPart};
 use content::Side;
@@ -153,20 +161,30 @@ enum Item {
     Message(Message),
     /// Parts of the assistant turn under way.
     Assistant(Vec<Part>),
+    /// A call of the turn under way and the tool message answering it (an `mcp_call`).
+    Exchange(Part, Message),
 }
 
 fn read_items(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     let mut turn: Vec<Part> = Vec::new();
+    // The `call_id` of each `local_shell_call` by its item `id`, which its output may name.
+    let mut shell_calls: HashMap<String, String> = HashMap::default();
     let mut out = items.read_all(out, |i, item, out| {
-        match read_item(item, path.index(i))? {
-            Item::Assistant(parts) => turn.extend(parts),
-            Item::Message(message) => {
-                if !turn.is_empty() {
-                    out.push(Message::new(Role::Assistant, std::mem::take(&mut turn)));
-                }
-                out.push(message);
+        let message = match read_item(item, path.index(i), &mut shell_calls)? {
+            Item::Assistant(parts) => {
+                turn.extend(parts);
+                return Ok(());
             }
+            Item::Message(message) => message,
+            Item::Exchange(call, message) => {
+                turn.push(call);
+                message
+            }
+        };
+        if !turn.is_empty() {
+            out.push(Message::new(Role::Assistant, std::mem::take(&mut turn)));
         }
+        out.push(message);
         Ok(())
     })?;
     if !turn.is_empty() {
@@ -175,7 +193,7 @@ fn read_items(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Ve
     Ok(out)
 }
 
-fn read_item(item: &Node<'_>, path: JsonPath) -> Result<Item, FormatError> {
+fn read_item(item: &Node<'_>, path: JsonPath, shell_calls: &mut HashMap<String, String>) -> Result<Item, FormatError> {
     let Node::Object(map) = item else {
         return Err(
             path.shape_error(format!("expected a Responses input item (a JSON object), found {}", json_kind(item)))
@@ -213,13 +231,33 @@ fn read_item(item: &Node<'_>, path: JsonPath) -> Result<Item, FormatError> {
         }
         Some("function_call_output") => read_output(item, path, false).map(Item::Message),
         Some("custom_tool_call_output") => read_output(item, path, true).map(Item::Message),
+        Some(native::MCP_CALL) => {
+            let value = item.to_value();
+            Ok(match native::mcp_parts(&value) {
+                Some((call, result)) => Item::Exchange(call, Message::new(Role::Tool, vec![result])),
+                None => Item::Assistant(vec![native::item_part(&value, native::MCP_CALL)]),
+            })
+        }
         Some(t) => {
-            let call_id = map.get("call_id").and_then(Node::as_str);
-            if let (Some((_, name, field)), Some(id)) = (native::CLIENT_CALLS.iter().find(|(k, _, _)| *k == t), call_id)
+            let item_id = map.get("id").and_then(Node::as_str);
+            let call_id = match (map.get("call_id").and_then(Node::as_str), item_id) {
+                (Some(id), _) => Some(id.to_string()),
+                // The API names the call by `id` (its `call_id`); some send the call
+                // item's `id`.
+                (None, Some(id)) if t == "local_shell_call_output" => {
+                    Some(shell_calls.get(id).cloned().unwrap_or_else(|| id.to_string()))
+                }
+                _ => None,
+            };
+            if let (Some((_, name, field)), Some(id)) =
+                (native::CLIENT_CALLS.iter().find(|(k, _, _)| *k == t), call_id.as_deref())
             {
+                if let (Some(item_id), "local_shell_call") = (item_id, t) {
+                    shell_calls.insert(item_id.to_string(), id.to_string());
+                }
                 return Ok(Item::Assistant(vec![native::call_part(&item.to_value(), id, name, field)]));
             }
-            if let (true, Some(id)) = (native::CLIENT_OUTPUTS.contains(&t), call_id) {
+            if let (true, Some(id)) = (native::CLIENT_OUTPUTS.contains(&t), call_id.as_deref()) {
                 return Ok(Item::Message(Message::new(Role::Tool, vec![native::output_part(&item.to_value(), id, t)])));
             }
             Ok(Item::Assistant(vec![native::item_part(&item.to_value(), t)]))
@@ -277,7 +315,9 @@ fn assistant_item_parts(item: &Node<'_>, mut parts: Vec<Part>, shape: ContentSha
         if !fields.is_empty() {
             add_marker(extra, NAMESPACE, "item", Value::Object(fields.clone()));
         }
-        if shape != natural {
+        // Without an `id`, the writer gives an item a string (an easy input message):
+        // an array read stays one.
+        if shape != natural || (shape == ContentShape::Array && !fields.contains_key("id")) {
             add_marker(extra, NAMESPACE, "content", shape.into());
         }
     }

@@ -9,13 +9,16 @@
 //! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
 //! Gemini; for Gemini also a user content right after the function responses' one),
-//! `split_function_responses` (Gemini). The thinking rule needs the history the
-//! provider saw before, so it is not checked here.
+//! `split_function_responses` (Gemini), `wrong_output_item` (the Responses API: a built-in
+//! tool call answered by another item type than its own output, a computer call by a
+//! function output, say). The thinking rule needs the history the provider saw before,
+//! so it is not checked here.
 
 use super::parts::{check, duplicate_calls, Verdict};
 use super::tool_pairing::{analyze, Fate};
 use super::Provider;
-use crate::message::{Message, Part, Role};
+use crate::hashing::HashMap;
+use crate::message::{Message, Part, Role, ToolCallPart};
 use serde::Serialize;
 
 /// The list of codes below as a Rust slice ([`CODES`]) and as the TypeScript union of
@@ -54,6 +57,7 @@ diagnostic_codes![
     "unsigned_thinking",
     "media_in_tool_result",
     "split_function_responses",
+    "wrong_output_item",
 ];
 
 /// One broken rule.
@@ -96,6 +100,10 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     system_rules(messages, provider, &mut out);
     first_turn(messages, provider, &mut out);
     pairing_rules(messages, &mut out);
+    if provider == Provider::OpenAiResponses {
+        output_items(messages, &mut out);
+        content_parts(messages, &mut out);
+    }
     if provider.unique_call_ids() {
         for (index, part, id, first) in super::call_ids::reused(messages) {
             out.push(Diagnostic::part(
@@ -243,6 +251,40 @@ pub(crate) fn has_misplaced_results(messages: &[Message]) -> bool {
     }
     let refs: Vec<&Message> = messages.iter().collect();
     analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }))
+}
+
+/// Content parts of a type the Responses API does not take where they are.
+fn content_parts(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    use crate::format::responses::native::content_problem;
+    for (index, m) in messages.iter().enumerate() {
+        for (part, p) in m.parts.iter().enumerate() {
+            if let Some(text) = content_problem(m.role, p) {
+                out.push(Diagnostic::part("invalid_part", index, part, text));
+            }
+            let Part::ToolResult(r) = p else { continue };
+            for (content, c) in r.content.iter().enumerate() {
+                if let Some(message) = content_problem(Role::Tool, c) {
+                    let path = format!("[{index}].parts[{part}].content[{content}]");
+                    out.push(Diagnostic { code: "invalid_part", index, path, message });
+                }
+            }
+        }
+    }
+}
+
+/// Results whose item type does not answer their call's (Responses built-in tools).
+fn output_items(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    let calls: HashMap<&str, &ToolCallPart> =
+        messages.iter().flat_map(Message::tool_calls).map(|c| (c.id.as_str(), c)).collect();
+    for (index, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Tool) {
+        for (part, p) in m.parts.iter().enumerate() {
+            let Part::ToolResult(r) = p else { continue };
+            let Some(call) = calls.get(r.call_id.as_str()) else { continue };
+            if let Some(text) = crate::format::responses::native::output_mismatch(call, r) {
+                out.push(Diagnostic::part("wrong_output_item", index, part, text));
+            }
+        }
+    }
 }
 
 fn pairing_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {

@@ -115,8 +115,8 @@ pub fn mask_oldest<'a>(
                     let tool = r.name.clone().or_else(|| call.map(|c| c.name.clone())).unwrap_or_else(|| "tool".into());
                     let before: usize = r.content.iter().map(Part::size).sum();
                     let already = matches!(r.content.as_slice(), [Part::Text(t)] if is_masked(&t.text));
-                    // A provider's own output item (a screenshot) cannot hold a placeholder.
-                    let item = responses::native::output_item(r).is_some();
+                    // A screenshot (a Responses computer call's output) cannot hold one.
+                    let item = responses::native::only_item_answers(r, call);
                     if before < config.min_bytes || already || item || excluded(&tool) {
                         None
                     } else {

@@ -1,21 +1,29 @@
 //! Responses API items kept verbatim: server-side tool calls (web search, file search,
 //! code interpreter, image generation, MCP), provider compaction items, item references,
-//! and the built-in client tools (computer, shell, apply patch, programs).
+//! and the built-in client tools (computer, shell, local shell, apply patch, programs).
 //!
 //! A server-side item stands alone: it becomes a text part of the assistant turn whose
 //! text is a short rendering (what summarizers read, what other formats get) and which
 //! carries the item under the namespace marker `block` ([`crate::format::native_block`]).
 //!
 //! A built-in client tool call is answered by an output item with the same `call_id`, as a
-//! function call is: the call becomes a tool call part (name: the tool, arguments: its
-//! action as JSON) and the output a tool result, so that the pair is kept, or summarized,
-//! together. Each carries its item verbatim and is written back unchanged; a result
-//! standing for an output item is never masked, since most of them (a screenshot) cannot
-//! hold a text placeholder.
+//! function call is (a `local_shell_call_output` names its call by `id`: the call's
+//! `call_id`, or the call item's `id`): the call becomes a tool call part (name: the tool,
+//! arguments: its action as JSON) and the output a tool result, so that the pair is kept,
+//! or summarized, together. A hosted `mcp_call` holds its call and its output in one item:
+//! it reads as both, a tool call and the result right after it, so that it is measured,
+//! masked and folded as any exchange is, and is written back as the one item.
+//!
+//! Each carries its item verbatim (a result in its own `extra`) and is written back
+//! unchanged while its content is what the item says ([`output_content`]: a screenshot
+//! as the image it is, so that it is measured by its area, any other output as its text).
+//! A result whose content a strategy replaced (a mask placeholder, a summary) is written
+//! as its own item type with that text ([`with_text`]); a screenshot cannot hold text, so
+//! a computer call's output is never replaced ([`only_item_answers`]).
 
 use super::NAMESPACE;
-use crate::format::native_block;
-use crate::message::{Extra, Part, TextPart, ToolCallPart, ToolResultPart, NATIVE_BLOCK};
+use crate::format::{data_url, native_block};
+use crate::message::{Extra, ImagePart, Part, TextPart, ToolCallPart, ToolResultPart, NATIVE_BLOCK};
 use serde_json::Value;
 
 /// Built-in client tool calls: the item type, the tool name it is given, and the field
@@ -25,11 +33,20 @@ pub(super) const CLIENT_CALLS: &[(&str, &str, &str)] = &[
     ("shell_call", "shell", "action"),
     ("apply_patch_call", "apply_patch", "operation"),
     ("program", "program", "code"),
+    ("local_shell_call", "local_shell", "action"),
 ];
 
 /// The output item types answering [`CLIENT_CALLS`], by `call_id`.
-pub(super) const CLIENT_OUTPUTS: &[&str] =
-    &["computer_call_output", "shell_call_output", "apply_patch_call_output", "program_output"];
+pub(super) const CLIENT_OUTPUTS: &[&str] = &[
+    "computer_call_output",
+    "shell_call_output",
+    "apply_patch_call_output",
+    "program_output",
+    "local_shell_call_output",
+];
+
+/// A hosted MCP tool call: the call and its output in one item.
+pub(super) const MCP_CALL: &str = "mcp_call";
 
 /// Every item type of the Responses input (detection tells the format by them; the
 /// reader also keeps types added later, as native blocks).
@@ -123,20 +140,120 @@ pub(super) fn call_part(item: &Value, call_id: &str, name: &str, field: &str) ->
     })
 }
 
-/// The tool result standing for a built-in tool's output item: its content is one text
-/// part carrying the item (so sizes count all of it).
+/// The tool result standing for a built-in tool's output item (or an `mcp_call`'s
+/// output): its content is what the item says ([`output_content`]), the item itself is
+/// in its `extra`.
 pub(super) fn output_part(item: &Value, call_id: &str, item_type: &str) -> Part {
     Part::ToolResult(ToolResultPart {
         call_id: call_id.to_string(),
         name: None,
-        content: vec![item_part(item, item_type)],
+        content: output_content(item, item_type),
         is_error: false,
-        extra: Extra::new(),
+        extra: block_extra(item),
     })
 }
 
-/// Built-in client calls no text can answer: a computer call wants a screenshot, a
-/// program's output an item id. Left open, they are dropped rather than answered.
+/// An `mcp_call` with an `id`: the tool call (its arguments as sent) and the result
+/// holding its output, each carrying the item.
+pub(super) fn mcp_parts(item: &Value) -> Option<(Part, Part)> {
+    let id = item.get("id")?.as_str()?;
+    let call = Part::ToolCall(ToolCallPart {
+        id: id.to_string(),
+        name: str_at(item, "name").to_string(),
+        arguments: str_at(item, "arguments").to_string(),
+        signature: None,
+        extra: block_extra(item),
+    });
+    Some((call, output_part(item, id, MCP_CALL)))
+}
+
+/// What an output item says, as content: a screenshot (`computer_call_output` with an
+/// `image_url`) as the image, anything else as its text (the item's rendering when it
+/// has none: the content of a result is never empty).
+pub(super) fn output_content(item: &Value, item_type: &str) -> Vec<Part> {
+    let url = item.get("output").and_then(|o| o.get("image_url")).and_then(Value::as_str);
+    if let (Some(url), "computer_call_output") = (url, item_type) {
+        let image = match data_url::split(url) {
+            Some(d) => ImagePart {
+                data: Some(d.data.to_string()),
+                media_type: Some(d.media_type.to_string()),
+                ..ImagePart::default()
+            },
+            None => ImagePart { url: Some(url.to_string()), ..ImagePart::default() },
+        };
+        return vec![Part::Image(image)];
+    }
+    let text = output_text(item, item_type);
+    vec![Part::text(if text.is_empty() { render(item, item_type) } else { text })]
+}
+
+/// The text an output item holds.
+fn output_text(item: &Value, item_type: &str) -> String {
+    match item_type {
+        "shell_call_output" => {
+            let entries = item.get("output").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+            let streams = entries.iter().flat_map(|e| [str_at(e, "stdout"), str_at(e, "stderr")]);
+            streams.filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n")
+        }
+        "apply_patch_call_output" | "local_shell_call_output" => str_at(item, "output").to_string(),
+        "program_output" => str_at(item, "result").to_string(),
+        MCP_CALL => match str_at(item, "output") {
+            "" => str_at(item, "error").to_string(),
+            output => output.to_string(),
+        },
+        _ => found_texts(item),
+    }
+}
+
+/// The item a result carries (an output item, or an `mcp_call`), and its type.
+pub fn result_item(result: &ToolResultPart) -> Option<(&Value, &str)> {
+    let item = block_of(&result.extra)?;
+    let item_type = item.get("type")?.as_str()?;
+    (CLIENT_OUTPUTS.contains(&item_type) || item_type == MCP_CALL).then_some((item, item_type))
+}
+
+/// Whether `result` still holds what its item says (nothing replaced it).
+pub(super) fn unchanged(result: &ToolResultPart, item: &Value, item_type: &str) -> bool {
+    result.content == output_content(item, item_type)
+}
+
+/// `item` (an output item, or an `mcp_call`) with `text` as what it says; `None` for a
+/// screenshot, which no text can stand for.
+pub(super) fn with_text(item: &Value, item_type: &str, text: &str) -> Option<Value> {
+    // An MCP call that failed says so in `error`: the text stands there.
+    let failed = str_at(item, "output").is_empty() && item.get("error").is_some_and(|e| !e.is_null());
+    let mut item = item.clone();
+    let map = item.as_object_mut()?;
+    match item_type {
+        "shell_call_output" => {
+            let outcome = map
+                .get("output")
+                .and_then(|o| o.get(0))
+                .and_then(|e| e.get("outcome"))
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({"type": "exit", "exit_code": 0}));
+            map.insert("output".into(), serde_json::json!([{"stdout": text, "stderr": "", "outcome": outcome}]));
+        }
+        "apply_patch_call_output" | "local_shell_call_output" => {
+            map.insert("output".into(), text.into());
+        }
+        "program_output" => {
+            map.insert("result".into(), text.into());
+        }
+        MCP_CALL if failed => {
+            map.insert("error".into(), text.into());
+        }
+        MCP_CALL => {
+            map.insert("output".into(), text.into());
+        }
+        _ => return None,
+    }
+    Some(item)
+}
+
+/// Built-in client calls no text can answer without their own item: a computer call
+/// wants a screenshot, a program's output an item id. Left open, they are dropped rather
+/// than answered.
 const TEXTLESS_OUTPUTS: &[&str] = &["computer_call", "program"];
 
 /// The item type of the built-in client call `call` stands for, if it stands for one.
@@ -145,9 +262,80 @@ pub(super) fn client_call_type(call: &ToolCallPart) -> Option<&str> {
     CLIENT_CALLS.iter().any(|(t, _, _)| *t == item_type).then_some(item_type)
 }
 
+/// Whether `call` stands for an `mcp_call`, which holds its own output.
+pub(super) fn is_mcp_call(call: &ToolCallPart) -> bool {
+    block_of(&call.extra).and_then(|item| item.get("type")).and_then(Value::as_str) == Some(MCP_CALL)
+}
+
 /// Whether `call` is a built-in client call that only its own output item can answer.
 pub fn answered_by_item_only(call: &ToolCallPart) -> bool {
     client_call_type(call).is_some_and(|t| TEXTLESS_OUTPUTS.contains(&t))
+}
+
+/// Whether the content of `result` must stay as it is: a screenshot, or the result of a
+/// call only its own output item can answer that does not carry that item. Masks and
+/// summaries leave it alone.
+pub fn only_item_answers(result: &ToolResultPart, call: Option<&ToolCallPart>) -> bool {
+    match result_item(result) {
+        Some((item, item_type)) => with_text(item, item_type, "").is_none(),
+        None => call.is_some_and(answered_by_item_only),
+    }
+}
+
+/// Content part types the API takes: in input messages and tool outputs, and in
+/// assistant messages.
+const INPUT_PARTS: &[&str] = &["input_text", "input_image", "input_file"];
+const OUTPUT_PARTS: &[&str] = &["output_text", "refusal"];
+
+/// What the API rejects in a content part read from a message of `role` (or a tool output):
+/// a part type it does not know (`input_txt`), or one of the other side (output text in a
+/// user message).
+pub fn content_problem(role: crate::message::Role, part: &Part) -> Option<String> {
+    let wire_type = match part {
+        Part::Text(t) => match block_of(&t.extra) {
+            Some(block) if item_of(t).is_none() => block.get("type").and_then(Value::as_str),
+            Some(_) => return None,
+            None => t.extra.get(NAMESPACE).and_then(|m| m.get("type")).and_then(Value::as_str),
+        },
+        _ => None,
+    }?;
+    let allowed = match role {
+        crate::message::Role::Assistant => OUTPUT_PARTS,
+        _ => INPUT_PARTS,
+    };
+    let known = INPUT_PARTS.contains(&wire_type) || OUTPUT_PARTS.contains(&wire_type);
+    match (allowed.contains(&wire_type), known) {
+        (true, _) => None,
+        (false, true) => Some(format!("the API takes no `{wire_type}` part in {} messages", role.as_str())),
+        (false, false) => Some(format!("`{wire_type}` is no Responses content part type")),
+    }
+}
+
+/// The output item type answering a built-in client call of `call_type`.
+fn output_type(call_type: &str) -> String {
+    match call_type {
+        "program" => "program_output".to_string(),
+        other => format!("{other}_output"),
+    }
+}
+
+/// What is wrong when `result` answers `call` with an item the API does not take for it
+/// (a computer call answered by a function output, a function call by a shell output).
+pub fn output_mismatch(call: &ToolCallPart, result: &ToolResultPart) -> Option<String> {
+    let wanted = client_call_type(call).map(|t| (t, output_type(t)));
+    let got = result_item(result).map(|(_, t)| t).filter(|t| *t != MCP_CALL);
+    match (wanted, got) {
+        (Some((call_type, wanted)), Some(got)) if wanted != got => {
+            Some(format!("the {call_type} {} is answered by a {got}, not a {wanted}", call.id))
+        }
+        (None, Some(got)) if !is_mcp_call(call) => {
+            Some(format!("the function call {} is answered by a {got}, not a function_call_output", call.id))
+        }
+        (Some((call_type, wanted)), None) if answered_by_item_only(call) => {
+            Some(format!("the {call_type} {} is answered by a function output; only a {wanted} answers it", call.id))
+        }
+        _ => None,
+    }
 }
 
 /// The output item answering a built-in client call of `call_type` with `text` (a
@@ -166,12 +354,19 @@ pub(super) fn text_output(call_type: &str, call_id: &str, text: &str) -> Option<
             "status": "failed",
             "output": text,
         })),
+        // `id`: the call's `call_id`, as the API names the call it answers.
+        "local_shell_call" => Some(serde_json::json!({
+            "type": "local_shell_call_output",
+            "id": call_id,
+            "output": text,
+        })),
         _ => None,
     }
 }
 
-/// The output item a tool result stands for, when it stands for one.
-pub fn output_item(result: &ToolResultPart) -> Option<&Value> {
+/// The output item a tool result stands for in the form earlier versions read (one text
+/// part carrying it), when it stands for one: a native chain stored by them.
+pub fn legacy_output_item(result: &ToolResultPart) -> Option<&Value> {
     match result.content.as_slice() {
         [Part::Text(TextPart { extra, .. })] => block_of(extra)
             .filter(|item| item.get("type").and_then(Value::as_str).is_some_and(|t| CLIENT_OUTPUTS.contains(&t))),

@@ -22,10 +22,23 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
     let root = JsonPath::root();
     let instructions = super::from_instructions(messages);
     let skip = usize::from(instructions);
+    // The results of `mcp_call`s: each call's item is written with its result's content.
+    let mcp_results = messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::ToolResult(r) if native::result_item(r).is_some_and(|(_, t)| t == native::MCP_CALL) => {
+                Some((r.call_id.as_str(), r))
+            }
+            _ => None,
+        })
+        .collect();
     let mut writer = Writer {
         out: Vec::with_capacity(messages.len()),
         custom_calls: HashSet::default(),
         client_calls: HashMap::default(),
+        mcp_results,
+        mcp_calls: HashSet::default(),
     };
     for (i, message) in messages.iter().enumerate().skip(skip) {
         writer.message(message, &root.index(i))?;
@@ -109,13 +122,17 @@ fn content_value(parts: &[(JsonPath, &Part)], shape: ContentShape, side: Side) -
     }
 }
 
-struct Writer {
+struct Writer<'m> {
     out: Vec<Value>,
     /// Calls written as `custom_tool_call`: their outputs are `custom_tool_call_output`.
     custom_calls: HashSet<String>,
     /// Ids of the built-in client calls written, and their item types: a result that did
     /// not come as their output item is written as one.
     client_calls: HashMap<String, String>,
+    /// The result of each `mcp_call`, by call id.
+    mcp_results: HashMap<&'m str, &'m ToolResultPart>,
+    /// The `mcp_call`s written: their item holds their output, no other item does.
+    mcp_calls: HashSet<String>,
 }
 
 /// An assistant message item being gathered from consecutive text parts.
@@ -125,7 +142,7 @@ struct OpenItem<'a> {
     parts: Vec<(JsonPath, &'a Part)>,
 }
 
-impl Writer {
+impl Writer<'_> {
     fn message(&mut self, message: &Message, path: &JsonPath) -> Result<(), FormatError> {
         let parts_path = path.key("parts");
         let located: Vec<(JsonPath, &Part)> =
@@ -146,8 +163,9 @@ impl Writer {
                             part.kind()
                         )));
                     };
-                    let item = self.tool_output(result, message, &part_path.key("content"))?;
-                    self.out.push(item);
+                    if let Some(item) = self.tool_output(result, message, part_path)? {
+                        self.out.push(item);
+                    }
                 }
             }
         }
@@ -235,8 +253,10 @@ impl Writer {
 
     fn flush(&mut self, item: Option<OpenItem<'_>>) -> Result<(), FormatError> {
         let Some(item) = item else { return Ok(()) };
-        let shape = shape_of(item.shape, &item.parts);
-        let content = content_value(&item.parts, shape, Side::Output)?;
+        let content = match easy_text(&item) {
+            Some(text) => Value::from(text),
+            None => content_value(&item.parts, shape_of(item.shape, &item.parts), Side::Output)?,
+        };
         let mut wire = item.fields;
         wire.entry("role").or_insert_with(|| "assistant".into());
         wire.insert("content".into(), content);
@@ -248,6 +268,15 @@ impl Writer {
         if let Some(item) = native::block_of(&call.extra) {
             if let Some(call_type) = native::client_call_type(call) {
                 self.client_calls.insert(call.id.clone(), call_type.to_string());
+            }
+            if native::is_mcp_call(call) {
+                self.mcp_calls.insert(call.id.clone());
+                // Its output as its result now holds it (a mask placeholder, a summary).
+                let result = self.mcp_results.get(call.id.as_str());
+                let replaced = result.filter(|r| !native::unchanged(r, item, native::MCP_CALL));
+                if let Some(item) = replaced.and_then(|r| native::with_text(item, native::MCP_CALL, &text_of(r))) {
+                    return item;
+                }
             }
             return item.clone();
         }
@@ -272,20 +301,30 @@ impl Writer {
         restore.finish(mapped)
     }
 
-    fn tool_output(&self, result: &ToolResultPart, message: &Message, path: &JsonPath) -> Result<Value, FormatError> {
-        if let Some(item) = native::output_item(result) {
-            return Ok(item.clone());
+    /// The item of a tool result; `None` for an `mcp_call`'s, which its call's item holds.
+    fn tool_output(
+        &self,
+        result: &ToolResultPart,
+        message: &Message,
+        part_path: &JsonPath,
+    ) -> Result<Option<Value>, FormatError> {
+        let path = &part_path.key("content");
+        let textless = || part_path.unwritable("a computer call is answered by its screenshot item only, not by text");
+        if let Some((item, item_type)) = native::result_item(result) {
+            return match item_type {
+                native::MCP_CALL => Ok(None),
+                _ if native::unchanged(result, item, item_type) => Ok(Some(item.clone())),
+                _ => native::with_text(item, item_type, &text_of(result)).map(Some).ok_or_else(textless),
+            };
+        }
+        if let Some(item) = native::legacy_output_item(result) {
+            return Ok(Some(item.clone()));
+        }
+        if self.mcp_calls.contains(&result.call_id) {
+            return Ok(None);
         }
         if let Some(call_type) = self.client_calls.get(&result.call_id) {
-            let texts: Vec<&str> = result
-                .content
-                .iter()
-                .filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None })
-                .collect();
-            let text = texts.join("\n");
-            if let Some(item) = native::text_output(call_type, &result.call_id, &text) {
-                return Ok(item);
-            }
+            return native::text_output(call_type, &result.call_id, &text_of(result)).map(Some).ok_or_else(textless);
         }
         let mut restore = Restore::new(&message.extra, NAMESPACE);
         restore.absorb(Restore::new(&result.extra, NAMESPACE).into_fields());
@@ -295,12 +334,43 @@ impl Writer {
         let shape = shape_of(restore.marker("output"), &located);
         let output = content_value(&located, shape, Side::Input)?;
         let item_type = if custom { "custom_tool_call_output" } else { "function_call_output" };
-        Ok(restore.finish(object([
+        Ok(Some(restore.finish(object([
             ("type", item_type.into()),
             ("call_id", result.call_id.as_str().into()),
             ("output", output),
-        ])))
+        ]))))
     }
+}
+
+/// The texts of a result's content, a line apart.
+fn text_of(result: &ToolResultPart) -> String {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|p| if let Part::Text(t) = p { Some(t.text.as_str()) } else { None })
+        .collect();
+    texts.join("\n")
+}
+
+/// The content of an assistant message item that is not an output item the API gave (no
+/// `id`) and was not read as an array: an easy input message, whose content the API types
+/// as a string (output text parts belong to an output message, with its `id` and
+/// `status`). Its text parts joined; `None` when it holds other parts.
+fn easy_text(item: &OpenItem<'_>) -> Option<String> {
+    if item.fields.contains_key("id") || item.shape.and_then(ContentShape::from_marker) == Some(ContentShape::Array) {
+        return None;
+    }
+    let texts: Option<Vec<&str>> = item
+        .parts
+        .iter()
+        .map(|(_, part)| match part {
+            Part::Text(t) if native::item_of(t).is_none() && native::block_of(&t.extra).is_none() => {
+                Some(t.text.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    texts.map(|t| t.join("\n\n"))
 }
 
 /// `{type: "reasoning", summary, encrypted_content?}` and the item's other fields.

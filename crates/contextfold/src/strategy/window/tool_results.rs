@@ -44,6 +44,8 @@ pub(crate) fn oversized(
     meter: Meter<'_>,
 ) -> Vec<(usize, usize)> {
     let known = known.filter(|(_, unit)| *unit == limit.unit()).map(|(costs, _)| costs);
+    let calls: HashMap<&str, &ToolCallPart> =
+        messages.iter().flat_map(|m| m.borrow().tool_calls()).map(|c| (c.id.as_str(), c)).collect();
     // Candidates in order, each with the message cost it may reuse: a message holding
     // only this result costs what the result alone does.
     let candidates: Vec<((usize, usize), &Part, Option<usize>)> = messages
@@ -55,7 +57,9 @@ pub(crate) fn oversized(
             let lone = known.filter(|_| m.parts.len() == 1).and_then(|c| c.get(i)).copied();
             m.parts.iter().enumerate().map(move |(j, p)| ((i, j), p, lone))
         })
-        .filter(|(_, p, _)| matches!(p, Part::ToolResult(r) if !is_marked(r) && p.size() >= min_bytes))
+        .filter(
+            |(_, p, _)| matches!(p, Part::ToolResult(r) if !is_marked(r) && p.size() >= min_bytes && !fixed(r, &calls)),
+        )
         .collect();
     // The others cost what a tool message holding them alone would.
     let probes: Vec<&Part> = candidates.iter().filter(|(_, _, lone)| lone.is_none()).map(|(_, p, _)| *p).collect();
@@ -67,6 +71,12 @@ pub(crate) fn oversized(
             (cost > limit.value()).then_some(at)
         })
         .collect()
+}
+
+/// Whether only the result's own item can answer its call (a screenshot): no summary
+/// can replace it.
+fn fixed(r: &ToolResultPart, calls: &HashMap<&str, &ToolCallPart>) -> bool {
+    crate::format::responses::native::only_item_answers(r, calls.get(r.call_id.as_str()).copied())
 }
 
 fn result_at(messages: &[impl Borrow<Message>], (i, j): (usize, usize)) -> Option<&ToolResultPart> {
