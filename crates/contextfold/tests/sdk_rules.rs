@@ -336,3 +336,112 @@ fn with_thinking_on_a_summary_pair_never_ends_before_the_user_turn_for_anthropic
         assert!(!again.changed, "{provider:?}: {:#?}", again.messages);
     }
 }
+
+/// Several finished sections with thinking on: each folded section ends in a summary pair,
+/// so once the last one's summary went to the user's turn, the pair of the section before
+/// was the final assistant message (its user message joins that turn on the wire), a tool
+/// cycle without thinking Anthropic rejects. Every such pair goes to the user's turn.
+#[test]
+fn with_thinking_on_no_summary_pair_of_several_sections_ends_the_chain_for_anthropic() {
+    let long = "out of the build, line after line of it ".repeat(30);
+    let signed = |n: String| {
+        Part::Reasoning(ReasoningPart {
+            text: format!("thinking {n}"),
+            signature: Some(format!("S{n}")),
+            ..Default::default()
+        })
+    };
+    let mut chain = Vec::new();
+    for s in 0..3 {
+        chain.push(Message::text(Role::User, format!("Task {s}: fix module {s}.")));
+        for i in 0..3 {
+            let id = format!("toolu_{s}{i}");
+            chain.push(Message::new(Role::Assistant, vec![signed(format!("{s}{i}")), tool_call(&id, "bash", "{}")]));
+            chain.push(Message::tool_result(id, "bash", long.clone()));
+        }
+        chain.push(Message::new(Role::Assistant, vec![signed(format!("D{s}")), Part::text(format!("Task {s} done."))]));
+    }
+    chain.push(Message::text(Role::User, "Task 3: now deploy."));
+    let summarizer = FixedSummarizer::new("Module fixed.");
+    let options = CompactOptions {
+        strategy: StrategyConfig::Sections(SectionsConfig { last_sec_bytes: 200, ..SectionsConfig::default() }),
+        repair: RepairOptions::for_provider(Provider::Anthropic),
+        ..Default::default()
+    };
+    let out = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert!(out.changed);
+    assert_eq!(summarizer.calls(), 3, "{:#?}", out.messages);
+    let final_assistant = out.messages.iter().rposition(|m| m.role == Role::Assistant);
+    let ends_in_cycle = out.messages.last().is_some_and(|m| m.role == Role::User)
+        && final_assistant.is_some_and(|at| out.messages[at + 1..].iter().any(|m| m.role == Role::Tool));
+    assert!(!ends_in_cycle, "a tool cycle without thinking ends the chain: {:#?}", out.messages);
+    let text: String = out
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    for s in 0..4 {
+        assert!(text.contains(&format!("Task {s}")), "task {s} lost: {text}");
+    }
+    assert_eq!(text.matches("Module fixed.").count(), 3, "{text}");
+    assert_eq!(validate(&out.messages, Provider::Anthropic), vec![]);
+    let calls = summarizer.calls();
+    let again =
+        block_on(compact(&out.messages, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert_eq!(summarizer.calls(), calls, "summarized again");
+    assert!(!again.changed, "{:#?}", again.messages);
+}
+
+/// A request that turns thinking on (`thinking: {type: "enabled"}`) and ends in a tool cycle
+/// whose assistant message does not start with thinking is flagged; a summary pair there is
+/// repaired into the user's turn (a call of the model's own cannot be, and stays flagged).
+#[test]
+fn with_thinking_enabled_a_final_call_without_thinking_is_flagged_and_a_summary_pair_repaired() {
+    use contextfold::format::Format;
+    use contextfold::pipeline::{repair_json, validate_json};
+    use serde_json::json;
+    let pair = |id: &str, text: &str| {
+        vec![
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": contextfold::ast::SUMMARIZATION_TOOL_NAME, "input": {}}]}),
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}, {"type": "text", "text": "next"}]}),
+        ]
+    };
+    let mut messages = vec![json!({"role": "user", "content": "Task 0"})];
+    messages.extend(pair("toolu_a", "summary a"));
+    messages.push(json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "S"}, {"type": "text", "text": "ok"}]}));
+    messages.push(json!({"role": "user", "content": "Task 1"}));
+    messages.extend(pair("toolu_b", "summary b"));
+    let on = json!({"model": "m", "max_tokens": 10, "thinking": {"type": "enabled", "budget_tokens": 1024}, "messages": messages});
+    let codes = |v: &serde_json::Value| {
+        validate_json(v, Some(Format::Anthropic), None)
+            .unwrap()
+            .0
+            .into_iter()
+            .map(|d| (d.code, d.path))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(codes(&on), vec![("final_call_without_thinking", "messages[5]".to_string())]);
+    for off in [json!({"type": "disabled"}), json!({"type": "adaptive"})] {
+        let mut request = on.clone();
+        request["thinking"] = off;
+        assert_eq!(codes(&request), vec![], "{request}");
+    }
+    assert_eq!(codes(&on["messages"]), vec![], "a bare list says nothing of thinking");
+    let repaired = repair_json(&on, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+    // Positions in the chain as read (a user turn of results and text reads as two messages).
+    let moved = repaired.steps.iter().filter(|s| matches!(s, RepairStep::SummaryToUser { .. })).count();
+    assert_eq!(moved, 1, "the pair before a real answer stays: {:?}", repaired.steps);
+    assert_eq!(codes(&repaired.messages), vec![]);
+    let last = repaired.messages["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user");
+    assert!(last.to_string().contains("summary b"), "{last}");
+    // A model's own call without thinking cannot be mended: it stays flagged.
+    let mut own = on.clone();
+    own["messages"][5]["content"][0]["name"] = json!("bash");
+    let repaired = repair_json(&own, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+    assert_eq!(codes(&repaired.messages).len(), 1);
+}

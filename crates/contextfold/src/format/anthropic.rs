@@ -107,6 +107,13 @@ pub use writer::{write, write_request};
 /// The `extra` key holding Anthropic restoration markers.
 pub const NAMESPACE: &str = crate::message::marker_namespace::ANTHROPIC;
 
+/// Whether the request object `request` turns thinking on for every turn (`thinking:
+/// {type: "enabled"}`; with `adaptive` the model may answer without thinking, and a
+/// bare list says nothing of it).
+pub(crate) fn thinking_enabled(request: &Value) -> bool {
+    request.get("thinking").and_then(|t| t.get("type")).and_then(Value::as_str) == Some("enabled")
+}
+
 /// Reads an Anthropic `messages` array or a request object `{system, messages}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)

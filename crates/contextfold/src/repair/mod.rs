@@ -49,10 +49,11 @@ mod validate;
 pub(crate) use roles::merge_into;
 pub use step::RepairStep;
 pub(crate) use thinking::current_cycle_start;
+pub use thinking::summary_pairs_as_user;
 pub use tool_media::MOVED_MEDIA_NOTE;
 pub(crate) use tool_pairing::in_flight;
 pub(crate) use validate::has_misplaced_results;
-pub use validate::{validate, Diagnostic};
+pub use validate::{validate, validate_request, Diagnostic};
 
 use crate::message::{Message, Part};
 use serde::Serialize;
@@ -181,6 +182,15 @@ impl Provider {
     }
 }
 
+/// What a request object says beside its messages that a provider's rules depend on (a
+/// bare list says none of it: the rules that need it are not checked then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestRules {
+    /// Thinking is on for every turn (Anthropic `thinking: {type: "enabled"}`; with
+    /// `adaptive` the model may answer without it).
+    pub thinking: bool,
+}
+
 /// What to do with a tool result that answers no earlier call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -220,6 +230,8 @@ pub struct RepairOptions {
     /// of it later would change a prefix the provider has cached). `None`: the current
     /// tool cycle alone.
     pub thinking_kept_last: Option<usize>,
+    /// What the request the chain came in says (see [`RequestRules`]).
+    pub request: RequestRules,
 }
 
 impl Default for RepairOptions {
@@ -238,6 +250,7 @@ impl RepairOptions {
             leading_user_placeholder: DEFAULT_LEADING_USER_PLACEHOLDER.to_string(),
             history_changed_from: None,
             thinking_kept_last: None,
+            request: RequestRules::default(),
         }
     }
 
@@ -364,6 +377,11 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     // After pairing (which pairs reused ids by position, and may add calls for orphans).
     let items = if options.provider.unique_call_ids() { call_ids::rename_reused(items, &mut steps) } else { items };
     let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };
+    let items = if options.request.thinking && options.provider.requires_signed_thinking() {
+        thinking::summary_pairs_to_user(items, &mut steps)
+    } else {
+        items
+    };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
     let items = if options.provider.results_first() { result_order::results_first(items, &mut steps) } else { items };

@@ -81,6 +81,11 @@ pub enum RepairStep {
     /// turn, were put after them (Anthropic wants the results first).
     #[serde(rename_all = "camelCase")]
     MovedResultsFirst { index: usize },
+    /// With thinking on, the summary pair of assistant message `index` (a summarization
+    /// call and its result, which would be the final assistant message, without thinking)
+    /// became text at the start of user message `into`.
+    #[serde(rename_all = "camelCase")]
+    SummaryToUser { index: usize, into: usize },
 }
 
 impl RepairStep {
@@ -93,6 +98,7 @@ impl RepairStep {
             }
             RepairStep::AnsweredOrphanResult { index, assistant, .. }
             | RepairStep::MovedResult { index, assistant, .. } => (index, Some(assistant)),
+            RepairStep::SummaryToUser { index, into } => (index, Some(into)),
             RepairStep::DroppedThinking { index, .. }
             | RepairStep::DroppedInvalidPart { index, .. }
             | RepairStep::DroppedDuplicateCall { index, .. }

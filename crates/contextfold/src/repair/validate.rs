@@ -8,12 +8,14 @@
 //! `media_in_tool_result` (OpenAI), `duplicate_call_id`
 //! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
-//! Gemini). The thinking rule needs the history the provider saw before, so it is not
-//! checked here.
+//! Gemini), and, for a chain in a request object that turns thinking on (Anthropic
+//! `thinking: {type: "enabled"}`, [`RequestRules`]), `final_call_without_thinking`. The
+//! stale-thinking rule needs the history the provider saw before, so it is not checked
+//! here.
 
 use super::parts::{check, duplicate_calls, Verdict};
 use super::tool_pairing::{analyze, Fate};
-use super::Provider;
+use super::{Provider, RequestRules};
 use crate::message::{Message, Part, Role};
 use serde::Serialize;
 
@@ -28,6 +30,7 @@ pub struct Diagnostic {
         tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
         | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
         | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | \"results_not_first\" \
+        | \"final_call_without_thinking\" \
         | (string & {})")
     )]
     pub code: &'static str,
@@ -56,7 +59,25 @@ impl Diagnostic {
 /// Every rule `messages` breaks for `provider`, sorted by message index (stable). An
 /// empty list means the provider accepts the chain's structure.
 pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
+    validate_request(messages, provider, &RequestRules::default())
+}
+
+/// [`validate`] of a chain that came in a request object, with the rules that depend on
+/// what the request says beside its messages (`request`).
+pub fn validate_request(messages: &[Message], provider: Provider, request: &RequestRules) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if request.thinking && provider.requires_signed_thinking() {
+        if let Some(index) = super::thinking::final_call_without_thinking(messages) {
+            out.push(Diagnostic::message(
+                "final_call_without_thinking",
+                index,
+                format!(
+                    "with thinking on, {} wants the assistant message whose tool results end the chain to start with a thinking block",
+                    provider.as_str()
+                ),
+            ));
+        }
+    }
     for (index, m) in messages.iter().enumerate() {
         part_rules(index, m, provider, &mut out);
     }

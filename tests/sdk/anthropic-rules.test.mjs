@@ -1,0 +1,80 @@
+// Anthropic rules found by the probe of the built package with the real `@anthropic-ai/sdk`:
+// each output is judged by the Messages API's rules (judges.mjs) and the SDK's types.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compact, repairChain, validateChain } from "contextfold";
+import { anthropicRules, TypeCollector } from "./judges.mjs";
+
+const long = (s, n) => `${s} `.repeat(n);
+const codes = (diagnostics) => diagnostics.map((d) => [d.code, d.path]);
+
+/** Finished tasks with thinking on, each a few tool cycles and an answer, then a new request. */
+function thinkingTasks(n) {
+  const messages = [];
+  for (let s = 0; s < n; s++) {
+    messages.push({ role: "user", content: `Task ${s}: fix module ${s}.` });
+    for (let i = 0; i < 3; i++) {
+      const id = `toolu_${s}${i}`;
+      messages.push(
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "t", signature: `S${s}${i}` },
+            { type: "tool_use", id, name: "bash", input: { c: i } },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: long(`out ${s}.${i}`, 100) }] },
+      );
+    }
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "done", signature: `SD${s}` },
+        { type: "text", text: `Task ${s} done.` },
+      ],
+    });
+  }
+  messages.push({ role: "user", content: `Task ${n}: now deploy.` });
+  return messages;
+}
+
+describe("Anthropic rules (probe of the built package)", () => {
+  it("sections with thinking enabled never ends in a summary pair's tool cycle, however many sections fold", async () => {
+    const types = new TypeCollector("sdk-anthropic-thinking");
+    for (const n of [1, 3]) {
+      const request = {
+        model: "claude-sonnet-4-5",
+        max_tokens: 4096,
+        thinking: { type: "enabled", budget_tokens: 2048 },
+        messages: thinkingTasks(n),
+      };
+      const { messages, changed } = await compact(request, { strategy: "sections", maxTokens: 1500 });
+      assert.ok(changed, `${n}`);
+      assert.deepEqual(anthropicRules(messages), [], `${n} sections`);
+      assert.deepEqual(validateChain(messages, { provider: "anthropic" }), [], `${n}`);
+      types.add("anthropic", `${n} sections`, messages.messages);
+    }
+    // validateChain flags the shape the probe found, and repairChain mends it.
+    const pair = (id, text) => [
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id, name: "execute_task_and_return_summary", input: {} }],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] },
+    ];
+    const broken = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 4096,
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      messages: [{ role: "user", content: "Task 0" }, ...pair("toolu_a", "summary a")],
+    };
+    broken.messages[2].content.push({ type: "text", text: "Task 1" });
+    assert.equal(anthropicRules(broken).length, 1);
+    assert.deepEqual(codes(validateChain(broken)), [["final_call_without_thinking", "messages[1]"]]);
+    const repaired = repairChain(broken);
+    assert.deepEqual(anthropicRules(repaired.messages), []);
+    assert.ok(repaired.steps.some((s) => s.step === "summaryToUser"));
+    types.add("anthropic", "repaired", repaired.messages.messages);
+    assert.deepEqual(types.check(), []);
+  });
+});
