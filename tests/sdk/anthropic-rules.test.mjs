@@ -2,7 +2,7 @@
 // each output is judged by the Messages API's rules (judges.mjs) and the SDK's types.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, repairChain, validateChain } from "contextfold";
+import { compact, measureChain, needsCompaction, repairChain, validateChain } from "contextfold";
 import { anthropicRules, TypeCollector } from "./judges.mjs";
 
 const long = (s, n) => `${s} `.repeat(n);
@@ -75,6 +75,65 @@ describe("Anthropic rules (probe of the built package)", () => {
     assert.deepEqual(anthropicRules(repaired.messages), []);
     assert.ok(repaired.steps.some((s) => s.step === "summaryToUser"));
     types.add("anthropic", "repaired", repaired.messages.messages);
+    assert.deepEqual(types.check(), []);
+  });
+
+  it("a document given as blocks counts its text, and text documents reach the summarizer with it", async () => {
+    const big = "The quarterly report shows revenue growth in every region. ".repeat(2000);
+    const asText = { type: "document", source: { type: "text", media_type: "text/plain", data: big }, title: "Report" };
+    const asContent = { type: "document", source: { type: "content", content: [{ type: "text", text: big }] } };
+    const tokens = (b) =>
+      measureChain([{ role: "user", content: [b, { type: "text", text: "Summarize." }] }]).total.tokens;
+    assert.ok(tokens(asContent) > tokens(asText) * 0.9, `${tokens(asContent)} against ${tokens(asText)}`);
+    const chain = [];
+    for (let i = 0; i < 4; i++)
+      chain.push(
+        { role: "user", content: [structuredClone(asContent), { type: "text", text: `Summarize report ${i}.` }] },
+        { role: "assistant", content: `Report ${i}: revenue grew.` },
+      );
+    chain.push({ role: "user", content: "Compare them." });
+    assert.ok(needsCompaction(chain, { maxTokens: 60000 }));
+    const budget = await compact(chain, { strategy: "budget", maxTokens: 60000 });
+    assert.ok(budget.changed && budget.report.after.tokens <= 60000);
+    assert.deepEqual(anthropicRules(budget.messages), []);
+
+    const pad = (s) => `${s} `.repeat(400);
+    const contracts = [
+      { role: "user", content: "Help me review our vendor contracts." },
+      { role: "assistant", content: "Sure, send them." },
+      {
+        role: "user",
+        content: [
+          {
+            type: "document",
+            title: "acme.txt",
+            source: { type: "text", media_type: "text/plain", data: "ACME: notice is 90 days." },
+          },
+          {
+            type: "document",
+            title: "globex",
+            source: { type: "content", content: [{ type: "text", text: "Globex renews on 2026-03-01." }] },
+          },
+          { type: "text", text: "Here are the contracts." },
+        ],
+      },
+      { role: "assistant", content: pad("Noted, reviewing the contracts") },
+      { role: "user", content: pad("Also consider the appendix") },
+      { role: "assistant", content: pad("The appendix changes nothing") },
+      { role: "user", content: "Which notice period is the longest?" },
+    ];
+    let transcript = "";
+    const summarizer = async (request) => {
+      transcript += request.transcript;
+      return "## Current state\n- reviewing contracts";
+    };
+    const { changed, messages } = await compact(contracts, { maxTokens: 900, summarizer });
+    assert.ok(changed);
+    assert.match(transcript, /<document mime="text\/plain" name="acme.txt">ACME: notice is 90 days.<\/document>/);
+    assert.match(transcript, /<document name="globex">Globex renews on 2026-03-01.<\/document>/);
+    const types = new TypeCollector("sdk-anthropic-documents");
+    types.add("anthropic", "documents", messages);
+    types.add("anthropic", "budget", budget.messages);
     assert.deepEqual(types.check(), []);
   });
 });

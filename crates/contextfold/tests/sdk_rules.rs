@@ -445,3 +445,36 @@ fn with_thinking_enabled_a_final_call_without_thinking_is_flagged_and_a_summary_
     let repaired = repair_json(&own, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
     assert_eq!(codes(&repaired.messages).len(), 1);
 }
+
+/// An Anthropic document given as blocks (`source: {type: "content", content}`) is what the
+/// model reads: its text counts in sizes and tokens, in a message and in a tool result, as
+/// the same text given as a plain-text source does.
+#[test]
+fn a_document_given_as_blocks_counts_its_text() {
+    use contextfold::format::{read, Format};
+    use contextfold::measure::estimate_tokens;
+    use serde_json::json;
+    let text = "The quarterly report shows revenue growth in every region. ".repeat(500);
+    let chain = |document: serde_json::Value| {
+        let value = json!([
+            {"role": "user", "content": [document.clone(), {"type": "text", "text": "Summarize."}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "fetch", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [document]}]},
+        ]);
+        read(&value, Format::Anthropic).unwrap()
+    };
+    let plain =
+        chain(json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}));
+    let as_text = estimate_tokens(&plain);
+    for content in [json!([{"type": "text", "text": text}]), json!(text)] {
+        let blocks =
+            chain(json!({"type": "document", "title": "Report", "source": {"type": "content", "content": content}}));
+        let tokens = estimate_tokens(&blocks);
+        assert!(
+            tokens * 10 >= as_text * 9 && tokens <= as_text * 11 / 10,
+            "{tokens} tokens, {as_text} as a text source"
+        );
+        let bytes: usize = blocks.iter().map(Message::size).sum();
+        assert!(bytes >= 2 * text.len(), "{bytes} bytes");
+    }
+}
