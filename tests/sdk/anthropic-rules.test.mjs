@@ -136,4 +136,143 @@ describe("Anthropic rules (probe of the built package)", () => {
     types.add("anthropic", "budget", budget.messages);
     assert.deepEqual(types.check(), []);
   });
+
+  it("the Messages API's block rules are flagged by validateChain and mended by repairChain", () => {
+    const cc = { type: "ephemeral" };
+    const cases = {
+      too_many_cache_breakpoints: {
+        model: "claude-sonnet-4-5",
+        max_tokens: 10,
+        system: [{ type: "text", text: "s", cache_control: cc }],
+        tools: [{ name: "t", input_schema: { type: "object" }, cache_control: cc }],
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "a", cache_control: cc },
+              { type: "text", text: "b", cache_control: cc },
+              { type: "text", text: "c", cache_control: cc },
+            ],
+          },
+        ],
+      },
+      cache_control_on_thinking: [
+        { role: "user", content: "q" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "x", signature: "S", cache_control: cc },
+            { type: "text", text: "y" },
+          ],
+        },
+        { role: "user", content: "z" },
+      ],
+      empty_text: [
+        { role: "user", content: "run" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "touch", input: {} }] },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "" }] }],
+        },
+      ],
+      orphan_server_result: [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: [
+            { type: "web_search_tool_result", tool_use_id: "srvtoolu_X", content: [] },
+            { type: "text", text: "ok" },
+          ],
+        },
+        { role: "user", content: "more" },
+      ],
+      ends_with_thinking: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "S" }] },
+        { role: "user", content: "hello?" },
+      ],
+    };
+    const types = new TypeCollector("sdk-anthropic-blocks");
+    for (const [code, input] of Object.entries(cases)) {
+      assert.ok(anthropicRules(input).length > 0, `the judge sees ${code}`);
+      assert.deepEqual(
+        validateChain(input, { provider: "anthropic" }).map((d) => d.code),
+        [code],
+      );
+      const { messages, changed, steps } = repairChain(input, { provider: "anthropic" });
+      assert.ok(changed && steps.length > 0, code);
+      assert.deepEqual(anthropicRules(messages), [], code);
+      assert.deepEqual(validateChain(messages, { provider: "anthropic" }), [], code);
+      types.add("anthropic", code, Array.isArray(messages) ? messages : messages.messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+
+  it("a server tool's result kept while the message with its server_tool_use folds is never sent alone", async () => {
+    const ptc = [
+      { role: "user", content: "Query sales for each region." },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "I'll query." },
+          { type: "server_tool_use", id: "srvtoolu_PTC", name: "code_execution", input: { code: "print(1)" } },
+          {
+            type: "tool_use",
+            id: "toolu_PTC1",
+            name: "query",
+            input: { region: "west" },
+            caller: { type: "code_execution_20250825", tool_id: "srvtoolu_PTC" },
+          },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_PTC1", content: long("west: 100", 100) }] },
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "code_execution_tool_result",
+            tool_use_id: "srvtoolu_PTC",
+            content: { type: "code_execution_result", stdout: "100", stderr: "", return_code: 0, content: [] },
+          },
+          { type: "text", text: "West sold 100." },
+        ],
+      },
+      { role: "user", content: "ok next" },
+    ];
+    const filler = Array.from({ length: 5 }, (_, i) => [
+      { role: "user", content: `q${i} ${long("w", 150)}` },
+      { role: "assistant", content: `a${i} ${long("r", 150)}` },
+    ]).flat();
+    const paused = [
+      ...filler,
+      { role: "user", content: "search rust news" },
+      {
+        role: "assistant",
+        content: [{ type: "server_tool_use", id: "srvtoolu_P", name: "web_search", input: { query: "rust" } }],
+      },
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "web_search_tool_result",
+            tool_use_id: "srvtoolu_P",
+            content: [{ type: "web_search_result", url: "https://e.com", title: "E", encrypted_content: "ENC" }],
+          },
+          { type: "text", text: "Found it." },
+        ],
+      },
+      { role: "user", content: "thanks, more?" },
+    ];
+    for (const [chain, strategy, maxTokens] of [
+      [ptc, "auto", 400],
+      [ptc, "budget", 400],
+      [paused, "auto", 1000],
+    ]) {
+      const { messages, changed } = await compact(structuredClone(chain), { strategy, maxTokens });
+      assert.ok(changed, strategy);
+      // The judge merges nothing: the two assistant messages of a paused turn are one on the wire.
+      assert.deepEqual(anthropicRules(messages, { alternation: false }), [], `${strategy} ${maxTokens}`);
+      assert.deepEqual(validateChain(messages, { provider: "anthropic" }), [], strategy);
+    }
+  });
 });

@@ -734,7 +734,13 @@ pub fn validate_json(
 /// What the request object `value` (read in `format`) says beside its messages that
 /// provider rules depend on; nothing for a bare list.
 fn request_rules(value: &Value, format: Format) -> RequestRules {
-    RequestRules { thinking: format == Format::Anthropic && format::anthropic::thinking_enabled(value) }
+    if format != Format::Anthropic {
+        return RequestRules::default();
+    }
+    RequestRules {
+        thinking: format::anthropic::thinking_enabled(value),
+        cache_breakpoints: format::anthropic::tool_cache_breakpoints(value),
+    }
 }
 
 /// What [`repair_json`] gives back.

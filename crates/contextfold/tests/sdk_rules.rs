@@ -478,3 +478,93 @@ fn a_document_given_as_blocks_counts_its_text() {
         assert!(bytes >= 2 * text.len(), "{bytes} bytes");
     }
 }
+
+/// The Messages API's block rules: each case is a 400 of the API, flagged with its code
+/// and path by `validate` and mended by `repair`, every change listed.
+#[test]
+fn anthropic_block_rules_are_flagged_and_repaired() {
+    use contextfold::format::Format;
+    use contextfold::pipeline::{repair_json, validate_json};
+    use serde_json::{json, Value};
+    let cc = json!({"type": "ephemeral"});
+    let codes = |v: &Value| {
+        validate_json(v, Some(Format::Anthropic), None)
+            .unwrap()
+            .0
+            .into_iter()
+            .map(|d| (d.code, d.path))
+            .collect::<Vec<_>>()
+    };
+    // Paths name the wire message (the part paths of the chain as read are `validate`'s).
+    let cases: Vec<(Value, Vec<(&str, &str)>)> = vec![
+        // Five breakpoints, one on a tool definition: the earliest message one goes.
+        (
+            json!({"model": "m", "max_tokens": 10, "system": [{"type": "text", "text": "s", "cache_control": cc}],
+                "tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": cc}],
+                "messages": [{"role": "user", "content": [{"type": "text", "text": "a", "cache_control": cc},
+                    {"type": "text", "text": "b", "cache_control": cc}, {"type": "text", "text": "c", "cache_control": cc}]}]}),
+            vec![("too_many_cache_breakpoints", "messages[0]")],
+        ),
+        (
+            json!([{"role": "user", "content": "q"}, {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "x", "signature": "S", "cache_control": cc}, {"type": "text", "text": "y"}]},
+                {"role": "user", "content": "z"}]),
+            vec![("cache_control_on_thinking", "[1]")],
+        ),
+        (
+            json!([{"role": "user", "content": "run"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "touch", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "done"}]}]}]),
+            vec![("empty_text", "[2]")],
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_X", "content": [{"type": "web_search_result", "url": "https://e.com", "title": "E", "encrypted_content": "ENC"}]},
+                {"type": "text", "text": "ok"}]}, {"role": "user", "content": "more"}]),
+            vec![("orphan_server_result", "[1]")],
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "hm"}, {"type": "thinking", "thinking": "hmm", "signature": "S"}]},
+                {"role": "user", "content": "hello?"}]),
+            vec![("ends_with_thinking", "[1]")],
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "S"}]},
+                {"role": "user", "content": "hello?"}]),
+            vec![("ends_with_thinking", "[1]")],
+        ),
+    ];
+    for (input, expected) in cases {
+        let found = codes(&input);
+        let expected: Vec<(&str, String)> = expected.into_iter().map(|(c, p)| (c, p.to_string())).collect();
+        assert_eq!(found, expected, "{input}");
+        let repaired = repair_json(&input, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+        assert!(repaired.changed && !repaired.steps.is_empty(), "{input}");
+        assert_eq!(codes(&repaired.messages), vec![], "{}", repaired.messages);
+        let again = repair_json(&repaired.messages, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+        assert!(!again.changed, "{:?}", again.steps);
+    }
+    // Four are fine; the system prompt's and the tools' stay, the latest message ones too.
+    let four = json!({"model": "m", "max_tokens": 10, "system": [{"type": "text", "text": "s", "cache_control": cc}],
+        "tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": cc}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b", "cache_control": cc},
+            {"type": "text", "text": "c", "cache_control": cc}]}]});
+    assert_eq!(codes(&four), vec![]);
+    // An orphan server result keeps what it says, as text; one answering its use stays.
+    let orphan = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_X", "content": [{"type": "web_search_result", "url": "https://e.com", "title": "E", "encrypted_content": "ENC"}]}]},
+        {"role": "user", "content": "more"}]);
+    let repaired = repair_json(&orphan, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+    // A single text: the writer makes it the message's string content.
+    let content = &repaired.messages[1]["content"];
+    assert!(content.as_str().unwrap().contains("https://e.com"), "{content}");
+    let paired = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+        {"type": "server_tool_use", "id": "srvtoolu_X", "name": "web_search", "input": {"query": "e"}}]},
+        {"role": "assistant", "content": [{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_X", "content": []}, {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "more"}]);
+    assert!(!codes(&paired).iter().any(|(c, _)| *c == "orphan_server_result"));
+    // The thinking a Claude Code turn saved block by block ends the turn's first message only.
+    let split = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "h", "signature": "S"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}, {"role": "user", "content": "and?"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "streaming", "signature": "T"}]}]);
+    assert_eq!(codes(&split), vec![("consecutive_same_role", "[2]".to_string())]);
+}

@@ -114,6 +114,13 @@ pub(crate) fn thinking_enabled(request: &Value) -> bool {
     request.get("thinking").and_then(|t| t.get("type")).and_then(Value::as_str) == Some("enabled")
 }
 
+/// How many of the request object `request`'s tool definitions carry `cache_control`: each
+/// is one of the cache breakpoints a request may hold.
+pub(crate) fn tool_cache_breakpoints(request: &Value) -> usize {
+    let tools = request.get("tools").and_then(Value::as_array);
+    tools.map_or(0, |tools| tools.iter().filter(|t| t.get("cache_control").is_some()).count())
+}
+
 /// Reads an Anthropic `messages` array or a request object `{system, messages}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)

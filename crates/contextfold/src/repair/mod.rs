@@ -33,8 +33,16 @@
 //!    providers whose tool messages hold text only (OpenAI);
 //! 6. `roles` (alternation): consecutive user or assistant messages merged where the
 //!    provider requires alternation, and a placeholder user message put before an assistant
-//!    that would open the conversation.
+//!    that would open the conversation; before it, with thinking on
+//!    ([`RequestRules::thinking`]), a summary pair that would be the final assistant
+//!    message moves into the user's turn (`thinking`), and the thinking an assistant turn
+//!    ends with is dropped (`blocks`);
+//! 7. `blocks` (Anthropic): besides the part-level rules run with step 3 (no
+//!    `cache_control` on thinking, no empty text in a tool result), a server tool result
+//!    whose use is not in the chain becomes its text, and cache breakpoints over the
+//!    limit are dropped.
 
+mod blocks;
 mod call_ids;
 mod empty;
 mod parts;
@@ -170,6 +178,12 @@ impl Provider {
         matches!(self, Provider::OpenAi)
     }
 
+    /// The Messages API's block rules ([`blocks`]): cache breakpoints, server tool results,
+    /// thinking at the end of a message, empty text in tool results.
+    pub fn block_rules(self) -> bool {
+        self == Provider::Anthropic
+    }
+
     /// A thinking block must carry its signature (or be redacted).
     pub fn requires_signed_thinking(self) -> bool {
         matches!(self, Provider::Anthropic)
@@ -189,6 +203,9 @@ pub struct RequestRules {
     /// Thinking is on for every turn (Anthropic `thinking: {type: "enabled"}`; with
     /// `adaptive` the model may answer without it).
     pub thinking: bool,
+    /// Cache breakpoints outside the messages (Anthropic: tool definitions with
+    /// `cache_control`), which count toward the provider's limit.
+    pub cache_breakpoints: usize,
 }
 
 /// What to do with a tool result that answers no earlier call.
@@ -358,6 +375,9 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
         stale.drop_parts(&mut draft, &mut steps);
         thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
         parts::clean(&mut draft, &mut steps);
+        if options.provider.block_rules() {
+            blocks::clean(&mut draft, &mut steps);
+        }
         empty::drop_blank_text(&mut draft, options.provider, &mut steps);
         match draft.finish() {
             Some(Drafted::Unchanged) => items.push(Item { msg: message.into_owned(), origin: index }),
@@ -382,9 +402,22 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     } else {
         items
     };
+    let items = if options.provider.block_rules() {
+        // A message that went may leave system messages joining the leading run.
+        let items = blocks::drop_trailing_thinking(items, &mut steps);
+        roles::place_system(items, options.provider, &mut steps)
+    } else {
+        items
+    };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
     let items = if options.provider.results_first() { result_order::results_first(items, &mut steps) } else { items };
+    let items = if options.provider.block_rules() {
+        let items = blocks::unwrap_orphan_results(items, &mut steps);
+        blocks::drop_extra_breakpoints(items, options.request.cache_breakpoints, &mut steps)
+    } else {
+        items
+    };
     Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }
 }
 

@@ -86,6 +86,22 @@ pub enum RepairStep {
     /// became text at the start of user message `into`.
     #[serde(rename_all = "camelCase")]
     SummaryToUser { index: usize, into: usize },
+    /// The `cache_control` of part `part` (`content`: of that tool result's content at
+    /// this position) was dropped: thinking takes none, or the request held more cache
+    /// breakpoints than Anthropic takes (4).
+    #[serde(rename_all = "camelCase")]
+    DroppedCacheControl { index: usize, part: usize, content: Option<usize> },
+    /// An empty text at position `content` of tool result `part` was dropped.
+    #[serde(rename_all = "camelCase")]
+    RemovedEmptyResultText { index: usize, part: usize, content: usize },
+    /// The thinking block assistant message `index` ended with was dropped (Anthropic
+    /// rejects an assistant message ending with thinking).
+    #[serde(rename_all = "camelCase")]
+    DroppedTrailingThinking { index: usize, part: usize },
+    /// A server tool's result whose `server_tool_use` is not in the chain became the
+    /// text it renders to (Anthropic rejects the block).
+    #[serde(rename_all = "camelCase")]
+    UnwrappedOrphanServerResult { index: usize, part: usize, call_id: String },
 }
 
 impl RepairStep {
@@ -114,7 +130,11 @@ impl RepairStep {
             | RepairStep::AnsweredPendingCall { index, .. }
             | RepairStep::DroppedUnansweredCall { index, .. }
             | RepairStep::AddedLeadingUser { index }
-            | RepairStep::MovedResultsFirst { index } => (index, None),
+            | RepairStep::MovedResultsFirst { index }
+            | RepairStep::DroppedCacheControl { index, .. }
+            | RepairStep::RemovedEmptyResultText { index, .. }
+            | RepairStep::DroppedTrailingThinking { index, .. }
+            | RepairStep::UnwrappedOrphanServerResult { index, .. } => (index, None),
         }
     }
 

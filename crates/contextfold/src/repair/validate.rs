@@ -9,7 +9,10 @@
 //! across messages (every provider but OpenAI), `orphan_result`, `duplicate_result`,
 //! `result_not_after_call`, `unanswered_call`, `consecutive_same_role` (Anthropic,
 //! Gemini), and, for a chain in a request object that turns thinking on (Anthropic
-//! `thinking: {type: "enabled"}`, [`RequestRules`]), `final_call_without_thinking`. The
+//! `thinking: {type: "enabled"}`, [`RequestRules`]), `final_call_without_thinking`; the
+//! Anthropic block rules ([`super::blocks`]): `too_many_cache_breakpoints`,
+//! `cache_control_on_thinking`, `empty_text` inside a tool result, `orphan_server_result`,
+//! `ends_with_thinking`. The
 //! stale-thinking rule needs the history the provider saw before, so it is not checked
 //! here.
 
@@ -30,7 +33,8 @@ pub struct Diagnostic {
         tsify(type = "\"orphan_result\" | \"unanswered_call\" | \"result_not_after_call\" | \"duplicate_result\" \
         | \"consecutive_same_role\" | \"empty_text\" | \"system_not_first\" | \"multiple_system\" \
         | \"starts_with_tool_result\" | \"first_not_user\" | \"duplicate_call_id\" | \"invalid_part\" | \"results_not_first\" \
-        | \"final_call_without_thinking\" \
+        | \"final_call_without_thinking\" | \"cache_control_on_thinking\" | \"too_many_cache_breakpoints\" \
+        | \"orphan_server_result\" | \"ends_with_thinking\" \
         | (string & {})")
     )]
     pub code: &'static str,
@@ -125,6 +129,9 @@ pub fn validate_request(messages: &[Message], provider: Provider, request: &Requ
     }
     if provider.requires_alternation() {
         alternation(messages, &mut out);
+    }
+    if provider.block_rules() {
+        block_rules(messages, provider, request, &mut out);
     }
     if provider.results_first() {
         for (index, pair) in messages.windows(2).enumerate() {
@@ -252,6 +259,49 @@ fn pairing_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {
             p.part,
             format!("tool call {} ({}) has no result", p.call_id, p.name),
         ));
+    }
+}
+
+/// [`super::blocks`]: the Messages API's block rules.
+fn block_rules(messages: &[Message], provider: Provider, request: &RequestRules, out: &mut Vec<Diagnostic>) {
+    let name = provider.as_str();
+    let ends_turn = super::blocks::ends_turn(messages);
+    for (index, m) in messages.iter().enumerate() {
+        for (part, p) in m.parts.iter().enumerate() {
+            if super::blocks::cached_thinking(p) {
+                let text = format!("{name} takes no cache_control on a thinking block");
+                out.push(Diagnostic::part("cache_control_on_thinking", index, part, text));
+            }
+            for content in super::blocks::empty_result_texts(p) {
+                out.push(Diagnostic {
+                    code: "empty_text",
+                    index,
+                    path: format!("[{index}].parts[{part}].content[{content}]"),
+                    message: "empty or whitespace-only text in a tool result".into(),
+                });
+            }
+        }
+        let parts: Vec<&Part> = m.parts.iter().collect();
+        if let Some(part) =
+            super::blocks::trailing_thinking(m.role, &parts).filter(|_| ends_turn.get(index) == Some(&true))
+        {
+            let text = format!("{name} rejects an assistant message whose final block is thinking");
+            out.push(Diagnostic::part("ends_with_thinking", index, part, text));
+        }
+    }
+    let refs: Vec<&Message> = messages.iter().collect();
+    for (index, part, id) in super::blocks::orphan_server_results(&refs) {
+        let text = format!("server tool result for {id} answers no earlier server_tool_use");
+        out.push(Diagnostic::part("orphan_server_result", index, part, text));
+    }
+    let max = super::blocks::MAX_CACHE_BREAKPOINTS;
+    for (index, part, content) in super::blocks::extra_breakpoints(&refs, request.cache_breakpoints) {
+        let path = match content {
+            Some(c) => format!("[{index}].parts[{part}].content[{c}]"),
+            None => format!("[{index}].parts[{part}]"),
+        };
+        let message = format!("{name} takes at most {max} blocks with cache_control in a request (tools included)");
+        out.push(Diagnostic { code: "too_many_cache_breakpoints", index, path, message });
     }
 }
 

@@ -11,7 +11,7 @@ use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::{Amount, Meter};
 use crate::message::{Message, Part, Role};
-use crate::repair::{merge_into, repair, repair_compacted, repair_owned, validate, RepairOptions};
+use crate::repair::{merge_into, repair, repair_compacted, repair_owned, validate_request, RepairOptions};
 use crate::summarize::{Controls, Progress, Summarizer};
 
 /// A strategy with its settings.
@@ -238,7 +238,7 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     let options = without(options, turn, meter, &format!("the turn in progress ({what})"))?;
     let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
     result.messages.extend_from_slice(turn);
-    if !validate(&result.messages, options.repair.provider).is_empty() {
+    if !validate_request(&result.messages, options.repair.provider, &options.repair.request).is_empty() {
         // The turn itself may break a rule (a call id used twice, empty text); the repair
         // pass mends it and leaves its calls open.
         let repaired = repair_owned(std::mem::take(&mut result.messages), &options.repair);
@@ -329,7 +329,7 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         // The result is taken over, and given back (repaired or as it was).
         let repair = RepairOptions { thinking_kept_last: result.thinking_kept_last, ..options.repair.clone() };
         repair_compacted(messages, std::mem::take(&mut result.messages), &repair)
-    } else if validate(messages, options.repair.provider).is_empty() {
+    } else if validate_request(messages, options.repair.provider, &options.repair.request).is_empty() {
         return Ok(result);
     } else {
         repair(messages, &options.repair)
