@@ -568,3 +568,25 @@ fn anthropic_block_rules_are_flagged_and_repaired() {
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "streaming", "signature": "T"}]}]);
     assert_eq!(codes(&split), vec![("consecutive_same_role", "[2]".to_string())]);
 }
+
+/// A compaction that cannot give a chain names the option at fault, as input errors name
+/// their place: the budget that cannot be met, the summarizer whose calls failed.
+#[test]
+fn budget_and_summarizer_errors_name_their_option() {
+    use contextfold::measure::Amount;
+    use contextfold::strategy::budget::BudgetConfig;
+    use contextfold::strategy::CompactError;
+    let chain = vec![
+        Message::text(Role::User, "hi"),
+        Message::text(Role::Assistant, "hello"),
+        Message::text(Role::User, "word ".repeat(3000)),
+    ];
+    for (max, path) in [(Amount::Tokens(500), "options.maxTokens"), (Amount::Bytes(2000), "options.maxBytes")] {
+        let options = CompactOptions { strategy: StrategyConfig::Budget(BudgetConfig::new(max)), ..Default::default() };
+        let summarizer = FixedSummarizer::new("short");
+        let err = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap_err();
+        assert_eq!((err.code(), err.path().as_deref()), ("budget_exceeded", Some(path)), "{err}");
+    }
+    assert_eq!(CompactError::Summarizer(vec![]).path().as_deref(), Some("options.summarizer"));
+    assert_eq!(CompactError::Cancelled.path(), None);
+}
