@@ -203,7 +203,7 @@ describe("compact", () => {
     assert.ok(error instanceof Error);
     assert.equal(error.name, "ContextfoldError");
     assert.equal(error.code, "summarizer_failed");
-    assert.equal(error.path, undefined);
+    assert.equal(error.path, "options.summarizer");
     assert.ok(Array.isArray(error.errors));
     assert.equal(error.errors.length, 2);
     assert.deepEqual(

@@ -45,9 +45,27 @@ describe("budget condenses before it drops anything (issue 14)", () => {
     const big = counting((r) => "x".repeat(Math.min(r.transcript.length - 1, 3000)));
     await assert.rejects(compact(chain, { strategy: "budget", maxTokens: 1200, summarizer: big }), (e) => {
       assert.equal(e.code, "budget_exceeded");
+      assert.equal(e.path, "options.maxTokens");
       assert.match(e.message, /partial/);
       return true;
     });
+    // The latest exchange alone over the budget, in bytes too: the budget is the culprit.
+    const latest = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "user", content: "word ".repeat(3000) },
+    ];
+    for (const [budget, path] of [
+      [{ maxTokens: 500 }, "options.maxTokens"],
+      [{ maxBytes: 2000 }, "options.maxBytes"],
+    ]) {
+      await assert.rejects(compact(latest, { strategy: "budget", ...budget }), (e) => {
+        assert.equal(e.code, "budget_exceeded");
+        assert.equal(e.path, path);
+        assert.match(e.message, /latest exchange alone/);
+        return true;
+      });
+    }
     const partial = await compact(chain, { strategy: "budget", maxTokens: 1200, summarizer: big, onError: "partial" });
     assert.ok(partial.report.sections.some((s) => s.actions.some((a) => a.action === "trimmed")));
     // With a little more room, cutting the summaries is enough: nothing is dropped.

@@ -79,6 +79,61 @@ export function anthropicRules(container, { alternation = true, thinking = true 
         if (!asked.includes(id)) out.push(problem(at, `tool_result ${id} answers no tool_use of the previous message`));
     }
   });
+  out.push(...anthropicBlockRules(container, messages, { thinking }));
+  return out;
+}
+
+/** The block-level rules of the Messages API (docs: "Prompt caching", "Extended thinking",
+ * "Server tools", "Programmatic tool calling"). */
+function anthropicBlockRules(container, messages, { thinking }) {
+  const out = [];
+  const blocksOf = (m) => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
+  // "A maximum of 4 blocks with cache_control may be provided": tools, system and messages.
+  let breakpoints = 0;
+  const count = (b) => {
+    if (b && typeof b === "object" && b.cache_control) breakpoints++;
+    if (b?.type === "tool_result" && Array.isArray(b.content)) b.content.forEach(count);
+  };
+  if (!Array.isArray(container)) {
+    (container.tools ?? []).forEach(count);
+    if (Array.isArray(container.system)) container.system.forEach(count);
+  }
+  const serverCalls = new Set();
+  messages.forEach((m, i) => {
+    if (m.role === "system") return;
+    const at = `messages[${i}]`;
+    const blocks = blocksOf(m);
+    blocks.forEach((b, j) => {
+      count(b);
+      const where = `${at}.content[${j}]`;
+      if ((b.type === "thinking" || b.type === "redacted_thinking") && b.cache_control)
+        out.push(problem(where, "cache_control on a thinking block"));
+      if (b.type === "tool_result" && Array.isArray(b.content))
+        b.content.forEach((c, k) => {
+          if (c.type === "text" && c.text === "") out.push(problem(`${where}.content[${k}]`, "empty text block"));
+        });
+      if (b.type === "server_tool_use" || b.type === "mcp_tool_use") serverCalls.add(b.id);
+      if (b.type !== "tool_result" && /_tool_result$/.test(b.type) && !serverCalls.has(b.tool_use_id))
+        out.push(problem(where, `${b.type} ${b.tool_use_id} answers no earlier server_tool_use`));
+    });
+    const last = blocks.at(-1);
+    if (m.role === "assistant" && (last?.type === "thinking" || last?.type === "redacted_thinking"))
+      out.push(problem(at, "the final block of an assistant message is thinking"));
+  });
+  if (breakpoints > 4) out.push(problem("request", `${breakpoints} cache_control breakpoints, at most 4`));
+  // With thinking on, the assistant message whose tool results end the request starts with thinking.
+  const last = messages.at(-1);
+  const lastAssistant = messages.findLast((m) => m.role === "assistant");
+  if (
+    thinking &&
+    !Array.isArray(container) &&
+    container.thinking?.type === "enabled" &&
+    last?.role === "user" &&
+    blocksOf(last).some((b) => b.type === "tool_result") &&
+    lastAssistant &&
+    !["thinking", "redacted_thinking"].includes(blocksOf(lastAssistant)[0]?.type)
+  )
+    out.push(problem("messages", "thinking enabled: the final assistant message does not start with a thinking block"));
   return out;
 }
 

@@ -64,12 +64,13 @@ impl BindingError {
     }
 
     /// Location of the culprit: in the messages (`[3].parts[1]`) or in the options
-    /// (`options.format`).
+    /// (`options.format`, `options.maxTokens` of a budget that cannot be met).
     pub fn path(&self) -> Option<String> {
         match self {
             BindingError::Core(e) => e.path(),
             BindingError::InvalidOption { path, .. } => Some(format!("options{path}")),
-            BindingError::Compact(_) | BindingError::Internal(_) => None,
+            BindingError::Compact(e) => e.path(),
+            BindingError::Internal(_) => None,
             BindingError::TokenCounter(_) => Some("options.tokenCounter".to_string()),
             BindingError::InvalidTemplate(_) => Some("template".to_string()),
             BindingError::Argument(_) => Some(String::new()),

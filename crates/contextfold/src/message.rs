@@ -133,6 +133,49 @@ pub struct FilePart {
     pub extra: Extra,
 }
 
+impl FilePart {
+    /// The text the file holds, for what reads it as text (the token estimate, the
+    /// summarizer's transcript): inline data of a text media type, decoded when it is
+    /// UTF-8, or the text blocks of a document given as blocks (an Anthropic `content`
+    /// source). `None` for any other file.
+    pub fn text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        if let Some(content) = self.embedded_content() {
+            return Some(match content {
+                Value::String(text) => std::borrow::Cow::Borrowed(text.as_str()),
+                other => std::borrow::Cow::Owned(embedded_texts(other).join("\n")),
+            });
+        }
+        let url = self.url.as_deref().and_then(crate::format::data_url::split);
+        let media = self.media_type.as_deref().or(url.as_ref().map(|u| u.media_type))?;
+        let data = self.data.as_deref().or(url.map(|u| u.data))?;
+        if !crate::format::media_type::is_text(media) {
+            return None;
+        }
+        let bytes = crate::format::base64::decode(data)?;
+        String::from_utf8(bytes).ok().map(std::borrow::Cow::Owned)
+    }
+
+    /// The blocks (or string) of a document given as blocks: its content is sent, not a
+    /// source, so sizes and token estimates count it.
+    pub fn embedded_content(&self) -> Option<&Value> {
+        crate::format::embedded_content(&self.extra)
+    }
+}
+
+/// The `text` of each text block of a document's content blocks.
+fn embedded_texts(content: &Value) -> Vec<&str> {
+    content
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A tool (function) call requested by the assistant. `arguments` is JSON text exactly
 /// as the model produced it; `signature` is a per-call reasoning signature (Gemini's
 /// `thoughtSignature`).
@@ -318,7 +361,11 @@ impl Part {
             Part::Text(t) => t.text.len().saturating_add(t.native_bytes()),
             Part::Reasoning(r) => sum(&[r.text.len(), opt_len(&r.signature), opt_len(&r.redacted_data)]),
             Part::Image(i) => sum(&[opt_len(&i.url), opt_len(&i.data)]),
-            Part::File(f) => sum(&[opt_len(&f.url), opt_len(&f.data)]),
+            Part::File(f) => {
+                let content =
+                    f.embedded_content().map_or(0, |c| c.as_str().map_or_else(|| c.to_string().len(), str::len));
+                sum(&[opt_len(&f.url), opt_len(&f.data), content])
+            }
             Part::ToolCall(c) => {
                 sum(&[c.id.len(), TOOL_CALL_TYPE.len(), c.name.len(), c.arguments.len(), opt_len(&c.signature)])
             }

@@ -8,7 +8,7 @@ use crate::json_node::Node;
 use crate::json_span::{ArrayScan, ObjectScan};
 use crate::measure::Meter;
 use crate::message::Message;
-use crate::repair::{Diagnostic, Provider, RepairOptions};
+use crate::repair::{Diagnostic, Provider, RepairOptions, RequestRules};
 use crate::reuse::{self, ReuseItem};
 use crate::settings::CompactSettings;
 use crate::strategy::run::{self, CompactOptions, NewSystem, StrategyConfig};
@@ -603,7 +603,10 @@ async fn compact_read<S: Summarizer + ?Sized>(
     };
     let options = CompactOptions {
         strategy: settings.strategy.clone(),
-        repair: RepairOptions::for_provider(provider),
+        repair: RepairOptions {
+            request: request_rules(caller.container(), format),
+            ..RepairOptions::for_provider(provider)
+        },
         new_system,
     };
     // The caller's focus reaches every prompt.
@@ -718,13 +721,26 @@ pub fn validate_json(
     let (messages, format) = read_json(value, format)?;
     let kept = kept_first(value, format, &messages);
     let provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
-    let mut found = crate::repair::validate(messages.get(kept..).unwrap_or_default(), provider);
+    let rules = request_rules(value, format);
+    let mut found = crate::repair::validate_request(messages.get(kept..).unwrap_or_default(), provider, &rules);
     for d in &mut found {
         d.index = d.index.saturating_add(kept);
     }
     // Paths into the caller's JSON, not the chain as read (whose indices shift where a
     // wire message became several).
     Ok((crate::locate::locate(found, value, format, messages.len()), format))
+}
+
+/// What the request object `value` (read in `format`) says beside its messages that
+/// provider rules depend on; nothing for a bare list.
+fn request_rules(value: &Value, format: Format) -> RequestRules {
+    if format != Format::Anthropic {
+        return RequestRules::default();
+    }
+    RequestRules {
+        thinking: format::anthropic::thinking_enabled(value),
+        cache_breakpoints: format::anthropic::tool_cache_breakpoints(value),
+    }
 }
 
 /// What [`repair_json`] gives back.
@@ -755,6 +771,7 @@ pub fn repair_json(
 ) -> Result<RepairedJson, FormatError> {
     let (mut messages, format) = read_json(value, format)?;
     options.provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
+    options.request = request_rules(value, format);
     // What the chain opens with that stays (see `kept_first`) stays first, as it is; the rest is repaired.
     let kept = kept_first(value, format, &messages);
     let rest = messages.split_off(kept);

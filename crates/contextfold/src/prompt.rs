@@ -2,7 +2,8 @@
 //!
 //! The prompt is `<instructions>…</instructions>` followed by `<tasks>` (user messages,
 //! one `<task>` each) and/or `<messages>` (assistant and tool messages, with their tool
-//! calls, tool results, and placeholders for images and binary content). Reasoning is
+//! calls, tool results, text documents as `<document>` with their text, and placeholders
+//! for images and binary content). Reasoning is
 //! never rendered: it is the model's private scratch work, often signed, and summaries
 //! must not quote it.
 //!
@@ -10,7 +11,7 @@
 //! such as `</messages>` inside a message cannot close the envelope it stands in.
 
 use crate::hashing::HashMap;
-use crate::message::{Message, Part, Role, ToolResultPart};
+use crate::message::{FilePart, Message, Part, Role, ToolResultPart};
 use std::fmt::Write;
 
 /// Which instructions a transcript gets, by what it holds.
@@ -306,11 +307,24 @@ fn parts_hint(parts: &[Part], names: &HashMap<&str, &str>) -> usize {
             Part::Image(i) => MEDIA.saturating_add(written_url(i.url.as_deref())),
             Part::File(f) => MEDIA
                 .saturating_add(written_url(f.url.as_deref()))
-                .saturating_add(f.name.as_ref().map_or(0, String::len)),
+                .saturating_add(f.name.as_ref().map_or(0, String::len))
+                .saturating_add(document_hint(f)),
             Part::Reasoning(_) => 0,
         };
         n.saturating_add(part)
     })
+}
+
+/// The bytes of a text document's text (what [`FilePart::text`] gives, bounded from its
+/// source without decoding it): base64 holds 3 bytes in 4 digits.
+fn document_hint(f: &FilePart) -> usize {
+    if let Some(content) = f.embedded_content() {
+        return content.as_str().map_or_else(|| content.to_string().len(), str::len);
+    }
+    match (f.media_type.as_deref(), &f.data) {
+        (Some(media), Some(data)) if crate::format::media_type::is_text(media) => data.len().saturating_mul(3) / 4,
+        _ => 0,
+    }
 }
 
 /// The bytes of a media URL a transcript writes: none of an inline `data:` one (only its
@@ -354,6 +368,20 @@ fn render_parts(out: &mut String, parts: &[Part], names: &HashMap<&str, &str>) {
                 out.push_str("/>\n");
             }
             Part::File(f) => {
+                if let Some(text) = f.text() {
+                    // A text document is read: its text is what the model was given.
+                    out.push_str("<document");
+                    if let Some(mime) = &f.media_type {
+                        attr(out, "mime", mime);
+                    }
+                    if let Some(name) = &f.name {
+                        attr(out, "name", name);
+                    }
+                    out.push('>');
+                    escape_into(out, &text);
+                    out.push_str("</document>\n");
+                    continue;
+                }
                 out.push_str("<binary");
                 if let Some(mime) = &f.media_type {
                     attr(out, "mime", mime);
@@ -704,5 +732,26 @@ mod tests {
             t.contains("<tool_call_response name=\"read\">\n<content>fn main() {}</content>\n</tool_call_response>")
         );
         assert!(t.contains("<image url=\"https://x/a.png\"/>"));
+    }
+
+    #[test]
+    fn text_documents_are_shown_with_their_text_and_binary_files_are_not() {
+        let chain = serde_json::json!([{"role": "user", "content": [
+            {"type": "document", "title": "acme.txt", "source": {"type": "text", "media_type": "text/plain",
+             "data": "ACME: notice period is 90 days </task>"}},
+            {"type": "document", "title": "globex", "source": {"type": "content", "content": [
+                {"type": "text", "text": "Globex: renews 2026-03-01."}, {"type": "text", "text": "Auto-renews yearly."}]}},
+            {"type": "document", "source": {"type": "content", "content": "Initech: cap USD 1M."}},
+            {"type": "document", "title": "spec.pdf", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQ="}},
+            {"type": "text", "text": "Review these."}]}]);
+        let tasks = crate::format::read(&chain, crate::format::Format::Anthropic).unwrap_or_default();
+        let t = render(&tasks, &[]).map(|p| p.transcript).unwrap_or_default();
+        assert!(t.contains("<document mime=\"text/plain\" name=\"acme.txt\">ACME: notice period is 90 days &lt;/task&gt;</document>"), "{t}");
+        assert!(
+            t.contains("<document name=\"globex\">Globex: renews 2026-03-01.\nAuto-renews yearly.</document>"),
+            "{t}"
+        );
+        assert!(t.contains("<document>Initech: cap USD 1M.</document>"), "{t}");
+        assert!(t.contains("<binary mime=\"application/pdf\" name=\"spec.pdf\" size=\"9 bytes\"/>"), "{t}");
     }
 }

@@ -336,3 +336,257 @@ fn with_thinking_on_a_summary_pair_never_ends_before_the_user_turn_for_anthropic
         assert!(!again.changed, "{provider:?}: {:#?}", again.messages);
     }
 }
+
+/// Several finished sections with thinking on: each folded section ends in a summary pair,
+/// so once the last one's summary went to the user's turn, the pair of the section before
+/// was the final assistant message (its user message joins that turn on the wire), a tool
+/// cycle without thinking Anthropic rejects. Every such pair goes to the user's turn.
+#[test]
+fn with_thinking_on_no_summary_pair_of_several_sections_ends_the_chain_for_anthropic() {
+    let long = "out of the build, line after line of it ".repeat(30);
+    let signed = |n: String| {
+        Part::Reasoning(ReasoningPart {
+            text: format!("thinking {n}"),
+            signature: Some(format!("S{n}")),
+            ..Default::default()
+        })
+    };
+    let mut chain = Vec::new();
+    for s in 0..3 {
+        chain.push(Message::text(Role::User, format!("Task {s}: fix module {s}.")));
+        for i in 0..3 {
+            let id = format!("toolu_{s}{i}");
+            chain.push(Message::new(Role::Assistant, vec![signed(format!("{s}{i}")), tool_call(&id, "bash", "{}")]));
+            chain.push(Message::tool_result(id, "bash", long.clone()));
+        }
+        chain.push(Message::new(Role::Assistant, vec![signed(format!("D{s}")), Part::text(format!("Task {s} done."))]));
+    }
+    chain.push(Message::text(Role::User, "Task 3: now deploy."));
+    let summarizer = FixedSummarizer::new("Module fixed.");
+    let options = CompactOptions {
+        strategy: StrategyConfig::Sections(SectionsConfig { last_sec_bytes: 200, ..SectionsConfig::default() }),
+        repair: RepairOptions::for_provider(Provider::Anthropic),
+        ..Default::default()
+    };
+    let out = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert!(out.changed);
+    assert_eq!(summarizer.calls(), 3, "{:#?}", out.messages);
+    let final_assistant = out.messages.iter().rposition(|m| m.role == Role::Assistant);
+    let ends_in_cycle = out.messages.last().is_some_and(|m| m.role == Role::User)
+        && final_assistant.is_some_and(|at| out.messages[at + 1..].iter().any(|m| m.role == Role::Tool));
+    assert!(!ends_in_cycle, "a tool cycle without thinking ends the chain: {:#?}", out.messages);
+    let text: String = out
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    for s in 0..4 {
+        assert!(text.contains(&format!("Task {s}")), "task {s} lost: {text}");
+    }
+    assert_eq!(text.matches("Module fixed.").count(), 3, "{text}");
+    assert_eq!(validate(&out.messages, Provider::Anthropic), vec![]);
+    let calls = summarizer.calls();
+    let again =
+        block_on(compact(&out.messages, &options, &summarizer, &Controls::default(), Meter::default())).unwrap();
+    assert_eq!(summarizer.calls(), calls, "summarized again");
+    assert!(!again.changed, "{:#?}", again.messages);
+}
+
+/// A request that turns thinking on (`thinking: {type: "enabled"}`) and ends in a tool cycle
+/// whose assistant message does not start with thinking is flagged; a summary pair there is
+/// repaired into the user's turn (a call of the model's own cannot be, and stays flagged).
+#[test]
+fn with_thinking_enabled_a_final_call_without_thinking_is_flagged_and_a_summary_pair_repaired() {
+    use contextfold::format::Format;
+    use contextfold::pipeline::{repair_json, validate_json};
+    use serde_json::json;
+    let pair = |id: &str, text: &str| {
+        vec![
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": contextfold::ast::SUMMARIZATION_TOOL_NAME, "input": {}}]}),
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}, {"type": "text", "text": "next"}]}),
+        ]
+    };
+    let mut messages = vec![json!({"role": "user", "content": "Task 0"})];
+    messages.extend(pair("toolu_a", "summary a"));
+    messages.push(json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "S"}, {"type": "text", "text": "ok"}]}));
+    messages.push(json!({"role": "user", "content": "Task 1"}));
+    messages.extend(pair("toolu_b", "summary b"));
+    let on = json!({"model": "m", "max_tokens": 10, "thinking": {"type": "enabled", "budget_tokens": 1024}, "messages": messages});
+    let codes = |v: &serde_json::Value| {
+        validate_json(v, Some(Format::Anthropic), None)
+            .unwrap()
+            .0
+            .into_iter()
+            .map(|d| (d.code, d.path))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(codes(&on), vec![("final_call_without_thinking", "messages[5]".to_string())]);
+    for off in [json!({"type": "disabled"}), json!({"type": "adaptive"})] {
+        let mut request = on.clone();
+        request["thinking"] = off;
+        assert_eq!(codes(&request), vec![], "{request}");
+    }
+    assert_eq!(codes(&on["messages"]), vec![], "a bare list says nothing of thinking");
+    let repaired = repair_json(&on, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+    // Positions in the chain as read (a user turn of results and text reads as two messages).
+    let moved = repaired.steps.iter().filter(|s| matches!(s, RepairStep::SummaryToUser { .. })).count();
+    assert_eq!(moved, 1, "the pair before a real answer stays: {:?}", repaired.steps);
+    assert_eq!(codes(&repaired.messages), vec![]);
+    let last = repaired.messages["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user");
+    assert!(last.to_string().contains("summary b"), "{last}");
+    // A model's own call without thinking cannot be mended: it stays flagged.
+    let mut own = on.clone();
+    own["messages"][5]["content"][0]["name"] = json!("bash");
+    let repaired = repair_json(&own, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+    assert_eq!(codes(&repaired.messages).len(), 1);
+}
+
+/// An Anthropic document given as blocks (`source: {type: "content", content}`) is what the
+/// model reads: its text counts in sizes and tokens, in a message and in a tool result, as
+/// the same text given as a plain-text source does.
+#[test]
+fn a_document_given_as_blocks_counts_its_text() {
+    use contextfold::format::{read, Format};
+    use contextfold::measure::estimate_tokens;
+    use serde_json::json;
+    let text = "The quarterly report shows revenue growth in every region. ".repeat(500);
+    let chain = |document: serde_json::Value| {
+        let value = json!([
+            {"role": "user", "content": [document.clone(), {"type": "text", "text": "Summarize."}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "fetch", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [document]}]},
+        ]);
+        read(&value, Format::Anthropic).unwrap()
+    };
+    let plain =
+        chain(json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}));
+    let as_text = estimate_tokens(&plain);
+    for content in [json!([{"type": "text", "text": text}]), json!(text)] {
+        let blocks =
+            chain(json!({"type": "document", "title": "Report", "source": {"type": "content", "content": content}}));
+        let tokens = estimate_tokens(&blocks);
+        assert!(
+            tokens * 10 >= as_text * 9 && tokens <= as_text * 11 / 10,
+            "{tokens} tokens, {as_text} as a text source"
+        );
+        let bytes: usize = blocks.iter().map(Message::size).sum();
+        assert!(bytes >= 2 * text.len(), "{bytes} bytes");
+    }
+}
+
+/// The Messages API's block rules: each case is a 400 of the API, flagged with its code
+/// and path by `validate` and mended by `repair`, every change listed.
+#[test]
+fn anthropic_block_rules_are_flagged_and_repaired() {
+    use contextfold::format::Format;
+    use contextfold::pipeline::{repair_json, validate_json};
+    use serde_json::{json, Value};
+    let cc = json!({"type": "ephemeral"});
+    let codes = |v: &Value| {
+        validate_json(v, Some(Format::Anthropic), None)
+            .unwrap()
+            .0
+            .into_iter()
+            .map(|d| (d.code, d.path))
+            .collect::<Vec<_>>()
+    };
+    // Paths name the wire message (the part paths of the chain as read are `validate`'s).
+    let cases: Vec<(Value, Vec<(&str, &str)>)> = vec![
+        // Five breakpoints, one on a tool definition: the earliest message one goes.
+        (
+            json!({"model": "m", "max_tokens": 10, "system": [{"type": "text", "text": "s", "cache_control": cc}],
+                "tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": cc}],
+                "messages": [{"role": "user", "content": [{"type": "text", "text": "a", "cache_control": cc},
+                    {"type": "text", "text": "b", "cache_control": cc}, {"type": "text", "text": "c", "cache_control": cc}]}]}),
+            vec![("too_many_cache_breakpoints", "messages[0]")],
+        ),
+        (
+            json!([{"role": "user", "content": "q"}, {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "x", "signature": "S", "cache_control": cc}, {"type": "text", "text": "y"}]},
+                {"role": "user", "content": "z"}]),
+            vec![("cache_control_on_thinking", "[1]")],
+        ),
+        (
+            json!([{"role": "user", "content": "run"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "touch", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": ""}, {"type": "text", "text": "done"}]}]}]),
+            vec![("empty_text", "[2]")],
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_X", "content": [{"type": "web_search_result", "url": "https://e.com", "title": "E", "encrypted_content": "ENC"}]},
+                {"type": "text", "text": "ok"}]}, {"role": "user", "content": "more"}]),
+            vec![("orphan_server_result", "[1]")],
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "hm"}, {"type": "thinking", "thinking": "hmm", "signature": "S"}]},
+                {"role": "user", "content": "hello?"}]),
+            vec![("ends_with_thinking", "[1]")],
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "S"}]},
+                {"role": "user", "content": "hello?"}]),
+            vec![("ends_with_thinking", "[1]")],
+        ),
+    ];
+    for (input, expected) in cases {
+        let found = codes(&input);
+        let expected: Vec<(&str, String)> = expected.into_iter().map(|(c, p)| (c, p.to_string())).collect();
+        assert_eq!(found, expected, "{input}");
+        let repaired = repair_json(&input, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+        assert!(repaired.changed && !repaired.steps.is_empty(), "{input}");
+        assert_eq!(codes(&repaired.messages), vec![], "{}", repaired.messages);
+        let again = repair_json(&repaired.messages, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+        assert!(!again.changed, "{:?}", again.steps);
+    }
+    // Four are fine; the system prompt's and the tools' stay, the latest message ones too.
+    let four = json!({"model": "m", "max_tokens": 10, "system": [{"type": "text", "text": "s", "cache_control": cc}],
+        "tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": cc}],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b", "cache_control": cc},
+            {"type": "text", "text": "c", "cache_control": cc}]}]});
+    assert_eq!(codes(&four), vec![]);
+    // An orphan server result keeps what it says, as text; one answering its use stays.
+    let orphan = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_X", "content": [{"type": "web_search_result", "url": "https://e.com", "title": "E", "encrypted_content": "ENC"}]}]},
+        {"role": "user", "content": "more"}]);
+    let repaired = repair_json(&orphan, Some(Format::Anthropic), None, RepairOptions::default()).unwrap();
+    // A single text: the writer makes it the message's string content.
+    let content = &repaired.messages[1]["content"];
+    assert!(content.as_str().unwrap().contains("https://e.com"), "{content}");
+    let paired = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+        {"type": "server_tool_use", "id": "srvtoolu_X", "name": "web_search", "input": {"query": "e"}}]},
+        {"role": "assistant", "content": [{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_X", "content": []}, {"type": "text", "text": "ok"}]},
+        {"role": "user", "content": "more"}]);
+    assert!(!codes(&paired).iter().any(|(c, _)| *c == "orphan_server_result"));
+    // The thinking a Claude Code turn saved block by block ends the turn's first message only.
+    let split = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "h", "signature": "S"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}, {"role": "user", "content": "and?"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "streaming", "signature": "T"}]}]);
+    assert_eq!(codes(&split), vec![("consecutive_same_role", "[2]".to_string())]);
+}
+
+/// A compaction that cannot give a chain names the option at fault, as input errors name
+/// their place: the budget that cannot be met, the summarizer whose calls failed.
+#[test]
+fn budget_and_summarizer_errors_name_their_option() {
+    use contextfold::measure::Amount;
+    use contextfold::strategy::budget::BudgetConfig;
+    use contextfold::strategy::CompactError;
+    let chain = vec![
+        Message::text(Role::User, "hi"),
+        Message::text(Role::Assistant, "hello"),
+        Message::text(Role::User, "word ".repeat(3000)),
+    ];
+    for (max, path) in [(Amount::Tokens(500), "options.maxTokens"), (Amount::Bytes(2000), "options.maxBytes")] {
+        let options = CompactOptions { strategy: StrategyConfig::Budget(BudgetConfig::new(max)), ..Default::default() };
+        let summarizer = FixedSummarizer::new("short");
+        let err = block_on(compact(&chain, &options, &summarizer, &Controls::default(), Meter::default())).unwrap_err();
+        assert_eq!((err.code(), err.path().as_deref()), ("budget_exceeded", Some(path)), "{err}");
+    }
+    assert_eq!(CompactError::Summarizer(vec![]).path().as_deref(), Some("options.summarizer"));
+    assert_eq!(CompactError::Cancelled.path(), None);
+}

@@ -107,6 +107,20 @@ pub use writer::{write, write_request};
 /// The `extra` key holding Anthropic restoration markers.
 pub const NAMESPACE: &str = crate::message::marker_namespace::ANTHROPIC;
 
+/// Whether the request object `request` turns thinking on for every turn (`thinking:
+/// {type: "enabled"}`; with `adaptive` the model may answer without thinking, and a
+/// bare list says nothing of it).
+pub(crate) fn thinking_enabled(request: &Value) -> bool {
+    request.get("thinking").and_then(|t| t.get("type")).and_then(Value::as_str) == Some("enabled")
+}
+
+/// How many of the request object `request`'s tool definitions carry `cache_control`: each
+/// is one of the cache breakpoints a request may hold.
+pub(crate) fn tool_cache_breakpoints(request: &Value) -> usize {
+    let tools = request.get("tools").and_then(Value::as_array);
+    tools.map_or(0, |tools| tools.iter().filter(|t| t.get("cache_control").is_some()).count())
+}
+
 /// Reads an Anthropic `messages` array or a request object `{system, messages}`.
 pub fn read(value: &Value) -> Result<Vec<Message>, FormatError> {
     SHAPE.read(value)

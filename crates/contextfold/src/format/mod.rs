@@ -246,6 +246,13 @@ pub(crate) fn keeps_provider_source(extra: &crate::message::Extra) -> bool {
         || source.and_then(|s| s.get("content")).is_some_and(|c| c.is_array() || c.is_string())
 }
 
+/// The content of a document given as blocks (an Anthropic `content` source: a string or
+/// `text` and `image` blocks), which its reader kept for its writer in `extra`.
+pub(crate) fn embedded_content(extra: &crate::message::Extra) -> Option<&serde_json::Value> {
+    let content = extra.get(anthropic::NAMESPACE)?.get("source")?.get("content")?;
+    (content.is_array() || content.is_string()).then_some(content)
+}
+
 /// Parses JSON text into a value; on failure, where: line, column, byte offset, and the
 /// path of the value being read (`[2].content`).
 pub fn parse_json(text: &str) -> Result<serde_json::Value, FormatError> {

@@ -50,6 +50,9 @@ fn head_size(data: &str) -> Option<(u64, u64)> {
 
 /// Tokens of a file: an image's, a PDF's pages, a text's, or its bytes over 4.
 pub(crate) fn file_tokens(file: &FilePart) -> usize {
+    if let Some(content) = file.embedded_content() {
+        return content_tokens(content);
+    }
     let media = file.media_type.as_deref().unwrap_or_default();
     let Some(data) = inline(file.data.as_deref(), file.url.as_deref()) else {
         return FLAT;
@@ -68,6 +71,26 @@ pub(crate) fn file_tokens(file: &FilePart) -> usize {
         Ok(text) if crate::format::media_type::is_text(media) => crate::measure::estimate_text_tokens(text),
         _ => bytes.len() / 4,
     }
+}
+
+/// Tokens of a document given as blocks (an Anthropic `content` source): its text, an
+/// image block as an image of unknown size, any other block as its JSON.
+fn content_tokens(content: &serde_json::Value) -> usize {
+    use crate::measure::estimate_text_tokens;
+    let Some(blocks) = content.as_array() else {
+        return content.as_str().map_or(0, estimate_text_tokens);
+    };
+    blocks
+        .iter()
+        .map(|b| {
+            match (b.get("type").and_then(serde_json::Value::as_str), b.get("text").and_then(serde_json::Value::as_str))
+            {
+                (Some("text"), Some(text)) => estimate_text_tokens(text),
+                (Some("image"), _) => FLAT,
+                _ => estimate_text_tokens(&b.to_string()),
+            }
+        })
+        .fold(0usize, usize::saturating_add)
 }
 
 /// The base64 data of a part: its data, or the payload of a `data:` URL.

@@ -35,8 +35,16 @@
 //!    provider requires alternation, and a placeholder user message put before an assistant
 //!    that would open the conversation; `result_turn`: for Gemini, tool results and the
 //!    user's words after them that were read as contents of their own join the content
-//!    of the results before them.
+//!    of the results before them; before it, with thinking on
+//!    ([`RequestRules::thinking`]), a summary pair that would be the final assistant
+//!    message moves into the user's turn (`thinking`), and the thinking an assistant turn
+//!    ends with is dropped (`blocks`);
+//! 7. `blocks` (Anthropic): besides the part-level rules run with step 3 (no
+//!    `cache_control` on thinking, no empty text in a tool result), a server tool result
+//!    whose use is not in the chain becomes its text, and cache breakpoints over the
+//!    limit are dropped.
 
+mod blocks;
 mod call_ids;
 mod empty;
 mod parts;
@@ -52,10 +60,13 @@ mod validate;
 pub(crate) use roles::merge_into;
 pub use step::RepairStep;
 pub(crate) use thinking::current_cycle_start;
+pub use thinking::summary_pairs_as_user;
 pub use tool_media::MOVED_MEDIA_NOTE;
 pub(crate) use tool_pairing::in_flight;
 pub(crate) use validate::has_misplaced_results;
-pub use validate::{validate, Diagnostic, CODES as DIAGNOSTIC_CODES, CODES_TS as DIAGNOSTIC_CODES_TS};
+pub use validate::{
+    validate, validate_request, Diagnostic, CODES as DIAGNOSTIC_CODES, CODES_TS as DIAGNOSTIC_CODES_TS,
+};
 
 use crate::message::{Message, Part};
 use serde::Serialize;
@@ -178,6 +189,12 @@ impl Provider {
         matches!(self, Provider::OpenAi)
     }
 
+    /// The Messages API's block rules ([`blocks`]): cache breakpoints, server tool results,
+    /// thinking at the end of a message, empty text in tool results.
+    pub fn block_rules(self) -> bool {
+        self == Provider::Anthropic
+    }
+
     /// A thinking block must carry its signature (or be redacted).
     pub fn requires_signed_thinking(self) -> bool {
         matches!(self, Provider::Anthropic)
@@ -188,6 +205,18 @@ impl Provider {
     pub fn drops_stale_thinking(self) -> bool {
         matches!(self, Provider::Anthropic | Provider::Generic)
     }
+}
+
+/// What a request object says beside its messages that a provider's rules depend on (a
+/// bare list says none of it: the rules that need it are not checked then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestRules {
+    /// Thinking is on for every turn (Anthropic `thinking: {type: "enabled"}`; with
+    /// `adaptive` the model may answer without it).
+    pub thinking: bool,
+    /// Cache breakpoints outside the messages (Anthropic: tool definitions with
+    /// `cache_control`), which count toward the provider's limit.
+    pub cache_breakpoints: usize,
 }
 
 /// What to do with a tool result that answers no earlier call.
@@ -229,6 +258,8 @@ pub struct RepairOptions {
     /// of it later would change a prefix the provider has cached). `None`: the current
     /// tool cycle alone.
     pub thinking_kept_last: Option<usize>,
+    /// What the request the chain came in says (see [`RequestRules`]).
+    pub request: RequestRules,
 }
 
 impl Default for RepairOptions {
@@ -247,6 +278,7 @@ impl RepairOptions {
             leading_user_placeholder: DEFAULT_LEADING_USER_PLACEHOLDER.to_string(),
             history_changed_from: None,
             thinking_kept_last: None,
+            request: RequestRules::default(),
         }
     }
 
@@ -354,6 +386,9 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
         stale.drop_parts(&mut draft, &mut steps);
         thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
         parts::clean(&mut draft, &mut steps);
+        if options.provider.block_rules() {
+            blocks::clean(&mut draft, &mut steps);
+        }
         empty::drop_blank_text(&mut draft, options.provider, &mut steps);
         match draft.finish() {
             Some(Drafted::Unchanged) => items.push(Item { msg: message.into_owned(), origin: index }),
@@ -373,10 +408,28 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     // After pairing (which pairs reused ids by position, and may add calls for orphans).
     let items = if options.provider.unique_call_ids() { call_ids::rename_reused(items, &mut steps) } else { items };
     let items = if options.provider.text_only_tool_results() { tool_media::move_out(items, &mut steps) } else { items };
+    let items = if options.request.thinking && options.provider.requires_signed_thinking() {
+        thinking::summary_pairs_to_user(items, &mut steps)
+    } else {
+        items
+    };
+    let items = if options.provider.block_rules() {
+        // A message that went may leave system messages joining the leading run.
+        let items = blocks::drop_trailing_thinking(items, &mut steps);
+        roles::place_system(items, options.provider, &mut steps)
+    } else {
+        items
+    };
     let items = if options.merges_same_role() { roles::merge_same_role(items, &mut steps) } else { items };
     let items = if options.provider.one_result_turn() { result_turn::join(items, &mut steps) } else { items };
     let items = roles::leading_user(items, options, &mut steps);
     let items = if options.provider.results_first() { result_order::results_first(items, &mut steps) } else { items };
+    let items = if options.provider.block_rules() {
+        let items = blocks::unwrap_orphan_results(items, &mut steps);
+        blocks::drop_extra_breakpoints(items, options.request.cache_breakpoints, &mut steps)
+    } else {
+        items
+    };
     Repaired { messages: items.into_iter().map(|i| i.msg).collect(), steps }
 }
 

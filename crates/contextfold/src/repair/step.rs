@@ -86,6 +86,27 @@ pub enum RepairStep {
     /// (Gemini wants every response to a call turn in one content).
     #[serde(rename_all = "camelCase")]
     JoinedResultTurn { index: usize, into: usize, role: Role },
+    /// With thinking on, the summary pair of assistant message `index` (a summarization
+    /// call and its result, which would be the final assistant message, without thinking)
+    /// became text at the start of user message `into`.
+    #[serde(rename_all = "camelCase")]
+    SummaryToUser { index: usize, into: usize },
+    /// The `cache_control` of part `part` (`content`: of that tool result's content at
+    /// this position) was dropped: thinking takes none, or the request held more cache
+    /// breakpoints than Anthropic takes (4).
+    #[serde(rename_all = "camelCase")]
+    DroppedCacheControl { index: usize, part: usize, content: Option<usize> },
+    /// An empty text at position `content` of tool result `part` was dropped.
+    #[serde(rename_all = "camelCase")]
+    RemovedEmptyResultText { index: usize, part: usize, content: usize },
+    /// The thinking block assistant message `index` ended with was dropped (Anthropic
+    /// rejects an assistant message ending with thinking).
+    #[serde(rename_all = "camelCase")]
+    DroppedTrailingThinking { index: usize, part: usize },
+    /// A server tool's result whose `server_tool_use` is not in the chain became the
+    /// text it renders to (Anthropic rejects the block).
+    #[serde(rename_all = "camelCase")]
+    UnwrappedOrphanServerResult { index: usize, part: usize, call_id: String },
 }
 
 impl RepairStep {
@@ -98,6 +119,7 @@ impl RepairStep {
             | RepairStep::JoinedResultTurn { index, into, .. } => (index, Some(into)),
             RepairStep::AnsweredOrphanResult { index, assistant, .. }
             | RepairStep::MovedResult { index, assistant, .. } => (index, Some(assistant)),
+            RepairStep::SummaryToUser { index, into } => (index, Some(into)),
             RepairStep::DroppedThinking { index, .. }
             | RepairStep::DroppedInvalidPart { index, .. }
             | RepairStep::DroppedDuplicateCall { index, .. }
@@ -113,7 +135,11 @@ impl RepairStep {
             | RepairStep::AnsweredPendingCall { index, .. }
             | RepairStep::DroppedUnansweredCall { index, .. }
             | RepairStep::AddedLeadingUser { index }
-            | RepairStep::MovedResultsFirst { index } => (index, None),
+            | RepairStep::MovedResultsFirst { index }
+            | RepairStep::DroppedCacheControl { index, .. }
+            | RepairStep::RemovedEmptyResultText { index, .. }
+            | RepairStep::DroppedTrailingThinking { index, .. }
+            | RepairStep::UnwrappedOrphanServerResult { index, .. } => (index, None),
         }
     }
 

@@ -11,7 +11,7 @@
 //! (as [`super::repair_compacted`] does), and only for providers that sign thinking
 //! against its history ([`super::Provider::drops_stale_thinking`]).
 
-use super::{Draft, RepairOptions, RepairStep};
+use super::{Draft, Item, RepairOptions, RepairStep};
 use crate::message::{Message, Part, Role};
 
 /// Where older thinking must go: in assistant messages before `current_cycle`.
@@ -101,4 +101,72 @@ pub(crate) fn drop_unsigned(draft: &mut Draft<'_>, provider: super::Provider, st
 /// A reasoning part with neither a signature nor redacted data.
 pub(crate) fn is_unsigned(p: &Part) -> bool {
     matches!(p, Part::Reasoning(r) if r.signature.as_deref().is_none_or(str::is_empty) && r.redacted_data.is_none())
+}
+
+/// With thinking on, Anthropic wants the final assistant message to start with a thinking
+/// block when the user's turn after it carries its tool results ("a final assistant
+/// message must start with a thinking block"). A summary pair (`sections`, `budget`) right
+/// before the latest user message is such a message without thinking (its result rides in
+/// the user's turn on the wire): its summary goes to the user's turn as text instead. That
+/// turn then follows the pair before it, if one stands there (an earlier section's: its
+/// user message joins the turn on the wire), which is in turn the final assistant
+/// message: so on, until the final assistant message is not a summary pair.
+pub(crate) fn summary_pairs_to_user(mut items: Vec<Item>, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+    while let Some(call_at) = final_summary_pair(&items.iter().map(|i| &i.msg).collect::<Vec<_>>()) {
+        let results = items.iter().skip(call_at.saturating_add(1)).take_while(|i| i.msg.role == Role::Tool).count();
+        let user_at = call_at.saturating_add(1).saturating_add(results);
+        let mut origin = None;
+        let summary: Vec<Part> = items
+            .drain(call_at..user_at)
+            .inspect(|i| {
+                origin.get_or_insert(i.origin);
+            })
+            .filter(|i| i.msg.role == Role::Tool)
+            .flat_map(|i| i.msg.parts)
+            .flat_map(|p| match p {
+                Part::ToolResult(r) => r.content,
+                _ => Vec::new(),
+            })
+            .collect();
+        let Some(user) = items.get_mut(call_at) else { break };
+        let mut parts = summary;
+        parts.append(&mut user.msg.parts);
+        user.msg.parts = parts;
+        if let Some(index) = origin {
+            steps.push(RepairStep::SummaryToUser { index, into: user.origin });
+        }
+    }
+    items
+}
+
+/// [`summary_pairs_to_user`] of a chain (a strategy's result, before its repair).
+pub fn summary_pairs_as_user(messages: Vec<Message>) -> Vec<Message> {
+    let items = messages.into_iter().enumerate().map(|(origin, msg)| Item { msg, origin }).collect();
+    summary_pairs_to_user(items, &mut Vec::new()).into_iter().map(|i| i.msg).collect()
+}
+
+/// Where the final assistant message is, when it is a summary pair's call answered by the
+/// tool messages right after it, with only user messages after them.
+fn final_summary_pair(all: &[&Message]) -> Option<usize> {
+    let call_at = all.iter().rposition(|m| m.role == Role::Assistant)?;
+    let call = all.get(call_at)?;
+    let is_pair_call = !call.parts.is_empty()
+        && call.parts.iter().all(|p| matches!(p, Part::ToolCall(c) if c.name == crate::ast::SUMMARIZATION_TOOL_NAME));
+    let rest = all.get(call_at.saturating_add(1)..)?;
+    let results = rest.iter().take_while(|m| m.role == Role::Tool).count();
+    let users = rest.get(results..)?;
+    let user_follows = !users.is_empty() && users.iter().all(|m| m.role == Role::User);
+    (is_pair_call && results > 0 && user_follows).then_some(call_at)
+}
+
+/// With thinking on, where the final assistant message is (the first of the run of
+/// assistant messages it is on the wire) when the user's turn after it carries its tool
+/// results and it does not start with a thinking block: Anthropic rejects it.
+pub(crate) fn final_call_without_thinking(messages: &[Message]) -> Option<usize> {
+    let last = messages.iter().rposition(|m| m.role == Role::Assistant)?;
+    let answered = messages.get(last.saturating_add(1)..)?.iter().any(|m| m.role == Role::Tool);
+    let first =
+        messages.get(..=last)?.iter().rposition(|m| m.role != Role::Assistant).map_or(0, |at| at.saturating_add(1));
+    let thinks = messages.get(first)?.parts.first().is_some_and(|p| matches!(p, Part::Reasoning(_)));
+    (answered && !thinks).then_some(first)
 }

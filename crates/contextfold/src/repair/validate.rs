@@ -11,12 +11,16 @@
 //! Gemini; for Gemini also a user content right after the function responses' one),
 //! `split_function_responses` (Gemini), `wrong_output_item` (the Responses API: a built-in
 //! tool call answered by another item type than its own output, a computer call by a
-//! function output, say). The thinking rule needs the history the provider saw before,
-//! so it is not checked here.
+//! function output, say), and, for a chain in a request object that turns thinking on
+//! (Anthropic `thinking: {type: "enabled"}`, [`RequestRules`]), `final_call_without_thinking`;
+//! the Anthropic block rules ([`super::blocks`]): `too_many_cache_breakpoints`,
+//! `cache_control_on_thinking`, `empty_text` inside a tool result, `orphan_server_result`,
+//! `ends_with_thinking`. The stale-thinking rule needs the history the provider saw
+//! before, so it is not checked here.
 
 use super::parts::{check, duplicate_calls, Verdict};
 use super::tool_pairing::{analyze, Fate};
-use super::Provider;
+use super::{Provider, RequestRules};
 use crate::hashing::HashMap;
 use crate::message::{Message, Part, Role, ToolCallPart};
 use serde::Serialize;
@@ -58,6 +62,11 @@ diagnostic_codes![
     "media_in_tool_result",
     "split_function_responses",
     "wrong_output_item",
+    "final_call_without_thinking",
+    "cache_control_on_thinking",
+    "too_many_cache_breakpoints",
+    "orphan_server_result",
+    "ends_with_thinking",
 ];
 
 /// One broken rule.
@@ -93,7 +102,25 @@ impl Diagnostic {
 /// Every rule `messages` breaks for `provider`, sorted by message index (stable). An
 /// empty list means the provider accepts the chain's structure.
 pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
+    validate_request(messages, provider, &RequestRules::default())
+}
+
+/// [`validate`] of a chain that came in a request object, with the rules that depend on
+/// what the request says beside its messages (`request`).
+pub fn validate_request(messages: &[Message], provider: Provider, request: &RequestRules) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if request.thinking && provider.requires_signed_thinking() {
+        if let Some(index) = super::thinking::final_call_without_thinking(messages) {
+            out.push(Diagnostic::message(
+                "final_call_without_thinking",
+                index,
+                format!(
+                    "with thinking on, {} wants the assistant message whose tool results end the chain to start with a thinking block",
+                    provider.as_str()
+                ),
+            ));
+        }
+    }
     for (index, m) in messages.iter().enumerate() {
         part_rules(index, m, provider, &mut out);
     }
@@ -148,6 +175,9 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Diagnostic> {
     }
     if provider.one_result_turn() {
         split_result_turns(messages, provider, &mut out);
+    }
+    if provider.block_rules() {
+        block_rules(messages, provider, request, &mut out);
     }
     if provider.results_first() {
         for (index, pair) in messages.windows(2).enumerate() {
@@ -309,6 +339,49 @@ fn pairing_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {
             p.part,
             format!("tool call {} ({}) has no result", p.call_id, p.name),
         ));
+    }
+}
+
+/// [`super::blocks`]: the Messages API's block rules.
+fn block_rules(messages: &[Message], provider: Provider, request: &RequestRules, out: &mut Vec<Diagnostic>) {
+    let name = provider.as_str();
+    let ends_turn = super::blocks::ends_turn(messages);
+    for (index, m) in messages.iter().enumerate() {
+        for (part, p) in m.parts.iter().enumerate() {
+            if super::blocks::cached_thinking(p) {
+                let text = format!("{name} takes no cache_control on a thinking block");
+                out.push(Diagnostic::part("cache_control_on_thinking", index, part, text));
+            }
+            for content in super::blocks::empty_result_texts(p) {
+                out.push(Diagnostic {
+                    code: "empty_text",
+                    index,
+                    path: format!("[{index}].parts[{part}].content[{content}]"),
+                    message: "empty or whitespace-only text in a tool result".into(),
+                });
+            }
+        }
+        let parts: Vec<&Part> = m.parts.iter().collect();
+        if let Some(part) =
+            super::blocks::trailing_thinking(m.role, &parts).filter(|_| ends_turn.get(index) == Some(&true))
+        {
+            let text = format!("{name} rejects an assistant message whose final block is thinking");
+            out.push(Diagnostic::part("ends_with_thinking", index, part, text));
+        }
+    }
+    let refs: Vec<&Message> = messages.iter().collect();
+    for (index, part, id) in super::blocks::orphan_server_results(&refs) {
+        let text = format!("server tool result for {id} answers no earlier server_tool_use");
+        out.push(Diagnostic::part("orphan_server_result", index, part, text));
+    }
+    let max = super::blocks::MAX_CACHE_BREAKPOINTS;
+    for (index, part, content) in super::blocks::extra_breakpoints(&refs, request.cache_breakpoints) {
+        let path = match content {
+            Some(c) => format!("[{index}].parts[{part}].content[{c}]"),
+            None => format!("[{index}].parts[{part}]"),
+        };
+        let message = format!("{name} takes at most {max} blocks with cache_control in a request (tools included)");
+        out.push(Diagnostic { code: "too_many_cache_breakpoints", index, path, message });
     }
 }
 

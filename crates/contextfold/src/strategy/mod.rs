@@ -212,6 +212,26 @@ impl CompactError {
             CompactError::Option(e) => e.code(),
         }
     }
+
+    /// The option at fault, as the caller named it: the budget that cannot be met
+    /// (`options.maxTokens` / `options.maxBytes`; the message says what alone is over it),
+    /// the summarizer whose calls failed (`options.summarizer`; each failure, with its
+    /// request, is in the error's list). An input error's path is its own.
+    pub fn path(&self) -> Option<String> {
+        match self {
+            CompactError::Input(e) => e.path(),
+            CompactError::Summarizer(_) => Some("options.summarizer".to_string()),
+            CompactError::Cancelled => None,
+            CompactError::Budget { max, .. } => Some(
+                match max.unit() {
+                    crate::measure::Unit::Tokens => "options.maxTokens",
+                    crate::measure::Unit::Bytes => "options.maxBytes",
+                }
+                .to_string(),
+            ),
+            CompactError::Option(e) => Some(format!("options{}", e.path)),
+        }
+    }
 }
 
 /// The chain a strategy works on, read leniently (the parse repairs come with it): every

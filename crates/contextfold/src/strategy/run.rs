@@ -11,7 +11,7 @@ use super::window::{self, WindowConfig};
 use super::{CompactError, CompactResult, Totals};
 use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Part, Role};
-use crate::repair::{merge_into, repair, repair_compacted, repair_owned, validate, RepairOptions};
+use crate::repair::{merge_into, repair, repair_compacted, repair_owned, validate_request, RepairOptions};
 use crate::summarize::{Controls, Progress, Summarizer};
 
 /// A strategy with its settings.
@@ -247,7 +247,7 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     let options = without(options, turn, meter, &format!("the turn in progress ({what})"))?;
     let mut result = compact_whole(body, &options, as_user, summarizer, controls, meter).await?;
     result.messages.extend_from_slice(turn);
-    if !validate(&result.messages, options.repair.provider).is_empty() {
+    if !validate_request(&result.messages, options.repair.provider, &options.repair.request).is_empty() {
         // The turn itself may break a rule (a call id used twice, empty text); the repair
         // pass mends it and leaves its calls open.
         let repaired = repair_owned(std::mem::take(&mut result.messages), &options.repair);
@@ -324,7 +324,7 @@ async fn compact_whole<S: Summarizer + ?Sized>(
     }
     // Anthropic's rule, and the shared rules' (an AI SDK or LangChain chain may go to it).
     if result.changed && options.repair.provider.drops_stale_thinking() && thinks(input) {
-        result.messages = summary_pair_as_user(std::mem::take(&mut result.messages));
+        result.messages = crate::repair::summary_pairs_as_user(std::mem::take(&mut result.messages));
     }
     if lifted.is_some() {
         // Nothing done: the chain exactly as it came (the lifted summary merged back).
@@ -342,7 +342,7 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         // The result is taken over, and given back (repaired or as it was).
         let repair = RepairOptions { thinking_kept_last: result.thinking_kept_last, ..options.repair.clone() };
         repair_compacted(messages, std::mem::take(&mut result.messages), &repair)
-    } else if validate(messages, options.repair.provider).is_empty() {
+    } else if validate_request(messages, options.repair.provider, &options.repair.request).is_empty() {
         return Ok(result);
     } else {
         repair(messages, &options.repair)
@@ -367,41 +367,6 @@ fn thinks(messages: &[Message]) -> bool {
     messages.iter().any(|m| {
         m.parts.iter().any(|p| matches!(p, Part::Reasoning(r) if r.signature.is_some() || r.redacted_data.is_some()))
     })
-}
-
-/// With thinking on, Anthropic wants the last assistant message before the user's turn
-/// to start with a thinking block when that turn carries tool results ("a final assistant
-/// message must start with a thinking block"). A summary pair right before the latest
-/// user message is such a message without thinking (its result rides in the user's
-/// turn on the wire): the summary then goes to the user's turn as text instead.
-fn summary_pair_as_user(mut messages: Vec<Message>) -> Vec<Message> {
-    let Some(call_at) = messages.iter().rposition(|m| m.role == Role::Assistant) else { return messages };
-    let is_pair_call = messages.get(call_at).is_some_and(|m| {
-        !m.parts.is_empty()
-            && m.parts.iter().all(|p| matches!(p, Part::ToolCall(c) if c.name == crate::ast::SUMMARIZATION_TOOL_NAME))
-    });
-    let results = messages.iter().skip(call_at.saturating_add(1)).take_while(|m| m.role == Role::Tool).count();
-    let user_at = call_at.saturating_add(1).saturating_add(results);
-    let user_follows =
-        messages.get(user_at..).is_some_and(|rest| !rest.is_empty() && rest.iter().all(|m| m.role == Role::User));
-    if !is_pair_call || results == 0 || !user_follows {
-        return messages;
-    }
-    let summary: Vec<Part> = messages
-        .drain(call_at..user_at)
-        .filter(|m| m.role == Role::Tool)
-        .flat_map(|m| m.parts)
-        .flat_map(|p| match p {
-            Part::ToolResult(r) => r.content,
-            _ => Vec::new(),
-        })
-        .collect();
-    if let Some(user) = messages.get_mut(call_at) {
-        let mut parts = summary;
-        parts.append(&mut user.parts);
-        user.parts = parts;
-    }
-    messages
 }
 
 /// [`NewSystem::AsUser`]: every system message (all added by the strategy: the input had
