@@ -360,15 +360,19 @@ fn level_jobs<'a>(items: &'a [Item<'_>], active: &[usize]) -> (Vec<Job<'a>>, Vec
     (jobs, owners)
 }
 
-/// What an item's joined summaries at `depth` make of it: done when they fit its goal;
-/// else, while levels remain and they did not grow, `None` with the item's pieces set
-/// to the next level's; else done, truncated.
+/// What an item's joined summaries at `depth` make of it: done when they fit its goal
+/// and are one summary (or no level remains); else, while levels remain and they did not
+/// grow, `None` with the item's pieces set to the next level's; else done, truncated.
 fn settle(item: &mut Item<'_>, joined: String, depth: usize, levels: Levels<'_>) -> Option<Outcome> {
     let goal = item.goal.with_value(item.goal.value().max(1));
-    if levels.meter.text(goal.unit(), &joined) <= goal.value() && joined.len() <= item.max_bytes {
+    let fits = levels.meter.text(goal.unit(), &joined) <= goal.value() && joined.len() <= item.max_bytes;
+    // Summaries of several parts, each in the summary's own form, pasted together repeat
+    // its headings: while a level remains they are merged into one, even when they fit.
+    let deeper = depth < levels.max_depth && joined.len() <= item.input_bytes;
+    if fits && (item.pieces.len() < 2 || !deeper) {
         return Some(Outcome::Done { text: joined, truncated: false });
     }
-    if depth < levels.max_depth && joined.len() <= item.input_bytes {
+    if deeper {
         item.input_bytes = joined.len();
         let source = Source::Message(Role::Assistant);
         let note =
@@ -491,11 +495,19 @@ mod tests {
         let levels = Levels { meter: Meter::default(), piece_limit: bytes(1000), max_depth: 5 };
         let mut engine = Engine::default();
         let out = block_on(run_items(&mut engine, &s, &Controls::default(), levels, vec![item(200, 3), item(60, 1)]));
-        // Item 0: three 50-byte summaries joined (154 bytes) fit 200. Item 1: fits 60.
-        assert_eq!(engine.waves, 1);
-        assert_eq!(s.calls(), 4);
-        assert!(matches!(&out[0], Outcome::Done { truncated: false, text } if text.len() == 154));
+        // Item 0: three 50-byte summaries joined (154 bytes) fit 200, and are merged into
+        // one in a second wave (pasted, they would repeat the summary's headings). Item 1:
+        // fits 60 at once.
+        assert_eq!(engine.waves, 2);
+        assert_eq!(s.calls(), 5);
+        assert!(matches!(&out[0], Outcome::Done { truncated: false, text } if text.len() == 50));
         assert!(matches!(&out[1], Outcome::Done { truncated: false, .. }));
+        // No level left (the waves go to a fold to come): the parts' summaries joined.
+        let mut engine = Engine::default();
+        let flat = Levels { max_depth: 0, ..levels };
+        let out = block_on(run_items(&mut engine, &s, &Controls::default(), flat, vec![item(200, 3)]));
+        assert_eq!(engine.waves, 1);
+        assert!(matches!(&out[0], Outcome::Done { truncated: false, text } if text.len() == 154));
 
         // A goal the summarizer never reaches: levels 0..=5, then truncation.
         let mut engine = Engine::default();
