@@ -3,20 +3,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact, formats, isContextfoldError, validateChain } from "contextfold";
+import { outcome } from "../shared/outcome.mjs";
 
 const chain = [{ role: "user", content: "hi" }];
-
-/** What `promise` settles to within a second: the error it rejects with, or a string. */
-async function outcome(promise) {
-  const timeout = new Promise((resolve) => setTimeout(() => resolve("never settled"), 1000).unref());
-  return Promise.race([
-    promise.then(
-      () => "resolved",
-      (e) => e,
-    ),
-    timeout,
-  ]);
-}
 
 describe("errors and declared shapes", () => {
   it("isContextfoldError tells the package's errors from others", async () => {

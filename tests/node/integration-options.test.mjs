@@ -9,18 +9,7 @@ import { compactStep, contextfoldMiddleware as aiSdkMiddleware } from "contextfo
 import { contextfoldMiddleware as langchainMiddleware } from "contextfold/langchain";
 import { compactAgentItems, contextfoldSession } from "contextfold/openai-agents";
 import { openaiSections } from "../shared/chains.mjs";
-
-/** What `promise` settles to within a second: the error it rejects with, or a string. */
-async function outcome(promise) {
-  const timeout = new Promise((resolve) => setTimeout(() => resolve("never settled"), 1000).unref());
-  return Promise.race([
-    promise.then(
-      () => "resolved",
-      (e) => e,
-    ),
-    timeout,
-  ]);
-}
+import { outcome } from "../shared/outcome.mjs";
 
 function assertInvalid(error, path, what) {
   assert.ok(isContextfoldError(error), `${what}: ${error}`);

@@ -6,20 +6,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compact, convert, extractiveSummarizer, measureChain, needsCompaction, validateChain } from "contextfold";
 import { openaiSections } from "../shared/chains.mjs";
+import { outcome } from "../shared/outcome.mjs";
 
 const chain = [{ role: "user", content: "hi" }];
-
-/** What `promise` settles to within a second: the error it rejects with, or a string. */
-async function outcome(promise) {
-  const timeout = new Promise((resolve) => setTimeout(() => resolve("never settled"), 1000).unref());
-  return Promise.race([
-    promise.then(
-      () => "resolved",
-      (e) => e,
-    ),
-    timeout,
-  ]);
-}
 
 function assertInvalid(error, path, what) {
   assert.equal(error?.name, "ContextfoldError", `${what}: ${error}`);
