@@ -8,7 +8,7 @@ mod common;
 
 use contextfold::format::{self, Format};
 use contextfold::message::{Part, Role};
-use contextfold::repair::{validate, Provider};
+use contextfold::repair::{repair, validate, Provider, RepairOptions, RepairStep};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -404,4 +404,45 @@ fn content_parts_the_api_rejects_are_reported() {
             { "type": "refusal", "refusal": "no" }, { "type": "output_text", "text": "b", "annotations": [] }] },
     ]);
     assert!(validate(&format::read(&fine, Format::OpenAiResponses).unwrap(), Provider::OpenAiResponses).is_empty());
+}
+
+#[test]
+fn repair_puts_rejected_content_parts_in_the_type_the_api_takes() {
+    // Chat Completions parts in Responses input (found by the fuzzer): repair kept them and
+    // the output still failed validation.
+    let items = json!([
+        { "role": "user", "content": [{ "type": "text", "text": "Thanks." },
+            { "type": "image_url", "image_url": { "url": "https://example.com/a.png" } },
+            { "type": "output_text", "text": "pasted", "annotations": [] },
+            { "type": "input_audio_clip", "data": "AAAA" }] },
+        { "role": "assistant", "content": [{ "type": "input_text", "text": "Welcome." },
+            { "type": "input_image", "image_url": "https://example.com/b.png" }] },
+        { "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" },
+        { "type": "function_call_output", "call_id": "c", "output": [{ "type": "text", "text": "out" }] },
+    ]);
+    let messages = format::read(&items, Format::OpenAiResponses).unwrap();
+    assert_eq!(validate(&messages, Provider::OpenAiResponses).len(), 7);
+    let fixed = repair(&messages, &RepairOptions::for_provider(Provider::OpenAiResponses));
+    assert!(validate(&fixed.messages, Provider::OpenAiResponses).is_empty(), "{:?}", fixed.steps);
+    let written = format::write(&fixed.messages, Format::OpenAiResponses).unwrap();
+    assert_eq!(
+        written,
+        json!([
+            { "role": "user", "content": [{ "type": "input_text", "text": "Thanks." },
+                { "type": "input_image", "image_url": "https://example.com/a.png", "detail": "auto" },
+                { "type": "input_text", "text": "pasted" }] },
+            { "role": "assistant", "content": "Welcome." },
+            { "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" },
+            { "type": "function_call_output", "call_id": "c", "output": "out" },
+        ])
+    );
+    let dropped: Vec<_> = fixed.steps.iter().filter(|s| matches!(s, RepairStep::DroppedContentPart { .. })).collect();
+    assert_eq!(
+        dropped,
+        [
+            &RepairStep::DroppedContentPart { index: 0, part: 3, content: None },
+            &RepairStep::DroppedContentPart { index: 1, part: 1, content: None }
+        ]
+    );
+    assert!(repair(&fixed.messages, &RepairOptions::for_provider(Provider::OpenAiResponses)).is_unchanged());
 }

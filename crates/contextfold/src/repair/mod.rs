@@ -14,7 +14,10 @@
 //!    dropped for providers that sign it against its history; the current tool cycle keeps
 //!    its reasoning byte-for-byte;
 //!    Thinking without a signature is dropped for providers that require one (Anthropic);
-//! 2. `parts`: parts in a place no provider allows them (a tool call outside an assistant
+//! 2. `content_parts` (Responses): a content part the API does not take where it stands (a
+//!    Chat Completions `text` or `image_url`, output text in a user message) becomes the
+//!    type it takes there, or goes when nothing can stand for it;
+//!    `parts`: parts in a place no provider allows them (a tool call outside an assistant
 //!    message, a tool result outside a tool message, anything else in a tool message, media
 //!    without a source, an empty call id) and a call id used twice in one message are
 //!    dropped;
@@ -46,6 +49,7 @@
 
 mod blocks;
 mod call_ids;
+mod content_parts;
 mod empty;
 mod parts;
 mod result_order;
@@ -385,6 +389,9 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
         let mut draft = Draft::new(index, &message);
         stale.drop_parts(&mut draft, &mut steps);
         thinking::drop_unsigned(&mut draft, options.provider, &mut steps);
+        if options.provider == Provider::OpenAiResponses {
+            content_parts::clean(&mut draft, &mut steps);
+        }
         parts::clean(&mut draft, &mut steps);
         if options.provider.block_rules() {
             blocks::clean(&mut draft, &mut steps);

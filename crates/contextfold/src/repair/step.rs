@@ -107,6 +107,15 @@ pub enum RepairStep {
     /// text it renders to (Anthropic rejects the block).
     #[serde(rename_all = "camelCase")]
     UnwrappedOrphanServerResult { index: usize, part: usize, call_id: String },
+    /// A content part the Responses API does not take where it stands (a Chat Completions
+    /// `text` or `image_url`, output text in a user message; `content`: its position in
+    /// that tool result's content) became the part type the API takes there.
+    #[serde(rename_all = "camelCase")]
+    ConvertedContentPart { index: usize, part: usize, content: Option<usize> },
+    /// A content part the Responses API does not take where it stands, with no words or
+    /// image to keep of it (a type the API does not know), was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedContentPart { index: usize, part: usize, content: Option<usize> },
 }
 
 impl RepairStep {
@@ -139,7 +148,9 @@ impl RepairStep {
             | RepairStep::DroppedCacheControl { index, .. }
             | RepairStep::RemovedEmptyResultText { index, .. }
             | RepairStep::DroppedTrailingThinking { index, .. }
-            | RepairStep::UnwrappedOrphanServerResult { index, .. } => (index, None),
+            | RepairStep::UnwrappedOrphanServerResult { index, .. }
+            | RepairStep::ConvertedContentPart { index, .. }
+            | RepairStep::DroppedContentPart { index, .. } => (index, None),
         }
     }
 

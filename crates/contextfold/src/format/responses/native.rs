@@ -173,18 +173,22 @@ pub(super) fn mcp_parts(item: &Value) -> Option<(Part, Part)> {
 pub(super) fn output_content(item: &Value, item_type: &str) -> Vec<Part> {
     let url = item.get("output").and_then(|o| o.get("image_url")).and_then(Value::as_str);
     if let (Some(url), "computer_call_output") = (url, item_type) {
-        let image = match data_url::split(url) {
-            Some(d) => ImagePart {
-                data: Some(d.data.to_string()),
-                media_type: Some(d.media_type.to_string()),
-                ..ImagePart::default()
-            },
-            None => ImagePart { url: Some(url.to_string()), ..ImagePart::default() },
-        };
-        return vec![Part::Image(image)];
+        return vec![Part::Image(image_at(url))];
     }
     let text = output_text(item, item_type);
     vec![Part::text(if text.is_empty() { render(item, item_type) } else { text })]
+}
+
+/// An image at `url`, a `data:` URL split into media type and data.
+fn image_at(url: &str) -> ImagePart {
+    match data_url::split(url) {
+        Some(d) => ImagePart {
+            data: Some(d.data.to_string()),
+            media_type: Some(d.media_type.to_string()),
+            ..ImagePart::default()
+        },
+        None => ImagePart { url: Some(url.to_string()), ..ImagePart::default() },
+    }
 }
 
 /// The text an output item holds.
@@ -297,6 +301,10 @@ pub fn content_problem(role: crate::message::Role, part: &Part) -> Option<String
             Some(_) => return None,
             None => t.extra.get(NAMESPACE).and_then(|m| m.get("type")).and_then(Value::as_str),
         },
+        // The writer has no assistant image or file either.
+        Part::Image(_) | Part::File(_) if role == crate::message::Role::Assistant => {
+            return Some(format!("the API takes no {} in assistant messages", part.kind()));
+        }
         _ => None,
     }?;
     let allowed = match role {
@@ -308,6 +316,29 @@ pub fn content_problem(role: crate::message::Role, part: &Part) -> Option<String
         (true, _) => None,
         (false, true) => Some(format!("the API takes no `{wire_type}` part in {} messages", role.as_str())),
         (false, false) => Some(format!("`{wire_type}` is no Responses content part type")),
+    }
+}
+
+/// What repair makes of a part [`content_problem`] reports, `None` when nothing can stand in
+/// for it (it goes): its words as text of the side it is on (a Chat Completions `text` or
+/// `refusal`, output text in a user message), a Chat Completions `image_url` as the image
+/// in an input message or tool output. The API rejects the part as it is either way.
+pub fn fixed_content_part(role: crate::message::Role, part: &Part) -> Option<Part> {
+    let Part::Text(t) = part else { return None };
+    let Some(block) = block_of(&t.extra) else {
+        // A text of the other side: the writer gives it this side's type.
+        return Some(Part::text(t.text.as_str()));
+    };
+    let field = |key: &str| block.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    if let Some(text) = field("text").or_else(|| field("refusal")) {
+        return Some(Part::text(text));
+    }
+    let url = field("image_url").or_else(|| {
+        block.get("image_url").and_then(|u| u.get("url")).and_then(Value::as_str).filter(|s| !s.is_empty())
+    });
+    match url {
+        Some(url) if role != crate::message::Role::Assistant => Some(Part::Image(image_at(url))),
+        _ => None,
     }
 }
 
