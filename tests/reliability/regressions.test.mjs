@@ -36,6 +36,42 @@ describe("regressions", () => {
     assert.equal(needsCompaction(chain, options), false);
   });
 
+  it("sections (Gemini): the summary pairs of a chain it made fit measure larger once read back, and the next run summarizes again", async () => {
+    // The Gemini writer gives each summary result its call's name, which the size counted:
+    // the chain read back was 30 bytes per summary pair over what the first run measured.
+    const long = text(2000, 0);
+    const call = (id, result) => ({ name: "read_file", args: { path: "a.rs", n: 0 }, result, isError: false, id });
+    const model = {
+      system: null,
+      sections: [
+        {
+          user: long.slice(0, 125),
+          steps: [
+            {
+              text: null,
+              reasoning: null,
+              calls: [call("call_0", long.slice(0, 443)), call("call_1", "chain token chain summary the src/m39.rs")],
+            },
+            { text: null, reasoning: null, calls: [call("call_2", long), call("call_3", long.slice(0, 13))] },
+            { text: null, reasoning: null, calls: [call("call_4", long)] },
+          ],
+          answer: long,
+        },
+      ],
+      breakage: null,
+    };
+    const options = { strategy: "sections", maxTokens: 200, onError: "rollback" };
+    const kinds = [];
+    const summarizer = async (request) => (kinds.push(request.kind), "ok");
+    const first = await compact(render(model, "gemini"), { ...options, summarizer });
+    assert.ok(first.changed && kinds.length > 0);
+    kinds.length = 0;
+    // What the caller stores and sends with the next request: the JSON of the output.
+    const again = await compact(JSON.parse(JSON.stringify(first.messages)), { ...options, summarizer });
+    assert.deepEqual(kinds, [], `the second run made ${kinds.length} call(s)`);
+    assert.equal(again.report.before.bytes, first.report.after.bytes);
+  });
+
   it("sections / tiers: consecutive user messages of a valid chain are merged although there is nothing to compact", async () => {
     // Valid for OpenAI (validateChain says so): a user may send two messages in a row.
     const chain = [

@@ -355,7 +355,10 @@ impl Part {
     /// Size in bytes as the chain AST counts it. Text: its length; reasoning: text,
     /// signature and redacted payload (a thinking block costs tokens, upstream forgot it);
     /// image and file: URL or data length; tool call: id + type + name + arguments; tool
-    /// result: call id + name + content.
+    /// result: call id + content. A result's name is not counted (upstream counts it): it
+    /// repeats its call's, and only some wires write it (Gemini, the AI SDK, not OpenAI),
+    /// so a chain measured before it is written and after it is read back would differ by
+    /// it and a second compaction see a chain it had just made fit as over its threshold.
     pub fn size(&self) -> usize {
         match self {
             Part::Text(t) => t.text.len().saturating_add(t.native_bytes()),
@@ -371,7 +374,7 @@ impl Part {
             }
             Part::ToolResult(r) => {
                 let content = r.content.iter().fold(0usize, |acc, p| acc.saturating_add(p.size()));
-                sum(&[r.call_id.len(), opt_len(&r.name), content])
+                r.call_id.len().saturating_add(content)
             }
         }
     }

@@ -73,8 +73,8 @@ fn chain_with_single_tool_response() {
     let ast = strict_roundtrip(&chain);
     assert_eq!(kinds(&ast), vec![vec![PairKind::RequestResponse]]);
     let pair = &ast.sections()[0].body()[0];
-    // call: id + "function" + name + args; result: id + name + content
-    assert_eq!(pair.size(), (2 + 8 + 11 + 2) + (2 + 11 + 5));
+    // call: id + "function" + name + args; result: id + content (its name repeats the call's)
+    assert_eq!(pair.size(), (2 + 8 + 11 + 2) + (2 + 5));
     assert!(pair.is_valid());
     assert_eq!(pair.tool_calls_info().completed, vec!["c1"]);
 }
@@ -394,7 +394,7 @@ fn reasoning_counts_in_sizes() {
     let chain = [user("q"), m, tool("c", "f", "r")];
     let ast = strict_roundtrip(&chain);
     let pair = &ast.sections()[0].body()[0];
-    assert_eq!(pair.size(), (13 + 3) + 1 + (1 + 8 + 1 + 2) + (1 + 1 + 1));
+    assert_eq!(pair.size(), (13 + 3) + 1 + (1 + 8 + 1 + 2) + (1 + 1));
 }
 
 #[test]

@@ -286,6 +286,79 @@ fn a_failing_summarizer_returns_the_original_chain_or_fails_the_call() {
     }
 }
 
+/// What a strategy writes measures the same once written in any format and read back
+/// (a Gemini or AI SDK summary result carries its call's name on the wire, and that name
+/// counted made the chain read back 30 bytes per summary larger), so compacting it again,
+/// as the caller's next request does, makes no call.
+#[test]
+fn a_compacted_chain_measures_the_same_read_back_in_every_format() {
+    use contextfold::format::{read, write};
+    use contextfold::message::messages_size;
+    let summarizer = ExtractiveSummarizer::default();
+    let (_, demo, _) = inputs().into_iter().next().unwrap();
+    for format in [Format::OpenAi, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::LangChain] {
+        let Ok(written) = write(&demo, format) else { continue };
+        let messages = read(&written, format).unwrap();
+        for (what, out) in by_every_strategy(&messages, format, &summarizer) {
+            let what = format!("{format:?} {what}");
+            assert!(out.report.calls > 0 || out.changed, "{what}: nothing compacted");
+            let back = read(&write(&out.messages, format).unwrap(), format).unwrap();
+            assert_eq!(messages_size(&back), messages_size(&out.messages), "{what}");
+            assert_eq!(messages_size(&back), out.report.after.bytes, "{what}");
+        }
+    }
+}
+
+/// A result stored before its call, an empty user message between them (found by the
+/// fuzzer): the repair pass drops the empty message first and then moves the result behind
+/// its call, so `compact` repairs the chain as `repairChain` does before compacting it, and
+/// a rollback gives exactly that back (it dropped the result as an orphan before).
+#[test]
+fn a_rollback_gives_the_chain_repaired_as_repair_chain_does() {
+    use contextfold::message::{Role, ToolCallPart};
+    let fail = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("model down")) });
+    let (_, demo, _) = inputs().into_iter().next().unwrap();
+    let mut messages = demo.clone();
+    messages.push(Message::text(Role::Assistant, "Searching."));
+    messages.push(Message::tool_result("call_late", "search", "3 matches"));
+    messages.push(Message::new(Role::User, Vec::new()));
+    messages.push(Message::new(
+        Role::Assistant,
+        vec![Part::ToolCall(ToolCallPart {
+            id: "call_late".into(),
+            name: "search".into(),
+            arguments: "{}".into(),
+            signature: None,
+            extra: Default::default(),
+        })],
+    ));
+    for format in [Format::OpenAi, Format::Anthropic, Format::Gemini] {
+        let repair = RepairOptions::for_provider(provider(format));
+        let expected = contextfold::repair::repair(&messages, &repair).messages;
+        assert_eq!(
+            expected.last().and_then(|m| m.tool_results().next()).map(|r| r.call_id.as_str()),
+            Some("call_late")
+        );
+        for strategy in folding_strategies() {
+            let what = format!("{format:?} {}", strategy.name());
+            let options = CompactOptions { strategy, repair: repair.clone(), ..Default::default() };
+            let out = match block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default())) {
+                // A hard budget the original does not fit fails the call instead.
+                Err(e) if matches!(options.strategy, StrategyConfig::Budget(_)) => {
+                    assert_eq!(e.code(), "summarizer_failed", "{what}: {e}");
+                    continue;
+                }
+                other => other.unwrap_or_else(|e| panic!("{what}: {e}")),
+            };
+            if out.report.calls > 0 {
+                assert!(out.report.rolled_back, "{what}");
+                assert_eq!(out.messages, expected, "{what}");
+            }
+            assert!(validate(&out.messages, provider(format)).is_empty(), "{what}");
+        }
+    }
+}
+
 /// A system message after the start (a mid-chat instruction, the AI SDK's
 /// `allowSystemInMessages`) stays a system message where the provider takes one there
 /// (OpenAI, Anthropic), and is made a user message in place where it does not (Gemini,

@@ -118,10 +118,11 @@ fn already_summarized_sections_make_no_call() {
 #[test]
 fn rotation_of_four_pairs_keeps_the_newest_within_the_reserve() {
     // Upstream scenario: header 13 B, pairs 110/110/110/10 B, limit 200 B, reserve 25%.
-    // A pair of 110 bytes: call (2 + 8 + 1 + 40 args) + result (2 + 1 + 56 content).
+    // A pair of 110 bytes: call (2 + 8 + 1 + 40 args) + result (2 + 57 content; the
+    // result's name is not counted, it repeats the call's).
     let pair = |i: usize| {
         let id = format!("c{i}");
-        vec![Message::new(Role::Assistant, vec![call(&id, "t", &"a".repeat(40))]), tool(&id, "t", &"r".repeat(56))]
+        vec![Message::new(Role::Assistant, vec![call(&id, "t", &"a".repeat(40))]), tool(&id, "t", &"r".repeat(57))]
     };
     let mut chain = vec![user("13 bytes here")];
     for i in 0..3 {

@@ -6,9 +6,11 @@ use crate::message::{Extra, Message, Part, Role, ToolCallPart, ToolResultPart};
 
 /// Name of the tool call that carries a summary.
 pub const SUMMARIZATION_TOOL_NAME: &str = "execute_task_and_return_summary";
-/// Arguments of the summarization tool call.
+/// Arguments of the summarization tool call: upstream's, as compact JSON (upstream has a
+/// space after the colon), the form every wire that holds arguments as an object (Anthropic,
+/// Gemini, the AI SDK, LangChain) gives back, so a chain measures the same read back.
 pub const SUMMARIZATION_TOOL_ARGS: &str =
-    r#"{"question": "delegate and execute the task, then return the summary of the result"}"#;
+    r#"{"question":"delegate and execute the task, then return the summary of the result"}"#;
 /// Signature Gemini accepts in place of a real `thoughtSignature`.
 pub const FAKE_REASONING_SIGNATURE: &str = "skip_thought_signature_validator";
 /// Marks a completion pair whose text is a summary.
@@ -63,8 +65,7 @@ impl BodyPair<'_> {
         }));
         let ai = Message::new(Role::Assistant, parts);
         // The result carries no name of its own (writers that need one take its call's):
-        // OpenAI's official tool message has no `name`, so the size measured here is the
-        // size written.
+        // OpenAI's official tool message has no `name`.
         let result = Part::ToolResult(ToolResultPart {
             call_id: id,
             name: None,

@@ -279,8 +279,19 @@ pub(crate) fn has_misplaced_results(messages: &[Message]) -> bool {
     if super::tool_pairing::answered_in_turn(messages) {
         return false;
     }
-    let refs: Vec<&Message> = messages.iter().collect();
+    // As the repair pass pairs them: after the user and system messages it removes first
+    // (nothing but blank text or parts it drops), which end no turn then.
+    let refs: Vec<&Message> = messages.iter().filter(|m| !removed_before_pairing(m)).collect();
     analyze(&refs, false).results.iter().any(|r| matches!(r.fate, Fate::Moved { .. }))
+}
+
+/// A user or system message the part passes of repair leave without parts.
+fn removed_before_pairing(m: &Message) -> bool {
+    matches!(m.role, Role::User | Role::System)
+        && m.parts.iter().all(|p| match p {
+            Part::Text(t) if t.text.trim().is_empty() => true,
+            _ => matches!(check(m.role, p), Verdict::Invalid(_)),
+        })
 }
 
 /// Content parts of a type the Responses API does not take where they are.
