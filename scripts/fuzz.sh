@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target of fuzz/ for N seconds each (default 20):
 #   bash scripts/fuzz.sh [seconds]
+# FUZZ_SEED=<n> fixes libFuzzer's random seed: from the same (empty) corpus, the same
+# inputs in the same order, so a run that passed passes again. The test script (CI) runs
+# so: a gate that turns red at random blocks unrelated work; finding new bugs is the
+# job of longer unseeded runs (fuzz/README.md), whose finds become tests.
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`); without them it
 # prints a notice and exits 0 — under CI=true it fails instead (the stable test crates/contextfold/tests/fuzz_smoke.rs
 # runs the same target bodies in `cargo test`). A crash leaves its input in
@@ -36,6 +40,8 @@ for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
   seeds=()
   [ -d "fuzz/seeds/$target" ] && seeds=("fuzz/seeds/$target")
   echo "==> fuzz $target for ${SECONDS_PER_TARGET}s"
+  seed=()
+  [ -n "${FUZZ_SEED:-}" ] && seed=("-seed=$FUZZ_SEED")
   cargo +nightly fuzz run --fuzz-dir fuzz "$target" "$corpus" "${seeds[@]}" -- \
-    -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -print_final_stats=1
+    -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -print_final_stats=1 "${seed[@]}"
 done

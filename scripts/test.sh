@@ -51,5 +51,5 @@ node --test --test-reporter=spec tests/reliability/
 step "third-party validation: every output judged by the real SDKs (ai, LangChain, @google/genai, tsc on the official types)"
 node --test --test-reporter=spec tests/sdk/
 
-step "fuzz: a short cargo-fuzz run of each target (a notice and nothing else without nightly)"
-bash scripts/fuzz.sh 10
+step "fuzz: a short seeded cargo-fuzz run of each target (a notice and nothing else without nightly)"
+FUZZ_SEED=1 bash scripts/fuzz.sh 10
