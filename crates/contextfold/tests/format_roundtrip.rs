@@ -427,7 +427,9 @@ fn aisdk_features_round_trip_exactly() {
                     {"type": "tool-result", "toolCallId": "c3", "toolName": "f", "output": {"type": "error-text", "value": "boom"}},
                     {"type": "tool-result", "toolCallId": "c4", "toolName": "g", "output": {"type": "error-json", "value": [1]}},
                     {"type": "tool-result", "toolCallId": "c5", "toolName": "h", "output": {"type": "content", "value": [
-                        {"type": "text", "text": "img"}, {"type": "media", "data": "AAA", "mediaType": "image/png"}]}}]},
+                        {"type": "text", "text": "img"}, {"type": "media", "data": "AAA", "mediaType": "image/png"},
+                        // `ai` 7's inline text file (`FileDataText`), as `toModelOutput` returns it.
+                        {"type": "file", "mediaType": "text/markdown", "data": {"type": "text", "text": "# Notes"}}]}}]},
                 {"role": "assistant", "content": "Done."},
                 {"role": "user", "content": [{"type": "text", "text": "single part"}]},
                 {"role": "user", "content": ""}]),

@@ -57,7 +57,8 @@ fn by_reference(data: Option<&Node<'_>>, text_too: bool) -> bool {
 pub(super) fn is_native_output_item(item_type: &str, item: &Node<'_>) -> bool {
     match item_type {
         "file-id" | "file-reference" | "image-file-id" | "image-file-reference" | "custom" => true,
-        "file" => by_reference(item.get("data"), false),
+        // Tagged text too (`ai` 7's `FileDataText`, an inline text document).
+        "file" => by_reference(item.get("data"), true),
         _ => false,
     }
 }
