@@ -80,34 +80,6 @@ describe("compact", () => {
     assert.equal(result.messages[3].content, "Short summary.");
   });
 
-  it("reports tokens as the caller's tokenCounter counts them", async () => {
-    const input = openaiSections(5);
-    // Every text an OpenAI message carries: content, tool names and arguments.
-    const textLength = (messages) =>
-      messages.reduce(
-        (n, m) =>
-          n +
-          (m.content ?? "").length +
-          (m.tool_calls ?? []).reduce((k, c) => k + c.function.name.length + c.function.arguments.length, 0),
-        0,
-      );
-    const run = (perChar, maxTokens) =>
-      compact(input, {
-        strategy: "budget",
-        maxTokens,
-        summarizer: async () => "Short summary.",
-        tokenCounter: (texts) => texts.map((t) => t.length * perChar),
-      });
-    for (const maxTokens of [4000, 1_000_000]) {
-      const [once, twice] = [await run(1, maxTokens), await run(2, maxTokens * 2)];
-      // One more token per character: the difference is the chain's text, counted by the counter.
-      assert.equal(twice.report.before.tokens - once.report.before.tokens, textLength(input));
-      assert.equal(once.changed, maxTokens === 4000);
-      assert.equal(twice.report.after.tokens - once.report.after.tokens, textLength(once.messages));
-      assert.ok(once.report.after.tokens <= maxTokens, `${once.report.after.tokens} > ${maxTokens}`);
-    }
-  });
-
   it("keeps an OpenAI refusal and an audio reply: what the assistant said, never an empty message", async () => {
     const pad = (n) => "some earlier discussion text ".repeat(n);
     const chain = [

@@ -290,32 +290,6 @@ fn the_budget_is_in_the_caller_s_tokens() {
     assert!(!run(&chain, &BudgetConfig::new(Amount::Tokens(max)), &s).unwrap().changed);
 }
 
-/// The report counts tokens as the budget was met: with the caller's counter, in its
-/// tokens (it gave the built-in estimate's, a quarter of them here, beside a budget in
-/// the caller's).
-#[test]
-fn the_report_counts_tokens_with_the_caller_s_counter() {
-    let chain = session(4);
-    let s = FixedSummarizer::new("S");
-    let count = |messages: &[Message]| message_tokens(messages, &Bytes).iter().sum::<usize>();
-    for max in [4000, 1_000_000] {
-        let strategy = StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(max)));
-        let options = CompactOptions { strategy, ..CompactOptions::default() };
-        let out = block_on(run::compact(&chain, &options, &s, &Controls::default(), Meter::new(&Bytes))).unwrap();
-        assert!(out.changed || max > 4000);
-        assert_eq!(out.report.before.tokens, count(&chain));
-        assert_eq!(out.report.after.tokens, count(&out.messages));
-        assert!(out.report.after.tokens <= max);
-    }
-    // Without one, the built-in estimate's.
-    let options = CompactOptions {
-        strategy: StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(1000))),
-        ..CompactOptions::default()
-    };
-    let out = block_on(run::compact(&chain, &options, &s, &Controls::default(), Meter::default())).unwrap();
-    assert_eq!(out.report.before.tokens, message_tokens(&chain, &EstimateCounter).iter().sum::<usize>());
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
 

@@ -35,9 +35,7 @@ pub enum OnError {
     Partial,
 }
 
-/// Messages, bytes and tokens of a chain: in a compaction's report, tokens as the caller's
-/// token counter counts them when there is one ([`crate::measure::Meter`]), else the
-/// built-in estimate.
+/// Messages, bytes and estimated tokens of a chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]

@@ -147,31 +147,6 @@ pub async fn compact<S: Summarizer + ?Sized>(
     controls: &Controls,
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
-    let mut result = compact_uncounted(messages, options, summarizer, controls, meter).await?;
-    count_tokens(&mut result, messages, meter);
-    Ok(result)
-}
-
-/// The report's token totals in the caller's counter (the built-in estimate's are there
-/// already): what a budget in tokens was met by. Counted once, on the chains given and
-/// given back.
-fn count_tokens(result: &mut CompactResult, messages: &[Message], meter: Meter<'_>) {
-    if meter.is_estimate(Unit::Tokens) {
-        return;
-    }
-    result.report.before.tokens = meter.total(Unit::Tokens, messages);
-    result.report.after.tokens =
-        if result.changed { meter.total(Unit::Tokens, &result.messages) } else { result.report.before.tokens };
-}
-
-/// [`compact`] with the report's token totals the built-in estimate's.
-async fn compact_uncounted<S: Summarizer + ?Sized>(
-    messages: &[Message],
-    options: &CompactOptions,
-    summarizer: &S,
-    controls: &Controls,
-    meter: Meter<'_>,
-) -> Result<CompactResult, CompactError> {
     // One repair path: a chain whose tool results are out of place, or with a system
     // message after the start (the AI SDK's `allowSystemInMessages`, a mid-chat
     // instruction) where the provider takes none there, is first repaired exactly as
@@ -235,7 +210,7 @@ pub async fn compact_after_kept<S: Summarizer + ?Sized>(
         return compact(messages, options, summarizer, controls, meter).await;
     }
     let options = without(options, head, meter, "what the chain opens with (stored results, compaction items)")?;
-    let mut result = compact_uncounted(rest, &options, summarizer, controls, meter).await?;
+    let mut result = compact(rest, &options, summarizer, controls, meter).await?;
     for step in &mut result.report.provider_repairs {
         step.shift_index(head.len());
     }
@@ -243,7 +218,6 @@ pub async fn compact_after_kept<S: Summarizer + ?Sized>(
         if result.changed { head.iter().chain(&result.messages).cloned().collect() } else { messages.to_vec() };
     result.report.before = Totals::of(messages);
     result.report.after = Totals::of(&result.messages);
-    count_tokens(&mut result, messages, meter);
     Ok(result)
 }
 
