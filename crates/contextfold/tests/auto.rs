@@ -85,6 +85,31 @@ fn restorations(chain: &[Message]) -> Vec<String> {
         .collect()
 }
 
+/// A long latest request (a pasted document and its question) mid agent loop stays
+/// verbatim while the hard budget holds it, even past the fold target: it was folded into
+/// the summary, and the model was left a summary of what it was asked.
+#[test]
+fn a_long_latest_request_stays_verbatim_while_the_budget_holds_it() {
+    let contract =
+        format!("Review this contract and list every clause about termination.\n{}", "Clause text. ".repeat(700));
+    let mut chain = vec![sys("You are a legal assistant."), user("Hello."), ai("Hi, how can I help?"), user(&contract)];
+    for i in 0..4 {
+        let id = format!("c{i}");
+        chain.push(Message::new(Role::Assistant, vec![call(&id, "search", &format!(r#"{{"q":"clause {i}"}}"#))]));
+        chain.push(tool(&id, "search", &format!("result {i}: {}", "matching text ".repeat(420))));
+    }
+    let max = 4500;
+    let request = tokens(&chain[3..4]);
+    assert!(request > 3150 * 2 / 3 && request < max / 2, "{request} tokens");
+    let out = run(&chain, config(max), &Recording::default()).unwrap();
+    assert!(out.changed);
+    assert!(tokens(&out.messages) <= max, "{} > {max}", tokens(&out.messages));
+    // (Verbatim, in the user message the first request and the summary open.)
+    assert!(out.messages.iter().any(|m| m.joined_text().contains(&contract)), "the request was folded");
+    // The last exchange too.
+    assert_eq!(out.messages.last(), chain.last());
+}
+
 #[test]
 fn under_the_budget_nothing_happens() {
     let chain = session(3);

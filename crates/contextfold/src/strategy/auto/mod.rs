@@ -434,7 +434,16 @@ fn plan_span<'a>(
     let tail = sum(costs.get(last_exchange(&shape.body, tight)..).unwrap_or_default());
     let left = target.value().saturating_sub(head_cost.saturating_add(tail)).max(target.value() / 4);
     let share = config.max.percent(config.summary_percent.clamp(1, 100)).value().min(left);
-    let at = plan(&shape.body, costs, target.value().saturating_sub(head_cost.saturating_add(share)), tight);
+    // The latest request stays verbatim while the hard budget holds it beside the head,
+    // the last exchange and half the summary's share, even past the fold target: folded, a
+    // long request (a pasted document and its question) left the model a summary of what
+    // it was asked.
+    let request_room = config
+        .max
+        .value()
+        .saturating_sub(head_cost.saturating_add(tail).saturating_add(note).saturating_add(share / 2));
+    let keep = target.value().saturating_sub(head_cost.saturating_add(share));
+    let at = plan(&shape.body, costs, keep, request_room, tight);
     // The summary may take what the target leaves, at least its share.
     let kept: usize = (at.split..costs.len())
         .chain(at.pinned.filter(|&p| p < at.split))
@@ -518,12 +527,15 @@ fn enforce(
 /// exchange: the last assistant message and what follows, so the latest message is never
 /// merged with the summary), splitting only before a message that is no tool result, so
 /// no call is parted from its result.
-fn plan(body: &[Cow<'_, Message>], costs: &[usize], keep: usize, tight: bool) -> Fold {
+fn plan(body: &[Cow<'_, Message>], costs: &[usize], keep: usize, request_room: usize, tight: bool) -> Fold {
     let limit = last_exchange(body, tight);
-    // The latest request stays verbatim, unless it alone is over what is kept, or the
-    // budget is so tight that the first request is summarized too (it may be that request).
-    let pinned =
-        body.iter().rposition(|m| m.role == Role::User).filter(|&p| !tight && costs.get(p).is_some_and(|&c| c <= keep));
+    // The latest request stays verbatim, unless it alone is over what is kept and what the
+    // hard budget leaves it (`request_room`), or the budget is so tight that the first
+    // request is summarized too (it may be that request).
+    let pinned = body
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .filter(|&p| !tight && costs.get(p).is_some_and(|&c| c <= keep.max(request_room)));
     let mut split = limit;
     let mut kept: usize = costs.get(limit..).map_or(0, |c| c.iter().fold(0usize, |a, b| a.saturating_add(*b)));
     let pinned_cost = |s: usize| pinned.filter(|&p| p < s).and_then(|p| costs.get(p)).copied().unwrap_or(0);
