@@ -2,7 +2,7 @@
 // model middleware for `wrapLanguageModel` compacts the prompt of every call (generate
 // and stream alike); `compactStep` does the same as an agent's `prepareStep`. Binary data
 // of every kind the SDK accepts goes through as the caller's own values (./binary.js).
-import { compact, integrationSettings, needsCompaction } from "./api.js";
+import { compact, integrationSettings, needsCompaction, withSignal } from "./api.js";
 import { cachedSummarizer, memoryCache } from "./cache.js";
 import { contextfoldError } from "./errors.js";
 export { isContextfoldError } from "./errors.js";
@@ -85,7 +85,8 @@ export function contextfoldMiddleware(options) {
   return {
     specificationVersion: "v4",
     transformParams: async ({ params }) => {
-      const prompt = await compacted(params.prompt, settings);
+      // The call's abort (a stop button, a closed request) cancels its summary calls too.
+      const prompt = await compacted(params.prompt, withSignal(settings, params.abortSignal));
       return prompt === params.prompt ? params : { ...params, prompt: asPrompt(prompt) };
     },
   };

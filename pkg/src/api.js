@@ -184,6 +184,20 @@ export function copyOptions(options) {
 // share one bundled module, and a module only the integrations import would be a second.)
 
 /**
+ * `settings` with a run's abort `signal` (an agent run's, a model call's) beside the
+ * caller's own: either cancels the summary calls.
+ * @param {Record<string, any>} settings
+ * @param {AbortSignal | undefined} signal
+ */
+export function withSignal(settings, signal) {
+  if (!signal) return settings;
+  const own = settings.signal;
+  if (!own) return { ...settings, signal };
+  // Either cancels; a runtime without `AbortSignal.any` keeps the caller's own.
+  return typeof AbortSignal.any === "function" ? { ...settings, signal: AbortSignal.any([own, signal]) } : settings;
+}
+
+/**
  * The compact settings of an integration named `who`, from the caller's `options`: a copy
  * (a throwing getter is an `invalid_option` at its key), with `strategy` as the default,
  * `format` the integration's. Keys of the integration's own (`own`) are taken out and

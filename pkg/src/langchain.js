@@ -6,7 +6,7 @@ import { load } from "@langchain/core/load";
 import { RemoveMessage, SystemMessage, isBaseMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { compact, integrationSettings, needsCompaction } from "./api.js";
+import { compact, integrationSettings, needsCompaction, withSignal } from "./api.js";
 export { isContextfoldError } from "./errors.js";
 
 /** @type {typeof import("./langchain.js").contextfoldMiddleware} */
@@ -70,19 +70,6 @@ export function contextfoldMiddleware(options) {
       return handler(compacted ? { ...request, messages: compacted } : request);
     },
   });
-}
-
-/**
- * `settings` with the run's abort `signal` beside the caller's own (either cancels).
- * @param {Record<string, any>} settings
- * @param {AbortSignal | undefined} signal
- */
-function withSignal(settings, signal) {
-  if (!signal) return settings;
-  const own = settings.signal;
-  if (!own) return { ...settings, signal };
-  // Either cancels; a runtime without `AbortSignal.any` keeps the caller's own.
-  return typeof AbortSignal.any === "function" ? { ...settings, signal: AbortSignal.any([own, signal]) } : settings;
 }
 
 /**

@@ -75,6 +75,28 @@ describe("contextfold/ai-sdk: the wrapLanguageModel middleware", () => {
     assert.ok(JSON.stringify(seen).includes("Next: module 20."));
   });
 
+  it("the call's abortSignal cancels its summary calls", async () => {
+    const controller = new AbortController();
+    const signals = [];
+    // A summarizer that waits for its signal (a paid call the user no longer wants).
+    const summarizer = (request, { signal }) =>
+      new Promise((resolve, reject) => {
+        signals.push(signal);
+        controller.abort();
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        setTimeout(() => resolve("late summary"), 5000).unref();
+      });
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({ doGenerate: async () => generated }),
+      middleware: contextfoldMiddleware({ maxTokens, summarizer, cache: false }),
+    });
+    const started = Date.now();
+    // (The mock model itself ignores the abort: what matters is the summary calls.)
+    await generateText({ model, messages, abortSignal: controller.signal }).catch(() => {});
+    assert.ok(signals.length > 0 && signals.every((s) => s.aborted), "every summary call saw the abort");
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms: the summary calls ran on`);
+  });
+
   it("streamText: the same, streaming", async () => {
     let seen;
     const model = wrapLanguageModel({
