@@ -1,0 +1,58 @@
+// The JS API while the caller's program keeps running: inputs changed while a compaction
+// runs, messages pushed into a History meanwhile, a token counter that fails, a
+// compaction aborted with calls in flight, hostile values handed back by the caller's
+// callbacks, and summarizers that ignore their signal.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compact, validateChain } from "contextfold";
+import { openaiSections } from "../shared/chains.mjs";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("compact reads its input once, at the call", () => {
+  it("a message deleted from the caller's array while the summarizer runs does not reach the result", async () => {
+    const messages = openaiSections(8);
+    const original = messages.slice();
+    const compaction = compact(messages, {
+      strategy: "window",
+      maxTokens: 1500,
+      summarizer: async () => {
+        await sleep(30);
+        return "Summary of the earlier work.";
+      },
+    });
+    await sleep(5);
+    messages.splice(1, 1); // the user deletes a message in the UI meanwhile
+    messages.pop(); // and regenerates the last answer
+    const result = await compaction;
+    assert.equal(result.changed, true);
+    assert.ok(
+      result.messages.every((m) => m !== undefined),
+      "no undefined entry",
+    );
+    assert.deepEqual(validateChain(result.messages), []);
+    // Every kept message is one of those compacted: the last one is still there.
+    assert.ok(result.messages.every((m) => original.includes(m) || !messages.includes(m)));
+    assert.equal(result.messages.at(-1), original.at(-1));
+  });
+
+  it("a request object's list changed meanwhile does not change the result either", async () => {
+    const request = { model: "m", messages: openaiSections(8) };
+    const last = request.messages.at(-1);
+    const compaction = compact(request, {
+      strategy: "window",
+      maxTokens: 1500,
+      summarizer: async () => {
+        await sleep(30);
+        return "Summary of the earlier work.";
+      },
+    });
+    await sleep(5);
+    request.messages.length = 2;
+    const result = await compaction;
+    assert.equal(result.changed, true);
+    assert.equal(result.messages.model, "m");
+    assert.ok(result.messages.messages.every((m) => m !== undefined));
+    assert.equal(result.messages.messages.at(-1), last);
+  });
+});
