@@ -4,7 +4,7 @@
 // callbacks, and summarizers that ignore their signal.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, validateChain } from "contextfold";
+import { compact, History, measureChain, validateChain } from "contextfold";
 import { openaiSections } from "../shared/chains.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -55,4 +55,32 @@ describe("compact reads its input once, at the call", () => {
     assert.ok(result.messages.messages.every((m) => m !== undefined));
     assert.equal(result.messages.messages.at(-1), last);
   });
+});
+
+describe("History: messages pushed while a compaction runs", () => {
+  for (const start of ["compact()", "reportUsage()"]) {
+    it(`are compacted in turn after a run started by ${start} when they took the history over`, async () => {
+      const summarizer = async (request) => {
+        await sleep(40);
+        return `Summary ${request.id}.`;
+      };
+      const history = new History({ messages: openaiSections(8), options: { maxTokens: 1500, summarizer } });
+      // The provider counts as contextfold does: the budget is not scaled.
+      const counted = measureChain(history.messages()).total.tokens;
+      assert.ok(counted > 1500);
+      const running = start === "compact()" ? history.compact() : history.reportUsage(counted);
+      await sleep(5);
+      const pushed = openaiSections(8).slice(1);
+      const results = await Promise.all(pushed.map((m) => history.push(m)));
+      assert.ok(
+        results.every((r) => r === null),
+        "each push during the run resolves to null",
+      );
+      await running;
+      assert.equal(history.needsCompaction(), false);
+      assert.ok(measureChain(history.messages()).total.tokens <= 1500);
+      // Nothing pushed was lost: the last message is the last pushed.
+      assert.deepEqual(history.messages().at(-1), pushed.at(-1));
+    });
+  }
 });
