@@ -4,7 +4,7 @@
 // callbacks, and summarizers that ignore their signal.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, History, measureChain, validateChain } from "contextfold";
+import { compact, History, measureChain, needsCompaction, validateChain } from "contextfold";
 import { openaiSections } from "../shared/chains.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -83,4 +83,95 @@ describe("History: messages pushed while a compaction runs", () => {
       assert.deepEqual(history.messages().at(-1), pushed.at(-1));
     });
   }
+});
+
+describe("a failing tokenCounter stops the compaction", () => {
+  for (const strategy of ["window", "budget", "auto"]) {
+    it(`${strategy}: no summary call starts once the counter failed`, async () => {
+      let calls = 0;
+      const error = await compact(openaiSections(8), {
+        strategy,
+        maxTokens: 1500,
+        tokenCounter: () => {
+          throw new Error("tokenizer not loaded");
+        },
+        summarizer: async () => {
+          calls += 1;
+          return "Summary.";
+        },
+      }).then(
+        () => undefined,
+        (e) => e,
+      );
+      assert.equal(error?.code, "token_counter_failed");
+      assert.equal(calls, 0, "summary calls made after the counter failed");
+    });
+  }
+});
+
+describe("hostile values handed back by the caller's callbacks", () => {
+  const uncaught = [];
+  const onUncaught = (e) => uncaught.push(e);
+  const within = (promise, ms) =>
+    Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`no answer within ${ms} ms`)))]);
+
+  it("a summarizer error whose message and name getters throw fails its call, never the compaction", async () => {
+    process.on("uncaughtException", onUncaught);
+    try {
+      class Hostile extends Error {
+        get message() {
+          throw new Error("message getter failed");
+        }
+        get name() {
+          throw new Error("name getter failed");
+        }
+      }
+      const result = await within(
+        compact(openaiSections(4), {
+          strategy: "sections",
+          summarizer: async () => {
+            throw new Hostile();
+          },
+        }),
+        3000,
+      );
+      assert.equal(result.report.rolledBack, true);
+      assert.ok(result.report.errors.length > 0);
+      assert.ok(result.report.errors.every((e) => e.kind === "failed" && typeof e.message === "string"));
+      await sleep(10);
+      assert.deepEqual(uncaught, []);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+  });
+
+  it("a tokenCounter answer whose element read throws is token_counter_failed, with its path", async () => {
+    process.on("uncaughtException", onUncaught);
+    try {
+      const tokenCounter = (texts) =>
+        new Proxy(
+          texts.map((t) => t.length),
+          {
+            get(target, key) {
+              if (key === "0") throw new Error("tokenizer proxy failed");
+              return Reflect.get(target, key);
+            },
+          },
+        );
+      assert.throws(
+        () => needsCompaction(openaiSections(4), { maxTokens: 500, tokenCounter }),
+        (e) => e.code === "token_counter_failed" && e.path === "options.tokenCounter",
+      );
+      const error = await within(compact(openaiSections(4), { maxTokens: 500, tokenCounter }), 3000).then(
+        () => undefined,
+        (e) => e,
+      );
+      assert.equal(error?.code, "token_counter_failed");
+      assert.match(error.message, /tokenizer proxy failed/);
+      await sleep(10);
+      assert.deepEqual(uncaught, []);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+  });
 });
