@@ -255,21 +255,48 @@ function listField(format) {
   return listFields.get(format) ?? "messages";
 }
 
+/**
+ * The lists of `messages` as they are now: a copy of a bare list, or of every list field
+ * of a request object (which one holds the messages is known only once the core read
+ * it). The reuse plan indexes these, not the caller's live arrays, which a chat UI may
+ * change while the summarizer runs.
+ * @param {object} messages
+ * @returns {unknown[] | Record<string, unknown[]>}
+ */
+function snapshotLists(messages) {
+  if (Array.isArray(messages)) return messages.slice();
+  const lists = /** @type {Record<string, unknown[]>} */ ({});
+  for (const [key, value] of Object.entries(messages)) if (Array.isArray(value)) lists[key] = value.slice();
+  return lists;
+}
+
 export async function compact(messages, options) {
-  await whenStarted();
-  if (messages === null || typeof messages !== "object" || !(options === undefined || isOptionsObject(options))) {
-    return guarded(wasm.compact(messages, options));
+  const given = messages === null || typeof messages !== "object" ? undefined : messages;
+  // Read once, at the call: the JSON text the core compacts and the element references
+  // the result reuses come from the same moment.
+  const found = new BinaryValues();
+  let settings;
+  let text;
+  let lists;
+  if (given !== undefined && (options === undefined || isOptionsObject(options))) {
+    // `__reuse` (internal, not in CompactOptions) asks the core for the reuse plan.
+    settings = /** @type {import("./index.js").CompactOptions} */ ({
+      ...(options === undefined ? {} : copyOptions(options)),
+      __reuse: true,
+    });
+    text = crossing(given, found);
+    try {
+      lists = snapshotLists(given);
+    } catch (e) {
+      throw contextfoldError("invalid_shape", `messages could not be read: ${describe(e)}`, "");
+    }
   }
-  // `__reuse` (internal, not in CompactOptions) asks the core for the reuse plan.
-  const settings = /** @type {import("./index.js").CompactOptions} */ ({
-    ...(options === undefined ? {} : copyOptions(options)),
-    __reuse: true,
-  });
+  await whenStarted();
+  if (lists === undefined) return guarded(wasm.compact(messages, options));
   /** @type {any} the result with its internal `reuse` plan, made the caller's below */
   let result;
-  const found = new BinaryValues();
   try {
-    result = await guarded(wasm.compact(crossing(messages, found), settings));
+    result = await guarded(wasm.compact(text, settings));
   } catch (e) {
     throw located(e, messages);
   }
@@ -279,7 +306,7 @@ export async function compact(messages, options) {
     // The plan indexes the input's message list; the output has the input's container:
     // a bare list (null shell) or a request object whose list is to be filled.
     const field = listField(result.format);
-    const input = Array.isArray(messages) ? messages : (messages[field] ?? []);
+    const input = Array.isArray(lists) ? lists : (lists[field] ?? []);
     const revive = instanceReviver(input) ?? ((m) => m);
     // In output order: a kept message tells `found` which occurrences are past.
     const list = result.reuse.map((item) => {
@@ -291,7 +318,7 @@ export async function compact(messages, options) {
     result.messages = shell === null ? list : { ...shell, [field]: list };
   } else {
     restoreBinary(result.messages, found);
-    result.messages = asInstances(messages, result.messages);
+    result.messages = asInstances(lists, result.messages);
   }
   delete result.reuse;
   return result;

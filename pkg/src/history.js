@@ -134,14 +134,7 @@ export class History {
       return null;
     }
     if (!this.needsCompaction()) return null;
-    let result;
-    do {
-      this.#pushedWhileRunning = false;
-      result = await this.compact();
-      // Messages pushed while it ran may have crossed the budget again: compacted now,
-      // not at some later push (a chat UI sends the history in between).
-    } while (this.#pushedWhileRunning && result.changed && !this.#running && this.needsCompaction());
-    return result;
+    return this.compact();
   }
 
   /**
@@ -259,11 +252,31 @@ export class History {
       return this.#running.then(after, after);
     }
     if (!this.#running) {
-      this.#running = this.#run(override).finally(() => {
+      this.#running = this.#runAndFollow(override).finally(() => {
         this.#running = null;
       });
     }
     return this.#running;
+  }
+
+  /**
+   * A run, then (with `auto`) runs on the history's own options for as long as messages
+   * pushed while the last one ran took the history over its trigger: compacted now, not
+   * at some later push (a chat UI sends the history in between), whatever started the
+   * run (a push, `compact()`, `reportUsage`). A run that failed, rolled back or was
+   * cancelled is not repeated. Resolves to the last run's result.
+   * @param {import("./index.js").CompactOptions} [override]
+   */
+  async #runAndFollow(override) {
+    this.#pushedWhileRunning = false;
+    let result = await this.#run(override);
+    const failed = (/** @type {typeof result} */ r) =>
+      !r.changed && (r.report.rolledBack || r.report.cancelled || r.report.errors.length > 0);
+    while (this.#pushedWhileRunning && !failed(result) && this.needsCompaction()) {
+      this.#pushedWhileRunning = false;
+      result = await this.#run(undefined);
+    }
+    return result;
   }
 
   /**

@@ -116,6 +116,11 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = removeEventListener)]
     fn remove_event_listener(this: &AbortSignalLike, kind: &str, listener: &Function) -> Result<(), JsValue>;
 
+    /// `Promise.resolve`, its failure caught: reading `constructor` of a Promise the
+    /// summarizer returned may throw (a getter, a Proxy).
+    #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
+    fn promise_resolve(value: &JsValue) -> Result<Promise, JsValue>;
+
     // Globals of every runtime we ship for (Node, browsers, workerd); no web-sys.
     #[wasm_bindgen(catch, js_name = setTimeout)]
     fn set_timeout(handler: &Function, ms: f64) -> Result<JsValue, JsValue>;
@@ -253,7 +258,14 @@ impl JsSummarizer {
             }
         };
         // A plain (non-Promise) answer is accepted as if resolved.
-        let mut answer = JsFuture::from(Promise::resolve(&returned));
+        let promise = match promise_resolve(&returned) {
+            Ok(promise) => promise,
+            Err(e) => {
+                call.settled = true;
+                return Err(SummarizeError::failed(describe_js(&e)));
+            }
+        };
+        let mut answer = JsFuture::from(promise);
         let settled = match timeout_ms {
             None => (&mut answer).await,
             Some(ms) => {
@@ -347,11 +359,15 @@ impl Drop for AbortLink {
 
 /// A readable description of a thrown or rejected value: `Error: message` for errors,
 /// the text of a string, else the value as JS writes it (`undefined`, `42`, `[object
-/// Object]`), never Rust's `JsValue(...)` wrapper around it.
+/// Object]`), never Rust's `JsValue(...)` wrapper around it. The caller's value may be
+/// hostile (a `name` or `message` getter that throws): each field is read through
+/// `Reflect.get` with its failure caught, never through a binding that would let the JS
+/// exception unwind through wasm.
 pub fn describe_js(value: &JsValue) -> String {
-    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        let name = String::from(error.name());
-        let message = String::from(error.message());
+    if value.is_instance_of::<js_sys::Error>() {
+        let text = |key: &str| Reflect::get(value, &JsValue::from_str(key)).ok().and_then(|v| v.as_string());
+        let name = text("name").unwrap_or_else(|| "Error".to_string());
+        let message = text("message").unwrap_or_default();
         return if message.is_empty() { name } else { format!("{name}: {message}") };
     }
     value.as_string().unwrap_or_else(|| {

@@ -106,6 +106,10 @@ pub async fn compact(
         progress: progress.clone().map(progress_sink),
         focus: None,
     };
+    // A failed token counter fails the compaction: no summary call starts after it.
+    if let Some(counter) = &counter {
+        counter.cancel_on_failure(controls.cancel.clone());
+    }
     // Dropped (listener removed) when this function returns, whatever the outcome.
     let _abort = match &signal {
         Some(signal) => Some(

@@ -5,14 +5,21 @@
 //! counter that throws or answers with something other than one non-negative integer
 //! per text is recorded here, the estimate stands in for that batch, and the export
 //! turns the record into a `ContextfoldError` (`token_counter_failed`) before it returns
-//! anything: a broken counter never yields a silently mis-measured result.
+//! anything: a broken counter never yields a silently mis-measured result. A compaction
+//! given a cancel flag ([`JsTokenCounter::cancel_on_failure`]) is cancelled at the first
+//! failure, so that no summary call (a paid LLM call) starts for a result that will be
+//! thrown away.
+//!
+//! Every read of what the counter returned is guarded (a Proxy or an accessor may throw):
+//! a JS exception thrown through wasm would skip Rust's unwinding and leave its state
+//! borrowed.
 
 use crate::error::BindingError;
 use contextfold::measure::{EstimateCounter, TokenCounter};
-use js_sys::{Array, Function};
+use contextfold::summarize::CancelFlag;
+use js_sys::{Array, Function, Reflect};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 // A function type: tsify declares data types only, so this one stays hand-written.
 #[wasm_bindgen(typescript_custom_section)]
@@ -28,11 +35,21 @@ export type TokenCounter = (texts: string[]) => number[];
 pub struct JsTokenCounter {
     function: Function,
     failure: RefCell<Option<String>>,
+    /// Cancelled at the first failure.
+    cancel: RefCell<Option<CancelFlag>>,
 }
 
 impl JsTokenCounter {
     pub fn new(function: Function) -> Self {
-        JsTokenCounter { function, failure: RefCell::new(None) }
+        JsTokenCounter { function, failure: RefCell::new(None), cancel: RefCell::new(None) }
+    }
+
+    /// Cancels `flag` at the first failure of the counter (at once if it already failed).
+    pub fn cancel_on_failure(&self, flag: CancelFlag) {
+        if self.failure.borrow().is_some() {
+            flag.cancel();
+        }
+        *self.cancel.borrow_mut() = Some(flag);
     }
 
     /// The first failure of the JS counter, as the error the export throws.
@@ -46,19 +63,26 @@ impl JsTokenCounter {
     fn call(&self, texts: &[&str]) -> Result<Vec<usize>, String> {
         let input: Array = texts.iter().map(|t| JsValue::from_str(t)).collect();
         let output = self.function.call1(&JsValue::UNDEFINED, &input).map_err(|e| crate::bridge::describe_js(&e))?;
-        let array = output.dyn_into::<Array>().map_err(|_| "did not return an array".to_string())?;
-        if array.length() as usize != texts.len() {
-            return Err(format!("returned {} counts for {} texts", array.length(), texts.len()));
+        if !Array::is_array(&output) {
+            return Err("did not return an array".to_string());
         }
-        array
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as usize),
-                _ => Err(format!(
-                    "the count at index {i} is {}, not a whole number 0 or more",
-                    crate::bridge::describe_js(&v)
-                )),
+        let read = |key: JsValue, what: &str| {
+            Reflect::get(&output, &key).map_err(|e| format!("reading {what} threw {}", crate::bridge::describe_js(&e)))
+        };
+        let length = read(JsValue::from_str("length"), "the length")?.as_f64().unwrap_or(f64::NAN);
+        if length != texts.len() as f64 {
+            return Err(format!("returned {length} counts for {} texts", texts.len()));
+        }
+        (0..texts.len())
+            .map(|i| {
+                let v = read(JsValue::from_f64(i as f64), &format!("the count at index {i}"))?;
+                match v.as_f64() {
+                    Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9.0e15 => Ok(n as usize),
+                    _ => Err(format!(
+                        "the count at index {i} is {}, not a whole number 0 or more",
+                        crate::bridge::describe_js(&v)
+                    )),
+                }
             })
             .collect()
     }
@@ -72,7 +96,12 @@ impl TokenCounter for JsTokenCounter {
         if self.failure.borrow().is_none() {
             match self.call(texts) {
                 Ok(counts) => return counts,
-                Err(message) => *self.failure.borrow_mut() = Some(message),
+                Err(message) => {
+                    *self.failure.borrow_mut() = Some(message);
+                    if let Some(flag) = self.cancel.borrow().as_ref() {
+                        flag.cancel();
+                    }
+                }
             }
         }
         EstimateCounter.count_texts(texts)

@@ -376,7 +376,38 @@ fn cancellation_before_and_between_waves() {
     assert_eq!(calls.get(), 1, "calls after the cancel are not issued");
     assert!(out.report.cancelled);
     assert_eq!(out.messages, big);
-    assert!(out.report.errors.iter().all(|e| e.kind == SummarizeErrorKind::Cancelled));
+    // The report counts the one call made; the calls never made are no failures.
+    assert_eq!(out.report.calls, 1);
+    assert!(out.report.errors.is_empty(), "{:?}", out.report.errors);
+    assert!(out.report.sections.iter().flat_map(|s| &s.actions).all(|a| !matches!(a, Action::Failed { .. })));
+}
+
+#[test]
+fn a_cancelled_compaction_reports_only_the_calls_made() {
+    // Aborted while the first two calls (concurrency 2) are in flight: two calls made,
+    // both ended by the cancellation; the other requests were never made.
+    let chain = conversation(9);
+    let controls = Controls { concurrency: 2, ..Controls::default() };
+    let cancel = controls.cancel.clone();
+    let made = Cell::new(0);
+    let s = FnSummarizer(|_r: SummaryRequest| {
+        made.set(made.get() + 1);
+        let cancel = cancel.clone();
+        let second = made.get() == 2;
+        async move {
+            if second {
+                cancel.cancel();
+            }
+            std::future::pending::<()>().await;
+            Ok("S".to_string())
+        }
+    });
+    let out = block_on(compact(&chain, &upstream(), &s, &controls)).unwrap();
+    assert_eq!(made.get(), 2);
+    assert!(out.report.cancelled && out.report.rolled_back);
+    assert_eq!(out.report.calls, 2);
+    assert_eq!(out.report.errors.len(), 2, "{:?}", out.report.errors);
+    assert!(out.report.errors.iter().all(|e| e.kind == SummarizeErrorKind::Cancelled && e.request < 2));
 }
 
 /// A future that is pending once before it resolves, counting calls in flight.

@@ -293,7 +293,14 @@ pub(crate) struct Outcome<'a> {
 /// The rules every strategy ends by: with `Throw`, failures are the error (not a
 /// cancellation); a cancellation, or a failure under `Rollback`, returns the original
 /// chain; otherwise the result, with the report.
-pub(crate) fn conclude(o: Outcome<'_>) -> Result<CompactResult, CompactError> {
+pub(crate) fn conclude(mut o: Outcome<'_>) -> Result<CompactResult, CompactError> {
+    // A request cancellation came before was never a call: not a failed one either (the
+    // report's `cancelled` says why it was not made).
+    let engine = o.engine;
+    o.errors.retain(|e| engine.issued(e.request));
+    for actions in &mut o.actions {
+        actions.retain(|a| !matches!(a, Action::Failed { request, .. } if !engine.issued(*request)));
+    }
     let failed = !o.errors.is_empty();
     if failed && o.on_error == OnError::Throw && !o.cancelled {
         return Err(CompactError::Summarizer(o.errors));

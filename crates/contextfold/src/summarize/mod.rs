@@ -368,17 +368,20 @@ impl<'a> Job<'a> {
 
 /// One call: not issued (its prompt not even made) once cancelled, ended when cancelled
 /// in flight, and an empty answer is an error. The error carries the request id.
+/// `issued` is set when the call is made (not when cancellation came first).
 async fn call<S: Summarizer + ?Sized>(
     summarizer: &S,
     job: Job<'_>,
     (id, wave): (usize, usize),
     controls: &Controls,
+    issued: &Cell<bool>,
 ) -> Result<String, SummarizeError> {
     let cancel = &controls.cancel;
     let cancelled = || SummarizeError::new(SummarizeErrorKind::Cancelled, "compaction cancelled");
     let result = if cancel.is_cancelled() {
         Err(cancelled())
     } else {
+        issued.set(true);
         let answer = match job.into_request((id, wave), controls, summarizer.reads_messages())? {
             (request, Some(draft)) => Either::Left(summarizer.summarize_draft(request, draft)),
             (request, None) => Either::Right(summarizer.summarize(request)),
@@ -398,15 +401,32 @@ async fn call<S: Summarizer + ?Sized>(
 /// (its transcript held twice) was the largest memory of a compaction.
 #[derive(Debug, Default)]
 pub struct Engine {
-    /// Requests made so far (the next one's id).
+    /// Summary calls made so far: a call cancellation came before is not one.
     pub calls: usize,
     pub waves: usize,
+    /// The next request's id. Ids are given as a wave is planned, so after a
+    /// cancellation it is ahead of `calls`.
+    next_id: usize,
+    /// Ids of the requests never issued (cancellation came first): they are not calls,
+    /// and their `Cancelled` results are no failed calls ([`Engine::issued`]).
+    unissued: Vec<usize>,
 }
 
 impl Engine {
+    /// The id the next wave's first request gets.
+    pub fn next_id(&self) -> usize {
+        self.next_id
+    }
+
+    /// Whether request `id` was issued (a call made), not cancelled before it started.
+    pub fn issued(&self, id: usize) -> bool {
+        id < self.next_id && !self.unissued.contains(&id)
+    }
+
     /// Runs `jobs` as one wave: all issued together (up to the concurrency limit), the
     /// results returned in job order. An empty wave does not count. Calls not yet issued
-    /// when cancellation is seen fail with `Cancelled` without reaching the summarizer.
+    /// when cancellation is seen fail with `Cancelled` without reaching the summarizer,
+    /// and are neither counted in `calls` nor [`Engine::issued`].
     pub async fn wave<S: Summarizer + ?Sized>(
         &mut self,
         summarizer: &S,
@@ -418,26 +438,35 @@ impl Engine {
         }
         let wave = self.waves;
         self.waves = self.waves.saturating_add(1);
-        let first_id = self.calls;
+        let first_id = self.next_id;
         let total = jobs.len();
-        self.calls = self.calls.saturating_add(total);
+        self.next_id = self.next_id.saturating_add(total);
         controls.report(Progress::Wave { wave, done: 0, total });
         let done = Cell::new(0usize);
         let done = &done;
         // A job becomes its request (its prompt made) only as its call starts.
-        let mut results: Vec<(usize, Result<String, SummarizeError>)> = stream::iter(jobs.into_iter().enumerate())
-            .map(|(i, job)| async move {
-                let id = first_id.saturating_add(i);
-                let result = call(summarizer, job, (id, wave), controls).await;
-                done.set(done.get().saturating_add(1));
-                controls.report(Progress::Call { wave, done: done.get(), total, request: id, ok: result.is_ok() });
-                (i, result)
-            })
-            .buffer_unordered(controls.concurrency.max(1))
-            .collect()
-            .await;
-        results.sort_by_key(|(i, _)| *i);
-        results.into_iter().map(|(_, r)| r).collect()
+        let mut results: Vec<(usize, bool, Result<String, SummarizeError>)> =
+            stream::iter(jobs.into_iter().enumerate())
+                .map(|(i, job)| async move {
+                    let id = first_id.saturating_add(i);
+                    let issued = Cell::new(false);
+                    let result = call(summarizer, job, (id, wave), controls, &issued).await;
+                    done.set(done.get().saturating_add(1));
+                    controls.report(Progress::Call { wave, done: done.get(), total, request: id, ok: result.is_ok() });
+                    (i, issued.get(), result)
+                })
+                .buffer_unordered(controls.concurrency.max(1))
+                .collect()
+                .await;
+        results.sort_by_key(|(i, _, _)| *i);
+        for (i, issued, _) in &results {
+            if *issued {
+                self.calls = self.calls.saturating_add(1);
+            } else {
+                self.unissued.push(first_id.saturating_add(*i));
+            }
+        }
+        results.into_iter().map(|(_, _, r)| r).collect()
     }
 }
 

@@ -125,8 +125,8 @@ pub async fn compact<S: Summarizer + ?Sized>(
     }
     let earlier = earlier_condensed(&parsed.ast);
     let mut plan = chunks::plan(&parsed.ast, config, &tokens, earlier.as_deref());
+    let first_request = engine.next_id();
     let results = engine.wave(summarizer, controls, std::mem::take(&mut plan.jobs)).await;
-    let first_request = engine.calls.saturating_sub(results.len());
     let mut errors = Vec::new();
     let answers = sort_answers(&plan, results, first_request, &mut actions, &mut errors);
     if controls.cancel.is_cancelled() {
