@@ -146,7 +146,8 @@ pub struct CompactOptions {
     /// Whose rules the result keeps; default: the provider of the format read.
     #[tsify(optional)]
     pub provider: Option<crate::types::ProviderName>,
-    /// Summary calls in flight at most, at least 1 [4].
+    /// Summary calls in flight at most, at least 1 [4]; a timed-out call that ignores its
+    /// signal is abandoned one more `timeoutMs` later, and its slot freed then.
     #[tsify(optional)]
     pub concurrency: Option<usize>,
     /// Time limit of each summary call, in ms: a late call fails with kind `"timeout"`.
