@@ -1,10 +1,11 @@
 // LangChain content blocks judged by @langchain/anthropic's payload converter: a tool call
-// held twice (a `tool_use` / v1 `tool_call` block beside `tool_calls`) is one call, and v1
-// standard blocks are the media and reasoning they stand for.
+// held twice (a `tool_use` / v1 `tool_call` block beside `tool_calls`) is one call, v1
+// standard blocks are the media and reasoning they stand for, and a signature keeps its
+// owner through LangChain, so Anthropic is never sent one it did not issue.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { convert, normalizeToolCallIds } from "contextfold";
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import { ChatPromptValue } from "@langchain/core/prompt_values";
 import { convertPromptToAnthropic } from "@langchain/anthropic";
 
@@ -93,5 +94,58 @@ describe("LangChain blocks", () => {
       sent.filter((b) => b.type === "image"),
       own.filter((b) => b.type === "image"),
     );
+  });
+
+  it("a Gemini signature through LangChain is never sent to Anthropic", () => {
+    const gemini = {
+      contents: [
+        { role: "user", parts: [{ text: "weather in Paris?" }] },
+        {
+          role: "model",
+          parts: [
+            { text: "I should call the tool.", thought: true, thoughtSignature: "GEMINI_SIGNATURE" },
+            { functionCall: { id: "c1", name: "get_weather", args: { city: "Paris" } } },
+          ],
+        },
+        {
+          role: "user",
+          parts: [{ functionResponse: { id: "c1", name: "get_weather", response: { output: "sunny" } } }],
+        },
+        { role: "model", parts: [{ text: "Sunny." }] },
+      ],
+    };
+    const stored = convert(gemini, { to: "langchain" }).messages;
+    assert.ok(!JSON.stringify(payload(mapStoredMessagesToChatMessages(stored))).includes("GEMINI_SIGNATURE"));
+    const toAnthropic = convert(stored, { from: "langchain", to: "anthropic" });
+    assert.ok(!JSON.stringify(toAnthropic.messages).includes("GEMINI_SIGNATURE"));
+    assert.ok(toAnthropic.changes.some((c) => c.change === "droppedSignature"));
+    // Back to Gemini it keeps its signature.
+    assert.ok(
+      JSON.stringify(convert(stored, { from: "langchain", to: "gemini" }).messages).includes("GEMINI_SIGNATURE"),
+    );
+  });
+
+  it("an Anthropic signature through LangChain goes back to Anthropic, and not to Gemini", () => {
+    const anthropic = [
+      { role: "user", content: "weather in Paris?" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "call the tool", signature: "ANTHROPIC_SIGNATURE" },
+          { type: "tool_use", id: "toolu_01", name: "get_weather", input: { city: "Paris" } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "sunny" }] },
+    ];
+    const stored = convert(anthropic, { from: "anthropic", to: "langchain" }).messages;
+    const sent = payload(mapStoredMessagesToChatMessages(stored));
+    assert.deepEqual(sent[1].content[0], {
+      type: "thinking",
+      thinking: "call the tool",
+      signature: "ANTHROPIC_SIGNATURE",
+    });
+    const toGemini = convert(stored, { from: "langchain", to: "gemini" });
+    assert.ok(!JSON.stringify(toGemini.messages).includes("ANTHROPIC_SIGNATURE"));
+    assert.ok(toGemini.changes.some((c) => c.change === "droppedSignature"));
   });
 });

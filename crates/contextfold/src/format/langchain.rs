@@ -44,12 +44,14 @@
 //! status?}}`. A tool message holding several results becomes one message each.
 //! Reasoning is written as a `thinking` block (with its signature), or a
 //! `redacted_thinking` block (with its data), which LangChain's Anthropic integration sends
-//! back, or as the v1 `reasoning` block it was read as; tool call signatures are dropped.
+//! back, or as the v1 `reasoning` block it was read as or a signature not Anthropic's
+//! needs (see [`owner`]); tool call signatures are dropped.
 //! Errors ([`FormatError::Unwritable`]): arguments that are not a JSON object, a file
 //! part not read from a v1 standard block (`convert` drops files for LangChain, whose
 //! older integrations take none), media without a URL or data, parts outside
 //! the role that takes them.
 
+mod owner;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
@@ -63,6 +65,7 @@ use crate::message::{Extra, FilePart, ImagePart, Message, Part, Role, TextPart, 
 use serde_json::Map;
 use serde_json::Value;
 
+pub(crate) use owner::{carry_signature_owner, signature_owner};
 pub use writer::write;
 
 /// The `extra` key holding LangChain restoration markers.
