@@ -42,8 +42,11 @@
 //!
 //!    A signature counts as foreign when the source is a provider format other than the
 //!    target (Anthropic signatures are not valid for Gemini and vice versa); one read
-//!    from the AI SDK belongs to the provider whose entry held it. Signatures read from
-//!    native or LangChain input have no known owner and are kept;
+//!    from the AI SDK belongs to the provider whose entry held it, one read from
+//!    LangChain to its message's `model_provider`, one read from native to the provider
+//!    native's mark names; native and LangChain record the owner of the signatures they
+//!    are given (see [`signature_owners`]). Other signatures read from native or
+//!    LangChain input have no known owner and are kept;
 //! 3. tool call arguments are made valid JSON for targets that take them as JSON
 //!    (everything but OpenAI and native; raw control characters escaped, else the text
 //!    as `{"input": text}`: a custom tool's free-text input, a model's broken JSON),
@@ -77,6 +80,7 @@ mod media;
 mod native_blocks;
 mod part_signatures;
 mod responses_ids;
+mod signature_owners;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome};
@@ -321,6 +325,7 @@ fn clean_message(
     let keep_fields = from == Format::Native || to == Format::Native;
     // A developer message is one in both OpenAI APIs: the mark goes over.
     let developer = openai_marker(&message.extra, from, "role").and_then(Value::as_str) == Some("developer");
+    let owner = signature_owner(from).or(signature_owners::of_message(from, &message.extra));
     let fields = clean_extra(&mut message.extra, to, keep_fields);
     if developer {
         carry_openai_marker(&mut message.extra, to, "role", Value::from("developer"));
@@ -328,7 +333,6 @@ fn clean_message(
     if !fields.is_empty() {
         changes.push(Change::DroppedFields { index, part: None, fields });
     }
-    let owner = signature_owner(from);
     let target = provider_of(to);
     let foreign = |owner: Option<Provider>| match (to, owner) {
         (Format::OpenAi, _) => true,
@@ -361,9 +365,10 @@ fn clean_message(
         }
         // Whose signature a reasoning part holds: the source's, or for the AI SDK the
         // provider entry it was read from.
+        let native_owner = if from == Format::Native { signature_owners::take_native(&mut part) } else { None };
         let part_owner = match &part {
             Part::Reasoning(r) if is_aisdk(from) => signatures::owner(&r.extra, marker_namespace::AISDK),
-            _ => owner,
+            _ => native_owner.or(owner),
         };
         // A Responses item's id (reasoning, function call): the AI SDK's OpenAI package
         // keeps it as `itemId` in the part's provider field, and sends the item back by it.
@@ -593,6 +598,7 @@ fn clean_message(
             _ => true,
         };
         if keep {
+            signature_owners::carry(to, &mut message.extra, &mut part, part_owner);
             message.parts.push(part);
         }
     }

@@ -13,12 +13,18 @@
 //!
 //! Mapping of `data` / `kwargs`: `content` (a string, or blocks `text`, `image_url`
 //! (`{url}` or a string), `thinking` with its `signature`, `redacted_thinking` with its
-//! `data`) -> text, image and reasoning parts; any other block (what a provider
-//! integration returns as it came, as `@langchain/anthropic` does its `tool_use` beside the
-//! message's `tool_calls`, or LangChain v1's standard `tool_call` and `reasoning` blocks)
-//! is kept verbatim ([`crate::format::native_block`]: a text part carrying it, whose text
-//! is a short rendering, written back unchanged); an AI message's `tool_calls` (`{id, name, args}`) -> tool calls after the
-//! content, arguments being `args` as compact JSON; a tool message -> one tool result
+//! `data`, LangChain v1's standard `reasoning` (marked `type`, its `signature` read) and
+//! media blocks `image`, `file`, `audio`, `video`, `text-plain` by `url` or `data` (with
+//! `mimeType`; marked `type`)) -> text, reasoning, image and file parts; a block that is
+//! one of the message's `tool_calls` (a `tool_use`, as `@langchain/anthropic` returns
+//! every call beside `tool_calls`, or a v1 `tool_call`, of the same id) is that call:
+//! kept on it (`contentBlock`, at `contentAt` in the content; `contentOwn` when its name
+//! or arguments are not the call's) and written back there with the call's id, name and
+//! arguments, so the call is read once; any other block (a provider integration's own,
+//! a media block by `fileId` alone) is kept verbatim ([`crate::format::native_block`]: a
+//! text part carrying it, whose text is a short rendering, written back unchanged); an
+//! AI message's `tool_calls` (`{id, name, args}`) -> tool calls after the content,
+//! arguments being `args` as compact JSON; a tool message -> one tool result
 //! (`tool_call_id`, `name`, the content, `status: "error"` as the error flag). Every
 //! other field (`additional_kwargs`, `response_metadata`, `id`, `usage_metadata`,
 //! `invalid_tool_calls`, ...) stays verbatim in the message's `extra`, each tool call's
@@ -38,11 +44,14 @@
 //! status?}}`. A tool message holding several results becomes one message each.
 //! Reasoning is written as a `thinking` block (with its signature), or a
 //! `redacted_thinking` block (with its data), which LangChain's Anthropic integration sends
-//! back; tool call signatures are dropped.
+//! back, or as the v1 `reasoning` block it was read as or a signature not Anthropic's
+//! needs (see [`owner`]); tool call signatures are dropped.
 //! Errors ([`FormatError::Unwritable`]): arguments that are not a JSON object, a file
-//! part (LangChain has no common file block), media without a URL or data, parts outside
+//! part not read from a v1 standard block (`convert` drops files for LangChain, whose
+//! older integrations take none), media without a URL or data, parts outside
 //! the role that takes them.
 
+mod owner;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
@@ -52,10 +61,11 @@ use super::native_block;
 use super::path::JsonPath;
 use super::FormatError;
 use crate::json_node::Node;
-use crate::message::{Extra, ImagePart, Message, Part, Role, TextPart, ToolResultPart};
+use crate::message::{Extra, FilePart, ImagePart, Message, Part, Role, TextPart, ToolResultPart};
 use serde_json::Map;
 use serde_json::Value;
 
+pub(crate) use owner::{carry_signature_owner, signature_owner};
 pub use writer::write;
 
 /// The `extra` key holding LangChain restoration markers.
@@ -165,18 +175,23 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
         "content"
     };
     let content_path = inner.field_path(key);
+    let call_ids = if role == Role::Assistant { tool_call_ids(&inner) } else { Vec::new() };
+    // The content blocks that are one of the message's `tool_calls` (j, id, block).
+    let mut call_blocks = Vec::new();
     let (mut parts, shape) = match inner.take(key) {
         Some(Node::String(text)) => {
             (if text.is_empty() { Vec::new() } else { vec![Part::text(text.as_ref())] }, ContentShape::String)
         }
-        Some(Node::Array(items)) => (
-            items
-                .iter()
-                .enumerate()
-                .map(|(j, block)| read_block(block, content_path.index(j)))
-                .collect::<Result<Vec<_>, _>>()?,
-            ContentShape::Array,
-        ),
+        Some(Node::Array(items)) => {
+            let mut parts = Vec::with_capacity(items.len());
+            for (j, block) in items.iter().enumerate() {
+                match call_block_id(block, &call_ids) {
+                    Some(id) if !call_blocks.iter().any(|(_, seen, _)| *seen == id) => call_blocks.push((j, id, block)),
+                    _ => parts.push(read_block(block, content_path.index(j))?),
+                }
+            }
+            (parts, ContentShape::Array)
+        }
         Some(other) => {
             return Err(content_path
                 .shape_error(format!("`content` must be a string or an array of blocks, found {}", json_kind(other))))
@@ -191,7 +206,9 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
             if let Some(calls) = inner.nonempty_array("tool_calls")? {
                 let calls_path = inner.field_path("tool_calls");
                 for (k, call) in calls.iter().enumerate() {
-                    parts.push(read_tool_call(call, calls_path.index(k))?);
+                    let id = call.get("id").and_then(Node::as_str);
+                    let block = call_blocks.iter().find(|(_, seen, _)| Some(*seen) == id).map(|(j, _, b)| (*j, *b));
+                    parts.push(read_tool_call(call, calls_path.index(k), block)?);
                 }
             }
         }
@@ -262,8 +279,42 @@ fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
             }
             Ok(part)
         }
+        "reasoning" if obj.peek("reasoning").and_then(Node::as_str).is_some() => {
+            let mut markers = markers;
+            markers.set("type", "reasoning");
+            let text = obj.required_string("reasoning")?.to_string();
+            let signature = obj.string("signature")?.map(str::to_string);
+            Ok(obj.into_reasoning(text, signature, NAMESPACE, markers))
+        }
+        kind @ ("image" | "file" | "audio" | "video" | "text-plain") if is_v1_media(&obj) => {
+            let mut markers = markers;
+            markers.set("type", kind);
+            let url = obj.string("url")?.map(str::to_string);
+            let data = if url.is_none() { obj.string("data")?.map(str::to_string) } else { None };
+            let media_type = obj.string("mimeType")?.map(str::to_string);
+            Ok(if kind == "image" {
+                Part::Image(ImagePart {
+                    url,
+                    data,
+                    media_type,
+                    extra: obj.into_extra(native_keys::IMAGE, NAMESPACE, markers),
+                })
+            } else {
+                let extra = obj.into_extra(native_keys::FILE, NAMESPACE, markers);
+                Part::File(FilePart { url, data, media_type, name: None, extra })
+            })
+        }
         other => Ok(verbatim(block, other)),
     }
+}
+
+/// A LangChain v1 standard media block (`image`, `file`, `audio`, `video`, `text-plain`)
+/// by URL or base64 data: `{type, url}` or `{type, data, mimeType}`. One by `fileId`
+/// alone, or an older data block (`source_type`) or a provider's own (`source`), is
+/// kept verbatim.
+fn is_v1_media(obj: &WireObject<'_>) -> bool {
+    let string = |key: &str| obj.peek(key).and_then(Node::as_str).is_some();
+    (string("url") || string("data")) && obj.peek("source").is_none() && obj.peek("source_type").is_none()
 }
 
 /// A block of any other type, kept verbatim: its rendering is its text-like fields, or
@@ -281,13 +332,49 @@ fn verbatim(block: &Node<'_>, block_type: &str) -> Part {
     native_block::part(&value, NAMESPACE, rendering)
 }
 
-fn read_tool_call(call: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
+/// The ids of an AI message's `tool_calls`.
+fn tool_call_ids<'a>(inner: &WireObject<'a>) -> Vec<&'a str> {
+    let calls = inner.peek("tool_calls").and_then(Node::as_array).unwrap_or_default();
+    calls.iter().filter_map(|c| c.get("id").and_then(Node::as_str)).collect()
+}
+
+/// The id of a content block that is one of `call_ids`: a provider's `tool_use` (what
+/// `@langchain/anthropic` returns beside `tool_calls`) or a v1 standard `tool_call`.
+fn call_block_id<'a>(block: &'a Node<'_>, call_ids: &[&str]) -> Option<&'a str> {
+    let kind = block.get("type").and_then(Node::as_str)?;
+    let id = block.get("id").and_then(Node::as_str)?;
+    (matches!(kind, "tool_use" | "tool_call") && call_ids.contains(&id)).then_some(id)
+}
+
+/// The field of a call's content block holding its arguments.
+pub(crate) fn call_block_args_key(block: &Value) -> &'static str {
+    if native_block::str_at(block, "type") == "tool_call" {
+        "args"
+    } else {
+        "input"
+    }
+}
+
+/// `block`: the content block at index `j` that is this call (see [`call_block_id`]),
+/// kept for the writer as `contentBlock` / `contentAt`; `contentOwn` when its name or
+/// arguments differ from the call's (then written back as it came, not from the call).
+fn read_tool_call(call: &Node<'_>, path: JsonPath, block: Option<(usize, &Node<'_>)>) -> Result<Part, FormatError> {
     let mut obj = WireObject::new(call, path, "a tool call")?;
     let id = obj.required_string("id")?.to_string();
     let name = obj.required_string("name")?.to_string();
     let mut markers = Markers::default();
     let args = obj.take("args").map_or_else(|| Value::Object(Map::new()), Node::to_value);
     let arguments = serde_json::to_string(&args).unwrap_or_default();
+    if let Some((j, block)) = block {
+        let block = block.to_value();
+        let same =
+            native_block::str_at(&block, "name") == name && block.get(call_block_args_key(&block)) == Some(&args);
+        if !same {
+            markers.set("contentOwn", true);
+        }
+        markers.set("contentAt", j);
+        markers.set("contentBlock", block);
+    }
     if serde_json::from_str::<Value>(&arguments).ok().as_ref() != Some(&args) {
         markers.set("args", args);
     }

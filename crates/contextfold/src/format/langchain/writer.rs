@@ -49,10 +49,13 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
         let restore = Restore::new(&message.extra, NAMESPACE);
         let mut content = Vec::new();
         let mut calls = Vec::new();
+        let mut call_blocks = Vec::new();
         for (j, part) in message.parts.iter().enumerate() {
             match part {
                 Part::ToolCall(call) if message.role == Role::Assistant => {
-                    calls.push(write_call(&parts_path.index(j), call)?)
+                    let written = write_call(&parts_path.index(j), call)?;
+                    call_blocks.extend(call_block(call, &written));
+                    calls.push(written);
                 }
                 Part::ToolCall(_) | Part::ToolResult(_) => {
                     return Err(parts_path.index(j).unwritable(format!(
@@ -61,12 +64,20 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
                         message.role.as_str()
                     )))
                 }
-                Part::Reasoning(r) if r.text.is_empty() && r.signature.is_none() && r.redacted_data.is_none() => {}
+                Part::Reasoning(r)
+                    if r.text.is_empty()
+                        && r.signature.is_none()
+                        && r.redacted_data.is_none()
+                        && Restore::new(&r.extra, NAMESPACE).marker("type").is_none() => {}
                 other => content.push(other),
             }
         }
         let mut mapped = Map::new();
-        mapped.insert(content_key(&restore).into(), content_value(&content, &restore, &parts_path)?);
+        let mut content = content_value(&content, &restore, &parts_path)?;
+        if !call_blocks.is_empty() {
+            insert_call_blocks(&mut content, call_blocks);
+        }
+        mapped.insert(content_key(&restore).into(), content);
         if !calls.is_empty() {
             mapped.insert("tool_calls".into(), Value::Array(calls));
         }
@@ -151,11 +162,19 @@ fn write_block(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
         }
         Part::Reasoning(reasoning) => {
             let restore = Restore::new(&reasoning.extra, NAMESPACE);
-            let mut mapped = object([("type", "thinking".into()), ("thinking", reasoning.text.as_str().into())]);
+            // A v1 standard block, or Anthropic's (what `@langchain/anthropic` sends).
+            let kind = if restore.marker_str("type") == Some("reasoning") { "reasoning" } else { "thinking" };
+            let mut mapped = object([("type", kind.into()), (kind, reasoning.text.as_str().into())]);
             if let Some(signature) = &reasoning.signature {
                 mapped.insert("signature".into(), signature.as_str().into());
             }
             Ok(restore.finish(mapped))
+        }
+        Part::Image(image) if Restore::new(&image.extra, NAMESPACE).marker_str("type").is_some() => {
+            v1_media(path, "an image", (&image.url, &image.data, &image.media_type), &image.extra)
+        }
+        Part::File(file) if Restore::new(&file.extra, NAMESPACE).marker_str("type").is_some() => {
+            v1_media(path, "a file", (&file.url, &file.data, &file.media_type), &file.extra)
         }
         Part::Image(image) => {
             let restore = Restore::new(&image.extra, NAMESPACE);
@@ -179,6 +198,63 @@ fn write_block(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
         }
         other => Err(path.unwritable(format!("a `{}` part cannot be written in LangChain content", other.kind()))),
     }
+}
+
+/// A LangChain v1 standard media block, of the type it was read as: `{type, url}` or
+/// `{type, data, mimeType}`.
+fn v1_media(
+    path: &JsonPath,
+    what: &str,
+    (url, data, media_type): (&Option<String>, &Option<String>, &Option<String>),
+    extra: &crate::message::Extra,
+) -> Result<Value, FormatError> {
+    let restore = Restore::new(extra, NAMESPACE);
+    let kind = restore.marker_str("type").unwrap_or("file");
+    let mut mapped = object([("type", kind.into())]);
+    match (url, data) {
+        (Some(url), _) => mapped.insert("url".into(), url.as_str().into()),
+        (None, Some(data)) => mapped.insert("data".into(), data.as_str().into()),
+        (None, None) => return Err(path.unwritable(format!("{what} needs a URL or data to be written to LangChain"))),
+    };
+    if let Some(media_type) = media_type {
+        mapped.insert("mimeType".into(), media_type.as_str().into());
+    }
+    Ok(restore.finish(mapped))
+}
+
+/// The content block a call was read with (a `tool_use` or v1 `tool_call` block beside
+/// `tool_calls`) and its index in the content, its id, name and arguments those of the
+/// call as written (`written`), unless the block had its own.
+fn call_block(call: &ToolCallPart, written: &Value) -> Option<(usize, Value)> {
+    let restore = Restore::new(&call.extra, NAMESPACE);
+    let mut block = restore.marker("contentBlock")?.clone();
+    let at = restore.marker("contentAt").and_then(Value::as_u64).and_then(|at| usize::try_from(at).ok())?;
+    let args_key = super::call_block_args_key(&block);
+    if let (false, Value::Object(fields)) = (restore.marker_flag("contentOwn"), &mut block) {
+        for (key, from) in [("id", "id"), ("name", "name"), (args_key, "args")] {
+            if let (Some(field), Some(value)) = (fields.get_mut(key), written.get(from)) {
+                field.clone_from(value);
+            }
+        }
+    }
+    Some((at, block))
+}
+
+/// Puts the calls' blocks back in the content at the indices they were read at (the
+/// content an array then, as it was read).
+fn insert_call_blocks(content: &mut Value, mut blocks: Vec<(usize, Value)>) {
+    let items = match std::mem::take(content) {
+        Value::Array(items) => items,
+        Value::String(text) if text.is_empty() => Vec::new(),
+        Value::String(text) => vec![Value::Object(object([("type", "text".into()), ("text", text.into())]))],
+        _ => Vec::new(),
+    };
+    let mut items = items;
+    blocks.sort_by_key(|(at, _)| *at);
+    for (at, block) in blocks {
+        items.insert(at.min(items.len()), block);
+    }
+    *content = Value::Array(items);
 }
 
 /// `{name, args, id}` plus the fields the reader kept (`type: "tool_call"`).
