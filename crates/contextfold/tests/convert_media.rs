@@ -107,3 +107,30 @@ fn openai_gets_inline_files_with_a_filename() {
     let (back, _) = converted(&chat, Format::OpenAi, Format::Anthropic);
     assert_eq!(back, document(Some("report.pdf")));
 }
+
+#[test]
+fn a_file_by_a_providers_id_goes_to_another_provider_listed() {
+    let anthropic = json!([
+        {"role": "user", "content": [{"type": "text", "text": "compare"},
+            {"type": "document", "source": {"type": "file", "file_id": "file_011PDF"}}]},
+        {"role": "assistant", "content": "ok"}]);
+    let openai = json!([
+        {"role": "user", "content": [{"type": "text", "text": "summarize"}, {"type": "file", "file": {"file_id": "file-abc"}}]},
+        {"role": "assistant", "content": "ok"}]);
+    for (wire, from, to) in [
+        (&anthropic, Format::Anthropic, Format::Gemini),
+        (&anthropic, Format::Anthropic, Format::OpenAi),
+        (&openai, Format::OpenAi, Format::Anthropic),
+    ] {
+        let (_, changes) = converted(wire, from, to);
+        let listed = changes
+            .iter()
+            .any(|c| matches!(c, Change::DroppedMedia { index: 0, part: 1, reason } if reason.contains("file id")));
+        assert!(listed, "{from:?} -> {to:?}: {changes:?}");
+        // Through native as well: kept there, dropped listed after.
+        let native = convert(wire, Some(from), Format::Native).unwrap();
+        assert!(!dropped_media(&native.changes, 0), "{from:?} -> native: {:?}", native.changes);
+        let (_, changes) = converted(&native.value, Format::Native, to);
+        assert!(dropped_media(&changes, 0), "{from:?} -> native -> {to:?}: {changes:?}");
+    }
+}

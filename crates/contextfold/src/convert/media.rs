@@ -20,11 +20,15 @@ pub(super) fn image_file_as_image(part: Part) -> Part {
 /// Why the target cannot carry this media part (`nested`: in a tool result), if it
 /// cannot.
 pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
-    let (url, data, media_type, is_file) = match part {
-        Part::Image(i) => (&i.url, &i.data, &i.media_type, false),
-        Part::File(f) => (&f.url, &f.data, &f.media_type, true),
+    let (url, data, media_type, is_file, extra) = match part {
+        Part::Image(i) => (&i.url, &i.data, &i.media_type, false, &i.extra),
+        Part::File(f) => (&f.url, &f.data, &f.media_type, true, &f.extra),
         _ => return None,
     };
+    // A source the target's own marker keeps (a file by its id, back from native).
+    if url.is_none() && data.is_none() && crate::format::keeps_provider_source(extra) {
+        return None;
+    }
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
         Format::OpenAi if is_file && is_audio(media_type.as_deref()) && !is_input_audio(part) => {
