@@ -178,3 +178,31 @@ describe("convert through native: X -> native -> Y gives Y no field of X", () =>
     assert.deepEqual(types.check(), []);
   });
 });
+
+describe("convert: an Anthropic document given as content blocks", () => {
+  it("goes to the other formats as a plain-text file of its text, as the SDK types take it", () => {
+    const types = new TypeCollector("sdk-convert-content-document");
+    const clause = "CLAUSE 7: notice period is 90 days.";
+    const chain = [
+      {
+        role: "user",
+        content: [
+          {
+            type: "document",
+            source: { type: "content", content: [{ type: "text", text: clause }] },
+            title: "contract",
+          },
+          { type: "text", text: "What is the notice period?" },
+        ],
+      },
+      { role: "assistant", content: "90 days." },
+    ];
+    for (const to of ["openai", "openai-responses", "gemini"]) {
+      const out = convert(chain, { from: "anthropic", to });
+      assert.ok(JSON.stringify(out.messages).includes(b64(clause)), to);
+      assert.ok(!out.changes.some((c) => c.change === "droppedMedia"), to);
+      types.add(to, `anthropic -> ${to}`, out.messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});

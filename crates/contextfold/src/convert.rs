@@ -57,7 +57,8 @@
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
 //!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
 //!    inline file without a name gets a placeholder for OpenAI (which requires one);
-//!    media the target cannot carry are dropped: a file by a provider's file id
+//!    an Anthropic document given as blocks is the plain-text file of its text for
+//!    others; media the target cannot carry are dropped: a file by a provider's file id
 //!    for another format (only native keeps it, for the way back), a file by URL for OpenAI, other audio
 //!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
 //!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
@@ -400,6 +401,11 @@ fn clean_message(
         let shapes = shapes.filter(|_| message.role != Role::System);
         let carried = shapes.map(|s| s.take(&mut part)).unwrap_or_default();
         let native = native_blocks::kind(part.extra_mut());
+        // Anthropic alone takes a document as blocks; native keeps it for the way back.
+        if !matches!(to, Format::Anthropic | Format::Native) && media::content_document_as_text(&mut part) {
+            let reason = format!("{} takes only the text of a document given as blocks", to.as_str());
+            changes.push(Change::DroppedMedia { index, part: part_index, reason });
+        }
         // A file a provider stores, by its id: only that provider takes it.
         let provider_source = media_source(&part).is_some_and(crate::format::keeps_provider_source);
         let mut fields = clean_extra(part.extra_mut(), (from, to));

@@ -101,3 +101,21 @@ fn placeholder_name(media_type: Option<&str>) -> String {
     };
     format!("document.{extension}")
 }
+
+/// An Anthropic document given as content blocks (a `content` source), for another
+/// format: the plain-text file of its text blocks, as a `text` source document goes
+/// over. Returns whether it held blocks other than text, which have no place there.
+pub(super) fn content_document_as_text(part: &mut Part) -> bool {
+    let Part::File(file) = part else { return false };
+    if file.data.is_some() || file.url.is_some() {
+        return false;
+    }
+    let Some(content) = file.embedded_content() else { return false };
+    let other_blocks = content
+        .as_array()
+        .is_some_and(|blocks| blocks.iter().any(|b| b.get("type").and_then(Value::as_str) != Some("text")));
+    let Some(text) = file.text().map(std::borrow::Cow::into_owned) else { return false };
+    file.data = Some(crate::format::base64::encode(text.as_bytes()));
+    file.media_type = Some("text/plain".to_string());
+    other_blocks
+}
