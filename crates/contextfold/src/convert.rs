@@ -41,6 +41,9 @@
 //!      [`crate::format::aisdk::signatures`]), and one it has no place for is dropped
 //!      and listed.
 //!
+//!    A tool call's signature (only Gemini signs calls) goes, listed, to a target with no
+//!    place for it (OpenAI, Anthropic, LangChain).
+//!
 //!    A signature counts as foreign when the source is a provider format other than the
 //!    target (Anthropic signatures are not valid for Gemini and vice versa); one read
 //!    from the AI SDK belongs to the provider whose entry held it. Signatures read from
@@ -566,6 +569,12 @@ fn clean_message(
             }
             Part::ToolCall(call) => {
                 if foreign(call_owner) && call.signature.take().is_some() {
+                    changes.push(Change::DroppedSignature { index, part: part_index });
+                }
+                // Only Gemini signs calls: a target with no place for one (OpenAI,
+                // Anthropic, LangChain) loses it, listed (the AI SDK's place is below).
+                let holds_call_signature = matches!(to, Format::Gemini | Format::Native) || is_aisdk(to);
+                if !holds_call_signature && call.signature.take().is_some() {
                     changes.push(Change::DroppedSignature { index, part: part_index });
                 }
                 // To the AI SDK: where `@ai-sdk/google` reads it back (only Gemini signs
