@@ -233,3 +233,30 @@ describe("convert", () => {
     assert.ok(changes.some((c) => c.change === "droppedFields" && c.fields.includes("id")));
   });
 });
+
+describe("convert: call signatures", () => {
+  it("a Gemini call's signature a target has no place for is listed", () => {
+    const gemini = {
+      contents: [
+        { role: "user", parts: [{ text: "weather?" }] },
+        {
+          role: "model",
+          parts: [{ functionCall: { id: "c1", name: "get_weather", args: {} }, thoughtSignature: "CALL_SIG" }],
+        },
+        {
+          role: "user",
+          parts: [{ functionResponse: { id: "c1", name: "get_weather", response: { output: "sunny" } } }],
+        },
+        { role: "model", parts: [{ text: "Sunny." }] },
+      ],
+    };
+    for (const to of ["langchain", "anthropic"]) {
+      const out = convert(gemini, { from: "gemini", to });
+      assert.ok(!JSON.stringify(out.messages).includes("CALL_SIG"), to);
+      assert.ok(
+        out.changes.some((c) => c.change === "droppedSignature" && c.index === 1 && c.part === 0),
+        `${to}: ${JSON.stringify(out.changes)}`,
+      );
+    }
+  });
+});

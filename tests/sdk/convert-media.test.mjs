@@ -120,3 +120,89 @@ describe("convert to OpenAI: inline files have a filename", () => {
     assert.deepEqual(types.check(), []);
   });
 });
+
+describe("convert through native: X -> native -> Y gives Y no field of X", () => {
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const hop = (chain, from, to) => convert(convert(chain, { from, to: "native" }).messages, { from: "native", to });
+  it("the SDK types take the result; the way back to X gives X's JSON", () => {
+    const types = new TypeCollector("sdk-convert-native-hop");
+    const anthropic = {
+      system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] },
+        { role: "assistant", content: "hello" },
+      ],
+    };
+    const responses = [
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "see" },
+          { type: "input_image", image_url: `data:image/png;base64,${PNG}`, detail: "high" },
+        ],
+      },
+      { type: "message", role: "assistant", content: "ok" },
+    ];
+    const openai = [
+      {
+        role: "user",
+        name: "alice",
+        content: [
+          { type: "image_url", image_url: { url: "https://example.com/x.png", detail: "high" } },
+          { type: "file", file: { file_id: "file-abc123" } },
+        ],
+      },
+      { role: "assistant", content: "ok" },
+    ];
+    const gemini = hop(anthropic, "anthropic", "gemini");
+    assert.ok(!JSON.stringify(gemini.messages).includes("cache_control"));
+    types.add("gemini", "anthropic -> native -> gemini", gemini.messages);
+    const fromResponses = hop(responses, "openai-responses", "anthropic");
+    assert.ok(fromResponses.changes.some((c) => c.change === "droppedFields" && c.fields.includes("detail")));
+    types.add("anthropic", "openai-responses -> native -> anthropic", fromResponses.messages);
+    const fromOpenai = hop(openai, "openai", "anthropic");
+    assert.equal("name" in fromOpenai.messages[0], false);
+    assert.ok(fromOpenai.changes.some((c) => c.change === "droppedMedia"));
+    types.add("anthropic", "openai -> native -> anthropic", fromOpenai.messages);
+    for (const [chain, format] of [
+      [anthropic, "anthropic"],
+      [responses, "openai-responses"],
+      [openai, "openai"],
+    ]) {
+      const back = hop(chain, format, format);
+      assert.deepEqual(back.messages, convert(chain, { from: format, to: format }).messages, format);
+      assert.deepEqual(back.changes, [], format);
+      types.add(format, `${format} -> native -> ${format}`, back.messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});
+
+describe("convert: an Anthropic document given as content blocks", () => {
+  it("goes to the other formats as a plain-text file of its text, as the SDK types take it", () => {
+    const types = new TypeCollector("sdk-convert-content-document");
+    const clause = "CLAUSE 7: notice period is 90 days.";
+    const chain = [
+      {
+        role: "user",
+        content: [
+          {
+            type: "document",
+            source: { type: "content", content: [{ type: "text", text: clause }] },
+            title: "contract",
+          },
+          { type: "text", text: "What is the notice period?" },
+        ],
+      },
+      { role: "assistant", content: "90 days." },
+    ];
+    for (const to of ["openai", "openai-responses", "gemini"]) {
+      const out = convert(chain, { from: "anthropic", to });
+      assert.ok(JSON.stringify(out.messages).includes(b64(clause)), to);
+      assert.ok(!out.changes.some((c) => c.change === "droppedMedia"), to);
+      types.add(to, `anthropic -> ${to}`, out.messages);
+    }
+    assert.deepEqual(types.check(), []);
+  });
+});

@@ -263,7 +263,7 @@ describe("issue 14 §3 regressions", () => {
     assert.deepEqual(types.check(), []);
     // Another provider cannot read the id: conversion drops the file and says so.
     const converted = convert(openai, { to: "anthropic" });
-    assert.ok(converted.changes.some((c) => c.step === "droppedInvalidPart" && c.rule === "mediaWithoutSource"));
+    assert.ok(converted.changes.some((c) => c.change === "droppedMedia" && c.reason.includes("file id")));
   });
 
   it("OpenAI custom tools: a call with free-text input is read and written back as the SDK types it", async () => {

@@ -13,10 +13,11 @@
 //!    rendering (text; a plain tool call or result for a Responses built-in tool), listed
 //!    as [`Change::ReplacedNativeBlock`]; OpenAI's tool results lose the error flag
 //!    (listed as a dropped field, `is_error`); restoration markers of other formats are dropped (they only serve lossless round
-//!    trips of the format that wrote them), and, unless the target is native, so are the
-//!    provider fields read from the source's wire (`cache_control`, `annotations`, ...):
-//!    the target does not know them, and strict APIs (Anthropic, Gemini) reject unknown
-//!    fields. A native source keeps its fields: they are the caller's. Between the AI
+//!    trips of the format that wrote them), and so are the provider fields read from the
+//!    source's wire (`cache_control`, `annotations`, ...): the target does not know them,
+//!    and strict APIs (Anthropic, Gemini) reject unknown fields. Native is the hub: it
+//!    keeps the source's markers and fields, recorded as the source's, for that format
+//!    only (see [`hub`]); fields of a native chain without that record are the caller's. Between the AI
 //!    SDK's two shapes, what `convertToModelMessages` carries goes over under the other
 //!    shape's name (see [`aisdk_shapes`]); a Responses item's `id` (reasoning, function
 //!    call) goes to the AI SDK as the `itemId` its OpenAI package sends back, and from
@@ -40,6 +41,9 @@
 //!      [`crate::format::aisdk::signatures`]), and one it has no place for is dropped
 //!      and listed.
 //!
+//!    A tool call's signature (only Gemini signs calls) goes, listed, to a target with no
+//!    place for it (OpenAI, Anthropic, LangChain).
+//!
 //!    A signature counts as foreign when the source is a provider format other than the
 //!    target (Anthropic signatures are not valid for Gemini and vice versa); one read
 //!    from the AI SDK belongs to the provider whose entry held it, one read from
@@ -59,7 +63,9 @@
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
 //!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
 //!    inline file without a name gets a placeholder for OpenAI (which requires one);
-//!    media the target cannot carry are dropped: a file by URL for OpenAI, other audio
+//!    an Anthropic document given as blocks is the plain-text file of its text for
+//!    others; media the target cannot carry are dropped: a file by a provider's file id
+//!    for another format (only native keeps it, for the way back), a file by URL for OpenAI, other audio
 //!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
 //!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
 //!    data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
@@ -76,6 +82,7 @@
 //! writer gives it the target's native shape.
 
 mod aisdk_shapes;
+mod hub;
 mod media;
 mod native_blocks;
 mod part_signatures;
@@ -297,19 +304,25 @@ fn carry_openai_marker(extra: &mut Extra, to: Format, key: &str, value: Value) {
     }
 }
 
-/// Drops the markers and fields of other formats from an `extra`; `keep_fields` keeps
-/// plain fields. Returns the names of the dropped plain fields.
-fn clean_extra(extra: &mut Extra, to: Format, keep_fields: bool) -> Vec<String> {
+/// Drops the markers and fields of other formats from an `extra` (see [`hub`] for native
+/// on either side). Returns the names of the dropped plain fields.
+fn clean_extra(extra: &mut Extra, (from, to): (Format, Format)) -> Vec<String> {
+    match (from, to) {
+        (_, Format::Native) => {
+            hub::into_native(extra, from);
+            return Vec::new();
+        }
+        (Format::Native, _) => return hub::out_of_native(extra, to),
+        _ => {}
+    }
     let own = to.namespace();
     let mut dropped = Vec::new();
     extra.retain(|key, _| {
         if marker_namespace::contains(key) {
             return Some(key.as_str()) == own;
         }
-        if !keep_fields {
-            dropped.push(key.clone());
-        }
-        keep_fields
+        dropped.push(key.clone());
+        false
     });
     dropped
 }
@@ -322,11 +335,10 @@ fn clean_message(
     shapes: Option<&Shapes>,
     changes: &mut Vec<Change>,
 ) {
-    let keep_fields = from == Format::Native || to == Format::Native;
     // A developer message is one in both OpenAI APIs: the mark goes over.
     let developer = openai_marker(&message.extra, from, "role").and_then(Value::as_str) == Some("developer");
     let owner = signature_owner(from).or(signature_owners::of_message(from, &message.extra));
-    let fields = clean_extra(&mut message.extra, to, keep_fields);
+    let fields = clean_extra(&mut message.extra, (from, to));
     if developer {
         carry_openai_marker(&mut message.extra, to, "role", Value::from("developer"));
     }
@@ -397,7 +409,14 @@ fn clean_message(
         let shapes = shapes.filter(|_| message.role != Role::System);
         let carried = shapes.map(|s| s.take(&mut part)).unwrap_or_default();
         let native = native_blocks::kind(part.extra_mut());
-        let mut fields = clean_extra(part.extra_mut(), to, keep_fields);
+        // Anthropic alone takes a document as blocks; native keeps it for the way back.
+        if !matches!(to, Format::Anthropic | Format::Native) && media::content_document_as_text(&mut part) {
+            let reason = format!("{} takes only the text of a document given as blocks", to.as_str());
+            changes.push(Change::DroppedMedia { index, part: part_index, reason });
+        }
+        // A file a provider stores, by its id: only that provider takes it.
+        let provider_source = media_source(&part).is_some_and(crate::format::keeps_provider_source);
+        let mut fields = clean_extra(part.extra_mut(), (from, to));
         aisdk_shapes::put(&mut part, carried);
         match item_id.clone() {
             // Carried below (reasoning) or here, as the AI SDK's `itemId`.
@@ -410,9 +429,9 @@ fn clean_message(
             // A call's id was a marker (its name is the native call id's): no other
             // target holds it.
             Some(_) if from == Format::OpenAiResponses => {
-                if matches!(part, Part::ToolCall(_)) {
-                    fields.push("id".to_string());
-                }
+                // Native keeps it, in the marker, for the way back.
+                let dropped = matches!(part, Part::ToolCall(_)) && to != Format::Native;
+                fields.extend(dropped.then(|| "id".to_string()));
             }
             Some(id) => {
                 responses_ids::write(&mut part, id);
@@ -456,7 +475,10 @@ fn clean_message(
         if refusal && to == Format::OpenAi {
             carry_openai_marker(part.extra_mut(), to, "type", Value::from("refusal"));
         }
-        if let Part::Text(text) = &mut part {
+        // Native keeps it for the way back; out of native, [`hub`] already dropped it for
+        // any format but its own.
+        let via_native = from == Format::Native || to == Format::Native;
+        if let (Part::Text(text), false) = (&mut part, via_native) {
             native_blocks::forget(text);
         }
         if let Some(kind) = native.filter(|_| native_blocks::kind(part.extra_mut()).is_none()) {
@@ -474,12 +496,13 @@ fn clean_message(
         if let Part::ToolResult(result) = &mut part {
             for inner in &mut result.content {
                 // A Responses built-in tool's output item, say.
-                if let Some(kind) = native_blocks::kind(inner.extra_mut()) {
-                    changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
-                }
-                clean_extra(inner.extra_mut(), to, keep_fields);
-                if let Part::Text(text) = inner {
+                let native = native_blocks::kind(inner.extra_mut());
+                clean_extra(inner.extra_mut(), (from, to));
+                if let (Part::Text(text), false) = (&mut *inner, via_native) {
                     native_blocks::forget(text);
+                }
+                if let Some(kind) = native.filter(|_| native_blocks::kind(inner.extra_mut()).is_none()) {
+                    changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
                 }
                 if to == Format::OpenAi {
                     media::audio_as_input_audio(inner);
@@ -553,6 +576,12 @@ fn clean_message(
                 if foreign(call_owner) && call.signature.take().is_some() {
                     changes.push(Change::DroppedSignature { index, part: part_index });
                 }
+                // Only Gemini signs calls: a target with no place for one (OpenAI,
+                // Anthropic, LangChain) loses it, listed (the AI SDK's place is below).
+                let holds_call_signature = matches!(to, Format::Gemini | Format::Native) || is_aisdk(to);
+                if !holds_call_signature && call.signature.take().is_some() {
+                    changes.push(Change::DroppedSignature { index, part: part_index });
+                }
                 // To the AI SDK: where `@ai-sdk/google` reads it back (only Gemini signs
                 // calls, so one of unknown owner is Gemini's too).
                 if is_aisdk(to) && !is_aisdk(from) {
@@ -588,6 +617,11 @@ fn clean_message(
                 changes.push(Change::DroppedMedia { index, part: part_index, reason });
                 false
             }
+            media_part @ (Part::Image(_) | Part::File(_)) if provider_source && !media_part.has_media_source() => {
+                let reason = format!("{} cannot carry a file given by another format's file id", to.as_str());
+                changes.push(Change::DroppedMedia { index, part: part_index, reason });
+                false
+            }
             media_part @ (Part::Image(_) | Part::File(_)) => match media::unsupported(to, media_part, false) {
                 Some(reason) => {
                     changes.push(Change::DroppedMedia { index, part: part_index, reason: reason.to_string() });
@@ -601,6 +635,15 @@ fn clean_message(
             signature_owners::carry(to, &mut message.extra, &mut part, part_owner);
             message.parts.push(part);
         }
+    }
+}
+
+/// The `extra` of a media part (image or file).
+fn media_source(part: &Part) -> Option<&Extra> {
+    match part {
+        Part::Image(image) => Some(&image.extra),
+        Part::File(file) => Some(&file.extra),
+        _ => None,
     }
 }
 

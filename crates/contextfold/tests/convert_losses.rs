@@ -71,3 +71,23 @@ fn native_blocks_replaced_by_their_rendering_are_listed() {
     let (_, changes) = converted(&shell, Format::OpenAiResponses, Format::OpenAi);
     assert!(replaced(&changes, 1, "shell_call") && replaced(&changes, 2, "shell_call_output"), "{changes:?}");
 }
+
+#[test]
+fn a_call_signature_the_target_has_no_place_for_is_listed() {
+    let gemini = json!({"contents": [
+        {"role": "user", "parts": [{"text": "weather?"}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "get_weather", "args": {}}, "thoughtSignature": "CALL_SIG"}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "get_weather", "response": {"output": "sunny"}}}]},
+        {"role": "model", "parts": [{"text": "Sunny."}]}]});
+    for to in [Format::LangChain, Format::Anthropic, Format::OpenAi, Format::OpenAiResponses] {
+        let (value, changes) = converted(&gemini, Format::Gemini, to);
+        assert!(!value.to_string().contains("CALL_SIG"), "{to:?}");
+        let listed = changes.iter().any(|c| matches!(c, Change::DroppedSignature { index: 1, part: 0 }));
+        assert!(listed, "{to:?}: {changes:?}");
+    }
+    // Native keeps it; from there, a target with no place for it lists it too.
+    let native = convert(&gemini, Some(Format::Gemini), Format::Native).unwrap();
+    assert!(native.value.to_string().contains("CALL_SIG"));
+    let (_, changes) = converted(&native.value, Format::Native, Format::Anthropic);
+    assert!(changes.iter().any(|c| matches!(c, Change::DroppedSignature { index: 1, part: 0 })), "{changes:?}");
+}

@@ -107,3 +107,55 @@ fn openai_gets_inline_files_with_a_filename() {
     let (back, _) = converted(&chat, Format::OpenAi, Format::Anthropic);
     assert_eq!(back, document(Some("report.pdf")));
 }
+
+#[test]
+fn a_document_given_as_blocks_goes_over_as_its_text() {
+    let chain = json!([
+        {"role": "user", "content": [
+            {"type": "document", "title": "contract", "source": {"type": "content", "content": [
+                {"type": "text", "text": "CLAUSE 7: notice period is 90 days."}]}},
+            {"type": "text", "text": "What is the notice period?"}]},
+        {"role": "assistant", "content": "90 days."}]);
+    let data = "Q0xBVVNFIDc6IG5vdGljZSBwZXJpb2QgaXMgOTAgZGF5cy4=";
+    for to in [Format::OpenAi, Format::OpenAiResponses, Format::Gemini, Format::AiSdk, Format::AiSdkUi] {
+        let (value, changes) = converted(&chain, Format::Anthropic, to);
+        assert!(value.to_string().contains(data), "{to:?}: {value}");
+        assert!(!dropped_media(&changes, 0), "{to:?}: {changes:?}");
+    }
+    // Through native, back to Anthropic as blocks, to another format as text.
+    let native = convert(&chain, Some(Format::Anthropic), Format::Native).unwrap();
+    let (back, _) = converted(&native.value, Format::Native, Format::Anthropic);
+    assert_eq!(back, chain);
+    let (gemini, _) = converted(&native.value, Format::Native, Format::Gemini);
+    assert_eq!(
+        gemini[0]["parts"][0]["inlineData"],
+        json!({"mimeType": "text/plain", "data": data, "displayName": "contract"})
+    );
+}
+
+#[test]
+fn a_file_by_a_providers_id_goes_to_another_provider_listed() {
+    let anthropic = json!([
+        {"role": "user", "content": [{"type": "text", "text": "compare"},
+            {"type": "document", "source": {"type": "file", "file_id": "file_011PDF"}}]},
+        {"role": "assistant", "content": "ok"}]);
+    let openai = json!([
+        {"role": "user", "content": [{"type": "text", "text": "summarize"}, {"type": "file", "file": {"file_id": "file-abc"}}]},
+        {"role": "assistant", "content": "ok"}]);
+    for (wire, from, to) in [
+        (&anthropic, Format::Anthropic, Format::Gemini),
+        (&anthropic, Format::Anthropic, Format::OpenAi),
+        (&openai, Format::OpenAi, Format::Anthropic),
+    ] {
+        let (_, changes) = converted(wire, from, to);
+        let listed = changes
+            .iter()
+            .any(|c| matches!(c, Change::DroppedMedia { index: 0, part: 1, reason } if reason.contains("file id")));
+        assert!(listed, "{from:?} -> {to:?}: {changes:?}");
+        // Through native as well: kept there, dropped listed after.
+        let native = convert(wire, Some(from), Format::Native).unwrap();
+        assert!(!dropped_media(&native.changes, 0), "{from:?} -> native: {:?}", native.changes);
+        let (_, changes) = converted(&native.value, Format::Native, to);
+        assert!(dropped_media(&changes, 0), "{from:?} -> native -> {to:?}: {changes:?}");
+    }
+}

@@ -247,10 +247,13 @@ fn openai_to_gemini_and_native_keep_what_they_can() {
     let (value, _, _) = check_conversion(&openai_chain(), Format::OpenAi, Format::Gemini, "o->g");
     assert_eq!(value["systemInstruction"]["parts"].as_array().unwrap().len(), 2);
     let (native_value, messages, changes) = check_conversion(&openai_chain(), Format::OpenAi, Format::Native, "o->n");
-    // Native keeps fields and reasoning, drops only the OpenAI markers.
+    // Native keeps fields, markers (recorded as OpenAI's) and reasoning.
     assert!(!changes.iter().any(|c| matches!(c, Change::DroppedFields { .. } | Change::DroppedReasoning { .. })));
     assert!(matches!(messages[3].parts[0], Part::Reasoning(_)));
-    assert!(!serde_json::to_string(&native_value).unwrap().contains("_openai"));
+    assert!(serde_json::to_string(&native_value).unwrap().contains(r#""hub":{"from":"openai""#));
+    // They go back to OpenAI only.
+    let (gemini, _, _) = check_conversion(&native_value, Format::Native, Format::Gemini, "n->g");
+    assert!(!gemini.to_string().contains("_openai") && !gemini.to_string().contains("hub"));
 }
 
 #[test]

@@ -251,16 +251,21 @@ fn anthropic_tool_references_and_documents_by_file_or_blocks_are_kept() {
     assert_eq!(format::write(&messages, Format::Anthropic).unwrap(), value);
     let text = serde_json::to_string(&messages).unwrap();
     assert!(text.contains("[tool reference get_weather]"), "{text}");
-    // Another provider has no such file or blocks: conversion drops the three media.
+    // Another provider has no such file: conversion drops the two media by file id; the
+    // document given as blocks goes over as its text.
     let converted = contextfold::convert::convert(&value, Some(Format::Anthropic), Format::OpenAi).unwrap();
     let dropped = converted
         .changes
         .iter()
         .filter(|c| ["DroppedMedia", "MediaWithoutSource"].iter().any(|k| format!("{c:?}").contains(k)))
         .count();
-    assert_eq!(dropped, 3, "{:?}", converted.changes);
+    assert_eq!(dropped, 2, "{:?}", converted.changes);
     let written = converted.value.to_string();
-    assert!(!written.contains("file_") && !written.contains("image_url"), "{written}");
+    assert!(written.contains("Q2h1bmsgb25lLg=="), "{written}");
+    assert!(
+        !written.contains("file_011") && !written.contains("file_2") && !written.contains("image_url"),
+        "{written}"
+    );
 }
 
 #[test]

@@ -346,9 +346,19 @@ fn an_assistant_message_without_its_item_id_is_written_as_an_easy_input_message(
         format::write(&format::read(&responses, Format::OpenAiResponses).unwrap(), Format::OpenAiResponses).unwrap(),
         responses
     );
-    // Through the native form (no id any more): a string, the annotations listed as dropped.
+    // Through the native form too, which keeps the item for the way back.
     let native = convert(&responses, Some(Format::OpenAiResponses), Format::Native).unwrap();
     let back = convert(&native.value, Some(Format::Native), Format::OpenAiResponses).unwrap();
+    assert_eq!(back.value, responses);
+    // A native message without the item (the caller's own): a string, the annotations
+    // listed as dropped.
+    let native = json!([
+        { "role": "user", "parts": [{ "type": "text", "text": "Where are the docs?" }] },
+        { "role": "assistant", "parts": [{ "type": "text", "text": "See the docs.", "annotations": [
+            { "type": "url_citation", "url": "https://x.dev", "title": "docs", "start_index": 4, "end_index": 12 }] }] },
+        { "role": "user", "parts": [{ "type": "text", "text": "thanks" }] },
+    ]);
+    let back = convert(&native, Some(Format::Native), Format::OpenAiResponses).unwrap();
     assert_eq!(back.value[1], json!({ "role": "assistant", "content": "See the docs." }));
     assert!(back
         .changes

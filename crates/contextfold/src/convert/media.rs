@@ -20,11 +20,15 @@ pub(super) fn image_file_as_image(part: Part) -> Part {
 /// Why the target cannot carry this media part (`nested`: in a tool result), if it
 /// cannot.
 pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
-    let (url, data, media_type, is_file) = match part {
-        Part::Image(i) => (&i.url, &i.data, &i.media_type, false),
-        Part::File(f) => (&f.url, &f.data, &f.media_type, true),
+    let (url, data, media_type, is_file, extra) = match part {
+        Part::Image(i) => (&i.url, &i.data, &i.media_type, false, &i.extra),
+        Part::File(f) => (&f.url, &f.data, &f.media_type, true, &f.extra),
         _ => return None,
     };
+    // A source the target's own marker keeps (a file by its id, back from native).
+    if url.is_none() && data.is_none() && crate::format::keeps_provider_source(extra) {
+        return None;
+    }
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
         Format::OpenAi if is_file && is_audio(media_type.as_deref()) && !is_input_audio(part) => {
@@ -96,4 +100,22 @@ fn placeholder_name(media_type: Option<&str>) -> String {
         _ => return "document".to_string(),
     };
     format!("document.{extension}")
+}
+
+/// An Anthropic document given as content blocks (a `content` source), for another
+/// format: the plain-text file of its text blocks, as a `text` source document goes
+/// over. Returns whether it held blocks other than text, which have no place there.
+pub(super) fn content_document_as_text(part: &mut Part) -> bool {
+    let Part::File(file) = part else { return false };
+    if file.data.is_some() || file.url.is_some() {
+        return false;
+    }
+    let Some(content) = file.embedded_content() else { return false };
+    let other_blocks = content
+        .as_array()
+        .is_some_and(|blocks| blocks.iter().any(|b| b.get("type").and_then(Value::as_str) != Some("text")));
+    let Some(text) = file.text().map(std::borrow::Cow::into_owned) else { return false };
+    file.data = Some(crate::format::base64::encode(text.as_bytes()));
+    file.media_type = Some("text/plain".to_string());
+    other_blocks
 }
