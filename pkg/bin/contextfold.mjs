@@ -21,7 +21,7 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   inspect          read a conversation (a JSON array of messages; - reads stdin) and print
                    its structure: format, sections, body pairs, tool calls and sizes
   compact          fold old content into summaries with the built-in offline (extractive)
-                   summarizer and print what changed
+                   summarizer and print what changed (provider repairs included)
   --format         the message format (default: auto-detect)
   --strategy       ${STRATEGIES.join(", ")} [auto]
   --max-tokens     the budget the result should fit, in estimated tokens (auto, budget: a hard
@@ -42,7 +42,8 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   validate         list every rule the provider would reject (code, path, reason);
   --provider       whose rules (default: the provider of the format read)
   convert          write the chain in another format (--to), following that provider's rules,
-                   and list what had to change; to stdout unless --out
+                   and list what had to change; to stdout unless --out (the list then goes
+                   to stderr)
 
 exit codes: 0 ok, 2 bad input (the error's code and path are printed; a file that cannot
 be read, an --out that cannot be written), 3 the chain breaks provider rules (validate),

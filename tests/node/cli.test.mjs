@@ -332,6 +332,31 @@ describe("contextfold convert", () => {
     assert.equal(run("convert", out).code, 2, "--to is required");
     assert.equal(run("convert", out, "--to", "cohere").code, 2);
   });
+
+  // To stdout, a dropped orphan result was listed nowhere (only --out and --json listed it).
+  const orphan = [
+    { role: "user", content: "hi" },
+    { role: "tool", tool_call_id: "call_1", content: "the deploy log: 3 errors" },
+    { role: "assistant", content: "ok" },
+  ];
+
+  it("to stdout, writes the messages alone there and lists what had to change on stderr", () => {
+    const r = run("convert", scratchFile("orphan-result.json", orphan), "--to", "anthropic");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).length, 2, "the orphan result is dropped");
+    assert.match(r.stderr, /^openai -> anthropic: written to stdout; 1 change\(s\)$/m);
+    assert.match(r.stderr, /^ {2}repaired: droppedOrphanResult x1: \[1\]$/m);
+    const same = run("convert", scratchFile("plain.json", orphan.slice(0, 1)), "--to", "openai");
+    assert.equal(same.code, 0, same.stderr);
+    assert.equal(same.stderr, "", "nothing to list, nothing on stderr");
+  });
+
+  it("compact's table lists the provider repairs", () => {
+    const r = run("compact", scratchFile("orphan-result.json", orphan));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^provider repairs: 1$/m);
+    assert.match(r.stdout, /^ {2}droppedOrphanResult x1: \[1\]$/m);
+  });
 });
 
 describe("contextfold compact --summarizer openai-compatible", () => {

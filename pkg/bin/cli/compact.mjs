@@ -2,7 +2,7 @@
 import { compact, extractiveSummarizer, parseChain } from "../../dist/node.js";
 import { openAICompatible } from "../../src/summarizers.js";
 import { STRATEGIES, UsageError, checkOut, commandArgs, readInput, wholeNumber, writeOutput } from "./args.mjs";
-import { grouped, sectionTable } from "./tables.mjs";
+import { changeLines, grouped, sectionTable } from "./tables.mjs";
 
 export async function compactCommand(args, usage) {
   const parsed = commandArgs(
@@ -175,6 +175,11 @@ function compactReport(file, before, after, result, ms, out, summarizer) {
     for (const a of s.actions) counts.set(a.action, (counts.get(a.action) ?? 0) + 1);
     const actions = [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
     lines.push(`  section ${s.section}${applied}: ${actions}`);
+  }
+  // What the result needed to follow the provider's rules (README: `report.providerRepairs`).
+  if (r.providerRepairs.length > 0) {
+    lines.push(`provider repairs${applied}: ${r.providerRepairs.length}`);
+    lines.push(...changeLines(r.providerRepairs, (step) => step.step));
   }
   lines.push("");
   lines.push("after:");
