@@ -47,7 +47,8 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
 
 exit codes: 0 ok, 2 bad input (the error's code and path are printed; a file that cannot
 be read, an --out that cannot be written), 3 the chain breaks provider rules (validate),
-1 anything else (compact: a summary call failed and the compaction rolled back)`;
+1 anything else (compact: a summary call failed and the compaction rolled back, or with
+--strategy budget failed)`;
 
 async function main(argv) {
   const [command, ...rest] = argv;
@@ -69,9 +70,24 @@ async function main(argv) {
 
 // ---- errors and exit codes -----------------------------------------------------------
 
+/**
+ * Codes of a ContextfoldError that are no fault of the input: a compaction whose summary
+ * calls failed (`--strategy budget` rejects with `summarizer_failed` where the others roll
+ * back), and the runtime. Exit code 1 like those; every other code is bad input (2), an
+ * unreachable `--max-tokens` (`budget_exceeded` at options.maxTokens) included.
+ */
+const NOT_INPUT = new Set([
+  "summarizer_failed",
+  "cancelled",
+  "token_counter_failed",
+  "not_initialized",
+  "unsupported_runtime",
+  "internal",
+]);
+
 function exitCodeOf(error) {
   if (error instanceof UsageError || error instanceof FileError) return 2;
-  if (error?.name === "ContextfoldError") return error.code === "internal" ? 1 : 2;
+  if (error?.name === "ContextfoldError") return NOT_INPUT.has(error.code) ? 1 : 2;
   return 1;
 }
 

@@ -478,6 +478,12 @@ describe("contextfold compact when the summarizer fails", () => {
       assert.equal(json.code, 1, json.stderr);
       assert.equal(JSON.parse(json.stdout).report.rolledBack, true);
       assert.match(json.stderr, /^error summarizer_failed: HTTP 401/m);
+      // `budget` rejects instead of rolling back: exit 1 all the same, not 2 (bad input).
+      const budget = await compactWith(server, out, "--strategy", "budget");
+      assert.equal(budget.code, 1, budget.stderr);
+      assert.match(budget.stderr, /^error summarizer_failed at options\.summarizer: .*HTTP 401/m);
+      assert.ok(!budget.stderr.includes(KEY) && !budget.stdout.includes(KEY));
+      assert.equal(existsSync(out), false);
     } finally {
       server.close();
     }
