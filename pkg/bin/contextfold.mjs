@@ -14,7 +14,8 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
        contextfold compact <file|-> [--format F] [--strategy S] [--max-tokens N | --max-bytes N]
                                     [--keep-sections N] [--section-bytes N] [--pair-bytes N]
                                     [--out FILE] [--json | --report json] [--progress]
-                                    [--summarizer extractive|openai-compatible --base-url URL --model M]
+                                    [--summarizer extractive|openai-compatible --base-url URL --model M
+                                     [--max-tokens-field NAME]]
        contextfold validate <file|-> [--format F] [--provider ${PROVIDERS.join("|")}] [--json]
        contextfold convert <file|-> --to FORMAT [--format F] [--out FILE] [--json]
 
@@ -37,6 +38,10 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   --summarizer     extractive (built-in, offline; default) or openai-compatible: --base-url
                    (e.g. http://127.0.0.1:11434/v1) and --model; the key is read from
                    CONTEXTFOLD_API_KEY or OPENAI_API_KEY
+  --max-tokens-field
+                   openai-compatible: the request's output limit field [max_completion_tokens
+                   for api.openai.com and for OpenAI reasoning models by name (o1, o3-mini,
+                   o4-mini, gpt-5...), which reject max_tokens; else max_tokens]
   --concurrency    summary calls in flight [4]
   --progress       show the progress line on stderr (default: when stderr is a terminal)
   validate         list every rule the provider would reject (code, path, reason);

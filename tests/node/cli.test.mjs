@@ -519,6 +519,74 @@ describe("contextfold compact when the summarizer fails", () => {
   });
 });
 
+// `--model o3-mini` sent `max_tokens`, which OpenAI rejects for its reasoning models: every
+// summary call failed and the compaction always rolled back.
+describe("contextfold compact --max-tokens-field", () => {
+  it("sends max_completion_tokens for OpenAI reasoning models, max_tokens elsewhere, or the field given", async () => {
+    const { createServer } = await import("node:http");
+    const fields = [];
+    // OpenAI's rule for its reasoning models: `max_tokens` is a 400.
+    const server = createServer((req, res) => {
+      let text = "";
+      req.on("data", (c) => (text += c));
+      req.on("end", () => {
+        const body = JSON.parse(text);
+        fields.push(Object.keys(body).filter((k) => /max/.test(k)));
+        const refused = /^o\d|gpt-5/.test(body.model) && "max_tokens" in body;
+        res.writeHead(refused ? 400 : 200, { "content-type": "application/json" });
+        const summary = { choices: [{ message: { role: "assistant", content: "## Current state\n- ok" } }] };
+        res.end(JSON.stringify(refused ? { error: { message: "Unsupported parameter: 'max_tokens'" } } : summary));
+      });
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
+    const summarize = async (model, ...more) => {
+      fields.length = 0;
+      const args = ["compact", demoSession, "--max-tokens", "8000", "--summarizer", "openai-compatible"];
+      const r = await runAsync([...args, "--base-url", baseURL, "--model", model, ...more], {
+        CONTEXTFOLD_API_KEY: KEY,
+      });
+      return { ...r, fields: [...new Set(fields.flat())] };
+    };
+    try {
+      for (const model of ["o3-mini", "gpt-5", "openai/o4-mini"]) {
+        const r = await summarize(model);
+        assert.equal(r.code, 0, `${model}: ${r.stderr}`);
+        assert.deepEqual(r.fields, ["max_completion_tokens"], model);
+        assert.match(r.stdout, /summarizer: openai-compatible .* \(max_completion_tokens\)/);
+      }
+      const local = await summarize("llama3.1");
+      assert.equal(local.code, 0, local.stderr);
+      assert.deepEqual(local.fields, ["max_tokens"]);
+      const given = await summarize("llama3.1", "--max-tokens-field", "max_completion_tokens");
+      assert.equal(given.code, 0, given.stderr);
+      assert.deepEqual(given.fields, ["max_completion_tokens"]);
+      const forced = await summarize("o3-mini", "--max-tokens-field", "max_tokens");
+      assert.equal(forced.code, 1, "the field given is sent, and refused");
+      assert.deepEqual(forced.fields, ["max_tokens"]);
+    } finally {
+      server.close();
+    }
+    const bad = run(
+      "compact",
+      demoSession,
+      "--summarizer",
+      "openai-compatible",
+      "--base-url",
+      baseURL,
+      "--model",
+      "m",
+      "--max-tokens-field",
+      "max tokens",
+    );
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^error usage: --max-tokens-field must be a field name/m);
+    const offline = run("compact", demoSession, "--max-tokens-field", "max_tokens");
+    assert.equal(offline.code, 2);
+    assert.match(offline.stderr, /^error usage: --max-tokens-field needs --summarizer openai-compatible/m);
+  });
+});
+
 // Ordinary bad input ended as `error internal: TypeError ...` with a stack trace, or after
 // all the work (an --out in a missing directory).
 describe("contextfold bad input is a usage or input error (exit 2, no stack trace)", () => {

@@ -23,6 +23,7 @@ export async function compactCommand(args, usage) {
       "base-url": { type: "string" },
       model: { type: "string" },
       concurrency: { type: "string" },
+      "max-tokens-field": { type: "string" },
     },
     usage,
   );
@@ -116,7 +117,7 @@ function reportFailures(r) {
  */
 function chooseSummarizer(values) {
   if (values.summarizer === "extractive") {
-    for (const flag of ["base-url", "model"]) {
+    for (const flag of ["base-url", "model", "max-tokens-field"]) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --summarizer openai-compatible`);
     }
     return { call: extractiveSummarizer(), label: "built-in extractive (offline)" };
@@ -135,8 +136,34 @@ function chooseSummarizer(values) {
     );
   }
   const apiKey = process.env.CONTEXTFOLD_API_KEY ?? process.env.OPENAI_API_KEY;
-  const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey });
-  return { call, label: `openai-compatible ${values.model} at ${values["base-url"]}` };
+  const maxTokensField = outputLimitField(values);
+  const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey, maxTokensField });
+  const field = maxTokensField === "max_tokens" ? "" : ` (${maxTokensField})`;
+  return { call, label: `openai-compatible ${values.model} at ${values["base-url"]}${field}` };
+}
+
+/** OpenAI's reasoning models by name (a router's `openai/` prefix aside): o1, o3-mini, o4-mini, gpt-5.... */
+const OPENAI_REASONING = /^(o[1-9]\d*|gpt-5)([-.:_]|$)/i;
+
+/**
+ * The request's output limit field: `--max-tokens-field`, else `max_completion_tokens`
+ * for api.openai.com (which takes it for every model, and only it for reasoning models:
+ * `max_tokens` is a 400 there) and for a model named as an OpenAI reasoning model
+ * wherever it is served, else `max_tokens` (what other OpenAI-compatible servers read).
+ */
+function outputLimitField(values) {
+  const given = values["max-tokens-field"];
+  if (given !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(given)) {
+      throw new UsageError(
+        `--max-tokens-field must be a field name such as max_completion_tokens, not ${JSON.stringify(given)}`,
+      );
+    }
+    return given;
+  }
+  const host = new URL(values["base-url"]).hostname;
+  const name = values.model.slice(values.model.lastIndexOf("/") + 1);
+  return host === "api.openai.com" || OPENAI_REASONING.test(name) ? "max_completion_tokens" : "max_tokens";
 }
 
 function isHttpUrl(text) {
