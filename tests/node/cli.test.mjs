@@ -414,6 +414,17 @@ describe("contextfold compact --summarizer openai-compatible", () => {
         seen[0].body.messages.map((m) => m.role),
         ["system", "user"],
       );
+      // An empty CONTEXTFOLD_API_KEY (`export CONTEXTFOLD_API_KEY=`) is no key: it hid OPENAI_API_KEY.
+      seen.length = 0;
+      const fallback = await runAsync(
+        ["compact", join(root, "examples/demo-session.openai.json"), "--max-tokens", "8000"].concat(
+          ["--summarizer", "openai-compatible"],
+          ["--base-url", baseURL, "--model", "mock-1"],
+        ),
+        { CONTEXTFOLD_API_KEY: "", OPENAI_API_KEY: "sk-openai-456" },
+      );
+      assert.equal(fallback.code, 0, fallback.stderr);
+      assert.ok(seen.length > 0 && seen.every((s) => s.auth === "Bearer sk-openai-456"));
     } finally {
       server.close();
     }
@@ -599,6 +610,26 @@ describe("contextfold bad input is a usage or input error (exit 2, no stack trac
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /^error usage: --base-url must be an http\(s\) URL/m);
       noStack(r);
+    }
+  });
+
+  // fetch refuses such a URL: every call failed, and the password was printed on stdout
+  // (the report's summarizer line) and stderr (fetch's error).
+  it("--base-url with credentials is invalid_option, and the password is never printed", async () => {
+    const server = await mockEndpoint((req, res) => res.end("{}"));
+    try {
+      const withPassword = server.baseURL.replace("http://", "http://user:S3cretPassw0rd@");
+      for (const url of [withPassword, "ftp://user:S3cretPassw0rd@host/v1", "user:S3cretPassw0rd@host"]) {
+        const r = run("compact", demo, "--summarizer", "openai-compatible", "--base-url", url, "--model", "m");
+        assert.equal(r.code, 2, r.stderr);
+        assert.ok(!`${r.stdout}${r.stderr}`.includes("S3cretPassw0rd"), r.stderr);
+        noStack(r);
+      }
+      const r = run("compact", demo, "--summarizer", "openai-compatible", "--base-url", withPassword, "--model", "m");
+      assert.match(r.stderr, /^error invalid_option at --base-url: --base-url must not hold credentials/m);
+      assert.equal(server.requests, 0);
+    } finally {
+      server.close();
     }
   });
 

@@ -1,5 +1,6 @@
 // `contextfold compact`: fold old content into summaries, offline by default.
 import { compact, extractiveSummarizer, parseChain } from "../../dist/node.js";
+import { contextfoldError } from "../../src/errors.js";
 import { openAICompatible } from "../../src/summarizers.js";
 import { STRATEGIES, UsageError, checkOut, commandArgs, readInput, wholeNumber, writeOutput } from "./args.mjs";
 import { changeLines, grouped, sectionTable } from "./tables.mjs";
@@ -130,12 +131,9 @@ function chooseSummarizer(values) {
   if (!values["base-url"] || !values.model) {
     throw new UsageError("--summarizer openai-compatible needs --base-url and --model");
   }
-  if (!isHttpUrl(values["base-url"])) {
-    throw new UsageError(
-      `--base-url must be an http(s) URL such as http://127.0.0.1:11434/v1, not ${JSON.stringify(values["base-url"])}`,
-    );
-  }
-  const apiKey = process.env.CONTEXTFOLD_API_KEY ?? process.env.OPENAI_API_KEY;
+  checkBaseUrl(values["base-url"]);
+  // `||`: a variable set but empty (`export CONTEXTFOLD_API_KEY=`) is no key.
+  const apiKey = process.env.CONTEXTFOLD_API_KEY || process.env.OPENAI_API_KEY || undefined;
   const maxTokensField = outputLimitField(values);
   const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey, maxTokensField });
   const field = maxTokensField === "max_tokens" ? "" : ` (${maxTokensField})`;
@@ -166,12 +164,25 @@ function outputLimitField(values) {
   return host === "api.openai.com" || OPENAI_REASONING.test(name) ? "max_completion_tokens" : "max_tokens";
 }
 
-function isHttpUrl(text) {
+/**
+ * An http(s) URL, without credentials: fetch refuses `user:password@` (every call would
+ * fail), and the password would be printed with the URL. Neither error echoes such a value.
+ */
+function checkBaseUrl(text) {
+  let url;
   try {
-    const { protocol } = new URL(text);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
+    url = new URL(text);
+  } catch {}
+  if (url !== undefined && (url.username !== "" || url.password !== "")) {
+    throw contextfoldError(
+      "invalid_option",
+      "--base-url must not hold credentials (user:password@): fetch refuses such URLs; give the key in CONTEXTFOLD_API_KEY or OPENAI_API_KEY",
+      "--base-url",
+    );
+  }
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    const shown = text.includes("@") ? "" : `, not ${JSON.stringify(text)}`;
+    throw new UsageError(`--base-url must be an http(s) URL such as http://127.0.0.1:11434/v1${shown}`);
   }
 }
 
