@@ -4,7 +4,7 @@
 // read or written), 3 a chain that breaks provider rules (validate), 1 anything else (a
 // compaction whose summary calls failed).
 import { readFileSync } from "node:fs";
-import { DEFAULTS, FORMATS, FileError, PROVIDERS, STRATEGIES, UsageError } from "./cli/args.mjs";
+import { DEFAULTS, FORMATS, FileError, PROVIDERS, STRATEGIES, UsageError, inFileOffsets } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
 import { convertCommand } from "./cli/convert.mjs";
 import { inspect } from "./cli/inspect.mjs";
@@ -109,7 +109,7 @@ try {
     console.error(`error usage: ${error.message}\n\n${USAGE}`);
   } else if (error?.name === "ContextfoldError" || error instanceof FileError) {
     const at = error.path ? ` at ${error.path}` : "";
-    console.error(`error ${error.code}${at}: ${error.message}`);
+    console.error(`error ${error.code}${at}: ${inFileOffsets(error).message}`);
   } else {
     console.error(`error internal: ${error?.stack ?? error}`);
   }

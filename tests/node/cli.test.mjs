@@ -130,6 +130,23 @@ describe("contextfold inspect", () => {
     assert.equal(run("validate", file).code, 0);
   });
 
+  // The mark was skipped before parsing: invalid_json offsets came 3 bytes before the culprit.
+  it("counts invalid_json byte offsets in the file, a byte order mark included", () => {
+    const body = '[{"role":"user","content":"hi"},\n {"role":"assistant","content":"yo",}]';
+    const culprit = body.indexOf(",}") + 1;
+    for (const [name, content, at] of [
+      ["bom-bad.json", `\ufeff${body}`, culprit + 3],
+      ["no-bom-bad.json", body, culprit],
+    ]) {
+      const file = scratchFile(name, content);
+      for (const command of [["inspect"], ["validate"], ["compact"], ["convert", "--to", "anthropic"]]) {
+        const r = run(command[0], file, ...command.slice(1));
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, new RegExp(`^error invalid_json .*line 2, column \\d+ \\(byte ${at}\\)`, "m"), name);
+      }
+    }
+  });
+
   // Read with replacement, a Latin-1 "é" (0xe9) became U+FFFD and `convert --out` wrote
   // the changed text with exit code 0.
   it("exits 2 with invalid_text and the byte offset on bytes that are not UTF-8", () => {

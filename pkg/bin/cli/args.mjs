@@ -59,10 +59,29 @@ export function commandArgs(command, args, options, usage) {
   return { values, file: positionals[0] };
 }
 
+/** Bytes `readInput` skipped at the start of the input (a byte order mark's 3, or 0). */
+let skipped = 0;
+
+/**
+ * `error` with the byte offset of an `invalid_json` message counted in the input file,
+ * as `invalid_text` offsets are: the core counts it in the text read, after any byte
+ * order mark. Lines and columns stay as an editor shows them (without the mark).
+ */
+export function inFileOffsets(error) {
+  if (skipped > 0 && error?.code === "invalid_json" && typeof error.message === "string") {
+    error.message = error.message.replace(
+      /(invalid JSON at line \d+, column \d+ \(byte )(\d+)\)/,
+      (_, lead, offset) => `${lead}${Number(offset) + skipped})`,
+    );
+  }
+  return error;
+}
+
 /**
  * The text of `file` (`-`: stdin). A UTF-8 byte order mark at its start (Windows editors
- * write one) is skipped: it is no part of the JSON. Bytes that are not UTF-8 are an
- * `invalid_text` error: read with replacement, they would come out as other text.
+ * write one) is skipped: it is no part of the JSON (error offsets still count it, see
+ * `inFileOffsets`). Bytes that are not UTF-8 are an `invalid_text` error: read with
+ * replacement, they would come out as other text.
  */
 export function readInput(file) {
   let bytes;
@@ -83,7 +102,9 @@ export function readInput(file) {
     const name = file === "-" ? "stdin" : file;
     throw new FileError("invalid_text", `${name} is not UTF-8 text: byte 0x${byte} at byte offset ${at}`);
   }
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (text.charCodeAt(0) !== 0xfeff) return text;
+  skipped = 3; // U+FEFF in UTF-8
+  return text.slice(1);
 }
 
 /**
