@@ -4,7 +4,7 @@
 // read or written), 3 a chain that breaks provider rules (validate), 1 anything else (a
 // compaction whose summary calls failed).
 import { readFileSync } from "node:fs";
-import { DEFAULTS, FORMATS, FileError, PROVIDERS, STRATEGIES, UsageError } from "./cli/args.mjs";
+import { DEFAULTS, FORMATS, FileError, PROVIDERS, STRATEGIES, UsageError, inFileOffsets } from "./cli/args.mjs";
 import { compactCommand } from "./cli/compact.mjs";
 import { convertCommand } from "./cli/convert.mjs";
 import { inspect } from "./cli/inspect.mjs";
@@ -14,14 +14,15 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
        contextfold compact <file|-> [--format F] [--strategy S] [--max-tokens N | --max-bytes N]
                                     [--keep-sections N] [--section-bytes N] [--pair-bytes N]
                                     [--out FILE] [--json | --report json] [--progress]
-                                    [--summarizer extractive|openai-compatible --base-url URL --model M]
+                                    [--summarizer extractive|openai-compatible --base-url URL --model M
+                                     [--max-tokens-field NAME]]
        contextfold validate <file|-> [--format F] [--provider ${PROVIDERS.join("|")}] [--json]
        contextfold convert <file|-> --to FORMAT [--format F] [--out FILE] [--json]
 
   inspect          read a conversation (a JSON array of messages; - reads stdin) and print
                    its structure: format, sections, body pairs, tool calls and sizes
   compact          fold old content into summaries with the built-in offline (extractive)
-                   summarizer and print what changed
+                   summarizer and print what changed (provider repairs included)
   --format         the message format (default: auto-detect)
   --strategy       ${STRATEGIES.join(", ")} [auto]
   --max-tokens     the budget the result should fit, in estimated tokens (auto, budget: a hard
@@ -37,16 +38,22 @@ const USAGE = `usage: contextfold inspect <file|-> [--format ${FORMATS.join("|")
   --summarizer     extractive (built-in, offline; default) or openai-compatible: --base-url
                    (e.g. http://127.0.0.1:11434/v1) and --model; the key is read from
                    CONTEXTFOLD_API_KEY or OPENAI_API_KEY
+  --max-tokens-field
+                   openai-compatible: the request's output limit field [max_completion_tokens
+                   for api.openai.com and for OpenAI reasoning models by name (o1, o3-mini,
+                   o4-mini, gpt-5...), which reject max_tokens; else max_tokens]
   --concurrency    summary calls in flight [4]
   --progress       show the progress line on stderr (default: when stderr is a terminal)
   validate         list every rule the provider would reject (code, path, reason);
   --provider       whose rules (default: the provider of the format read)
   convert          write the chain in another format (--to), following that provider's rules,
-                   and list what had to change; to stdout unless --out
+                   and list what had to change; to stdout unless --out (the list then goes
+                   to stderr)
 
 exit codes: 0 ok, 2 bad input (the error's code and path are printed; a file that cannot
 be read, an --out that cannot be written), 3 the chain breaks provider rules (validate),
-1 anything else (compact: a summary call failed and the compaction rolled back)`;
+1 anything else (compact: a summary call failed and the compaction rolled back, or with
+--strategy budget failed)`;
 
 async function main(argv) {
   const [command, ...rest] = argv;
@@ -68,9 +75,24 @@ async function main(argv) {
 
 // ---- errors and exit codes -----------------------------------------------------------
 
+/**
+ * Codes of a ContextfoldError that are no fault of the input: a compaction whose summary
+ * calls failed (`--strategy budget` rejects with `summarizer_failed` where the others roll
+ * back), and the runtime. Exit code 1 like those; every other code is bad input (2), an
+ * unreachable `--max-tokens` (`budget_exceeded` at options.maxTokens) included.
+ */
+const NOT_INPUT = new Set([
+  "summarizer_failed",
+  "cancelled",
+  "token_counter_failed",
+  "not_initialized",
+  "unsupported_runtime",
+  "internal",
+]);
+
 function exitCodeOf(error) {
   if (error instanceof UsageError || error instanceof FileError) return 2;
-  if (error?.name === "ContextfoldError") return error.code === "internal" ? 1 : 2;
+  if (error?.name === "ContextfoldError") return NOT_INPUT.has(error.code) ? 1 : 2;
   return 1;
 }
 
@@ -87,7 +109,7 @@ try {
     console.error(`error usage: ${error.message}\n\n${USAGE}`);
   } else if (error?.name === "ContextfoldError" || error instanceof FileError) {
     const at = error.path ? ` at ${error.path}` : "";
-    console.error(`error ${error.code}${at}: ${error.message}`);
+    console.error(`error ${error.code}${at}: ${inFileOffsets(error).message}`);
   } else {
     console.error(`error internal: ${error?.stack ?? error}`);
   }

@@ -159,6 +159,20 @@ export function stringifyChain(messages, found) {
 }
 
 /**
+ * `messages` as plain JSON values, for storing: each message holding binary values is
+ * copied with them as base64 text and URLs as their href, forms every supported format
+ * (the AI SDK's `data` / `image` among them) reads as the same content; the others are
+ * the caller's own. Stored as they are, a `Uint8Array` would come back from JSON as an
+ * object of indices, which the AI SDK sends as a provider file reference.
+ * @template T
+ * @param {T[]} messages
+ * @returns {T[]}
+ */
+export function plainMessages(messages) {
+  return messages.map((m) => (holdsBinary(m) ? JSON.parse(stringifyChain([m]))[0] : m));
+}
+
+/**
  * `value` (an output chain, or part of one: call it on the output's messages in order)
  * with every text that `found` has a binary value for replaced, in place, by the
  * caller's value. Returns `value`.

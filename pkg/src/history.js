@@ -7,7 +7,7 @@
 // leaves the history exactly as it was. `toJSON()` / `History.fromJSON()` store and
 // restore it (localStorage, IndexedDB, Workers KV: anything that holds JSON).
 import { compact, copyOptions, measureChain, needsCompaction, parseChain } from "./api.js";
-import { stringifyChain } from "./binary.js";
+import { plainMessages, stringifyChain } from "./binary.js";
 import { contextfoldError } from "./errors.js";
 import { __Session } from "./glue.js";
 import { check, checkOptions, is } from "./options.js";
@@ -320,10 +320,14 @@ export class History {
     return result;
   }
 
-  /** What to store: `History.fromJSON(JSON.parse(JSON.stringify(history)))` restores it. */
+  /**
+   * What to store: `History.fromJSON(JSON.parse(JSON.stringify(history)))` restores it.
+   * Plain JSON: binary file and image data as base64 text, URLs as their href.
+   */
   toJSON() {
     const { summarizer, signal, tokenCounter, onProgress, ...storable } = this.#options;
-    const stored = { version: VERSION, auto: this.#auto, options: storable, messages: [...this.#messages] };
+    const messages = plainMessages(this.#messages);
+    const stored = { version: VERSION, auto: this.#auto, options: storable, messages };
     // The provider's count against ours (`reportUsage`): a chat route restoring the
     // history every request keeps its triggers scaled.
     return this.#scale ? { ...stored, usage: { ...this.#scale } } : stored;

@@ -122,7 +122,10 @@ export default function init(
  */
 export declare function initSync(module: { module: SyncInitInput } | SyncInitInput): unknown;
 
-/** What `History.toJSON()` gives: plain JSON, for localStorage, IndexedDB or KV. */
+/**
+ * What `History.toJSON()` gives: plain JSON, for localStorage, IndexedDB or KV. Binary file
+ * and image data (`Uint8Array`, `ArrayBuffer`, ...) is stored as base64 text, a `URL` as its href.
+ */
 export interface StoredHistory<M = unknown> {
     version: 1;
     auto: boolean;

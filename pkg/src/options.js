@@ -40,12 +40,16 @@ export const required = (check) => ({ ...check, required: true });
 
 /** @param {unknown} v */
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-/** @param {unknown} v */
+/**
+ * An http(s) URL without credentials: `fetch` (and `Request`) refuse `user:password@`,
+ * so every call would fail, with the password in the error.
+ * @param {unknown} v
+ */
 function isHttpUrl(v) {
   if (typeof v !== "string") return false;
   try {
-    const { protocol } = new URL(v);
-    return protocol === "http:" || protocol === "https:";
+    const { protocol, username, password } = new URL(v);
+    return (protocol === "http:" || protocol === "https:") && username === "" && password === "";
   } catch {
     return false;
   }
@@ -58,7 +62,7 @@ export const is = {
   string: check((v) => typeof v === "string" && v.trim() !== "", "a non-empty string"),
   function: check((v) => typeof v === "function", "a function"),
   object: check(isObject, "an object"),
-  url: check(isHttpUrl, "an http(s) URL"),
+  url: check(isHttpUrl, "an http(s) URL without user:password@ (fetch refuses those)"),
   /** A number >= 0. */
   number: check((v) => isNumber(v) && v >= 0, "a number >= 0"),
   /** A number > 0. */

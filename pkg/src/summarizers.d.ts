@@ -55,7 +55,10 @@ export interface HttpAdapterOptions extends RetryOptions {
 }
 
 export interface OpenAICompatibleOptions extends HttpAdapterOptions {
-    /** The API's base, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+    /**
+     * The API's base, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. No
+     * `user:password@` (fetch refuses it): an `invalid_option` error.
+     */
     baseURL: string;
     /** Sent as `Authorization: Bearer ...`; omit for servers that need none. */
     apiKey?: string;

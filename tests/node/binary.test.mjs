@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { generateText, modelMessageSchema } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { compact, convert, measureChain, parseChain, validateChain } from "contextfold";
+import { History, compact, convert, measureChain, parseChain, validateChain } from "contextfold";
 import { generated } from "../shared/ai-mock.mjs";
 
 const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, ...Array.from({ length: 300 }, (_, i) => i % 251)]);
@@ -153,6 +153,51 @@ describe("binary data in AI SDK messages", () => {
       converted.messages.flatMap(media).map((v, i) => v === [...expected, text][i]),
       Array(expected.length + 1).fill(true),
     );
+  });
+
+  // `JSON.stringify(history)` stored a Uint8Array as `{"0":137,"1":80,...}`: restored,
+  // the SDK sent it to the model as a provider file reference instead of the image.
+  it("History stores them as plain JSON, and the SDK sends the restored chain the same", async () => {
+    const messages = conversation(1);
+    const buffer = Buffer.from(png.subarray(0, 40));
+    const words = new Int16Array([1, 2, 3]);
+    messages[0].content.push(
+      { type: "file", data: buffer, mediaType: "image/png" },
+      { type: "file", data: words, mediaType: "application/octet-stream" },
+    );
+    const history = new History({ messages, auto: false });
+    const text = JSON.stringify(history);
+    assert.deepEqual(JSON.parse(text), history.toJSON(), "plain JSON: the same read back");
+    const restored = History.fromJSON(text).messages();
+    const base64 = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+    const stored = restored[0].content.slice(1).map((p) => p.image ?? p.data);
+    assert.deepEqual(stored, [base64(png), base64(new Uint8Array(pdf)), remote.href, base64(buffer), base64(words)]);
+    assert.equal(history.messages()[0].content[1].image, png, "the history keeps the caller's values");
+    // What the model gets: the same bytes and URL from the live and the restored chain.
+    const sent = async (chain) => {
+      let seen;
+      const model = new MockLanguageModelV4({
+        supportedUrls: { "image/*": [/^https:\/\/example\.com\//] },
+        doGenerate: async (options) => {
+          seen = options.prompt;
+          return generated;
+        },
+      });
+      await generateText({ model, messages: chain });
+      return seen[0].content
+        .filter((p) => p.type === "file")
+        .map((p) => {
+          const data = p.data?.type === "data" ? p.data.data : p.data?.type === "url" ? p.data.url : p.data;
+          if (data instanceof Uint8Array) return base64(data);
+          if (data instanceof URL) return data.href;
+          return data;
+        });
+    };
+    // The SDK takes no other typed array (it would send one as a file reference).
+    const sdkOnly = (chain) => [{ ...chain[0], content: chain[0].content.slice(0, -1) }, ...chain.slice(1)];
+    const live = await sent(sdkOnly(history.messages()));
+    assert.deepEqual(live, stored.slice(0, 4));
+    assert.deepEqual(await sent(sdkOnly(restored)), live);
   });
 
   it("is found however deep a tool result holds it (a screenshot tool's output)", async () => {

@@ -1,7 +1,7 @@
 // The `contextfold` command line, run as a user runs it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -128,6 +128,48 @@ describe("contextfold inspect", () => {
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).format, "openai");
     assert.equal(run("validate", file).code, 0);
+  });
+
+  // A valid file longer than V8's longest string was reported, after ~45 s of bisection,
+  // as "not UTF-8 text" at a byte that was fine. Sparse files: no disk is written.
+  it("a file too large for the runtime's text is read_failed saying so, with its size", () => {
+    for (const [name, size, shown] of [
+      ["huge.json", 600 * 2 ** 20, "629,145,600 bytes"],
+      ["huger.json", 2 ** 31 + 2 ** 20, "over 2 GiB"],
+    ]) {
+      const file = join(scratch, name);
+      const fd = openSync(file, "w");
+      ftruncateSync(fd, size); // NUL bytes: valid UTF-8
+      closeSync(fd);
+      try {
+        const r = run("inspect", file);
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(`^error read_failed: cannot read .*${name}: it is too large \\(${shown}; `, "m"),
+        );
+        assert.match(r.stderr, /the longest text this runtime holds is 536,870,888 characters/);
+      } finally {
+        rmSync(file, { force: true });
+      }
+    }
+  });
+
+  // The mark was skipped before parsing: invalid_json offsets came 3 bytes before the culprit.
+  it("counts invalid_json byte offsets in the file, a byte order mark included", () => {
+    const body = '[{"role":"user","content":"hi"},\n {"role":"assistant","content":"yo",}]';
+    const culprit = body.indexOf(",}") + 1;
+    for (const [name, content, at] of [
+      ["bom-bad.json", `\ufeff${body}`, culprit + 3],
+      ["no-bom-bad.json", body, culprit],
+    ]) {
+      const file = scratchFile(name, content);
+      for (const command of [["inspect"], ["validate"], ["compact"], ["convert", "--to", "anthropic"]]) {
+        const r = run(command[0], file, ...command.slice(1));
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, new RegExp(`^error invalid_json .*line 2, column \\d+ \\(byte ${at}\\)`, "m"), name);
+      }
+    }
   });
 
   // Read with replacement, a Latin-1 "é" (0xe9) became U+FFFD and `convert --out` wrote
@@ -332,6 +374,31 @@ describe("contextfold convert", () => {
     assert.equal(run("convert", out).code, 2, "--to is required");
     assert.equal(run("convert", out, "--to", "cohere").code, 2);
   });
+
+  // To stdout, a dropped orphan result was listed nowhere (only --out and --json listed it).
+  const orphan = [
+    { role: "user", content: "hi" },
+    { role: "tool", tool_call_id: "call_1", content: "the deploy log: 3 errors" },
+    { role: "assistant", content: "ok" },
+  ];
+
+  it("to stdout, writes the messages alone there and lists what had to change on stderr", () => {
+    const r = run("convert", scratchFile("orphan-result.json", orphan), "--to", "anthropic");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).length, 2, "the orphan result is dropped");
+    assert.match(r.stderr, /^openai -> anthropic: written to stdout; 1 change\(s\)$/m);
+    assert.match(r.stderr, /^ {2}repaired: droppedOrphanResult x1: \[1\]$/m);
+    const same = run("convert", scratchFile("plain.json", orphan.slice(0, 1)), "--to", "openai");
+    assert.equal(same.code, 0, same.stderr);
+    assert.equal(same.stderr, "", "nothing to list, nothing on stderr");
+  });
+
+  it("compact's table lists the provider repairs", () => {
+    const r = run("compact", scratchFile("orphan-result.json", orphan));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^provider repairs: 1$/m);
+    assert.match(r.stdout, /^ {2}droppedOrphanResult x1: \[1\]$/m);
+  });
 });
 
 describe("contextfold compact --summarizer openai-compatible", () => {
@@ -389,6 +456,17 @@ describe("contextfold compact --summarizer openai-compatible", () => {
         seen[0].body.messages.map((m) => m.role),
         ["system", "user"],
       );
+      // An empty CONTEXTFOLD_API_KEY (`export CONTEXTFOLD_API_KEY=`) is no key: it hid OPENAI_API_KEY.
+      seen.length = 0;
+      const fallback = await runAsync(
+        ["compact", join(root, "examples/demo-session.openai.json"), "--max-tokens", "8000"].concat(
+          ["--summarizer", "openai-compatible"],
+          ["--base-url", baseURL, "--model", "mock-1"],
+        ),
+        { CONTEXTFOLD_API_KEY: "", OPENAI_API_KEY: "sk-openai-456" },
+      );
+      assert.equal(fallback.code, 0, fallback.stderr);
+      assert.ok(seen.length > 0 && seen.every((s) => s.auth === "Bearer sk-openai-456"));
     } finally {
       server.close();
     }
@@ -453,6 +531,12 @@ describe("contextfold compact when the summarizer fails", () => {
       assert.equal(json.code, 1, json.stderr);
       assert.equal(JSON.parse(json.stdout).report.rolledBack, true);
       assert.match(json.stderr, /^error summarizer_failed: HTTP 401/m);
+      // `budget` rejects instead of rolling back: exit 1 all the same, not 2 (bad input).
+      const budget = await compactWith(server, out, "--strategy", "budget");
+      assert.equal(budget.code, 1, budget.stderr);
+      assert.match(budget.stderr, /^error summarizer_failed at options\.summarizer: .*HTTP 401/m);
+      assert.ok(!budget.stderr.includes(KEY) && !budget.stdout.includes(KEY));
+      assert.equal(existsSync(out), false);
     } finally {
       server.close();
     }
@@ -488,6 +572,74 @@ describe("contextfold compact when the summarizer fails", () => {
   });
 });
 
+// `--model o3-mini` sent `max_tokens`, which OpenAI rejects for its reasoning models: every
+// summary call failed and the compaction always rolled back.
+describe("contextfold compact --max-tokens-field", () => {
+  it("sends max_completion_tokens for OpenAI reasoning models, max_tokens elsewhere, or the field given", async () => {
+    const { createServer } = await import("node:http");
+    const fields = [];
+    // OpenAI's rule for its reasoning models: `max_tokens` is a 400.
+    const server = createServer((req, res) => {
+      let text = "";
+      req.on("data", (c) => (text += c));
+      req.on("end", () => {
+        const body = JSON.parse(text);
+        fields.push(Object.keys(body).filter((k) => /max/.test(k)));
+        const refused = /^o\d|gpt-5/.test(body.model) && "max_tokens" in body;
+        res.writeHead(refused ? 400 : 200, { "content-type": "application/json" });
+        const summary = { choices: [{ message: { role: "assistant", content: "## Current state\n- ok" } }] };
+        res.end(JSON.stringify(refused ? { error: { message: "Unsupported parameter: 'max_tokens'" } } : summary));
+      });
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
+    const summarize = async (model, ...more) => {
+      fields.length = 0;
+      const args = ["compact", demoSession, "--max-tokens", "8000", "--summarizer", "openai-compatible"];
+      const r = await runAsync([...args, "--base-url", baseURL, "--model", model, ...more], {
+        CONTEXTFOLD_API_KEY: KEY,
+      });
+      return { ...r, fields: [...new Set(fields.flat())] };
+    };
+    try {
+      for (const model of ["o3-mini", "gpt-5", "openai/o4-mini"]) {
+        const r = await summarize(model);
+        assert.equal(r.code, 0, `${model}: ${r.stderr}`);
+        assert.deepEqual(r.fields, ["max_completion_tokens"], model);
+        assert.match(r.stdout, /summarizer: openai-compatible .* \(max_completion_tokens\)/);
+      }
+      const local = await summarize("llama3.1");
+      assert.equal(local.code, 0, local.stderr);
+      assert.deepEqual(local.fields, ["max_tokens"]);
+      const given = await summarize("llama3.1", "--max-tokens-field", "max_completion_tokens");
+      assert.equal(given.code, 0, given.stderr);
+      assert.deepEqual(given.fields, ["max_completion_tokens"]);
+      const forced = await summarize("o3-mini", "--max-tokens-field", "max_tokens");
+      assert.equal(forced.code, 1, "the field given is sent, and refused");
+      assert.deepEqual(forced.fields, ["max_tokens"]);
+    } finally {
+      server.close();
+    }
+    const bad = run(
+      "compact",
+      demoSession,
+      "--summarizer",
+      "openai-compatible",
+      "--base-url",
+      baseURL,
+      "--model",
+      "m",
+      "--max-tokens-field",
+      "max tokens",
+    );
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^error usage: --max-tokens-field must be a field name/m);
+    const offline = run("compact", demoSession, "--max-tokens-field", "max_tokens");
+    assert.equal(offline.code, 2);
+    assert.match(offline.stderr, /^error usage: --max-tokens-field needs --summarizer openai-compatible/m);
+  });
+});
+
 // Ordinary bad input ended as `error internal: TypeError ...` with a stack trace, or after
 // all the work (an --out in a missing directory).
 describe("contextfold bad input is a usage or input error (exit 2, no stack trace)", () => {
@@ -500,6 +652,26 @@ describe("contextfold bad input is a usage or input error (exit 2, no stack trac
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /^error usage: --base-url must be an http\(s\) URL/m);
       noStack(r);
+    }
+  });
+
+  // fetch refuses such a URL: every call failed, and the password was printed on stdout
+  // (the report's summarizer line) and stderr (fetch's error).
+  it("--base-url with credentials is invalid_option, and the password is never printed", async () => {
+    const server = await mockEndpoint((req, res) => res.end("{}"));
+    try {
+      const withPassword = server.baseURL.replace("http://", "http://user:S3cretPassw0rd@");
+      for (const url of [withPassword, "ftp://user:S3cretPassw0rd@host/v1", "user:S3cretPassw0rd@host"]) {
+        const r = run("compact", demo, "--summarizer", "openai-compatible", "--base-url", url, "--model", "m");
+        assert.equal(r.code, 2, r.stderr);
+        assert.ok(!`${r.stdout}${r.stderr}`.includes("S3cretPassw0rd"), r.stderr);
+        noStack(r);
+      }
+      const r = run("compact", demo, "--summarizer", "openai-compatible", "--base-url", withPassword, "--model", "m");
+      assert.match(r.stderr, /^error invalid_option at --base-url: --base-url must not hold credentials/m);
+      assert.equal(server.requests, 0);
+    } finally {
+      server.close();
     }
   });
 

@@ -358,6 +358,14 @@ describe("openAICompatible", () => {
     assert.throws(() => openAICompatible({ baseURL: "not a url", model: "m" }), invalidOption("options.baseURL"));
     assert.throws(() => openAICompatible({ baseURL: base, apiKey: KEY }), invalidOption("options.model"));
     assert.throws(() => openAICompatible({ baseURL: base, model: "m", retries: -1 }), invalidOption("options.retries"));
+    // fetch refuses a URL with credentials: every call failed, printing the password.
+    const withPassword = base.replace("http://", "http://user:S3cret@");
+    for (const make of [openAICompatible, anthropic]) {
+      assert.throws(
+        () => make({ baseURL: withPassword, apiKey: KEY, model: "m" }),
+        invalidOption("options.baseURL", /^(?!.*S3cret).*without user:password@/),
+      );
+    }
   });
 
   it("compacts a chain through compact()", async () => {

@@ -626,6 +626,23 @@ describe("playground (www/) in headless Chromium", { skip }, () => {
         { code: "unknown_format", path: "[1]" },
       );
 
+      // An opened file that is not UTF-8 (Latin-1 "café") was read with U+FFFD in place of
+      // its bytes, silently; the command line refuses it with invalid_text and the offset.
+      // The U+FFFD the file holds as such (EF BF BD) is text, and counts three bytes.
+      const head = Buffer.from('[{"role":"user","content":"\uFFFD caf');
+      const latin1 = Buffer.concat([head, Buffer.from([0xe9]), Buffer.from('"}]')]);
+      await page.setInputFiles("#file", { name: "latin1.json", mimeType: "application/json", buffer: latin1 });
+      await page.waitForFunction(() => document.querySelector("#error").dataset.code === "invalid_text");
+      assert.match(
+        (await shown()).text,
+        new RegExp(`latin1\\.json is not UTF-8 text: byte 0xe9 at byte offset ${head.length}`),
+      );
+      assert.doesNotMatch(await page.$eval("#input", (el) => el.value), /caf\uFFFD/);
+      const utf8 = Buffer.from('[{"role":"user","content":"caf\u00e9"},{"role":"assistant","content":"ok"}]');
+      await page.setInputFiles("#file", { name: "utf8.json", mimeType: "application/json", buffer: utf8 });
+      await page.waitForFunction(() => document.querySelector("#error").hidden);
+      assert.match(await page.$eval("#input", (el) => el.value), /caf\u00e9/);
+
       // A valid chain, a bad option: the budget strategy without a budget.
       await loadDemo(page);
       assert.equal(await page.$eval("#error", (el) => el.hidden), true, "a good input clears the error");

@@ -159,6 +159,38 @@ async function loadSource(): Promise<void> {
   }
 }
 
+/**
+ * The UTF-8 text of an opened file, or an `invalid_text` error with the byte offset of the
+ * first bytes that are not UTF-8, as the command line reports it: `file.text()` reads
+ * them as U+FFFD, and the output would carry other text than the file's.
+ */
+async function readText(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    const at = firstInvalidByte(bytes);
+    const byte = (bytes[at] ?? 0).toString(16).padStart(2, "0");
+    const message = `${file.name} is not UTF-8 text: byte 0x${byte} at byte offset ${at}`;
+    throw Object.assign(new Error(message), { name: "PlaygroundError", code: "invalid_text", path: "" });
+  }
+}
+
+/**
+ * Where the first bytes that are not UTF-8 start: read with replacement, the first U+FFFD
+ * that the file does not hold as such (EF BF BD) stands for them.
+ */
+function firstInvalidByte(bytes: Uint8Array): number {
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  let at = 0;
+  for (const char of text) {
+    if (char === "\uFFFD" && !(bytes[at] === 0xef && bytes[at + 1] === 0xbf && bytes[at + 2] === 0xbd)) return at;
+    const point = char.codePointAt(0) ?? 0;
+    at += point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
+  }
+  return at;
+}
+
 function setInput(text: string, name: string): void {
   ui.input.value = text;
   sourceName = name;
@@ -493,7 +525,12 @@ function wire(): void {
   ui.load.addEventListener("click", () => void loadSource());
   ui.file.addEventListener("change", async () => {
     const file = ui.file.files?.[0];
-    if (file !== undefined) setInput(await file.text(), file.name);
+    if (file === undefined) return;
+    try {
+      setInput(await readText(file), file.name);
+    } catch (error) {
+      showError(describeError(error, "The file cannot be read"));
+    }
   });
   ui.input.addEventListener("input", () => {
     sourceName = "conversation.json";

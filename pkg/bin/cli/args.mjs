@@ -1,5 +1,6 @@
 // Argument parsing and input reading shared by the commands.
-import { accessSync, constants, readFileSync, statSync, writeFileSync } from "node:fs";
+import { constants } from "node:buffer";
+import { accessSync, constants as fsConstants, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultSettings, formats } from "../../dist/node.js";
@@ -59,31 +60,68 @@ export function commandArgs(command, args, options, usage) {
   return { values, file: positionals[0] };
 }
 
+/** Bytes `readInput` skipped at the start of the input (a byte order mark's 3, or 0). */
+let skipped = 0;
+
+/**
+ * `error` with the byte offset of an `invalid_json` message counted in the input file,
+ * as `invalid_text` offsets are: the core counts it in the text read, after any byte
+ * order mark. Lines and columns stay as an editor shows them (without the mark).
+ */
+export function inFileOffsets(error) {
+  if (skipped > 0 && error?.code === "invalid_json" && typeof error.message === "string") {
+    error.message = error.message.replace(
+      /(invalid JSON at line \d+, column \d+ \(byte )(\d+)\)/,
+      (_, lead, offset) => `${lead}${Number(offset) + skipped})`,
+    );
+  }
+  return error;
+}
+
 /**
  * The text of `file` (`-`: stdin). A UTF-8 byte order mark at its start (Windows editors
- * write one) is skipped: it is no part of the JSON. Bytes that are not UTF-8 are an
- * `invalid_text` error: read with replacement, they would come out as other text.
+ * write one) is skipped: it is no part of the JSON (error offsets still count it, see
+ * `inFileOffsets`). Bytes that are not UTF-8 are an `invalid_text` error: read with
+ * replacement, they would come out as other text.
  */
 export function readInput(file) {
   let bytes;
   try {
     bytes = readFileSync(file === "-" ? 0 : file);
   } catch (e) {
+    // Over 2 GiB: Node reads no such file into one buffer.
+    if (e.code === "ERR_FS_FILE_TOO_LARGE") throw tooLarge(file === "-" ? "stdin" : file, "over 2 GiB");
     const why =
       e.code === "ENOENT" ? "no such file" : e.code === "EISDIR" ? "it is a directory" : (e.code ?? e.message);
     throw new FileError("read_failed", `cannot read ${file}: ${why}`);
   }
+  const name = file === "-" ? "stdin" : file;
   let text;
   try {
     // `ignoreBOM`: the mark is kept, and skipped below, as before.
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
+  } catch (e) {
+    // Valid text longer than the runtime's longest string: no byte is at fault.
+    if (e?.code === "ERR_STRING_TOO_LONG") throw tooLarge(name, `${bytes.length.toLocaleString("en-US")} bytes`);
     const at = firstInvalidByte(bytes);
     const byte = bytes[at].toString(16).padStart(2, "0");
-    const name = file === "-" ? "stdin" : file;
     throw new FileError("invalid_text", `${name} is not UTF-8 text: byte 0x${byte} at byte offset ${at}`);
   }
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (text.charCodeAt(0) !== 0xfeff) return text;
+  skipped = 3; // U+FEFF in UTF-8
+  return text.slice(1);
+}
+
+/**
+ * An input larger than the text this runtime can hold (V8's longest string,
+ * `buffer.constants.MAX_STRING_LENGTH` UTF-16 units; a file over 2 GiB is not even read).
+ */
+function tooLarge(name, size) {
+  const limit = constants.MAX_STRING_LENGTH.toLocaleString("en-US");
+  return new FileError(
+    "read_failed",
+    `cannot read ${name}: it is too large (${size}; the longest text this runtime holds is ${limit} characters)`,
+  );
 }
 
 /**
@@ -131,7 +169,7 @@ export function checkOut(file) {
   if (stat?.isDirectory()) throw new FileError("write_failed", `cannot write ${file}: it is a directory`);
   const target = stat === undefined ? dirname(resolve(file)) : file;
   try {
-    accessSync(target, constants.W_OK);
+    accessSync(target, fsConstants.W_OK);
   } catch (e) {
     const why = e.code === "ENOENT" ? `the directory ${target} does not exist` : (e.code ?? e.message);
     throw new FileError("write_failed", `cannot write ${file}: ${why}`);

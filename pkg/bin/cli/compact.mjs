@@ -1,8 +1,9 @@
 // `contextfold compact`: fold old content into summaries, offline by default.
 import { compact, extractiveSummarizer, parseChain } from "../../dist/node.js";
+import { contextfoldError } from "../../src/errors.js";
 import { openAICompatible } from "../../src/summarizers.js";
 import { STRATEGIES, UsageError, checkOut, commandArgs, readInput, wholeNumber, writeOutput } from "./args.mjs";
-import { grouped, sectionTable } from "./tables.mjs";
+import { changeLines, grouped, sectionTable } from "./tables.mjs";
 
 export async function compactCommand(args, usage) {
   const parsed = commandArgs(
@@ -23,6 +24,7 @@ export async function compactCommand(args, usage) {
       "base-url": { type: "string" },
       model: { type: "string" },
       concurrency: { type: "string" },
+      "max-tokens-field": { type: "string" },
     },
     usage,
   );
@@ -116,7 +118,7 @@ function reportFailures(r) {
  */
 function chooseSummarizer(values) {
   if (values.summarizer === "extractive") {
-    for (const flag of ["base-url", "model"]) {
+    for (const flag of ["base-url", "model", "max-tokens-field"]) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --summarizer openai-compatible`);
     }
     return { call: extractiveSummarizer(), label: "built-in extractive (offline)" };
@@ -129,22 +131,58 @@ function chooseSummarizer(values) {
   if (!values["base-url"] || !values.model) {
     throw new UsageError("--summarizer openai-compatible needs --base-url and --model");
   }
-  if (!isHttpUrl(values["base-url"])) {
-    throw new UsageError(
-      `--base-url must be an http(s) URL such as http://127.0.0.1:11434/v1, not ${JSON.stringify(values["base-url"])}`,
-    );
-  }
-  const apiKey = process.env.CONTEXTFOLD_API_KEY ?? process.env.OPENAI_API_KEY;
-  const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey });
-  return { call, label: `openai-compatible ${values.model} at ${values["base-url"]}` };
+  checkBaseUrl(values["base-url"]);
+  // `||`: a variable set but empty (`export CONTEXTFOLD_API_KEY=`) is no key.
+  const apiKey = process.env.CONTEXTFOLD_API_KEY || process.env.OPENAI_API_KEY || undefined;
+  const maxTokensField = outputLimitField(values);
+  const call = openAICompatible({ baseURL: values["base-url"], model: values.model, apiKey, maxTokensField });
+  const field = maxTokensField === "max_tokens" ? "" : ` (${maxTokensField})`;
+  return { call, label: `openai-compatible ${values.model} at ${values["base-url"]}${field}` };
 }
 
-function isHttpUrl(text) {
+/** OpenAI's reasoning models by name (a router's `openai/` prefix aside): o1, o3-mini, o4-mini, gpt-5.... */
+const OPENAI_REASONING = /^(o[1-9]\d*|gpt-5)([-.:_]|$)/i;
+
+/**
+ * The request's output limit field: `--max-tokens-field`, else `max_completion_tokens`
+ * for api.openai.com (which takes it for every model, and only it for reasoning models:
+ * `max_tokens` is a 400 there) and for a model named as an OpenAI reasoning model
+ * wherever it is served, else `max_tokens` (what other OpenAI-compatible servers read).
+ */
+function outputLimitField(values) {
+  const given = values["max-tokens-field"];
+  if (given !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(given)) {
+      throw new UsageError(
+        `--max-tokens-field must be a field name such as max_completion_tokens, not ${JSON.stringify(given)}`,
+      );
+    }
+    return given;
+  }
+  const host = new URL(values["base-url"]).hostname;
+  const name = values.model.slice(values.model.lastIndexOf("/") + 1);
+  return host === "api.openai.com" || OPENAI_REASONING.test(name) ? "max_completion_tokens" : "max_tokens";
+}
+
+/**
+ * An http(s) URL, without credentials: fetch refuses `user:password@` (every call would
+ * fail), and the password would be printed with the URL. Neither error echoes such a value.
+ */
+function checkBaseUrl(text) {
+  let url;
   try {
-    const { protocol } = new URL(text);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
+    url = new URL(text);
+  } catch {}
+  if (url !== undefined && (url.username !== "" || url.password !== "")) {
+    throw contextfoldError(
+      "invalid_option",
+      "--base-url must not hold credentials (user:password@): fetch refuses such URLs; give the key in CONTEXTFOLD_API_KEY or OPENAI_API_KEY",
+      "--base-url",
+    );
+  }
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    const shown = text.includes("@") ? "" : `, not ${JSON.stringify(text)}`;
+    throw new UsageError(`--base-url must be an http(s) URL such as http://127.0.0.1:11434/v1${shown}`);
   }
 }
 
@@ -175,6 +213,11 @@ function compactReport(file, before, after, result, ms, out, summarizer) {
     for (const a of s.actions) counts.set(a.action, (counts.get(a.action) ?? 0) + 1);
     const actions = [...counts].map(([name, n]) => (n > 1 ? `${name} x${n}` : name)).join(", ");
     lines.push(`  section ${s.section}${applied}: ${actions}`);
+  }
+  // What the result needed to follow the provider's rules (README: `report.providerRepairs`).
+  if (r.providerRepairs.length > 0) {
+    lines.push(`provider repairs${applied}: ${r.providerRepairs.length}`);
+    lines.push(...changeLines(r.providerRepairs, (step) => step.step));
   }
   lines.push("");
   lines.push("after:");

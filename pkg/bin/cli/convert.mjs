@@ -2,6 +2,7 @@
 // target's rules (system placement, alternation, tool-call ids, signatures).
 import { convert } from "../../dist/node.js";
 import { FORMATS, UsageError, checkOut, commandArgs, readInput, writeOutput } from "./args.mjs";
+import { changeLines } from "./tables.mjs";
 
 export function convertCommand(args, usage) {
   const parsed = commandArgs(
@@ -26,23 +27,19 @@ export function convertCommand(args, usage) {
   if (values.out) writeOutput(values.out, text);
   if (values.json) {
     console.log(JSON.stringify(result, null, 2));
-  } else if (values.out) {
-    console.log(`${result.from} -> ${result.to}: wrote ${values.out}; ${result.changes.length} change(s)`);
-    // One line per kind of change, with the first messages it concerned (--json lists all).
-    const kinds = new Map();
-    for (const c of result.changes) {
-      const kind = c.change === "repaired" ? `repaired: ${c.step}` : c.change;
-      kinds.set(kind, [...(kinds.get(kind) ?? []), c.index]);
-    }
-    for (const [kind, at] of kinds) {
-      const shown = at
-        .slice(0, 8)
-        .map((i) => `[${i ?? "-"}]`)
-        .join(" ");
-      console.log(`  ${kind} x${at.length}: ${shown}${at.length > 8 ? " ..." : ""}`);
-    }
+    return 0;
+  }
+  const where = values.out ? `wrote ${values.out}` : "written to stdout";
+  const lines = [
+    `${result.from} -> ${result.to}: ${where}; ${result.changes.length} change(s)`,
+    ...changeLines(result.changes, (c) => (c.change === "repaired" ? `repaired: ${c.step}` : c.change)),
+  ];
+  if (values.out) {
+    console.log(lines.join("\n"));
   } else {
+    // The messages alone on stdout (to pipe or redirect); what had to change on stderr.
     process.stdout.write(text);
+    if (result.changes.length > 0) console.error(lines.join("\n"));
   }
   return 0;
 }

@@ -58,3 +58,22 @@ function wrap(words, width) {
   if (line) lines.push(line);
   return lines;
 }
+
+/**
+ * One line per kind of change (`kindOf(item)`), with the first messages it concerned
+ * (`item.index`; --json lists them all): "  repaired: droppedOrphanResult x1: [1]".
+ */
+export function changeLines(items, kindOf) {
+  const kinds = new Map();
+  for (const item of items) {
+    const kind = kindOf(item);
+    kinds.set(kind, [...(kinds.get(kind) ?? []), item.index]);
+  }
+  return [...kinds].map(([kind, at]) => {
+    const shown = at
+      .slice(0, 8)
+      .map((i) => `[${i ?? "-"}]`)
+      .join(" ");
+    return `  ${kind} x${at.length}: ${shown}${at.length > 8 ? " ..." : ""}`;
+  });
+}
