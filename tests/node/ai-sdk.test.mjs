@@ -97,6 +97,41 @@ describe("contextfold/ai-sdk: the wrapLanguageModel middleware", () => {
     assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms: the summary calls ran on`);
   });
 
+  it("an agent loop keeps a long request verbatim while the budget holds it", async () => {
+    // A pasted contract and its question (~2.4k tokens), then policy pages read by a tool
+    // (~1.6k each), at 4,500 tokens: from the third call on the request was folded into the
+    // summary, and the model no longer saw what it was asked.
+    const words = (tag, n) => `${tag}: ${Array.from({ length: n }, (_, i) => `w${i % 97} x${i}`).join(" ")}`;
+    const question = "Q: which clauses of the contract above conflict with our policy?";
+    const prompts = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompts.push(options.prompt);
+        if (prompts.length > 4) return generated;
+        const input = JSON.stringify({ page: prompts.length });
+        const content = [{ type: "tool-call", toolCallId: `c${prompts.length}`, toolName: "policy", input }];
+        return { content, finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] };
+      },
+    });
+    const policy = tool({
+      inputSchema: z.object({ page: z.number() }),
+      execute: async ({ page }) => words(`policy page ${page}`, 400),
+    });
+    const summarizer = async () => "The user pasted a contract. Policy pages were read.";
+    const wrapped = wrapLanguageModel({ model, middleware: contextfoldMiddleware({ maxTokens: 4500, summarizer }) });
+    const messages = [
+      { role: "user", content: "Hi, I will send you a contract." },
+      { role: "assistant", content: "Sure, send it." },
+      { role: "user", content: `${words("contract text", 600)}\n\n${question}` },
+    ];
+    await generateText({ model: wrapped, messages, tools: { policy }, stopWhen: stepCountIs(10) });
+    assert.equal(prompts.length, 5);
+    for (const [k, prompt] of prompts.entries()) {
+      assert.ok(tokensOf(prompt) <= 4500, `call ${k}: ${tokensOf(prompt)} tokens`);
+      assert.ok(JSON.stringify(prompt).includes(question), `call ${k}: the request was folded`);
+    }
+  });
+
   it("streamText: the same, streaming", async () => {
     let seen;
     const model = wrapLanguageModel({

@@ -435,13 +435,12 @@ fn plan_span<'a>(
     let left = target.value().saturating_sub(head_cost.saturating_add(tail)).max(target.value() / 4);
     let share = config.max.percent(config.summary_percent.clamp(1, 100)).value().min(left);
     // The latest request stays verbatim while the hard budget holds it beside the head,
-    // the last exchange and half the summary's share, even past the fold target: folded, a
-    // long request (a pasted document and its question) left the model a summary of what
-    // it was asked.
-    let request_room = config
-        .max
-        .value()
-        .saturating_sub(head_cost.saturating_add(tail).saturating_add(note).saturating_add(share / 2));
+    // the last exchange and a brief summary (a sixteenth of the budget, at most half the
+    // share), even past the fold target: folded, a long request (a pasted document and its
+    // question) left the model a summary of what it was asked.
+    let brief = (share / 2).min(config.max.value() / 16);
+    let request_room =
+        config.max.value().saturating_sub(head_cost.saturating_add(tail).saturating_add(note).saturating_add(brief));
     let keep = target.value().saturating_sub(head_cost.saturating_add(share));
     let at = plan(&shape.body, costs, keep, request_room, tight);
     // The summary may take what the target leaves, at least its share.
