@@ -12,6 +12,20 @@ const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, ...Array.from({ len
 const pdf = new Uint8Array([37, 80, 68, 70, 45, 49, 46, 55]).buffer; // an ArrayBuffer
 const remote = new URL("https://example.com/chart.png");
 
+/** The prompt a mock model gets for `messages` through `generateText` (remote example.com images by URL). */
+async function promptSent(messages) {
+  let seen;
+  const model = new MockLanguageModelV4({
+    supportedUrls: { "image/*": [/^https:\/\/example\.com\//] },
+    doGenerate: async (options) => {
+      seen = options.prompt;
+      return generated;
+    },
+  });
+  await generateText({ model, messages });
+  return seen;
+}
+
 /** An AI SDK conversation whose first request carries three kinds of binary data. */
 function conversation(turns) {
   const messages = [
@@ -71,15 +85,7 @@ describe("binary data in AI SDK messages", () => {
       // `budget` condenses the first request with the rest; the others keep it verbatim.
       if (strategy !== "budget") assert.equal(media.length, 3, "the three of them");
       for (const m of result.messages) modelMessageSchema.parse(m);
-      let seen;
-      const model = new MockLanguageModelV4({
-        supportedUrls: { "image/*": [/^https:\/\/example\.com\//] },
-        doGenerate: async (options) => {
-          seen = options.prompt;
-          return generated;
-        },
-      });
-      await generateText({ model, messages: result.messages });
+      const seen = await promptSent(result.messages);
       const files = seen.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === "file");
       assert.equal(files.length, media.length, "the model got every file");
     });
@@ -175,15 +181,7 @@ describe("binary data in AI SDK messages", () => {
     assert.equal(history.messages()[0].content[1].image, png, "the history keeps the caller's values");
     // What the model gets: the same bytes and URL from the live and the restored chain.
     const sent = async (chain) => {
-      let seen;
-      const model = new MockLanguageModelV4({
-        supportedUrls: { "image/*": [/^https:\/\/example\.com\//] },
-        doGenerate: async (options) => {
-          seen = options.prompt;
-          return generated;
-        },
-      });
-      await generateText({ model, messages: chain });
+      const seen = await promptSent(chain);
       return seen[0].content
         .filter((p) => p.type === "file")
         .map((p) => {

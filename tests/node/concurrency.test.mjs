@@ -9,18 +9,21 @@ import { openaiSections } from "../shared/chains.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `window` at 1,500 tokens with a summarizer slow enough to change the input meanwhile. */
+const slowWindow = {
+  strategy: "window",
+  maxTokens: 1500,
+  summarizer: async () => {
+    await sleep(30);
+    return "Summary of the earlier work.";
+  },
+};
+
 describe("compact reads its input once, at the call", () => {
   it("a message deleted from the caller's array while the summarizer runs does not reach the result", async () => {
     const messages = openaiSections(8);
     const original = messages.slice();
-    const compaction = compact(messages, {
-      strategy: "window",
-      maxTokens: 1500,
-      summarizer: async () => {
-        await sleep(30);
-        return "Summary of the earlier work.";
-      },
-    });
+    const compaction = compact(messages, slowWindow);
     await sleep(5);
     messages.splice(1, 1); // the user deletes a message in the UI meanwhile
     messages.pop(); // and regenerates the last answer
@@ -39,14 +42,7 @@ describe("compact reads its input once, at the call", () => {
   it("a request object's list changed meanwhile does not change the result either", async () => {
     const request = { model: "m", messages: openaiSections(8) };
     const last = request.messages.at(-1);
-    const compaction = compact(request, {
-      strategy: "window",
-      maxTokens: 1500,
-      summarizer: async () => {
-        await sleep(30);
-        return "Summary of the earlier work.";
-      },
-    });
+    const compaction = compact(request, slowWindow);
     await sleep(5);
     request.messages.length = 2;
     const result = await compaction;
