@@ -609,6 +609,10 @@ async fn compact_read<S: Summarizer + ?Sized>(
         },
         new_system,
     };
+    // The request's tool definitions (and the like) take their share of a hard budget.
+    let overhead = format::container::request_overhead(caller.container(), format);
+    let options = run::without_request_fields(&options, &overhead, meter)
+        .map_err(|error| JsonError { error, input_path: None })?;
     // The caller's focus reaches every prompt.
     let focused;
     let controls = match &settings.instructions {
@@ -707,8 +711,14 @@ pub fn needs_compaction_json(
     strategy: &StrategyConfig,
     meter: Meter<'_>,
 ) -> Result<bool, FormatError> {
-    let (messages, _) = read_json(value, format)?;
-    Ok(run::needs_compaction(&messages, strategy, meter))
+    let (messages, format) = read_json(value, format)?;
+    let overhead = format::container::request_overhead(value, format);
+    let options = CompactOptions { strategy: strategy.clone(), ..CompactOptions::default() };
+    // Its fields alone over the budget: compact would fail, so there is work (or an error) now.
+    Ok(match run::without_request_fields(&options, &overhead, meter) {
+        Ok(options) => run::needs_compaction(&messages, &options.strategy, meter),
+        Err(_) => true,
+    })
 }
 
 /// Every rule of `provider` (default: the provider of the format read) the chain `value`

@@ -197,3 +197,61 @@ fn summaries_written_as_user_messages_keep_compaction_idempotent() {
         }
     }
 }
+
+/// A request's tool definitions take their share of a hard budget: the conversation is
+/// compacted to what they leave (they were not counted, so a request fitted to a model's
+/// window by `maxTokens` went over it by their size), `needsCompaction` says so when the
+/// conversation alone fits, and definitions alone over the budget are `budget_exceeded`
+/// naming them.
+#[test]
+fn a_request_s_tool_definitions_take_their_share_of_the_budget() {
+    use contextfold::measure::{Amount, Unit};
+    use contextfold::pipeline::{compact_json, needs_compaction_json};
+    use contextfold::settings::CompactSettings;
+    use contextfold::strategy::budget::BudgetConfig;
+    let messages = format::write(&demo(), Format::OpenAi).unwrap();
+    let tool = |i: usize| {
+        json!({ "type": "function", "function": { "name": format!("tool_{i}"),
+            "description": "Reads a file of the project and returns its text. ".repeat(20),
+            "parameters": { "type": "object", "properties": { "path": { "type": "string" } } } } })
+    };
+    let tools: Vec<Value> = (0..40).map(tool).collect();
+    let request = json!({ "model": "gpt-4o", "messages": messages, "tools": tools });
+    let meter = Meter::default();
+    let tools_cost = meter.text(Unit::Tokens, &serde_json::to_string(&request["tools"]).unwrap());
+    let chain_cost = meter.total(Unit::Tokens, &demo());
+    for strategy in [
+        StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(12_000))),
+        StrategyConfig::Auto(contextfold::strategy::auto::AutoConfig::for_budget(Amount::Tokens(12_000))),
+    ] {
+        let settings = CompactSettings { strategy: strategy.clone(), ..CompactSettings::default() };
+        let out =
+            block_on(compact_json(&request, &settings, &ExtractiveSummarizer::default(), &Controls::default(), meter))
+                .unwrap_or_else(|e| panic!("{e:?}"));
+        let compacted = read(&out.messages, Format::OpenAi).unwrap();
+        let cost = meter.total(Unit::Tokens, &compacted);
+        assert!(cost + tools_cost <= 12_000, "{cost} + {tools_cost} tokens of tools > 12,000");
+        assert_eq!(out.messages["tools"], request["tools"]);
+        // The conversation alone fits a budget the request does not.
+        let budget = chain_cost + tools_cost / 2;
+        let mut tight = strategy.clone();
+        if let StrategyConfig::Budget(c) = &mut tight {
+            c.max = Amount::Tokens(budget);
+        }
+        if let StrategyConfig::Auto(c) = &mut tight {
+            c.max = Amount::Tokens(budget);
+        }
+        assert!(needs_compaction_json(&request, None, &tight, meter).unwrap());
+        assert!(!needs_compaction_json(&messages, None, &tight, meter).unwrap());
+    }
+    // The definitions alone over the budget.
+    let settings = CompactSettings {
+        strategy: StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(tools_cost))),
+        ..CompactSettings::default()
+    };
+    let error =
+        block_on(compact_json(&request, &settings, &ExtractiveSummarizer::default(), &Controls::default(), meter))
+            .unwrap_err();
+    assert_eq!(error.error.code(), "budget_exceeded");
+    assert!(error.error.to_string().contains("tool definitions"), "{}", error.error);
+}

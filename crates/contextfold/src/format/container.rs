@@ -33,6 +33,27 @@ pub fn holds_new_system(input: &Value, format: Format) -> bool {
     }
 }
 
+/// Fields of a request object the model reads beside the conversation (tool definitions,
+/// a response schema, the tool choice), as the JSON text each holds: what a hard budget
+/// leaves the conversation is the budget less their cost. Nothing for a bare list.
+pub fn request_overhead(input: &Value, format: Format) -> Vec<String> {
+    let Value::Object(request) = input else { return Vec::new() };
+    let (fields, nested): (&[&str], Option<&Map<String, Value>>) = match format {
+        Format::OpenAi => (&["tools", "functions", "response_format", "tool_choice"], None),
+        Format::OpenAiResponses => (&["tools", "text", "tool_choice"], None),
+        Format::Anthropic => (&["tools", "tool_choice"], None),
+        // The genai SDK's parameters keep them in `config`.
+        Format::Gemini => (&["tools", "toolConfig"], request.get("config").and_then(Value::as_object)),
+        Format::Native | Format::AiSdk | Format::AiSdkUi | Format::LangChain => return Vec::new(),
+    };
+    [Some(request), nested]
+        .into_iter()
+        .flatten()
+        .flat_map(|object| fields.iter().filter_map(|k| object.get(*k)))
+        .map(|v| serde_json::to_string(v).unwrap_or_default())
+        .collect()
+}
+
 /// Whether a Gemini request uses a context cache (`cachedContent` in a REST body, or in
 /// the genai SDK's `config`): Gemini refuses a system instruction beside one (400
 /// "CachedContent can not be used with GenerateContent request setting

@@ -173,6 +173,29 @@ pub async fn compact<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
+/// `options` with a hard budget lowered by what a request's other fields the model reads
+/// cost (`texts`: their JSON, see [`crate::format::container::request_overhead`]); an
+/// error when they alone reach it.
+pub fn without_request_fields(
+    options: &CompactOptions,
+    texts: &[String],
+    meter: Meter<'_>,
+) -> Result<CompactOptions, CompactError> {
+    let mut options = options.clone();
+    if texts.is_empty() {
+        return Ok(options);
+    }
+    if let Some(max) = options.strategy.hard_budget_mut() {
+        let own = texts.iter().fold(0usize, |a, t| a.saturating_add(meter.text(max.unit(), t)));
+        if own >= max.value() {
+            let reason = format!("the request's tool definitions and other fields alone are {}", max.with_value(own));
+            return Err(CompactError::Budget { max: *max, reason });
+        }
+        *max = max.with_value(max.value().saturating_sub(own));
+    }
+    Ok(options)
+}
+
 /// `options` for the rest of a chain once `set_aside` (kept as it is) is taken out: a
 /// hard budget lowered by what it costs; an error when it alone (`what`) reaches it.
 fn without(
