@@ -82,6 +82,7 @@
 //! writer gives it the target's native shape.
 
 mod aisdk_shapes;
+mod file_ids;
 mod hub;
 mod media;
 mod native_blocks;
@@ -357,6 +358,7 @@ fn clean_message(
             changes.push(Change::DroppedSdkPart { index, part: part_index, kind: kind.to_string() });
             continue;
         }
+        let openai_file = file_ids::between_openai_apis(&mut part, from, to);
         // A custom (free-text) tool call is one in both OpenAI APIs: the mark goes over.
         let custom = matches!(part, Part::ToolCall(_)) && is_custom_call(part.extra_mut(), from);
         // A refusal (Chat's part or field, Responses' part).
@@ -483,6 +485,9 @@ fn clean_message(
         }
         if let Some(kind) = native.filter(|_| native_blocks::kind(part.extra_mut()).is_none()) {
             changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
+        }
+        if let Some(file) = openai_file {
+            part = file;
         }
         if is_openai(to) {
             part = media::image_file_as_image(part);

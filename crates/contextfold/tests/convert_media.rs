@@ -159,3 +159,27 @@ fn a_file_by_a_providers_id_goes_to_another_provider_listed() {
         assert!(dropped_media(&changes, 0), "{from:?} -> native -> {to:?}: {changes:?}");
     }
 }
+
+/// A file OpenAI stores goes between its two APIs by id: Chat's `file.file_id` is the
+/// Responses API's `input_file.file_id` (it was dropped as media the target cannot carry
+/// one way, and written as the text "[input_file]" the other).
+#[test]
+fn a_file_by_openai_s_id_goes_between_chat_and_responses() {
+    let chat = json!([
+        {"role": "user", "content": [{"type": "text", "text": "summarize"},
+            {"type": "file", "file": {"file_id": "file-abc", "filename": "report.pdf"}}]},
+        {"role": "assistant", "content": "ok"}]);
+    let (responses, changes) = converted(&chat, Format::OpenAi, Format::OpenAiResponses);
+    assert!(!dropped_media(&changes, 0), "{changes:?}");
+    assert_eq!(
+        responses[0]["content"][1],
+        json!({"type": "input_file", "file_id": "file-abc", "filename": "report.pdf"}),
+        "{responses}"
+    );
+    let (back, changes) = converted(&responses, Format::OpenAiResponses, Format::OpenAi);
+    assert!(
+        changes.iter().all(|c| !matches!(c, Change::ReplacedNativeBlock { .. } | Change::DroppedMedia { .. })),
+        "{changes:?}"
+    );
+    assert_eq!(back[0]["content"][1], chat[0]["content"][1], "{back}");
+}

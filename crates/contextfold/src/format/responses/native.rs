@@ -94,7 +94,7 @@ pub(super) fn item_part(item: &Value, item_type: &str) -> Part {
 /// The text part standing for a content part that maps to no native part (an image or
 /// file by `file_id` only, audio, a type added later): marked `part`, so that a writer
 /// puts it back among content parts rather than as an item.
-pub(super) fn content_part(part: &Value, part_type: &str) -> Part {
+pub(crate) fn content_part(part: &Value, part_type: &str) -> Part {
     let mut out = item_part(part, part_type);
     if let Part::Text(t) = &mut out {
         crate::format::fields::add_marker(&mut t.extra, NAMESPACE, CONTENT_PART, Value::Bool(true));
