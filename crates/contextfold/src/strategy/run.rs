@@ -181,19 +181,8 @@ pub fn without_request_fields(
     texts: &[String],
     meter: Meter<'_>,
 ) -> Result<CompactOptions, CompactError> {
-    let mut options = options.clone();
-    if texts.is_empty() {
-        return Ok(options);
-    }
-    if let Some(max) = options.strategy.hard_budget_mut() {
-        let own = texts.iter().fold(0usize, |a, t| a.saturating_add(meter.text(max.unit(), t)));
-        if own >= max.value() {
-            let reason = format!("the request's tool definitions and other fields alone are {}", max.with_value(own));
-            return Err(CompactError::Budget { max: *max, reason });
-        }
-        *max = max.with_value(max.value().saturating_sub(own));
-    }
-    Ok(options)
+    let cost = |unit| texts.iter().fold(0usize, |a, t| a.saturating_add(meter.text(unit, t)));
+    lowered(options, cost, "what the request holds beside the conversation (tool definitions and the like)")
 }
 
 /// `options` for the rest of a chain once `set_aside` (kept as it is) is taken out: a
@@ -204,9 +193,15 @@ fn without(
     meter: Meter<'_>,
     what: &str,
 ) -> Result<CompactOptions, CompactError> {
+    lowered(options, |unit| meter.total(unit, set_aside), what)
+}
+
+/// `options` with a hard budget lowered by what `what` costs in its unit (`cost`); an
+/// error when that alone reaches it.
+fn lowered(options: &CompactOptions, cost: impl Fn(Unit) -> usize, what: &str) -> Result<CompactOptions, CompactError> {
     let mut options = options.clone();
     if let Some(max) = options.strategy.hard_budget_mut() {
-        let own = meter.total(max.unit(), set_aside);
+        let own = cost(max.unit());
         if own >= max.value() {
             let reason = format!("{what} alone is {}", max.with_value(own));
             return Err(CompactError::Budget { max: *max, reason });
