@@ -18,6 +18,8 @@ import { assertReady, isReady, whenStarted } from "./ready.js";
 // pending call of this module (the next call gets a fresh instance).
 const PANIC = Symbol.for("contextfold.panic");
 const pending = new Set();
+/** @type {Set<{ alive: boolean }>} the compactions in flight (see `gated`) */
+const lives = new Set();
 globalThis[PANIC] ??= Object.assign(
   (message) => {
     for (const handler of handlers.handlers) handler(message);
@@ -34,6 +36,8 @@ handlers.handlers.add((message) => {
   );
   for (const reject of pending) reject(error);
   pending.clear();
+  for (const life of lives) life.alive = false;
+  lives.clear();
 });
 
 /** Idle time after which an instance grown very large is replaced, in milliseconds. */
@@ -270,6 +274,42 @@ function snapshotLists(messages) {
   return lists;
 }
 
+/**
+ * `summarizer` for one compaction: its answers reach the wasm only while `life` lasts.
+ * After a panic the instance that asked is gone, and an answer coming later would run its
+ * promise reactions (an unhandled rejection in the caller's process); it is dropped. A
+ * throw or a plain (non-Promise) answer goes through as the bridge takes it.
+ * @param {(request: unknown, context: unknown) => unknown} summarizer
+ * @param {{ alive: boolean }} life
+ */
+function gated(summarizer, life) {
+  return (/** @type {unknown} */ request, /** @type {unknown} */ context) => {
+    const answer = summarizer.call(undefined, request, context);
+    /** @type {Promise<unknown>} */
+    let settled;
+    try {
+      settled = Promise.resolve(answer); // reads `then` / `constructor`, which may throw
+    } catch (e) {
+      settled = Promise.reject(e);
+    }
+    return new Promise((resolve, reject) =>
+      settled.then(
+        (value) => life.alive && resolve(value),
+        (error) => life.alive && reject(error),
+      ),
+    );
+  };
+}
+
+/** Whether `f` is the built-in summarizer (run inside wasm, never gated); a hostile `f` is left to the core. */
+function isExtractive(f) {
+  try {
+    return EXTRACTIVE in f;
+  } catch {
+    return true;
+  }
+}
+
 export async function compact(messages, options) {
   const given = messages === null || typeof messages !== "object" ? undefined : messages;
   // Read once, at the call: the JSON text the core compacts and the element references
@@ -295,10 +335,16 @@ export async function compact(messages, options) {
   if (lists === undefined) return guarded(wasm.compact(messages, options));
   /** @type {any} the result with its internal `reuse` plan, made the caller's below */
   let result;
+  const life = { alive: true };
+  const summarizer = settings.summarizer;
+  if (typeof summarizer === "function" && !isExtractive(summarizer)) settings.summarizer = gated(summarizer, life);
+  lives.add(life);
   try {
     result = await guarded(wasm.compact(text, settings));
   } catch (e) {
     throw located(e, messages);
+  } finally {
+    lives.delete(life);
   }
   if (!result.changed) {
     result.messages = messages;

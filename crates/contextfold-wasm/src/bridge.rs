@@ -297,11 +297,52 @@ impl JsSummarizer {
     }
 }
 
+/// What this instance has hooked into the caller's JS (timers, abort listeners), each
+/// under a key, for as long as it is hooked. A panic aborts the instance without dropping
+/// anything: [`unhook_all`] then takes each hook out, so that none fires later into the
+/// dead instance (an uncaught exception in the caller's process, out of their own
+/// `controller.abort()` or a timer).
+#[derive(Default)]
+struct Hooks {
+    next: u64,
+    timers: Vec<(u64, JsValue)>,
+    listeners: Vec<(u64, AbortSignalLike, Function)>,
+}
+
+thread_local! {
+    static HOOKS: std::cell::RefCell<Hooks> = std::cell::RefCell::default();
+}
+
+impl Hooks {
+    /// Runs `f` on the hooks; nothing when they are in use (a panic inside `f` itself).
+    fn with<T: Default>(f: impl FnOnce(&mut Hooks) -> T) -> T {
+        HOOKS.with(|hooks| hooks.try_borrow_mut().map(|mut h| f(&mut h)).unwrap_or_default())
+    }
+
+    fn key(&mut self) -> u64 {
+        self.next = self.next.wrapping_add(1);
+        self.next
+    }
+}
+
+/// Clears every timer and removes every abort listener this instance set: the panic
+/// hook's last act (src/lib.rs).
+pub fn unhook_all() {
+    let (timers, listeners) = Hooks::with(|h| (std::mem::take(&mut h.timers), std::mem::take(&mut h.listeners)));
+    for (_, id) in timers {
+        let _ = clear_timeout(&id);
+    }
+    for (_, signal, listener) in listeners {
+        let _ = signal.remove_event_listener("abort", &listener);
+    }
+}
+
 /// A `setTimeout` resolving `promise` after `ms`; cleared when dropped, so neither a
 /// finished nor an abandoned call leaves a timer behind (which would keep Node alive).
 struct Timer {
     promise: Promise,
     id: JsValue,
+    key: u64,
 }
 
 impl Timer {
@@ -313,13 +354,19 @@ impl Timer {
         });
         let id =
             started.map_err(|e| SummarizeError::failed(format!("could not start a timer: {}", describe_js(&e))))?;
-        Ok(Timer { promise, id })
+        let key = Hooks::with(|h| {
+            let key = h.key();
+            h.timers.push((key, id.clone()));
+            key
+        });
+        Ok(Timer { promise, id, key })
     }
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
         let _ = clear_timeout(&self.id);
+        Hooks::with(|h| h.timers.retain(|(key, _)| *key != self.key));
     }
 }
 
@@ -328,6 +375,7 @@ impl Drop for Timer {
 pub struct AbortLink {
     signal: AbortSignalLike,
     listener: Option<Closure<dyn FnMut()>>,
+    key: u64,
 }
 
 impl AbortLink {
@@ -341,11 +389,17 @@ impl AbortLink {
     fn on_abort(signal: AbortSignalLike, mut action: Box<dyn FnMut()>) -> Result<AbortLink, JsValue> {
         if signal.aborted()?.is_truthy() {
             action();
-            return Ok(AbortLink { signal, listener: None });
+            return Ok(AbortLink { signal, listener: None, key: 0 });
         }
         let listener = Closure::<dyn FnMut()>::new(action);
-        signal.add_event_listener("abort", listener.as_ref().unchecked_ref())?;
-        Ok(AbortLink { signal, listener: Some(listener) })
+        let function: &Function = listener.as_ref().unchecked_ref();
+        signal.add_event_listener("abort", function)?;
+        let key = Hooks::with(|h| {
+            let key = h.key();
+            h.listeners.push((key, signal.clone(), function.clone()));
+            key
+        });
+        Ok(AbortLink { signal, listener: Some(listener), key })
     }
 }
 
@@ -353,6 +407,7 @@ impl Drop for AbortLink {
     fn drop(&mut self) {
         if let Some(listener) = &self.listener {
             let _ = self.signal.remove_event_listener("abort", listener.as_ref().unchecked_ref());
+            Hooks::with(|h| h.listeners.retain(|(key, _, _)| *key != self.key));
         }
     }
 }

@@ -57,6 +57,7 @@ fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         wasm_bindgen::handler::schedule_reinit();
+        bridge::unhook_all();
         notify_js_of_panic(&info.to_string());
     }));
 }
