@@ -9,7 +9,6 @@ export {
   formats,
   initSync,
   providerOf,
-  start,
 } from "./glue.js";
 export {
   compact,

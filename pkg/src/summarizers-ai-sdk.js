@@ -4,6 +4,8 @@
 import { generateText } from "ai";
 import { aiSdk as adapter } from "./summarizers.js";
 
+export { isContextfoldError } from "./errors.js";
+
 /** @type {typeof import("./summarizers.js").aiSdk} */
 export function aiSdk(options) {
   const given = options !== null && typeof options === "object" && !Array.isArray(options);

@@ -266,6 +266,8 @@ function validateOptions(options, checkKeys) {
     try {
       checkKeys(Object.keys(options), MIDDLEWARE_KEYS);
     } catch (e) {
+      // Made before `init()` on the browser entry: that, not the options, is what is wrong.
+      if (e?.code === "not_initialized") throw e;
       fail(e?.path ?? "options", String(e?.message ?? e).replace(/^[\w.]+: /, ""));
     }
   }

@@ -299,6 +299,12 @@ describe("wrangler", () => {
   it("a Worker importing the main entry alone compacts in workerd", async () => {
     assertPlain(await buildAndFetch("dist/wrangler-plain", ["plain-worker-entry.js"]));
   });
+
+  it("a Worker importing `contextfold/wasm` gets the compiled module and compacts in workerd", async () => {
+    const result = await buildAndFetch("dist/wrangler-wasm", ["wasm-worker-entry.js"]);
+    assert.equal(result.module, "[object WebAssembly.Module]");
+    assertPlain(result);
+  });
 });
 
 describe("Next.js", () => {

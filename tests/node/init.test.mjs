@@ -10,6 +10,7 @@ import * as glue from "../../pkg/glue/contextfold_wasm.js";
 import * as guarded from "../../pkg/src/glue.js";
 import * as internal from "../../pkg/src/internal.js";
 import * as web from "../../pkg/src/web.js";
+import * as worker from "../../pkg/src/worker.js";
 import { root } from "./helpers.mjs";
 
 /** Exports that work without the wasm: instantiation itself and the summary cache helpers. */
@@ -40,7 +41,6 @@ const calls = {
   formats: (f) => f(),
   defaultSettings: (f) => f(),
   providerOf: (f) => f("openai"),
-  start: (f) => f(),
   History: (C) => new C(),
 };
 
@@ -95,6 +95,11 @@ describe("calls before `await init()` (browser entry)", () => {
       assert.equal(error?.code, "not_initialized", `${name}: ${error?.stack}`);
       assert.ok(error.message.includes(name), `${name}: ${error.message}`);
     }
+  });
+
+  it("the integrations' factories made before init() throw not_initialized too, not invalid_option", async () => {
+    const error = await outcome(() => worker.compactionMiddleware({ maxTokens: 1000 }));
+    assert.equal(`${error?.name}/${error?.code}`, "ContextfoldError/not_initialized", error?.stack);
   });
 
   it("an init() that cannot get the .wasm rejects with a ContextfoldError init_failed, not a bare TypeError", async () => {
