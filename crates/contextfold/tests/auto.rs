@@ -110,6 +110,27 @@ fn a_long_latest_request_stays_verbatim_while_the_budget_holds_it() {
     assert_eq!(out.messages.last(), chain.last());
 }
 
+/// The turn answering the latest request (its call, the call's large result and the
+/// answer) stays verbatim when the target has room for it beside the head and a summary:
+/// kept from the answer alone, the call and result were folded while most of the budget
+/// stood empty, and the answer followed a summary of what it answers.
+#[test]
+fn the_latest_turn_stays_whole_when_the_target_has_room_for_it() {
+    let mut chain = session(6);
+    let turn = chain.len() - 3; // the latest request's call, its result, the answer
+    let max = 3000;
+    let whole = tokens(&chain[turn - 1..]);
+    assert!(whole + tokens(&chain[..2]) + max * 7 / 10 / 4 <= max * 7 / 10, "{whole} tokens");
+    let out = run(&chain, config(max), &Recording::default()).unwrap();
+    assert!(out.changed && tokens(&out.messages) <= max * 7 / 10, "{}", tokens(&out.messages));
+    assert!(out.messages.ends_with(&chain[turn..]), "the latest turn was folded: {:#?}", out.messages);
+    // With no room for it beside a summary, the last exchange alone is what must stay.
+    chain.truncate(turn + 3);
+    let small = run(&chain, config(whole + 200), &Recording::default()).unwrap();
+    assert_eq!(small.messages.last(), chain.last());
+    assert!(tokens(&small.messages) <= whole + 200);
+}
+
 #[test]
 fn under_the_budget_nothing_happens() {
     let chain = session(3);

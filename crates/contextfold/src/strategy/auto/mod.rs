@@ -428,10 +428,11 @@ fn plan_span<'a>(
 ) -> SpanPlan<'a> {
     let costs = &shape_costs.body;
     let head_cost = sum(&shape_costs.head);
+    let limit = kept_from(&shape.body, costs, target.value(), head_cost, tight);
     // The summary's share, never more than the target leaves beside the head and the last
     // exchange (at least a quarter of the target): a share past it (`targetPercent` 30
     // with `summaryPercent` 50) left the chain over the target after every fold.
-    let tail = sum(costs.get(last_exchange(&shape.body, tight)..).unwrap_or_default());
+    let tail = sum(costs.get(limit..).unwrap_or_default());
     let left = target.value().saturating_sub(head_cost.saturating_add(tail)).max(target.value() / 4);
     let share = config.max.percent(config.summary_percent.clamp(1, 100)).value().min(left);
     // The latest request stays verbatim while the hard budget holds it beside the head,
@@ -442,7 +443,7 @@ fn plan_span<'a>(
     let request_room =
         config.max.value().saturating_sub(head_cost.saturating_add(tail).saturating_add(note).saturating_add(brief));
     let keep = target.value().saturating_sub(head_cost.saturating_add(share));
-    let at = plan(&shape.body, costs, keep, request_room, tight);
+    let at = plan(&shape.body, costs, limit, keep, request_room, tight);
     // The summary may take what the target leaves, at least its share.
     let kept: usize = (at.split..costs.len())
         .chain(at.pinned.filter(|&p| p < at.split))
@@ -526,8 +527,14 @@ fn enforce(
 /// exchange: the last assistant message and what follows, so the latest message is never
 /// merged with the summary), splitting only before a message that is no tool result, so
 /// no call is parted from its result.
-fn plan(body: &[Cow<'_, Message>], costs: &[usize], keep: usize, request_room: usize, tight: bool) -> Fold {
-    let limit = last_exchange(body, tight);
+fn plan(
+    body: &[Cow<'_, Message>],
+    costs: &[usize],
+    limit: usize,
+    keep: usize,
+    request_room: usize,
+    tight: bool,
+) -> Fold {
     // The latest request stays verbatim, unless it alone is over what is kept and what the
     // hard budget leaves it (`request_room`), or the budget is so tight that the first
     // request is summarized too (it may be that request).
@@ -548,6 +555,28 @@ fn plan(body: &[Cow<'_, Message>], costs: &[usize], keep: usize, request_room: u
         }
     }
     Fold { split, pinned }
+}
+
+/// Where what is kept verbatim whatever the fold starts: the whole turn answering the
+/// latest request (its calls, their results and the answer) when it fits in the target
+/// with the head, that request and the summary's least share (a quarter of the target);
+/// else the last exchange. Kept from its answer alone, a turn's
+/// calls and results were folded while the budget had room for them, and the answer then
+/// stood after a summary of what it answers.
+fn kept_from(body: &[Cow<'_, Message>], costs: &[usize], target: usize, head: usize, tight: bool) -> usize {
+    let last = last_exchange(body, tight);
+    let turn = body.iter().rposition(|m| m.role == Role::User).map(|request| (request, request.saturating_add(1)));
+    match turn {
+        Some((request, start)) if !tight && start < last => {
+            let turn_cost = sum(costs.get(request..).unwrap_or_default());
+            if head.saturating_add(turn_cost).saturating_add(target / 4) <= target {
+                start
+            } else {
+                last
+            }
+        }
+        _ => last,
+    }
 }
 
 /// Where the last exchange starts: the last assistant message (else the last message that
