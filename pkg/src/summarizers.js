@@ -826,6 +826,34 @@ function aiSdkStatus(error) {
 }
 
 /**
+ * Where an AI SDK model sends its calls, as far as the model shows it: the `config` of the
+ * `@ai-sdk/*` providers' models holds a `baseURL` (Responses, Anthropic, Google, the
+ * gateway) or a `url({ path, modelId })` function (OpenAI and OpenAI-compatible chat,
+ * Azure). Neither is part of the `LanguageModel` interface, so both are read defensively;
+ * `undefined` when the model does not tell (a wrapped model, a custom provider), and the
+ * README says to give `cachedSummarizer` a `namespace` then.
+ * @param {unknown} model
+ * @returns {string | undefined}
+ */
+function aiSdkEndpoint(model) {
+  try {
+    const config = /** @type {any} */ (model)?.config;
+    if (config === null || typeof config !== "object") return undefined;
+    if (typeof config.baseURL === "string" && config.baseURL !== "") return config.baseURL;
+    const url = config.url;
+    if (typeof url === "string" && url !== "") return url;
+    if (typeof url === "function") {
+      // The path is left out: the endpoint, not one route of it.
+      const found = url({ path: "", modelId: /** @type {any} */ (model).modelId });
+      if ((typeof found === "string" && found !== "") || found instanceof URL) return String(found);
+    }
+  } catch {
+    // a getter or url() that throws: the endpoint cannot be told
+  }
+  return undefined;
+}
+
+/**
  * A Vercel AI SDK `LanguageModel` through `generateText`, given as `options.generateText`.
  * Without it this entry cannot load `ai`: a bundler includes only what is imported by
  * name, and a computed `import()` makes a Worker bundle unloadable, so the error points
@@ -895,6 +923,7 @@ export function aiSdk(options) {
     identityOf(provider, {
       provider: providerName,
       model: modelId,
+      endpoint: aiSdkEndpoint(model),
       maxOutputTokens,
       temperature,
       providerOptions,

@@ -694,6 +694,50 @@ describe("aiSdk", () => {
     assert.equal(await answering({ text, finishReason: "stop" })(request(), {}), "## Summary");
   });
 
+  it("the identity holds the endpoint the AI SDK model shows, so caches never cross endpoints", async () => {
+    // It was only provider and model id: two `createOpenAI({ baseURL })` models of one model
+    // id shared cached summaries. `ai`'s own gateway models keep it in `config.baseURL`;
+    // @ai-sdk/openai's chat models in a `config.url({ path })` function.
+    const { createGateway } = await import("ai");
+    const gateway = (baseURL) => createGateway({ baseURL, apiKey: "k" })("openai/gpt-4o-mini");
+    const chat = (baseURL) => ({
+      provider: "openai.chat",
+      modelId: "gpt-4o-mini",
+      config: { provider: "openai.chat", url: ({ path }) => `${baseURL}${path}` },
+    });
+    const made = [];
+    const generateText = async ({ model }) => {
+      const where = model.config.baseURL ?? model.config.url({ path: "" });
+      made.push(where);
+      return { text: `from ${where}`, finishReason: "stop" };
+    };
+    const cache = memoryCache();
+    for (const model of [gateway("https://a.example"), gateway("https://b.example"), chat("https://a.example/v1")]) {
+      const summarize = cachedSummarizer(aiSdk({ model, generateText }), { cache });
+      assert.equal(await summarize(request(), {}), `from ${made.at(-1)}`);
+      assert.equal(summarize.stats.misses, 1, `${summarize.identity} got another endpoint's summary`);
+    }
+    assert.deepEqual(made, ["https://a.example", "https://b.example", "https://a.example/v1"]);
+    assert.match(
+      aiSdk({ model: chat("https://c.example/v1"), generateText }).identity,
+      /"endpoint":"https:\/\/c\.example\/v1"/,
+    );
+    assert.equal(
+      aiSdk({ model: gateway("https://a.example"), generateText }).identity,
+      aiSdk({ model: gateway("https://a.example"), generateText }).identity,
+      "the same endpoint: one identity",
+    );
+    // A model that shows no endpoint (or whose config throws) has none in its identity.
+    const hidden = {
+      provider: "p",
+      modelId: "x",
+      get config() {
+        throw new Error("private");
+      },
+    };
+    assert.doesNotMatch(aiSdk({ model: hidden, generateText }).identity, /endpoint/);
+  });
+
   it("contextfold/summarizers/ai-sdk imports generateText from `ai` by name: the adapter, cached alike", async () => {
     const model = new MockLanguageModelV4({ provider: "mock", modelId: "m", doGenerate: async () => generated("S.") });
     const summarize = bundledAiSdk({ model, maxOutputTokens: 50 });
