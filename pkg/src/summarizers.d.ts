@@ -132,6 +132,9 @@ export declare function workersAI(options: WorkersAIOptions): AdapterSummarizer;
 /**
  * A Vercel AI SDK model through `generateText`. Bundled code (Workers, browsers, Next.js)
  * imports it from `contextfold/summarizers/ai-sdk`, which imports `generateText` from `ai`.
+ * Its `identity` holds the model's endpoint only where the model shows one (the
+ * `config.baseURL` / `config.url` of the `@ai-sdk/*` providers' models): give
+ * `cachedSummarizer` a `namespace` for a wrapped or custom model.
  */
 export declare function aiSdk(options: AiSdkOptions): AdapterSummarizer;
 /** Milliseconds a response asks to wait before retrying (`retry-after-ms` or `retry-after`). */

@@ -226,8 +226,10 @@ async function postJson({ fetchImpl, url, headers, body, signal, deadline, setti
         if (signal.aborted) throw abortReason(signal);
         return { failure: { error: networkError(call, error, n) } };
       }
-      if (response.ok) return { value: await readAnswer(call, response, n) };
-      return { failure: await httpFailure(call, response, n) };
+      if (!response.ok) return { failure: await httpFailure(call, response, n) };
+      const answer = await readAnswer(call, response, n);
+      const failure = errorAnswer(call, answer, response.status, n);
+      return failure === undefined ? { value: answer } : { failure };
     },
     settings,
     signal,
@@ -304,27 +306,105 @@ async function httpFailure({ where, provider, secrets }, response, n) {
   return { error, waitMs: retryAfterMs(response.headers) };
 }
 
-function emptyError(where, provider) {
-  return new SummarizerError(`${where} returned an empty summary`, { code: "empty", provider });
+/**
+ * A successful status whose body is an error and no answer (`{ "error": { ... } }`: OpenRouter
+ * and other gateways when the upstream model fails after the headers were sent): the
+ * provider's message, not "answered without choices". A status in the error (OpenRouter's
+ * `error.code`) decides as an HTTP status would; without one it is the model's failure.
+ * `undefined` for an answer.
+ */
+function errorAnswer({ where, provider, secrets }, answer, status, n) {
+  if (answer === null || typeof answer !== "object") return undefined;
+  const { error: body } = answer;
+  if (body === undefined || body === null || answer.choices !== undefined || answer.content !== undefined) {
+    return undefined;
+  }
+  const detail = redact(oneLine(errorDetail(JSON.stringify(answer))), secrets);
+  const code = Number(body?.code ?? body?.status);
+  const coded = Number.isInteger(code) && code >= 400 && code <= 599;
+  const retryable = coded && isRetryableStatus(code);
+  const error = new SummarizerError(
+    `${where} answered HTTP ${status} with an error${coded ? ` (${code})` : ""}: ${detail}`,
+    { code: coded ? "http" : "model", status: coded ? code : status, retryable, attempts: n + 1, provider },
+  );
+  if (!retryable) throw error;
+  return { error };
 }
 
+/** No summary in the answer: nothing, or only the model's reasoning (`reasoning`). */
+function emptyError(where, provider, reasoning = false) {
+  const what = reasoning ? "only its reasoning (a <think> block), no summary" : "an empty summary";
+  return new SummarizerError(`${where} returned ${what}`, { code: "empty", provider });
+}
+
+const OUTPUT_LIMIT =
+  "it spent its output limit (a reasoning model's thinking counts): raise maxTokens (aiSdk: maxOutputTokens)";
+const TOOL_TURN = "it ended its turn to call a tool: give the summary call no tools";
+
 /**
- * An answer the model did not finish (its output limit) or would not give (a refusal,
- * a content filter): what text it has is no summary, and taken for one it would replace
- * the history with half a sentence. `undefined` for a finished answer.
+ * The stop reasons of an answer the model did not finish, with what to change. Checked
+ * before the text: a reasoning model that spent its limit thinking answers with no text,
+ * and "empty" would hide the limit to raise.
+ * @type {Record<string, string>}
+ */
+const UNFINISHED = {
+  length: OUTPUT_LIMIT, // OpenAI-compatible, AI SDK
+  max_tokens: OUTPUT_LIMIT, // Anthropic
+  model_context_window_exceeded: "the transcript and the output limit exceed the model's context window",
+  content_filter: "a content filter stopped it",
+  "content-filter": "a content filter stopped it",
+  refusal: "the model refused",
+  tool_calls: TOOL_TURN,
+  function_call: TOOL_TURN,
+  tool_use: TOOL_TURN,
+  "tool-calls": TOOL_TURN,
+  pause_turn: "the API paused a long server-tool turn: give the summary call no server tools",
+  error: "the API reported an error mid-answer",
+};
+
+/**
+ * An answer the model did not finish (its output limit), would not give (a refusal, a
+ * content filter) or left for later (a tool call, a paused turn): what text it has is no
+ * summary, and taken for one it would replace the history with half a sentence or a
+ * preamble. `undefined` for a finished answer.
  * @param {string} where @param {string} provider @param {unknown} reason
  */
 function unfinished(where, provider, reason) {
-  const stopped = [
-    "length",
-    "max_tokens",
-    "model_context_window_exceeded",
-    "content_filter",
-    "content-filter",
-    "refusal",
-  ];
-  if (typeof reason !== "string" || !stopped.includes(reason)) return undefined;
-  return new SummarizerError(`${where} stopped before the summary was done (${reason})`, { code: "model", provider });
+  if (typeof reason !== "string" || !Object.hasOwn(UNFINISHED, reason)) return undefined;
+  return new SummarizerError(`${where} stopped before the summary was done (${reason}): ${UNFINISHED[reason]}`, {
+    code: "model",
+    provider,
+  });
+}
+
+/**
+ * The answer without the reasoning a model may put inline before it (Qwen3, DeepSeek-R1
+ * and its distills served by vLLM, Ollama, llama.cpp, LM Studio or Workers AI): a leading
+ * `<think>` or `<thinking>` block, as the AI SDK's `extractReasoningMiddleware` takes it
+ * out; or, when the chat template opened the block (DeepSeek-R1's does), everything
+ * before a closing tag on a line of its own with no opening tag before it. An unclosed
+ * block is all reasoning. Kept, the reasoning would be the summary, cut to its target.
+ * @param {string} text
+ */
+function withoutReasoning(text) {
+  const open = /^\s*<(think|thinking)>/.exec(text);
+  if (open !== null) {
+    const close = text.indexOf(`</${open[1]}>`, open[0].length);
+    return close < 0 ? "" : text.slice(close + open[1].length + 3).trimStart();
+  }
+  const close = /(?:^|\n)[ \t]*<\/(think|thinking)>[ \t]*(?:\n|$)/.exec(text);
+  if (close === null || text.slice(0, close.index).includes(`<${close[1]}>`)) return text;
+  return text.slice(close.index + close[0].length).trimStart();
+}
+
+/**
+ * The summary in an answer's text: without inline reasoning, and never empty.
+ * @param {string} where @param {string} provider @param {string} text
+ */
+function summaryOf(where, provider, text) {
+  const summary = withoutReasoning(text);
+  if (summary.trim() === "") throw emptyError(where, provider, text.trim() !== "");
+  return summary;
 }
 
 function invalidAnswer(where, provider, what) {
@@ -359,11 +439,13 @@ function secretsOf(apiKey, headers) {
 /**
  * The version of how the adapters turn a request into a call (instructions as the
  * system message, the transcript as the user message, the output limit from the size
- * hint). Bump it when that changes: it is part of every identity, so summaries made the
- * old way are not served from a cache for the new.
+ * hint) and an answer into a summary. Bump it when that changes: it is part of every
+ * identity, so summaries made the old way are not served from a cache for the new.
+ * 3: inline `<think>` reasoning is no longer part of a summary, and a tool call's
+ * preamble is no summary (both were cached as summaries before).
  */
 /** @type {typeof import("./summarizers.js").PROMPT_VERSION} */
-export const PROMPT_VERSION = 2;
+export const PROMPT_VERSION = 3;
 
 /**
  * A summarizer's identity, the namespace of its cached summaries: the adapter, the
@@ -542,10 +624,9 @@ export function openAICompatible(options) {
             provider,
           });
         }
-        if (text === undefined || text.trim() === "") throw emptyError(where, provider);
         const stopped = unfinished(where, provider, choice?.finish_reason);
         if (stopped) throw stopped;
-        return text;
+        return summaryOf(where, provider, text ?? "");
       } finally {
         scope.done();
       }
@@ -611,10 +692,9 @@ export function anthropic(options) {
           .filter((block) => block?.type === "text" && typeof block.text === "string")
           .map((block) => block.text)
           .join("");
-        if (text.trim() === "") throw emptyError(where, provider);
         const stopped = unfinished(where, provider, answer.stop_reason);
         if (stopped) throw stopped;
-        return text;
+        return summaryOf(where, provider, text);
       } finally {
         scope.done();
       }
@@ -726,8 +806,7 @@ export function workersAI(options) {
         );
         const text = workersAIText(answer);
         if (text === undefined) throw invalidAnswer(where, provider, "a response text");
-        if (text.trim() === "") throw emptyError(where, provider);
-        return text;
+        return summaryOf(where, provider, text);
       } finally {
         scope.done();
       }
@@ -742,6 +821,34 @@ function aiSdkStatus(error) {
     const status = Number(e.statusCode ?? e.status);
     if (Number.isFinite(status) && status > 0) return status;
     e = e.lastError ?? e.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Where an AI SDK model sends its calls, as far as the model shows it: the `config` of the
+ * `@ai-sdk/*` providers' models holds a `baseURL` (Responses, Anthropic, Google, the
+ * gateway) or a `url({ path, modelId })` function (OpenAI and OpenAI-compatible chat,
+ * Azure). Neither is part of the `LanguageModel` interface, so both are read defensively;
+ * `undefined` when the model does not tell (a wrapped model, a custom provider), and the
+ * README says to give `cachedSummarizer` a `namespace` then.
+ * @param {unknown} model
+ * @returns {string | undefined}
+ */
+function aiSdkEndpoint(model) {
+  try {
+    const config = /** @type {any} */ (model)?.config;
+    if (config === null || typeof config !== "object") return undefined;
+    if (typeof config.baseURL === "string" && config.baseURL !== "") return config.baseURL;
+    const url = config.url;
+    if (typeof url === "string" && url !== "") return url;
+    if (typeof url === "function") {
+      // The path is left out: the endpoint, not one route of it.
+      const found = url({ path: "", modelId: /** @type {any} */ (model).modelId });
+      if ((typeof found === "string" && found !== "") || found instanceof URL) return String(found);
+    }
+  } catch {
+    // a getter or url() that throws: the endpoint cannot be told
   }
   return undefined;
 }
@@ -803,18 +910,24 @@ export function aiSdk(options) {
             { code: status !== undefined ? "http" : "model", status, retryable: false, provider },
           );
         }
-        const text = result?.text;
-        if (typeof text !== "string") throw invalidAnswer(where, provider, "text");
-        if (text.trim() === "") throw emptyError(where, provider);
         const reason = typeof result?.finishReason === "string" ? result.finishReason : result?.finishReason?.unified;
         const stopped = unfinished(where, provider, reason);
         if (stopped) throw stopped;
-        return text;
+        const text = result?.text;
+        if (typeof text !== "string") throw invalidAnswer(where, provider, "text");
+        return summaryOf(where, provider, text);
       } finally {
         scope.done();
       }
     },
-    identityOf(provider, { provider: providerName, model: modelId, maxOutputTokens, temperature, providerOptions }),
+    identityOf(provider, {
+      provider: providerName,
+      model: modelId,
+      endpoint: aiSdkEndpoint(model),
+      maxOutputTokens,
+      temperature,
+      providerOptions,
+    }),
   );
 }
 

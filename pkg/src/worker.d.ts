@@ -75,7 +75,11 @@ export interface CompactionMiddlewareOptions<Env = unknown> {
      * (`x-contextfold-prefix-cache: hit`).
      */
     cache?: SummaryCache | ((env: Env) => SummaryCache);
-    /** The summarizer's identity in cache keys [its `identity`]; required to cache a custom `summarizer`. */
+    /**
+     * The summarizer's identity in the keys of the summary and prefix caches [its `identity`]:
+     * another summarizer on the same store never gets this one's summaries. Required to cache
+     * a custom `summarizer` (without one, a `createSummarizer`'s gets no prefix cache).
+     */
     namespace?: string;
     /** Largest request body read, in bytes; larger gets 413 [10 MiB]. */
     maxBodyBytes?: number;

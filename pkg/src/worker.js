@@ -623,7 +623,11 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
       tokenCounter: options.tokenCounter,
     };
     const listKey = requestFields(format, api).messages;
-    const prefix = prefixCacheOf(middleware, env, { format, tokens: budget.tokens, body, bytes, listKey });
+    // Made once: its identity keys the prefix cache, and it makes the summaries.
+    let base;
+    const summarizerOf = () => (base ??= middleware.summarizerFor(env, request));
+    const scope = { format, tokens: budget.tokens, body, bytes, listKey, summarizerOf };
+    const prefix = prefixCacheOf(middleware, env, scope);
     if (prefix !== null) {
       const list = body[listKey];
       const hit = await prefix.lookup((tokens, from) => {
@@ -643,7 +647,7 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
       Object.assign(figures, { before: tokens, after: tokens, calls: 0 });
       return { figures, outgoing: null, info: undefined };
     }
-    const { result, summarizer } = await runCompaction(middleware, input, settings, request, env);
+    const { result, summarizer } = await runCompaction(middleware, input, settings, request, env, summarizerOf());
     const outgoing = applyResult(figures, result, summarizer, bytes, listKey);
     const compacted = Array.isArray(result.messages) ? result.messages : result.messages?.[listKey];
     const sameHead = Array.isArray(result.messages) || sameSystem(result.messages, body, format, api);
@@ -663,8 +667,12 @@ async function compactBody(middleware, format, body, bytes, request, env, scale 
 /**
  * The prefix cache for this request: with a cache store and the stable strategy (the
  * default), whose compacted prefix is the same from one request to the next; else `null`.
+ * Its scope holds the summarizer's identity, as the summary cache's keys do: compacted
+ * messages hold summaries, and another summarizer (another model or endpoint, a
+ * `PROMPT_VERSION` bump) must not be answered with the old one's. No identity, no prefix
+ * cache (the summary cache then fails the compaction with `invalid_option`).
  */
-function prefixCacheOf(middleware, env, { format, tokens, body, bytes, listKey }) {
+function prefixCacheOf(middleware, env, { format, tokens, body, bytes, listKey, summarizerOf }) {
   const { options, strategy, api } = middleware;
   const stable = isPlainObject(strategy) && strategy.name === "auto" && strategy.stable === true;
   if (options.cache === undefined || !stable || options.tokenCounter !== undefined) return null;
@@ -675,7 +683,9 @@ function prefixCacheOf(middleware, env, { format, tokens, body, bytes, listKey }
   if (list === undefined || !Array.isArray(elements) || elements.length !== 2 * body[listKey].length) return null;
   const system = requestFields(format, api).system;
   const head = system === undefined ? null : (body[system] ?? null);
-  const scope = { format, strategy, tokens, namespace: options.namespace ?? null };
+  const namespace = namespaceOf(options, summarizerOf());
+  if (typeof namespace !== "string" || namespace === "") return null;
+  const scope = { format, strategy, tokens, namespace };
   const cache = prefixCache(middleware.cacheFor(env), { bytes, list: [list[1], list[2]], elements, head, scope });
   return cache.usable ? Object.assign(cache, { spans }) : null;
 }
@@ -693,13 +703,17 @@ class RawJson {
   }
 }
 
+/** The summarizer's name in cache keys: `options.namespace`, else its `identity`. */
+function namespaceOf(options, summarizer) {
+  return options.namespace ?? summarizer?.identity;
+}
+
 /** `compact` over the input with the request's summarizer (cached when a cache is set). */
-async function runCompaction(middleware, input, settings, request, env) {
+async function runCompaction(middleware, input, settings, request, env, base) {
   const { options } = middleware;
-  const base = middleware.summarizerFor(env, request);
   const cache = options.cache === undefined ? undefined : middleware.cacheFor(env);
   const summarizer =
-    cache === undefined ? base : cachedSummarizer(base, { cache, namespace: options.namespace ?? base.identity });
+    cache === undefined ? base : cachedSummarizer(base, { cache, namespace: namespaceOf(options, base) });
   const signal = request.signal instanceof AbortSignal ? request.signal : undefined;
   const result = await middleware.api.compact(input, {
     ...settings,

@@ -296,6 +296,37 @@ describe("the middleware's prefix cache (a cache store and the stable default)",
     );
   });
 
+  it("another summarizer on the same store is never answered with the old one's stored prefix", async () => {
+    // The prefix cache's key had `options.namespace ?? null`, not the summarizer's identity:
+    // after switching the model (or a PROMPT_VERSION bump), every conversation kept getting
+    // the old model's summaries from the store, and the new one was never asked.
+    const { memoryCache } = await import("contextfold/worker");
+    const cache = memoryCache();
+    const calls = { a: 0, b: 0 };
+    const model = (name) =>
+      Object.assign(
+        async () => {
+          calls[name] += 1;
+          return `## Summary\n- SUMMARY BY MODEL ${name.toUpperCase()}.`;
+        },
+        { identity: `test:${name}` },
+      );
+    const requests = [];
+    for (let n = 20; n <= 40; n += 2) requests.push(raw.slice(0, n));
+    const a = await replay({ cache, namespace: undefined, summarizer: model("a") }, requests);
+    assert.ok(a.headers.includes("hit"), `model a's prefix is stored and served: ${a.headers}`);
+    const b = await replay({ cache, namespace: undefined, summarizer: undefined, createSummarizer: () => model("b") }, [
+      raw.slice(0, 42),
+    ]);
+    assert.deepEqual(b.headers, ["miss"]);
+    assert.ok(calls.b > 0, "model b was asked");
+    const sent = JSON.stringify(b.sent);
+    assert.ok(sent.includes("MODEL B") && !sent.includes("MODEL A"), sent);
+    // Model a again: its own stored prefix still answers.
+    const again = await replay({ cache, namespace: undefined, summarizer: model("a") }, [raw.slice(0, 42)]);
+    assert.deepEqual(again.headers, ["hit"]);
+  });
+
   it("an edited history, or another conversation, is never answered from a stored prefix", async () => {
     const { memoryCache } = await import("contextfold/worker");
     const cache = memoryCache();

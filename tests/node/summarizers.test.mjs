@@ -331,6 +331,82 @@ describe("openAICompatible", () => {
     assert.equal(await summarize(request(), {}), "Done.");
   });
 
+  it("an answer that stopped to call a tool, or spent its output limit thinking, is an error", async () => {
+    // A tool call's preamble ("Let me look that up.") was taken for the summary; a
+    // reasoning model that thought until its limit was reported "empty", hiding the limit.
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", ...fast });
+    const call = { id: "call_1", type: "function", function: { name: "search", arguments: "{}" } };
+    const cases = [
+      [{ role: "assistant", content: "Let me look that up.", tool_calls: [call] }, "tool_calls", /call a tool/],
+      [{ role: "assistant", content: "Let me look.", function_call: call.function }, "function_call", /call a tool/],
+      [{ role: "assistant", content: "" }, "length", /raise maxTokens/],
+      [{ role: "assistant", content: null, reasoning_content: "long thoughts" }, "length", /raise maxTokens/],
+    ];
+    for (const [message, finish_reason, hint] of cases) {
+      script = [reply(200, { choices: [{ index: 0, message, finish_reason }] })];
+      const error = await rejection(summarize(request(), {}));
+      assert.equal(error.code, "model", finish_reason);
+      assert.match(error.message, new RegExp(`stopped before the summary was done \\(${finish_reason}\\)`));
+      assert.match(error.message, hint);
+    }
+  });
+
+  it("a reasoning model's inline <think> block is never the summary", async () => {
+    // vLLM, Ollama, llama.cpp and LM Studio put Qwen3's or DeepSeek-R1's reasoning inline
+    // before the answer: it was returned, then cut to the target, and the summary lost.
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, model: "qwen3-8b", ...fast });
+    const answer = (content, finish_reason = "stop") =>
+      reply(200, { choices: [{ index: 0, message: { role: "assistant", content }, finish_reason }] });
+    const kept = (text) => [text, text];
+    const cases = [
+      ["<think>\nThe user wants a summary.\n</think>\n\n## Summary\n- done", "## Summary\n- done"],
+      ["\n <thinking>hmm</thinking>## Summary", "## Summary"],
+      // DeepSeek-R1's chat template opens the block: the answer has only its closing tag.
+      ["Okay, so the user wants a summary.\n</think>\n\n## Summary\n- done", "## Summary\n- done"],
+      // A summary that only mentions the tags is the summary.
+      kept("## Summary\n- strips `<think>` ... `</think>` from answers"),
+      kept("## Summary\n- the parser stops at\n`</think>`"),
+      kept("## Summary\n- <think>\n</think>\n was parsed"),
+    ];
+    for (const [content, summary] of cases) {
+      script = [answer(content)];
+      assert.equal(await summarize(request(), {}), summary, content);
+    }
+    for (const content of ["<think>\nonly thoughts\n</think>\n", "<think>\nthoughts, never closed"]) {
+      script = [answer(content)];
+      const error = await rejection(summarize(request(), {}));
+      assert.equal(error.code, "empty", content);
+      assert.match(error.message, /only its reasoning/);
+    }
+    script = [answer("<think>\nthoughts cut at the limit", "length")];
+    assert.equal((await rejection(summarize(request(), {}))).code, "model");
+  });
+
+  it("a 200 whose body is an error reports the provider's message", async () => {
+    // It was "answered without choices". OpenRouter sends the upstream's status in `code`.
+    const summarize = openAICompatible({ baseURL: `${base}/v1`, apiKey: KEY, model: "m", retries: 1, ...fast });
+    script = [reply(200, { error: { message: "Upstream model crashed", code: 502 } }), openAIAnswer("Recovered.")];
+    assert.equal(await summarize(request(), {}), "Recovered.", "a 5xx in the body is retried");
+    assert.equal(received.length, 2);
+    received = [];
+    script = [reply(200, { error: { message: `No endpoints found (key ${KEY})`, code: 404 } })];
+    let error = await rejection(summarize(request(), {}));
+    assert.equal(received.length, 1, "a 4xx in the body is not retried");
+    assert.equal(error.code, "http");
+    assert.equal(error.status, 404);
+    assert.match(error.message, /answered HTTP 200 with an error \(404\): No endpoints found/);
+    assertNoKey(error);
+    script = [reply(200, { error: { message: "The model failed", type: "server_error" } })];
+    error = await rejection(summarize(request(), {}));
+    assert.equal(error.code, "model");
+    assert.match(error.message, /with an error: The model failed/);
+    const claude = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
+    script = [reply(200, { type: "error", error: { type: "api_error", message: "Internal trouble" } })];
+    error = await rejection(claude(request(), {}));
+    assert.equal(error.code, "model");
+    assert.match(error.message, /with an error: Internal trouble/);
+  });
+
   it("keeps the key out of the status text, and a base URL's query after the path", async () => {
     script = [
       (req, res) => {
@@ -452,6 +528,26 @@ describe("anthropic", () => {
         }),
       ];
       assert.equal((await rejection(summarize(request(), {}))).code, "model", stop_reason);
+    }
+  });
+
+  it("an answer that stopped to use a tool, paused, or thought until max_tokens is an error", async () => {
+    const summarize = anthropic({ apiKey: KEY, model: "c", baseURL: base, ...fast });
+    const preamble = { type: "text", text: "Let me look that up first." };
+    const cases = [
+      [[preamble, { type: "tool_use", id: "toolu_1", name: "search", input: {} }], "tool_use", /call a tool/],
+      [
+        [preamble, { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} }],
+        "pause_turn",
+        /paused/,
+      ],
+      [[{ type: "thinking", thinking: "long thoughts", signature: "sig" }], "max_tokens", /raise maxTokens/],
+    ];
+    for (const [content, stop_reason, hint] of cases) {
+      script = [reply(200, { type: "message", role: "assistant", content, stop_reason })];
+      const error = await rejection(summarize(request(), {}));
+      assert.equal(error.code, "model", stop_reason);
+      assert.match(error.message, hint);
     }
   });
 });
@@ -580,6 +676,66 @@ describe("aiSdk", () => {
     assert.equal((await rejection(summarize(request(), {}))).code, "empty");
     assert.equal(seen.system, "Summarize the transcript.");
     assert.equal(seen.prompt, "<transcript>user: hello</transcript>");
+  });
+
+  it("a text left for a tool call, or none at the output limit, is an error; inline reasoning is dropped", async () => {
+    const model = { provider: "openai.responses", modelId: "gpt-5-mini" };
+    const answering = (result) => aiSdk({ model, generateText: async () => result });
+    for (const [result, hint] of [
+      [{ text: "Let me look that up.", finishReason: "tool-calls" }, /call a tool/],
+      [{ text: "", finishReason: "length" }, /raise maxTokens \(aiSdk: maxOutputTokens\)/],
+      [{ text: "", finishReason: { unified: "length", raw: "max_tokens" } }, /raise maxTokens/],
+    ]) {
+      const error = await rejection(answering(result)(request(), {}));
+      assert.equal(error.code, "model", JSON.stringify(result));
+      assert.match(error.message, hint);
+    }
+    const text = "<think>\nreasoning\n</think>\n\n## Summary";
+    assert.equal(await answering({ text, finishReason: "stop" })(request(), {}), "## Summary");
+  });
+
+  it("the identity holds the endpoint the AI SDK model shows, so caches never cross endpoints", async () => {
+    // It was only provider and model id: two `createOpenAI({ baseURL })` models of one model
+    // id shared cached summaries. `ai`'s own gateway models keep it in `config.baseURL`;
+    // @ai-sdk/openai's chat models in a `config.url({ path })` function.
+    const { createGateway } = await import("ai");
+    const gateway = (baseURL) => createGateway({ baseURL, apiKey: "k" })("openai/gpt-4o-mini");
+    const chat = (baseURL) => ({
+      provider: "openai.chat",
+      modelId: "gpt-4o-mini",
+      config: { provider: "openai.chat", url: ({ path }) => `${baseURL}${path}` },
+    });
+    const made = [];
+    const generateText = async ({ model }) => {
+      const where = model.config.baseURL ?? model.config.url({ path: "" });
+      made.push(where);
+      return { text: `from ${where}`, finishReason: "stop" };
+    };
+    const cache = memoryCache();
+    for (const model of [gateway("https://a.example"), gateway("https://b.example"), chat("https://a.example/v1")]) {
+      const summarize = cachedSummarizer(aiSdk({ model, generateText }), { cache });
+      assert.equal(await summarize(request(), {}), `from ${made.at(-1)}`);
+      assert.equal(summarize.stats.misses, 1, `${summarize.identity} got another endpoint's summary`);
+    }
+    assert.deepEqual(made, ["https://a.example", "https://b.example", "https://a.example/v1"]);
+    assert.match(
+      aiSdk({ model: chat("https://c.example/v1"), generateText }).identity,
+      /"endpoint":"https:\/\/c\.example\/v1"/,
+    );
+    assert.equal(
+      aiSdk({ model: gateway("https://a.example"), generateText }).identity,
+      aiSdk({ model: gateway("https://a.example"), generateText }).identity,
+      "the same endpoint: one identity",
+    );
+    // A model that shows no endpoint (or whose config throws) has none in its identity.
+    const hidden = {
+      provider: "p",
+      modelId: "x",
+      get config() {
+        throw new Error("private");
+      },
+    };
+    assert.doesNotMatch(aiSdk({ model: hidden, generateText }).identity, /endpoint/);
   });
 
   it("contextfold/summarizers/ai-sdk imports generateText from `ai` by name: the adapter, cached alike", async () => {
