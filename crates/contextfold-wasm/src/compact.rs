@@ -216,7 +216,8 @@ impl Summarizer for Either {
 /// would make a summary call; `window` is over its threshold or window, or holds an
 /// oversized tool result; `tiers` has more than `autoThreshold` messages (and `auto`) and
 /// something older than the recent tier to summarize (under it, `compact` changes nothing);
-/// `budget` is over `maxTokens` / `maxBytes`.
+/// `budget` is over `maxTokens` / `maxBytes`. The options are `compact`'s, read and
+/// checked by the same reader (every key and value).
 ///
 /// @example
 /// ```js
@@ -246,23 +247,12 @@ pub(crate) struct TriggerOptions {
 }
 
 impl TriggerOptions {
-    /// Reads (and checks: unknown keys, wrong values) the options of `compact`.
+    /// Reads the options of `compact` with `compact`'s own reader, so that every key and
+    /// value is checked now (`History` and the middleware check them when made, not at
+    /// the first compaction), and keeps what the trigger needs.
     pub(crate) fn read(options: &JsValue) -> JsResult<TriggerOptions> {
-        if options.is_undefined() || options.is_null() {
-            return Ok(TriggerOptions { format: None, strategy: StrategyConfig::default(), counter: None });
-        }
-        if !options.is_object() {
-            return Err(invalid("", "expected an object").into());
-        }
-        check_keys(own_keys(options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
-        let counter = match get(options, "tokenCounter")? {
-            None => None,
-            Some(f) => Some(JsTokenCounter::new(
-                f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".tokenCounter", "expected a function"))?,
-            )),
-        };
-        let format = format_option(field::<String>(options, "format")?.as_deref())?;
-        Ok(TriggerOptions { format, strategy: read_strategy(options, OnError::Rollback)?, counter })
+        let JsCompactOptions { settings, counter, .. } = JsCompactOptions::read(options)?;
+        Ok(TriggerOptions { format: settings.format, strategy: settings.strategy, counter })
     }
 
     /// A failed token counter outranks whatever was computed with the stand-in estimate.
@@ -330,7 +320,7 @@ impl JsCompactOptions {
                 progress: None,
             });
         }
-        if !options.is_object() {
+        if !options.is_object() || crate::js_json::is_array_value(options) {
             return Err(invalid("", "expected an object"));
         }
         check_keys(own_keys(options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
@@ -426,9 +416,16 @@ pub(crate) fn own_keys(options: &JsValue, path: &str) -> Result<Vec<String>, Bin
     crate::js_json::keys_of(options, path)
 }
 
-/// `options[key]`, `None` when undefined or null. A throwing getter is an invalid option.
+/// `options[key]`, `None` when undefined or null or not an own enumerable key: the keys
+/// a spread (`{ ...options }`) copies, and the ones the key check sees, so that an option
+/// inherited from a prototype is never read here and ignored elsewhere. A throwing getter
+/// is an invalid option.
 pub(crate) fn get(options: &JsValue, key: &str) -> Result<Option<JsValue>, BindingError> {
-    let value = crate::js_json::get(options, key, &format!(".{key}"))?;
+    let path = format!(".{key}");
+    if !crate::js_json::is_own_enumerable(options, key, &path)? {
+        return Ok(None);
+    }
+    let value = crate::js_json::get(options, key, &path)?;
     Ok((!value.is_undefined() && !value.is_null()).then_some(value))
 }
 
