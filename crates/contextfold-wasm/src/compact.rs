@@ -216,7 +216,9 @@ impl Summarizer for Either {
 /// would make a summary call; `window` is over its threshold or window, or holds an
 /// oversized tool result; `tiers` has more than `autoThreshold` messages (and `auto`) and
 /// something older than the recent tier to summarize (under it, `compact` changes nothing);
-/// `budget` is over `maxTokens` / `maxBytes`. The options are `compact`'s, read and
+/// `budget` is over `maxTokens` / `maxBytes`. Whatever the strategy: the chain breaks a
+/// rule of the provider that `compact`'s repair pass mends (a whitespace-only text block).
+/// False while a turn waits for its tool results. The options are `compact`'s, read and
 /// checked by the same reader (every key and value).
 ///
 /// @example
@@ -232,17 +234,23 @@ pub fn needs_compaction(
 ) -> JsResult<bool> {
     let trigger = TriggerOptions::read(&options)?;
     let value = messages_from_js(messages)?;
-    let needed =
-        contextfold::pipeline::needs_compaction_json(&value, trigger.format, &trigger.strategy, trigger.meter());
+    let needed = contextfold::pipeline::needs_compaction_json(
+        &value,
+        trigger.format,
+        &trigger.strategy,
+        trigger.provider,
+        trigger.meter(),
+    );
     trigger.check_counter()?;
     Ok(needed.map_err(BindingError::from)?)
 }
 
-/// What the trigger check reads of the options of `compact`: the format, the strategy
-/// and the token counter.
+/// What the trigger check reads of the options of `compact`: the format, the strategy,
+/// the provider (whose repair pass `compact` ends with) and the token counter.
 pub(crate) struct TriggerOptions {
     pub format: Option<contextfold::format::Format>,
     pub strategy: StrategyConfig,
+    pub provider: Option<contextfold::repair::Provider>,
     pub counter: Option<JsTokenCounter>,
 }
 
@@ -252,7 +260,12 @@ impl TriggerOptions {
     /// the first compaction), and keeps what the trigger needs.
     pub(crate) fn read(options: &JsValue) -> JsResult<TriggerOptions> {
         let JsCompactOptions { settings, counter, .. } = JsCompactOptions::read(options)?;
-        Ok(TriggerOptions { format: settings.format, strategy: settings.strategy, counter })
+        Ok(TriggerOptions {
+            format: settings.format,
+            strategy: settings.strategy,
+            provider: settings.provider,
+            counter,
+        })
     }
 
     /// A failed token counter outranks whatever was computed with the stand-in estimate.

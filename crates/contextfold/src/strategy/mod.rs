@@ -154,7 +154,9 @@ pub struct Report {
     /// compaction of messages).
     #[cfg_attr(feature = "tsify", tsify(type = "ChainFormat"))]
     pub format: crate::format::Format,
+    /// The chain given.
     pub before: Totals,
+    /// The chain returned (the original after a rollback), as written back in its format.
     pub after: Totals,
     /// Summary calls made.
     pub calls: usize,
