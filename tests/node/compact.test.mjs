@@ -611,3 +611,29 @@ describe("the report and the trigger tell what compact returns", () => {
     assert.equal(needsCompaction(blank, { maxTokens: 200_000, provider: "generic" }), false);
   });
 });
+
+describe("tokenCounter, as the README documents it", () => {
+  it("counts for the token strategies, never for sections and tiers; the report stays the built-in estimate", async () => {
+    const chain = openaiSections(6);
+    for (const [strategy, counts] of [
+      ["auto", true],
+      ["budget", true],
+      ["window", true],
+      [{ name: "mask", keepLast: 1 }, true],
+      ["sections", false],
+      [{ name: "tiers", auto: false }, false],
+    ]) {
+      let calls = 0;
+      const tokenCounter = (texts) => {
+        calls++;
+        return texts.map((t) => Math.ceil(t.length / 4));
+      };
+      const result = await compact(chain, { strategy, maxTokens: 1500, tokenCounter });
+      const what = JSON.stringify(strategy);
+      assert.equal(result.changed, true, what);
+      assert.equal(calls > 0, counts, `${what}: ${calls} call(s)`);
+      assert.deepEqual(result.report.before, measureChain(chain).total, what);
+      assert.deepEqual(result.report.after, measureChain(result.messages).total, what);
+    }
+  });
+});

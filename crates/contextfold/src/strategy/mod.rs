@@ -35,7 +35,9 @@ pub enum OnError {
     Partial,
 }
 
-/// Messages, bytes and estimated tokens of a chain.
+/// Messages, bytes and estimated tokens of a chain, as `measureChain` gives them: the
+/// tokens are the built-in estimate, whatever `tokenCounter` (which counts each message
+/// once, where a strategy decides, not for the report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
