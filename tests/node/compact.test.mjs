@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { compact, extractiveSummarizer, measureChain, parseChain, validateChain } from "contextfold";
+import { compact, extractiveSummarizer, measureChain, needsCompaction, parseChain, validateChain } from "contextfold";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { filler, openaiSections } from "../shared/chains.mjs";
@@ -563,5 +563,77 @@ describe("compact", () => {
     const result = await compact(openaiSections(3), { strategy: "sections", summarizer: recording() });
     assert.equal(result.changed, true);
     assert.equal(parseChain(openaiSections(1)).format, "openai");
+  });
+});
+
+describe("the report and the trigger tell what compact returns", () => {
+  // An Anthropic list: summaries go in as user messages, joined with the user turn beside them.
+  const anthropic = [{ role: "user", content: "Please refactor the billing module step by step." }];
+  for (let i = 0; i < 12; i++) {
+    const id = `toolu_${String(i).padStart(24, "0")}`;
+    anthropic.push(
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: `Step ${i}: reading file ${i}.` },
+          { type: "tool_use", id, name: "read_file", input: { path: `src/billing/f${i}.ts` } },
+        ],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: id, content: "  return x; // line\n".repeat(60) }],
+      },
+    );
+  }
+  anthropic.push({ role: "assistant", content: "Done reading." }, { role: "user", content: "Go ahead." });
+
+  it("report.after measures the chain returned, as measureChain does", async () => {
+    for (const strategy of ["budget", { name: "tiers", auto: false, recent: 4, condensed: 6 }, "auto"]) {
+      const result = await compact(anthropic, { strategy, maxTokens: 1500 });
+      assert.equal(result.changed, true);
+      assert.deepEqual(result.report.after, measureChain(result.messages).total, JSON.stringify(strategy));
+    }
+  });
+
+  it("needsCompaction is true where only the provider repair pass would change the chain", async () => {
+    const blank = structuredClone(anthropic);
+    blank[1].content[0].text = "\n\n"; // whitespace only, and no other text beside it
+    for (const [chain, expected] of [
+      [anthropic, false],
+      [blank, true],
+    ]) {
+      const options = { maxTokens: 200_000 };
+      const needed = needsCompaction(chain, options);
+      const { changed } = await compact(chain, options);
+      assert.deepEqual([needed, changed], [expected, expected]);
+    }
+    // The repair pass of the provider asked for: the generic rules take a whitespace-only text.
+    assert.equal(needsCompaction(blank, { maxTokens: 200_000, provider: "generic" }), false);
+  });
+});
+
+describe("tokenCounter, as the README documents it", () => {
+  it("counts for the token strategies, never for sections and tiers; the report stays the built-in estimate", async () => {
+    const chain = openaiSections(6);
+    for (const [strategy, counts] of [
+      ["auto", true],
+      ["budget", true],
+      ["window", true],
+      [{ name: "mask", keepLast: 1 }, true],
+      ["sections", false],
+      [{ name: "tiers", auto: false }, false],
+    ]) {
+      let calls = 0;
+      const tokenCounter = (texts) => {
+        calls++;
+        return texts.map((t) => Math.ceil(t.length / 4));
+      };
+      const result = await compact(chain, { strategy, maxTokens: 1500, tokenCounter });
+      const what = JSON.stringify(strategy);
+      assert.equal(result.changed, true, what);
+      assert.equal(calls > 0, counts, `${what}: ${calls} call(s)`);
+      assert.deepEqual(result.report.before, measureChain(chain).total, what);
+      assert.deepEqual(result.report.after, measureChain(result.messages).total, what);
+    }
   });
 });

@@ -155,3 +155,85 @@ describe("what a wrong value's message says", () => {
     for (const m of messages) assert.doesNotMatch(m, /JsValue\(/, m);
   });
 });
+
+describe("one reader for compact and what checks its options early", () => {
+  // Options only a compaction uses: `needsCompaction`, `new History()` and the AI SDK
+  // factories check them when called (with compact's own reader), not at the first
+  // compaction, which in a chat UI or an agent comes much later.
+  const bad = [
+    [{ onError: "ignore" }, "options.onError"],
+    [{ concurrency: 0 }, "options.concurrency"],
+    [{ timeoutMs: -5 }, "options.timeoutMs"],
+    [{ summarizer: "gpt-4o-mini" }, "options.summarizer"],
+    [{ signal: {} }, "options.signal"],
+    [{ provider: "claude" }, "options.provider"],
+    [{ instructions: 42 }, "options.instructions"],
+    [{ onProgress: true }, "options.onProgress"],
+  ];
+  const thrown = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+
+  it("a wrong value of a compact-only option is refused at once, as compact refuses it", async () => {
+    const { History } = await import("contextfold");
+    const { compactStep, contextfoldMiddleware } = await import("contextfold/ai-sdk");
+    for (const [value, path] of bad) {
+      const options = { maxTokens: 1000, ...value };
+      const what = JSON.stringify(value);
+      assertInvalid(await outcome(compact(chain, options)), path, `compact ${what}`);
+      assertInvalid(
+        thrown(() => needsCompaction(chain, options)),
+        path,
+        `needsCompaction ${what}`,
+      );
+      assertInvalid(
+        thrown(() => new History({ options })),
+        path.replace(/^options/, "options.options"),
+        `new History ${what}`,
+      );
+      assertInvalid(
+        thrown(() => contextfoldMiddleware(options)),
+        path,
+        `contextfoldMiddleware ${what}`,
+      );
+      assertInvalid(
+        thrown(() => compactStep(options)),
+        path,
+        `compactStep ${what}`,
+      );
+    }
+  });
+
+  it("both read the own enumerable keys a spread copies, never inherited ones", async () => {
+    const long = [
+      { role: "system", content: "You are helpful." },
+      { role: "user", content: "hello ".repeat(400) },
+      { role: "assistant", content: "world ".repeat(400) },
+      { role: "user", content: "again" },
+    ];
+    const inherited = Object.create({ maxTokens: 300 });
+    const hidden = Object.defineProperty({}, "maxTokens", { value: 300, enumerable: false });
+    for (const options of [inherited, hidden]) {
+      const needed = needsCompaction(long, options);
+      const result = await compact(long, options);
+      assert.equal(needed, false, "the 100,000-token default budget, as compact reads it");
+      assert.equal(result.changed, needed);
+      // What a spread copies is read.
+      assert.equal(needsCompaction(long, { ...options, maxTokens: 300 }), true);
+    }
+  });
+
+  it("an array is no options object: invalid_option at options", async () => {
+    assertInvalid(await outcome(compact(chain, [])), "options", "compact []");
+    assertInvalid(
+      thrown(() => needsCompaction(chain, [])),
+      "options",
+      "needsCompaction []",
+    );
+  });
+});

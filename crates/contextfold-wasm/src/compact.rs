@@ -216,7 +216,10 @@ impl Summarizer for Either {
 /// would make a summary call; `window` is over its threshold or window, or holds an
 /// oversized tool result; `tiers` has more than `autoThreshold` messages (and `auto`) and
 /// something older than the recent tier to summarize (under it, `compact` changes nothing);
-/// `budget` is over `maxTokens` / `maxBytes`.
+/// `budget` is over `maxTokens` / `maxBytes`. Whatever the strategy: the chain breaks a
+/// rule of the provider that `compact`'s repair pass mends (a whitespace-only text block).
+/// False while a turn waits for its tool results. The options are `compact`'s, read and
+/// checked by the same reader (every key and value).
 ///
 /// @example
 /// ```js
@@ -231,38 +234,38 @@ pub fn needs_compaction(
 ) -> JsResult<bool> {
     let trigger = TriggerOptions::read(&options)?;
     let value = messages_from_js(messages)?;
-    let needed =
-        contextfold::pipeline::needs_compaction_json(&value, trigger.format, &trigger.strategy, trigger.meter());
+    let needed = contextfold::pipeline::needs_compaction_json(
+        &value,
+        trigger.format,
+        &trigger.strategy,
+        trigger.provider,
+        trigger.meter(),
+    );
     trigger.check_counter()?;
     Ok(needed.map_err(BindingError::from)?)
 }
 
-/// What the trigger check reads of the options of `compact`: the format, the strategy
-/// and the token counter.
+/// What the trigger check reads of the options of `compact`: the format, the strategy,
+/// the provider (whose repair pass `compact` ends with) and the token counter.
 pub(crate) struct TriggerOptions {
     pub format: Option<contextfold::format::Format>,
     pub strategy: StrategyConfig,
+    pub provider: Option<contextfold::repair::Provider>,
     pub counter: Option<JsTokenCounter>,
 }
 
 impl TriggerOptions {
-    /// Reads (and checks: unknown keys, wrong values) the options of `compact`.
+    /// Reads the options of `compact` with `compact`'s own reader, so that every key and
+    /// value is checked now (`History` and the middleware check them when made, not at
+    /// the first compaction), and keeps what the trigger needs.
     pub(crate) fn read(options: &JsValue) -> JsResult<TriggerOptions> {
-        if options.is_undefined() || options.is_null() {
-            return Ok(TriggerOptions { format: None, strategy: StrategyConfig::default(), counter: None });
-        }
-        if !options.is_object() {
-            return Err(invalid("", "expected an object").into());
-        }
-        check_keys(own_keys(options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
-        let counter = match get(options, "tokenCounter")? {
-            None => None,
-            Some(f) => Some(JsTokenCounter::new(
-                f.dyn_into::<js_sys::Function>().map_err(|_| invalid(".tokenCounter", "expected a function"))?,
-            )),
-        };
-        let format = format_option(field::<String>(options, "format")?.as_deref())?;
-        Ok(TriggerOptions { format, strategy: read_strategy(options, OnError::Rollback)?, counter })
+        let JsCompactOptions { settings, counter, .. } = JsCompactOptions::read(options)?;
+        Ok(TriggerOptions {
+            format: settings.format,
+            strategy: settings.strategy,
+            provider: settings.provider,
+            counter,
+        })
     }
 
     /// A failed token counter outranks whatever was computed with the stand-in estimate.
@@ -330,7 +333,7 @@ impl JsCompactOptions {
                 progress: None,
             });
         }
-        if !options.is_object() {
+        if !options.is_object() || crate::js_json::is_array_value(options) {
             return Err(invalid("", "expected an object"));
         }
         check_keys(own_keys(options, "")?.iter().map(String::as_str), COMPACT_KEYS, "")?;
@@ -426,9 +429,16 @@ pub(crate) fn own_keys(options: &JsValue, path: &str) -> Result<Vec<String>, Bin
     crate::js_json::keys_of(options, path)
 }
 
-/// `options[key]`, `None` when undefined or null. A throwing getter is an invalid option.
+/// `options[key]`, `None` when undefined or null or not an own enumerable key: the keys
+/// a spread (`{ ...options }`) copies, and the ones the key check sees, so that an option
+/// inherited from a prototype is never read here and ignored elsewhere. A throwing getter
+/// is an invalid option.
 pub(crate) fn get(options: &JsValue, key: &str) -> Result<Option<JsValue>, BindingError> {
-    let value = crate::js_json::get(options, key, &format!(".{key}"))?;
+    let path = format!(".{key}");
+    if !crate::js_json::is_own_enumerable(options, key, &path)? {
+        return Ok(None);
+    }
+    let value = crate::js_json::get(options, key, &path)?;
     Ok((!value.is_undefined() && !value.is_null()).then_some(value))
 }
 

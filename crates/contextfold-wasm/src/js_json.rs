@@ -24,6 +24,8 @@ extern "C" {
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Reflect, js_name = get)]
     fn reflect_get(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = getOwnPropertyDescriptor)]
+    fn own_descriptor(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// Deeper than any option holds: a cycle, reported rather than followed.
@@ -53,6 +55,16 @@ pub fn is_array_value(value: &JsValue) -> bool {
 /// `value[key]`, caught.
 pub fn get(value: &JsValue, key: &str, path: &str) -> Result<JsValue, BindingError> {
     reflect_get(value, &JsValue::from_str(key)).map_err(|e| unreadable(path, &e))
+}
+
+/// Whether `key` is an own enumerable property of the object `value` (a key `Object.keys`
+/// lists), caught.
+pub fn is_own_enumerable(value: &JsValue, key: &str, path: &str) -> Result<bool, BindingError> {
+    let descriptor = own_descriptor(value, &JsValue::from_str(key)).map_err(|e| unreadable(path, &e))?;
+    if descriptor.is_undefined() {
+        return Ok(false);
+    }
+    Ok(get(&descriptor, "enumerable", path)?.is_truthy())
 }
 
 fn unreadable(path: &str, error: &JsValue) -> BindingError {

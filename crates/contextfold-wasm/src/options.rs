@@ -121,7 +121,10 @@ pub struct StrategyOptions {
     pub max_tokens: Option<usize>,
     #[tsify(optional)]
     pub max_bytes: Option<usize>,
-    /// Counts tokens instead of the built-in estimate (one call per batch of texts).
+    /// Counts tokens instead of the built-in estimate (one call per batch of texts) where a
+    /// strategy decides in tokens: `auto`, `budget`, `window`, `mask` with a budget (and
+    /// `summarizerMaxTokens`). `sections` and `tiers` work in bytes and never call it; the
+    /// report's totals are the built-in estimate whatever it counts.
     #[tsify(optional, type = "TokenCounter")]
     pub token_counter: Option<()>,
 }

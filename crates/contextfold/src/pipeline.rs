@@ -603,10 +603,7 @@ async fn compact_read<S: Summarizer + ?Sized>(
     };
     let options = CompactOptions {
         strategy: settings.strategy.clone(),
-        repair: RepairOptions {
-            request: request_rules(caller.container(), format),
-            ..RepairOptions::for_provider(provider)
-        },
+        repair: repair_options(caller.container(), format, provider),
         new_system,
     };
     // The request's tool definitions (and the like) take their share of a hard budget.
@@ -703,22 +700,38 @@ pub fn measure_json(value: &Value, format: Option<Format>) -> Result<crate::insp
     Ok(crate::inspect::measure(&messages, format))
 }
 
-/// Whether [`compact_json`] with this strategy would change anything now; no summarizer
-/// is called.
+/// Whether [`compact_json`] with this strategy and `provider` (`None`: the provider of the
+/// format read) would change anything now; no summarizer is called. Beside the strategy's
+/// trigger, the provider repair pass `compact` ends with: a chain breaking a rule it mends
+/// (a whitespace-only text block) is changed by `compact` whatever its size. Not while a
+/// turn waits for its results ([`run::needs_compaction`]).
 pub fn needs_compaction_json(
     value: &Value,
     format: Option<Format>,
     strategy: &StrategyConfig,
+    provider: Option<Provider>,
     meter: Meter<'_>,
 ) -> Result<bool, FormatError> {
     let (messages, format) = read_json(value, format)?;
     let overhead = format::container::request_overhead(value, format);
     let options = CompactOptions { strategy: strategy.clone(), ..CompactOptions::default() };
     // Its fields alone over the budget: compact would fail, so there is work (or an error) now.
-    Ok(match run::without_request_fields(&options, &overhead, meter) {
-        Ok(options) => run::needs_compaction(&messages, &options.strategy, meter),
-        Err(_) => true,
-    })
+    let Ok(options) = run::without_request_fields(&options, &overhead, meter) else { return Ok(true) };
+    if run::needs_compaction(&messages, &options.strategy, meter) {
+        return Ok(true);
+    }
+    if run::waits_for_results(&messages) {
+        return Ok(false);
+    }
+    let provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
+    let kept = kept_first(value, format, &messages);
+    let rest = messages.get(kept..).unwrap_or_default();
+    Ok(run::repair_would_change(rest, &repair_options(value, format, provider)))
+}
+
+/// The repair pass `compact` ends with, for a chain read from `container` in `format`.
+fn repair_options(container: &Value, format: Format, provider: Provider) -> RepairOptions {
+    RepairOptions { request: request_rules(container, format), ..RepairOptions::for_provider(provider) }
 }
 
 /// Every rule of `provider` (default: the provider of the format read) the chain `value`

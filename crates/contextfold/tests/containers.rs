@@ -241,8 +241,8 @@ fn a_request_s_tool_definitions_take_their_share_of_the_budget() {
         if let StrategyConfig::Auto(c) = &mut tight {
             c.max = Amount::Tokens(budget);
         }
-        assert!(needs_compaction_json(&request, None, &tight, meter).unwrap());
-        assert!(!needs_compaction_json(&messages, None, &tight, meter).unwrap());
+        assert!(needs_compaction_json(&request, None, &tight, None, meter).unwrap());
+        assert!(!needs_compaction_json(&messages, None, &tight, None, meter).unwrap());
     }
     // The definitions alone over the budget.
     let settings = CompactSettings {
@@ -254,4 +254,66 @@ fn a_request_s_tool_definitions_take_their_share_of_the_budget() {
             .unwrap_err();
     assert_eq!(error.error.code(), "budget_exceeded");
     assert!(error.error.to_string().contains("tool definitions"), "{}", error.error);
+}
+
+/// `report.after` describes the chain `compact` returns, as `measureChain` measures it:
+/// where the writer joins messages (a summary written as a user message joins the user
+/// turn beside it in an Anthropic or Gemini list; tool results join their turn) the result
+/// holds fewer messages than the strategy's neutral chain did.
+#[test]
+fn report_after_measures_the_chain_returned_in_every_format() {
+    use contextfold::pipeline::{compact_json, measure_json};
+    use contextfold::settings::CompactSettings;
+    let mut joined = 0;
+    for (name, format, input) in inputs() {
+        for strategy in folding_strategies() {
+            let settings = CompactSettings { strategy: strategy.clone(), ..CompactSettings::default() };
+            let out = block_on(compact_json(
+                &input,
+                &settings,
+                &ExtractiveSummarizer::default(),
+                &Controls::default(),
+                Meter::default(),
+            ))
+            .unwrap_or_else(|e| panic!("{name} {}: {e:?}", strategy.name()));
+            let measured = measure_json(&out.messages, Some(format)).unwrap().total;
+            assert_eq!(out.report.after, measured, "{name} {}", strategy.name());
+            let neutral = read(&input, format).unwrap();
+            joined += usize::from(out.changed && measured.messages < out.report.before.messages.min(neutral.len()));
+        }
+    }
+    assert!(joined > 0, "no case where the written chain is shorter: the test proves nothing");
+}
+
+/// `needsCompaction` answers whether `compact` would change anything: under its budget,
+/// a chain whose provider repair pass mends something (a whitespace-only text block
+/// Anthropic rejects) is changed by `compact`, so it needs compaction; a clean one does not.
+#[test]
+fn needs_compaction_agrees_with_compact_on_a_chain_only_the_repair_pass_changes() {
+    use contextfold::measure::Amount;
+    use contextfold::pipeline::{compact_json, needs_compaction_json};
+    use contextfold::settings::CompactSettings;
+    use contextfold::strategy::budget::BudgetConfig;
+    let clean = json!([
+        { "role": "user", "content": "hello" },
+        { "role": "assistant", "content": [
+            { "type": "tool_use", "id": "toolu_01", "name": "ls", "input": { "path": "." } },
+        ] },
+        { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "toolu_01", "content": "a.txt" }] },
+        { "role": "assistant", "content": "one file" },
+        { "role": "user", "content": "bye" },
+    ]);
+    let mut blank = clean.clone();
+    blank[1]["content"].as_array_mut().unwrap().insert(0, json!({ "type": "text", "text": "\n\n" }));
+    let strategy = StrategyConfig::Budget(BudgetConfig::new(Amount::Tokens(100_000)));
+    let anthropic = Some(Format::Anthropic);
+    let settings = CompactSettings { format: anthropic, strategy: strategy.clone(), ..CompactSettings::default() };
+    for (chain, expected) in [(&clean, false), (&blank, true)] {
+        let meter = Meter::default();
+        let needed = needs_compaction_json(chain, anthropic, &strategy, None, meter).unwrap();
+        let out =
+            block_on(compact_json(chain, &settings, &ExtractiveSummarizer::default(), &Controls::default(), meter))
+                .unwrap();
+        assert_eq!((needed, out.changed), (expected, expected), "{chain}");
+    }
 }

@@ -175,6 +175,30 @@ fn only_the_oversized_middle_pair_is_summarized() {
 }
 
 #[test]
+fn a_rotation_after_a_pair_summary_names_the_input_messages_it_covers() {
+    // Pair 0 (a call of two tools: 3 messages) is oversized and becomes a 2-message
+    // summary pair first; the rotation then folds pairs 0 and 1. Its range is in input
+    // indices (messages 1..6), not in the chain the first wave shortened (1..5).
+    let chain = vec![
+        user("q"),
+        ai_calls("", &[("a", "read"), ("b", "read")]),
+        tool("a", "read", &"z".repeat(10 * 1024)),
+        tool("b", "read", &"z".repeat(10 * 1024)),
+        ai_calls("", &[("c", "read")]),
+        tool("c", "read", &"m".repeat(1000)),
+        ai_calls("", &[("d", "read")]),
+        tool("d", "read", &"m".repeat(1000)),
+        ai("done"),
+    ];
+    let s = FixedSummarizer::new("S");
+    let config = SectionsConfig { last_sec_bytes: 2000, ..upstream() };
+    run(&chain, &config, &s);
+    let requests = s.requests.borrow();
+    let ranges: Vec<_> = requests.iter().map(|r| (r.kind, r.range.start, r.range.end)).collect();
+    assert_eq!(ranges, vec![(RequestKind::Pair, 1, 4), (RequestKind::Rotation, 1, 6)]);
+}
+
+#[test]
 fn the_last_pair_is_never_summarized_even_when_huge() {
     let chain = vec![user("q"), ai_calls("", &[("a", "read")]), tool("a", "read", &"z".repeat(100_000))];
     let s = FixedSummarizer::new("S");

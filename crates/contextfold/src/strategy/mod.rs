@@ -35,7 +35,9 @@ pub enum OnError {
     Partial,
 }
 
-/// Messages, bytes and estimated tokens of a chain.
+/// Messages, bytes and estimated tokens of a chain, as `measureChain` gives them: the
+/// tokens are the built-in estimate, whatever `tokenCounter` (which counts each message
+/// once, where a strategy decides, not for the report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "tsify", derive(tsify::Tsify))]
@@ -154,7 +156,9 @@ pub struct Report {
     /// compaction of messages).
     #[cfg_attr(feature = "tsify", tsify(type = "ChainFormat"))]
     pub format: crate::format::Format,
+    /// The chain given.
     pub before: Totals,
+    /// The chain returned (the original after a rollback), as written back in its format.
     pub after: Totals,
     /// Summary calls made.
     pub calls: usize,

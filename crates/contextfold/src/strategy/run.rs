@@ -337,12 +337,16 @@ async fn compact_whole<S: Summarizer + ?Sized>(
         StrategyConfig::Tiers(c) => tiers::compact(input, c, summarizer, controls, meter).await?,
         StrategyConfig::Budget(c) => budget::compact(input, c, summarizer, controls, meter).await?,
     };
-    if as_user {
+    // Both passes reshape the strategy's result (a lowered summary joins the user message
+    // beside it): `after` is measured again on what they give.
+    if as_user && result.messages.iter().any(|m| m.role == Role::System) {
         result.messages = lower_summaries(std::mem::take(&mut result.messages));
+        result.report.after = Totals::of(&result.messages);
     }
     // Anthropic's rule, and the shared rules' (an AI SDK or LangChain chain may go to it).
     if result.changed && options.repair.provider.drops_stale_thinking() && thinks(input) {
         result.messages = crate::repair::summary_pairs_as_user(std::mem::take(&mut result.messages));
+        result.report.after = Totals::of(&result.messages);
     }
     if lifted.is_some() {
         // Nothing done: the chain exactly as it came (the lifted summary merged back).
@@ -439,6 +443,27 @@ fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
     }
     out.extend_from_slice(rest);
     Some(out)
+}
+
+/// Whether `compact` would change `messages` even where its strategy changes nothing: the
+/// provider repair pass it ends with mends what breaks a rule of `options.provider`. One
+/// validation when nothing does (the common case); else the pass runs as `compact` runs it
+/// on an unchanged chain (a turn in progress set aside, then mended with the rest), since
+/// some findings (a call still waiting for its result) are left as they are.
+pub fn repair_would_change(messages: &[Message], options: &RepairOptions) -> bool {
+    let broken = |m: &[Message]| !validate_request(m, options.provider, &options.request).is_empty();
+    if !broken(messages) {
+        return false;
+    }
+    let Some((turn, body)) = split_turn_in_progress(messages).or_else(|| split_thinking_cycle(messages)) else {
+        return repair(messages, options).messages != messages;
+    };
+    let mut out = if broken(body) { repair(body, options).messages } else { body.to_vec() };
+    out.extend_from_slice(turn);
+    if broken(&out) {
+        out = repair_owned(out, options).messages;
+    }
+    out != messages
 }
 
 /// Whether the chain ends in a turn in progress (see [`compact`]): calls waiting for their

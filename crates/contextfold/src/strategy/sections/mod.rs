@@ -105,6 +105,7 @@ pub fn needs_compaction(messages: &[Message], config: &SectionsConfig) -> bool {
         errors: Vec::new(),
         actions: Vec::new(),
         starts: parsed.ast.section_starts(),
+        spans: input_spans(&parsed.ast),
         ast: parsed.ast,
     };
     let keep = config.keep_qa_sections.max(1);
@@ -145,6 +146,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
         errors: Vec::new(),
         actions: vec![Vec::new(); parsed.ast.sections().len()],
         starts: parsed.ast.section_starts(),
+        spans: input_spans(&parsed.ast),
         ast: parsed.ast,
     };
     let keep = config.keep_qa_sections.max(1);
@@ -179,6 +181,10 @@ struct Run<'a, 'm> {
     actions: Vec<Vec<Action>>,
     /// Index of each section's first message in the (repaired) input.
     starts: Vec<usize>,
+    /// Per section, the input messages each body pair stands for (a summary pair for
+    /// all it replaced): a request's range names input messages, not positions in the
+    /// chain an earlier wave already changed.
+    spans: Vec<Vec<std::ops::Range<usize>>>,
     ast: ChainAst<'m>,
 }
 
@@ -201,18 +207,23 @@ impl<'m> Run<'_, 'm> {
         self.ast.sections().get(i)
     }
 
-    /// Message range of pairs `pairs` of section `i`.
+    /// The input messages pairs `pairs` of section `i` stand for.
     fn range(&self, i: usize, pairs: &std::ops::Range<usize>) -> MessageRange {
-        let Some(s) = self.section(i) else {
-            return MessageRange { start: 0, end: 0 };
-        };
-        let base = self.starts.get(i).copied().unwrap_or(0);
-        let header = s.header().system().len().saturating_add(usize::from(s.header().human().is_some()));
-        let count = |ps: &[BodyPair]| ps.iter().map(|p| p.tools().len().saturating_add(1)).sum::<usize>();
-        let before = s.body().get(..pairs.start).map_or(0, count);
-        let within = s.body().get(pairs.clone()).map_or(0, count);
-        let start = base.saturating_add(header).saturating_add(before);
-        MessageRange { start, end: start.saturating_add(within) }
+        let spans = self.spans.get(i).and_then(|s| s.get(pairs.clone())).unwrap_or_default();
+        match (spans.first(), spans.last()) {
+            (Some(first), Some(last)) => MessageRange { start: first.start, end: last.end },
+            _ => MessageRange { start: 0, end: 0 },
+        }
+    }
+
+    /// Pairs `..end` of section `i` became one summary pair: it stands for all they did.
+    fn fold_spans(&mut self, i: usize, end: usize) {
+        let Some(spans) = self.spans.get_mut(i) else { return };
+        let end = end.min(spans.len());
+        let folded: Vec<_> = spans.drain(..end).collect();
+        if let (Some(first), Some(last)) = (folded.first(), folded.last()) {
+            spans.insert(0, first.start..last.end);
+        }
     }
 
     /// The bytes of pairs `pairs` of section `i` and the fixed cost of the pair that would
@@ -368,6 +379,7 @@ impl<'m> Run<'_, 'm> {
             let bytes_before = section.body().iter().map(BodyPair::size).sum();
             let bytes_after = pair.size();
             section.set_body(vec![pair]);
+            run.fold_spans(plan.section, plan.pairs.end);
             let pairs = plan.pairs.len();
             run.record(plan.section, Action::SectionSummarized { pairs, bytes_before, bytes_after });
         })
@@ -417,6 +429,7 @@ impl<'m> Run<'_, 'm> {
                 bytes_before,
                 bytes_after: section.size(),
             };
+            run.fold_spans(plan.section, plan.pairs.end);
             run.record(plan.section, action);
         })
         .await;
@@ -443,6 +456,28 @@ impl<'m> Run<'_, 'm> {
             after_tokens: None,
         })
     }
+}
+
+/// The input messages of every body pair of every section of `ast` (as parsed: each pair
+/// its assistant message and tool results, after the section's header).
+fn input_spans(ast: &ChainAst) -> Vec<Vec<std::ops::Range<usize>>> {
+    let mut next = 0usize;
+    ast.sections()
+        .iter()
+        .map(|s| {
+            next = next
+                .saturating_add(s.header().system().len())
+                .saturating_add(usize::from(s.header().human().is_some()));
+            s.body()
+                .iter()
+                .map(|p| {
+                    let start = next;
+                    next = next.saturating_add(p.tools().len()).saturating_add(1);
+                    start..next
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Where the rotation cut falls: pairs `..cut` are summarized. Keeps the last pair
