@@ -514,6 +514,67 @@ fn a_summary_longer_than_asked_is_cut_before_the_next_part() {
     assert!(out.report.sections.iter().flat_map(|s| &s.actions).any(|a| matches!(a, Action::Truncated { .. })));
 }
 
+/// A coding agent writing files: each call carries a whole module in its arguments.
+fn file_writes(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("You are a coding agent."), user("Write the modules.")];
+    for i in 0..n {
+        let body: String = (0..220).map(|j| format!("  def fn_{i}_{j}(x), do: x + {j}\n")).collect();
+        let args = serde_json::json!({ "file_path": format!("lib/m{i}.ex"), "content": format!("defmodule M{i} do\n{body}end\n") });
+        let id = format!("call_{i}");
+        chain.push(Message::new(
+            Role::Assistant,
+            vec![Part::text(format!("Writing module {i}.")), call(&id, "Write", &args.to_string())],
+        ));
+        chain.push(tool(&id, "Write", &format!("wrote lib/m{i}.ex")));
+    }
+    chain.push(ai("All modules written."));
+    chain.push(user("Now run the tests."));
+    chain
+}
+
+#[test]
+fn long_tool_call_arguments_are_cut_and_a_summary_within_its_target_reaches_the_next_part_whole() {
+    // Calls whose arguments alone are over the limit: they reach the summarizer cut (the
+    // path kept, the content's start), every request under the limit. A summarizer that
+    // writes what it is asked for, in lines of paths and numbers (more tokens a byte than
+    // prose), has each answer reach the next part whole (it was cut to one byte).
+    let chain = file_writes(12);
+    let limit = 2000;
+    let meter = Meter::default();
+    let seen = RefCell::new(Vec::new());
+    let answers = RefCell::new(Vec::<String>::new());
+    let s = FnSummarizer(|r: SummaryRequest| {
+        seen.borrow_mut().push((r.prompt(), r.transcript.clone()));
+        let mut answers = answers.borrow_mut();
+        let k = answers.len();
+        let lines = r.target_bytes.saturating_sub(9) / 18;
+        let answer: String = std::iter::once("## Files\n".to_string())
+            .chain((0..lines).map(|i| format!("fact no {:08}\n", k * 1000 + i)))
+            .collect();
+        assert!(answer.len() <= r.target_bytes);
+        answers.push(answer.clone());
+        async move { Ok::<_, SummarizeError>(answer) }
+    });
+    let out = run(&chain, AutoConfig { summarizer_max_tokens: Some(limit), ..config(3000) }, &s).unwrap();
+    assert!(out.changed);
+    let (seen, answers) = (seen.borrow(), answers.borrow());
+    assert!(seen.len() > 2, "{} requests", seen.len());
+    for (i, (prompt, transcript)) in seen.iter().enumerate() {
+        let t = meter.text(contextfold::measure::Unit::Tokens, prompt);
+        assert!(t <= limit, "request {i} holds {t} tokens");
+        if transcript.contains("<tool_call ") {
+            assert!(
+                transcript.contains(r#"{"file_path":"lib/m"#),
+                "request {i}: the call's arguments tell what it wrote"
+            );
+        }
+        if i > 0 {
+            let previous = format!("<previous_summary>\n{}\n</previous_summary>", answers[i - 1].trim_end());
+            assert!(transcript.starts_with(&previous), "request {i}: the summary before it was cut");
+        }
+    }
+}
+
 #[test]
 fn a_limit_the_instructions_alone_reach_is_an_option_error() {
     // A focus as long as the limit: no summary request can be under it.
