@@ -91,8 +91,9 @@ pub fn provider_option(name: Option<&str>) -> Result<Option<contextfold::repair:
 /// On a failed summary call: `"rollback"` returns the original chain with the errors in
 /// the report (default), `"throw"` throws a `ContextfoldError` with code
 /// `summarizer_failed` and an `errors` array, `"partial"` (alias `"trim"`) keeps every
-/// summary that succeeded and the content whose summary failed (the `budget` strategy
-/// trims it to keep the budget).
+/// summary that succeeded and the content whose summary failed, as it was (the `budget`
+/// strategy trims it to keep the budget; `auto` keeps its budget with what succeeded, or
+/// throws `budget_exceeded` naming the failed summary).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Tsify)]
 #[tsify(rename = "OnError")]
 #[serde(rename_all = "camelCase")]

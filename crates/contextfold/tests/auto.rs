@@ -224,16 +224,22 @@ fn a_failed_summary_loses_nothing() {
     assert_eq!(rolled.messages, chain);
     let err = run(&chain, AutoConfig { on_error: OnError::Throw, ..config(3000) }, &fail).unwrap_err();
     assert_eq!(err.code(), "summarizer_failed");
-    // Partial: the masked chain, every message still there.
-    let partial = run(&chain, AutoConfig { on_error: OnError::Partial, ..config(3000) }, &fail).unwrap();
+    // Partial: the masked chain, every message still there, when it keeps the budget...
+    let partial = run(&chain, AutoConfig { on_error: OnError::Partial, ..config(4000) }, &fail).unwrap();
     assert_eq!(partial.messages.len(), chain.len());
+    assert!(tokens(&partial.messages) <= 4000);
     assert_eq!(partial.report.errors.len(), 1);
+    // ...else the call fails saying why, the chain untouched (it came back over the budget).
+    let err = run(&chain, AutoConfig { on_error: OnError::Partial, ..config(3000) }, &fail).unwrap_err();
+    assert_eq!(err.code(), "budget_exceeded");
+    assert!(err.to_string().contains("failed: model down"), "{err}");
 }
 
 #[test]
-fn a_partial_result_over_the_budget_blames_the_failed_summary_not_the_repair_pass() {
-    // The real Claude Code session: masking alone leaves it over the budget, the provider
-    // repair pass then mends thinking; `partial` keeps the masked chain and says why.
+fn a_partial_result_masking_cannot_fit_blames_the_failed_summary() {
+    // The real Claude Code session: masking alone leaves it over the budget. `partial`
+    // does not give it back over the budget (it did, the provider then refused it): the
+    // call fails naming the failed summary, not the provider repair pass.
     let Some(path) = common::real_fixtures()
         .unwrap_or_default()
         .into_iter()
@@ -250,10 +256,10 @@ fn a_partial_result_over_the_budget_blames_the_failed_summary_not_the_repair_pas
         repair: RepairOptions::for_provider(Provider::Anthropic),
         ..Default::default()
     };
-    let out = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default())).unwrap();
-    assert_eq!(out.report.errors.len(), 1, "the failure is reported");
-    assert!(out.changed && tokens(&out.messages) < tokens(&messages), "what masking did is kept");
-    assert!(validate(&out.messages, Provider::Anthropic).is_empty());
+    let err = block_on(compact(&messages, &options, &fail, &Controls::default(), Meter::default())).unwrap_err();
+    assert_eq!(err.code(), "budget_exceeded");
+    let text = err.to_string();
+    assert!(text.contains("failed: model down") && !text.contains("repair pass"), "{text}");
 }
 
 #[test]
@@ -533,6 +539,124 @@ fn a_summary_longer_than_asked_is_cut_before_the_next_part() {
         assert!(t <= limit, "a request of {t} tokens");
     }
     assert!(out.report.sections.iter().flat_map(|s| &s.actions).any(|a| matches!(a, Action::Truncated { .. })));
+}
+
+/// A coding agent writing files: each call carries a whole module in its arguments.
+fn file_writes(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("You are a coding agent."), user("Write the modules.")];
+    for i in 0..n {
+        let body: String = (0..220).map(|j| format!("  def fn_{i}_{j}(x), do: x + {j}\n")).collect();
+        let args = serde_json::json!({ "file_path": format!("lib/m{i}.ex"), "content": format!("defmodule M{i} do\n{body}end\n") });
+        let id = format!("call_{i}");
+        chain.push(Message::new(
+            Role::Assistant,
+            vec![Part::text(format!("Writing module {i}.")), call(&id, "Write", &args.to_string())],
+        ));
+        chain.push(tool(&id, "Write", &format!("wrote lib/m{i}.ex")));
+    }
+    chain.push(ai("All modules written."));
+    chain.push(user("Now run the tests."));
+    chain
+}
+
+#[test]
+fn long_tool_call_arguments_are_cut_and_a_summary_within_its_target_reaches_the_next_part_whole() {
+    // Calls whose arguments alone are over the limit: they reach the summarizer cut (the
+    // path kept, the content's start), every request under the limit. A summarizer that
+    // writes what it is asked for, in lines of paths and numbers (more tokens a byte than
+    // prose), has each answer reach the next part whole (it was cut to one byte).
+    let chain = file_writes(12);
+    let limit = 2000;
+    let meter = Meter::default();
+    let seen = RefCell::new(Vec::new());
+    let answers = RefCell::new(Vec::<String>::new());
+    let s = FnSummarizer(|r: SummaryRequest| {
+        seen.borrow_mut().push((r.prompt(), r.transcript.clone()));
+        let mut answers = answers.borrow_mut();
+        let k = answers.len();
+        let lines = r.target_bytes.saturating_sub(9) / 18;
+        let answer: String = std::iter::once("## Files\n".to_string())
+            .chain((0..lines).map(|i| format!("fact no {:08}\n", k * 1000 + i)))
+            .collect();
+        assert!(answer.len() <= r.target_bytes);
+        answers.push(answer.clone());
+        async move { Ok::<_, SummarizeError>(answer) }
+    });
+    let out = run(&chain, AutoConfig { summarizer_max_tokens: Some(limit), ..config(3000) }, &s).unwrap();
+    assert!(out.changed);
+    let (seen, answers) = (seen.borrow(), answers.borrow());
+    assert!(seen.len() > 2, "{} requests", seen.len());
+    for (i, (prompt, transcript)) in seen.iter().enumerate() {
+        let t = meter.text(contextfold::measure::Unit::Tokens, prompt);
+        assert!(t <= limit, "request {i} holds {t} tokens");
+        if transcript.contains("<tool_call ") {
+            assert!(
+                transcript.contains(r#"{"file_path":"lib/m"#),
+                "request {i}: the call's arguments tell what it wrote"
+            );
+        }
+        if i > 0 {
+            let previous = format!("<previous_summary>\n{}\n</previous_summary>", answers[i - 1].trim_end());
+            assert!(transcript.starts_with(&previous), "request {i}: the summary before it was cut");
+        }
+    }
+}
+
+/// A support agent's bookings: small results, long answers (masking frees little).
+fn bookings(n: usize) -> Vec<Message> {
+    let mut chain = vec![sys("You are a support agent."), user("Look up my bookings.")];
+    for i in 0..n {
+        let id = format!("call_{i}");
+        let segments: Vec<String> = (0..6)
+            .map(|j| format!(r#"{{"from":"LHR","to":"JFK","flight":"BA{}","fare":"Y","seat":"{}A"}}"#, 100 + j, j + 10))
+            .collect();
+        chain.push(Message::new(
+            Role::Assistant,
+            vec![
+                Part::text(format!("Checking booking {i}.")),
+                call(&id, "get_booking", &format!(r#"{{"id":"B{i}"}}"#)),
+            ],
+        ));
+        chain.push(tool(&id, "get_booking", &format!(r#"{{"id":"B{i}","segments":[{}]}}"#, segments.join(","))));
+        chain.push(ai(&format!("Booking B{i} has 6 segments, all confirmed, and the passenger asked about upgrades.")));
+        chain.push(user(&format!("And booking {}? Please also tell me about the baggage rules for it.", i + 1)));
+    }
+    chain
+}
+
+#[test]
+fn a_failed_summary_under_partial_keeps_the_budget_or_fails_saying_why() {
+    let chain = bookings(10);
+    let calls = RefCell::new(0);
+    let failing = FnSummarizer(|_r: SummaryRequest| {
+        *calls.borrow_mut() += 1;
+        async { Err::<String, _>(SummarizeError::failed("summarizer unavailable")) }
+    });
+    let partial = |max: usize| AutoConfig { on_error: OnError::Partial, ..config(max) };
+    // Only the summary could bring the chain under 1000 tokens: no chain over the budget
+    // comes back (it did, with no error), the call fails naming the failed summary, and
+    // the summary is not asked for again.
+    let err = match run(&chain, partial(1000), &failing) {
+        Ok(out) => panic!("{} tokens came back, {:?}", tokens(&out.messages), out.report.errors),
+        Err(e) => e,
+    };
+    assert_eq!(err.code(), "budget_exceeded", "{err}");
+    assert!(err.to_string().contains("summarizer unavailable"), "{err}");
+    assert_eq!(*calls.borrow(), 1);
+    // Masking keeps a budget the summary was not needed for: what succeeded is kept,
+    // within it, the failure in the report.
+    let mut masked = chain.clone();
+    let long = "line of a log\n".repeat(400);
+    masked.insert(3, Message::new(Role::Assistant, vec![call("log", "read_log", "{}")]));
+    masked.insert(4, tool("log", "read_log", &long));
+    let max = tokens(&chain) + 300;
+    let out = run(&masked, partial(max), &failing).unwrap();
+    assert!(out.changed && !out.report.rolled_back);
+    assert!(tokens(&out.messages) <= max, "{} tokens", tokens(&out.messages));
+    assert!(!out.report.errors.is_empty());
+    // Under rollback the chain comes back untouched, rolled back.
+    let out = run(&chain, AutoConfig { on_error: OnError::Rollback, ..config(1000) }, &failing).unwrap();
+    assert!(out.report.rolled_back && !out.changed && !out.report.errors.is_empty());
 }
 
 #[test]

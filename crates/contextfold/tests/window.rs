@@ -240,20 +240,44 @@ fn a_failed_tool_result_summary_follows_on_error() {
     // Throw.
     let config = WindowConfig { on_error: OnError::Throw, ..base.clone() };
     assert!(matches!(try_run(&chain, &config, &failing), Err(CompactError::Summarizer(e)) if e.len() == 1));
-    // Partial: truncated, prefixed, and reported (never silent).
+    // Partial: the result whose summary failed keeps its content (it was cut, the tool
+    // output lost with no summary standing for it), the failure reported.
     let config = WindowConfig { on_error: OnError::Partial, ..base };
     let out = run(&chain, &config, &failing);
     assert!(!out.report.rolled_back);
-    let text = result_text(&out.messages[3]);
-    assert!(text.starts_with(TOOL_TRUNCATED_PREFIX), "{text}");
-    assert!(text.len() <= 1000 + TOOL_TRUNCATED_PREFIX.len() + 1);
+    assert_eq!(out.messages, chain);
     let acts = actions(&out.report);
     assert!(acts.iter().any(|a| matches!(a, Action::Failed { kind: RequestKind::Message, .. })));
-    assert!(acts.iter().any(|a| matches!(a, Action::Truncated { message: Some(3), .. })));
-    strict(&out.messages);
-    // And the truncated result is not summarized again.
+    assert!(!acts.iter().any(|a| matches!(a, Action::Truncated { .. })), "{acts:?}");
+    assert_eq!(out.report.errors.len(), 1);
+    // A later run summarizes it.
     let s = FixedSummarizer::new("S");
-    assert_eq!(run(&out.messages, &config, &s).report.calls, 0);
+    let again = run(&out.messages, &config, &s);
+    assert_eq!(again.report.calls, 1);
+    assert_eq!(result_text(&again.messages[3]), format!("{TOOL_SUMMARY_PREFIX}\nS"));
+}
+
+#[test]
+fn a_failed_tool_result_summary_under_partial_keeps_it_while_the_fold_goes_on() {
+    // A long test log whose summary fails, in a chain over the window's threshold: the
+    // fold still folds what it can, and the log reaches the result as it was.
+    let log: String = (0..400).map(|i| format!("line {i}: test_case_{i} PASSED in {}.0{}s\n", i % 7, i % 10)).collect();
+    let chain = vec![
+        sys("You are a coding agent."),
+        user("Run the test suite and tell me what fails."),
+        Message::new(Role::Assistant, vec![call("call_1", "bash", r#"{"cmd":"pytest -v"}"#)]),
+        tool("call_1", "bash", &log),
+        ai("All 400 tests pass."),
+        user("Great, thanks."),
+    ];
+    let failing = FnSummarizer(|_r: SummaryRequest| async { Err(SummarizeError::failed("summarizer down")) });
+    let config = WindowConfig { on_error: OnError::Partial, ..WindowConfig::for_budget(Amount::Tokens(3000)) };
+    let out = run(&chain, &config, &failing);
+    assert!(!out.report.errors.is_empty());
+    let tool = out.messages.iter().find(|m| m.role == Role::Tool).expect("the result is kept");
+    assert_eq!(result_text(tool), log);
+    assert!(!actions(&out.report).iter().any(|a| matches!(a, Action::Truncated { .. })));
+    strict(&out.messages);
 }
 
 #[test]

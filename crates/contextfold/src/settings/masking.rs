@@ -49,7 +49,8 @@ pub struct AutoStrategy {
     pub stable: Option<bool>,
     /// Most tokens one summary request may hold (your summarizer's context), at least
     /// 1000: a longer span is summarized in parts, each updating the summary the one before
-    /// gave, the summary asked for at most half of what the instructions leave [no limit].
+    /// gave, the summary asked for in bytes at most the tokens the instructions leave, less
+    /// the messages' room, and never cut below what was asked [no limit].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer_max_tokens: Option<usize>,
 }

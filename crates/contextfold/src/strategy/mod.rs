@@ -31,7 +31,9 @@ pub enum OnError {
     /// Return the errors as an error.
     Throw,
     /// Keep every summary that succeeded and the original content where one failed:
-    /// a valid, less compacted chain, with the errors in the report.
+    /// a valid, less compacted chain, with the errors in the report. A hard budget still
+    /// holds (`budget` trims; `auto` fails with [`CompactError::Budget`] when only the
+    /// failed summary could have met it).
     Partial,
 }
 

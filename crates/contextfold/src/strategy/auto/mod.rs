@@ -22,7 +22,8 @@
 //!    gets a brief one. When the system prompt, the first request and the last
 //!    exchange alone leave no room, the first request is summarized with the span, then
 //!    the answer before a closing user message; if even the system prompt and the latest
-//!    message are over `max`, the call fails with `budget_exceeded` saying so.
+//!    message are over `max`, the call fails with `budget_exceeded` saying so. So does a
+//!    failed summary under [`OnError::Partial`] that masking cannot stand in for.
 //!
 //! Folding down to the low-water mark leaves room for the turns that follow: they only
 //! append until `max` is crossed again, so the prefix sent upstream stays the same. A
@@ -240,12 +241,13 @@ async fn fold<S: Summarizer + ?Sized>(
     call: Call<'_, S>,
     run: &mut Run,
 ) -> Result<Option<Vec<Message>>, CompactError> {
-    let actions = run.actions.clone();
+    let (actions, errors) = (run.actions.clone(), run.errors.len());
     match fold_once(chain, costs, call, run, false).await {
         // The first request and the last exchange kept verbatim can leave the summary too
         // little room, just under the budget (a budget a smaller one was met at, folding
-        // them too, failed): folded with them, as a smaller budget is.
-        Err(CompactError::Budget { .. }) if !call.controls.cancel.is_cancelled() => {
+        // them too, failed): folded with them, as a smaller budget is. Not when a summary
+        // failed (under `partial`): that would only ask it again.
+        Err(CompactError::Budget { .. }) if !call.controls.cancel.is_cancelled() && run.errors.len() == errors => {
             run.actions = actions;
             fold_once(chain, costs, call, run, true).await
         }
@@ -340,8 +342,24 @@ async fn fold_once<S: Summarizer + ?Sized>(
         }
         let asked = request.target_bytes;
         let Some(body) = span::summarize_span(request, summarizer, controls, meter, run).await else {
-            // Partial keeps what masking did; the others end in `conclude`.
-            return Ok(Some(remask()));
+            // Rollback and throw end in `conclude`. Partial keeps what masking did, within
+            // the budget: it is guaranteed (it came back over it, with no error, and the
+            // provider refused it); what only the summary could have brought under it
+            // fails the call, saying so.
+            let out = remask();
+            if config.on_error != OnError::Partial || controls.cancel.is_cancelled() {
+                return Ok(Some(out));
+            }
+            let cost = meter.total(max.unit(), &out);
+            let why = run.errors.last().map_or_else(String::new, |e| format!(": {}", e.message));
+            let reason = move || {
+                format!(
+                    "the summary of {} message(s) failed{why}; without it the masked chain is {} (onError \"partial\" keeps the budget)",
+                    span.len(),
+                    max.with_value(cost)
+                )
+            };
+            return enforce(out, config, meter, run, note, reason).map(Some);
         };
         let bytes_after = restoration_text_with(&body, note).len();
         let updated = previous.is_some();

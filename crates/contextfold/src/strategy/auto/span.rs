@@ -1,10 +1,14 @@
 //! Summarizing the span a fold takes: one request, or, when the span is too long for the
 //! summarizer (`summarizer_max_tokens`), a chain of requests over consecutive parts of it,
 //! each updating the summary the one before gave. No request exceeds the limit: the
-//! summary asked for takes at most half of what the instructions leave ([`Limit::room`]),
-//! so every part has the other half for its messages; a single message longer than that
-//! reaches the summarizer cut, and a running summary that came back longer than planned
-//! is cut at a line end (both reported), never the limit crossed.
+//! summary asked for is at most [`Limit::room`] bytes, which leaves every part room for
+//! its messages whatever the summary says (a token is at least a byte), and each part is
+//! planned beside the running summary as it came back, so a summary written within what
+//! was asked reaches the next part whole. A single message longer than a part's room
+//! reaches the summarizer cut (its texts, results and long tool-call arguments shortened,
+//! reported); only a running summary longer than asked (or one a caller's token counter
+//! counts at more tokens than bytes) is cut, at a line end, reported, never the limit
+//! crossed.
 
 use super::{cut_at_line, Run};
 use crate::measure::{Meter, Unit};
@@ -14,6 +18,7 @@ use crate::settings::OptionError;
 use crate::strategy::window::snapshot_body;
 use crate::strategy::{cut_by, Action, CompactError};
 use crate::summarize::{Controls, Job, JobPrompt, MessageRange, RequestKind, Summarizer};
+use serde_json::Value;
 
 /// What summarizing a span needs besides the summarizer.
 pub(super) struct SpanRequest<'a> {
@@ -36,7 +41,8 @@ pub(super) struct Limit {
     /// Kept free in every request: the engine's lines (target length) and the caller's
     /// focus.
     margin: usize,
-    /// Bytes of summary the limit leaves room for (half of what the instructions leave).
+    /// Bytes of summary the limit leaves room for: what the instructions leave, less the
+    /// messages' least room.
     room: usize,
 }
 
@@ -49,12 +55,7 @@ impl Limit {
         // The longest instructions (an update's) with a one-word message.
         let bare = prompt_tokens("", &[&Message::text(Role::Assistant, ".")], meter, margin);
         let free = tokens.saturating_sub(bare);
-        // Half for the summary, half for the messages of each part.
-        let room_tokens = free / 2;
-        let sample = STAND_IN.repeat(100);
-        let per_token = sample.len() / meter.text(Unit::Tokens, &sample).max(1);
-        let room = room_tokens.saturating_mul(per_token.max(1));
-        if room_tokens < MIN_ROOM_TOKENS {
+        if free < MIN_ROOM_TOKENS.saturating_mul(2) {
             return Err(CompactError::Option(OptionError::new(
                 ".strategy.summarizerMaxTokens",
                 format!(
@@ -63,20 +64,34 @@ impl Limit {
                 ),
             )));
         }
-        Ok(Limit { tokens, margin, room })
+        // A summary of `room` bytes takes at most `room` tokens (no token is shorter than a
+        // byte, with the estimate as with a byte-level tokenizer), so one written within
+        // what was asked leaves every part at least `MIN_ROOM_TOKENS` for its messages. (A
+        // stand-in text's ratio undercounted a real summary's paths and numbers: the
+        // answer did not fit beside the next part and was cut, to one byte.)
+        Ok(Limit { tokens, margin, room: free.saturating_sub(MIN_ROOM_TOKENS) })
     }
 
     /// Bytes of summary a request may ask for under this limit.
     pub(super) fn room(&self) -> usize {
         self.room
     }
+
+    /// Whether a request of `group` (updating `previous`) fits.
+    fn fits(&self, previous: &str, group: &[&Message], meter: Meter<'_>) -> bool {
+        prompt_tokens(previous, group, meter, self.margin) <= self.tokens
+    }
+
+    /// Whether `summary` leaves a request room for `MIN_ROOM_TOKENS` of messages.
+    fn leaves_room(&self, summary: &str, meter: Meter<'_>) -> bool {
+        prompt_tokens(summary, &[&Message::text(Role::Assistant, ".")], meter, self.margin)
+            .saturating_add(MIN_ROOM_TOKENS)
+            <= self.tokens
+    }
 }
 
-/// Fewest tokens a limit must leave for the summary (and as many for the messages).
+/// Fewest tokens a limit must leave for the messages of a part (and for the summary).
 const MIN_ROOM_TOKENS: usize = 100;
-
-/// The text standing in for a summary while parts are planned.
-const STAND_IN: &str = "lorem ipsum dolor sit amet, ";
 
 /// The summary of the span (inside its snapshot), or `None` when a call failed (the
 /// error is recorded in `run`).
@@ -88,89 +103,77 @@ pub(super) async fn summarize_span<S: Summarizer + ?Sized>(
     run: &mut Run,
 ) -> Option<String> {
     let mut summary: Option<String> = request.previous.map(str::to_string);
-    // With a limit, parts of the span (copies: a message too long is cut); without one,
-    // the span as it lies.
-    let cut: Vec<Vec<Message>>;
-    let (groups, planned): (Vec<Vec<&Message>>, usize) = match request.limit {
-        Some(limit) => {
-            // An earlier summary over the room (asked for before the limit, or an answer
-            // longer than asked) is cut to it: else no request could hold it.
-            if let Some(previous) = summary.as_mut().filter(|p| p.len() > limit.room) {
-                *previous = cut_summary(previous, limit.room, run);
-            }
-            // Planned as if the running summary were already as long as it may get.
-            let size = summary.as_ref().map_or(0, String::len).max(request.target_bytes).min(limit.room);
-            let stand_in = STAND_IN.repeat(size / STAND_IN.len());
-            cut = parts(request.span, &stand_in, limit, meter, run);
-            (cut.iter().map(|group| group.iter().collect()).collect(), size)
-        }
-        None => (vec![request.span.to_vec()], usize::MAX),
+    let Some(limit) = request.limit else {
+        return ask(request.span.to_vec(), summary, &request, summarizer, controls, run).await.ok().flatten();
     };
-    for group in groups {
-        let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.into_iter().partition(|m| m.role == Role::User);
-        if let (Some(limit), Some(running)) = (request.limit, summary.as_mut()) {
-            // A summary that came back longer than planned is cut to what the part leaves.
-            *running = fit_summary(running, planned, &tasks, &work, limit, meter, run);
+    // Each part planned beside the running summary as it is: as many messages as fit.
+    let mut at = 0usize;
+    while at < request.span.len() {
+        // What was asked of the summary, once it is an answer of this span's (an earlier
+        // fold's, asked for before the limit, may take the whole room).
+        let asked = (at > 0).then_some(request.target_bytes);
+        if let Some(running) = summary.as_mut() {
+            *running = fit_summary(running, asked, limit, meter, run);
         }
-        let draft = Draft { previous: summary.as_deref(), tasks, work, note: "" };
-        if !draft.holds_messages() {
-            continue;
-        }
-        let job = Job {
-            kind: RequestKind::Fold,
-            prompt: JobPrompt::Draft(draft),
-            range: request.range,
-            section: Some(0),
-            target_bytes: request.target_bytes,
-        };
-        match run.engine.wave(summarizer, controls, vec![job]).await.into_iter().next() {
-            Some(Ok(text)) => summary = Some(snapshot_body(&text)),
-            Some(Err(e)) => {
-                run.record(0, Action::Failed { kind: RequestKind::Fold, request: e.request });
-                run.errors.push(e);
-                return None;
-            }
-            None => return None,
-        }
+        let (part, next) = next_part(request.span, at, summary.as_deref().unwrap_or_default(), limit, meter, run);
+        at = next;
+        summary = ask(part.iter().collect(), summary, &request, summarizer, controls, run).await.ok()?;
     }
     summary
 }
 
-/// `summary` cut at a line end to at most `bytes` (reported), as a running summary
-/// larger than its room is.
-fn cut_summary(summary: &str, bytes: usize, run: &mut Run) -> String {
-    let cut = cut_by(summary, summary.len().saturating_sub(bytes)).and_then(cut_at_line).unwrap_or_default();
-    run.record(0, Action::Truncated { message: None, bytes_before: summary.len(), bytes_after: cut.len() });
-    cut
+/// A summary call failed (the error is recorded in the run).
+struct Failed;
+
+/// The summary `previous` updated with `group` (itself when the group holds nothing to
+/// summarize).
+async fn ask<S: Summarizer + ?Sized>(
+    group: Vec<&Message>,
+    previous: Option<String>,
+    request: &SpanRequest<'_>,
+    summarizer: &S,
+    controls: &Controls,
+    run: &mut Run,
+) -> Result<Option<String>, Failed> {
+    let (tasks, work): (Vec<&Message>, Vec<&Message>) = group.into_iter().partition(|m| m.role == Role::User);
+    let draft = Draft { previous: previous.as_deref(), tasks, work, note: "" };
+    if !draft.holds_messages() {
+        return Ok(previous);
+    }
+    let job = Job {
+        kind: RequestKind::Fold,
+        prompt: JobPrompt::Draft(draft),
+        range: request.range,
+        section: Some(0),
+        target_bytes: request.target_bytes,
+    };
+    match run.engine.wave(summarizer, controls, vec![job]).await.into_iter().next() {
+        Some(Ok(text)) => Ok(Some(snapshot_body(&text))),
+        Some(Err(e)) => {
+            run.record(0, Action::Failed { kind: RequestKind::Fold, request: e.request });
+            run.errors.push(e);
+            Err(Failed)
+        }
+        None => Err(Failed),
+    }
 }
 
-/// The running `summary` as the next request can hold it beside `tasks` and `work`
-/// (planned with a summary of `planned` bytes): itself when it fits, else cut, first to
-/// `planned`, then shorter until the request fits.
-#[allow(clippy::too_many_arguments)]
-fn fit_summary(
-    summary: &str,
-    planned: usize,
-    tasks: &[&Message],
-    work: &[&Message],
-    limit: Limit,
-    meter: Meter<'_>,
-    run: &mut Run,
-) -> String {
-    let fits = |s: &str| {
-        render_refs(Some(s), tasks, work)
-            .map_or(0, |p| meter.text(Unit::Tokens, &p.full()).saturating_add(limit.margin))
-            <= limit.tokens
-    };
-    if fits(summary) {
+/// The running `summary` as the next request can hold it: itself when it is no longer
+/// than was `asked` (an answer's) and leaves the part room for its messages (one within
+/// what was asked always does, unless a caller's counter counts more tokens than bytes);
+/// else cut at a line end, first to what was asked, then shorter until it leaves that
+/// room.
+fn fit_summary(summary: &str, asked: Option<usize>, limit: Limit, meter: Meter<'_>, run: &mut Run) -> String {
+    let before = summary.len();
+    let asked = asked.unwrap_or(limit.room).min(limit.room);
+    if before <= asked && limit.leaves_room(summary, meter) {
         return summary.to_string();
     }
-    let before = summary.len();
-    let mut keep = planned.min(before);
+    let mut keep = asked.min(before);
     let mut cut = String::new();
     while keep > 0 {
         cut = cut_by(summary, before.saturating_sub(keep)).and_then(cut_at_line).unwrap_or_default();
-        if fits(&cut) {
+        if limit.leaves_room(&cut, meter) {
             break;
         }
         keep = keep.saturating_mul(3) / 4;
@@ -189,30 +192,30 @@ fn prompt_tokens(previous: &str, group: &[&Message], meter: Meter<'_>, margin: u
 /// Tokens kept free in every request for what the engine adds (its target length line).
 const MARGIN_TOKENS: usize = 200;
 
-/// The span in consecutive parts whose requests fit `limit` with `previous` (a stand-in
-/// for the running summary, within the limit's room) beside them: each part as many
-/// messages as fit. A message too long alone is cut to fit (and the cut reported), and
-/// opens its part.
-fn parts(span: &[&Message], previous: &str, limit: Limit, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
-    let fits = |group: &[&Message]| prompt_tokens(previous, group, meter, limit.margin) <= limit.tokens;
-    let mut out: Vec<Vec<Message>> = Vec::new();
-    let mut at = 0usize;
-    while let Some(&first) = span.get(at) {
-        let cut = (!fits(&[first])).then(|| cut_to_fit(first, previous, limit, meter, run));
-        let lead = cut.as_ref().unwrap_or(first);
-        let rest = span.get(at.saturating_add(1)..).unwrap_or_default();
-        let with = |n: usize| -> Vec<&Message> { std::iter::once(lead).chain(rest.iter().take(n).copied()).collect() };
-        // A prompt only grows with its messages: the most that fit are found by doubling,
-        // then halving, in a few renders of the part (one per message rendered it again
-        // and again: quadratic in the part, seconds at 10k messages).
-        let n = most_that_fit(rest.len(), |n| fits(&with(n)));
-        let mut part = Vec::with_capacity(n.saturating_add(1));
-        part.push(cut.unwrap_or_else(|| first.clone()));
-        part.extend(rest.iter().take(n).map(|m| (*m).clone()));
-        out.push(part);
-        at = at.saturating_add(n).saturating_add(1);
-    }
-    out
+/// The part of `span` from `at` whose request fits `limit` with `previous` (the running
+/// summary) beside it: as many messages as fit, and where the next part starts. A message
+/// too long alone is cut to fit (and the cut reported), and opens its part.
+fn next_part(
+    span: &[&Message],
+    at: usize,
+    previous: &str,
+    limit: Limit,
+    meter: Meter<'_>,
+    run: &mut Run,
+) -> (Vec<Message>, usize) {
+    let Some(&first) = span.get(at) else { return (Vec::new(), at) };
+    let cut = (!limit.fits(previous, &[first], meter)).then(|| cut_to_fit(first, previous, limit, meter, run));
+    let lead = cut.as_ref().unwrap_or(first);
+    let rest = span.get(at.saturating_add(1)..).unwrap_or_default();
+    let with = |n: usize| -> Vec<&Message> { std::iter::once(lead).chain(rest.iter().take(n).copied()).collect() };
+    // A prompt only grows with its messages: the most that fit are found by doubling,
+    // then halving, in a few renders of the part (one per message rendered it again and
+    // again: quadratic in the part, seconds at 10k messages).
+    let n = most_that_fit(rest.len(), |n| limit.fits(previous, &with(n), meter));
+    let mut part = Vec::with_capacity(n.saturating_add(1));
+    part.push(cut.unwrap_or_else(|| first.clone()));
+    part.extend(rest.iter().take(n).map(|m| (*m).clone()));
+    (part, at.saturating_add(n).saturating_add(1))
 }
 
 /// The largest `n` up to `max` for which `fit(n)` holds, `fit(0)` holding and `fit` never
@@ -242,16 +245,27 @@ fn most_that_fit(max: usize, fit: impl Fn(usize) -> bool) -> usize {
     good
 }
 
-/// A copy of `m` with its texts cut (from the end, marked) until a request of it alone
-/// fits `limit`.
+/// A copy of `m` with its texts, results, documents and tool-call arguments cut (from the
+/// end, marked) until a request of it alone fits `limit`; a message even that leaves too
+/// long (hundreds of parts) is a note of what it was.
 fn cut_to_fit(m: &Message, previous: &str, limit: Limit, meter: Meter<'_>, run: &mut Run) -> Message {
     let before = m.size();
+    // Cut to leave the part some room: the short messages after it (a call's result)
+    // then go in the same request, not one request each.
+    let roomy = Limit { tokens: limit.tokens.saturating_sub(MIN_ROOM_TOKENS), ..limit };
     let mut keep = before / 2;
-    let mut copy = m.clone();
-    while keep > 0 {
+    let mut copy;
+    loop {
         copy = m.clone();
         shrink(&mut copy.parts, keep);
-        if prompt_tokens(previous, &[&copy], meter, limit.margin) <= limit.tokens {
+        if roomy.fits(previous, &[&copy], meter) {
+            break;
+        }
+        if keep == 0 {
+            if !limit.fits(previous, &[&copy], meter) {
+                let note = format!("[a message of {before} bytes, too long for the summarizer]");
+                copy = Message::new(m.role, vec![Part::text(note)]);
+            }
             break;
         }
         keep /= 2;
@@ -260,30 +274,102 @@ fn cut_to_fit(m: &Message, previous: &str, limit: Limit, meter: Meter<'_>, run: 
     copy
 }
 
-/// Cuts every text (tool results included) to at most `keep` bytes in all, each in
-/// proportion to its size.
+/// Cuts every text (tool results, text documents and tool-call arguments included) to at
+/// most `keep` bytes in all, each in proportion to its size.
 fn shrink(parts: &mut [Part], keep: usize) {
     let total: usize = parts.iter().map(Part::size).sum::<usize>().max(1);
+    let share_of = |size: usize| keep.saturating_mul(size) / total;
     for p in parts.iter_mut() {
         match p {
             Part::Text(t) => {
-                let share = keep.saturating_mul(t.text.len()) / total;
-                if t.text.len() > share {
-                    let mut end = share;
-                    while !t.text.is_char_boundary(end) {
-                        end = end.saturating_sub(1);
-                    }
-                    let cut = t.text.len().saturating_sub(end);
-                    t.text =
-                        format!("{}… [{cut} bytes cut to fit the summarizer]", t.text.get(..end).unwrap_or_default());
+                if let Some(cut) = cut_text(&t.text, share_of(t.text.len())) {
+                    t.text = cut;
                 }
             }
             Part::ToolResult(r) => {
                 let own: usize = r.content.iter().map(Part::size).sum();
-                shrink(&mut r.content, keep.saturating_mul(own) / total);
+                shrink(&mut r.content, share_of(own));
             }
-            _ => {}
+            Part::ToolCall(c) => {
+                if let Some(cut) = cut_arguments(&c.arguments, share_of(c.arguments.len())) {
+                    c.arguments = cut;
+                }
+            }
+            Part::File(f) => {
+                // A text document is read as its text: cut, it goes as a text.
+                let text = f.text().map(|t| t.into_owned());
+                if let Some(text) = text {
+                    let name = f.name.as_deref().map_or_else(String::new, |n| format!("{n}: "));
+                    let body = cut_text(&text, share_of(text.len())).unwrap_or(text);
+                    *p = Part::text(format!("[document] {name}{body}"));
+                }
+            }
+            Part::Reasoning(_) | Part::Image(_) => {}
         }
+    }
+}
+
+/// `text` cut to its first `share` bytes (at a character), marked; `None` when that
+/// would not shorten it (a short text is left whole).
+fn cut_text(text: &str, share: usize) -> Option<String> {
+    if text.len() <= share.saturating_add(CUT_MARK_BYTES) {
+        return None;
+    }
+    let mut end = share;
+    while !text.is_char_boundary(end) {
+        end = end.saturating_sub(1);
+    }
+    let cut = text.len().saturating_sub(end);
+    Some(format!("{}… [{cut} bytes cut to fit the summarizer]", text.get(..end).unwrap_or_default()))
+}
+
+/// Tool-call `arguments` cut to about `share` bytes, still telling what the call was on:
+/// JSON keeps its keys, short values and the start of each long string (a file write's
+/// path whole, its content cut, as masking shortens arguments); other arguments, and
+/// JSON whose keys alone are over the share, are cut as a text. `None` when not longer.
+fn cut_arguments(arguments: &str, share: usize) -> Option<String> {
+    if arguments.len() <= share.saturating_add(CUT_MARK_BYTES) {
+        return None;
+    }
+    let Ok(mut value) = serde_json::from_str::<Value>(arguments) else { return cut_text(arguments, share) };
+    let strings = string_bytes(&value);
+    // What the JSON takes besides its strings' contents.
+    let skeleton = arguments.len().saturating_sub(strings);
+    match share.checked_sub(skeleton) {
+        Some(room) if strings > 0 => {
+            cut_strings(&mut value, room, strings);
+            Some(value.to_string())
+        }
+        _ => cut_text(arguments, share),
+    }
+}
+
+/// Bytes of the string values in `value`.
+fn string_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(string_bytes).fold(0, usize::saturating_add),
+        Value::Object(map) => map.values().map(string_bytes).fold(0, usize::saturating_add),
+        _ => 0,
+    }
+}
+
+/// A marked cut takes about this many bytes: a text no longer than its share and this
+/// is left whole.
+const CUT_MARK_BYTES: usize = 48;
+
+/// Cuts each string value of `value` to its share of `room` (of `strings` bytes in all),
+/// when that shortens it.
+fn cut_strings(value: &mut Value, room: usize, strings: usize) {
+    match value {
+        Value::String(s) => {
+            if let Some(cut) = cut_text(s, room.saturating_mul(s.len()) / strings.max(1)) {
+                *s = cut;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| cut_strings(v, room, strings)),
+        Value::Object(map) => map.values_mut().for_each(|v| cut_strings(v, room, strings)),
+        _ => {}
     }
 }
 
@@ -291,12 +377,24 @@ fn shrink(parts: &mut [Part], keep: usize) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use crate::message::ToolCallPart;
     use crate::summarize::Engine;
     use crate::testing::tool_call;
     use proptest::prelude::*;
 
     fn run() -> Run {
         Run { actions: vec![Vec::new()], starts: vec![0], engine: Engine::default(), errors: Vec::new() }
+    }
+
+    /// The whole span in parts beside a fixed `previous`.
+    fn parts(span: &[&Message], previous: &str, limit: Limit, meter: Meter<'_>, run: &mut Run) -> Vec<Vec<Message>> {
+        let (mut out, mut at) = (Vec::new(), 0);
+        while at < span.len() {
+            let (part, next) = next_part(span, at, previous, limit, meter, run);
+            out.push(part);
+            at = next;
+        }
+        out
     }
 
     /// The parts as they were made before: one message at a time, the whole part rendered
@@ -339,6 +437,41 @@ mod tests {
         out
     }
 
+    #[test]
+    fn long_arguments_keep_their_keys_and_short_values() {
+        let content = "fn step() { value += 1; }\n".repeat(200);
+        let args = serde_json::json!({ "file_path": "src/lib.rs", "content": content, "mode": 420 }).to_string();
+        let cut = cut_arguments(&args, 400).unwrap();
+        let value: Value = serde_json::from_str(&cut).unwrap();
+        assert_eq!((value["file_path"].as_str(), value["mode"].as_u64()), (Some("src/lib.rs"), Some(420)));
+        let kept = value["content"].as_str().unwrap();
+        assert!(kept.starts_with("fn step()") && kept.ends_with("bytes cut to fit the summarizer]"), "{kept}");
+        assert!(cut.len() < 500, "{} bytes", cut.len());
+        // Short arguments stay; none at all left, the text is cut.
+        assert_eq!(cut_arguments(r#"{"path":"a.rs"}"#, 0), None);
+        assert!(cut_arguments(&args, 0).unwrap().starts_with("… ["));
+        assert!(cut_arguments(&"not json ".repeat(100), 50).unwrap().starts_with("not json"));
+    }
+
+    #[test]
+    fn a_message_of_long_calls_is_cut_under_the_limit() {
+        let args = serde_json::json!({ "file_path": "a.ex", "content": "  def f(x), do: x + 1\n".repeat(400) });
+        let call = ToolCallPart {
+            id: "c".into(),
+            name: "Write".into(),
+            arguments: args.to_string(),
+            signature: None,
+            extra: Default::default(),
+        };
+        let m = Message::new(Role::Assistant, vec![Part::ToolCall(call)]);
+        let limit = Limit::new(1200, None, Meter::default()).unwrap();
+        let previous = "x".repeat(limit.room());
+        let cut = cut_to_fit(&m, &previous, limit, Meter::default(), &mut run());
+        assert!(limit.fits(&previous, &[&cut], Meter::default()));
+        let Part::ToolCall(c) = &cut.parts[0] else { panic!("{cut:?}") };
+        assert!(c.arguments.contains(r#""content":"  def f(x)"#) && c.arguments.contains(r#""file_path":"a.ex""#));
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
         /// Doubling and halving make the parts one message at a time made: the same
@@ -351,7 +484,7 @@ mod tests {
             let chain = span(&sizes);
             let refs: Vec<&Message> = chain.iter().collect();
             let meter = Meter::default();
-            let previous = STAND_IN.repeat(20);
+            let previous = "lorem ipsum dolor sit amet, ".repeat(20);
             let limit = Limit { tokens: limit, margin: MARGIN_TOKENS, room: usize::MAX };
             let got = parts(&refs, &previous, limit, meter, &mut run());
             prop_assert_eq!(got, parts_one_by_one(&refs, &previous, limit, meter));

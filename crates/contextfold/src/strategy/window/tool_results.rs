@@ -3,17 +3,20 @@
 //! [`TOOL_SUMMARY_PREFIX`]; a result already prefixed (by an earlier run) is skipped, so
 //! a second run makes no call for it. A result too large for one call goes through the
 //! long-text levels; past the depth limit it is truncated and prefixed
-//! [`TOOL_TRUNCATED_PREFIX`]. When summarizing fails and the caller asked for
-//! [`OnError::Partial`], the result is truncated the same way (reported, never silent).
+//! [`TOOL_TRUNCATED_PREFIX`] (reported). A result whose summary failed keeps its
+//! content, under [`OnError::Partial`] too, which keeps what failed as it was (it was
+//! cut: the tool output lost, with no summary standing for it).
+//!
+//! [`OnError::Partial`]: crate::strategy::OnError::Partial
 
-use super::chunk::{push_parts_text, run_items, split_text, truncate_text, Item, Outcome, Piece, Source};
+use super::chunk::{push_parts_text, run_items, split_text, Item, Outcome, Piece, Source};
 use super::run::Run;
 use super::snapshot::TOOL_RESULT_NOTE;
 use crate::hashing::HashMap;
 use crate::measure::{Amount, Meter, Unit};
 use crate::message::{Message, Part, Role, ToolCallPart, ToolResultPart};
 use crate::prompt::render;
-use crate::strategy::{Action, OnError};
+use crate::strategy::Action;
 use crate::summarize::{RequestKind, Summarizer};
 use std::borrow::{Borrow, Cow};
 
@@ -175,7 +178,7 @@ impl Run<'_> {
         let levels = self.levels(if self.fold_expected(chain, costs, &texts) { 2 } else { 0 });
         let outcomes = run_items(&mut self.engine, summarizer, self.controls, levels, items).await;
         let mut changed: Vec<usize> = Vec::new();
-        for (((i, j), original_text), outcome) in targets.into_iter().zip(outcomes) {
+        for (((i, j), _), outcome) in targets.into_iter().zip(outcomes) {
             let replacement = match outcome {
                 Outcome::Done { text, truncated: false } => Some((format!("{TOOL_SUMMARY_PREFIX}\n{text}"), false)),
                 Outcome::Done { text, truncated: true } => Some((format!("{TOOL_TRUNCATED_PREFIX}\n{text}"), true)),
@@ -184,11 +187,7 @@ impl Run<'_> {
                         self.record_at(i, Action::Failed { kind: RequestKind::Message, request: e.request });
                         self.errors.push(e);
                     }
-                    let degrade = self.config.on_error == OnError::Partial && !self.cancelled();
-                    degrade.then(|| {
-                        let cut = truncate_text(&original_text, goal, self.meter);
-                        (format!("{TOOL_TRUNCATED_PREFIX}\n{cut}"), true)
-                    })
+                    None
                 }
             };
             let Some((text, truncated)) = replacement else { continue };
