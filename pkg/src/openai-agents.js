@@ -2,9 +2,10 @@
 // model inputs hold `AgentInputItem`s, the SDK's own protocol (camelCase `callId`,
 // `function_call_result`, `providerData`), not Responses input items. Each item is
 // translated to the Responses item it stands for, the core compacts those in the
-// `openai-responses` format, and every item compaction kept goes back as the very object it
-// was; only what compaction made (summaries, masked outputs and arguments) is translated
-// back. Items the core cannot read as Responses items (hosted tool calls, images by file
+// `openai-responses` format, and every item compaction kept (`compact`'s reuse plan) goes
+// back as the very object it was; only what compaction made or changed (summaries, masked
+// outputs and arguments, the output answering a call left open) is translated back.
+// Items the core cannot read as Responses items (other hosted tool calls, images by file
 // id, kinds added later) travel as opaque items that are kept, or summarized, whole.
 import { compact, integrationSettings, needsCompaction } from "./api.js";
 import { textOf } from "./binary.js";
@@ -20,6 +21,24 @@ const BUILT_IN = {
   apply_patch_call: "apply_patch_call",
   apply_patch_call_output: "apply_patch_call_output",
 };
+
+/** The protocol type of a built-in tool's Responses item. */
+const BUILT_IN_BACK = Object.fromEntries(Object.entries(BUILT_IN).map(([agents, responses]) => [responses, agents]));
+
+/**
+ * A built-in tool output as the Responses item holds it: a shell outcome's `exit_code`.
+ */
+function outputOf(item) {
+  const { output } = item;
+  if (item.type === "shell_call_output" && Array.isArray(output)) {
+    return output.map(({ outcome, ...streams }) =>
+      outcome?.type === "exit"
+        ? { ...streams, outcome: { type: "exit", exit_code: outcome.exitCode ?? null } }
+        : { ...streams, outcome },
+    );
+  }
+  return output;
+}
 
 /** The text an output value carries (a string, `{type: "text"}`, or a list of them). */
 function outputText(output) {
@@ -144,8 +163,10 @@ class Translation {
       return { type, id: item.id ?? `rs_${i}`, summary, encrypted_content: `contextfold-item:${i}` };
     }
     if (BUILT_IN[type] !== undefined && typeof item.callId === "string") {
-      const { action, operation, output } = item;
-      return { type: BUILT_IN[type], call_id: item.callId, action, operation, output, item: i };
+      const { action, operation, status } = item;
+      // `item`: the original an output compaction changed is rebuilt from (its id,
+      // `providerData`); a kept one comes back through the reuse plan, not through it.
+      return { type: BUILT_IN[type], call_id: item.callId, action, operation, status, output: outputOf(item), item: i };
     }
     // The provider's compaction of the earlier conversation: the Responses item it is, so
     // that it is kept first as it is (encrypted, no summarizer could read it).
@@ -157,8 +178,11 @@ class Translation {
     return { type: `agents_${type}`, item: i, name, arguments: args, output };
   }
 
-  /** The protocol item for an item compaction gave back. */
+  /** The protocol item for an item compaction made or changed. */
   fromResponses(out) {
+    const builtIn = BUILT_IN_BACK[out.type];
+    if (builtIn !== undefined) return this.builtInBack(out, builtIn);
+    // Items compaction keeps or drops whole, never rewrites (hosted tool calls).
     if (typeof out.item === "number" && this.items[out.item] !== undefined) return this.items[out.item];
     const index = /^contextfold-item:(\d+)$/.exec(out.encrypted_content ?? "")?.[1];
     if (index !== undefined) return this.items[Number(index)];
@@ -184,6 +208,29 @@ class Translation {
       return back;
     }
     throw contextfoldError("internal", `openai-agents: compaction gave an item it cannot translate back: ${type}`);
+  }
+
+  /**
+   * A built-in tool's item compaction changed (an output masked or summarized, its
+   * content replaced) or made (the placeholder answering a call left open): the
+   * original's fields (its id, `providerData`) with the core's output, in the SDK's shape.
+   */
+  builtInBack(out, type) {
+    const original = typeof out.item === "number" ? this.items[out.item] : undefined;
+    const back = { ...(original ?? { type }), type, callId: out.call_id };
+    if (out.status !== undefined) back.status = out.status;
+    if (type === "shell_call_output") {
+      back.output = (Array.isArray(out.output) ? out.output : []).map(({ outcome, ...streams }) => ({
+        ...streams,
+        outcome:
+          outcome?.type === "timeout" ? { type: "timeout" } : { type: "exit", exitCode: outcome?.exit_code ?? null },
+      }));
+    } else if (type === "computer_call_result") {
+      back.output = { type: "computer_screenshot", data: out.output?.image_url ?? "" };
+    } else if (out.output !== undefined) {
+      back.output = out.output;
+    }
+    return back;
   }
 
   message(out) {
@@ -223,19 +270,14 @@ class Translation {
     return { type: part.type, text: part.text };
   }
 
-  /** The protocol items for the compacted Responses items: kept ones as they came. */
+  /**
+   * The protocol items for the compacted Responses items. A kept one is the very object
+   * `responses` held (`compact`'s reuse plan: the core's word on what it left as it was)
+   * and goes back as the caller's own item; any other is translated back.
+   */
   back(output) {
-    const keys = this.responses.map((r) => JSON.stringify(r));
-    let next = 0;
-    return output.map((out) => {
-      const key = JSON.stringify(out);
-      const found = keys.indexOf(key, next);
-      if (found >= 0) {
-        next = found + 1;
-        return this.items[found];
-      }
-      return this.fromResponses(out);
-    });
+    const kept = new Map(this.responses.map((r, i) => [r, this.items[i]]));
+    return output.map((out) => kept.get(out) ?? this.fromResponses(out));
   }
 }
 

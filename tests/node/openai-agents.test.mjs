@@ -4,7 +4,7 @@
 // API would, and the session stays within its budget with the kept items untouched.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Agent, MemorySession, run, setTracingDisabled, tool, Usage } from "@openai/agents-core";
+import { Agent, MemorySession, protocol, run, setTracingDisabled, tool, Usage } from "@openai/agents-core";
 import { compactAgentItems, contextfoldSession } from "contextfold/openai-agents";
 
 setTracingDisabled(true);
@@ -156,6 +156,80 @@ describe("contextfold/openai-agents with @openai/agents-core", () => {
       "prepareHistoryItemForModelInput" in contextfoldSession(new MemorySession(), { maxTokens: 3000 }),
       false,
     );
+  });
+
+  it("masks built-in tool outputs in their own item type, and answers a call left open", async () => {
+    // A masked shell output came back as the original (the core's item still said which
+    // one it was): the budget was never met and the session rewrote the same history
+    // every turn. A shell or patch call left open made compaction throw `internal`.
+    const big = (n) => Array.from({ length: 200 }, (_, i) => `shard ${n} line ${i}: value ${i * 13}`).join("\n");
+    const items = [{ type: "message", role: "user", content: "Run the suite shard by shard." }];
+    items.push(
+      {
+        type: "apply_patch_call",
+        callId: "p_open",
+        status: "completed",
+        operation: { type: "delete_file", path: "a" },
+      },
+      { type: "shell_call", callId: "s_open", status: "completed", action: { commands: ["rm -rf build"] } },
+      { type: "message", role: "user", content: "Never mind." },
+    );
+    for (let i = 0; i < 6; i++) {
+      const outcome = { type: "exit", exitCode: i };
+      items.push(
+        { type: "shell_call", id: `sh_${i}`, callId: `s_${i}`, status: "completed", action: { commands: [`t ${i}`] } },
+        {
+          type: "shell_call_output",
+          id: `sho_${i}`,
+          callId: `s_${i}`,
+          output: [{ stdout: big(i), stderr: "", outcome }],
+        },
+        {
+          type: "apply_patch_call",
+          callId: `p_${i}`,
+          status: "completed",
+          operation: { type: "delete_file", path: `f${i}` },
+        },
+        {
+          type: "apply_patch_call_output",
+          callId: `p_${i}`,
+          status: "completed",
+          output: big(i),
+          providerData: { n: i },
+        },
+        { type: "message", role: "user", content: `Next ${i + 1}.` },
+      );
+    }
+    const originals = new Set(items);
+    const r = await compactAgentItems(items, { strategy: "mask", maxTokens: 3000 });
+    assert.ok(r.changed);
+    for (const item of r.items) protocol.ModelItem.parse(item);
+    const changed = r.items.filter((i) => !originals.has(i));
+    const masked = changed.filter((i) => i.callId.match(/^[sp]_\d$/));
+    assert.ok(
+      masked.some((i) => i.type === "shell_call_output") && masked.some((i) => i.type === "apply_patch_call_output"),
+    );
+    for (const item of masked) {
+      const original = items.find((i) => i.type === item.type && i.callId === item.callId);
+      // The original's own fields stay; only its output is the core's.
+      assert.equal(item.id, original.id);
+      assert.deepEqual(item.providerData, original.providerData);
+      const text = item.type === "shell_call_output" ? item.output[0].stdout : item.output;
+      assert.ok(text.length < big(0).length / 10, text);
+      if (item.type === "shell_call_output") assert.deepEqual(item.output[0].outcome, original.output[0].outcome);
+    }
+    // Reported as done: what comes back is what the report measured.
+    assert.ok(JSON.stringify(r.items).length < JSON.stringify(items).length / 2);
+    // The calls left open are answered, in the SDK's own shape, right after them.
+    const shell = r.items.findIndex((i) => i.callId === "s_open" && i.type === "shell_call_output");
+    const patch = r.items.findIndex((i) => i.callId === "p_open" && i.type === "apply_patch_call_output");
+    assert.ok(shell > 0 && patch > 0, JSON.stringify(r.items.map((i) => i.type)));
+    assert.equal(r.items[shell].output[0].outcome.type, "exit");
+    assert.equal(typeof r.items[shell].output[0].outcome.exitCode, "number");
+    assert.equal(r.items[patch].status, "failed");
+    // Unchanged items are the caller's own objects.
+    assert.equal(r.items.at(-1), items.at(-1));
+    assert.ok(r.items.filter((i) => i.type === "shell_call").every((i) => originals.has(i)));
   });
 
   it("rejects options without a budget and sessions without the interface", () => {
