@@ -5,6 +5,7 @@
 // `openai-responses` format, and every item compaction kept (`compact`'s reuse plan) goes
 // back as the very object it was; only what compaction made or changed (summaries, masked
 // outputs and arguments, the output answering a call left open) is translated back.
+// Screenshots and generated images go as the Responses items that hold them as images.
 // Items the core cannot read as Responses items (other hosted tool calls, images by file
 // id, kinds added later) travel as opaque items that are kept, or summarized, whole.
 import { compact, integrationSettings, needsCompaction } from "./api.js";
@@ -26,10 +27,16 @@ const BUILT_IN = {
 const BUILT_IN_BACK = Object.fromEntries(Object.entries(BUILT_IN).map(([agents, responses]) => [responses, agents]));
 
 /**
- * A built-in tool output as the Responses item holds it: a shell outcome's `exit_code`.
+ * A built-in tool output as the Responses item holds it: a screenshot by its `image_url`
+ * (measured by its area), a shell outcome's `exit_code`.
  */
 function outputOf(item) {
   const { output } = item;
+  if (item.type === "computer_call_result" && output?.type === "computer_screenshot") {
+    return typeof output.data === "string" && output.data !== ""
+      ? { type: output.type, image_url: output.data }
+      : output;
+  }
   if (item.type === "shell_call_output" && Array.isArray(output)) {
     return output.map(({ outcome, ...streams }) =>
       outcome?.type === "exit"
@@ -167,6 +174,11 @@ class Translation {
       // `item`: the original an output compaction changed is rebuilt from (its id,
       // `providerData`); a kept one comes back through the reuse plan, not through it.
       return { type: BUILT_IN[type], call_id: item.callId, action, operation, status, output: outputOf(item), item: i };
+    }
+    // A generated image: the Responses item, so that it is an image (measured and shown to
+    // a summarizer as one), not its base64 as text.
+    if (type === "hosted_tool_call" && item.name === "image_generation_call" && typeof item.output === "string") {
+      return { type: "image_generation_call", id: item.id, status: item.status, result: item.output, item: i };
     }
     // The provider's compaction of the earlier conversation: the Responses item it is, so
     // that it is kept first as it is (encrypted, no summarizer could read it).

@@ -232,6 +232,70 @@ describe("contextfold/openai-agents with @openai/agents-core", () => {
     assert.ok(r.items.filter((i) => i.type === "shell_call").every((i) => originals.has(i)));
   });
 
+  it("measures a computer call's screenshots by their area", async () => {
+    // 1280x800 PNGs (their IHDR) as @openai/agents-core writes a computer call's result.
+    const ihdr = Buffer.from("89504e470d0a1a0a0000000d4948445200000500000003200802000000", "hex");
+    const shot = (i) => `data:image/png;base64,${Buffer.concat([ihdr, Buffer.alloc(2000, i)]).toString("base64")}`;
+    const items = [{ type: "message", role: "user", content: "Book a flight." }];
+    for (let i = 0; i < 40; i++) {
+      const action = { type: "click", x: i, y: i, button: "left" };
+      items.push(
+        { type: "computer_call", id: `cu_${i}`, callId: `cc_${i}`, status: "completed", action },
+        { type: "computer_call_result", callId: `cc_${i}`, output: { type: "computer_screenshot", data: shot(i) } },
+      );
+    }
+    for (const item of items) protocol.ModelItem.parse(item);
+    // About 1,400 tokens each: 40 are over 20,000; their base64 alone is not.
+    const r = await compactAgentItems(items, { maxTokens: 20_000 });
+    assert.ok(r.report.before.tokens > 40_000, `${r.report.before.tokens} tokens`);
+    assert.ok(r.changed && r.report.after.tokens <= 20_000);
+    const originals = new Set(items);
+    for (const item of r.items.filter((i) => i.type?.startsWith("computer_call"))) assert.ok(originals.has(item));
+  });
+
+  it("shows a summarizer a generated image as one, not its base64", async () => {
+    const ihdr = Buffer.from("89504e470d0a1a0a0000000d4948445200000500000003200802000000", "hex");
+    // Generated images (`hosted_tool_call`s as the SDK stores them): a summarizer reads
+    // that an image was made, not its base64; one kept comes back as it was.
+    const image = (n) => ({
+      type: "hosted_tool_call",
+      id: `ig_${n}`,
+      name: "image_generation_call",
+      status: "completed",
+      output: Buffer.concat([ihdr, Buffer.alloc(3000, n)]).toString("base64"),
+      providerData: { type: "image_generation_call" },
+    });
+    const said = (text) => ({
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text }],
+    });
+    const history = [
+      { type: "message", role: "user", content: "Draw a cat." },
+      image(1),
+      said("A cat."),
+      { type: "message", role: "user", content: "Now a dog." },
+      said("Dog. ".repeat(1600)),
+      { type: "message", role: "user", content: "Another cat." },
+      image(2),
+      said("Cat 2."),
+      { type: "message", role: "user", content: "And a bird." },
+    ];
+    for (const item of history) protocol.ModelItem.parse(item);
+    const prompts = [];
+    const summarizer = async (request) => {
+      prompts.push(request.prompt);
+      return "## User requests\n- Draw a cat, then a dog.";
+    };
+    const folded = await compactAgentItems(history, { maxTokens: 3000, summarizer });
+    assert.ok(folded.changed && prompts.length > 0);
+    assert.doesNotMatch(prompts.join("\n"), /[A-Za-z0-9+/]{200,}/);
+    assert.match(prompts.join("\n"), /image generated/);
+    assert.ok(!folded.items.some((i) => i.id === "ig_1"));
+    assert.ok(folded.items.includes(history[6]));
+  });
+
   it("rejects options without a budget and sessions without the interface", () => {
     assert.throws(() => contextfoldSession(new MemorySession(), {}), { code: "invalid_option" });
     assert.throws(() => contextfoldSession({}, { maxTokens: 100 }), { code: "invalid_option", path: "session" });
