@@ -87,13 +87,14 @@ mod hub;
 mod media;
 mod native_blocks;
 mod part_signatures;
+mod reasoning_items;
 mod responses_ids;
 mod signature_owners;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome};
 use crate::format::aisdk::signatures;
-use crate::format::{detect, read, write, Format, FormatError};
+use crate::format::{detect, langchain, read, write, Format, FormatError};
 use crate::hashing::{HashMap, HashSet};
 use crate::message::marker_namespace;
 use crate::message::{Extra, Message, Part, Role};
@@ -382,16 +383,27 @@ fn clean_message(
         let native_owner = if from == Format::Native { signature_owners::take_native(&mut part) } else { None };
         let part_owner = match &part {
             Part::Reasoning(r) if is_aisdk(from) => signatures::owner(&r.extra, marker_namespace::AISDK),
+            // `@langchain/openai`'s Responses reasoning item.
+            Part::Reasoning(r) if from == Format::LangChain && langchain::is_responses_item(&r.extra) => {
+                Some(Provider::OpenAiResponses)
+            }
             _ => native_owner.or(owner),
         };
         // A Responses item's id (reasoning, function call): the AI SDK's OpenAI package
         // keeps it as `itemId` in the part's provider field, and sends the item back by it.
         let (from_field, to_field) = (provider_field(from, &part), provider_field(to, &part));
         let responses_item = matches!(part, Part::Reasoning(_) | Part::ToolCall(_));
-        let item_id = match (from, to) {
-            (Format::OpenAiResponses, _) if responses_item => responses_ids::read(&mut part),
-            (from, Format::OpenAiResponses) if responses_item && is_aisdk(from) => {
+        let item_id = match (from, to, &part) {
+            (Format::OpenAiResponses, _, _) if responses_item => responses_ids::read(&mut part),
+            (from, Format::OpenAiResponses, _) if responses_item && is_aisdk(from) => {
                 signatures::item_id(part.extra_mut(), from_field, Provider::OpenAiResponses).cloned()
+            }
+            // LangChain keeps a reasoning item (by its id) in `additional_kwargs`.
+            (from, Format::LangChain, Part::Reasoning(_)) if is_aisdk(from) => {
+                signatures::item_id(part.extra_mut(), from_field, Provider::OpenAiResponses).cloned()
+            }
+            (Format::LangChain, _, Part::Reasoning(r)) if langchain::is_responses_item(&r.extra) => {
+                r.extra.get("id").cloned()
             }
             _ => None,
         };
@@ -418,7 +430,11 @@ fn clean_message(
         }
         // A file a provider stores, by its id: only that provider takes it.
         let provider_source = media_source(&part).is_some_and(crate::format::keeps_provider_source);
+        let reasoning_item = reasoning_items::take(&part, (from, to));
         let mut fields = clean_extra(part.extra_mut(), (from, to));
+        if let Some(item) = reasoning_item {
+            item.put(&mut part, to, &mut fields);
+        }
         aisdk_shapes::put(&mut part, carried);
         match item_id.clone() {
             // Carried below (reasoning) or here, as the AI SDK's `itemId`.
@@ -435,6 +451,10 @@ fn clean_message(
                 let dropped = matches!(part, Part::ToolCall(_)) && to != Format::Native;
                 fields.extend(dropped.then(|| "id".to_string()));
             }
+            // LangChain's reasoning item: its fields went over above (Responses), its id
+            // goes to the AI SDK as `itemId` below.
+            Some(_) if from == Format::LangChain && is_aisdk(to) => fields.retain(|f| f != "id"),
+            Some(_) if from == Format::LangChain => {}
             Some(id) => {
                 responses_ids::write(&mut part, id);
                 if only_carried {

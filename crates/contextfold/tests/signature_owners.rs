@@ -72,11 +72,6 @@ fn a_signature_goes_back_to_its_own_provider_after_a_neutral_hop() {
             (anthropic(), Format::Anthropic, "ANTHROPIC_SIGNATURE"),
             (responses(), Format::OpenAiResponses, "OPENAI_ENCRYPTED"),
         ] {
-            // LangChain has no place for a Responses reasoning item's id, without which
-            // the API takes no reasoning item back.
-            if (via, from) == (Format::LangChain, Format::OpenAiResponses) {
-                continue;
-            }
             let (out, changes) = hop(&source, from, via, from);
             assert!(out.contains(signature), "{from:?} -> {via:?} -> {from:?} lost {signature}: {out}");
             assert!(!dropped_signature(&changes), "{from:?} -> {via:?} -> {from:?}");

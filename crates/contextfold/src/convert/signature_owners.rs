@@ -52,7 +52,7 @@ pub(super) fn carry(to: Format, message: &mut Extra, part: &mut Part, owner: Opt
                 crate::format::fields::add_marker(&mut reasoning.extra, namespace, SIGNED, Value::Bool(true));
             }
         }
-        Format::LangChain => langchain::carry_signature_owner(message, &mut reasoning.extra, owner),
+        Format::LangChain => langchain::carry_signature_owner(message, reasoning, owner),
         _ => {}
     }
 }

@@ -25,7 +25,10 @@
 //! text part carrying it, whose text is a short rendering, written back unchanged); an
 //! AI message's `tool_calls` (`{id, name, args}`) -> tool calls after the content,
 //! arguments being `args` as compact JSON; a tool message -> one tool result
-//! (`tool_call_id`, `name`, the content, `status: "error"` as the error flag). Every
+//! (`tool_call_id`, `name`, the content, `status: "error"` as the error flag); an AI
+//! message's OpenAI Responses reasoning item in `additional_kwargs.reasoning` (where
+//! `@langchain/openai` keeps it) -> one reasoning part, with its summary's display block
+//! (see [`responses_item`]). Every
 //! other field (`additional_kwargs`, `response_metadata`, `id`, `usage_metadata`,
 //! `invalid_tool_calls`, ...) stays verbatim in the message's `extra`, each tool call's
 //! extra fields (`type: "tool_call"`) in the tool call's.
@@ -45,13 +48,15 @@
 //! Reasoning is written as a `thinking` block (with its signature), or a
 //! `redacted_thinking` block (with its data), which LangChain's Anthropic integration sends
 //! back, or as the v1 `reasoning` block it was read as or a signature not Anthropic's
-//! needs (see [`owner`]); tool call signatures are dropped.
+//! needs (see [`owner`]), or for a Responses reasoning item, in `additional_kwargs`
+//! (see [`responses_item`]); tool call signatures are dropped.
 //! Errors ([`FormatError::Unwritable`]): arguments that are not a JSON object, a file
 //! part not read from a v1 standard block (`convert` drops files for LangChain, whose
 //! older integrations take none), media without a URL or data, parts outside
 //! the role that takes them.
 
 mod owner;
+mod responses_item;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
@@ -66,6 +71,7 @@ use serde_json::Map;
 use serde_json::Value;
 
 pub(crate) use owner::{carry_signature_owner, signature_owner};
+pub(crate) use responses_item::{is_item as is_responses_item, mark as mark_responses_item};
 pub use writer::write;
 
 /// The `extra` key holding LangChain restoration markers.
@@ -224,7 +230,11 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
         }
         Role::System | Role::User => {}
     }
-    Ok(Message { role, parts, extra: inner.into_extra(native_keys::MESSAGE, NAMESPACE, markers) })
+    let kwargs = (role == Role::Assistant).then(|| inner.peek(responses_item::KWARGS_KEY)).flatten();
+    let kwargs_path = inner.field_path(responses_item::KWARGS_KEY).key("reasoning");
+    let mut message = Message { role, parts, extra: inner.into_extra(native_keys::MESSAGE, NAMESPACE, markers) };
+    responses_item::read(kwargs, kwargs_path, &mut message)?;
+    Ok(message)
 }
 
 /// No part or one plain text part: a string; an array otherwise.

@@ -353,13 +353,13 @@ fn read_reasoning(item: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> 
 }
 
 /// A reasoning's text: its summary texts, a blank line apart.
-pub(super) fn summary_text(entries: &[Value]) -> String {
+pub(crate) fn summary_text(entries: &[Value]) -> String {
     let texts: Vec<&str> = entries.iter().filter_map(|e| e.get("text").and_then(Value::as_str)).collect();
     texts.join("\n\n")
 }
 
 /// The summary a writer gives a reasoning text by itself.
-pub(super) fn natural_summary(text: &str) -> Value {
+pub(crate) fn natural_summary(text: &str) -> Value {
     if text.is_empty() {
         Value::Array(Vec::new())
     } else {

@@ -5,11 +5,12 @@
 //! field for the signatures it carries, and one not Anthropic's goes in a v1 standard
 //! `reasoning` block (`{type: "reasoning", reasoning, signature}`, what LangChain's own
 //! translators make of Gemini's), which `@langchain/anthropic` does not send as
-//! Anthropic `thinking`.
+//! Anthropic `thinking`; an OpenAI Responses reasoning item (one with its `id`) goes in
+//! `additional_kwargs.reasoning`, where `@langchain/openai` sends it back from.
 
 use super::NAMESPACE;
 use crate::format::fields::add_marker;
-use crate::message::Extra;
+use crate::message::{Extra, ReasoningPart};
 use crate::repair::Provider;
 use serde_json::{Map, Value};
 
@@ -28,18 +29,23 @@ pub(crate) fn signature_owner(extra: &Extra) -> Option<Provider> {
     }
 }
 
-/// Records `owner` for a signed reasoning part (its `extra`, `reasoning`) of a message
-/// (`message`) being converted to LangChain: the message's `model_provider` (unless it
-/// has one), and the v1 block for a signature that is not Anthropic's.
-pub(crate) fn carry_signature_owner(message: &mut Extra, reasoning: &mut Extra, owner: Provider) {
+/// Records `owner` for a signed reasoning part (`reasoning`) of a message (`message`)
+/// being converted to LangChain: the message's `model_provider` (unless it has one), and
+/// the v1 block for a signature that is not Anthropic's, or for a Responses reasoning
+/// item (with its `id`), `additional_kwargs`, where `@langchain/openai` sends it back from
+/// (see [`super::responses_item`]).
+pub(crate) fn carry_signature_owner(message: &mut Extra, reasoning: &mut ReasoningPart, owner: Provider) {
     let name = match owner {
         Provider::Anthropic => "anthropic",
         Provider::Gemini => "google-genai",
         Provider::OpenAiResponses => "openai",
         Provider::OpenAi | Provider::Generic => return,
     };
-    if owner != Provider::Anthropic {
-        add_marker(reasoning, NAMESPACE, "type", Value::from("reasoning"));
+    let item = owner == Provider::OpenAiResponses && reasoning.extra.contains_key("id");
+    if item && !super::responses_item::is_item(&reasoning.extra) {
+        super::responses_item::mark(&mut reasoning.extra, &reasoning.text);
+    } else if owner != Provider::Anthropic && !item {
+        add_marker(&mut reasoning.extra, NAMESPACE, "type", Value::from("reasoning"));
     }
     let metadata = message.entry(METADATA).or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(metadata) = metadata {

@@ -47,10 +47,19 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
             continue;
         }
         let restore = Restore::new(&message.extra, NAMESPACE);
+        // The message's Responses reasoning item goes in `additional_kwargs`, its display
+        // block (if any) in the content at its place.
+        let item = (message.role == Role::Assistant).then(|| super::responses_item::write(&message.parts)).flatten();
         let mut content = Vec::new();
         let mut calls = Vec::new();
         let mut call_blocks = Vec::new();
         for (j, part) in message.parts.iter().enumerate() {
+            if let Some((at, _, block)) = &item {
+                if *at == j {
+                    content.extend(block.as_ref());
+                    continue;
+                }
+            }
             match part {
                 Part::ToolCall(call) if message.role == Role::Assistant => {
                     let written = write_call(&parts_path.index(j), call)?;
@@ -80,6 +89,10 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
         mapped.insert(content_key(&restore).into(), content);
         if !calls.is_empty() {
             mapped.insert("tool_calls".into(), Value::Array(calls));
+        }
+        if let Some((_, item, _)) = item {
+            let kwargs = super::responses_item::kwargs_with(&message.extra, item);
+            mapped.insert(super::responses_item::KWARGS_KEY.into(), kwargs);
         }
         out.push(envelope(message.role, restore, mapped, js));
     }
@@ -163,7 +176,9 @@ fn write_block(path: &JsonPath, part: &Part) -> Result<Value, FormatError> {
         Part::Reasoning(reasoning) => {
             let restore = Restore::new(&reasoning.extra, NAMESPACE);
             // A v1 standard block, or Anthropic's (what `@langchain/anthropic` sends).
-            let kind = if restore.marker_str("type") == Some("reasoning") { "reasoning" } else { "thinking" };
+            let v1 =
+                restore.marker_str("type") == Some("reasoning") || super::responses_item::is_item(&reasoning.extra);
+            let kind = if v1 { "reasoning" } else { "thinking" };
             let mut mapped = object([("type", kind.into()), (kind, reasoning.text.as_str().into())]);
             if let Some(signature) = &reasoning.signature {
                 mapped.insert("signature".into(), signature.as_str().into());
