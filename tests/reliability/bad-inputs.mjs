@@ -65,7 +65,8 @@ const structural = (parseCode, diag, extra = {}) => ({
   parseChain: parseCode,
   validateChain: `diag:${diag}`,
   repairChain: "changed",
-  needsCompaction: "false",
+  // Under the budget, compact's repair pass changes it: needsCompaction says so.
+  needsCompaction: "true",
   ...extra,
 });
 
@@ -177,7 +178,7 @@ export function cases() {
     parseChain: "ok",
     validateChain: "diag:empty_message",
     repairChain: "changed",
-    needsCompaction: "false",
+    needsCompaction: "true",
   });
   add("tool_calls is a string", () => [user(), { role: "assistant", content: null, tool_calls: "x" }], {
     default: ERR.shape,
@@ -329,7 +330,7 @@ export function cases() {
       compact: "changed",
       validateChain: "diag:unsigned_thinking",
       repairChain: "changed",
-      needsCompaction: "false",
+      needsCompaction: "true",
     },
   );
   // Readable; the part is then invalid for every provider (its path is in native terms).
@@ -349,7 +350,7 @@ export function cases() {
       parseChain: "ok",
       validateChain: "diag:multiple_system",
       repairChain: "changed",
-      needsCompaction: "false",
+      needsCompaction: "true",
     },
   );
   add(
@@ -641,18 +642,19 @@ export function cases() {
 
   // ---- K. options ------------------------------------------------------------------------------
   const opt = (name, options, expect, extra = {}) => add(`options: ${name}`, () => ok(), expect, { options, ...extra });
-  const compactOnly = (code, path) => ({
-    default: "ok",
-    validateChain: "diag:0",
-    needsCompaction: "false",
-    compact: code,
-    ...(path ? {} : {}),
-  });
+  // A value only compact uses is checked by needsCompaction too (one reader for both).
+  const compactOnly = (code) => ({ default: "ok", validateChain: "diag:0", needsCompaction: code, compact: code });
   const strategyOpt = (code) => ({ default: "ok", validateChain: "diag:0", compact: code, needsCompaction: code });
   opt("a number", () => 5, { default: ERR.option }, { path: "options" });
   opt("a string", () => "openai", { default: ERR.option }, { path: "options" });
-  // An array is an object: its (absent) keys are read, so it means the defaults.
-  opt("an array", () => [], { default: "ok", validateChain: "diag:0", needsCompaction: "false" });
+  // An array is no options object for compact and needsCompaction (the chain functions
+  // read its absent keys: the defaults).
+  opt(
+    "an array",
+    () => [],
+    { default: "ok", validateChain: "diag:0", compact: ERR.option, needsCompaction: ERR.option },
+    { path: "options" },
+  );
   opt("format is a number", () => ({ format: 5 }), ERR.option, { path: "options.format" });
   opt("unknown format", () => ({ format: "klingon" }), ERR.option, { path: "options.format" });
   opt("the wrong format", () => ({ format: "anthropic" }), {
@@ -705,7 +707,7 @@ export function cases() {
   opt(
     "unknown provider",
     () => ({ provider: "nope" }),
-    { default: ERR.option, needsCompaction: "false", parseChain: "ok" },
+    { default: ERR.option, parseChain: "ok" },
     { path: "options.provider" },
   );
   opt(
