@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import OpenAI from "openai";
-import { compact, convert, History, measureChain, validateChain } from "contextfold";
+import { compact, convert, History, measureChain, repairChain, validateChain } from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
 import { responsesItems, responsesProblems } from "../shared/chains.mjs";
 
@@ -82,6 +82,84 @@ describe("Responses input items", () => {
     assert.equal(messages.model, "gpt-5");
     assert.equal(messages.store, false);
     assert.deepEqual(responsesProblems(messages.input), []);
+  });
+});
+
+describe("Responses items the API rejects", () => {
+  const reasoningItem = (id) => ({ type: "reasoning", id, summary: [], encrypted_content: `gAAAAAB${id}` });
+  const answerItem = (id, text) => ({
+    id,
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text, annotations: [] }],
+  });
+  const provider = "openai-responses";
+
+  it("an interrupted computer call goes with the reasoning that led to it, in repair and every strategy", async () => {
+    const items = [
+      { role: "user", content: "Open the billing page." },
+      reasoningItem("rs_1"),
+      {
+        type: "computer_call",
+        id: "cu_1",
+        call_id: "call_1",
+        action: { type: "screenshot" },
+        pending_safety_checks: [],
+        status: "completed",
+      },
+      { role: "user", content: "Stop, open the settings page instead." },
+    ];
+    const { messages, steps } = repairChain(items, { provider });
+    assert.deepEqual(messages, [items[0], items[3]]);
+    assert.deepEqual(
+      steps.map((s) => s.step),
+      ["droppedUnansweredCall", "droppedOrphanReasoning"],
+    );
+    for (const strategy of ["auto", "sections", "window", "tiers", "budget", "mask"]) {
+      const out = await compact(items, { strategy, maxTokens: 50 });
+      assert.ok(!out.messages.some((m) => m.type === "reasoning"), `${strategy}: ${JSON.stringify(out.messages)}`);
+    }
+  });
+
+  it("validateChain reports a reasoning item its turn ends with, and repairChain drops it", () => {
+    for (const items of [
+      [{ role: "user", content: "a" }, reasoningItem("rs_1")],
+      [{ role: "user", content: "a" }, reasoningItem("rs_1"), { role: "user", content: "b" }],
+    ]) {
+      assert.deepEqual(
+        validateChain(items, { provider }).map((d) => [d.code, d.path]),
+        [["orphan_reasoning", "[1]"]],
+      );
+      const { messages, steps } = repairChain(items, { provider });
+      assert.deepEqual(messages, [items[0], ...items.slice(2)]);
+      assert.deepEqual(steps[0], { step: "droppedOrphanReasoning", index: 1, part: 0 });
+      assert.deepEqual(validateChain(messages, { provider }), []);
+    }
+  });
+
+  it("validateChain reports an item id given twice, and repairChain drops the later copy's", () => {
+    const items = [
+      { role: "user", content: "a" },
+      reasoningItem("rs_1"),
+      answerItem("msg_1", "x"),
+      { role: "user", content: "b" },
+      reasoningItem("rs_1"),
+      answerItem("msg_1", "x"),
+      { role: "user", content: "c" },
+    ];
+    assert.deepEqual(
+      validateChain(items, { provider }).map((d) => d.code),
+      ["duplicate_item_id", "duplicate_item_id"],
+    );
+    const { messages, steps } = repairChain(items, { provider });
+    assert.deepEqual(steps, [
+      { step: "droppedDuplicateItem", index: 3, part: 0, id: "rs_1" },
+      { step: "droppedDuplicateItemId", index: 3, part: 1, id: "msg_1" },
+    ]);
+    assert.deepEqual(messages.slice(0, 4), items.slice(0, 4));
+    assert.deepEqual(messages[4], { type: "message", role: "assistant", status: "completed", content: "x" });
+    assert.deepEqual(validateChain(messages, { provider }), []);
   });
 });
 
