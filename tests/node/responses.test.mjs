@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import OpenAI from "openai";
-import { compact, convert, History, measureChain, repairChain, validateChain } from "contextfold";
+import { clearReasoning, compact, convert, History, measureChain, repairChain, validateChain } from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
 import { responsesItems, responsesProblems } from "../shared/chains.mjs";
 
@@ -136,6 +136,29 @@ describe("Responses items the API rejects", () => {
       assert.deepEqual(steps[0], { step: "droppedOrphanReasoning", index: 1, part: 0 });
       assert.deepEqual(validateChain(messages, { provider }), []);
     }
+  });
+
+  it("clearReasoning drops the ids of the items whose reasoning it removes", () => {
+    const items = [
+      { role: "user", content: "What is 6*7?" },
+      reasoningItem("rs_1"),
+      { type: "function_call", id: "fc_1", call_id: "call_1", name: "calc", arguments: "{}", status: "completed" },
+      { type: "function_call_output", call_id: "call_1", output: "42" },
+      reasoningItem("rs_2"),
+      answerItem("msg_1", "It is 42."),
+      { role: "user", content: "Thanks." },
+    ];
+    const { messages, droppedIds, removed } = clearReasoning(items);
+    assert.equal(removed, 2);
+    assert.deepEqual(droppedIds, ["fc_1", "msg_1"]);
+    assert.deepEqual(messages, [
+      items[0],
+      { type: "function_call", call_id: "call_1", name: "calc", arguments: "{}", status: "completed" },
+      items[3],
+      { type: "message", role: "assistant", status: "completed", content: "It is 42." },
+      items[6],
+    ]);
+    assert.deepEqual(clearReasoning([items[0], answerItem("msg_2", "Hi.")]).droppedIds, []);
   });
 
   it("validateChain reports an item id given twice, and repairChain drops the later copy's", () => {

@@ -78,6 +78,23 @@ pub fn drop_message_id(message: &mut Message) -> Option<String> {
     message.extra.remove("id").and_then(|id| id.as_str().map(str::to_string))
 }
 
+/// After clearing reasoning ([`crate::ChainAst::clear_reasoning`]): drops the `id` of each
+/// item of a turn that lost its reasoning (`original`: the messages before, one for one),
+/// where the API takes the item without one. With `store: true` the API looks an item up
+/// by its id and rejects it without its reasoning ("Item 'fc_…' of type 'function_call'
+/// was provided without its required 'reasoning' item"); without an id, the item is new
+/// input (an assistant message an easy message). Returns the ids dropped, in chain order.
+pub fn drop_ids_without_reasoning(original: &[Message], cleared: &mut [Message]) -> Vec<String> {
+    let mut dropped = Vec::new();
+    for (before, after) in original.iter().zip(cleared.iter_mut()) {
+        let had_reasoning = before.parts.iter().any(|p| matches!(p, Part::Reasoning(_)));
+        if had_reasoning && !after.parts.iter().any(|p| matches!(p, Part::Reasoning(_))) {
+            dropped.extend(after.parts.iter_mut().filter_map(drop_part_id));
+        }
+    }
+    dropped
+}
+
 fn marker_id<'a>(extra: &'a crate::message::Extra, key: &str) -> Option<&'a str> {
     extra.get(NAMESPACE)?.get(key)?.get("id")?.as_str()
 }
@@ -137,5 +154,28 @@ mod tests {
                 {"type": "message", "role": "assistant", "content": "done", "status": "completed"}
             ])
         );
+    }
+
+    #[test]
+    fn items_of_a_turn_that_lost_its_reasoning_lose_their_ids() {
+        let original = read(json!([
+            {"role": "user", "content": "6*7?"},
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "e1"},
+            {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "calc", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "42"},
+            {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "calc", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c2", "output": "42"},
+            {"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": "e2"},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": "42", "annotations": []}]}
+        ]));
+        let mut cleared = original.clone();
+        for m in &mut cleared {
+            m.parts.retain(|p| !matches!(p, Part::Reasoning(_)));
+        }
+        // fc_2 came in a turn without reasoning: it keeps its id.
+        assert_eq!(drop_ids_without_reasoning(&original, &mut cleared), ["fc_1", "msg_1"]);
+        let ids: Vec<&str> = cleared.iter().flat_map(|m| &m.parts).filter_map(part_id).map(|(id, _)| id).collect();
+        assert_eq!(ids, ["fc_2"]);
     }
 }
