@@ -126,10 +126,14 @@ pub(crate) fn drop_orphan_reasoning(items: Vec<Item>, steps: &mut Vec<RepairStep
         let trailing = parts.iter().rev().take_while(|p| matches!(p, Part::Reasoning(_))).count();
         let mut left = parts.len();
         if item.msg.role == Role::Assistant && !next_is_turn && trailing > 0 {
-            left = parts.len().saturating_sub(trailing);
+            let from = parts.len().saturating_sub(trailing);
             if let Some(c) = cut.get_mut(i) {
-                *c = Some(left);
+                *c = Some(from);
             }
+            // What is left after the cut, less the blank text [`drop_blank_left`] drops.
+            let kept: Vec<(usize, &Part)> = parts.iter().take(from).enumerate().collect();
+            let blank = super::empty::empty_texts(item.msg.role, &kept, super::Provider::OpenAiResponses);
+            left = from.saturating_sub(blank.len());
         }
         if left > 0 {
             next_is_turn = item.msg.role == Role::Assistant;
@@ -171,4 +175,36 @@ fn drop_blank_left(item: &mut Item, steps: &mut Vec<RepairStep>) {
         k = k.saturating_add(1);
         keep
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ReasoningPart, TextPart};
+
+    fn reasoning() -> Part {
+        Part::Reasoning(ReasoningPart { text: "t".into(), signature: Some("s".into()), ..ReasoningPart::default() })
+    }
+
+    #[test]
+    fn a_turn_left_with_blank_text_alone_goes_and_orphans_the_reasoning_before_it() {
+        let blank = Part::Text(TextPart { text: " \n".into(), extra: crate::message::Extra::new() });
+        let items: Vec<Item> = [vec![reasoning()], vec![blank, reasoning()]]
+            .into_iter()
+            .enumerate()
+            .map(|(origin, parts)| Item { msg: Message::new(Role::Assistant, parts), origin })
+            .collect();
+        let mut steps = Vec::new();
+        assert!(drop_orphan_reasoning(items, &mut steps).is_empty());
+        assert_eq!(
+            steps,
+            [
+                RepairStep::DroppedOrphanReasoning { index: 0, part: 0 },
+                RepairStep::RemovedEmptyMessage { index: 0 },
+                RepairStep::DroppedOrphanReasoning { index: 1, part: 1 },
+                RepairStep::RemovedEmptyText { index: 1, part: 0 },
+                RepairStep::RemovedEmptyMessage { index: 1 },
+            ]
+        );
+    }
 }
