@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import OpenAI from "openai";
-import { clearReasoning, compact, convert, History, measureChain, repairChain, validateChain } from "contextfold";
+import {
+  clearReasoning,
+  compact,
+  convert,
+  History,
+  measureChain,
+  needsCompaction,
+  repairChain,
+  validateChain,
+} from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
 import { responsesItems, responsesProblems } from "../shared/chains.mjs";
 
@@ -159,6 +168,33 @@ describe("Responses items the API rejects", () => {
       items[6],
     ]);
     assert.deepEqual(clearReasoning([items[0], answerItem("msg_2", "Hi.")]).droppedIds, []);
+  });
+
+  it("a generated image counts by its area, is kept, and never reaches a summarizer as base64", async () => {
+    // A 1024x1024 PNG header, then ~1.2 MB of filler: ~1.6 MB of base64.
+    const header = Buffer.from("89504e470d0a1a0a0000000d49484452000004000000040008020000000000000000", "hex");
+    const body = Buffer.alloc(1_200_000);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 2654435761) >>> 24;
+    const image = Buffer.concat([header, body]).toString("base64");
+    const items = [
+      { role: "user", content: "Draw a cat in a spacesuit." },
+      { type: "image_generation_call", id: "ig_1", status: "completed", result: image },
+      answerItem("msg_1", "Here it is."),
+      { role: "user", content: "Make it blue." },
+      answerItem("msg_2", "A blue cat. ".repeat(400)),
+      { role: "user", content: "Thanks." },
+    ];
+    const tokens = measureChain(items).total.tokens;
+    assert.ok(tokens < 5_000, `${tokens}`);
+    assert.equal(needsCompaction(items, { maxTokens: 100_000 }), false);
+    const prompts = [];
+    const summarizer = async ({ prompt }) => {
+      prompts.push(prompt);
+      return "## User requests\n- A cat in a spacesuit.";
+    };
+    await compact(items, { maxTokens: 2_000, summarizer });
+    assert.ok(prompts.length > 0);
+    assert.deepEqual(prompts.join("\n").match(/[A-Za-z0-9+/]{200,}/g), null);
   });
 
   it("validateChain reports an item id given twice, and repairChain drops the later copy's", () => {
