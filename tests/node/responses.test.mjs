@@ -197,6 +197,19 @@ describe("Responses items the API rejects", () => {
     assert.deepEqual(prompts.join("\n").match(/[A-Za-z0-9+/]{200,}/g), null);
   });
 
+  it("a mid-chain developer message comes back as one through native", () => {
+    const items = [
+      { role: "developer", content: "You are a coding agent." },
+      { role: "user", content: "Fix the build." },
+      answerItem("msg_1", "Fixed."),
+      { role: "developer", content: "From now on, answer in French." },
+      { role: "user", content: "Thanks, what next?" },
+    ];
+    const native = convert(items, { from: "openai-responses", to: "native" });
+    assert.deepEqual(native.changes, []);
+    assert.deepEqual(convert(native.messages, { from: "native", to: "openai-responses" }).messages, items);
+  });
+
   it("validateChain reports an item id given twice, and repairChain drops the later copy's", () => {
     const items = [
       { role: "user", content: "a" },

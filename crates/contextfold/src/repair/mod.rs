@@ -267,6 +267,10 @@ pub struct RepairOptions {
     pub thinking_kept_last: Option<usize>,
     /// What the request the chain came in says (see [`RequestRules`]).
     pub request: RequestRules,
+    /// A system message after the start stays where it is, whatever the provider (the
+    /// native form: `convert` to it keeps a mid-chain developer message, for the format
+    /// converted to next to place).
+    pub keep_system_in_place: bool,
 }
 
 impl Default for RepairOptions {
@@ -286,6 +290,7 @@ impl RepairOptions {
             history_changed_from: None,
             thinking_kept_last: None,
             request: RequestRules::default(),
+            keep_system_in_place: false,
         }
     }
 
@@ -406,7 +411,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
             None => steps.push(RepairStep::RemovedEmptyMessage { index }),
         }
     }
-    let items = roles::place_system(items, options.provider, &mut steps);
+    let items = roles::place_system(items, options, &mut steps);
     let items = tool_pairing::repair(items, options, &mut steps);
     let items = if options.provider == Provider::OpenAiResponses {
         // After pairing, which may drop the call a reasoning item led to.
@@ -418,7 +423,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     // A system message kept mid-chain may join the leading run once pairing dropped what
     // stood before it (an orphan result): the one-field system prompt takes it then.
     let items = if options.provider.single_system() && options.provider.system_anywhere() {
-        roles::place_system(items, options.provider, &mut steps)
+        roles::place_system(items, options, &mut steps)
     } else {
         items
     };
@@ -433,7 +438,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     let items = if options.provider.block_rules() {
         // A message that went may leave system messages joining the leading run.
         let items = blocks::drop_trailing_thinking(items, &mut steps);
-        roles::place_system(items, options.provider, &mut steps)
+        roles::place_system(items, options, &mut steps)
     } else {
         items
     };
