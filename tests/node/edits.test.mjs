@@ -206,7 +206,7 @@ describe("clearReasoning", () => {
   it("gives back a chain without reasoning as the same array", () => {
     const input = openaiChain();
     const result = clearReasoning(input, { format: "auto" });
-    assert.deepEqual(result, { messages: input, changed: false, format: "openai", removed: 0 });
+    assert.deepEqual(result, { messages: input, changed: false, format: "openai", removed: 0, droppedIds: [] });
     assert.equal(result.messages, input);
   });
 

@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import OpenAI from "openai";
-import { compact, convert, History, measureChain, validateChain } from "contextfold";
+import {
+  clearReasoning,
+  compact,
+  convert,
+  History,
+  measureChain,
+  needsCompaction,
+  repairChain,
+  validateChain,
+} from "contextfold";
 import { compactionMiddleware } from "contextfold/worker";
 import { responsesItems, responsesProblems } from "../shared/chains.mjs";
 
@@ -82,6 +91,147 @@ describe("Responses input items", () => {
     assert.equal(messages.model, "gpt-5");
     assert.equal(messages.store, false);
     assert.deepEqual(responsesProblems(messages.input), []);
+  });
+});
+
+describe("Responses items the API rejects", () => {
+  const reasoningItem = (id) => ({ type: "reasoning", id, summary: [], encrypted_content: `gAAAAAB${id}` });
+  const answerItem = (id, text) => ({
+    id,
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text, annotations: [] }],
+  });
+  const provider = "openai-responses";
+
+  it("an interrupted computer call goes with the reasoning that led to it, in repair and every strategy", async () => {
+    const items = [
+      { role: "user", content: "Open the billing page." },
+      reasoningItem("rs_1"),
+      {
+        type: "computer_call",
+        id: "cu_1",
+        call_id: "call_1",
+        action: { type: "screenshot" },
+        pending_safety_checks: [],
+        status: "completed",
+      },
+      { role: "user", content: "Stop, open the settings page instead." },
+    ];
+    const { messages, steps } = repairChain(items, { provider });
+    assert.deepEqual(messages, [items[0], items[3]]);
+    assert.deepEqual(
+      steps.map((s) => s.step),
+      ["droppedUnansweredCall", "droppedOrphanReasoning"],
+    );
+    for (const strategy of ["auto", "sections", "window", "tiers", "budget", "mask"]) {
+      const out = await compact(items, { strategy, maxTokens: 50 });
+      assert.ok(!out.messages.some((m) => m.type === "reasoning"), `${strategy}: ${JSON.stringify(out.messages)}`);
+    }
+  });
+
+  it("validateChain reports a reasoning item its turn ends with, and repairChain drops it", () => {
+    for (const items of [
+      [{ role: "user", content: "a" }, reasoningItem("rs_1")],
+      [{ role: "user", content: "a" }, reasoningItem("rs_1"), { role: "user", content: "b" }],
+    ]) {
+      assert.deepEqual(
+        validateChain(items, { provider }).map((d) => [d.code, d.path]),
+        [["orphan_reasoning", "[1]"]],
+      );
+      const { messages, steps } = repairChain(items, { provider });
+      assert.deepEqual(messages, [items[0], ...items.slice(2)]);
+      assert.deepEqual(steps[0], { step: "droppedOrphanReasoning", index: 1, part: 0 });
+      assert.deepEqual(validateChain(messages, { provider }), []);
+    }
+  });
+
+  it("clearReasoning drops the ids of the items whose reasoning it removes", () => {
+    const items = [
+      { role: "user", content: "What is 6*7?" },
+      reasoningItem("rs_1"),
+      { type: "function_call", id: "fc_1", call_id: "call_1", name: "calc", arguments: "{}", status: "completed" },
+      { type: "function_call_output", call_id: "call_1", output: "42" },
+      reasoningItem("rs_2"),
+      answerItem("msg_1", "It is 42."),
+      { role: "user", content: "Thanks." },
+    ];
+    const { messages, droppedIds, removed } = clearReasoning(items);
+    assert.equal(removed, 2);
+    assert.deepEqual(droppedIds, ["fc_1", "msg_1"]);
+    assert.deepEqual(messages, [
+      items[0],
+      { type: "function_call", call_id: "call_1", name: "calc", arguments: "{}", status: "completed" },
+      items[3],
+      { type: "message", role: "assistant", status: "completed", content: "It is 42." },
+      items[6],
+    ]);
+    assert.deepEqual(clearReasoning([items[0], answerItem("msg_2", "Hi.")]).droppedIds, []);
+  });
+
+  it("a generated image counts by its area, is kept, and never reaches a summarizer as base64", async () => {
+    // A 1024x1024 PNG header, then ~1.2 MB of filler: ~1.6 MB of base64.
+    const header = Buffer.from("89504e470d0a1a0a0000000d49484452000004000000040008020000000000000000", "hex");
+    const body = Buffer.alloc(1_200_000);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 2654435761) >>> 24;
+    const image = Buffer.concat([header, body]).toString("base64");
+    const items = [
+      { role: "user", content: "Draw a cat in a spacesuit." },
+      { type: "image_generation_call", id: "ig_1", status: "completed", result: image },
+      answerItem("msg_1", "Here it is."),
+      { role: "user", content: "Make it blue." },
+      answerItem("msg_2", "A blue cat. ".repeat(400)),
+      { role: "user", content: "Thanks." },
+    ];
+    const tokens = measureChain(items).total.tokens;
+    assert.ok(tokens < 5_000, `${tokens}`);
+    assert.equal(needsCompaction(items, { maxTokens: 100_000 }), false);
+    const prompts = [];
+    const summarizer = async ({ prompt }) => {
+      prompts.push(prompt);
+      return "## User requests\n- A cat in a spacesuit.";
+    };
+    await compact(items, { maxTokens: 2_000, summarizer });
+    assert.ok(prompts.length > 0);
+    assert.deepEqual(prompts.join("\n").match(/[A-Za-z0-9+/]{200,}/g), null);
+  });
+
+  it("a mid-chain developer message comes back as one through native", () => {
+    const items = [
+      { role: "developer", content: "You are a coding agent." },
+      { role: "user", content: "Fix the build." },
+      answerItem("msg_1", "Fixed."),
+      { role: "developer", content: "From now on, answer in French." },
+      { role: "user", content: "Thanks, what next?" },
+    ];
+    const native = convert(items, { from: "openai-responses", to: "native" });
+    assert.deepEqual(native.changes, []);
+    assert.deepEqual(convert(native.messages, { from: "native", to: "openai-responses" }).messages, items);
+  });
+
+  it("validateChain reports an item id given twice, and repairChain drops the later copy's", () => {
+    const items = [
+      { role: "user", content: "a" },
+      reasoningItem("rs_1"),
+      answerItem("msg_1", "x"),
+      { role: "user", content: "b" },
+      reasoningItem("rs_1"),
+      answerItem("msg_1", "x"),
+      { role: "user", content: "c" },
+    ];
+    assert.deepEqual(
+      validateChain(items, { provider }).map((d) => d.code),
+      ["duplicate_item_id", "duplicate_item_id"],
+    );
+    const { messages, steps } = repairChain(items, { provider });
+    assert.deepEqual(steps, [
+      { step: "droppedDuplicateItem", index: 3, part: 0, id: "rs_1" },
+      { step: "droppedDuplicateItemId", index: 3, part: 1, id: "msg_1" },
+    ]);
+    assert.deepEqual(messages.slice(0, 4), items.slice(0, 4));
+    assert.deepEqual(messages[4], { type: "message", role: "assistant", status: "completed", content: "x" });
+    assert.deepEqual(validateChain(messages, { provider }), []);
   });
 });
 

@@ -62,6 +62,11 @@ pub struct ClearReasoningResult {
     pub format: ChainFormat,
     /// Reasoning parts and tool-call signatures removed.
     pub removed: usize,
+    /// The `id`s dropped from Responses items whose reasoning was removed (function calls,
+    /// assistant messages), in chain order: with `store: true` the API rejects such an
+    /// item by its id without its reasoning item.
+    #[serde(rename = "droppedIds")]
+    pub dropped_ids: Vec<String>,
 }
 
 fn read_format(options: &JsValue) -> Result<Option<Format>, BindingError> {
@@ -126,7 +131,8 @@ pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) ->
 
 /// Removes all reasoning: thinking / reasoning parts and tool-call signatures (Gemini's
 /// `thoughtSignature`), as a chain moving to another provider needs; everything else is
-/// kept as it was. In a Gemini chain the first function call of each model step gets
+/// kept as it was, except that in a Responses chain the items of a turn that lost its
+/// reasoning lose their `id` (`droppedIds`). In a Gemini chain the first function call of each model step gets
 /// the `skip_thought_signature_validator` placeholder instead (Gemini rejects it without).
 ///
 /// @example
@@ -151,6 +157,11 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
     let removed = ast.clear_reasoning();
     let changed = removed > 0;
     let mut cleared = ast.messages();
+    let dropped_ids = if format == Format::OpenAiResponses && cleared.len() == messages.len() {
+        contextfold::format::responses::ids::drop_ids_without_reasoning(&messages, &mut cleared)
+    } else {
+        Vec::new()
+    };
     if cleared.iter().any(|m| m.parts.is_empty()) {
         // A message that held only reasoning is left with nothing, which providers reject:
         // the provider repair pass removes it (and merges what that leaves side by side
@@ -162,7 +173,13 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
         // Gemini rejects a model step whose first call lost its signature.
         contextfold::ast::sign_first_calls(&mut cleared);
     }
-    Ok(ClearReasoningResult { messages: written(value, changed, &cleared, format)?, changed, format, removed })
+    Ok(ClearReasoningResult {
+        messages: written(value, changed, &cleared, format)?,
+        changed,
+        format,
+        removed,
+        dropped_ids,
+    })
 }
 
 /// The edited messages in `format`, or the input as it came when nothing changed.

@@ -75,8 +75,9 @@
 //!    and so are the results answering them; for every target but OpenAI, so is an id an
 //!    earlier message already used (SWE-agent reuses ids; Anthropic rejects that, and the
 //!    others pair results by id);
-//! 6. the repair pass of the target's provider ([`provider_of`]): system placement, role
-//!    alternation, tool results grouped after their call, empty text, ...
+//! 6. the repair pass of the target's provider ([`provider_of`]): system placement (to the
+//!    native form, a system message stays where it is), role alternation, tool results
+//!    grouped after their call, empty text, ...
 //!
 //! A summarization pair needs nothing special: it is a tool call and its result, and the
 //! writer gives it the target's native shape.
@@ -258,7 +259,11 @@ pub fn convert_messages(messages: &[Message], from: Format, to: Format) -> (Vec<
             normalize_ids(&mut out, &template, provider_of(to).unique_call_ids(), &mut changes);
         }
     }
-    let repaired = repair_owned(out, &RepairOptions::for_provider(provider_of(to)));
+    // The native form is a hub round trips cross: a system or developer message stays
+    // where it was said, for the target after it to place.
+    let options =
+        RepairOptions { keep_system_in_place: to == Format::Native, ..RepairOptions::for_provider(provider_of(to)) };
+    let repaired = repair_owned(out, &options);
     changes.extend(repaired.steps.into_iter().map(|step| Change::Repaired { step }));
     (repaired.messages, changes)
 }

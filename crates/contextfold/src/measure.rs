@@ -28,9 +28,10 @@ use std::borrow::Borrow;
 const MESSAGE_OVERHEAD: usize = 4;
 
 /// Tokens of the provider-native block a text part stands for (always the built-in
-/// estimate: the block is the provider's JSON, not text a tokenizer is given).
+/// estimate: the block is the provider's JSON, not text a tokenizer is given; the media
+/// it holds inline are counted as media are, [`media::native_block_tokens`]).
 fn native_tokens(t: &crate::message::TextPart) -> usize {
-    t.native_block().map_or(0, |b| estimate_text_tokens(&b.to_string()))
+    t.native_block().map_or(0, media::native_block_tokens)
 }
 
 fn part_tokens(p: &Part) -> usize {

@@ -115,3 +115,37 @@ fn the_callers_own_native_fields_stay() {
     assert_eq!(out.value[0]["note"], "x");
     assert!(out.changes.iter().all(|c| !matches!(c, Change::DroppedFields { .. })), "{:?}", out.changes);
 }
+
+#[test]
+fn a_mid_chain_developer_message_stays_one_through_native() {
+    // An agent changing its instructions mid-conversation: the native form keeps the
+    // message where it was said; the target converted to next places it by its rules.
+    let responses = json!([
+        {"role": "developer", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the build."},
+        {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "Fixed.", "annotations": []}]},
+        {"role": "developer", "content": "From now on, answer in French."},
+        {"role": "user", "content": "Thanks, what next?"}
+    ]);
+    let chat = json!([
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Fix the build."},
+        {"role": "assistant", "content": "Fixed."},
+        {"role": "developer", "content": "From now on, answer in French."},
+        {"role": "user", "content": "Thanks, what next?"}
+    ]);
+    for (wire, format) in [(responses, Format::OpenAiResponses), (chat, Format::OpenAi)] {
+        let native = convert(&wire, Some(format), Format::Native).unwrap();
+        assert!(native.changes.is_empty(), "{format:?}: {:?}", native.changes);
+        let (back, changes) = via_native(&wire, format, format);
+        assert_eq!(back, wire, "{format:?}");
+        assert!(changes.is_empty(), "{format:?}: {changes:?}");
+        // Gemini takes no system message mid-chain: it becomes the user's words there.
+        let gemini = convert(&native.value, Some(Format::Native), Format::Gemini).unwrap();
+        assert!(gemini.changes.iter().any(|c| matches!(
+            c,
+            Change::Repaired { step: contextfold::repair::RepairStep::SystemToUser { index: 3 } }
+        )));
+    }
+}

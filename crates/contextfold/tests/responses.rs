@@ -456,3 +456,121 @@ fn repair_puts_rejected_content_parts_in_the_type_the_api_takes() {
     );
     assert!(repair(&fixed.messages, &RepairOptions::for_provider(Provider::OpenAiResponses)).is_unchanged());
 }
+
+/// Repair of `list` for the Responses API: its steps, and the items written.
+fn repaired(list: &Value) -> (Vec<RepairStep>, Value) {
+    let messages = format::read(list, Format::OpenAiResponses).unwrap();
+    let out = repair(&messages, &RepairOptions::for_provider(Provider::OpenAiResponses));
+    assert_eq!(validate(&out.messages, Provider::OpenAiResponses), vec![], "repair output does not validate");
+    (out.steps, format::write(&out.messages, Format::OpenAiResponses).unwrap())
+}
+
+fn codes(list: &Value) -> Vec<(&'static str, String)> {
+    let messages = format::read(list, Format::OpenAiResponses).unwrap();
+    validate(&messages, Provider::OpenAiResponses).into_iter().map(|d| (d.code, d.path)).collect()
+}
+
+fn reasoning_item(id: &str) -> Value {
+    json!({ "type": "reasoning", "id": id, "summary": [], "encrypted_content": format!("gAAAAAB{id}") })
+}
+
+#[test]
+fn an_interrupted_computer_call_goes_with_the_reasoning_that_led_to_it() {
+    // The user interrupted a computer-use step: its call has no screenshot and cannot get
+    // one; the reasoning before it, left last in its turn, would be rejected by the API.
+    let list = json!([
+        { "role": "user", "content": "Open the billing page." },
+        reasoning_item("rs_1"),
+        { "type": "computer_call", "id": "cu_1", "call_id": "call_1", "action": { "type": "screenshot" },
+          "pending_safety_checks": [], "status": "completed" },
+        { "role": "user", "content": "Stop, open the settings page instead." },
+    ]);
+    let (steps, written) = repaired(&list);
+    assert_eq!(
+        steps,
+        vec![
+            RepairStep::DroppedUnansweredCall { index: 1, part: 1, call_id: "call_1".into(), name: "computer".into() },
+            RepairStep::DroppedOrphanReasoning { index: 1, part: 0 },
+        ]
+    );
+    assert_eq!(written, json!([list[0], list[3]]));
+    // Every strategy ends with that repair.
+    let messages = format::read(&list, Format::OpenAiResponses).unwrap();
+    for strategy in common::folding_strategies() {
+        let options = contextfold::strategy::run::CompactOptions {
+            strategy: strategy.clone(),
+            repair: RepairOptions::for_provider(Provider::OpenAiResponses),
+            ..Default::default()
+        };
+        let summarizer = contextfold::summarize::extractive::ExtractiveSummarizer::default();
+        let controls = contextfold::summarize::Controls::default();
+        let meter = contextfold::measure::Meter::default();
+        let run = contextfold::strategy::run::compact(&messages, &options, &summarizer, &controls, meter);
+        let out = futures::executor::block_on(run).unwrap();
+        let written = format::write(&out.messages, Format::OpenAiResponses).unwrap();
+        assert_eq!(api_problems(written.as_array().unwrap()), Vec::<String>::new(), "{strategy:?}: {written:#}");
+    }
+}
+
+#[test]
+fn reasoning_without_its_following_item_is_reported_and_dropped() {
+    let ends = json!([{ "role": "user", "content": "a" }, reasoning_item("rs_1")]);
+    assert_eq!(codes(&ends), [("orphan_reasoning", "[1].parts[0]".to_string())]);
+    let (steps, written) = repaired(&ends);
+    assert_eq!(
+        steps,
+        vec![RepairStep::DroppedOrphanReasoning { index: 1, part: 0 }, RepairStep::RemovedEmptyMessage { index: 1 }]
+    );
+    assert_eq!(written, json!([ends[0]]));
+    let then_user =
+        json!([{ "role": "user", "content": "a" }, reasoning_item("rs_1"), { "role": "user", "content": "b" }]);
+    assert_eq!(codes(&then_user), [("orphan_reasoning", "[1].parts[0]".to_string())]);
+    assert_eq!(repaired(&then_user).1, json!([then_user[0], then_user[2]]));
+    // Reasoning followed by the item it led to is fine, in the same turn or the next.
+    let fine = json!([{ "role": "user", "content": "a" }, reasoning_item("rs_1"),
+        { "type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}" },
+        { "type": "function_call_output", "call_id": "c1", "output": "ok" }, reasoning_item("rs_2"),
+        { "id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+          "content": [{ "type": "output_text", "text": "done", "annotations": [] }] }]);
+    assert_eq!(codes(&fine), []);
+    assert_eq!(repaired(&fine), (vec![], fine.clone()));
+}
+
+#[test]
+fn an_item_id_given_twice_is_reported_and_the_later_copy_loses_it() {
+    let answer = |id: &str| {
+        json!({ "id": id, "type": "message", "role": "assistant", "status": "completed",
+                "content": [{ "type": "output_text", "text": "x", "annotations": [] }] })
+    };
+    let search = json!({ "type": "web_search_call", "id": "ws_1", "status": "completed",
+        "action": { "type": "search", "query": "q" } });
+    let list = json!([
+        { "role": "user", "content": "a" }, reasoning_item("rs_1"), answer("msg_1"),
+        { "role": "user", "content": "b" }, search, reasoning_item("rs_1"), answer("msg_1"),
+        { "role": "user", "content": "c" }, search,
+        { "type": "function_call", "id": "fc_1", "call_id": "c1", "name": "f", "arguments": "{}" },
+        { "type": "function_call_output", "call_id": "c1", "output": "ok" },
+    ]);
+    assert_eq!(
+        codes(&list),
+        [
+            ("duplicate_item_id", "[3].parts[1]".to_string()),
+            ("duplicate_item_id", "[3].parts[2]".to_string()),
+            ("duplicate_item_id", "[5].parts[0]".to_string()),
+        ]
+    );
+    let (steps, written) = repaired(&list);
+    assert_eq!(
+        steps,
+        vec![
+            RepairStep::DroppedDuplicateItem { index: 3, part: 1, id: "rs_1".into() },
+            RepairStep::DroppedDuplicateItemId { index: 3, part: Some(2), id: "msg_1".into() },
+            RepairStep::DroppedDuplicateItem { index: 5, part: 0, id: "ws_1".into() },
+        ]
+    );
+    let items = written.as_array().unwrap();
+    // The later reasoning and search go whole; the answer stays, as an easy message.
+    assert_eq!(items.len(), list.as_array().unwrap().len() - 2, "{written:#}");
+    assert_eq!(items[5], json!({ "type": "message", "role": "assistant", "content": "x", "status": "completed" }));
+    assert_eq!(api_problems(items), Vec::<String>::new());
+}

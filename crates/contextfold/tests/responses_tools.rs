@@ -259,3 +259,48 @@ fn a_built_in_call_answered_by_another_item_type_is_reported() {
         );
     }
 }
+
+/// The longest run of base64 digits in `text`.
+fn longest_base64_run(text: &str) -> usize {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/')).map(str::len).max().unwrap_or(0)
+}
+
+#[test]
+fn generated_images_count_by_their_area_and_never_reach_a_summarizer_as_base64() {
+    // A generated 1024x1024 PNG: ~1.6 MB of base64 is ~1,400 tokens (its area), not 480k.
+    let image = png(1024, 1024, 1_200_000);
+    let raw = image.strip_prefix("data:image/png;base64,").unwrap().to_string();
+    let items = json!([
+        { "role": "user", "content": "Draw a cat in a spacesuit." },
+        { "type": "image_generation_call", "id": "ig_1", "status": "completed", "result": raw },
+        // A hosted tool's item whose output is the image (as the Agents SDK stores one),
+        // and an MCP tool answering with base64 data.
+        { "type": "hosted_tool_call", "id": "ht_1", "name": "image_generation_call", "status": "completed", "output": raw },
+        { "type": "mcp_call", "id": "mcp_1", "server_label": "files", "name": "read_png", "arguments": "{}", "output": raw },
+        { "id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+          "content": [{ "type": "output_text", "text": "Here it is.", "annotations": [] }] },
+    ]);
+    let messages = read(&items);
+    let tokens: usize = messages.iter().map(estimate_message_tokens).sum();
+    // Three images (~1,400 tokens each), not ~1.5M tokens.
+    assert!(tokens < 3 * 1600 + 200, "{tokens}");
+    // The texts standing for the items (what other formats and summarizers get).
+    let texts: Vec<&str> = messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .flat_map(|p| match p {
+            Part::ToolResult(r) => r.content.iter().collect::<Vec<_>>(),
+            other => vec![other],
+        })
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(texts.iter().all(|t| longest_base64_run(t) < 100), "{texts:?}");
+    let prompt = contextfold::prompt::render(&messages[..1], &messages[1..]).unwrap();
+    assert!(longest_base64_run(&prompt.full()) < 100, "{}", prompt.transcript);
+    assert!(prompt.transcript.contains("[image generated]"), "{}", prompt.transcript);
+    // Written back verbatim.
+    assert_eq!(write(&messages), items);
+}

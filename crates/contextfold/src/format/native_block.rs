@@ -31,6 +31,27 @@ pub(crate) fn short(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// Shortest run of base64 digits read as binary data rather than as words.
+const BINARY_DIGITS: usize = 200;
+
+/// What a summarizer reads of a string holding inline binary data (a `data:` URL, a run of
+/// base64 digits such as a generated image): its kind and size, never its digits, which
+/// it cannot read and which would fill its prompt.
+pub(crate) fn binary_text(s: &str) -> Option<String> {
+    if let Some((media_type, bytes)) = crate::format::data_url::describe(s) {
+        return Some(format!("[{media_type}, {bytes} bytes]"));
+    }
+    let digits = s.trim_end_matches('=');
+    let base64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_');
+    if digits.len() < BINARY_DIGITS || !digits.bytes().all(base64) {
+        return None;
+    }
+    let head = crate::format::base64::decode_head(digits, 16).unwrap_or_default();
+    let image = [&b"\x89PNG"[..], b"\xff\xd8\xff", b"GIF8", b"RIFF"].iter().any(|m| head.starts_with(m));
+    let kind = if image { "image" } else { "binary data" };
+    Some(format!("[{kind}, {} bytes]", digits.len().saturating_mul(3) / 4))
+}
+
 /// A string field of a block, `""` when absent.
 pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
@@ -40,7 +61,7 @@ pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
 /// those under one of `keys`, in order.
 pub(crate) fn texts(v: &Value, keys: &[&str], out: &mut Vec<String>) {
     match v {
-        Value::String(s) => out.push(s.clone()),
+        Value::String(s) => out.push(binary_text(s).unwrap_or_else(|| s.clone())),
         Value::Array(items) => items.iter().for_each(|i| texts(i, keys, out)),
         Value::Object(map) => {
             for (k, item) in map {

@@ -78,6 +78,7 @@
 //!   without a result.
 
 mod content;
+pub mod ids;
 pub mod native;
 mod writer;
 

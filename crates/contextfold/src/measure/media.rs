@@ -38,6 +38,67 @@ pub(crate) fn image_tokens(image: &ImagePart) -> usize {
     head_size(data).map_or(FLAT, |(w, h)| area_tokens(w, h))
 }
 
+/// Shortest string of a native block read as media: shorter, its cost as text is small
+/// whatever it is.
+const MEDIA_DIGITS: usize = 256;
+
+/// Tokens of a provider's native block (an item kept verbatim, as JSON): its text, but an
+/// image it holds inline (an `image_generation_call`'s base64 `result`, a screenshot's
+/// `data:` URL, a hosted tool's base64 output) as an image, by its area, and other media
+/// by `data:` URL as a file. Counted as text, a generated 1024x1024 PNG was 480k tokens.
+pub(crate) fn native_block_tokens(block: &serde_json::Value) -> usize {
+    let mut media = 0usize;
+    if !has_media(block) {
+        return crate::measure::estimate_text_tokens(&block.to_string());
+    }
+    let mut rest = block.clone();
+    take_media(&mut rest, &mut media);
+    crate::measure::estimate_text_tokens(&rest.to_string()).saturating_add(media)
+}
+
+/// Tokens of `text` when it is inline media: a `data:` URL, or base64 whose header is an
+/// image's.
+fn media_tokens(text: &str) -> Option<usize> {
+    if text.len() < MEDIA_DIGITS {
+        return None;
+    }
+    if let Some(url) = crate::format::data_url::split(text) {
+        let file = FilePart {
+            data: Some(url.data.to_string()),
+            media_type: Some(url.media_type.to_string()),
+            ..FilePart::default()
+        };
+        return Some(file_tokens(&file));
+    }
+    head_size(text).map(|(w, h)| area_tokens(w, h))
+}
+
+fn has_media(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => media_tokens(s).is_some(),
+        Value::Array(items) => items.iter().any(has_media),
+        Value::Object(map) => map.values().any(has_media),
+        _ => false,
+    }
+}
+
+/// Empties the media strings of `value`, adding their tokens to `tokens`.
+fn take_media(value: &mut serde_json::Value, tokens: &mut usize) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            if let Some(t) = media_tokens(s) {
+                *tokens = tokens.saturating_add(t);
+                s.clear();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| take_media(v, tokens)),
+        Value::Object(map) => map.values_mut().for_each(|v| take_media(v, tokens)),
+        _ => {}
+    }
+}
+
 /// The size an image's base64 `data` gives in its header: its first digits read, more
 /// only for a JPEG (every image of a chain is measured on each call).
 fn head_size(data: &str) -> Option<(u64, u64)> {

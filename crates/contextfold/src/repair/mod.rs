@@ -30,6 +30,8 @@
 //! 5. `tool_pairing`: results right after their call, orphans removed or answered,
 //!    duplicates dropped, pending calls answered with a placeholder, leading results
 //!    dropped;
+//!    then `items` (Responses): the later copy of an item id loses it (or goes, when the
+//!    item needs its id), and a reasoning item left without the item after it goes;
 //!    then `call_ids`: a call reusing the id of an earlier message's call is renamed, with
 //!    its results, for providers that want each id once (all but OpenAI), and
 //!    `tool_media`: media of tool results move to a user message after the results, for
@@ -51,6 +53,7 @@ mod blocks;
 mod call_ids;
 mod content_parts;
 mod empty;
+mod items;
 mod parts;
 mod result_order;
 mod result_turn;
@@ -264,6 +267,10 @@ pub struct RepairOptions {
     pub thinking_kept_last: Option<usize>,
     /// What the request the chain came in says (see [`RequestRules`]).
     pub request: RequestRules,
+    /// A system message after the start stays where it is, whatever the provider (the
+    /// native form: `convert` to it keeps a mid-chain developer message, for the format
+    /// converted to next to place).
+    pub keep_system_in_place: bool,
 }
 
 impl Default for RepairOptions {
@@ -283,6 +290,7 @@ impl RepairOptions {
             history_changed_from: None,
             thinking_kept_last: None,
             request: RequestRules::default(),
+            keep_system_in_place: false,
         }
     }
 
@@ -403,12 +411,19 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
             None => steps.push(RepairStep::RemovedEmptyMessage { index }),
         }
     }
-    let items = roles::place_system(items, options.provider, &mut steps);
+    let items = roles::place_system(items, options, &mut steps);
     let items = tool_pairing::repair(items, options, &mut steps);
+    let items = if options.provider == Provider::OpenAiResponses {
+        // After pairing, which may drop the call a reasoning item led to.
+        let items = items::drop_duplicate_ids(items, &mut steps);
+        items::drop_orphan_reasoning(items, &mut steps)
+    } else {
+        items
+    };
     // A system message kept mid-chain may join the leading run once pairing dropped what
     // stood before it (an orphan result): the one-field system prompt takes it then.
     let items = if options.provider.single_system() && options.provider.system_anywhere() {
-        roles::place_system(items, options.provider, &mut steps)
+        roles::place_system(items, options, &mut steps)
     } else {
         items
     };
@@ -423,7 +438,7 @@ fn repair_each(messages: Vec<Cow<'_, Message>>, stale: &thinking::StaleThinking,
     let items = if options.provider.block_rules() {
         // A message that went may leave system messages joining the leading run.
         let items = blocks::drop_trailing_thinking(items, &mut steps);
-        roles::place_system(items, options.provider, &mut steps)
+        roles::place_system(items, options, &mut steps)
     } else {
         items
     };

@@ -7,7 +7,9 @@
 //! turned into a user message IN PLACE, parts
 //! unchanged: it is context that belongs where it was said (compaction puts summaries
 //! there), while moving it into the leading system prompt would reorder the conversation
-//! and rewrite the system prompt (and with it every provider's prompt cache). A leading
+//! and rewrite the system prompt (and with it every provider's prompt cache). The native
+//! form keeps it where it is ([`RepairOptions::keep_system_in_place`]): round trips
+//! through it are lossless, and the format converted to next places it. A leading
 //! run of several system messages is merged into one only for providers with a single
 //! system field (Anthropic `system`, Gemini `systemInstruction`); OpenAI accepts several.
 //!
@@ -19,13 +21,14 @@
 //! First turn. For Anthropic and Gemini the conversation after the system prompt must
 //! open with the user: a short placeholder user message goes before an assistant opener.
 
-use super::{Item, Provider, RepairOptions, RepairStep};
+use super::{Item, RepairOptions, RepairStep};
 use crate::message::{Message, Role};
 
 /// Turns late system messages into user messages where the provider takes none and, for
 /// single-system providers,
 /// merges the leading run of system messages.
-pub(crate) fn place_system(items: Vec<Item>, provider: Provider, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+pub(crate) fn place_system(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<RepairStep>) -> Vec<Item> {
+    let provider = options.provider;
     let mut out: Vec<Item> = Vec::with_capacity(items.len());
     let mut started = false;
     for mut item in items {
@@ -33,7 +36,7 @@ pub(crate) fn place_system(items: Vec<Item>, provider: Provider, steps: &mut Vec
             started = true;
         } else if started {
             // Kept where the provider takes one (see `Provider::system_anywhere`).
-            if !provider.system_anywhere() {
+            if !provider.system_anywhere() && !options.keep_system_in_place {
                 item.msg.role = Role::User;
                 steps.push(RepairStep::SystemToUser { index: item.origin });
             }

@@ -66,6 +66,19 @@ pub enum RepairStep {
     /// answer was dropped (a Responses `computer_call`, whose output is a screenshot).
     #[serde(rename_all = "camelCase")]
     DroppedUnansweredCall { index: usize, part: usize, call_id: String, name: String },
+    /// A Responses reasoning item was dropped, left without the item it led to (the API
+    /// rejects it so): its call went (`droppedUnansweredCall`), or its turn ended with it
+    /// (a user or tool message, or the chain's end, came next).
+    #[serde(rename_all = "camelCase")]
+    DroppedOrphanReasoning { index: usize, part: usize },
+    /// A later copy of a Responses item `id` was dropped from the item (`part`; `null`: the
+    /// message's own), which the API takes without one (it rejects an id given twice).
+    #[serde(rename_all = "camelCase")]
+    DroppedDuplicateItemId { index: usize, part: Option<usize>, id: String },
+    /// A later copy of a Responses item that the API takes only with its `id` (reasoning,
+    /// a server-side item), whose id an earlier item has, was dropped.
+    #[serde(rename_all = "camelCase")]
+    DroppedDuplicateItem { index: usize, part: usize, id: String },
     /// A call of assistant message `index` that had no result got a placeholder result.
     #[serde(rename_all = "camelCase")]
     AnsweredPendingCall { index: usize, call_id: String, name: String },
@@ -143,6 +156,9 @@ impl RepairStep {
             | RepairStep::DroppedDuplicateResult { index, .. }
             | RepairStep::AnsweredPendingCall { index, .. }
             | RepairStep::DroppedUnansweredCall { index, .. }
+            | RepairStep::DroppedOrphanReasoning { index, .. }
+            | RepairStep::DroppedDuplicateItemId { index, .. }
+            | RepairStep::DroppedDuplicateItem { index, .. }
             | RepairStep::AddedLeadingUser { index }
             | RepairStep::MovedResultsFirst { index }
             | RepairStep::DroppedCacheControl { index, .. }

@@ -13,6 +13,8 @@
 //!   ([`OrphanResults::Answer`]) answered by a call with `{}` arguments added to the
 //!   assistant message right before its tool message; with no such assistant message
 //!   (the result follows a user message, or opens the chain) it is dropped anyway;
+//! - a call with no result that no text can answer (a Responses computer call) is dropped,
+//!   with the reasoning items right before it, which led to it;
 //! - a call with no result gets a placeholder result ([`RepairOptions::pending_placeholder`]),
 //!   after its other results; except the calls of a turn in flight ([`in_flight`]: the
 //!   chain's last assistant message, with nothing but its results so far after it) whose
@@ -283,6 +285,15 @@ pub(crate) fn repair(items: Vec<Item>, options: &RepairOptions, steps: &mut Vec<
                     name: p.name.to_string(),
                 });
                 plan.dropped_calls.entry(p.message).or_default().push(p.part);
+                // The reasoning items that led to the call go with it: the API rejects a
+                // reasoning item without its following item.
+                let parts = items.get(p.message).map_or(&[][..], |item| item.msg.parts.as_slice());
+                let before = parts.get(..p.part).unwrap_or_default();
+                let bound = before.iter().rev().take_while(|q| matches!(q, Part::Reasoning(_))).count();
+                for part in p.part.saturating_sub(bound)..p.part {
+                    steps.push(RepairStep::DroppedOrphanReasoning { index: origin(p.message), part });
+                    plan.dropped_calls.entry(p.message).or_default().push(part);
+                }
                 continue;
             }
         }

@@ -11,7 +11,8 @@
 //! Gemini; for Gemini also a user content right after the function responses' one),
 //! `split_function_responses` (Gemini), `wrong_output_item` (the Responses API: a built-in
 //! tool call answered by another item type than its own output, a computer call by a
-//! function output, say), and, for a chain in a request object that turns thinking on
+//! function output, say; `duplicate_item_id`, an item `id` given twice; `orphan_reasoning`,
+//! a reasoning item without the item it led to after it), and, for a chain in a request object that turns thinking on
 //! (Anthropic `thinking: {type: "enabled"}`, [`RequestRules`]), `final_call_without_thinking`;
 //! the Anthropic block rules ([`super::blocks`]): `too_many_cache_breakpoints`,
 //! `cache_control_on_thinking`, `empty_text` inside a tool result, `orphan_server_result`,
@@ -67,6 +68,8 @@ diagnostic_codes![
     "too_many_cache_breakpoints",
     "orphan_server_result",
     "ends_with_thinking",
+    "duplicate_item_id",
+    "orphan_reasoning",
 ];
 
 /// One broken rule.
@@ -130,6 +133,7 @@ pub fn validate_request(messages: &[Message], provider: Provider, request: &Requ
     if provider == Provider::OpenAiResponses {
         output_items(messages, &mut out);
         content_parts(messages, &mut out);
+        item_rules(messages, &mut out);
     }
     if provider.unique_call_ids() {
         for (index, part, id, first) in super::call_ids::reused(messages) {
@@ -310,6 +314,23 @@ fn content_parts(messages: &[Message], out: &mut Vec<Diagnostic>) {
                 }
             }
         }
+    }
+}
+
+/// [`super::items`]: item ids given twice, reasoning without its following item.
+fn item_rules(messages: &[Message], out: &mut Vec<Diagnostic>) {
+    let refs: Vec<&Message> = messages.iter().collect();
+    for d in super::items::duplicate_ids(&refs) {
+        let text =
+            format!("item id {} was already given in message {} (the API rejects duplicate items)", d.id, d.first);
+        out.push(match d.part {
+            Some(part) => Diagnostic::part("duplicate_item_id", d.index, part, text),
+            None => Diagnostic::message("duplicate_item_id", d.index, text),
+        });
+    }
+    for (index, part) in super::items::orphan_reasoning(&refs) {
+        let text = "a reasoning item must be followed by the item it led to; here its turn ends".to_string();
+        out.push(Diagnostic::part("orphan_reasoning", index, part, text));
     }
 }
 

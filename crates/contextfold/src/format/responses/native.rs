@@ -199,11 +199,11 @@ fn output_text(item: &Value, item_type: &str) -> String {
             let streams = entries.iter().flat_map(|e| [str_at(e, "stdout"), str_at(e, "stderr")]);
             streams.filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n")
         }
-        "apply_patch_call_output" | "local_shell_call_output" => str_at(item, "output").to_string(),
-        "program_output" => str_at(item, "result").to_string(),
+        "apply_patch_call_output" | "local_shell_call_output" => readable(item, "output"),
+        "program_output" => readable(item, "result"),
         MCP_CALL => match str_at(item, "output") {
             "" => str_at(item, "error").to_string(),
-            output => output.to_string(),
+            _ => readable(item, "output"),
         },
         _ => found_texts(item),
     }
@@ -427,6 +427,13 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     native_block::str_at(v, key)
 }
 
+/// A string field as a summarizer may read it: inline binary data (a base64 image) as its
+/// kind and size only.
+fn readable(v: &Value, key: &str) -> String {
+    let text = str_at(v, key);
+    native_block::binary_text(text).unwrap_or_else(|| text.to_string())
+}
+
 fn found_texts(item: &Value) -> String {
     let mut found = Vec::new();
     native_block::texts(item, TEXT_KEYS, &mut found);
@@ -444,7 +451,7 @@ fn render(item: &Value, item_type: &str) -> String {
             "[{item_type} {}/{}: {}]",
             str_at(item, "server_label"),
             str_at(item, "name"),
-            short(&format!("{} {}", str_at(item, "arguments"), str_at(item, "output")))
+            short(&format!("{} {}", str_at(item, "arguments"), readable(item, "output")))
         ),
         "image_generation_call" => "[image generated]".to_string(),
         "compaction" => "[earlier context, compacted by the provider]".to_string(),
