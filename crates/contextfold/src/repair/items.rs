@@ -92,20 +92,17 @@ pub(crate) fn drop_duplicate_ids(items: Vec<Item>, steps: &mut Vec<RepairStep>) 
                 }
             }
         }
-        if !gone.is_empty() {
-            let mut k = 0usize;
-            item.msg.parts.retain(|_| {
-                let keep = !gone.contains(&k);
-                k = k.saturating_add(1);
-                keep
-            });
-            drop_blank_left(&mut item, steps);
-        }
-        if item.msg.parts.is_empty() {
-            steps.push(RepairStep::RemovedEmptyMessage { index });
-        } else {
+        if gone.is_empty() && !item.msg.parts.is_empty() {
             out.push(item);
+            continue;
         }
+        let mut k = 0usize;
+        item.msg.parts.retain(|_| {
+            let keep = !gone.contains(&k);
+            k = k.saturating_add(1);
+            keep
+        });
+        keep_what_is_left(item, &mut out, steps);
     }
     out
 }
@@ -149,14 +146,20 @@ pub(crate) fn drop_orphan_reasoning(items: Vec<Item>, steps: &mut Vec<RepairStep
         let len = item.msg.parts.len();
         steps.extend((from..len).map(|part| RepairStep::DroppedOrphanReasoning { index, part }));
         item.msg.parts.truncate(from);
-        drop_blank_left(&mut item, steps);
-        if item.msg.parts.is_empty() {
-            steps.push(RepairStep::RemovedEmptyMessage { index });
-        } else {
-            out.push(item);
-        }
+        keep_what_is_left(item, &mut out, steps);
     }
     out
+}
+
+/// An item some parts of which went: its whitespace-only text left beside them goes too,
+/// and it is kept unless nothing is left of it.
+fn keep_what_is_left(mut item: Item, out: &mut Vec<Item>, steps: &mut Vec<RepairStep>) {
+    drop_blank_left(&mut item, steps);
+    if item.msg.parts.is_empty() {
+        steps.push(RepairStep::RemovedEmptyMessage { index: item.origin });
+    } else {
+        out.push(item);
+    }
 }
 
 /// Drops the whitespace-only text a message kept only beside the parts that went (as
