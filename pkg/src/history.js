@@ -232,6 +232,25 @@ export class History {
     return this.compact();
   }
 
+  /**
+   * A budget the chain cannot fit, under a `maxTokens` that `reportUsage` scaled down:
+   * the error says so (the budget it names is not the one given), and how to undo it.
+   * @param {unknown} error
+   * @param {import("./index.js").CompactOptions} settings
+   */
+  #explainScale(error, settings) {
+    const scale = this.#scale;
+    const given = this.#options.maxTokens;
+    const e = /** @type {{ code?: unknown, message?: unknown, path?: unknown }} */ (error);
+    if (scale === null || e?.code !== "budget_exceeded" || settings.maxTokens === given) return error;
+    const why =
+      `maxTokens ${given} scaled to ${settings.maxTokens} by reportUsage (the provider counted ` +
+      `${scale.provider} tokens where contextfold counts ${scale.counted}; a later reportUsage ` +
+      `with the provider's new count scales it again)`;
+    const path = typeof e.path === "string" ? e.path : "options.maxTokens";
+    return contextfoldError("budget_exceeded", `${e.message}: ${why}`, path);
+  }
+
   /** The options of every trigger and compaction: `maxTokens` scaled by `#scale`. */
   #settings() {
     const max = this.#options.maxTokens;
@@ -303,7 +322,10 @@ export class History {
   /** @param {import("./index.js").CompactOptions} [override] */
   async #run(override) {
     const snapshot = this.#messages.slice();
-    const result = await compact(snapshot, this.#runSettings(override));
+    const settings = this.#runSettings(override);
+    const result = await compact(snapshot, settings).catch((e) => {
+      throw this.#explainScale(e, settings);
+    });
     if (result.changed) {
       if (!Array.isArray(result.messages)) {
         throw contextfoldError(

@@ -56,6 +56,54 @@ describe("History: the conversation held in wasm", () => {
     });
   }
 
+  it("fires under the budget where compact's repair pass mends the chain, once a request is due", async () => {
+    // A whitespace-only text block before a tool_use: Anthropic rejects it, compact drops
+    // it. The history's trigger never fired for it (it checked only the budget).
+    const chain = [
+      { role: "user", content: "hello" },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "\n\n" },
+          { type: "tool_use", id: "toolu_01", name: "ls", input: { path: "." } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "a.txt" }] },
+      { role: "assistant", content: "one file" },
+    ];
+    const options = { format: "anthropic", maxTokens: 100_000 };
+    assert.equal(needsCompaction(chain.slice(0, 3), options), true, "the stateless check fires");
+    const held = new History({ auto: false, options });
+    for (const message of chain.slice(0, 3)) await held.push(message);
+    assert.equal(held.needsCompaction(), true, "the history's trigger agrees with needsCompaction");
+    const history = new History({ options });
+    const results = [];
+    for (const message of chain) results.push(await history.push(message));
+    // Not while the call waits for its result: the push of the result (the next request
+    // is due) mends it.
+    assert.deepEqual(
+      results.map((r) => r?.changed ?? false),
+      [false, false, true, false],
+    );
+    assert.deepEqual(validateChain(history.messages(), { format: "anthropic" }), []);
+    assert.equal(history.messages()[1].content.length, 1, "only the blank text block went");
+  });
+
+  it("an answer pushed empty and streamed into is not mended away before it is filled", async () => {
+    // A chat UI pushes the assistant's message as its stream starts: `compact` would drop
+    // it as empty; the trigger waits for the next request.
+    const history = new History({ options: { maxTokens: 100_000 } });
+    await history.push({ role: "user", content: "hi" });
+    const streaming = { role: "assistant", content: "" };
+    assert.equal(await history.push(streaming), null);
+    streaming.content = "hello there";
+    await history.push({ role: "user", content: "thanks" });
+    assert.deepEqual(
+      history.messages().map((m) => m.content),
+      ["hi", "hello there", "thanks"],
+    );
+  });
+
   it("a push hands only the pushed message to the token counter", async () => {
     const counted = [];
     const tokenCounter = (texts) => {

@@ -158,6 +158,27 @@ describe("History.reportUsage: the provider's count as the trigger", () => {
     assert.ok(over <= 1, `${over} of 40 requests over the budget by the provider's count`);
   });
 
+  it("a scaled budget the chain cannot fit says it was scaled, and a lower report undoes it", async () => {
+    // The error named a budget the caller never gave (240 of 3000), at every later push.
+    const { History } = await import("contextfold");
+    const messages = [{ role: "system", content: "You are a careful assistant. ".repeat(80) }, ...openaiSections(6)];
+    const counted = measureChain(messages, { format: "openai" }).total.tokens;
+    const maxTokens = counted + 500;
+    const history = new History({ messages, options: { maxTokens } });
+    const reported = counted * 10;
+    const culprit = (e) =>
+      e.code === "budget_exceeded" &&
+      e.path === "options.maxTokens" &&
+      e.message.includes(`maxTokens ${maxTokens} scaled to`) &&
+      e.message.includes(`provider counted ${reported} tokens`);
+    await assert.rejects(history.reportUsage(reported), culprit);
+    await assert.rejects(history.push({ role: "user", content: "and now?" }), culprit);
+    // The provider's next count (about ours): the scale goes, pushes compact as before.
+    assert.equal(await history.reportUsage(counted), null);
+    assert.equal(await history.push({ role: "assistant", content: "fine" }), null);
+    assert.equal(history.toJSON().usage, undefined);
+  });
+
   it("counts the history with the options' tokenCounter, as the compaction does", async () => {
     // A counter counting more than the built-in estimate: the budget is scaled by the
     // provider's count against the counter's, not against the estimate (which left about

@@ -24,7 +24,7 @@ impl Session {
         #[wasm_bindgen(unchecked_optional_param_type = "NeedsCompactionOptions")] options: JsValue,
     ) -> JsResult<Session> {
         let trigger = TriggerOptions::read(&options)?;
-        let inner = contextfold::session::Session::new(trigger.format, trigger.strategy.clone());
+        let inner = contextfold::session::Session::new(trigger.format, trigger.strategy.clone(), trigger.provider);
         Ok(Session { inner, trigger })
     }
 

@@ -720,13 +720,27 @@ pub fn needs_compaction_json(
     if run::needs_compaction(&messages, &options.strategy, meter) {
         return Ok(true);
     }
-    if run::waits_for_results(&messages) {
-        return Ok(false);
+    Ok(repaired_rest(value, format, &messages, provider).is_some_and(|(rest, out)| out != rest))
+}
+
+/// What the provider repair pass `compact` ends with makes of the chain `messages` read
+/// from `container` in `format` (`provider` `None`: the format's): the messages it works
+/// on (those after the ones [`kept_first`] keeps) and their repair; `None` when they break
+/// no rule, or while a turn waits for its results (what `needs_compaction_json` checks
+/// under the budget).
+pub fn repaired_rest<'a>(
+    container: &Value,
+    format: Format,
+    messages: &'a [Message],
+    provider: Option<Provider>,
+) -> Option<(&'a [Message], Vec<Message>)> {
+    if run::waits_for_results(messages) {
+        return None;
     }
     let provider = provider.unwrap_or_else(|| crate::convert::provider_of(format));
-    let kept = kept_first(value, format, &messages);
+    let kept = kept_first(container, format, messages);
     let rest = messages.get(kept..).unwrap_or_default();
-    Ok(run::repair_would_change(rest, &repair_options(value, format, provider)))
+    run::repaired(rest, &repair_options(container, format, provider)).map(|out| (rest, out))
 }
 
 /// The repair pass `compact` ends with, for a chain read from `container` in `format`.

@@ -12,6 +12,7 @@ use crate::format::detect::Detector;
 use crate::format::{self, Format, FormatError};
 use crate::measure::{Meter, Unit};
 use crate::message::{Message, Role};
+use crate::repair::Provider;
 use crate::strategy::run::{self, StrategyConfig};
 use serde_json::Value;
 
@@ -22,6 +23,8 @@ pub struct Session {
     given: Option<Format>,
     detector: Detector,
     strategy: StrategyConfig,
+    /// The provider whose repair pass `compact` ends with (`None`: the format's).
+    provider: Option<Provider>,
     /// The unit the trigger counts in; `costs` are in it.
     unit: Unit,
     messages: Vec<Message>,
@@ -49,13 +52,15 @@ pub enum Pushed {
 
 impl Session {
     /// An empty session for messages in `format` (`None`: detected), with the strategy
-    /// whose trigger it answers.
-    pub fn new(format: Option<Format>, strategy: StrategyConfig) -> Session {
+    /// whose trigger it answers and the provider whose repair pass `compact` ends with
+    /// (`None`: the format's).
+    pub fn new(format: Option<Format>, strategy: StrategyConfig, provider: Option<Provider>) -> Session {
         let unit = strategy.trigger_unit();
         Session {
             given: format,
             detector: Detector::default(),
             strategy,
+            provider,
             unit,
             messages: Vec::new(),
             costs: Vec::new(),
@@ -125,7 +130,7 @@ impl Session {
 
     /// Holds `items` (the whole array) in place of what the session held.
     pub fn reset(&mut self, items: Vec<Value>, meter: Meter<'_>) -> Result<(), FormatError> {
-        let mut fresh = Session::new(self.given, self.strategy.clone());
+        let mut fresh = Session::new(self.given, self.strategy.clone(), self.provider);
         match fresh.push(items, meter)? {
             Pushed::Held => {
                 *self = fresh;
@@ -137,10 +142,23 @@ impl Session {
     }
 
     /// Whether `compact` with the session's strategy would do anything now, as
-    /// [`run::needs_compaction`] on the whole chain answers it, from the costs held: no
-    /// message is measured again (a token counter counts no chain).
+    /// [`crate::pipeline::needs_compaction_json`] on the whole array answers it: the
+    /// strategy's trigger from the costs held (no message is measured again, a token
+    /// counter counts no chain), else, once the chain ends in a user message or tool
+    /// results (the next request is due), whether the repair pass would change it (a
+    /// validation of the chain, which a clean chain passes without a change). Not while it
+    /// ends in an answer: a chat UI pushes the answer it streams as the stream starts,
+    /// empty, and fills it in place (mended then, the placeholder would go); and the
+    /// validation, of the whole chain, is made once per request, not at every push.
     pub fn needs_compaction(&self, meter: Meter<'_>) -> bool {
-        run::needs_compaction_with_costs(&self.messages, &self.costs, self.unit, &self.strategy, meter)
+        if run::needs_compaction_with_costs(&self.messages, &self.costs, self.unit, &self.strategy, meter) {
+            return true;
+        }
+        let due = self.messages.last().is_some_and(|m| matches!(m.role, Role::User | Role::Tool));
+        let Some(format) = self.read_as.filter(|_| due) else { return false };
+        // A bare array: no request fields (no `thinking`, no continued conversation).
+        crate::pipeline::repaired_rest(&Value::Null, format, &self.messages, self.provider)
+            .is_some_and(|(rest, out)| out != rest)
     }
 
     /// The messages held, as the whole array reads.

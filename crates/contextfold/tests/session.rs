@@ -7,9 +7,10 @@ mod common;
 use contextfold::format::{self, Format};
 use contextfold::measure::{Amount, Meter, Unit};
 use contextfold::message::{Message, Role};
+use contextfold::pipeline::needs_compaction_json;
 use contextfold::session::{Pushed, Session};
 use contextfold::strategy::auto::AutoConfig;
-use contextfold::strategy::run::{needs_compaction, StrategyConfig};
+use contextfold::strategy::run::{self, StrategyConfig};
 use serde_json::{json, Value};
 
 /// The chains to replay: the demo session and the real transcripts, as message arrays.
@@ -50,7 +51,7 @@ fn a_session_holds_what_the_whole_array_reads_in_every_format() {
             // Detection where the whole array is detected at all.
             let detectable = format::detect(&Value::Array(items.clone())).is_ok();
             for given in [detectable.then_some(None), Some(Some(format))].into_iter().flatten() {
-                let mut session = Session::new(given, StrategyConfig::default());
+                let mut session = Session::new(given, StrategyConfig::default(), None);
                 // Pushed one at a time, then two at a time: the same.
                 let mut stale = 0;
                 let size = if given.is_some() { 2 } else { 1 };
@@ -77,6 +78,16 @@ fn a_session_holds_what_the_whole_array_reads_in_every_format() {
     }
 }
 
+/// What the session's trigger answers for the whole `array`: `needs_compaction_json`'s
+/// answer, but for the repair pass only once the chain ends in a user message or tool
+/// results (see `Session::needs_compaction`).
+fn trigger_on(array: &Value, strategy: &StrategyConfig, meter: Meter<'_>) -> bool {
+    let whole = needs_compaction_json(array, None, strategy, None, meter).unwrap();
+    let (messages, _) = format::read_auto(array).unwrap();
+    let due = matches!(messages.last().unwrap().role, Role::User | Role::Tool);
+    whole && (due || run::needs_compaction(&messages, strategy, meter))
+}
+
 #[test]
 fn the_trigger_answers_as_needs_compaction_on_the_whole_chain_at_every_push() {
     let meter = Meter::default();
@@ -93,14 +104,15 @@ fn the_trigger_answers_as_needs_compaction_on_the_whole_chain_at_every_push() {
     for strategy in strategies {
         for format in [Format::OpenAi, Format::Anthropic, Format::OpenAiResponses] {
             let items = array_in(demo, format).unwrap();
-            let mut session = Session::new(None, strategy.clone());
+            let mut session = Session::new(None, strategy.clone(), None);
             let mut fired = 0;
             for (i, item) in items.iter().enumerate() {
                 if session.push(vec![item.clone()], meter).unwrap() == Pushed::Stale {
                     session.reset(items[..=i].to_vec(), meter).unwrap();
                 }
-                let (whole, _) = format::read_auto(&Value::Array(items[..=i].to_vec())).unwrap();
-                let expected = needs_compaction(&whole, &strategy, meter);
+                let array = Value::Array(items[..=i].to_vec());
+                let (whole, _) = format::read_auto(&array).unwrap();
+                let expected = trigger_on(&array, &strategy, meter);
                 assert_eq!(session.messages(), whole.as_slice(), "{} {format:?} after {i}", strategy.name());
                 assert_eq!(session.needs_compaction(meter), expected, "{} {format:?} after {i}", strategy.name());
                 fired += usize::from(expected);
@@ -142,15 +154,15 @@ fn the_trigger_counts_no_chain_again_whatever_the_strategy() {
     for strategy in strategies {
         let counter = Counting::default();
         let meter = Meter::new(&counter);
-        let mut session = Session::new(Some(Format::OpenAi), strategy.clone());
+        let mut session = Session::new(Some(Format::OpenAi), strategy.clone(), None);
         let mut by_trigger = 0;
         for item in &items {
             session.push(vec![item.clone()], meter).unwrap();
             let before = counter.0.get();
             let needed = session.needs_compaction(meter);
             by_trigger += counter.0.get() - before;
-            let (whole, _) = format::read_auto(&Value::Array(items[..session.messages().len()].to_vec())).unwrap();
-            assert_eq!(needed, needs_compaction(&whole, &strategy, Meter::default()), "{}", strategy.name());
+            let array = Value::Array(items[..session.messages().len()].to_vec());
+            assert_eq!(needed, trigger_on(&array, &strategy, Meter::default()), "{}", strategy.name());
         }
         // At most the restoration layout's head each time, never the chain at every push.
         assert!(
@@ -165,7 +177,7 @@ fn the_trigger_counts_no_chain_again_whatever_the_strategy() {
 #[test]
 fn a_narrower_format_makes_the_session_stale_and_a_reset_reads_it_again() {
     let meter = Meter::default();
-    let mut session = Session::new(None, StrategyConfig::default());
+    let mut session = Session::new(None, StrategyConfig::default(), None);
     let text = json!({"role": "user", "content": "hi"});
     assert_eq!(session.push(vec![text.clone()], meter).unwrap(), Pushed::Held);
     assert_eq!(session.format(), Some(Format::OpenAi));
@@ -183,7 +195,7 @@ fn a_narrower_format_makes_the_session_stale_and_a_reset_reads_it_again() {
 fn a_message_no_format_reads_leaves_the_session_as_it_was() {
     let meter = Meter::default();
     let strategy = StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(10)));
-    let mut session = Session::new(None, strategy);
+    let mut session = Session::new(None, strategy, None);
     session.push(vec![json!({"role": "user", "content": "hi"})], meter).unwrap();
     let (messages, total) = (session.messages().to_vec(), session.total());
     let err = session.push(vec![json!({"role": "user", "content": 5})], meter).unwrap_err();
@@ -191,4 +203,41 @@ fn a_message_no_format_reads_leaves_the_session_as_it_was() {
     assert_eq!((session.messages(), session.total()), (messages.as_slice(), total));
     session.push(vec![json!({"role": "assistant", "content": "hello there, a longer answer"})], meter).unwrap();
     assert!(session.needs_compaction(meter));
+}
+
+#[test]
+fn the_trigger_fires_under_the_budget_for_what_the_repair_pass_mends_once_a_request_is_due() {
+    // `compact` mends a whitespace-only text block (Anthropic rejects it) whatever the
+    // chain's size: the session's trigger says so as `needsCompaction` on the array does
+    // (it said false, so a History never mended it), once the chain ends in a user
+    // message or results; not while it ends in an answer (it may be streaming in).
+    let meter = Meter::default();
+    let strategy = StrategyConfig::Auto(AutoConfig::for_budget(Amount::Tokens(100_000)));
+    let items = [
+        json!({"role": "user", "content": "hello"}),
+        json!({"role": "assistant", "content": [
+            {"type": "text", "text": "\n\n"},
+            {"type": "tool_use", "id": "toolu_01", "name": "ls", "input": {"path": "."}},
+        ]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "a.txt"}]}),
+        json!({"role": "assistant", "content": "one file"}),
+        json!({"role": "user", "content": "thanks"}),
+    ];
+    for (provider, mends) in [(None, true), (Some(contextfold::repair::Provider::OpenAi), false)] {
+        let mut session = Session::new(Some(Format::Anthropic), strategy.clone(), provider);
+        let mut fired = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            session.push(vec![item.clone()], meter).unwrap();
+            let array = Value::Array(items[..=i].to_vec());
+            let whole = needs_compaction_json(&array, Some(Format::Anthropic), &strategy, provider, meter).unwrap();
+            fired.push((session.needs_compaction(meter), whole));
+        }
+        // The call waits after push 1; the answer (push 3) may be streaming in.
+        let expected = if mends {
+            vec![(false, false), (false, false), (true, true), (false, true), (true, true)]
+        } else {
+            vec![(false, false); 5]
+        };
+        assert_eq!(fired, expected, "{provider:?}");
+    }
 }

@@ -451,19 +451,25 @@ fn lift_summary(messages: &[Message]) -> Option<Vec<Message>> {
 /// on an unchanged chain (a turn in progress set aside, then mended with the rest), since
 /// some findings (a call still waiting for its result) are left as they are.
 pub fn repair_would_change(messages: &[Message], options: &RepairOptions) -> bool {
+    repaired(messages, options).is_some_and(|out| out != messages)
+}
+
+/// What the repair pass `compact` ends with makes of an unchanged chain; `None` when the
+/// chain breaks no rule (one validation: the common case). See [`repair_would_change`].
+pub fn repaired(messages: &[Message], options: &RepairOptions) -> Option<Vec<Message>> {
     let broken = |m: &[Message]| !validate_request(m, options.provider, &options.request).is_empty();
     if !broken(messages) {
-        return false;
+        return None;
     }
     let Some((turn, body)) = split_turn_in_progress(messages).or_else(|| split_thinking_cycle(messages)) else {
-        return repair(messages, options).messages != messages;
+        return Some(repair(messages, options).messages);
     };
     let mut out = if broken(body) { repair(body, options).messages } else { body.to_vec() };
     out.extend_from_slice(turn);
     if broken(&out) {
         out = repair_owned(out, options).messages;
     }
-    out != messages
+    Some(out)
 }
 
 /// Whether the chain ends in a turn in progress (see [`compact`]): calls waiting for their
