@@ -13,8 +13,8 @@
 
 use super::{Item, RepairStep};
 use crate::format::responses::ids::{drop_message_id, drop_part_id, message_id, part_id, IdKind};
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Message, Part, Role};
-use std::collections::HashSet;
 
 /// Positions `(message, part)` of reasoning parts left without their following item.
 pub(crate) fn orphan_reasoning(messages: &[&Message]) -> Vec<(usize, usize)> {
@@ -43,7 +43,7 @@ pub(crate) struct DuplicateId<'a> {
 
 /// Every later copy of an item `id`, in chain order.
 pub(crate) fn duplicate_ids<'a>(messages: &[&'a Message]) -> Vec<DuplicateId<'a>> {
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::default();
     let mut out = Vec::new();
     for (index, m) in messages.iter().enumerate() {
         let own = message_id(m).map(|id| (None, id, IdKind::Optional));
@@ -71,7 +71,7 @@ pub(crate) fn drop_duplicate_ids(items: Vec<Item>, steps: &mut Vec<RepairStep>) 
     let mut out = Vec::with_capacity(items.len());
     for (i, mut item) in items.into_iter().enumerate() {
         let index = item.origin;
-        let mut gone: HashSet<usize> = HashSet::new();
+        let mut gone: HashSet<usize> = HashSet::default();
         for &(_, part, kind) in found.iter().filter(|(m, _, _)| *m == i) {
             match (part, kind) {
                 (None, _) => {

@@ -26,8 +26,9 @@
 use super::{Item, OrphanResults, Provider, RepairOptions, RepairStep, DEFAULT_PENDING_PLACEHOLDER};
 use crate::ast::FALLBACK_TOOL_ARGS;
 use crate::format::responses::native::{answered_by_item_only, refers_to_stored_item};
+use crate::hashing::{HashMap, HashSet};
 use crate::message::{Extra, Message, Part, Role, ToolCallPart};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// Name given to an added call when the orphan result carries no name.
 const UNKNOWN_TOOL_NAME: &str = "unknown_tool";
@@ -128,8 +129,8 @@ pub(crate) fn answered_in_turn(messages: &[Message]) -> bool {
 pub(crate) fn analyze<'a>(messages: &[&'a Message], answer_orphans: bool) -> Pairing<'a> {
     let mut pairing = Pairing::default();
     // Keyed by the ids where they lie: nothing is copied to be looked up.
-    let mut latest: HashMap<&'a str, usize> = HashMap::new();
-    let mut answered: HashSet<(usize, &'a str)> = HashSet::new();
+    let mut latest: HashMap<&'a str, usize> = HashMap::default();
+    let mut answered: HashSet<(usize, &'a str)> = HashSet::default();
     let mut owner: Option<usize> = None;
     let mut leading = true;
     for (i, &m) in messages.iter().enumerate() {
