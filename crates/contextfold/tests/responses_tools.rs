@@ -125,10 +125,11 @@ fn local_shell_and_mcp_calls_are_exchanges_with_their_outputs() {
         "{:?}",
         validate(&messages, Provider::OpenAiResponses)
     );
-    // user, then per call an assistant message and its tool message, then the answer.
+    // user, then per call an assistant message and its tool message, but the mcp_call's
+    // turn goes on to the computer call (both results after it), then the answer.
     let roles: Vec<Role> = messages[..16].iter().map(|m| m.role).collect();
     use Role::{Assistant as A, Tool as T, User as U};
-    assert_eq!(roles, [U, A, T, A, T, A, T, A, T, A, T, A, T, A, T, A]);
+    assert_eq!(roles, [U, A, T, A, T, A, T, A, T, A, T, A, T, T, A, U]);
     assert!(contextfold::ChainAst::parse(&messages).is_ok());
     // Each output is its call's, under the call's id.
     for (call, result) in [("l0", "local"), ("lb0", "listing"), ("mcp_0", "mcp")] {
@@ -303,4 +304,38 @@ fn generated_images_count_by_their_area_and_never_reach_a_summarizer_as_base64()
     assert!(prompt.transcript.contains("[image generated]"), "{}", prompt.transcript);
     // Written back verbatim.
     assert_eq!(write(&messages), items);
+}
+
+#[test]
+fn an_mcp_call_inside_a_turn_leaves_the_turn_whole_and_its_calls_answered_in_place() {
+    // A response calling a function, the hosted MCP tool and the shell at once: the turn
+    // was cut at the `mcp_call`, so the function's output (after the turn, as the API
+    // sends it) was "not right after its call": parse refused the chain, validate flagged
+    // it and compact moved the output between the calls.
+    let items = json!([
+        { "role": "user", "content": "go" },
+        { "type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc" },
+        { "type": "function_call", "call_id": "call_A", "name": "f", "arguments": "{}" },
+        { "type": "mcp_call", "id": "mcp_1", "server_label": "s", "name": "t", "arguments": "{}", "output": "ok" },
+        { "type": "shell_call", "call_id": "call_B", "action": { "commands": ["ls"] }, "status": "completed" },
+        { "type": "function_call_output", "call_id": "call_A", "output": "a" },
+        { "type": "shell_call_output", "call_id": "call_B", "output": [] },
+        { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "done" }] },
+    ]);
+    let messages = read(&items);
+    use Role::{Assistant as A, Tool as T, User as U};
+    assert_eq!(messages.iter().map(|m| m.role).collect::<Vec<_>>(), [U, A, T, T, T, A]);
+    assert_eq!(messages[1].tool_calls().count(), 3);
+    assert_eq!(write(&messages), items);
+    assert!(
+        validate(&messages, Provider::OpenAiResponses).is_empty(),
+        "{:?}",
+        validate(&messages, Provider::OpenAiResponses)
+    );
+    assert!(contextfold::ChainAst::parse(&messages).is_ok());
+    let repaired = contextfold::repair::repair(
+        &messages,
+        &contextfold::repair::RepairOptions::for_provider(Provider::OpenAiResponses),
+    );
+    assert_eq!(repaired.messages, messages);
 }

@@ -168,29 +168,32 @@ enum Item {
 
 fn read_items(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     let mut turn: Vec<Part> = Vec::new();
+    // The results of the turn's `mcp_call`s, after it: a turn goes on past an `mcp_call`
+    // (more calls, whose outputs come after the turn, must stay right after their calls).
+    let mut exchanged: Vec<Message> = Vec::new();
     // The `call_id` of each `local_shell_call` by its item `id`, which its output may name.
     let mut shell_calls: HashMap<String, String> = HashMap::default();
+    let end_turn = |turn: &mut Vec<Part>, exchanged: &mut Vec<Message>, out: &mut Vec<Message>| {
+        if !turn.is_empty() {
+            out.push(Message::new(Role::Assistant, std::mem::take(turn)));
+        }
+        out.append(exchanged);
+    };
     let mut out = items.read_all(out, |i, item, out| {
-        let message = match read_item(item, path.index(i), &mut shell_calls)? {
-            Item::Assistant(parts) => {
-                turn.extend(parts);
-                return Ok(());
-            }
-            Item::Message(message) => message,
+        match read_item(item, path.index(i), &mut shell_calls)? {
+            Item::Assistant(parts) => turn.extend(parts),
             Item::Exchange(call, message) => {
                 turn.push(call);
-                message
+                exchanged.push(message);
             }
-        };
-        if !turn.is_empty() {
-            out.push(Message::new(Role::Assistant, std::mem::take(&mut turn)));
+            Item::Message(message) => {
+                end_turn(&mut turn, &mut exchanged, out);
+                out.push(message);
+            }
         }
-        out.push(message);
         Ok(())
     })?;
-    if !turn.is_empty() {
-        out.push(Message::new(Role::Assistant, turn));
-    }
+    end_turn(&mut turn, &mut exchanged, &mut out);
     Ok(out)
 }
 
