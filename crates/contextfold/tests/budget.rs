@@ -241,6 +241,12 @@ fn summarizer_failures_fail_the_call_or_trim_within_budget() {
     assert!(tokens(&out.messages) <= 3000);
     assert!(!out.report.errors.is_empty() && !out.report.rolled_back);
     ChainAst::parse(&out.messages).unwrap();
+    // What went is listed where it was (the report said only that the calls failed).
+    for section in out.report.sections.iter().filter(|s| s.actions.iter().any(|a| matches!(a, Action::Failed { .. }))) {
+        let dropped = Action::Trimmed { what: "content whose summary failed" };
+        assert!(section.actions.contains(&dropped), "{:?}", section.actions);
+    }
+    assert!(out.report.sections.iter().any(|s| s.actions.iter().any(|a| matches!(a, Action::Failed { .. }))));
 
     let config = BudgetConfig { on_error: OnError::Throw, ..BudgetConfig::new(Amount::Tokens(3000)) };
     assert_eq!(run(&chain, &config, &fail).unwrap_err().code(), "summarizer_failed");

@@ -127,7 +127,9 @@ pub enum Action {
     /// was there (mask, auto).
     #[serde(rename_all = "camelCase")]
     Masked { message: usize, tool: String, bytes_before: usize, bytes_after: usize },
-    /// A summary call for this section failed; its content was kept.
+    /// A summary call for this section failed; its content was kept (`budget`, which
+    /// never returns a chain over its budget, drops it under `onError: "partial"`, listed
+    /// as `Trimmed`).
     #[serde(rename_all = "camelCase")]
     Failed {
         #[cfg_attr(feature = "tsify", tsify(type = "SummaryRequestKind"))]

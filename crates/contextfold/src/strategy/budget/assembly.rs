@@ -66,8 +66,19 @@ pub(super) fn assemble<'a>(
     }
     let mut condensed: Vec<Message> = Vec::new();
     let mut in_section: Option<BodyPair> = None;
-    for (chunk, summary) in plan.chunks.iter().zip(answers.summaries) {
-        let Some(text) = summary else { continue };
+    for ((chunk, summary), verbatim) in plan.chunks.iter().zip(answers.summaries).zip(&answers.verbatim) {
+        let Some(text) = summary else {
+            // A failed call under `onError: "partial"` (else there is no result): its
+            // content goes, said where it was.
+            if !verbatim {
+                for segment in &chunk.segments {
+                    if let Some(a) = actions.get_mut(segment.section) {
+                        a.push(Action::Trimmed { what: "content whose summary failed" });
+                    }
+                }
+            }
+            continue;
+        };
         if chunk.in_cut {
             let replaced =
                 sections.get(plan.cut_section).and_then(|s| s.body().get(..plan.cut_pair)).unwrap_or_default();
