@@ -610,6 +610,44 @@ describe("the report and the trigger tell what compact returns", () => {
     // The repair pass of the provider asked for: the generic rules take a whitespace-only text.
     assert.equal(needsCompaction(blank, { maxTokens: 200_000, provider: "generic" }), false);
   });
+
+  it("needsCompaction asks about what compact compacts: not a final thinking tool cycle it keeps", async () => {
+    // The tool cycle that thinks, then the user's words in the results' message: compact
+    // keeps it as it is (its signed thinking with it), and has nothing before it to fold.
+    const cycle = [
+      { role: "user", content: [{ type: "text", text: "find the parser test" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "redacted_thinking", data: "REDQm" },
+          {
+            type: "tool_use",
+            id: "toolu_01",
+            name: "search",
+            input: { content: "the cargo parser test\n".repeat(60) },
+          },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_01", content: "found" },
+          { type: "text", text: "TODO fix" },
+        ],
+      },
+    ];
+    const strategy = { name: "sections", lastSecBytes: 2000, maxBpBytes: 800, minSummarizeBytes: 100 };
+    const summarizer = recording();
+    for (const chain of [cycle, [...anthropic, ...cycle.slice(1)]]) {
+      const options = { strategy, maxBytes: 7880, summarizer };
+      assert.deepEqual(validateChain(chain), []);
+      const needed = needsCompaction(chain, options);
+      const { changed } = await compact(chain, options);
+      assert.equal(needed, changed, JSON.stringify(chain.length));
+    }
+    // The history before the cycle is folded, and the trigger said so.
+    assert.ok(summarizer.calls.length > 0);
+  });
 });
 
 describe("tokenCounter, as the README documents it", () => {

@@ -177,6 +177,28 @@ describe("AI SDK tool approvals and provider-executed tools (made by `ai`, judge
     });
   }
 
+  for (const [label, extra] of [
+    ["two user messages in a row", { role: "user", content: "(and empty the trash)" }],
+    ["a system note mid-chat", { role: "system", content: "Note: the user is an admin." }],
+  ]) {
+    for (const strategy of ["auto", "mask"]) {
+      it(`${strategy}, a chain that needs a repair (${label}): each approval kept keeps the user's answer`, async () => {
+        const history = await agentHistory(6);
+        // Before the last removal's request, where a budget keeps it verbatim.
+        const at = history.findLastIndex((m) => partsOf([m], "tool-approval-request").length > 0);
+        const chain = [...history.slice(0, at), extra, ...history.slice(at)];
+        const maxTokens = Math.floor(bytes(chain) / 4 / 2);
+        const result = await compact(chain, { format: "aisdk", strategy, maxTokens, summarizer });
+        const asked = partsOf(result.messages, "tool-approval-request");
+        const answered = new Map(partsOf(chain, "tool-approval-response").map((p) => [p.approvalId, p]));
+        const kept = new Map(partsOf(result.messages, "tool-approval-response").map((p) => [p.approvalId, p]));
+        assert.ok(asked.length > 0);
+        for (const { approvalId } of asked) assert.deepEqual(kept.get(approvalId), answered.get(approvalId));
+        assert.deepEqual(await aiSdkModel(result.messages, { systemInInput: false }), []);
+      });
+    }
+  }
+
   it("a removal waiting for approval stays asked: after compaction the user's yes runs the tool", async () => {
     const history = await agentHistory(7, "asked");
     const asked = partsOf([history.at(-1)], "tool-approval-request")[0];

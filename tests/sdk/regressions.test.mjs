@@ -2,7 +2,8 @@
 // public API of the built package, judged by the SDK that rejected it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compact, convert, repairChain, validateChain } from "contextfold";
+import { isDeepStrictEqual } from "node:util";
+import { compact, convert, parseChain, repairChain, validateChain } from "contextfold";
 import { modelMessageSchema } from "ai";
 import { load } from "@langchain/core/load";
 import { mapStoredMessagesToChatMessages } from "@langchain/core/messages";
@@ -153,6 +154,28 @@ describe("issue 14 §3 regressions", () => {
     for (const m of v7)
       assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined, "valid ai 7 input");
     assert.deepEqual(convert(v7, { from: "aisdk", to: "aisdk" }).messages, v7);
+  });
+
+  it("AI SDK: a chat of text parts only, one with providerOptions, is read as the AI SDK's and compacted in its form", async () => {
+    // Anthropic prompt caching as the AI SDK docs set it: on a text part's providerOptions.
+    const cache = { anthropic: { cacheControl: { type: "ephemeral" } } };
+    const chat = [{ role: "user", content: [{ type: "text", text: "Read me the logs.", providerOptions: cache }] }];
+    for (let i = 0; i < 8; i++) {
+      chat.push({ role: "assistant", content: [{ type: "text", text: long(i) }] });
+      chat.push({ role: "user", content: [{ type: "text", text: `and ${i}?` }] });
+    }
+    assert.equal(parseChain(chat).format, "aisdk");
+    for (const strategy of ["auto", folding("sections")]) {
+      const result = await compact(chat, { strategy, maxTokens: 1500, summarizer: same });
+      assert.equal(result.changed, true);
+      for (const m of result.messages)
+        assert.equal((await modelMessageSchema["~standard"].validate(m)).issues, undefined, JSON.stringify(m));
+      const parts = result.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      assert.ok(
+        parts.some((p) => isDeepStrictEqual(p, chat[0].content[0])),
+        "the cached part is kept as it came",
+      );
+    }
   });
 
   it("LangChain: a toJSON() chain gets its summaries in the toJSON() form, which load and the OpenAI converter take", async () => {

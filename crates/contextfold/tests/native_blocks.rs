@@ -303,3 +303,57 @@ fn conversion_drops_ai_sdk_approvals_and_renders_the_other_native_parts() {
         assert!(validate(&converted.messages, provider).is_empty(), "{to:?}");
     }
 }
+
+/// The probe's chat: an approval turn after a chain that needs a repair (`extra` after the
+/// second user message: another user message, or a system note).
+fn approval_chat(extra: Value) -> Value {
+    let big: String = (0..300).map(|i| format!("line {i}: function f{i}(x) {{ return x * {i}; }}\n")).collect();
+    let mut chat = vec![
+        json!({ "role": "user", "content": "read a.ts" }),
+        json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "c1", "toolName": "read_file", "input": { "path": "a.ts" } }] }),
+        json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "c1", "toolName": "read_file", "output": { "type": "text", "value": big } }] }),
+        json!({ "role": "assistant", "content": "read it" }),
+        json!({ "role": "user", "content": "now delete it" }),
+    ];
+    chat.push(extra);
+    chat.extend([
+        json!({ "role": "assistant", "content": [
+            { "type": "tool-call", "toolCallId": "c2", "toolName": "delete_file", "input": { "path": "a.ts" } },
+            { "type": "tool-approval-request", "approvalId": "ap2", "toolCallId": "c2" }
+        ]}),
+        json!({ "role": "tool", "content": [{ "type": "tool-approval-response", "approvalId": "ap2", "approved": true, "reason": "go ahead" }] }),
+        json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "c2", "toolName": "delete_file", "output": { "type": "text", "value": "deleted" } }] }),
+        json!({ "role": "assistant", "content": "Deleted." }),
+        json!({ "role": "user", "content": "thanks" }),
+        json!({ "role": "assistant", "content": "You're welcome." }),
+    ]);
+    Value::Array(chat)
+}
+
+#[test]
+fn an_approval_response_alone_in_its_tool_message_survives_a_repaired_chain() {
+    use contextfold::measure::{Amount, Meter};
+    use contextfold::strategy::run::{compact, CompactOptions, StrategyConfig};
+    let summarizer = contextfold::summarize::extractive::ExtractiveSummarizer::default();
+    let controls = contextfold::summarize::Controls::default();
+    let mut strategies = common::folding_strategies();
+    strategies.push(StrategyConfig::Auto(contextfold::strategy::auto::AutoConfig::for_budget(Amount::Tokens(1000))));
+    strategies.push(StrategyConfig::Mask(Default::default()));
+    for extra in [
+        json!({ "role": "user", "content": "(and empty the trash)" }),
+        json!({ "role": "system", "content": "Note: the user is an admin." }),
+    ] {
+        let messages = format::read(&approval_chat(extra.clone()), Format::AiSdk).unwrap();
+        for strategy in &strategies {
+            let options = CompactOptions { strategy: strategy.clone(), ..Default::default() };
+            let out =
+                futures::executor::block_on(compact(&messages, &options, &summarizer, &controls, Meter::default()))
+                    .unwrap();
+            let written = format::write(&out.messages, Format::AiSdk).unwrap().to_string();
+            // The request and the user's answer stay together (or go together into a summary).
+            let asked = written.contains("\"tool-approval-request\"");
+            let answered = written.contains("\"tool-approval-response\"") && written.contains("go ahead");
+            assert_eq!(asked, answered, "{extra} {strategy:?}: {written}");
+        }
+    }
+}

@@ -12,7 +12,8 @@
 //!   message before any reply is an error (repair: merged into the first); a user message
 //!   after replies in a section without one opens a new section too (upstream: an error,
 //!   repaired by moving it into the header, before the replies, which reorders the chat);
-//! - every assistant message opens its own body pair; tool messages join the open pair;
+//! - every assistant message opens its own body pair; tool messages join the open pair
+//!   (one holding only a native block, an AI SDK approval response, too: it is kept);
 //!   a tool message with no open pair, or after a completion, is an error (repair: dropped);
 //! - every tool call needs exactly one result and every result a call: missing results
 //!   (repair: a fallback result is added), results for unknown calls (repair: a call with
@@ -320,7 +321,10 @@ impl<'a> Parser<'a> {
             let parts = kept.iter().filter_map(|&at| m.parts.get(at).cloned()).collect();
             Cow::Owned(Message { role: m.role, parts, extra: m.extra.clone() })
         };
-        if kept.tool_results().next().is_some() {
+        // A message left with no part had only duplicate results (each listed above); one
+        // holding a native block alone (an AI SDK approval response) is kept: the block is
+        // the user's answer, not a result to pair.
+        if !kept.parts.is_empty() {
             pair.tools.push(kept);
         }
         Ok(())
@@ -439,22 +443,69 @@ mod tests {
                 }));
                 Message::new(Role::Assistant, parts)
             }),
-            ids.prop_filter("a tool message holds a result", |ids| !ids.is_empty()).prop_map(|ids| {
-                let parts = ids
-                    .iter()
-                    .map(|i| {
-                        Part::ToolResult(ToolResultPart {
-                            call_id: format!("c{i}"),
-                            name: None,
-                            content: vec![Part::text("out")],
-                            is_error: false,
-                            extra: Extra::new(),
+            // Results, and maybe the user's answer to an approval request (an AI SDK native
+            // block, alone when there is no result).
+            (ids, any::<bool>()).prop_filter("a tool message is not empty", |(ids, a)| *a || !ids.is_empty()).prop_map(
+                |(ids, answer)| {
+                    let mut parts: Vec<Part> = ids
+                        .iter()
+                        .map(|i| {
+                            Part::ToolResult(ToolResultPart {
+                                call_id: format!("c{i}"),
+                                name: None,
+                                content: vec![Part::text("out")],
+                                is_error: false,
+                                extra: Extra::new(),
+                            })
                         })
-                    })
-                    .collect();
-                Message::new(Role::Tool, parts)
-            }),
+                        .collect();
+                    if answer {
+                        parts.insert(0, approval_response());
+                    }
+                    Message::new(Role::Tool, parts)
+                }
+            ),
         ]
+    }
+
+    /// An AI SDK `tool-approval-response`, as its reader keeps it.
+    fn approval_response() -> Part {
+        let block = serde_json::json!({ "type": "tool-approval-response", "approvalId": "ap", "approved": true, "reason": "go ahead" });
+        crate::format::native_block::part(&block, crate::message::marker_namespace::AISDK, "[approved]".into())
+    }
+
+    #[test]
+    fn a_tool_message_holding_only_an_approval_response_is_kept() {
+        let call = Part::ToolCall(ToolCallPart {
+            id: "c1".into(),
+            name: "rm".into(),
+            arguments: "{}".into(),
+            signature: None,
+            extra: Extra::new(),
+        });
+        let result = Part::ToolResult(ToolResultPart {
+            call_id: "c1".into(),
+            name: None,
+            content: vec![Part::text("removed")],
+            is_error: false,
+            extra: Extra::new(),
+        });
+        let answer = Message::new(Role::Tool, vec![approval_response()]);
+        let turn = [Message::new(Role::Assistant, vec![call]), answer.clone(), Message::new(Role::Tool, vec![result])];
+        // As it comes, and after a repair elsewhere in the chain (two user messages).
+        for users in 1..=2 {
+            let mut chain = vec![Message::text(Role::User, "rm a"); users];
+            chain.extend(turn.iter().cloned());
+            for mode in [ParseMode::Strict, ParseMode::Repair] {
+                let Ok(parsed) = parse(&chain, mode) else {
+                    assert!(users == 2 && mode == ParseMode::Strict, "{users} {mode:?}");
+                    continue;
+                };
+                assert!(parsed.ast.into_messages().contains(&answer), "{users} {mode:?}");
+                let o = outline(&chain, mode).ok().and_then(|o| o.repaired.or(Some(chain.clone())));
+                assert!(o.is_some_and(|c| c.contains(&answer)), "{users} {mode:?}");
+            }
+        }
     }
 
     proptest! {
@@ -471,11 +522,25 @@ mod tests {
                     prop_assert_eq!(&o.starts, &ast.section_starts());
                     prop_assert_eq!(o.sections, ast.sections().len());
                     prop_assert_eq!(&o.repairs, &repairs);
-                    let expected = (!repairs.is_empty()).then(|| ast.into_messages());
-                    prop_assert_eq!(&o.repaired, &expected);
-                    if o.repaired.is_none() {
-                        // Nothing repaired: the chain as it came is the chain parsed.
+                    let messages = ast.into_messages();
+                    // Every native block stays, but in a tool message a repair dropped.
+                    let blocks = |ms: &[Message]| ms.iter().flat_map(|m| &m.parts).filter(|p| p.is_native_block()).count();
+                    let dropped: Vec<Message> = repairs
+                        .iter()
+                        .filter_map(|r| match r {
+                            RepairAction::DroppedToolMessage { index } => chain.get(*index).cloned(),
+                            _ => None,
+                        })
+                        .collect();
+                    prop_assert_eq!(blocks(&messages), blocks(&chain) - blocks(&dropped));
+                    if repairs.is_empty() {
+                        // Nothing repaired: the chain as it came is the chain parsed (nothing
+                        // is dropped without a repair saying so).
+                        prop_assert_eq!(&o.repaired, &None);
                         prop_assert_eq!(o.starts.last().copied(), Some(chain.len()));
+                        prop_assert_eq!(&messages, &chain);
+                    } else {
+                        prop_assert_eq!(&o.repaired, &Some(messages));
                     }
                 }
                 (Err(a), Err(b)) => prop_assert_eq!(a, b),

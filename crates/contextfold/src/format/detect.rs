@@ -20,8 +20,8 @@
 //!   `input_file` parts and an `{id}` item reference are OpenAI Responses only; string
 //!   content and `refusal` / `input_audio` parts fit it too;
 //! - `tool-call`, `tool-result`, `reasoning` parts, `image` parts with an `image` field,
-//!   `file` parts with `data`, a message-level `providerOptions` and `tool` messages with
-//!   a part array are AI SDK `ModelMessage` only;
+//!   `file` parts with `data`, `providerOptions` on a message or a `text` part and `tool`
+//!   messages with a part array are AI SDK `ModelMessage` only;
 //! - `system` messages with a string content fit OpenAI, Anthropic (a leading system
 //!   message inside `messages`) and the AI SDK; `tool` messages with a string content
 //!   fit OpenAI and the AI SDK;
@@ -564,6 +564,8 @@ fn classify_part(part: &Node<'_>) -> Result<Fits, String> {
     };
     let has = |key: &str| part.get(key).is_some();
     Ok(match part_type {
+        // Provider options ride on the AI SDK's parts alone.
+        "text" if has("providerOptions") => Fits::AISDK,
         "text" => Fits::CHAT,
         "image" if has("image") && !has("source") => Fits::AISDK,
         "image" => Fits::ANTHROPIC,
@@ -636,6 +638,13 @@ mod tests {
                 "request object",
                 json!({"system": "s", "messages": [{"role": "user", "content": "hi"}]}),
                 Format::Anthropic,
+            ),
+            (
+                "text part with providerOptions",
+                json!([{"role": "user", "content": [{"type": "text", "text": "hi",
+                "providerOptions": {"anthropic": {"cacheControl": {"type": "ephemeral"}}}}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "yo"}]}]),
+                Format::AiSdk,
             ),
         ];
         for (name, value, expected) in cases {

@@ -254,7 +254,7 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     meter: Meter<'_>,
 ) -> Result<CompactResult, CompactError> {
     let as_user = options.new_system == NewSystem::AsUser && !messages.iter().any(|m| m.role == Role::System);
-    let Some((turn, body)) = split_turn_in_progress(messages).or_else(|| split_thinking_cycle(messages)) else {
+    let Some((turn, body)) = set_aside(messages) else {
         return compact_whole(messages, options, as_user, summarizer, controls, meter).await;
     };
     let strategy = &options.strategy;
@@ -277,6 +277,13 @@ async fn compact_valid<S: Summarizer + ?Sized>(
     result.report.after = Totals::of(&result.messages);
     result.changed = result.messages != messages;
     Ok(result)
+}
+
+/// `(turn, rest)`: what [`compact`] sets aside and gives back as it was (a turn in
+/// progress, or a final thinking tool cycle), and the history before it, the one part it
+/// compacts. The trigger asks its strategy about that part too, so the two cannot differ.
+fn set_aside(messages: &[Message]) -> Option<(&[Message], &[Message])> {
+    split_turn_in_progress(messages).or_else(|| split_thinking_cycle(messages))
 }
 
 /// `(turn, rest)` when the turn in flight ([`crate::repair::in_flight`]: the last
@@ -461,7 +468,7 @@ pub fn repaired(messages: &[Message], options: &RepairOptions) -> Option<Vec<Mes
     if !broken(messages) {
         return None;
     }
-    let Some((turn, body)) = split_turn_in_progress(messages).or_else(|| split_thinking_cycle(messages)) else {
+    let Some((turn, body)) = set_aside(messages) else {
         return Some(repair(messages, options).messages);
     };
     let mut out = if broken(body) { repair(body, options).messages } else { body.to_vec() };
@@ -503,10 +510,30 @@ pub fn needs_compaction_with_costs(
 }
 
 /// The one trigger of every strategy; `known`: the messages' costs in a unit, when held.
+/// It asks the strategy about what [`compact`] gives it: the history before a turn it sets
+/// aside ([`set_aside`]), within what that turn leaves of a hard budget (the turn alone
+/// reaching it, `compact` fails: there is an error to see now).
 fn trigger(messages: &[Message], known: Option<(&[usize], Unit)>, strategy: &StrategyConfig, meter: Meter<'_>) -> bool {
     if waits_for_results(messages) {
         return false;
     }
+    let Some((turn, body)) = set_aside(messages) else {
+        return strategy_trigger(messages, known, strategy, meter);
+    };
+    let options = CompactOptions { strategy: strategy.clone(), ..CompactOptions::default() };
+    let Ok(options) = without(&options, turn, meter, "the turn in progress") else { return true };
+    // The body opens the chain: its costs are the first ones held.
+    let known = known.map(|(costs, unit)| (costs.get(..body.len()).unwrap_or(costs), unit));
+    strategy_trigger(body, known, &options.strategy, meter)
+}
+
+/// Whether `strategy` would change `messages`, all of which it would be given.
+fn strategy_trigger(
+    messages: &[Message],
+    known: Option<(&[usize], Unit)>,
+    strategy: &StrategyConfig,
+    meter: Meter<'_>,
+) -> bool {
     // The costs held, when in the unit asked.
     let held = |unit: Unit| known.filter(|(costs, u)| *u == unit && costs.len() == messages.len()).map(|(c, _)| c);
     let over = |max: Amount| match held(max.unit()) {
