@@ -125,11 +125,10 @@ fn local_shell_and_mcp_calls_are_exchanges_with_their_outputs() {
         "{:?}",
         validate(&messages, Provider::OpenAiResponses)
     );
-    // user, then per call an assistant message and its tool message, but the mcp_call's
-    // turn goes on to the computer call (both results after it), then the answer.
+    // user, then per call an assistant message and its tool message, then the answer.
     let roles: Vec<Role> = messages[..16].iter().map(|m| m.role).collect();
     use Role::{Assistant as A, Tool as T, User as U};
-    assert_eq!(roles, [U, A, T, A, T, A, T, A, T, A, T, A, T, T, A, U]);
+    assert_eq!(roles, [U, A, T, A, T, A, T, A, T, A, T, A, T, A, T, A]);
     assert!(contextfold::ChainAst::parse(&messages).is_ok());
     // Each output is its call's, under the call's id.
     for (call, result) in [("l0", "local"), ("lb0", "listing"), ("mcp_0", "mcp")] {
@@ -311,7 +310,8 @@ fn an_mcp_call_inside_a_turn_leaves_the_turn_whole_and_its_calls_answered_in_pla
     // A response calling a function, the hosted MCP tool and the shell at once: the turn
     // was cut at the `mcp_call`, so the function's output (after the turn, as the API
     // sends it) was "not right after its call": parse refused the chain, validate flagged
-    // it and compact moved the output between the calls.
+    // it and compact moved the output between the calls. An `mcp_call` that waits for
+    // nothing still ends its turn (`local_shell_and_mcp_calls_are_exchanges_...`).
     let items = json!([
         { "role": "user", "content": "go" },
         { "type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc" },

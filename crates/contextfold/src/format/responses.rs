@@ -168,8 +168,10 @@ enum Item {
 
 fn read_items(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Vec<Message>, FormatError> {
     let mut turn: Vec<Part> = Vec::new();
-    // The results of the turn's `mcp_call`s, after it: a turn goes on past an `mcp_call`
-    // (more calls, whose outputs come after the turn, must stay right after their calls).
+    // The results of `mcp_call`s made while the turn's client calls wait for their
+    // outputs (which come after the turn): after the turn, so that those outputs stay
+    // right after their calls. An `mcp_call` that waits for nothing ends its turn, its
+    // result right after it (the model saw it before going on).
     let mut exchanged: Vec<Message> = Vec::new();
     // The `call_id` of each `local_shell_call` by its item `id`, which its output may name.
     let mut shell_calls: HashMap<String, String> = HashMap::default();
@@ -183,8 +185,12 @@ fn read_items(items: Items<'_>, path: &JsonPath, out: Vec<Message>) -> Result<Ve
         match read_item(item, path.index(i), &mut shell_calls)? {
             Item::Assistant(parts) => turn.extend(parts),
             Item::Exchange(call, message) => {
+                let waits = turn.iter().any(|p| matches!(p, Part::ToolCall(c) if !native::is_mcp_call(c)));
                 turn.push(call);
                 exchanged.push(message);
+                if !waits {
+                    end_turn(&mut turn, &mut exchanged, out);
+                }
             }
             Item::Message(message) => {
                 end_turn(&mut turn, &mut exchanged, out);
