@@ -637,3 +637,23 @@ describe("tokenCounter, as the README documents it", () => {
     }
   });
 });
+
+describe("auto keeps its promises at small budgets", () => {
+  it("keeps a fold that meets the budget though it is larger in bytes (an image folded)", async () => {
+    const input = [
+      { role: "system", content: "42; mismatched = types fix types x" },
+      {
+        role: "user",
+        content: [
+          { type: "image_url", image_url: { url: "https://example.com/a.png" } },
+          { type: "text", text: "the parser const parser build TODO fix résumé types types" },
+        ],
+      },
+      { role: "assistant", content: "mismatched" },
+      { role: "user", content: "continue" },
+    ];
+    const r = await compact(input, { maxTokens: 107, strategy: { name: "auto", minSummarizeBytes: 64 } });
+    assert.ok(r.changed && !r.report.rolledBack);
+    assert.ok(r.report.after.tokens <= 107, `${r.report.after.tokens} tokens`);
+  });
+});

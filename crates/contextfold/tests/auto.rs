@@ -772,3 +772,49 @@ fn each_message_is_counted_once() {
     assert_eq!(out.report.before.tokens, tokens(&chain));
     assert_eq!(out.report.after.tokens, tokens(&out.messages));
 }
+
+/// `chain` (JSON) compacted by `auto` with the built-in summarizer, recording its requests.
+fn run_json(
+    chain: &serde_json::Value,
+    config: AutoConfig,
+    s: &Recording,
+) -> Result<contextfold::pipeline::JsonOutput, CompactError> {
+    let settings = CompactSettings { strategy: StrategyConfig::Auto(config), ..CompactSettings::default() };
+    block_on(compact_json(chain, &settings, s, &Controls::default(), Meter::default())).map_err(|e| e.error)
+}
+
+/// A fold that meets the budget is kept though it is larger in bytes than the chain it
+/// came from (an image folded into a summary: fewer tokens, more bytes). It was given
+/// back as a fold that gained nothing: the chain over its budget, with no error.
+#[test]
+fn a_fold_that_meets_the_budget_is_kept_though_larger_in_bytes() {
+    let chain = serde_json::json!([
+        { "role": "system", "content": "42; mismatched = types fix types x" },
+        { "role": "user", "content": [
+            { "type": "image_url", "image_url": { "url": "https://example.com/a.png" } },
+            { "type": "text", "text": "the parser const parser build TODO fix résumé types types" },
+        ] },
+        { "role": "assistant", "content": "mismatched" },
+        { "role": "user", "content": "continue" },
+    ]);
+    let mut larger = 0;
+    for min_summarize_bytes in [1, 64, 512] {
+        for max in 60..=130 {
+            let config = AutoConfig { min_summarize_bytes, ..config(max) };
+            match run_json(&chain, config, &Recording::default()) {
+                Ok(out) => {
+                    let after = &out.report.after;
+                    assert!(
+                        after.tokens <= max,
+                        "{max}/{min_summarize_bytes}: {} tokens, changed {}",
+                        after.tokens,
+                        out.changed
+                    );
+                    larger += usize::from(out.changed && after.bytes >= out.report.before.bytes);
+                }
+                Err(e) => assert_eq!(e.code(), "budget_exceeded", "{max}/{min_summarize_bytes}: {e}"),
+            }
+        }
+    }
+    assert!(larger > 0, "no fold larger in bytes was met: the case is not covered");
+}

@@ -23,7 +23,9 @@
 //!    exchange alone leave no room, the first request is summarized with the span, then
 //!    the answer before a closing user message; if even the system prompt and the latest
 //!    message are over `max`, the call fails with `budget_exceeded` saying so. So does a
-//!    failed summary under [`OnError::Partial`] that masking cannot stand in for.
+//!    failed summary under [`OnError::Partial`] that masking cannot stand in for. A
+//!    result meets `max` (it is kept even when larger in bytes than the chain: tokens
+//!    and bytes need not agree).
 //!
 //! Folding down to the low-water mark leaves room for the turns that follow: they only
 //! append until `max` is crossed again, so the prefix sent upstream stays the same. A
@@ -142,6 +144,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let before_tokens = (repairs.is_empty() && meter.is_estimate(config.max.unit())).then(|| sum(&costs));
     let mut run = Run { actions: vec![Vec::new(); sections], starts, engine: Engine::default(), errors: Vec::new() };
     let finish = |run: Run, result: Option<Vec<Message>>, repairs| {
+        let hard_budget = result.is_some();
         conclude(Outcome {
             strategy: "auto",
             original: messages,
@@ -152,7 +155,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
             repairs,
             on_error: config.on_error,
             cancelled: controls.cancel.is_cancelled(),
-            hard_budget: false,
+            // Every result meets the budget (each path ends in its check: `enforce`, the
+            // masking's target, the replay's sums): it is kept even when it is no smaller
+            // in bytes (an image folded into a summary: fewer tokens, more bytes). Given
+            // back, the chain stayed over the budget with no error.
+            hard_budget,
             before_tokens,
             after_tokens: None,
         })
