@@ -675,3 +675,104 @@ describe("tokenCounter, as the README documents it", () => {
     }
   });
 });
+
+describe("auto keeps its promises at small budgets", () => {
+  it("keeps the latest request verbatim at every budget that holds it (AI SDK), else budget_exceeded", async () => {
+    const words = (tag, n) =>
+      `${tag}: ${Array.from({ length: n }, (_, i) => ["fix", "the", "parser", "cache", "build", "tests"][i % 6] + i).join(" ")}`;
+    const output = Array.from({ length: 60 }, (_, i) => `line ${i}: function f${i}(x) { return x * ${i}; }`).join("\n");
+    const chain = [
+      { role: "system", content: "You are a coding agent." },
+      { role: "user", content: words("FIRST request", 30) },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_file", input: { path: "src/a.ts" } }],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "read_file", output: { type: "text", value: output } },
+        ],
+      },
+      { role: "assistant", content: [{ type: "text", text: "Answer 0: done" }] },
+      { role: "user", content: words("LATEST request", 30) },
+      { role: "assistant", content: [{ type: "text", text: "Answer 1: ok, fixed" }] },
+    ];
+    let met;
+    for (let maxTokens = 40; maxTokens <= 260; maxTokens += 10) {
+      try {
+        const r = await compact(chain, { maxTokens });
+        assert.ok(r.report.after.tokens <= maxTokens);
+        assert.ok(
+          JSON.stringify(r.messages).includes(words("LATEST request", 30)),
+          `${maxTokens}: the request was lost`,
+        );
+        met ??= maxTokens;
+      } catch (error) {
+        assert.equal(error.code, "budget_exceeded", `${maxTokens}: ${error.message}`);
+        assert.equal(met, undefined, `${maxTokens} failed where ${met} was met`);
+      }
+    }
+    assert.ok(met <= 140, `first met at ${met}`);
+  });
+
+  it("keeps a fold that meets the budget though it is larger in bytes (an image folded)", async () => {
+    const input = [
+      { role: "system", content: "42; mismatched = types fix types x" },
+      {
+        role: "user",
+        content: [
+          { type: "image_url", image_url: { url: "https://example.com/a.png" } },
+          { type: "text", text: "the parser const parser build TODO fix résumé types types" },
+        ],
+      },
+      { role: "assistant", content: "mismatched" },
+      { role: "user", content: "continue" },
+    ];
+    const r = await compact(input, { maxTokens: 107, strategy: { name: "auto", minSummarizeBytes: 64 } });
+    assert.ok(r.changed && !r.report.rolledBack);
+    assert.ok(r.report.after.tokens <= 107, `${r.report.after.tokens} tokens`);
+  });
+
+  it("stable: asks the built-in summarizer for no summary it has no room for", async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `${i}: build build build build build`).join("\n");
+    const pdf = "data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0Y=";
+    const input = [
+      { role: "system", content: "build build build" },
+      {
+        role: "user",
+        content: [
+          { type: "file", file: { filename: "spec.pdf", file_data: pdf } },
+          { type: "text", text: "日本語" },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"src/a.rs"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: lines },
+      { role: "assistant", content: "build" },
+      {
+        role: "user",
+        content: [
+          { type: "file", file: { file_id: "file-abc123" } },
+          { type: "text", text: "build" },
+        ],
+      },
+      { role: "assistant", content: "build" },
+      { role: "user", content: "continue" },
+    ];
+    for (const maxTokens of [60, 100, 140]) {
+      try {
+        const r = await compact(input, { maxTokens, strategy: { name: "auto", stable: true } });
+        assert.deepEqual(r.report.errors, [], `${maxTokens}`);
+        assert.ok(r.report.after.tokens <= maxTokens);
+      } catch (error) {
+        assert.equal(error.code, "budget_exceeded", `${maxTokens}: ${error.message}`);
+      }
+    }
+  });
+});

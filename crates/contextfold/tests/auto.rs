@@ -772,3 +772,139 @@ fn each_message_is_counted_once() {
     assert_eq!(out.report.before.tokens, tokens(&chain));
     assert_eq!(out.report.after.tokens, tokens(&out.messages));
 }
+
+/// `n` words of a request, tagged.
+fn request_words(tag: &str, n: usize) -> String {
+    let words = ["fix", "the", "parser", "cache", "build", "tests"];
+    let body: Vec<String> = (0..n).map(|i| format!("{}{i}", words[i % words.len()])).collect();
+    format!("{tag}: {}", body.join(" "))
+}
+
+/// The latest request is kept verbatim at every budget that holds it with the system
+/// prompt, the last exchange, the summary's note and a least summary; below that, the call
+/// fails. Kept behind the answer to it, it once lost to the first request (pinned only
+/// when it fitted the room left once the first request was counted): from 140 to 220
+/// tokens the result held an answer to a request folded, then cut out of the summary.
+#[test]
+fn the_latest_request_stays_verbatim_at_every_budget_that_holds_it() {
+    let output: Vec<String> = (0..60).map(|i| format!("line {i}: function f{i}(x) {{ return x * {i}; }}")).collect();
+    let (first, latest) = (request_words("FIRST request", 30), request_words("LATEST request", 30));
+    let chain = vec![
+        sys("You are a coding agent."),
+        user(&first),
+        Message::new(Role::Assistant, vec![call("c1", "read_file", r#"{"path":"src/a.ts"}"#)]),
+        tool("c1", "read_file", &output.join("\n")),
+        ai("Answer 0: done"),
+        user(&latest),
+        ai("Answer 1: ok, fixed"),
+    ];
+    // What must stay verbatim; the brief note and a least summary take about 40 more.
+    let floor = tokens(&[chain[0].clone(), chain[5].clone(), chain[6].clone()]);
+    let mut met = None;
+    for max in (floor / 2..=tokens(&chain)).step_by(5) {
+        let s = Recording::default();
+        match run(&chain, config(max), &s) {
+            Ok(out) => {
+                assert!(tokens(&out.messages) <= max, "{max}: {} tokens", tokens(&out.messages));
+                let texts: Vec<String> = out.messages.iter().map(Message::joined_text).collect();
+                assert!(texts.iter().any(|t| t.contains(&latest)), "{max}: the latest request was lost: {texts:#?}");
+                assert_eq!(out.messages.last(), chain.last(), "{max}");
+                // Asked for no summary too small to write.
+                assert!(s.0.borrow().iter().all(|r| r.target_bytes >= 32), "{max}");
+                met.get_or_insert(max);
+            }
+            Err(e) => {
+                assert_eq!(e.code(), "budget_exceeded", "{max}: {e}");
+                assert!(met.is_none(), "{max} failed where {met:?} was met: {e}");
+                assert!(e.to_string().contains("the latest request"), "{max}: {e}");
+            }
+        }
+    }
+    let met = met.expect("some budget is met");
+    assert!(met <= floor + 50, "first met at {met} tokens, {floor} kept verbatim");
+}
+
+/// `chain` (JSON) compacted by `auto` with the built-in summarizer, recording its requests.
+fn run_json(
+    chain: &serde_json::Value,
+    config: AutoConfig,
+    s: &Recording,
+) -> Result<contextfold::pipeline::JsonOutput, CompactError> {
+    let settings = CompactSettings { strategy: StrategyConfig::Auto(config), ..CompactSettings::default() };
+    block_on(compact_json(chain, &settings, s, &Controls::default(), Meter::default())).map_err(|e| e.error)
+}
+
+/// A fold that meets the budget is kept though it is larger in bytes than the chain it
+/// came from (an image folded into a summary: fewer tokens, more bytes). It was given
+/// back as a fold that gained nothing: the chain over its budget, with no error.
+#[test]
+fn a_fold_that_meets_the_budget_is_kept_though_larger_in_bytes() {
+    let chain = serde_json::json!([
+        { "role": "system", "content": "42; mismatched = types fix types x" },
+        { "role": "user", "content": [
+            { "type": "image_url", "image_url": { "url": "https://example.com/a.png" } },
+            { "type": "text", "text": "the parser const parser build TODO fix résumé types types" },
+        ] },
+        { "role": "assistant", "content": "mismatched" },
+        { "role": "user", "content": "continue" },
+    ]);
+    let mut larger = 0;
+    for min_summarize_bytes in [1, 64, 512] {
+        for max in 60..=130 {
+            let config = AutoConfig { min_summarize_bytes, ..config(max) };
+            match run_json(&chain, config, &Recording::default()) {
+                Ok(out) => {
+                    let after = &out.report.after;
+                    assert!(
+                        after.tokens <= max,
+                        "{max}/{min_summarize_bytes}: {} tokens, changed {}",
+                        after.tokens,
+                        out.changed
+                    );
+                    larger += usize::from(out.changed && after.bytes >= out.report.before.bytes);
+                }
+                Err(e) => assert_eq!(e.code(), "budget_exceeded", "{max}/{min_summarize_bytes}: {e}"),
+            }
+        }
+    }
+    assert!(larger > 0, "no fold larger in bytes was met: the case is not covered");
+}
+
+/// With no room for a summary worth having, none is asked for: asked for a byte or a few,
+/// the built-in summarizer wrote nothing, the call failed on it (and under `rollback` the
+/// chain came back blamed on the summarizer), where the budget could not be met anyway.
+/// Stable mode replays folds at the conversation's earlier, smaller requests: it met that
+/// first.
+#[test]
+fn no_summary_is_asked_for_without_room_for_one() {
+    let lines: String = (0..20).map(|i| format!("{i}: build build build build build\n")).collect();
+    let chain = serde_json::json!([
+        { "role": "system", "content": "build build build" },
+        { "role": "user", "content": [
+            { "type": "file", "file": { "filename": "spec.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0Y=" } },
+            { "type": "text", "text": "日本語" },
+        ] },
+        { "role": "assistant", "content": null, "tool_calls": [
+            { "id": "call_1", "type": "function", "function": { "name": "read_file", "arguments": "{\"path\":\"src/a.rs\"}" } },
+        ] },
+        { "role": "tool", "tool_call_id": "call_1", "content": lines },
+        { "role": "assistant", "content": "build" },
+        { "role": "user", "content": [{ "type": "file", "file": { "file_id": "file-abc123" } }, { "type": "text", "text": "build" }] },
+        { "role": "assistant", "content": "build" },
+        { "role": "user", "content": "continue" },
+    ]);
+    for stable in [true, false] {
+        for max in (40..=200).step_by(4) {
+            let s = Recording::default();
+            match run_json(&chain, AutoConfig { stable, ..config(max) }, &s) {
+                Ok(out) => {
+                    assert!(out.report.errors.is_empty(), "{max} (stable {stable}): {:?}", out.report.errors);
+                    assert!(out.report.after.tokens <= max, "{max} (stable {stable}): {}", out.report.after.tokens);
+                }
+                Err(e) => assert_eq!(e.code(), "budget_exceeded", "{max} (stable {stable}): {e}"),
+            }
+            let asked: Vec<usize> = s.0.borrow().iter().map(|r| r.target_bytes).collect();
+            assert!(asked.iter().all(|&b| b >= 32), "{max} (stable {stable}): asked for {asked:?} bytes");
+        }
+    }
+}

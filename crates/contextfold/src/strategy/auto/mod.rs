@@ -11,25 +11,31 @@
 //!    (both verbatim, never merged into the system prompt). The summarizer reads the
 //!    span as it was, before masking. An earlier summary is updated in place (sent as
 //!    `<previous_summary>` beside the new messages), never summarized again. The latest
-//!    user request and the newest messages that fit the target stay verbatim (at least
-//!    the last exchange).
+//!    user request stays verbatim whatever the budget (folded, a request is no shorter,
+//!    and a summary cut to fit lost it), and so do the newest messages that fit the
+//!    target (at least the last exchange).
 //!    With `summarizer_max_tokens`, a span too long for one request is summarized in
 //!    parts, each updating the summary the one before gave ([`span`]).
 //!    A summary over its share (past the target) is cut at a line end to the target,
 //!    reported as `truncated`, so that the turns that follow have their room.
 //! 3. **The hard budget last**: a result still over `max` has its kept exchanges masked
 //!    too, then its summary cut. A budget with no room for the restoration's whole note
-//!    gets a brief one. When the system prompt, the first request and the last
-//!    exchange alone leave no room, the first request is summarized with the span, then
-//!    the answer before a closing user message; if even the system prompt and the latest
-//!    message are over `max`, the call fails with `budget_exceeded` saying so. So does a
-//!    failed summary under [`OnError::Partial`] that masking cannot stand in for.
+//!    gets a brief one. When the system prompt, the first request, the latest request
+//!    and the last exchange leave no room for the least summary worth asking for, the
+//!    first request (unless it is the latest) is summarized with the span, then the
+//!    answer before a closing user message; with still no room, no summary is asked for
+//!    (the masked chain fits, or the call fails with `budget_exceeded` saying what is too
+//!    large). So does a failed summary under [`OnError::Partial`] that masking cannot
+//!    stand in for. A result meets `max` (it is kept even when larger in bytes than the
+//!    chain: tokens and bytes need not agree).
 //!
 //! Folding down to the low-water mark leaves room for the turns that follow: they only
 //! append until `max` is crossed again, so the prefix sent upstream stays the same. A
 //! caller that keeps no state (the Worker middleware) sets `stable`: the chain is then
 //! folded as the conversation's requests would have folded it ([`replay`]), so the same
-//! raw history always gives the same compacted prefix.
+//! raw history always gives the same compacted prefix. Each of those folds is a wave of
+//! its own (it updates the summary the one before wrote): a long history sent whole at
+//! a small budget takes as many (with a summary cache, each asked once).
 //!
 //! The restoration message is window's ([`super::window`]): a chain compacted by one is
 //! understood by the other.
@@ -142,6 +148,7 @@ pub async fn compact<S: Summarizer + ?Sized>(
     let before_tokens = (repairs.is_empty() && meter.is_estimate(config.max.unit())).then(|| sum(&costs));
     let mut run = Run { actions: vec![Vec::new(); sections], starts, engine: Engine::default(), errors: Vec::new() };
     let finish = |run: Run, result: Option<Vec<Message>>, repairs| {
+        let hard_budget = result.is_some();
         conclude(Outcome {
             strategy: "auto",
             original: messages,
@@ -152,7 +159,11 @@ pub async fn compact<S: Summarizer + ?Sized>(
             repairs,
             on_error: config.on_error,
             cancelled: controls.cancel.is_cancelled(),
-            hard_budget: false,
+            // Every result meets the budget (each path ends in its check: `enforce`, the
+            // masking's target, the replay's sums): it is kept even when it is no smaller
+            // in bytes (an image folded into a summary: fewer tokens, more bytes). Given
+            // back, the chain stayed over the budget with no error.
+            hard_budget,
             before_tokens,
             after_tokens: None,
         })
@@ -282,22 +293,30 @@ async fn fold_once<S: Summarizer + ?Sized>(
     let mut shape = layout_owned(masked);
     let mut shape_costs = LayoutCosts::of(&shape, &masked_costs, meter, max.unit());
     let mut unmasked = Unmasked::new(chain, costs, meter, max.unit());
-    // The first request stays verbatim unless, with the last exchange and the restoration
-    // message's own text, it alone leaves no room: then it is summarized with the rest.
+    // What no fold removes: the head, the last exchange, the latest request (verbatim
+    // whatever else goes: folded, a request is no shorter, and a summary cut to fit lost
+    // it) and the restoration message's own text. The first request stays verbatim unless,
+    // with those, it leaves the summary no room: then it is summarized with the rest
+    // (unless it is the latest request).
     let note_cost = |note: Note| meter.text(max.unit(), &restoration_text_with("", note));
     let fixed = |shape: &Layout<'_>, costs: &LayoutCosts, tight: bool, note: Note| {
         let last = last_exchange(&shape.body, tight);
         let tail = sum(costs.body.get(last..).unwrap_or_default());
-        sum(&costs.head).saturating_add(tail).saturating_add(note_cost(note))
+        let request = pinned_request(&shape.body, last).and_then(|r| costs.body.get(r)).copied().unwrap_or(0);
+        sum(&costs.head).saturating_add(tail).saturating_add(request).saturating_add(note_cost(note))
     };
+    // Room for a summary worth asking for beside what is fixed.
+    let least = meter.text(max.unit(), LEAST_SUMMARY);
+    let no_room = |fixed: usize| fixed.saturating_add(least) > max.value();
     // A budget with no room for the whole note gets the brief one.
-    let note = if fixed(&shape, &shape_costs, false, Note::Whole) > max.value() { Note::Brief } else { Note::Whole };
-    if force_tight || fixed(&shape, &shape_costs, false, note) > max.value() {
+    let note = if no_room(fixed(&shape, &shape_costs, false, Note::Whole)) { Note::Brief } else { Note::Whole };
+    let later_request = shape.body.iter().any(|m| m.role == Role::User);
+    if later_request && (force_tight || no_room(fixed(&shape, &shape_costs, false, note))) {
         unpin_first_request(&mut shape, &mut shape_costs);
         unmasked.unpin();
     }
     // Still no room: the answer before a closing user message is summarized too.
-    let tight = force_tight || fixed(&shape, &shape_costs, false, note) > max.value();
+    let tight = force_tight || no_room(fixed(&shape, &shape_costs, false, note));
     let SpanPlan { at, span, span_cost, allowance } =
         plan_span(&shape, &shape_costs, &unmasked, target, config, note_cost(note), tight);
     let span_bytes: usize = span.iter().map(|m| m.size()).sum();
@@ -305,8 +324,14 @@ async fn fold_once<S: Summarizer + ?Sized>(
     let bytes_before = span_bytes.saturating_add(previous.map_or(0, |p| p.bytes));
     // What the hard budget's error would say, before the fold takes the layout over.
     let head_has_user = shape.head.iter().any(|m| m.role == Role::User);
+    let request_pinned = pinned_request(&shape.body, last_exchange(&shape.body, tight)).is_some();
     let fixed_cost = fixed(&shape, &shape_costs, tight, note);
-    let out = if span.is_empty() || bytes_before < config.min_summarize_bytes {
+    // With no room for a summary worth having, none is asked for (the built-in summarizer
+    // asked for a byte wrote none, and the call failed, blamed on it): the masked chain
+    // fits, or the budget cannot be met.
+    // A span too small to summarize, though the budget had room for its summary.
+    let unsummarized = !span.is_empty() && bytes_before < config.min_summarize_bytes && !no_room(fixed_cost);
+    let out = if span.is_empty() || bytes_before < config.min_summarize_bytes || no_room(fixed_cost) {
         remask()
     } else {
         // Bytes a token of this conversation takes, to ask for the allowance in bytes; at
@@ -314,6 +339,8 @@ async fn fold_once<S: Summarizer + ?Sized>(
         // take more tokens a byte than prose, and asked for prose's ratio it came back
         // over its allowance (and over the target: a cut never goes below what was asked).
         let span_cost = span_cost.max(1);
+        // No less than the least summary worth having: there is room for it (above).
+        let allowance = allowance.max(least);
         let ratio_bytes = span_bytes.min(span_cost.saturating_mul(4));
         let first = shape.origin.first().copied().unwrap_or(0);
         let end = shape.origin.get(at.split.saturating_sub(1)).map_or(first, |e| e.saturating_add(1));
@@ -321,10 +348,15 @@ async fn fold_once<S: Summarizer + ?Sized>(
         // room for beside the instructions and the messages of each part.
         let limit =
             config.summarizer_max_tokens.map(|l| span::Limit::new(l, controls.focus.as_deref(), meter)).transpose()?;
+        // At least what a summary worth having takes: asked for a few bytes, the built-in
+        // summarizer wrote nothing (and an LLM writes more anyway). The result need not
+        // be smaller in bytes: it is kept when it meets the budget (tokens and bytes
+        // need not agree).
         let target_bytes = hint(
             allowance.saturating_mul(ratio_bytes) / span_cost,
             bytes_before.saturating_sub(restoration_text_with("", note).len()),
-        );
+        )
+        .max(LEAST_SUMMARY.len());
         let request = span::SpanRequest {
             span: &span,
             previous: previous.map(|p| p.snapshot.as_str()),
@@ -369,16 +401,24 @@ async fn fold_once<S: Summarizer + ?Sized>(
     };
     // 3. The hard budget.
     let alone = || {
+        if unsummarized {
+            return format!(
+                "the {bytes_before} bytes to fold are under minSummarizeBytes ({}): no summary was asked for, and \
+                 masking alone leaves the chain over it",
+                config.min_summarize_bytes
+            );
+        }
         let kept = format!(
-            "the system prompt{}, the latest message{} and the summary's own note alone are {}",
+            "the system prompt{}{}, the latest message{} and the summary's own note alone are {}",
             if head_has_user { ", the first request" } else { "" },
+            if request_pinned { ", the latest request" } else { "" },
             if tight { "" } else { "s from the last assistant message" },
             max.with_value(fixed_cost)
         );
         // Under the budget, what they leave is too little for any summary.
         match max.value().checked_sub(fixed_cost).filter(|left| *left > 0) {
             Some(left) => {
-                format!("{kept}, which leaves {} for the summary, too little even cut short", max.with_value(left))
+                format!("{kept}, which leaves {} for the summary, too little for one", max.with_value(left))
             }
             None => kept,
         }
@@ -453,15 +493,8 @@ fn plan_span<'a>(
     let tail = sum(costs.get(limit..).unwrap_or_default());
     let left = target.value().saturating_sub(head_cost.saturating_add(tail)).max(target.value() / 4);
     let share = config.max.percent(config.summary_percent.clamp(1, 100)).value().min(left);
-    // The latest request stays verbatim while the hard budget holds it beside the head,
-    // the last exchange and a brief summary (a sixteenth of the budget, at most half the
-    // share), even past the fold target: folded, a long request (a pasted document and its
-    // question) left the model a summary of what it was asked.
-    let brief = (share / 2).min(config.max.value() / 16);
-    let request_room =
-        config.max.value().saturating_sub(head_cost.saturating_add(tail).saturating_add(note).saturating_add(brief));
     let keep = target.value().saturating_sub(head_cost.saturating_add(share));
-    let at = plan(&shape.body, costs, limit, keep, request_room, tight);
+    let at = plan(&shape.body, costs, limit, keep);
     // The summary may take what the target leaves, at least its share.
     let kept: usize = (at.split..costs.len())
         .chain(at.pinned.filter(|&p| p < at.split))
@@ -544,22 +577,10 @@ fn enforce(
 /// The fold that keeps the most recent messages costing at most `keep` (at least the last
 /// exchange: the last assistant message and what follows, so the latest message is never
 /// merged with the summary), splitting only before a message that is no tool result, so
-/// no call is parted from its result.
-fn plan(
-    body: &[Cow<'_, Message>],
-    costs: &[usize],
-    limit: usize,
-    keep: usize,
-    request_room: usize,
-    tight: bool,
-) -> Fold {
-    // The latest request stays verbatim, unless it alone is over what is kept and what the
-    // hard budget leaves it (`request_room`), or the budget is so tight that the first
-    // request is summarized too (it may be that request).
-    let pinned = body
-        .iter()
-        .rposition(|m| m.role == Role::User)
-        .filter(|&p| !tight && costs.get(p).is_some_and(|&c| c <= keep.max(request_room)));
+/// no call is parted from its result. The latest request stays verbatim, whatever it
+/// costs: the plan counted it as fixed, beside the head and the last exchange.
+fn plan(body: &[Cow<'_, Message>], costs: &[usize], limit: usize, keep: usize) -> Fold {
+    let pinned = body.iter().rposition(|m| m.role == Role::User);
     let mut split = limit;
     let mut kept: usize = costs.get(limit..).map_or(0, |c| c.iter().fold(0usize, |a, b| a.saturating_add(*b)));
     let pinned_cost = |s: usize| pinned.filter(|&p| p < s).and_then(|p| costs.get(p)).copied().unwrap_or(0);
@@ -596,6 +617,18 @@ fn kept_from(body: &[Cow<'_, Message>], costs: &[usize], target: usize, head: us
         _ => last,
     }
 }
+
+/// The latest user request when it lies in the body before `last` (where the last
+/// exchange starts): kept verbatim beside that exchange.
+fn pinned_request(body: &[Cow<'_, Message>], last: usize) -> Option<usize> {
+    body.iter().rposition(|m| m.role == Role::User).filter(|&r| r < last)
+}
+
+/// The least summary worth asking for, as long as one: a heading and a short bullet.
+/// With less room than it takes, no summary is asked for (asked for a byte, the built-in
+/// summarizer wrote none, and the call failed, blamed on it); a summary is never asked
+/// for fewer bytes.
+const LEAST_SUMMARY: &str = "## Current state\n- Latest: tests pass";
 
 /// Where the last exchange starts: the last assistant message (else the last message that
 /// is no tool result); `tight`: a closing user message alone.
