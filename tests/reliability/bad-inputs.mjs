@@ -509,8 +509,9 @@ export function cases() {
   add(
     "50 MB string",
     () => [user("x".repeat(50 * 1024 * 1024)), assistant()],
-    // Over the default strategy's 100,000-token budget: the request is summarized.
-    { default: "ok", validateChain: "diag:0", needsCompaction: "true" },
+    // Over the default strategy's 100,000-token budget on its own: the latest request
+    // stays verbatim or the call fails, naming it (it was summarized away).
+    { default: "ok", compact: "budget_exceeded", validateChain: "diag:0", needsCompaction: "true" },
     { boundMs: 20_000 },
   );
   add("1 MB object key", () => [{ ...user(), ["k".repeat(1024 * 1024)]: 1 }, assistant()], {
