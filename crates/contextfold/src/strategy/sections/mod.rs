@@ -3,8 +3,9 @@
 //! then the older pairs beyond a reserve); optionally older sections fold into one QA
 //! section.
 //!
-//! Over upstream: independent calls of a phase run in one wave (all sections' rotations
-//! together, QA human and AI together); every error is collected; a summary that is not
+//! Over upstream: independent calls run in one wave (all sections' rotations together,
+//! QA human and AI together, the older sections' summaries with the oversized pairs of
+//! the recent ones: three waves at most); every error is collected; a summary that is not
 //! smaller than what it replaces is cut to fit ([`Action::Truncated`]; discarded only
 //! when nothing would be left); a lone summary (pair, or prefixed and marked
 //! completion) is never summarized again, so a second run with nothing new makes no call;
@@ -150,15 +151,14 @@ pub async fn compact<S: Summarizer + ?Sized>(
         ast: parsed.ast,
     };
     let keep = config.keep_qa_sections.max(1);
-    run.summarize_sections(summarizer, keep).await;
+    // Phases 0 and 1a in one wave: they touch different sections and neither reads what
+    // the other gives. Rotation and the QA fold each need the wave before (the sizes it
+    // leaves; the QA fold summarizes phase 0's summaries), so three waves at most.
+    run.summarize_sections_and_oversized_pairs(summarizer, keep).await;
     if run.should_stop() {
         return run.finish(messages, parsed.repairs);
     }
     if config.preserve_last {
-        run.summarize_oversized_pairs(summarizer, keep).await;
-        if run.should_stop() {
-            return run.finish(messages, parsed.repairs);
-        }
         run.rotate_last_sections(summarizer, keep).await;
         if run.should_stop() {
             return run.finish(messages, parsed.repairs);
@@ -366,44 +366,52 @@ impl<'m> Run<'_, 'm> {
         Some(pair)
     }
 
-    /// Phase 0: every section but the last `keep` collapses into one summary pair.
-    async fn summarize_sections<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let plans = self.plans(self.section_targets(keep), RequestKind::Section);
-        self.run_plans(summarizer, plans, |run, plan, text| {
-            let Some(pair) = run.summary_pair(plan, text) else {
-                return;
-            };
-            let Some(section) = run.ast.sections_mut().get_mut(plan.section) else {
-                return;
-            };
-            let bytes_before = section.body().iter().map(BodyPair::size).sum();
-            let bytes_after = pair.size();
-            section.set_body(vec![pair]);
-            run.fold_spans(plan.section, plan.pairs.end);
-            let pairs = plan.pairs.len();
-            run.record(plan.section, Action::SectionSummarized { pairs, bytes_before, bytes_after });
+    /// Phase 0: every section but the last `keep` collapses into one summary pair; and
+    /// phase 1a (with `preserve_last`): in the last `keep` sections, every pair but the
+    /// last that is over `max_bp_bytes` and not yet a summary is summarized on its own.
+    /// One wave for all: phase 0 never touches the last `keep` sections, phase 1a only
+    /// them, so each plans on the input and its requests are those it made on its own.
+    async fn summarize_sections_and_oversized_pairs<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
+        let mut plans = self.plans(self.section_targets(keep), RequestKind::Section);
+        if self.config.preserve_last {
+            plans.extend(self.plans(self.oversized_targets(keep), RequestKind::Pair));
+        }
+        self.run_plans(summarizer, plans, |run, plan, text| match plan.kind {
+            RequestKind::Pair => run.apply_pair(plan, text),
+            _ => run.apply_section(plan, text),
         })
         .await;
     }
 
-    /// Phase 1a: in the last `keep` sections, every pair but the last that is over
-    /// `max_bp_bytes` and not yet a summary is summarized on its own; one wave for all.
-    async fn summarize_oversized_pairs<S: Summarizer + ?Sized>(&mut self, summarizer: &S, keep: usize) {
-        let plans = self.plans(self.oversized_targets(keep), RequestKind::Pair);
-        self.run_plans(summarizer, plans, |run, plan, text| {
-            let Some(pair) = run.summary_pair(plan, text) else {
-                return;
-            };
-            let bytes_after = pair.size();
-            let Some(section) = run.ast.sections_mut().get_mut(plan.section) else {
-                return;
-            };
-            if let Some(old) = section.replace_pair(plan.pairs.start, pair) {
-                let action = Action::PairSummarized { pair: plan.pairs.start, bytes_before: old.size(), bytes_after };
-                run.record(plan.section, action);
-            }
-        })
-        .await;
+    /// A section's summary becomes its whole body.
+    fn apply_section(&mut self, plan: &Plan, text: &str) {
+        let Some(pair) = self.summary_pair(plan, text) else {
+            return;
+        };
+        let Some(section) = self.ast.sections_mut().get_mut(plan.section) else {
+            return;
+        };
+        let bytes_before = section.body().iter().map(BodyPair::size).sum();
+        let bytes_after = pair.size();
+        section.set_body(vec![pair]);
+        self.fold_spans(plan.section, plan.pairs.end);
+        let pairs = plan.pairs.len();
+        self.record(plan.section, Action::SectionSummarized { pairs, bytes_before, bytes_after });
+    }
+
+    /// An oversized pair's summary takes its place.
+    fn apply_pair(&mut self, plan: &Plan, text: &str) {
+        let Some(pair) = self.summary_pair(plan, text) else {
+            return;
+        };
+        let bytes_after = pair.size();
+        let Some(section) = self.ast.sections_mut().get_mut(plan.section) else {
+            return;
+        };
+        if let Some(old) = section.replace_pair(plan.pairs.start, pair) {
+            let action = Action::PairSummarized { pair: plan.pairs.start, bytes_before: old.size(), bytes_after };
+            self.record(plan.section, action);
+        }
     }
 
     /// Phase 1b: each of the last `keep` sections still over `last_sec_bytes` keeps its
