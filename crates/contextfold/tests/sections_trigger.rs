@@ -5,24 +5,14 @@
 
 mod common;
 
+use common::Rng;
+
 use contextfold::measure::Amount;
 use contextfold::message::{Message, Part, Role};
 use contextfold::strategy::sections::{self, SectionsConfig};
 use contextfold::summarize::mock::FixedSummarizer;
 use contextfold::summarize::Controls;
 use futures::executor::block_on;
-
-/// A deterministic stream of numbers (xorshift), so every run sees the same chains.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
 
 /// Sections of assistant steps with tool calls whose results vary from tiny to large.
 fn chain(rng: &mut Rng) -> Vec<Message> {

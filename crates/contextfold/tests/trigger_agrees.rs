@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::Rng;
+
 use contextfold::measure::{Amount, Meter};
 use contextfold::message::{Message, Role};
 use contextfold::strategy::mask::MaskConfig;
@@ -16,18 +18,6 @@ use contextfold::strategy::window::WindowConfig;
 use contextfold::summarize::mock::FixedSummarizer;
 use contextfold::summarize::Controls;
 use futures::executor::block_on;
-
-/// A deterministic stream of numbers (xorshift), so every run sees the same chains.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
 
 fn text(rng: &mut Rng, word: &str) -> String {
     word.repeat(1 + rng.below(300) as usize)

@@ -171,3 +171,15 @@ pub fn compact_auto(
     let controls = contextfold::summarize::Controls::default();
     futures::executor::block_on(compact(messages, &options, &summarizer, &controls, Meter::default())).unwrap()
 }
+
+/// A deterministic stream of numbers (xorshift), so every run sees the same chains.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
