@@ -15,7 +15,9 @@
 //! (`{url}` or a string), `thinking` with its `signature`, `redacted_thinking` with its
 //! `data`, LangChain v1's standard `reasoning` (marked `type`, its `signature` read) and
 //! media blocks `image`, `file`, `audio`, `video`, `text-plain` by `url` or `data` (with
-//! `mimeType`; marked `type`)) -> text, reasoning, image and file parts; a block that is
+//! `mimeType`; marked `type`)) -> text, reasoning, image and file parts (a `data:` URL,
+//! in `image_url` or a block's `url`, is inline data as from OpenAI; a block's is marked
+//! `url: "data"`, with the `mimeType` it had, to be written back so); a block that is
 //! one of the message's `tool_calls` (a `tool_use`, as `@langchain/anthropic` returns
 //! every call beside `tool_calls`, or a v1 `tool_call`, of the same id) is that call:
 //! kept on it (`contentBlock`, at `contentAt` in the content; `contentOwn` when its name
@@ -60,6 +62,7 @@ mod responses_item;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
+use super::data_url;
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::native_block;
@@ -274,12 +277,17 @@ fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
                 }
                 _ => return Err(obj.field_path("image_url").shape_error("`image_url` must be a string or {url}")),
             };
-            Ok(Part::Image(ImagePart {
-                url: Some(url),
-                data: None,
-                media_type: None,
-                extra: obj.into_extra(native_keys::IMAGE, NAMESPACE, markers),
-            }))
+            // A `data:` URL is inline data, as from OpenAI; the writer rebuilds the same URL.
+            let mut part = ImagePart::default();
+            match data_url::split(&url) {
+                Some(inline) => {
+                    part.data = Some(inline.data.to_string());
+                    part.media_type = Some(inline.media_type.to_string());
+                }
+                None => part.url = Some(url),
+            }
+            part.extra = obj.into_extra(native_keys::IMAGE, NAMESPACE, markers);
+            Ok(Part::Image(part))
         }
         "redacted_thinking" => {
             let data = obj.required_string("data")?.to_string();
@@ -299,9 +307,20 @@ fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
         kind @ ("image" | "file" | "audio" | "video" | "text-plain") if is_v1_media(&obj) => {
             let mut markers = markers;
             markers.set("type", kind);
-            let url = obj.string("url")?.map(str::to_string);
-            let data = if url.is_none() { obj.string("data")?.map(str::to_string) } else { None };
-            let media_type = obj.string("mimeType")?.map(str::to_string);
+            let mut url = obj.string("url")?.map(str::to_string);
+            let mut data = if url.is_none() { obj.string("data")?.map(str::to_string) } else { None };
+            let mut media_type = obj.string("mimeType")?.map(str::to_string);
+            // A `data:` URL is inline data (its media type the data's); marked to be
+            // written back as that URL, with the `mimeType` the block had.
+            if let Some(inline) = url.as_deref().and_then(data_url::split) {
+                markers.set("url", "data");
+                if let Some(mime) = media_type.take() {
+                    markers.set("mimeType", mime);
+                }
+                data = Some(inline.data.to_string());
+                media_type = Some(inline.media_type.to_string());
+                url = None;
+            }
             Ok(if kind == "image" {
                 Part::Image(ImagePart {
                     url,
