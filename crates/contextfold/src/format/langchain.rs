@@ -33,7 +33,8 @@
 //! (see [`responses_item`]). Every
 //! other field (`additional_kwargs`, `response_metadata`, `id`, `usage_metadata`,
 //! `invalid_tool_calls`, ...) stays verbatim in the message's `extra`, each tool call's
-//! extra fields (`type: "tool_call"`) in the tool call's.
+//! extra fields (`type: "tool_call"`) in the tool call's; `response_metadata.output` is
+//! dropped from an AI message whose parts changed (see [`replay`]).
 //!
 //! Restoration markers, under `"_langchain"`: `form: "constructor"` with the wire `lc`
 //! and `id` for the JS form (the Python form is the natural one), the outer fields that
@@ -58,6 +59,7 @@
 //! the role that takes them.
 
 mod owner;
+mod replay;
 mod responses_item;
 mod writer;
 
@@ -74,6 +76,7 @@ use serde_json::Map;
 use serde_json::Value;
 
 pub(crate) use owner::{carry_signature_owner, signature_owner};
+pub use replay::drop_call_ids_without_reasoning;
 pub(crate) use responses_item::{is_item as is_responses_item, mark as mark_responses_item};
 pub use writer::write;
 
@@ -237,6 +240,9 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
     let kwargs_path = inner.field_path(responses_item::KWARGS_KEY).key("reasoning");
     let mut message = Message { role, parts, extra: inner.into_extra(native_keys::MESSAGE, NAMESPACE, markers) };
     responses_item::read(kwargs, kwargs_path, &mut message)?;
+    if role == Role::Assistant {
+        replay::mark(&mut message);
+    }
     Ok(message)
 }
 

@@ -94,6 +94,9 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
             let kwargs = super::responses_item::kwargs_with(&message.extra, item);
             mapped.insert(super::responses_item::KWARGS_KEY.into(), kwargs);
         }
+        if let Some(metadata) = super::replay::stale_metadata(message) {
+            mapped.insert("response_metadata".into(), metadata);
+        }
         out.push(envelope(message.role, restore, mapped, js));
     }
     Ok(Value::Array(out))
