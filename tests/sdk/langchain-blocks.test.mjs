@@ -96,6 +96,27 @@ describe("LangChain blocks", () => {
     );
   });
 
+  it("media given as a data: URL converts as the inline data @langchain/anthropic sends", () => {
+    const png =
+      "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const pdf = "data:application/pdf;base64,JVBERi0xLjQK";
+    const chain = [
+      new HumanMessage({
+        content: [
+          { type: "text", text: "what are these" },
+          { type: "image_url", image_url: { url: png } },
+          { type: "file", url: pdf, mimeType: "application/pdf" },
+        ],
+      }),
+    ];
+    const ours = convert(chain, { from: "langchain", to: "anthropic" }).messages[0].content;
+    assert.deepEqual(ours[1].source, payload(chain)[0].content[1].source);
+    assert.deepEqual(ours[2].source, { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" });
+    const responses = convert(chain, { from: "langchain", to: "openai-responses" }).messages[0].content[2];
+    assert.equal(responses.file_data, pdf);
+    assert.equal(responses.file_url, undefined);
+  });
+
   it("a Gemini signature through LangChain is never sent to Anthropic", () => {
     const gemini = {
       contents: [

@@ -4,7 +4,7 @@
 // it has its `encrypted_content`). `convert` reads that item, and writes one there.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { convert } from "contextfold";
+import { clearReasoning, compact, convert } from "contextfold";
 import { HumanMessage, ToolMessage, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
 import { convertMessagesToResponsesInput, convertResponsesMessageToAIMessage } from "@langchain/openai";
 
@@ -85,5 +85,55 @@ describe("OpenAI reasoning through LangChain", () => {
     const there = convert(history, { from: "langchain", to: "openai-responses" });
     const back = convert(there.messages, { from: "openai-responses", to: "langchain" });
     assert.deepEqual(reasoningOf(wire(mapStoredMessagesToChatMessages(back.messages))), [rs1, rs2]);
+  });
+});
+
+// ChatOpenAI (no ZDR) sends an AI message's `response_metadata.output` back verbatim when it
+// has one: an edit contextfold makes to that message must not be undone by it.
+describe("ChatOpenAI's replayed response output", () => {
+  const sent = (messages) => convertMessagesToResponsesInput({ messages, zdrEnabled: false, model: "gpt-5" });
+
+  it("clearReasoning: the reasoning item is no longer sent, nor the call ids it vouched for", () => {
+    const chain = [
+      new HumanMessage("Read f."),
+      convertResponsesMessageToAIMessage(response("resp_0", [rs1, fc1])),
+      new ToolMessage({ tool_call_id: "call_1", content: "hi" }),
+      new HumanMessage("Thanks."),
+    ];
+    assert.equal(reasoningOf(sent(chain)).length, 1, "harness: ChatOpenAI replays the output");
+    const r = clearReasoning(chain, { format: "langchain" });
+    assert.equal(r.removed, 1);
+    assert.deepEqual(r.droppedIds, ["fc_1"]);
+    const items = sent(r.messages);
+    assert.deepEqual(reasoningOf(items), []);
+    assert.ok(!JSON.stringify(items).includes("gAAAAENC1"));
+    const call = items.find((it) => it.type === "function_call");
+    assert.deepEqual(
+      [call.call_id, call.name, JSON.parse(call.arguments), call.id],
+      ["call_1", "read", { path: "f" }, undefined],
+    );
+  });
+
+  it("compact's masked arguments are what ChatOpenAI sends", async () => {
+    const big = "x".repeat(4000);
+    const write = { ...fc1, name: "write", arguments: JSON.stringify({ path: "f", content: big }) };
+    const chain = [
+      new HumanMessage("Write f."),
+      convertResponsesMessageToAIMessage(response("resp_0", [rs1, write])),
+      new ToolMessage({ tool_call_id: "call_1", content: "written ".repeat(200) }),
+      new HumanMessage("Now read g."),
+      convertResponsesMessageToAIMessage(response("resp_1", [rs2, msg2])),
+      new HumanMessage("Thanks."),
+    ];
+    const r = await compact(chain, {
+      format: "langchain",
+      strategy: { name: "mask", keepLast: 0, maskArguments: true },
+      provider: "openai-responses",
+    });
+    const ai = r.messages[1];
+    assert.ok(!JSON.stringify(ai.tool_calls).includes(big), "harness: the arguments were masked");
+    const call = sent(r.messages).find((it) => it.type === "function_call");
+    assert.deepEqual(JSON.parse(call.arguments), ai.tool_calls[0].args);
+    assert.deepEqual(reasoningOf(sent(r.messages)), [rs1, rs2], "the reasoning still goes");
   });
 });

@@ -63,8 +63,9 @@ pub struct ClearReasoningResult {
     /// Reasoning parts and tool-call signatures removed.
     pub removed: usize,
     /// The `id`s dropped from Responses items whose reasoning was removed (function calls,
-    /// assistant messages), in chain order: with `store: true` the API rejects such an
-    /// item by its id without its reasoning item.
+    /// assistant messages; in a LangChain chain, the ids ChatOpenAI keeps for an AI
+    /// message's function calls), in chain order: with `store: true` the API rejects such
+    /// an item by its id without its reasoning item.
     #[serde(rename = "droppedIds")]
     pub dropped_ids: Vec<String>,
 }
@@ -157,10 +158,13 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
     let removed = ast.clear_reasoning();
     let changed = removed > 0;
     let mut cleared = ast.messages();
-    let dropped_ids = if format == Format::OpenAiResponses && cleared.len() == messages.len() {
-        contextfold::format::responses::ids::drop_ids_without_reasoning(&messages, &mut cleared)
-    } else {
-        Vec::new()
+    let dropped_ids = match format {
+        _ if cleared.len() != messages.len() => Vec::new(),
+        Format::OpenAiResponses => {
+            contextfold::format::responses::ids::drop_ids_without_reasoning(&messages, &mut cleared)
+        }
+        Format::LangChain => contextfold::format::langchain::drop_call_ids_without_reasoning(&messages, &mut cleared),
+        _ => Vec::new(),
     };
     if cleared.iter().any(|m| m.parts.is_empty()) {
         // A message that held only reasoning is left with nothing, which providers reject:
@@ -286,5 +290,29 @@ mod tests {
         let again = clear_reasoning_value(&out.messages, None).unwrap();
         assert!(!again.changed);
         assert_eq!(again.messages, out.messages);
+    }
+
+    #[test]
+    fn a_chat_openai_message_loses_its_replayed_output_and_call_ids_with_its_reasoning() {
+        let rs = json!({"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA-SECRET",
+                        "summary": [{"type": "summary_text", "text": "plan"}]});
+        let fc = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "w",
+                        "arguments": "{}", "status": "completed"});
+        let chain = json!([
+            {"type": "human", "data": {"content": "weather?"}},
+            {"type": "ai", "data": {"content": [{"type": "reasoning", "reasoning": "plan"}],
+              "tool_calls": [{"name": "w", "args": {}, "id": "call_1", "type": "tool_call"}],
+              "additional_kwargs": {"reasoning": rs, "__openai_function_call_ids__": {"call_1": "fc_1"}},
+              "response_metadata": {"model_provider": "openai", "output": [rs, fc]}}},
+            {"type": "tool", "data": {"content": "sunny", "tool_call_id": "call_1"}},
+        ]);
+        let out = clear_reasoning_value(&chain, Some(Format::LangChain)).unwrap();
+        assert_eq!(out.removed, 1);
+        assert_eq!(out.dropped_ids, ["fc_1"]);
+        let ai = &out.messages[1]["data"];
+        assert!(!out.messages.to_string().contains("SECRET"), "{}", out.messages);
+        assert!(ai["response_metadata"].get("output").is_none());
+        assert!(ai["additional_kwargs"].get("__openai_function_call_ids__").is_none());
+        assert_eq!(ai["tool_calls"][0]["id"], "call_1");
     }
 }

@@ -117,3 +117,39 @@ fn v1_standard_blocks_are_read_as_parts() {
     }
     assert_eq!(format::write(&messages, Format::LangChain).unwrap(), wire);
 }
+
+/// Media given inline as a `data:` URL (an `image_url`, or a v1 block's `url`) is inline
+/// data, as the same URL from OpenAI: Anthropic gets a base64 source, OpenAI's `file_data`;
+/// written back to LangChain as it came.
+#[test]
+fn data_url_media_is_inline_data() {
+    let png = "data:image/png;base64,iVBORw0KGgo=";
+    let pdf = "data:application/pdf;base64,JVBERi0xLjQK";
+    let wire = json!([
+        {"type": "human", "data": {"content": [
+            {"type": "text", "text": "what is this"},
+            {"type": "image_url", "image_url": {"url": png, "detail": "low"}},
+            {"type": "image_url", "image_url": png},
+            {"type": "image", "url": png},
+            {"type": "file", "url": pdf, "mimeType": "application/pdf"}]}},
+    ]);
+    let messages = format::read(&wire, Format::LangChain).unwrap();
+    for part in &messages[0].parts[1..] {
+        let (url, data, media) = match part {
+            Part::Image(i) => (&i.url, &i.data, &i.media_type),
+            Part::File(f) => (&f.url, &f.data, &f.media_type),
+            other => panic!("{other:?}"),
+        };
+        assert!(url.is_none() && data.is_some() && media.is_some(), "{part:?}");
+    }
+    assert_eq!(format::write(&messages, Format::LangChain).unwrap(), wire);
+    let anthropic = convert(&wire, Some(Format::LangChain), Format::Anthropic).unwrap().value;
+    for block in anthropic[0]["content"].as_array().unwrap().iter().skip(1) {
+        assert_eq!(block["source"]["type"], "base64", "{block}");
+    }
+    let openai = convert(&wire, Some(Format::LangChain), Format::OpenAi).unwrap().value;
+    assert_eq!(openai[0]["content"][4]["file"]["file_data"], pdf, "{openai}");
+    let responses = convert(&wire, Some(Format::LangChain), Format::OpenAiResponses).unwrap().value;
+    let file = &responses[0]["content"][4];
+    assert!(file.get("file_url").is_none() && file["file_data"] == pdf, "{responses}");
+}

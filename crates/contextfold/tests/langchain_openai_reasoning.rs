@@ -148,3 +148,41 @@ fn chat_openai_reasoning_is_still_foreign_to_anthropic() {
     assert!(!out.value.to_string().contains("gAAAAENC"), "{}", out.value);
     assert!(dropped_reasoning(&out.changes));
 }
+
+/// What ChatOpenAI (Responses API, no ZDR) returns for a reasoning item and a call: the
+/// output items also kept in `response_metadata.output`, which it sends back verbatim.
+fn replayed_history() -> Value {
+    let fc1 = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read",
+                     "arguments": "{\"path\":\"f\"}", "status": "completed"});
+    json!([
+        js("HumanMessage", json!({"content": "Read f."})),
+        js(
+            "AIMessage",
+            json!({
+            "id": "resp_0",
+            "content": [{"type": "reasoning", "reasoning": "Need to read f."}],
+            "tool_calls": [{"name": "read", "args": {"path": "f"}, "type": "tool_call", "id": "call_1"}],
+            "additional_kwargs": {"reasoning": rs1(), "__openai_function_call_ids__": {"call_1": "fc_1"}},
+            "response_metadata": {"model_provider": "openai", "model": "gpt-5", "output": [rs1(), fc1]}})
+        ),
+        js("ToolMessage", json!({"tool_call_id": "call_1", "content": "hi"})),
+    ])
+}
+
+#[test]
+fn a_replayed_output_goes_when_its_message_is_edited() {
+    let wire = replayed_history();
+    let mut messages = format::read(&wire, Format::LangChain).unwrap();
+    assert_eq!(format::write(&messages, Format::LangChain).unwrap(), wire, "kept while unchanged");
+    // An edit of the message: its arguments masked.
+    if let Some(contextfold::Part::ToolCall(call)) = messages[1].parts.get_mut(1) {
+        call.arguments = "{\"path\":\"[masked]\"}".into();
+    } else {
+        panic!("{:?}", messages[1].parts);
+    }
+    let out = format::write(&messages, Format::LangChain).unwrap();
+    let kwargs = &out[1]["kwargs"];
+    assert!(kwargs["response_metadata"].get("output").is_none(), "{out}");
+    assert_eq!(kwargs["response_metadata"]["model"], "gpt-5");
+    assert_eq!(kwargs["tool_calls"][0]["args"]["path"], "[masked]");
+}

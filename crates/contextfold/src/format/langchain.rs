@@ -15,7 +15,9 @@
 //! (`{url}` or a string), `thinking` with its `signature`, `redacted_thinking` with its
 //! `data`, LangChain v1's standard `reasoning` (marked `type`, its `signature` read) and
 //! media blocks `image`, `file`, `audio`, `video`, `text-plain` by `url` or `data` (with
-//! `mimeType`; marked `type`)) -> text, reasoning, image and file parts; a block that is
+//! `mimeType`; marked `type`)) -> text, reasoning, image and file parts (a `data:` URL,
+//! in `image_url` or a block's `url`, is inline data as from OpenAI; a block's is marked
+//! `url: "data"`, with the `mimeType` it had, to be written back so); a block that is
 //! one of the message's `tool_calls` (a `tool_use`, as `@langchain/anthropic` returns
 //! every call beside `tool_calls`, or a v1 `tool_call`, of the same id) is that call:
 //! kept on it (`contentBlock`, at `contentAt` in the content; `contentOwn` when its name
@@ -31,7 +33,8 @@
 //! (see [`responses_item`]). Every
 //! other field (`additional_kwargs`, `response_metadata`, `id`, `usage_metadata`,
 //! `invalid_tool_calls`, ...) stays verbatim in the message's `extra`, each tool call's
-//! extra fields (`type: "tool_call"`) in the tool call's.
+//! extra fields (`type: "tool_call"`) in the tool call's; `response_metadata.output` is
+//! dropped from an AI message whose parts changed (see [`replay`]).
 //!
 //! Restoration markers, under `"_langchain"`: `form: "constructor"` with the wire `lc`
 //! and `id` for the JS form (the Python form is the natural one), the outer fields that
@@ -56,10 +59,12 @@
 //! the role that takes them.
 
 mod owner;
+mod replay;
 mod responses_item;
 mod writer;
 
 use super::content_shape::{is_plain_text, ContentShape};
+use super::data_url;
 use super::fields::{json_kind, native_keys, Markers, WireObject};
 use super::items::Items;
 use super::native_block;
@@ -71,6 +76,7 @@ use serde_json::Map;
 use serde_json::Value;
 
 pub(crate) use owner::{carry_signature_owner, signature_owner};
+pub use replay::drop_call_ids_without_reasoning;
 pub(crate) use responses_item::{is_item as is_responses_item, mark as mark_responses_item};
 pub use writer::write;
 
@@ -234,6 +240,9 @@ fn read_message(item: &Node<'_>, path: JsonPath) -> Result<Message, FormatError>
     let kwargs_path = inner.field_path(responses_item::KWARGS_KEY).key("reasoning");
     let mut message = Message { role, parts, extra: inner.into_extra(native_keys::MESSAGE, NAMESPACE, markers) };
     responses_item::read(kwargs, kwargs_path, &mut message)?;
+    if role == Role::Assistant {
+        replay::mark(&mut message);
+    }
     Ok(message)
 }
 
@@ -274,12 +283,17 @@ fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
                 }
                 _ => return Err(obj.field_path("image_url").shape_error("`image_url` must be a string or {url}")),
             };
-            Ok(Part::Image(ImagePart {
-                url: Some(url),
-                data: None,
-                media_type: None,
-                extra: obj.into_extra(native_keys::IMAGE, NAMESPACE, markers),
-            }))
+            // A `data:` URL is inline data, as from OpenAI; the writer rebuilds the same URL.
+            let mut part = ImagePart::default();
+            match data_url::split(&url) {
+                Some(inline) => {
+                    part.data = Some(inline.data.to_string());
+                    part.media_type = Some(inline.media_type.to_string());
+                }
+                None => part.url = Some(url),
+            }
+            part.extra = obj.into_extra(native_keys::IMAGE, NAMESPACE, markers);
+            Ok(Part::Image(part))
         }
         "redacted_thinking" => {
             let data = obj.required_string("data")?.to_string();
@@ -299,9 +313,20 @@ fn read_block(block: &Node<'_>, path: JsonPath) -> Result<Part, FormatError> {
         kind @ ("image" | "file" | "audio" | "video" | "text-plain") if is_v1_media(&obj) => {
             let mut markers = markers;
             markers.set("type", kind);
-            let url = obj.string("url")?.map(str::to_string);
-            let data = if url.is_none() { obj.string("data")?.map(str::to_string) } else { None };
-            let media_type = obj.string("mimeType")?.map(str::to_string);
+            let mut url = obj.string("url")?.map(str::to_string);
+            let mut data = if url.is_none() { obj.string("data")?.map(str::to_string) } else { None };
+            let mut media_type = obj.string("mimeType")?.map(str::to_string);
+            // A `data:` URL is inline data (its media type the data's); marked to be
+            // written back as that URL, with the `mimeType` the block had.
+            if let Some(inline) = url.as_deref().and_then(data_url::split) {
+                markers.set("url", "data");
+                if let Some(mime) = media_type.take() {
+                    markers.set("mimeType", mime);
+                }
+                data = Some(inline.data.to_string());
+                media_type = Some(inline.media_type.to_string());
+                url = None;
+            }
             Ok(if kind == "image" {
                 Part::Image(ImagePart {
                     url,

@@ -94,6 +94,9 @@ pub fn write(messages: &[Message]) -> Result<Value, FormatError> {
             let kwargs = super::responses_item::kwargs_with(&message.extra, item);
             mapped.insert(super::responses_item::KWARGS_KEY.into(), kwargs);
         }
+        if let Some(metadata) = super::replay::stale_metadata(message) {
+            mapped.insert("response_metadata".into(), metadata);
+        }
         out.push(envelope(message.role, restore, mapped, js));
     }
     Ok(Value::Array(out))
@@ -226,6 +229,14 @@ fn v1_media(
     let restore = Restore::new(extra, NAMESPACE);
     let kind = restore.marker_str("type").unwrap_or("file");
     let mut mapped = object([("type", kind.into())]);
+    // Inline data read from a `data:` URL: that URL again, with the block's own `mimeType`.
+    if let (Some("data"), None, Some(data), Some(media_type)) = (restore.marker_str("url"), url, data, media_type) {
+        mapped.insert("url".into(), format!("data:{media_type};base64,{data}").into());
+        if let Some(mime) = restore.marker("mimeType") {
+            mapped.insert("mimeType".into(), mime.clone());
+        }
+        return Ok(restore.finish(mapped));
+    }
     match (url, data) {
         (Some(url), _) => mapped.insert("url".into(), url.as_str().into()),
         (None, Some(data)) => mapped.insert("data".into(), data.as_str().into()),
