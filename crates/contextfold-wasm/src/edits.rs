@@ -1,9 +1,11 @@
 //! `normalizeToolCallIds` and `clearReasoning`: the chain edits of the core on their own.
 //!
-//! Both read any supported format (auto-detected by default), parse the chain strictly
-//! (a chain that breaks a rule throws with its code and path: `repairChain` it first),
-//! apply the core's edit (`ChainAst::normalize_tool_call_ids`, `ChainAst::clear_reasoning`)
-//! and write the result back in the format read. An unchanged chain comes back as given.
+//! Both read any supported format (auto-detected by default), check that the chain parses
+//! (two user messages in a row and calls waiting for their results, which providers take,
+//! pass; any other broken rule throws with its code and path: `repairChain` it first),
+//! apply the core's edit message by message (`ast::normalize_tool_call_ids_in`,
+//! `ast::clear_reasoning_in`: nothing but the edit changes) and write the result back in
+//! the format read. An unchanged chain comes back as given.
 //!
 //! The work happens in [`normalize_value`] and [`clear_reasoning_value`], plain Rust
 //! that the host tests exercise; the exports only convert between JS values and Rust.
@@ -13,7 +15,7 @@ use crate::convert::{format_option, messages_from_js, read_messages, to_js};
 use crate::error::{BindingError, JsResult};
 use crate::options::invalid;
 use crate::types::ChainFormat;
-use contextfold::ast::IdTemplate;
+use contextfold::ast::{AstError, IdTemplate, RepairAction};
 use contextfold::format::Format;
 use contextfold::{ChainAst, Message};
 use serde::{Deserialize, Serialize};
@@ -109,8 +111,7 @@ pub fn normalize_tool_call_ids(
 pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) -> Result<NormalizeResult, BindingError> {
     let template = IdTemplate::parse(template).map_err(|e| BindingError::InvalidTemplate(e.to_string()))?;
     let (messages, format) = read_messages(value, format)?;
-    let mut ast =
-        ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
+    parses(&messages, value, format)?;
     // An id the reader made up (a Gemini call without one) is never written: its rename
     // is nothing the caller would see.
     let made_up: std::collections::HashSet<&str> = messages
@@ -119,11 +120,11 @@ pub fn normalize_value(value: &Value, template: &str, format: Option<Format>) ->
         .filter(|c| contextfold::format::gemini::id_made_up(c))
         .map(|c| c.id.as_str())
         .collect();
-    let mut renamed = ast.normalize_tool_call_ids(&template)?;
+    let (normalized, mut renamed) = contextfold::ast::normalize_tool_call_ids_in(&messages, &template)?;
     renamed.retain(|r| !made_up.contains(r.old.as_str()));
     let changed = !renamed.is_empty();
     Ok(NormalizeResult {
-        messages: written(value, changed, &ast.messages(), format)?,
+        messages: written(value, changed, &normalized, format)?,
         changed,
         format,
         renamed: renamed.into_iter().collect(),
@@ -153,11 +154,8 @@ pub fn clear_reasoning(
 
 pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<ClearReasoningResult, BindingError> {
     let (messages, format) = read_messages(value, format)?;
-    let mut ast =
-        ChainAst::parse(&messages).map_err(|e| BindingError::from(e).locate(value, format, messages.len()))?;
-    let removed = ast.clear_reasoning();
-    let changed = removed > 0;
-    let mut cleared = ast.messages();
+    parses(&messages, value, format)?;
+    let (mut cleared, mut removed) = contextfold::ast::clear_reasoning_in(&messages);
     let dropped_ids = match format {
         _ if cleared.len() != messages.len() => Vec::new(),
         Format::OpenAiResponses => {
@@ -176,7 +174,13 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
     if contextfold::convert::provider_of(format) == contextfold::repair::Provider::Gemini {
         // Gemini rejects a model step whose first call lost its signature.
         contextfold::ast::sign_first_calls(&mut cleared);
+        // A placeholder signature removed is put back: a chain that had only those is
+        // unchanged, and comes back as given.
+        if cleared == messages {
+            removed = 0;
+        }
     }
+    let changed = removed > 0;
     Ok(ClearReasoningResult {
         messages: written(value, changed, &cleared, format)?,
         changed,
@@ -184,6 +188,23 @@ pub fn clear_reasoning_value(value: &Value, format: Option<Format>) -> Result<Cl
         removed,
         dropped_ids,
     })
+}
+
+/// Whether the edits take `messages`: a chain that parses, or one that breaks only rules
+/// providers do not have (two user messages in a row, calls still waiting for their
+/// results: what the lenient parse compact uses would merge or answer, here left as they
+/// are). Else the strict parse's error, located in `value`.
+fn parses(messages: &[Message], value: &Value, format: Format) -> Result<(), BindingError> {
+    let Err(error) = ChainAst::parse(messages) else { return Ok(()) };
+    let tolerated = |a: &RepairAction| {
+        matches!(a, RepairAction::MergedConsecutiveHuman { .. } | RepairAction::AddedMissingResult { .. })
+    };
+    let only_tolerated = matches!(error, AstError::ConsecutiveHuman { .. } | AstError::MissingToolResult { .. })
+        && ChainAst::parse_repair(messages).is_ok_and(|p| p.repairs.iter().all(tolerated));
+    if only_tolerated {
+        return Ok(());
+    }
+    Err(BindingError::from(error).locate(value, format, messages.len()))
 }
 
 /// The edited messages in `format`, or the input as it came when nothing changed.
@@ -314,5 +335,57 @@ mod tests {
         assert!(ai["response_metadata"].get("output").is_none());
         assert!(ai["additional_kwargs"].get("__openai_function_call_ids__").is_none());
         assert_eq!(ai["tool_calls"][0]["id"], "call_1");
+    }
+
+    #[test]
+    fn a_gemini_chain_with_only_the_placeholder_signature_is_unchanged() {
+        let chain = json!([
+            { "role": "user", "parts": [{ "text": "write it" }] },
+            { "role": "model", "parts": [{ "functionCall": { "id": "call_1", "name": "write_file", "args": {} },
+                "thoughtSignature": "skip_thought_signature_validator" }] },
+            { "role": "user", "parts": [{ "functionResponse": { "id": "call_1", "name": "write_file",
+                "response": { "output": "ok" } } }] }
+        ]);
+        let out = clear_reasoning_value(&chain, Some(Format::Gemini)).unwrap();
+        assert_eq!((out.changed, out.removed), (false, 0));
+        assert_eq!(out.messages, chain);
+    }
+
+    #[test]
+    fn chains_providers_take_are_edited_as_they_are() {
+        // Two user messages in a row (OpenAI takes them).
+        let openai = json!([
+            { "role": "user", "content": "first" },
+            { "role": "user", "content": "second" },
+            { "role": "assistant", "content": null, "tool_calls": [
+                { "id": "A1", "type": "function", "function": { "name": "ls", "arguments": "{}" } }] },
+            { "role": "tool", "tool_call_id": "A1", "content": "a b" }
+        ]);
+        let out = normalize_value(&openai, "call_{r:24:x}", None).unwrap();
+        assert_eq!(out.renamed.len(), 1);
+        let new_id = &out.renamed[0].new;
+        assert_eq!(
+            (&out.messages[2]["tool_calls"][0]["id"], &out.messages[3]["tool_call_id"]),
+            (&json!(new_id), &json!(new_id))
+        );
+        assert_eq!(out.messages.as_array().unwrap()[..2], openai.as_array().unwrap()[..2]);
+        let cleared = clear_reasoning_value(&openai, None).unwrap();
+        assert_eq!((cleared.changed, &cleared.messages), (false, &openai));
+        // A UI turn waiting for an approval, as `useChat` posts it mid-turn.
+        let ui = json!([
+            { "id": "u", "role": "user", "parts": [{ "type": "text", "text": "delete the file" }] },
+            { "id": "a", "role": "assistant", "parts": [{ "type": "step-start" },
+                { "type": "reasoning", "text": "I should ask", "state": "done" },
+                { "type": "tool-rm", "toolCallId": "c1", "state": "approval-requested", "input": { "path": "x" },
+                  "approval": { "id": "ap1" } }] }
+        ]);
+        let out = clear_reasoning_value(&ui, Some(Format::AiSdkUi)).unwrap();
+        assert_eq!((out.changed, out.removed), (true, 1));
+        let mut expected = ui.clone();
+        expected[1]["parts"].as_array_mut().unwrap().remove(1);
+        assert_eq!(out.messages, expected);
+        let out = normalize_value(&ui, "call_{r:24:x}", Some(Format::AiSdkUi)).unwrap();
+        assert_eq!(out.renamed.len(), 1);
+        assert_eq!(out.messages[1]["parts"][2]["state"], "approval-requested");
     }
 }

@@ -15,8 +15,9 @@ fn repaired(wire: &Value) -> Value {
 }
 
 /// A call left pending before a new user message gets the repair's answer in its part
-/// (`ai` throws on a call without result there), its other fields kept; a call still
-/// streaming its input or awaiting approval stays as `ai` holds it (it leaves it out).
+/// (`ai` throws on a call without result there), its other fields kept, a call the user
+/// stopped while its input streamed too; a call awaiting approval stays as `ai` holds it
+/// (it leaves it out).
 #[test]
 fn a_stale_pending_tool_part_gets_the_repairs_answer() {
     let approval = json!({"id": "ap1", "approved": true});
@@ -40,11 +41,15 @@ fn a_stale_pending_tool_part_gets_the_repairs_answer() {
     assert_eq!(parts[2]["state"], "output-error");
     assert_eq!(parts[2]["approval"], approval);
     assert_eq!(parts[3], wire[1]["parts"][3]);
-    assert_eq!(parts[4], wire[1]["parts"][4]);
+    assert_eq!(
+        parts[4],
+        json!({"type": "tool-cat", "toolCallId": "c4", "state": "output-error", "input": {"pa": null},
+               "errorText": placeholder})
+    );
     // Read again, the answered calls have their result.
     let back = format::read(&out, Format::AiSdkUi).unwrap();
     let answered: Vec<&str> = back.iter().flat_map(Message::tool_results).map(|r| r.call_id.as_str()).collect();
-    assert_eq!(answered, ["c1", "c2"]);
+    assert_eq!(answered, ["c1", "c2", "c4"]);
 }
 
 /// Data and source parts are content: a message (or a step) of them only is kept, and

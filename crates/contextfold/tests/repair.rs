@@ -1028,3 +1028,26 @@ fn a_result_stored_before_its_call_is_moved_after_it() {
     let out = repair(&answered, &opts(Provider::OpenAi));
     assert_eq!(out.messages, vec![user("weather?"), answered[2].clone(), answered[3].clone()]);
 }
+
+/// An Anthropic chain that stores the results and the user's next words as two user
+/// messages keeps them so (the Messages API joins consecutive user turns, results first);
+/// written from another format, they are one message.
+#[test]
+fn a_user_message_after_anthropic_results_stays_its_own_and_joins_when_converted() {
+    let wire = serde_json::json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        {"role": "user", "content": "next question"}
+    ]);
+    let messages = format::read(&wire, format::Format::Anthropic).unwrap();
+    assert_eq!(validate(&messages, Provider::Anthropic), vec![]);
+    let out = repair(&messages, &opts(Provider::Anthropic));
+    assert_eq!(out.steps, vec![]);
+    assert_eq!(format::write(&out.messages, format::Format::Anthropic).unwrap(), wire);
+    let openai = format::write(&messages, format::Format::OpenAi).unwrap();
+    let back = format::read(&openai, format::Format::OpenAi).unwrap();
+    let joined = format::write(&back, format::Format::Anthropic).unwrap();
+    assert_eq!(joined.as_array().unwrap().len(), 3, "{joined}");
+    assert_eq!(joined[2]["content"][1], serde_json::json!({"type": "text", "text": "next question"}));
+}

@@ -574,3 +574,26 @@ fn an_item_id_given_twice_is_reported_and_the_later_copy_loses_it() {
     assert_eq!(items[5], json!({ "type": "message", "role": "assistant", "content": "x", "status": "completed" }));
     assert_eq!(api_problems(items), Vec::<String>::new());
 }
+
+#[test]
+fn an_mcp_call_given_twice_goes_whole_with_its_output() {
+    let mcp = json!({ "type": "mcp_call", "id": "mcp_1", "server_label": "docs", "name": "lookup",
+        "arguments": "{}", "output": "found", "status": "completed" });
+    let list = json!([{ "role": "user", "content": "look it up" }, mcp, { "role": "user", "content": "again" }, mcp]);
+    // Read as a call (message 4) and its output (message 5); the item id, not a call id to
+    // rename: the item is written back with its own `id`.
+    assert_eq!(codes(&list), [("duplicate_item_id", "[4].parts[0]".to_string())]);
+    let (steps, written) = repaired(&list);
+    assert_eq!(
+        steps,
+        vec![
+            RepairStep::DroppedDuplicateItem { index: 4, part: 0, id: "mcp_1".into() },
+            RepairStep::RemovedEmptyMessage { index: 4 },
+            RepairStep::DroppedDuplicateItem { index: 5, part: 0, id: "mcp_1".into() },
+            RepairStep::RemovedEmptyMessage { index: 5 },
+        ]
+    );
+    assert_eq!(written, json!([list[0], mcp, list[2]]));
+    assert_eq!(codes(&written), []);
+    assert_eq!(repaired(&written), (vec![], written.clone()));
+}

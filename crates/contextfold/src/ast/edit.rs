@@ -27,6 +27,61 @@ pub struct SanitizedCall {
     pub replaced: bool,
 }
 
+/// [`ChainAst::normalize_tool_call_ids`] on a message list that need not parse (two user
+/// messages in a row, a turn whose calls wait for their results: what providers and
+/// `validateChain` accept): each assistant message's calls, and the results in the tool
+/// messages after it (up to the next assistant message) that answer them. Returns the
+/// messages, and the ids rewritten in chain order.
+pub fn normalize_tool_call_ids_in(
+    messages: &[Message],
+    template: &IdTemplate,
+) -> Result<(Vec<Message>, Vec<RenamedId>), AstError> {
+    let mut taken: HashSet<String> = messages.iter().flat_map(Message::tool_calls).map(|c| c.id.clone()).collect();
+    let mut renamed = Vec::new();
+    let mut out = messages.to_vec();
+    let mut mapping: HashMap<String, String> = HashMap::default();
+    for m in &mut out {
+        match m.role {
+            Role::Assistant => mapping = rename_calls(m, template, &mut taken, &mut renamed)?,
+            Role::Tool if !mapping.is_empty() => rename_results(m, &mapping),
+            _ => {}
+        }
+    }
+    Ok((out, renamed))
+}
+
+/// Renames the calls of `ai` whose id does not fit `template`; returns old id -> new id.
+fn rename_calls(
+    ai: &mut Message,
+    template: &IdTemplate,
+    taken: &mut HashSet<String>,
+    renamed: &mut Vec<RenamedId>,
+) -> Result<HashMap<String, String>, AstError> {
+    let mut mapping: HashMap<String, String> = HashMap::default();
+    for part in &mut ai.parts {
+        let Part::ToolCall(call) = part else { continue };
+        if template.validate(&call.id, &call.name).is_ok() {
+            continue;
+        }
+        let new_id = fresh_id(template, &call.id, &call.name, taken)?;
+        taken.insert(new_id.clone());
+        mapping.insert(call.id.clone(), new_id.clone());
+        renamed.push(RenamedId { old: std::mem::replace(&mut call.id, new_id.clone()), new: new_id });
+    }
+    Ok(mapping)
+}
+
+/// Gives the results of `tool` that answer a renamed call its new id.
+fn rename_results(tool: &mut Message, mapping: &HashMap<String, String>) {
+    for part in &mut tool.parts {
+        if let Part::ToolResult(r) = part {
+            if let Some(new_id) = mapping.get(&r.call_id) {
+                r.call_id = new_id.clone();
+            }
+        }
+    }
+}
+
 impl ChainAst<'_> {
     /// Adds a user message with `text`: a new section when the chain is empty or the last
     /// section has replies; otherwise into the last header (a new user message, or a new
@@ -122,29 +177,15 @@ impl ChainAst<'_> {
             let mut changed = false;
             for pair in section.body() {
                 let mut ai = pair.ai().clone();
-                let mut mapping: HashMap<String, String> = HashMap::default();
-                for part in &mut ai.parts {
-                    let Part::ToolCall(call) = part else { continue };
-                    if template.validate(&call.id, &call.name).is_ok() {
-                        continue;
-                    }
-                    let new_id = fresh_id(template, &call.id, &call.name, &taken)?;
-                    taken.insert(new_id.clone());
-                    mapping.insert(call.id.clone(), new_id.clone());
-                    renamed.push(RenamedId { old: std::mem::replace(&mut call.id, new_id.clone()), new: new_id });
-                }
+                let mapping = rename_calls(&mut ai, template, &mut taken, &mut renamed)?;
                 if mapping.is_empty() {
                     body.push(pair.clone());
                     continue;
                 }
                 changed = true;
                 let mut tools = pair.tools().to_vec();
-                for part in tools.iter_mut().flat_map(|m| m.to_mut().parts.iter_mut()) {
-                    if let Part::ToolResult(r) = part {
-                        if let Some(new_id) = mapping.get(&r.call_id) {
-                            r.call_id = new_id.clone();
-                        }
-                    }
+                for tool in &mut tools {
+                    rename_results(tool.to_mut(), &mapping);
                 }
                 body.push(BodyPair::build(ai, tools));
             }

@@ -26,11 +26,11 @@ pub mod tool_id;
 pub use build::{
     FAKE_REASONING_SIGNATURE, SUMMARIZATION_TOOL_ARGS, SUMMARIZATION_TOOL_NAME, SUMMARIZED_CONTENT_PREFIX,
 };
-pub use edit::{RenamedId, SanitizedCall};
+pub use edit::{normalize_tool_call_ids_in, RenamedId, SanitizedCall};
 pub use error::{AstError, PartRule};
 pub(crate) use parse::{outline, Outline};
 pub use parse::{ParseMode, Parsed, RepairAction, FALLBACK_RESPONSE_CONTENT, FALLBACK_TOOL_ARGS};
-pub use reasoning::{contains_tool_call_reasoning, extract_reasoning_message, sign_first_calls};
+pub use reasoning::{clear_reasoning_in, contains_tool_call_reasoning, extract_reasoning_message, sign_first_calls};
 pub use sanitize::{sanitize_arguments_text, SanitizeOutcome};
 pub use tool_id::{Charset, IdMismatch, IdTemplate, TemplateError};
 

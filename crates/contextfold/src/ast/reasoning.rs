@@ -38,6 +38,22 @@ pub fn sign_first_calls(messages: &mut [Message]) -> Vec<(usize, usize)> {
     signed
 }
 
+/// [`ChainAst::clear_reasoning`] on a message list that need not parse (what providers and
+/// `validateChain` accept): message by message. Returns the messages and how many items
+/// were removed.
+pub fn clear_reasoning_in(messages: &[Message]) -> (Vec<Message>, usize) {
+    let mut removed = 0usize;
+    let out = messages
+        .iter()
+        .map(|m| {
+            let (m, n) = clear_message(m);
+            removed = removed.saturating_add(n);
+            m
+        })
+        .collect();
+    (out, removed)
+}
+
 /// Removes reasoning parts and tool-call signatures from a message; returns how many
 /// items were removed.
 fn clear_message(m: &Message) -> (Message, usize) {

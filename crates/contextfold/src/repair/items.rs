@@ -9,10 +9,11 @@
 //! - every item `id` once ("Duplicate item found with id"): the same items appended twice.
 //!   The later copy loses its `id` where the API takes the item without one (a call, a
 //!   message, an output), and goes whole where it wants one (a reasoning item, a
-//!   server-side item), the first copy holding the same content.
+//!   server-side item, an `mcp_call`: with the output it holds, which reads as the result
+//!   after it), the first copy holding the same content.
 
 use super::{Item, RepairStep};
-use crate::format::responses::ids::{drop_message_id, drop_part_id, message_id, part_id, IdKind};
+use crate::format::responses::ids::{drop_message_id, drop_part_id, mcp_output_id, message_id, part_id, IdKind};
 use crate::hashing::{HashMap, HashSet};
 use crate::message::{Message, Part, Role};
 
@@ -69,9 +70,21 @@ pub(crate) fn drop_duplicate_ids(items: Vec<Item>, steps: &mut Vec<RepairStep>) 
         return items;
     }
     let mut out = Vec::with_capacity(items.len());
+    // `mcp_call` copies gone whose output (a result after them) is still to go.
+    let mut outputs_to_drop: Vec<String> = Vec::new();
     for (i, mut item) in items.into_iter().enumerate() {
         let index = item.origin;
         let mut gone: HashSet<usize> = HashSet::default();
+        if !outputs_to_drop.is_empty() {
+            for (k, p) in item.msg.parts.iter().enumerate() {
+                let Some(id) = mcp_output_id(p) else { continue };
+                if let Some(at) = outputs_to_drop.iter().position(|o| o == id) {
+                    outputs_to_drop.remove(at);
+                    steps.push(RepairStep::DroppedDuplicateItem { index, part: k, id: id.to_string() });
+                    gone.insert(k);
+                }
+            }
+        }
         for &(_, part, kind) in found.iter().filter(|(m, _, _)| *m == i) {
             match (part, kind) {
                 (None, _) => {
@@ -86,6 +99,9 @@ pub(crate) fn drop_duplicate_ids(items: Vec<Item>, steps: &mut Vec<RepairStep>) 
                 }
                 (Some(k), IdKind::Required) => {
                     if let Some((id, _)) = item.msg.parts.get(k).and_then(part_id) {
+                        if matches!(item.msg.parts.get(k), Some(Part::ToolCall(_))) {
+                            outputs_to_drop.push(id.to_string());
+                        }
                         steps.push(RepairStep::DroppedDuplicateItem { index, part: k, id: id.to_string() });
                         gone.insert(k);
                     }

@@ -76,7 +76,8 @@ pub enum RepairStep {
     #[serde(rename_all = "camelCase")]
     DroppedDuplicateItemId { index: usize, part: Option<usize>, id: String },
     /// A later copy of a Responses item that the API takes only with its `id` (reasoning,
-    /// a server-side item), whose id an earlier item has, was dropped.
+    /// a server-side item, an `mcp_call`: one step for its call part, one for its output
+    /// read as the result after it), whose id an earlier item has, was dropped.
     #[serde(rename_all = "camelCase")]
     DroppedDuplicateItem { index: usize, part: usize, id: String },
     /// A call of assistant message `index` that had no result got a placeholder result.

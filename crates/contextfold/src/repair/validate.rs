@@ -22,6 +22,7 @@
 use super::parts::{check, duplicate_calls, Verdict};
 use super::tool_pairing::{analyze, Fate};
 use super::{Provider, RequestRules};
+use crate::format::responses::ids::{part_id, IdKind};
 use crate::hashing::HashMap;
 use crate::message::{Message, Part, Role, ToolCallPart};
 use serde::Serialize;
@@ -137,6 +138,11 @@ pub fn validate_request(messages: &[Message], provider: Provider, request: &Requ
     }
     if provider.unique_call_ids() {
         for (index, part, id, first) in super::call_ids::reused(messages) {
+            // An item id the API wants (an `mcp_call`): `duplicate_item_id` tells it.
+            let item_id = messages.get(index).and_then(|m| m.parts.get(part)).and_then(part_id).map(|(_, kind)| kind);
+            if provider == Provider::OpenAiResponses && item_id == Some(IdKind::Required) {
+                continue;
+            }
             out.push(Diagnostic::part(
                 "duplicate_call_id",
                 index,

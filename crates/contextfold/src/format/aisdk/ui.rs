@@ -58,8 +58,8 @@
 //! `output-available` with the text as a string output, or the JSON value for a `json`
 //! output; `output-error` with `errorText` for an error), calls without a result are
 //! written `input-available`. A call read pending that the repair pass answered (a user
-//! message followed it) gets its answer as `output-error`, unless `ai` leaves it out of
-//! the prompt (`input-streaming`, `approval-requested`). A later step kept after a
+//! message followed it, `input-streaming` included: the user stopped it) gets its answer as
+//! `output-error`, unless `ai` leaves it out of the prompt (`approval-requested`). A later step kept after a
 //! summary of the steps before it gives the `UIMessage` its own `id` and fields. Messages without an `id` get `msg-<n>`. Errors
 //! ([`FormatError::Unwritable`]): a tool result answering no call written before, media
 //! in a tool result (a `UIMessage` tool output is JSON), tool calls outside an assistant

@@ -8,11 +8,12 @@
 //!   holds its `call_id`);
 //! - an assistant message item: the `item` marker of its first part;
 //! - a server-side item (native block): the item carried;
+//! - an `mcp_call` (read as a call and its result): the call's id, which is the item's;
 //! - a message read from an item with an `id` (a tool output, an input message): its own
 //!   `extra`.
 //!
-//! Built-in client calls and their outputs, and `mcp_call`s, pair with their call by
-//! `call_id`: their items are carried verbatim and are not counted here.
+//! Built-in client calls and their outputs pair with their call by `call_id`: their items
+//! are carried verbatim and are not counted here.
 
 use super::{native, NAMESPACE};
 use crate::format::fields::SHADOWED;
@@ -33,6 +34,8 @@ pub enum IdKind {
 pub fn part_id(part: &Part) -> Option<(&str, IdKind)> {
     match part {
         Part::Reasoning(r) => r.extra.get("id").and_then(Value::as_str).map(|id| (id, IdKind::Required)),
+        // Its item is written back verbatim, `id` and all: a later copy goes whole.
+        Part::ToolCall(c) if native::is_mcp_call(c) => Some((c.id.as_str(), IdKind::Required)),
         Part::ToolCall(c) if native::block_of(&c.extra).is_none() => {
             marker_id(&c.extra, SHADOWED).map(|id| (id, IdKind::Optional))
         }
@@ -44,6 +47,17 @@ pub fn part_id(part: &Part) -> Option<(&str, IdKind)> {
                 .map(|id| (id, IdKind::Required)),
             _ => marker_id(&t.extra, "item").map(|id| (id, IdKind::Optional)),
         },
+        _ => None,
+    }
+}
+
+/// The item `id` of the `mcp_call` whose output `part` is (the result half of the item the
+/// call part carries too): it goes with its call.
+pub fn mcp_output_id(part: &Part) -> Option<&str> {
+    match part {
+        Part::ToolResult(r) => {
+            native::result_item(r).filter(|(_, t)| *t == native::MCP_CALL).map(|_| r.call_id.as_str())
+        }
         _ => None,
     }
 }

@@ -311,16 +311,17 @@ fn write_tool(
     };
     mapped.insert("toolCallId".into(), call.id.as_str().into());
     // A call read with no outcome that has a result now got it from the repair pass,
-    // because a user message came after it. `convertToModelMessages` leaves a call still
-    // streaming its input or awaiting approval out: it stays as the SDK holds it (as an
+    // because a user message came after it. `convertToModelMessages` leaves a call awaiting
+    // approval out before the last user message: it stays as the SDK holds it (as an
     // outcome, its `approval` would claim an answer never given). Any other pending call
-    // (`input-available`, approved `approval-responded`) needs a result before the next
-    // user message: it gets the repair's answer as an error, the call did not run.
+    // (`input-streaming` the user stopped, `input-available`, approved
+    // `approval-responded`) gets the repair's answer as an error, the call did not run:
+    // read back, it is answered, as the repair said.
     let recorded = restore.marker_str("state");
-    let left_out = matches!(recorded, Some("input-streaming" | "approval-requested"));
+    let left_out = recorded == Some("approval-requested");
     let result = result.filter(|_| !left_out);
     let late = result.is_some_and(|(r, _)| !super::is_denial(r))
-        && matches!(recorded, Some("input-available" | "approval-responded"));
+        && matches!(recorded, Some("input-streaming" | "input-available" | "approval-responded"));
     let natural = if late { "output-error" } else { natural_state(result.map(|(r, _)| r)) };
     match restore.marker("state") {
         Some(Value::Null) if !late => {}
@@ -331,8 +332,15 @@ fn write_tool(
             mapped.insert("state".into(), natural.into());
         }
     }
-    if let Some(input) = tool_input(path, call, &restore)? {
-        mapped.insert("input".into(), input);
+    match tool_input(path, call, &restore)? {
+        Some(input) => {
+            mapped.insert("input".into(), input);
+        }
+        // A call stopped before any input streamed: a call with an outcome has one.
+        None if late => {
+            mapped.insert("input".into(), Value::Object(Map::new()));
+        }
+        None => {}
     }
     if let Some((result, result_path)) = result {
         let result_restore = Restore::new(&result.extra, NAMESPACE);
