@@ -62,13 +62,15 @@
 //!    output item there, as it is then written as an easy input message;
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
 //!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
-//!    inline file without a name gets a placeholder for OpenAI (which requires one);
+//!    inline file without a name gets a placeholder for OpenAI (which requires one), a
+//!    file is LangChain's standard file block for LangChain, an inline image without a
+//!    media type gets the one its header shows (as `ai` does);
 //!    an Anthropic document given as blocks is the plain-text file of its text for
 //!    others; media the target cannot carry are dropped: a file by a provider's file id
 //!    for another format (only native keeps it, for the way back), a file by URL for OpenAI, other audio
-//!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
-//!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
-//!    data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
+//!    for OpenAI Chat, inline data without a (detected) media type for every target but
+//!    native and the AI SDK (there too in a tool output), any media in an AI SDK UIMessage
+//!    tool output, inline data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
 //!    documents other than PDF and UTF-8 text: see [`crate::format::anthropic::media`]);
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
@@ -441,6 +443,7 @@ fn clean_message(
             item.put(&mut part, to, &mut fields);
         }
         aisdk_shapes::put(&mut part, carried);
+        media::detect_image_type(&mut part);
         match item_id.clone() {
             // Carried below (reasoning) or here, as the AI SDK's `itemId`.
             Some(id) if from == Format::OpenAiResponses && is_aisdk(to) => {
@@ -534,8 +537,12 @@ fn clean_message(
                 if let Some(kind) = native.filter(|_| native_blocks::kind(inner.extra_mut()).is_none()) {
                     changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
                 }
+                media::detect_image_type(inner);
                 if to == Format::OpenAi {
                     media::audio_as_input_audio(inner);
+                }
+                if to == Format::LangChain {
+                    media::file_as_langchain_block(&mut message.extra, inner);
                 }
                 if is_openai(to) {
                     media::name_inline_file(inner);
@@ -662,6 +669,9 @@ fn clean_message(
             _ => true,
         };
         if keep {
+            if to == Format::LangChain {
+                media::file_as_langchain_block(&mut message.extra, &mut part);
+            }
             signature_owners::carry(to, &mut message.extra, &mut part, part_owner);
             message.parts.push(part);
         }
