@@ -9,7 +9,9 @@
 //! (a provider's own ids, signatures and fields are valid for it). Otherwise, in order:
 //!
 //! 1. parts only the source SDK reads are dropped (the AI SDK's tool approval requests
-//!    and responses: it never sends them to a model), and native blocks become their
+//!    and responses: it never sends them to a model; an assistant `UIMessage`'s
+//!    `reasoning-file` and `custom` parts, kept aside by its reader, become the
+//!    `ModelMessage` parts `convertToModelMessages` makes: see [`ui_parts`]), and native blocks become their
 //!    rendering (text; a plain tool call or result for a Responses built-in tool), listed
 //!    as [`Change::ReplacedNativeBlock`]; OpenAI's tool results lose the error flag
 //!    (listed as a dropped field, `is_error`); restoration markers of other formats are dropped (they only serve lossless round
@@ -93,6 +95,7 @@ mod part_signatures;
 mod reasoning_items;
 mod responses_ids;
 mod signature_owners;
+mod ui_parts;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome};
@@ -344,6 +347,10 @@ fn clean_message(
     shapes: Option<&Shapes>,
     changes: &mut Vec<Change>,
 ) {
+    // The `UIMessage` parts `convertToModelMessages` carries that the UI reader kept aside
+    // (native keeps them there, for the way back).
+    let from_ui = from == Format::AiSdkUi && to != Format::Native;
+    let model_parts = if from_ui { ui_parts::restore(message) } else { Vec::new() };
     // A developer message is one in both OpenAI APIs: the mark goes over.
     let developer = openai_marker(&message.extra, from, "role").and_then(Value::as_str) == Some("developer");
     let owner = signature_owner(from).or(signature_owners::of_message(from, &message.extra));
@@ -362,6 +369,12 @@ fn clean_message(
     };
     let parts = std::mem::take(&mut message.parts);
     for (part_index, mut part) in parts.into_iter().enumerate() {
+        // Already the `ModelMessage` part the AI SDK takes; another format gets its
+        // rendering below.
+        if to == Format::AiSdk && model_parts.contains(&part_index) {
+            message.parts.push(part);
+            continue;
+        }
         if let Some(kind) = crate::format::aisdk::bookkeeping_part(&part) {
             changes.push(Change::DroppedSdkPart { index, part: part_index, kind: kind.to_string() });
             continue;
