@@ -3,7 +3,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { convert } from "contextfold";
-import { TypeCollector } from "./judges.mjs";
+import { mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import { ChatPromptValue } from "@langchain/core/prompt_values";
+import { convertPromptToAnthropic } from "@langchain/anthropic";
+import { convertMessagesToCompletionsMessageParams } from "@langchain/openai";
+import { TypeCollector, langchain } from "./judges.mjs";
 
 const b64 = (s) => Buffer.from(s).toString("base64");
 const gemini = (mimeType, data) => ({
@@ -204,5 +208,94 @@ describe("convert: an Anthropic document given as content blocks", () => {
       types.add(to, `anthropic -> ${to}`, out.messages);
     }
     assert.deepEqual(types.check(), []);
+  });
+});
+
+describe("convert to LangChain: inline files as the standard file block", () => {
+  it("a PDF from any format is a `file` block @langchain/anthropic and @langchain/openai send", async () => {
+    const pdf = b64("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF");
+    const ask = { type: "text", text: "Summarize this report." };
+    const sources = {
+      anthropic: [
+        {
+          role: "user",
+          content: [ask, { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf } }],
+        },
+      ],
+      openai: [
+        {
+          role: "user",
+          content: [
+            ask,
+            { type: "file", file: { file_data: `data:application/pdf;base64,${pdf}`, filename: "report.pdf" } },
+          ],
+        },
+      ],
+      gemini: gemini("application/pdf", pdf),
+      aisdk: [{ role: "user", content: [ask, { type: "file", data: pdf, mediaType: "application/pdf" }] }],
+    };
+    for (const [from, chain] of Object.entries(sources)) {
+      const out = convert(chain, { from, to: "langchain" });
+      assert.ok(!out.changes.some((c) => c.change === "droppedMedia"), `${from}: ${JSON.stringify(out.changes)}`);
+      const revived = mapStoredMessagesToChatMessages(out.messages);
+      const anthropic = convertPromptToAnthropic(new ChatPromptValue(revived)).messages;
+      assert.deepEqual(
+        anthropic[0].content.find((b) => b.type === "document")?.source,
+        { type: "base64", media_type: "application/pdf", data: pdf },
+        `${from}: ${JSON.stringify(anthropic)}`,
+      );
+      const chat = convertMessagesToCompletionsMessageParams({ messages: revived, model: "gpt-4o" });
+      const file = chat[0].content.find((p) => p.type === "file")?.file;
+      assert.equal(file?.file_data, `data:application/pdf;base64,${pdf}`, `${from}: ${JSON.stringify(chat)}`);
+      if (from === "openai") assert.equal(file.filename, "report.pdf");
+      assert.deepEqual(await langchain(out.messages), [], from);
+    }
+  });
+});
+
+describe("convert: an AI SDK image without a mediaType", () => {
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0]).toString("base64");
+  const chain = (image) => [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "what is this?" },
+        { type: "image", image },
+      ],
+    },
+  ];
+  const targets = ["openai", "openai-responses", "anthropic", "gemini", "langchain"];
+
+  it("takes the media type its bytes show (as `ai` does), as base64 or bytes", () => {
+    for (const [data, mediaType] of [
+      [PNG, "image/png"],
+      [new Uint8Array(Buffer.from(PNG, "base64")), "image/png"],
+      [JPEG, "image/jpeg"],
+    ]) {
+      const digits = typeof data === "string" ? data : PNG;
+      for (const to of targets) {
+        const out = convert(chain(data), { from: "aisdk", to });
+        assert.deepEqual(out.changes, [], to);
+        const text = JSON.stringify(out.messages);
+        const sent =
+          to === "anthropic" || to === "gemini"
+            ? text.includes(`"${mediaType}"`)
+            : text.includes(`data:${mediaType};base64,${digits}`);
+        assert.ok(sent && text.includes(digits), `${to}: ${text}`);
+      }
+    }
+  });
+
+  it("bytes of no known image type: dropped and listed for a target that needs a type", () => {
+    const unknown = b64("not an image at all");
+    for (const to of targets) {
+      const out = convert(chain(unknown), { from: "aisdk", to });
+      assert.ok(!JSON.stringify(out.messages).includes(unknown), to);
+      assert.ok(
+        out.changes.some((c) => c.change === "droppedMedia" && c.index === 0 && c.part === 1),
+        to,
+      );
+    }
   });
 });

@@ -367,6 +367,60 @@ describe("AI SDK: files the provider stores, and ai 7's new parts", () => {
       assert.deepEqual(result.messages.at(-1), ui.at(-1), strategy);
     }
   });
+
+  it("convert from UIMessages carries reasoning-file and custom parts as convertToModelMessages does", async () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const ui = [
+      { id: "u", role: "user", parts: [{ type: "text", text: "hi" }] },
+      {
+        id: "a",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "reasoning-file", mediaType: "image/png", url: `data:image/png;base64,${png}` },
+          { type: "custom", kind: "openai.compaction", providerMetadata: { openai: { encrypted: "ENC-COMPACTED" } } },
+          { type: "text", text: "answer", state: "done" },
+        ],
+      },
+      { id: "u2", role: "user", parts: [{ type: "text", text: "next" }] },
+    ];
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
+    // What a model is given: `ai`'s own conversion and contextfold's, through generateText.
+    const prompt = async (messages) => {
+      let seen;
+      const model = new MockLanguageModelV4({
+        doGenerate: async (options) => {
+          seen = options.prompt;
+          return { content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop" }, usage, warnings: [] };
+        },
+      });
+      await generateText({ model, messages });
+      // As JSON: a string content's part has no `providerOptions: undefined`.
+      return JSON.parse(JSON.stringify(seen));
+    };
+    const out = convert(ui, { from: "aisdk-ui", to: "aisdk" });
+    // Only the UI's own fields (`id`, `state`) go.
+    assert.deepEqual(
+      out.changes.filter((c) => c.change !== "droppedFields"),
+      [],
+    );
+    for (const message of out.messages)
+      assert.ok(modelMessageSchema.safeParse(message).success, JSON.stringify(message));
+    assert.deepEqual(
+      out.messages[1].content.map((p) => p.type),
+      ["reasoning-file", "custom", "text"],
+    );
+    assert.deepEqual(await prompt(out.messages), await prompt(await convertToModelMessages(ui)));
+    // Another format gets their rendering, listed as the AI SDK's own parts are.
+    for (const to of ["openai", "openai-responses", "anthropic", "gemini", "langchain"]) {
+      const other = convert(ui, { from: "aisdk-ui", to });
+      const kinds = other.changes.filter((c) => c.change === "replacedNativeBlock" && c.index === 1).map((c) => c.kind);
+      assert.deepEqual(kinds, ["reasoning-file", "custom"], `${to}: ${JSON.stringify(other.changes)}`);
+    }
+  });
 });
 
 describe("a system or developer message in the middle of the chat", () => {

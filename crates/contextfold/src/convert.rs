@@ -9,7 +9,9 @@
 //! (a provider's own ids, signatures and fields are valid for it). Otherwise, in order:
 //!
 //! 1. parts only the source SDK reads are dropped (the AI SDK's tool approval requests
-//!    and responses: it never sends them to a model), and native blocks become their
+//!    and responses: it never sends them to a model; an assistant `UIMessage`'s
+//!    `reasoning-file` and `custom` parts, kept aside by its reader, become the
+//!    `ModelMessage` parts `convertToModelMessages` makes: see [`ui_parts`]), and native blocks become their
 //!    rendering (text; a plain tool call or result for a Responses built-in tool), listed
 //!    as [`Change::ReplacedNativeBlock`]; OpenAI's tool results lose the error flag
 //!    (listed as a dropped field, `is_error`); restoration markers of other formats are dropped (they only serve lossless round
@@ -62,13 +64,15 @@
 //!    output item there, as it is then written as an easy input message;
 //! 4. a file holding an image is an image for OpenAI (its file inputs are documents), one
 //!    holding WAV or MP3 audio is `input_audio` for OpenAI Chat (its name goes), another
-//!    inline file without a name gets a placeholder for OpenAI (which requires one);
+//!    inline file without a name gets a placeholder for OpenAI (which requires one), a
+//!    file is LangChain's standard file block for LangChain, an inline image without a
+//!    media type gets the one its header shows (as `ai` does);
 //!    an Anthropic document given as blocks is the plain-text file of its text for
 //!    others; media the target cannot carry are dropped: a file by a provider's file id
 //!    for another format (only native keeps it, for the way back), a file by URL for OpenAI, other audio
-//!    for OpenAI Chat, inline data without a media type for Gemini and in an AI SDK tool
-//!    output, any media in an AI SDK UIMessage tool output, files for LangChain, inline
-//!    data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
+//!    for OpenAI Chat, inline data without a (detected) media type for every target but
+//!    native and the AI SDK (there too in a tool output), any media in an AI SDK UIMessage
+//!    tool output, inline data Anthropic takes no source for (images other than JPEG, PNG, GIF and WebP,
 //!    documents other than PDF and UTF-8 text: see [`crate::format::anthropic::media`]);
 //! 5. tool-call ids that do not fit the target's template are renamed (OpenAI and Gemini
 //!    `call_{r:24:x}`, Anthropic `toolu_{r:24:b}`; deterministic, unique in the chain),
@@ -91,6 +95,7 @@ mod part_signatures;
 mod reasoning_items;
 mod responses_ids;
 mod signature_owners;
+mod ui_parts;
 
 use crate::ast::tool_id::{seed_from, IdTemplate};
 use crate::ast::{sanitize_arguments_text, SanitizeOutcome};
@@ -342,6 +347,10 @@ fn clean_message(
     shapes: Option<&Shapes>,
     changes: &mut Vec<Change>,
 ) {
+    // The `UIMessage` parts `convertToModelMessages` carries that the UI reader kept aside
+    // (native keeps them there, for the way back).
+    let from_ui = from == Format::AiSdkUi && to != Format::Native;
+    let model_parts = if from_ui { ui_parts::restore(message) } else { Vec::new() };
     // A developer message is one in both OpenAI APIs: the mark goes over.
     let developer = openai_marker(&message.extra, from, "role").and_then(Value::as_str) == Some("developer");
     let owner = signature_owner(from).or(signature_owners::of_message(from, &message.extra));
@@ -360,6 +369,12 @@ fn clean_message(
     };
     let parts = std::mem::take(&mut message.parts);
     for (part_index, mut part) in parts.into_iter().enumerate() {
+        // Already the `ModelMessage` part the AI SDK takes; another format gets its
+        // rendering below.
+        if to == Format::AiSdk && model_parts.contains(&part_index) {
+            message.parts.push(part);
+            continue;
+        }
         if let Some(kind) = crate::format::aisdk::bookkeeping_part(&part) {
             changes.push(Change::DroppedSdkPart { index, part: part_index, kind: kind.to_string() });
             continue;
@@ -441,6 +456,7 @@ fn clean_message(
             item.put(&mut part, to, &mut fields);
         }
         aisdk_shapes::put(&mut part, carried);
+        media::detect_image_type(&mut part);
         match item_id.clone() {
             // Carried below (reasoning) or here, as the AI SDK's `itemId`.
             Some(id) if from == Format::OpenAiResponses && is_aisdk(to) => {
@@ -534,8 +550,12 @@ fn clean_message(
                 if let Some(kind) = native.filter(|_| native_blocks::kind(inner.extra_mut()).is_none()) {
                     changes.push(Change::ReplacedNativeBlock { index, part: part_index, kind });
                 }
+                media::detect_image_type(inner);
                 if to == Format::OpenAi {
                     media::audio_as_input_audio(inner);
+                }
+                if to == Format::LangChain {
+                    media::file_as_langchain_block(&mut message.extra, inner);
                 }
                 if is_openai(to) {
                     media::name_inline_file(inner);
@@ -662,6 +682,9 @@ fn clean_message(
             _ => true,
         };
         if keep {
+            if to == Format::LangChain {
+                media::file_as_langchain_block(&mut message.extra, &mut part);
+            }
             signature_owners::carry(to, &mut message.extra, &mut part, part_owner);
             message.parts.push(part);
         }

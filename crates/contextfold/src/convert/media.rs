@@ -17,6 +17,44 @@ pub(super) fn image_file_as_image(part: Part) -> Part {
     }
 }
 
+/// An inline image read without a media type gets the one its header shows (PNG, GIF,
+/// JPEG, WebP), as `ai` detects it from the bytes before any provider sees the part
+/// (its docs give images so); one it does not show stays without (and is dropped, listed,
+/// by a target that needs one).
+pub(super) fn detect_image_type(part: &mut Part) {
+    let Part::Image(image) = part else { return };
+    if image.media_type.is_some() {
+        return;
+    }
+    let Some(data) = image.data.as_deref() else { return };
+    let head = crate::format::base64::decode_head(data, 16).unwrap_or_default();
+    image.media_type = crate::format::media_type::image_type(&head).map(str::to_string);
+}
+
+/// A file for LangChain: the 1.x standard file block (`{type: "file", mimeType, data}` or
+/// `url`), which `@langchain/anthropic` sends as a document and `@langchain/openai` as a
+/// file in a message marked `response_metadata.output_version: "v1"` (set on `message`).
+/// Its name, if any, goes in the block's `metadata.filename`, where `@langchain/openai`
+/// reads it.
+pub(super) fn file_as_langchain_block(message: &mut crate::message::Extra, part: &mut Part) {
+    let Part::File(file) = part else { return };
+    let namespace = crate::format::langchain::NAMESPACE;
+    if file.extra.get(namespace).and_then(|m| m.get("type")).is_some() {
+        return;
+    }
+    crate::format::fields::add_marker(&mut file.extra, namespace, "type", Value::from("file"));
+    if let Some(name) = file.name.take() {
+        let metadata = file.extra.entry("metadata").or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(metadata) = metadata {
+            metadata.entry("filename").or_insert(Value::from(name));
+        }
+    }
+    let metadata = message.entry("response_metadata").or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Value::Object(metadata) = metadata {
+        metadata.entry("output_version").or_insert(Value::from("v1"));
+    }
+}
+
 /// Why the target cannot carry this media part (`nested`: in a tool result), if it
 /// cannot.
 pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'static str> {
@@ -31,6 +69,9 @@ pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'sta
     }
     match to {
         Format::OpenAi if is_file && data.is_none() => Some("OpenAI Chat takes files as inline data only"),
+        Format::OpenAi if data.is_some() && media_type.is_none() => {
+            Some("OpenAI Chat takes inline media as data: URLs, with a media type")
+        }
         Format::OpenAi if is_file && is_audio(media_type.as_deref()) && !is_input_audio(part) => {
             Some("OpenAI Chat takes audio as WAV or MP3 only")
         }
@@ -42,9 +83,8 @@ pub(super) fn unsupported(to: Format, part: &Part, nested: bool) -> Option<&'sta
             Some("AI SDK tool outputs take inline media with a media type")
         }
         Format::AiSdkUi if nested => Some("AI SDK UIMessage tool outputs are JSON, without media"),
-        Format::LangChain if is_file => Some("LangChain has no common file block"),
         Format::LangChain if url.is_none() && media_type.is_none() => {
-            Some("LangChain images need a URL or a media type")
+            Some("LangChain takes inline media with a media type only")
         }
         Format::Anthropic => {
             data.as_deref().and_then(|data| anthropic::media::rejects_inline(media_type.as_deref(), data))

@@ -48,7 +48,7 @@ mod native;
 pub(crate) mod signatures;
 pub mod ui;
 
-pub(crate) use native::bookkeeping_part;
+pub(crate) use native::{bookkeeping_part, kept as kept_part};
 mod writer;
 
 /// Whether `part` is the user's answer to a tool's approval request: a ModelMessage

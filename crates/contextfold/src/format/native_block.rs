@@ -47,8 +47,7 @@ pub(crate) fn binary_text(s: &str) -> Option<String> {
         return None;
     }
     let head = crate::format::base64::decode_head(digits, 16).unwrap_or_default();
-    let image = [&b"\x89PNG"[..], b"\xff\xd8\xff", b"GIF8", b"RIFF"].iter().any(|m| head.starts_with(m));
-    let kind = if image { "image" } else { "binary data" };
+    let kind = if crate::format::media_type::image_type(&head).is_some() { "image" } else { "binary data" };
     Some(format!("[{kind}, {} bytes]", digits.len().saturating_mul(3) / 4))
 }
 

@@ -179,14 +179,10 @@ fn size(head: &[u8]) -> Option<(u64, u64)> {
         let b = head.get(at..at + 3)?;
         Some(u64::from(*b.first()?) | u64::from(*b.get(1)?) << 8 | u64::from(*b.get(2)?) << 16)
     };
-    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
-        return Some((be32(16)?, be32(20)?));
-    }
-    if head.starts_with(b"GIF8") {
-        return Some((le16(6)?, le16(8)?));
-    }
-    if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP") {
-        return match head.get(12..16)? {
+    match crate::format::media_type::image_type(head)? {
+        "image/png" => Some((be32(16)?, be32(20)?)),
+        "image/gif" => Some((le16(6)?, le16(8)?)),
+        "image/webp" => match head.get(12..16)? {
             b"VP8 " => Some((le16(26)? & 0x3fff, le16(28)? & 0x3fff)),
             b"VP8L" => {
                 let bits =
@@ -195,21 +191,21 @@ fn size(head: &[u8]) -> Option<(u64, u64)> {
             }
             b"VP8X" => Some((le24(24)? + 1, le24(27)? + 1)),
             _ => None,
-        };
-    }
-    if head.starts_with(&[0xff, 0xd8]) {
-        // Segments up to the frame header (SOF0-15 but DHT, JPG and DAC), which holds
-        // the height and then the width.
-        let mut at = 2usize;
-        while let (Some(0xff), Some(&marker)) = (head.get(at), head.get(at + 1)) {
-            let frame = matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc);
-            if frame {
-                return Some((be16(at + 7)?, be16(at + 5)?));
+        },
+        _ => {
+            // JPEG: segments up to the frame header (SOF0-15 but DHT, JPG and DAC), which
+            // holds the height and then the width.
+            let mut at = 2usize;
+            while let (Some(0xff), Some(&marker)) = (head.get(at), head.get(at + 1)) {
+                let frame = matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc);
+                if frame {
+                    return Some((be16(at + 7)?, be16(at + 5)?));
+                }
+                at = at.checked_add(2)?.checked_add(usize::try_from(be16(at + 2)?).ok()?)?;
             }
-            at = at.checked_add(2)?.checked_add(usize::try_from(be16(at + 2)?).ok()?)?;
+            None
         }
     }
-    None
 }
 
 /// A PDF's pages: its page objects (`/Type /Page`), else the largest `/Count` of its page

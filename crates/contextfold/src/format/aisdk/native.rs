@@ -71,7 +71,7 @@ pub(super) fn read(item: &Node<'_>, part_type: &str) -> Part {
 }
 
 /// The text part standing for the AI SDK part `block`, built by a writer.
-pub(super) fn kept(block: &Value) -> Part {
+pub(crate) fn kept(block: &Value) -> Part {
     native_block::part(block, NAMESPACE, render(block, str_at(block, "type")))
 }
 

@@ -26,7 +26,8 @@
 //! - `source-url`, `source-document` and `data-*` -> a text part standing for the part
 //!   (see [`blocks`]): content, so a message of them only is not empty;
 //! - `step-start`, `ai` 7's `reasoning-file`, `custom` and `steering-message`, and any
-//!   other part type are kept verbatim (see the `uiParts` marker);
+//!   other part type are kept verbatim (see the `uiParts` marker; `convert` makes the
+//!   `ModelMessage` parts of an assistant's `reasoning-file` and `custom`);
 //! - `id`, `metadata` and every other message field stay in the `extra` of the first
 //!   native message made from the `UIMessage`.
 //!
