@@ -673,7 +673,7 @@ async fn compact_read<S: Summarizer + ?Sized>(
 /// stored conversation (`previous_response_id`, `conversation`) the results of the calls
 /// its last response made, which are not in `input` (no orphans); with the system prompt
 /// (`instructions`) before them. Compaction and repair leave them as they are.
-fn kept_first(container: &Value, format: Format, messages: &[Message]) -> usize {
+pub(crate) fn kept_first(container: &Value, format: Format, messages: &[Message]) -> usize {
     if format != Format::OpenAiResponses {
         return 0;
     }
@@ -717,7 +717,9 @@ pub fn needs_compaction_json(
     let options = CompactOptions { strategy: strategy.clone(), ..CompactOptions::default() };
     // Its fields alone over the budget: compact would fail, so there is work (or an error) now.
     let Ok(options) = run::without_request_fields(&options, &overhead, meter) else { return Ok(true) };
-    if run::needs_compaction(&messages, &options.strategy, meter) {
+    // What `compact` keeps first, as it is, is no part of what its strategy is given.
+    let kept = kept_first(value, format, &messages);
+    if run::needs_compaction_after_kept(&messages, kept, &options.strategy, meter) {
         return Ok(true);
     }
     Ok(repaired_rest(value, format, &messages, provider).is_some_and(|(rest, out)| out != rest))

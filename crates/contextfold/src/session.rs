@@ -151,11 +151,22 @@ impl Session {
     /// empty, and fills it in place (mended then, the placeholder would go); and the
     /// validation, of the whole chain, is made once per request, not at every push.
     pub fn needs_compaction(&self, meter: Meter<'_>) -> bool {
-        if run::needs_compaction_with_costs(&self.messages, &self.costs, self.unit, &self.strategy, meter) {
+        let Some(format) = self.read_as else { return false };
+        // What `compact` keeps first (a Responses compaction item) is no part of what its
+        // strategy is given: then the rest is measured (rare), else the costs held serve.
+        let kept = crate::pipeline::kept_first(&Value::Null, format, &self.messages);
+        let triggered = if kept == 0 {
+            run::needs_compaction_with_costs(&self.messages, &self.costs, self.unit, &self.strategy, meter)
+        } else {
+            run::needs_compaction_after_kept(&self.messages, kept, &self.strategy, meter)
+        };
+        if triggered {
             return true;
         }
         let due = self.messages.last().is_some_and(|m| matches!(m.role, Role::User | Role::Tool));
-        let Some(format) = self.read_as.filter(|_| due) else { return false };
+        if !due {
+            return false;
+        }
         // A bare array: no request fields (no `thinking`, no continued conversation).
         crate::pipeline::repaired_rest(&Value::Null, format, &self.messages, self.provider)
             .is_some_and(|(rest, out)| out != rest)

@@ -317,3 +317,40 @@ fn needs_compaction_agrees_with_compact_on_a_chain_only_the_repair_pass_changes(
         assert_eq!((needed, out.changed), (expected, expected), "{chain}");
     }
 }
+
+/// What a Responses chain opens with and `compact` keeps as it is (a provider compaction
+/// item) is left out of what the strategy is asked about by the trigger too: `tiers` at
+/// exactly its threshold without that item changes nothing, so it needs nothing (the
+/// trigger counted the item and said true, and a History compacted every turn for nothing).
+#[test]
+fn needs_compaction_asks_the_strategy_about_what_compact_gives_it_after_kept_items() {
+    use contextfold::pipeline::{compact_json, needs_compaction_json};
+    use contextfold::settings::CompactSettings;
+    use contextfold::strategy::tiers::TiersConfig;
+    let mut items = vec![json!({"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAA-earlier"})];
+    for i in 0..12 {
+        items.push(json!({"role": "user", "content": format!("question {i}: {}", "details ".repeat(60))}));
+        items.push(json!({"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": format!("answer {i}: {}", "words ".repeat(80))}]}));
+    }
+    let chain = Value::Array(items);
+    let responses = Some(Format::OpenAiResponses);
+    let mut checked = 0;
+    for threshold in [20, 23, 24, 25, 30] {
+        let strategy = StrategyConfig::Tiers(TiersConfig {
+            recent: 4,
+            condensed: 6,
+            auto_threshold: threshold,
+            ..TiersConfig::default()
+        });
+        let settings = CompactSettings { format: responses, strategy: strategy.clone(), ..CompactSettings::default() };
+        let meter = Meter::default();
+        let needed = needs_compaction_json(&chain, responses, &strategy, None, meter).unwrap();
+        let out =
+            block_on(compact_json(&chain, &settings, &ExtractiveSummarizer::default(), &Controls::default(), meter))
+                .unwrap();
+        assert_eq!(needed, out.changed, "autoThreshold {threshold}");
+        checked += usize::from(needed);
+    }
+    assert!(checked > 0, "the trigger never fired: the test proves nothing");
+}

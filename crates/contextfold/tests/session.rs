@@ -241,3 +241,33 @@ fn the_trigger_fires_under_the_budget_for_what_the_repair_pass_mends_once_a_requ
         assert_eq!(fired, expected, "{provider:?}");
     }
 }
+
+#[test]
+fn a_responses_compaction_item_first_is_left_out_of_the_trigger_as_compact_leaves_it() {
+    // `compact` keeps a provider compaction item first, as it is, and gives its strategy
+    // the rest: `tiers` at its threshold without the item needs nothing.
+    let meter = Meter::default();
+    let strategy = StrategyConfig::Tiers(contextfold::strategy::tiers::TiersConfig {
+        recent: 4,
+        condensed: 6,
+        auto_threshold: 24,
+        ..Default::default()
+    });
+    let mut items = vec![json!({"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAA-earlier"})];
+    for i in 0..13 {
+        items.push(json!({"role": "user", "content": format!("question {i}: {}", "details ".repeat(60))}));
+        items.push(json!({"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": format!("answer {i}")}]}));
+    }
+    let mut session = Session::new(Some(Format::OpenAiResponses), strategy.clone(), None);
+    let mut fired = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        session.push(vec![item.clone()], meter).unwrap();
+        let array = Value::Array(items[..=i].to_vec());
+        let whole = needs_compaction_json(&array, Some(Format::OpenAiResponses), &strategy, None, meter).unwrap();
+        assert_eq!(session.needs_compaction(meter), whole, "after item {i}");
+        fired.push(whole);
+    }
+    // 25 items (the compaction item and 24 messages) do not fire; 26 do.
+    assert_eq!(fired.iter().position(|f| *f), Some(25));
+}

@@ -239,6 +239,26 @@ pub async fn compact_after_kept<S: Summarizer + ?Sized>(
     Ok(result)
 }
 
+/// [`needs_compaction`] of a chain whose first `kept` messages stay as they are, first
+/// ([`compact_after_kept`]): the strategy is asked about the rest, within what those leave
+/// of a hard budget (they alone reaching it, `compact` fails: there is an error to see now).
+pub fn needs_compaction_after_kept(
+    messages: &[Message],
+    kept: usize,
+    strategy: &StrategyConfig,
+    meter: Meter<'_>,
+) -> bool {
+    let (head, rest) = messages.split_at(kept.min(messages.len()));
+    if head.is_empty() {
+        return needs_compaction(messages, strategy, meter);
+    }
+    let options = CompactOptions { strategy: strategy.clone(), ..CompactOptions::default() };
+    match without(&options, head, meter, "what the chain opens with") {
+        Ok(options) => needs_compaction(rest, &options.strategy, meter),
+        Err(_) => true,
+    }
+}
+
 /// Whether a system message comes after the leading run of them (kept where the provider
 /// takes one, made a user message in place where it does not).
 fn system_after_start(messages: &[Message]) -> bool {
